@@ -1,0 +1,466 @@
+//===- ScOps.td - sc operations ----------------------------*- tablegen -*-===//
+//
+// Op semantics follow PyTorch. Every compute op infers its result type (the
+// declared type is checked against the inferred one) or verifies it where the
+// result shape is an input (reshape, broadcast_to, interpolate, cast).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_DIALECT_SC_OPS_TD
+#define SHARDC_DIALECT_SC_OPS_TD
+
+include "shardc/Dialect/Sc/ScBase.td"
+include "shardc/Dialect/Sc/ScAttrs.td"
+include "shardc/Dialect/Sc/ScInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Mesh and sharding ops
+//===----------------------------------------------------------------------===//
+
+def Sc_MeshOp : Sc_Op<"mesh", [Symbol]> {
+  let summary = "Declares a named device mesh with named axes";
+  let description = [{
+    ```mlir
+    sc.mesh @mesh ["x"=4]
+    sc.mesh @grid ["data"=2, "domain"=4]
+    ```
+    Ranks are laid out row-major over the axes (the last axis varies fastest).
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$axis_names,
+                       DenseI64ArrayAttr:$shape);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Index of `axis` in this mesh, or -1.
+    int64_t getAxisIndex(::llvm::StringRef axis);
+    int64_t getNumDevices();
+  }];
+}
+
+def Sc_ShardingConstraintOp : Sc_Op<"sharding_constraint", [Pure,
+    SameOperandsAndResultType, DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    DeclareOpInterfaceMethods<Sc_ShardingRuleOpInterface>]> {
+  let summary = "Pins the sharding of a value in the middle of a graph";
+  let description = [{
+    Propagation treats the result's sharding as a user annotation; the op
+    itself moves no data (the partitioner inserts a reshard if the operand
+    arrives differently).
+    ```mlir
+    %1 = sc.sharding_constraint %0 to #sc.sharding<@mesh, [{}, {"x"} ]> : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Sc_AnyTensor:$input, Sc_ShardingAttr:$sharding);
+  let results = (outs Sc_AnyTensor:$result);
+  let assemblyFormat = "$input `to` $sharding attr-dict `:` type($result)";
+}
+
+def Sc_ReshardOp : Sc_Op<"reshard", [Pure, SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    DeclareOpInterfaceMethods<Sc_ShardingRuleOpInterface>]> {
+  let summary = "Explicitly changes the sharding of a value";
+  let description = [{
+    The result holds the same global value as the operand, laid out as
+    `sharding`; partitioning turns it into all-gather-v, all-to-all-v,
+    reduce-scatter-v, all-reduce or local slicing.
+    ```mlir
+    %2 = sc.reshard %1 to #sc.sharding<@mesh, [{"x"}, {} ]> : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Sc_AnyTensor:$input, Sc_ShardingAttr:$sharding);
+  let results = (outs Sc_AnyTensor:$result);
+  let assemblyFormat = "$input `to` $sharding attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Base classes
+//===----------------------------------------------------------------------===//
+
+// A side-effect-free op on tensors that carries a sharding rule.
+class Sc_ComputeOp<string mnemonic, list<Trait> traits = []>
+    : Sc_Op<mnemonic, !listconcat([Pure,
+        DeclareOpInterfaceMethods<Sc_ShardingRuleOpInterface>], traits)>;
+
+// A compute op whose result type is inferred from operands and attributes.
+class Sc_InferredOp<string mnemonic, list<Trait> traits = []>
+    : Sc_ComputeOp<mnemonic, !listconcat(traits, [InferTypeOpAdaptor])> {
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+// An op whose output index along some dims reads a window of the input.
+class Sc_WindowedOp<string mnemonic, list<Trait> traits = []>
+    : Sc_InferredOp<mnemonic, !listconcat(traits,
+        [DeclareOpInterfaceMethods<Sc_WindowOpInterface>])>;
+
+class Sc_UnaryOp<string mnemonic, string torchName>
+    : Sc_ComputeOp<mnemonic, [SameOperandsAndResultType, InferTypeOpInterface]> {
+  let summary = "Elementwise " # torchName;
+  let description = "Elementwise `" # torchName # "`, as PyTorch defines it.";
+  let arguments = (ins Sc_FloatTensor:$input);
+  let results = (outs Sc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+class Sc_BinaryOp<string mnemonic, string torchName>
+    : Sc_InferredOp<mnemonic> {
+  let summary = "Elementwise " # torchName # " with numpy broadcasting";
+  let description = "Elementwise `" # torchName # "` with numpy/PyTorch "
+      "broadcasting; both operands have the same element type.";
+  let arguments = (ins Sc_FloatTensor:$lhs, Sc_FloatTensor:$rhs);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+class Sc_ReductionOp<string mnemonic, string torchName>
+    : Sc_InferredOp<mnemonic> {
+  let summary = "torch." # torchName # " over dims";
+  let description = [{
+    Reduces over `dims` (all dims when absent; negative dims count from the
+    end), keeping size-1 dims when `keepdim` is set.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input, OptionalAttr<DenseI64ArrayAttr>:$dims,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+class Sc_SoftmaxLikeOp<string mnemonic, string torchName>
+    : Sc_InferredOp<mnemonic> {
+  let summary = "torch." # torchName # " over one dim";
+  let description = "Numerically stable `" # torchName # "` over `dim` "
+      "(negative counts from the end). Over a sharded dim the partitioner "
+      "computes global statistics.";
+  let arguments = (ins Sc_FloatTensor:$input, I64Attr:$dim);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Constants and elementwise ops
+//===----------------------------------------------------------------------===//
+
+def Sc_ConstantOp : Sc_ComputeOp<"constant", [ConstantLike, InferTypeOpAdaptor]> {
+  let summary = "A constant tensor (dense or splat)";
+  let description = [{
+    ```mlir
+    %c = sc.constant dense<1.0> : tensor<2x3xf32>
+    ```
+    Model weights are function arguments, not constants.
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Sc_AnyTensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Sc_NegOp : Sc_UnaryOp<"neg", "neg">;
+def Sc_AbsOp : Sc_UnaryOp<"abs", "abs">;
+def Sc_ExpOp : Sc_UnaryOp<"exp", "exp">;
+def Sc_LogOp : Sc_UnaryOp<"log", "log">;
+def Sc_SqrtOp : Sc_UnaryOp<"sqrt", "sqrt">;
+def Sc_RsqrtOp : Sc_UnaryOp<"rsqrt", "rsqrt">;
+def Sc_TanhOp : Sc_UnaryOp<"tanh", "tanh">;
+def Sc_SigmoidOp : Sc_UnaryOp<"sigmoid", "sigmoid">;
+def Sc_ReluOp : Sc_UnaryOp<"relu", "relu">;
+def Sc_SiluOp : Sc_UnaryOp<"silu", "silu">;
+def Sc_GeluOp : Sc_UnaryOp<"gelu", "gelu"> {
+  let description = [{
+    `torch.nn.functional.gelu`: `approximate = "none"` uses erf, `"tanh"` the
+    tanh approximation.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input,
+                       Sc_StrEnumAttr<["none", "tanh"], "none">:$approximate);
+}
+
+def Sc_AddOp : Sc_BinaryOp<"add", "add">;
+def Sc_SubOp : Sc_BinaryOp<"sub", "sub">;
+def Sc_MulOp : Sc_BinaryOp<"mul", "mul">;
+def Sc_DivOp : Sc_BinaryOp<"div", "div">;
+def Sc_MaximumOp : Sc_BinaryOp<"maximum", "maximum">;
+def Sc_MinimumOp : Sc_BinaryOp<"minimum", "minimum">;
+def Sc_PowOp : Sc_BinaryOp<"pow", "pow">;
+
+def Sc_CompareOp : Sc_InferredOp<"compare"> {
+  let summary = "Elementwise comparison with broadcasting, giving i1";
+  let description = "`predicate` is one of eq, ne, lt, le, gt, ge.";
+  let arguments = (ins Sc_FloatTensor:$lhs, Sc_FloatTensor:$rhs,
+      ConfinedAttr<StrAttr, [Sc_StrOneOf<["eq", "ne", "lt", "le", "gt", "ge"]>]>:$predicate);
+  let results = (outs Sc_BoolTensor:$result);
+}
+
+def Sc_SelectOp : Sc_InferredOp<"select"> {
+  let summary = "torch.where(cond, a, b) with three-way broadcasting";
+  let arguments = (ins Sc_BoolTensor:$condition, Sc_AnyTensor:$true_value,
+                       Sc_AnyTensor:$false_value);
+  let results = (outs Sc_AnyTensor:$result);
+}
+
+def Sc_CastOp : Sc_ComputeOp<"cast"> {
+  let summary = "Converts the element type, keeping the shape";
+  let description = [{
+    ```mlir
+    %h = sc.cast %x : tensor<4xf32> to tensor<4xf16>
+    ```
+  }];
+  let arguments = (ins Sc_AnyTensor:$input);
+  let results = (outs Sc_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+def Sc_MatmulOp : Sc_InferredOp<"matmul"> {
+  let summary = "torch.matmul";
+  let description = [{
+    1-D operands are promoted as in torch.matmul (a vector on the left is a
+    row, on the right a column, and the promoted dim is dropped); batch dims
+    broadcast.
+  }];
+  let arguments = (ins Sc_FloatTensor:$lhs, Sc_FloatTensor:$rhs);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+def Sc_LinearOp : Sc_InferredOp<"linear"> {
+  let summary = "torch.nn.functional.linear: x @ weight^T + bias";
+  let description = "x (..., in), weight (out, in), bias (out) -> (..., out).";
+  let arguments = (ins Sc_FloatTensor:$input, Sc_FloatTensor:$weight,
+                       Optional<Sc_FloatTensor>:$bias);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Windowed ops
+//===----------------------------------------------------------------------===//
+
+def Sc_ConvOp : Sc_WindowedOp<"conv"> {
+  let summary = "1/2/3-D convolution (torch.nn.functional.conv1d/2d/3d)";
+  let description = [{
+    x (N, Cin, spatial...), weight (Cout, Cin/groups, kernel...), bias (Cout).
+    `padding` holds one value per spatial dim (symmetric) or two,
+    `[lo0, hi0, lo1, hi1, ...]` (asymmetric). `padding_mode` other than
+    "zeros" pads by reflection, replication or wrap-around like nn.Conv2d.
+    ```mlir
+    %y = sc.conv %x, %w, %b {padding = array<i64: 1, 1>, stride = array<i64: 2, 2>}
+        : (tensor<1x8x64x64xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x32x32xf32>
+    ```
+  }];
+  let arguments = (ins Sc_FloatTensor:$input, Sc_FloatTensor:$weight,
+      Optional<Sc_FloatTensor>:$bias,
+      OptionalAttr<DenseI64ArrayAttr>:$stride,
+      OptionalAttr<DenseI64ArrayAttr>:$padding,
+      OptionalAttr<DenseI64ArrayAttr>:$dilation,
+      DefaultValuedAttr<I64Attr, "1">:$groups,
+      Sc_StrEnumAttr<["zeros", "reflect", "replicate", "circular"], "zeros">:$padding_mode);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+def Sc_ConvTransposeOp : Sc_WindowedOp<"conv_transpose"> {
+  let summary = "1/2/3-D transposed convolution (conv_transpose1d/2d/3d)";
+  let description = [{
+    x (N, Cin, spatial...), weight (Cin, Cout/groups, kernel...), bias (Cout).
+    out = (in - 1) * stride - pad_lo - pad_hi + dilation * (kernel - 1)
+          + output_padding + 1.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input, Sc_FloatTensor:$weight,
+      Optional<Sc_FloatTensor>:$bias,
+      OptionalAttr<DenseI64ArrayAttr>:$stride,
+      OptionalAttr<DenseI64ArrayAttr>:$padding,
+      OptionalAttr<DenseI64ArrayAttr>:$output_padding,
+      OptionalAttr<DenseI64ArrayAttr>:$dilation,
+      DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+def Sc_MaxPoolOp : Sc_WindowedOp<"max_pool"> {
+  let summary = "1/2/3-D max pooling (max_pool1d/2d/3d)";
+  let description = [{
+    `stride` defaults to `kernel_size`; padding (at most half the effective
+    kernel, as PyTorch requires) contributes -inf.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input, DenseI64ArrayAttr:$kernel_size,
+      OptionalAttr<DenseI64ArrayAttr>:$stride,
+      OptionalAttr<DenseI64ArrayAttr>:$padding,
+      OptionalAttr<DenseI64ArrayAttr>:$dilation,
+      DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+def Sc_AvgPoolOp : Sc_WindowedOp<"avg_pool"> {
+  let summary = "1/2/3-D average pooling (avg_pool1d/2d/3d)";
+  let description = [{
+    `count_include_pad` counts zero padding in the divisor;
+    `divisor_override` replaces the divisor.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input, DenseI64ArrayAttr:$kernel_size,
+      OptionalAttr<DenseI64ArrayAttr>:$stride,
+      OptionalAttr<DenseI64ArrayAttr>:$padding,
+      DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+      DefaultValuedAttr<BoolAttr, "true">:$count_include_pad,
+      OptionalAttr<I64Attr>:$divisor_override);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+def Sc_InterpolateOp : Sc_ComputeOp<"interpolate",
+    [DeclareOpInterfaceMethods<Sc_WindowOpInterface>]> {
+  let summary = "torch.nn.functional.interpolate over the spatial dims";
+  let description = [{
+    `mode` "nearest" (PyTorch's legacy nearest), "nearest-exact" or "linear"
+    (linear/bilinear/trilinear by spatial rank). The output size is the result
+    type's; when `scale_factors` are given they must produce it
+    (floor(in * scale)) and, as in PyTorch, the index mapping uses 1/scale.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input,
+      Sc_StrEnumAttr<["nearest", "nearest-exact", "linear"], "nearest">:$mode,
+      OptionalAttr<DenseF64ArrayAttr>:$scale_factors,
+      DefaultValuedAttr<BoolAttr, "false">:$align_corners);
+  let results = (outs Sc_FloatTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Sc_PadOp : Sc_WindowedOp<"pad"> {
+  let summary = "torch.nn.functional.pad";
+  let description = [{
+    `pad` lists (low, high) pairs starting from the LAST dim, as F.pad does.
+    Negative amounts crop (constant mode only).
+  }];
+  let arguments = (ins Sc_FloatTensor:$input, DenseI64ArrayAttr:$pad,
+      Sc_StrEnumAttr<["constant", "reflect", "replicate", "circular"], "constant">:$mode,
+      DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+def Sc_NeighborhoodAttentionOp : Sc_WindowedOp<"neighborhood_attention"> {
+  let summary = "1/2/3-D neighbourhood attention (NATTEN semantics)";
+  let description = [{
+    Heads-last layout as NATTEN: q, k, v are (B, spatial..., heads, D). Each
+    query attends to the kernel_size window of keys around it (shifted inward
+    at the borders), with optional dilation. `scale` defaults to 1/sqrt(D).
+  }];
+  let arguments = (ins Sc_FloatTensor:$query, Sc_FloatTensor:$key,
+      Sc_FloatTensor:$value, DenseI64ArrayAttr:$kernel_size,
+      OptionalAttr<DenseI64ArrayAttr>:$dilation, OptionalAttr<F64Attr>:$scale);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions, normalisation, softmax
+//===----------------------------------------------------------------------===//
+
+def Sc_SumOp : Sc_ReductionOp<"sum", "sum">;
+def Sc_MeanOp : Sc_ReductionOp<"mean", "mean">;
+def Sc_AmaxOp : Sc_ReductionOp<"amax", "amax">;
+def Sc_AminOp : Sc_ReductionOp<"amin", "amin">;
+def Sc_SoftmaxOp : Sc_SoftmaxLikeOp<"softmax", "softmax">;
+def Sc_LogSoftmaxOp : Sc_SoftmaxLikeOp<"log_softmax", "log_softmax">;
+
+def Sc_LayerNormOp : Sc_InferredOp<"layer_norm"> {
+  let summary = "torch.nn.functional.layer_norm";
+  let description = [{
+    Normalises over the trailing dims given by `normalized_shape`; optional
+    elementwise affine `weight` and `bias` of that shape.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input, Variadic<Sc_FloatTensor>:$affine,
+      DenseI64ArrayAttr:$normalized_shape,
+      DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+def Sc_GroupNormOp : Sc_InferredOp<"group_norm"> {
+  let summary = "torch.nn.functional.group_norm";
+  let description = "x (N, C, ...); optional affine weight and bias of shape (C).";
+  let arguments = (ins Sc_FloatTensor:$input, Variadic<Sc_FloatTensor>:$affine,
+      I64Attr:$num_groups, DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+def Sc_BatchNormOp : Sc_InferredOp<"batch_norm"> {
+  let summary = "torch.nn.functional.batch_norm with inference statistics";
+  let description = "x (N, C, ...), running_mean/var (C), optional weight and bias (C).";
+  let arguments = (ins Sc_FloatTensor:$input, Sc_FloatTensor:$running_mean,
+      Sc_FloatTensor:$running_var, Variadic<Sc_FloatTensor>:$affine,
+      DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Sc_ConcatOp : Sc_InferredOp<"concat"> {
+  let summary = "torch.cat along dim";
+  let arguments = (ins Variadic<Sc_AnyTensor>:$inputs, I64Attr:$dim);
+  let results = (outs Sc_AnyTensor:$result);
+}
+
+def Sc_SliceOp : Sc_InferredOp<"slice"> {
+  let summary = "Static strided slice x[start:end:step] on every dim";
+  let arguments = (ins Sc_AnyTensor:$input, DenseI64ArrayAttr:$start,
+      DenseI64ArrayAttr:$end, OptionalAttr<DenseI64ArrayAttr>:$step);
+  let results = (outs Sc_AnyTensor:$result);
+}
+
+def Sc_ReshapeOp : Sc_ComputeOp<"reshape"> {
+  let summary = "torch.reshape to the result type's shape";
+  let arguments = (ins Sc_AnyTensor:$input);
+  let results = (outs Sc_AnyTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Sc_PermuteOp : Sc_InferredOp<"permute"> {
+  let summary = "torch.permute";
+  let arguments = (ins Sc_AnyTensor:$input, DenseI64ArrayAttr:$dims);
+  let results = (outs Sc_AnyTensor:$result);
+}
+
+def Sc_TransposeOp : Sc_InferredOp<"transpose"> {
+  let summary = "torch.transpose: swaps two dims";
+  let arguments = (ins Sc_AnyTensor:$input, I64Attr:$dim0, I64Attr:$dim1);
+  let results = (outs Sc_AnyTensor:$result);
+}
+
+def Sc_BroadcastToOp : Sc_ComputeOp<"broadcast_to"> {
+  let summary = "torch.broadcast_to the result type's shape (numpy rules)";
+  let arguments = (ins Sc_AnyTensor:$input);
+  let results = (outs Sc_AnyTensor:$result);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Sc_UnsqueezeOp : Sc_InferredOp<"unsqueeze"> {
+  let summary = "torch.unsqueeze";
+  let arguments = (ins Sc_AnyTensor:$input, I64Attr:$dim);
+  let results = (outs Sc_AnyTensor:$result);
+}
+
+def Sc_SqueezeOp : Sc_InferredOp<"squeeze"> {
+  let summary = "torch.squeeze";
+  let description = [{
+    Removes the listed size-1 dims (all size-1 dims when `dims` is absent);
+    a listed dim whose size is not 1 is kept, as in PyTorch.
+  }];
+  let arguments = (ins Sc_AnyTensor:$input, OptionalAttr<DenseI64ArrayAttr>:$dims);
+  let results = (outs Sc_AnyTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def Sc_ScaledDotProductAttentionOp : Sc_InferredOp<"scaled_dot_product_attention"> {
+  let summary = "torch.nn.functional.scaled_dot_product_attention";
+  let description = [{
+    q (..., L, E), k (..., S, E), v (..., S, Ev) -> (..., L, Ev); batch dims
+    broadcast. `mask` is additive and broadcasts to (..., L, S); it excludes
+    `is_causal`. `scale` defaults to 1/sqrt(E). Over a sharded sequence the
+    partitioner runs a ring with online softmax.
+  }];
+  let arguments = (ins Sc_FloatTensor:$query, Sc_FloatTensor:$key,
+      Sc_FloatTensor:$value, Optional<Sc_FloatTensor>:$mask,
+      OptionalAttr<F64Attr>:$scale, DefaultValuedAttr<BoolAttr, "false">:$is_causal);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+#endif // SHARDC_DIALECT_SC_OPS_TD

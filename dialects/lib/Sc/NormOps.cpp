@@ -1,0 +1,167 @@
+//===- NormOps.cpp - shape inference: reductions, softmax, norms ----------===//
+
+#include "OpUtils.h"
+
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace shardc::sc;
+using namespace shardc::sc::detail;
+
+/// The reduced dims of a reduction op, normalized; all dims when absent.
+static FailureOr<llvm::SmallBitVector>
+reducedDims(OptLoc loc, StringRef name, std::optional<ArrayRef<int64_t>> dims,
+            int64_t rank) {
+  llvm::SmallBitVector reduced(rank, !dims.has_value());
+  if (!dims)
+    return reduced;
+  for (int64_t dim : *dims) {
+    std::optional<int64_t> d = normalizeDim(dim, rank);
+    if (!d)
+      return fail(loc, name, "dim ", dim, " is out of range for rank ", rank);
+    if (reduced.test(*d))
+      return fail(loc, name, "dim ", dim, " is listed twice");
+    reduced.set(*d);
+  }
+  return reduced;
+}
+
+template <typename Adaptor>
+static LogicalResult inferReduction(OptLoc loc, StringRef name, Adaptor adaptor,
+                                    SmallVectorImpl<Type> &types) {
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  if (!x)
+    return fail(loc, name, "needs a ranked tensor");
+  FailureOr<llvm::SmallBitVector> reduced =
+      reducedDims(loc, name, adaptor.getDims(), x.getRank());
+  if (failed(reduced))
+    return failure();
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < x.getRank(); ++d) {
+    if (!reduced->test(d))
+      shape.push_back(x.getDimSize(d));
+    else if (adaptor.getKeepdim())
+      shape.push_back(1);
+  }
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+#define SC_REDUCTION_INFER(OP)                                                 \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, OptLoc loc,                \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return inferReduction(loc, getOperationName(), adaptor, types);            \
+  }
+SC_REDUCTION_INFER(SumOp)
+SC_REDUCTION_INFER(MeanOp)
+SC_REDUCTION_INFER(AmaxOp)
+SC_REDUCTION_INFER(AminOp)
+#undef SC_REDUCTION_INFER
+
+template <typename Adaptor>
+static LogicalResult inferSoftmax(OptLoc loc, StringRef name, Adaptor adaptor,
+                                  SmallVectorImpl<Type> &types) {
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  if (!x)
+    return fail(loc, name, "needs a ranked tensor");
+  if (!normalizeDim(adaptor.getDim(), x.getRank()))
+    return fail(loc, name, "dim ", adaptor.getDim(),
+                " is out of range for rank ", x.getRank());
+  types.push_back(x);
+  return success();
+}
+
+LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  return inferSoftmax(loc, getOperationName(), adaptor, types);
+}
+
+LogicalResult LogSoftmaxOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  return inferSoftmax(loc, getOperationName(), adaptor, types);
+}
+
+/// Checks optional affine parameters (weight, then bias) against `shape`.
+static LogicalResult checkAffine(OptLoc loc, StringRef name, ValueRange affine,
+                                 ArrayRef<int64_t> shape, Type elementType) {
+  if (affine.size() > 2)
+    return fail(loc, name, "takes at most two affine operands (weight, bias), got ",
+                affine.size());
+  const char *roles[] = {"weight", "bias"};
+  for (auto [i, value] : llvm::enumerate(affine)) {
+    RankedTensorType t = tensorTypeOf(value);
+    if (!t || t.getShape() != shape || t.getElementType() != elementType)
+      return fail(loc, name, roles[i], " must have shape ", shapeStr(shape),
+                  " and element type ", elementType);
+  }
+  return success();
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  if (!x)
+    return fail(loc, name, "needs a ranked tensor");
+  ArrayRef<int64_t> normalized = adaptor.getNormalizedShape();
+  if (normalized.empty() ||
+      static_cast<int64_t>(normalized.size()) > x.getRank() ||
+      x.getShape().take_back(normalized.size()) != normalized)
+    return fail(loc, name, "normalized_shape ", shapeStr(normalized),
+                " does not match the trailing dims of ", shapeStr(x.getShape()));
+  if (!(adaptor.getEps().convertToDouble() > 0))
+    return fail(loc, name, "eps must be positive");
+  if (failed(checkAffine(loc, name, adaptor.getAffine(), normalized,
+                         x.getElementType())))
+    return failure();
+  types.push_back(x);
+  return success();
+}
+
+LogicalResult GroupNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  if (!x || x.getRank() < 2)
+    return fail(loc, name, "input must be (N, C, ...)");
+  int64_t groups = adaptor.getNumGroups(), channels = x.getDimSize(1);
+  if (groups < 1 || channels % groups != 0)
+    return fail(loc, name, "num_groups ", groups, " must divide the ", channels,
+                " channels");
+  if (!(adaptor.getEps().convertToDouble() > 0))
+    return fail(loc, name, "eps must be positive");
+  if (failed(checkAffine(loc, name, adaptor.getAffine(), {channels},
+                         x.getElementType())))
+    return failure();
+  types.push_back(x);
+  return success();
+}
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                            Adaptor adaptor,
+                                            SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  if (!x || x.getRank() < 2)
+    return fail(loc, name, "input must be (N, C, ...)");
+  int64_t channels = x.getDimSize(1);
+  for (auto [role, value] :
+       {std::pair<const char *, Value>{"running_mean", adaptor.getRunningMean()},
+        {"running_var", adaptor.getRunningVar()}}) {
+    RankedTensorType t = tensorTypeOf(value);
+    if (!t || t.getShape() != ArrayRef<int64_t>{channels})
+      return fail(loc, name, role, " must have shape (", channels, ")");
+  }
+  if (!(adaptor.getEps().convertToDouble() > 0))
+    return fail(loc, name, "eps must be positive");
+  if (failed(checkAffine(loc, name, adaptor.getAffine(), {channels},
+                         x.getElementType())))
+    return failure();
+  types.push_back(x);
+  return success();
+}

@@ -1,0 +1,143 @@
+//===- ScOps.cpp - sc op definitions, mesh and sharding ops ---------------===//
+
+#include "OpUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace shardc::sc;
+using namespace shardc::sc::detail;
+
+#define GET_OP_CLASSES
+#include "shardc/Dialect/Sc/ScOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// MeshOp: sc.mesh @name ["x"=2, "y"=4]
+//===----------------------------------------------------------------------===//
+
+ParseResult MeshOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr name;
+  SmallVector<Attribute> axes;
+  SmallVector<int64_t> shape;
+  if (parser.parseSymbolName(name, getSymNameAttrName(result.name),
+                             result.attributes) ||
+      parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Square, [&]() -> ParseResult {
+            std::string axis;
+            int64_t size;
+            if (parser.parseString(&axis) || parser.parseEqual() ||
+                parser.parseInteger(size))
+              return failure();
+            axes.push_back(parser.getBuilder().getStringAttr(axis));
+            shape.push_back(size);
+            return success();
+          }) ||
+      parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  Builder &b = parser.getBuilder();
+  result.addAttribute(getAxisNamesAttrName(result.name), b.getArrayAttr(axes));
+  result.addAttribute(getShapeAttrName(result.name),
+                      b.getDenseI64ArrayAttr(shape));
+  return success();
+}
+
+void MeshOp::print(OpAsmPrinter &p) {
+  p << " ";
+  p.printSymbolName(getSymName());
+  p << " [";
+  llvm::interleaveComma(llvm::zip(getAxisNames(), getShape()), p,
+                        [&](auto axis) {
+                          p.printString(
+                              cast<StringAttr>(std::get<0>(axis)).getValue());
+                          p << "=" << std::get<1>(axis);
+                        });
+  p << "]";
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getSymNameAttrName(), getAxisNamesAttrName(),
+                           getShapeAttrName()});
+}
+
+LogicalResult MeshOp::verify() {
+  if (getAxisNames().size() != getShape().size())
+    return emitOpError("has ") << getAxisNames().size() << " axis names but "
+                               << getShape().size() << " axis sizes";
+  if (getShape().empty())
+    return emitOpError("needs at least one axis");
+  llvm::SmallSet<StringRef, 4> seen;
+  for (auto [name, size] : llvm::zip(getAxisNames(), getShape())) {
+    StringRef axis = cast<StringAttr>(name).getValue();
+    if (axis.empty())
+      return emitOpError("has an axis with an empty name");
+    if (!seen.insert(axis).second)
+      return emitOpError("has duplicate axis name \"") << axis << "\"";
+    if (size < 1)
+      return emitOpError("axis \"") << axis << "\" has size " << size
+                                    << "; sizes must be at least 1";
+  }
+  return success();
+}
+
+int64_t MeshOp::getAxisIndex(StringRef axis) {
+  for (auto [i, name] : llvm::enumerate(getAxisNames()))
+    if (cast<StringAttr>(name).getValue() == axis)
+      return i;
+  return -1;
+}
+
+int64_t MeshOp::getNumDevices() {
+  int64_t n = 1;
+  for (int64_t size : getShape())
+    n *= size;
+  return n;
+}
+
+//===----------------------------------------------------------------------===//
+// Sharding constraint and reshard
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyShardingOperand(Operation *op, ShardingAttr sharding,
+                                           Type type,
+                                           SymbolTableCollection &symbols) {
+  // Resolve through the collection first so large modules are not rescanned;
+  // the attribute's own check then reports anything else with context.
+  if (!symbols.lookupNearestSymbolFrom<MeshOp>(op, sharding.getMesh()))
+    return op->emitOpError("refers to unknown mesh ") << sharding.getMesh();
+  return sharding.verifyFor(op, type, [&] { return op->emitOpError(); });
+}
+
+LogicalResult
+ShardingConstraintOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  return verifyShardingOperand(*this, getSharding(), getType(), symbols);
+}
+
+LogicalResult ReshardOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  return verifyShardingOperand(*this, getSharding(), getType(), symbols);
+}
+
+//===----------------------------------------------------------------------===//
+// Constant and cast
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                           Adaptor adaptor,
+                                           SmallVectorImpl<Type> &types) {
+  auto value = dyn_cast_or_null<ElementsAttr>(adaptor.getValueAttr());
+  if (!value)
+    return fail(loc, getOperationName(), "needs an elements attribute");
+  types.push_back(value.getType());
+  return success();
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValueAttr(); }
+
+LogicalResult CastOp::verify() {
+  auto in = getInput().getType();
+  auto out = getResult().getType();
+  if (in.getShape() != out.getShape())
+    return emitOpError("changes the shape from ")
+           << shapeStr(in.getShape()) << " to " << shapeStr(out.getShape())
+           << "; cast only changes the element type";
+  return success();
+}

@@ -1,0 +1,494 @@
+//===- ShardingRules.cpp - ShardingRuleOpInterface for every sc op --------===//
+//
+// A rule lists factors (logical loops) and maps each operand/result dim to one.
+// The partitioner reads the factor kinds to decide what sharding a dim costs;
+// dims mapped to no factor must stay replicated.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OpUtils.h"
+
+#include "llvm/ADT/SmallBitVector.h"
+
+#include <sstream>
+
+using namespace mlir;
+using namespace shardc::sc;
+using namespace shardc::sc::detail;
+
+const char *shardc::sc::stringifyFactorKind(FactorKind kind) {
+  switch (kind) {
+  case FactorKind::PassThrough:
+    return "pass_through";
+  case FactorKind::Reduction:
+    return "reduction";
+  case FactorKind::Window:
+    return "window";
+  case FactorKind::Statistic:
+    return "statistic";
+  case FactorKind::NeedsReplication:
+    return "needs_replication";
+  }
+  return "unknown";
+}
+
+std::string ShardingRule::toString() const {
+  std::ostringstream os;
+  auto printDims = [&](const std::vector<std::vector<int64_t>> &values) {
+    for (size_t v = 0; v < values.size(); ++v) {
+      os << (v ? ", " : "") << "(";
+      for (size_t d = 0; d < values[v].size(); ++d)
+        os << (d ? ", " : "")
+           << (values[v][d] == kNoFactor ? std::string("-")
+                                         : std::string(1, 'i' + values[v][d]));
+      os << ")";
+    }
+  };
+  printDims(operandDims);
+  os << " -> ";
+  printDims(resultDims);
+  os << " {";
+  for (size_t f = 0; f < factors.size(); ++f)
+    os << (f ? ", " : "") << static_cast<char>('i' + f) << "="
+       << factors[f].size << " " << stringifyFactorKind(factors[f].kind);
+  os << "}";
+  return os.str();
+}
+
+static ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+/// One pass-through factor per result dim; operands align from the right
+/// (numpy broadcasting) and their broadcast size-1 dims map to no factor.
+static ShardingRule elementwiseRule(Operation *op) {
+  ArrayRef<int64_t> out = shapeOf(op->getResult(0));
+  ShardingRule rule(op->getNumOperands(), 1);
+  for (int64_t size : out)
+    rule.resultDims[0].push_back(rule.addFactor(FactorKind::PassThrough, size));
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    ArrayRef<int64_t> in = shapeOf(operand);
+    int64_t offset = out.size() - in.size();
+    for (auto [d, size] : llvm::enumerate(in))
+      rule.operandDims[i].push_back(size == out[offset + d]
+                                        ? offset + static_cast<int64_t>(d)
+                                        : ShardingRule::kNoFactor);
+  }
+  return rule;
+}
+
+/// Result dims follow operand 0's dims, all pass-through, except the kinds
+/// overridden in `kinds` (dim -> kind).
+static ShardingRule
+pointwiseRule(Operation *op, ArrayRef<std::pair<int64_t, FactorKind>> kinds = {}) {
+  ArrayRef<int64_t> shape = shapeOf(op->getOperand(0));
+  ShardingRule rule(op->getNumOperands(), 1);
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    FactorKind kind = FactorKind::PassThrough;
+    for (auto [dim, k] : kinds)
+      if (dim == static_cast<int64_t>(d))
+        kind = k;
+    int64_t f = rule.addFactor(kind, size);
+    rule.operandDims[0].push_back(f);
+    rule.resultDims[0].push_back(f);
+  }
+  for (unsigned i = 1; i < op->getNumOperands(); ++i)
+    rule.operandDims[i].assign(shapeOf(op->getOperand(i)).size(),
+                               ShardingRule::kNoFactor);
+  return rule;
+}
+
+#define SC_ELEMENTWISE_RULE(OP)                                                \
+  ShardingRule OP::getShardingRule() { return elementwiseRule(*this); }
+SC_ELEMENTWISE_RULE(ConstantOp)
+SC_ELEMENTWISE_RULE(NegOp)
+SC_ELEMENTWISE_RULE(AbsOp)
+SC_ELEMENTWISE_RULE(ExpOp)
+SC_ELEMENTWISE_RULE(LogOp)
+SC_ELEMENTWISE_RULE(SqrtOp)
+SC_ELEMENTWISE_RULE(RsqrtOp)
+SC_ELEMENTWISE_RULE(TanhOp)
+SC_ELEMENTWISE_RULE(SigmoidOp)
+SC_ELEMENTWISE_RULE(ReluOp)
+SC_ELEMENTWISE_RULE(SiluOp)
+SC_ELEMENTWISE_RULE(GeluOp)
+SC_ELEMENTWISE_RULE(AddOp)
+SC_ELEMENTWISE_RULE(SubOp)
+SC_ELEMENTWISE_RULE(MulOp)
+SC_ELEMENTWISE_RULE(DivOp)
+SC_ELEMENTWISE_RULE(MaximumOp)
+SC_ELEMENTWISE_RULE(MinimumOp)
+SC_ELEMENTWISE_RULE(PowOp)
+SC_ELEMENTWISE_RULE(CompareOp)
+SC_ELEMENTWISE_RULE(SelectOp)
+SC_ELEMENTWISE_RULE(CastOp)
+SC_ELEMENTWISE_RULE(BroadcastToOp)
+SC_ELEMENTWISE_RULE(ShardingConstraintOp)
+SC_ELEMENTWISE_RULE(ReshardOp)
+#undef SC_ELEMENTWISE_RULE
+
+//===----------------------------------------------------------------------===//
+// Reductions and statistics
+//===----------------------------------------------------------------------===//
+
+template <typename OpT> static ShardingRule reductionRule(OpT op) {
+  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  int64_t rank = in.size();
+  llvm::SmallBitVector reduced(rank, !op.getDims().has_value());
+  if (auto dims = op.getDims())
+    for (int64_t dim : *dims)
+      reduced.set(*normalizeDim(dim, rank));
+  ShardingRule rule(1, 1);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t f = rule.addFactor(reduced.test(d) ? FactorKind::Reduction
+                                               : FactorKind::PassThrough,
+                               in[d]);
+    rule.operandDims[0].push_back(f);
+    if (!reduced.test(d))
+      rule.resultDims[0].push_back(f);
+    else if (op.getKeepdim())
+      rule.resultDims[0].push_back(ShardingRule::kNoFactor);
+  }
+  return rule;
+}
+
+ShardingRule SumOp::getShardingRule() { return reductionRule(*this); }
+ShardingRule MeanOp::getShardingRule() { return reductionRule(*this); }
+ShardingRule AmaxOp::getShardingRule() { return reductionRule(*this); }
+ShardingRule AminOp::getShardingRule() { return reductionRule(*this); }
+
+ShardingRule SoftmaxOp::getShardingRule() {
+  return pointwiseRule(*this, {{*normalizeDim(getDim(), getType().getRank()),
+                                FactorKind::Statistic}});
+}
+
+ShardingRule LogSoftmaxOp::getShardingRule() {
+  return pointwiseRule(*this, {{*normalizeDim(getDim(), getType().getRank()),
+                                FactorKind::Statistic}});
+}
+
+/// Affine parameters (and running statistics) index the factor of `firstDim`
+/// onwards of the input.
+static void mapParameters(ShardingRule &rule, Operation *op, unsigned first,
+                          int64_t firstDim) {
+  for (unsigned i = first; i < op->getNumOperands(); ++i) {
+    rule.operandDims[i].clear();
+    for (size_t d = 0; d < shapeOf(op->getOperand(i)).size(); ++d)
+      rule.operandDims[i].push_back(rule.operandDims[0][firstDim + d]);
+  }
+}
+
+ShardingRule LayerNormOp::getShardingRule() {
+  int64_t rank = getType().getRank();
+  int64_t first = rank - getNormalizedShape().size();
+  SmallVector<std::pair<int64_t, FactorKind>> kinds;
+  for (int64_t d = first; d < rank; ++d)
+    kinds.push_back({d, FactorKind::Statistic});
+  ShardingRule rule = pointwiseRule(*this, kinds);
+  mapParameters(rule, *this, 1, first);
+  return rule;
+}
+
+ShardingRule GroupNormOp::getShardingRule() {
+  // Statistics run over channels-in-group and all spatial dims.
+  SmallVector<std::pair<int64_t, FactorKind>> kinds;
+  for (int64_t d = 1; d < getType().getRank(); ++d)
+    kinds.push_back({d, FactorKind::Statistic});
+  ShardingRule rule = pointwiseRule(*this, kinds);
+  mapParameters(rule, *this, 1, 1);
+  return rule;
+}
+
+ShardingRule BatchNormOp::getShardingRule() {
+  ShardingRule rule = pointwiseRule(*this);
+  mapParameters(rule, *this, 1, 1);
+  return rule;
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+ShardingRule MatmulOp::getShardingRule() {
+  ArrayRef<int64_t> l = shapeOf(getLhs()), r = shapeOf(getRhs());
+  ArrayRef<int64_t> out = getType().getShape();
+  ShardingRule rule(2, 1);
+  bool lVec = l.size() == 1, rVec = r.size() == 1;
+  int64_t batchRank = out.size() - (lVec ? 0 : 1) - (rVec ? 0 : 1);
+  for (int64_t d = 0; d < batchRank; ++d)
+    rule.resultDims[0].push_back(rule.addFactor(FactorKind::PassThrough, out[d]));
+  auto mapBatch = [&](ArrayRef<int64_t> shape, std::vector<int64_t> &dims,
+                      int64_t operandBatch) {
+    int64_t offset = batchRank - operandBatch;
+    for (int64_t d = 0; d < operandBatch; ++d)
+      dims.push_back(shape[d] == out[offset + d] ? offset + d
+                                                 : ShardingRule::kNoFactor);
+  };
+  mapBatch(l, rule.operandDims[0], std::max<int64_t>(0, l.size() - 2));
+  mapBatch(r, rule.operandDims[1], std::max<int64_t>(0, r.size() - 2));
+  int64_t k = rule.addFactor(FactorKind::Reduction, l.back());
+  if (!lVec) {
+    int64_t m = rule.addFactor(FactorKind::PassThrough, l[l.size() - 2]);
+    rule.operandDims[0].push_back(m);
+    rule.resultDims[0].push_back(m);
+  }
+  rule.operandDims[0].push_back(k);
+  rule.operandDims[1].push_back(k);
+  if (!rVec) {
+    int64_t n = rule.addFactor(FactorKind::PassThrough, r.back());
+    rule.operandDims[1].push_back(n);
+    rule.resultDims[0].push_back(n);
+  }
+  return rule;
+}
+
+ShardingRule LinearOp::getShardingRule() {
+  ArrayRef<int64_t> x = shapeOf(getInput());
+  ShardingRule rule(getNumOperands(), 1);
+  for (size_t d = 0; d + 1 < x.size(); ++d) {
+    int64_t f = rule.addFactor(FactorKind::PassThrough, x[d]);
+    rule.operandDims[0].push_back(f);
+    rule.resultDims[0].push_back(f);
+  }
+  int64_t in = rule.addFactor(FactorKind::Reduction, x.back());
+  int64_t out = rule.addFactor(FactorKind::PassThrough, getType().getShape().back());
+  rule.operandDims[0].push_back(in);
+  rule.operandDims[1] = {out, in};
+  if (getBias())
+    rule.operandDims[2] = {out};
+  rule.resultDims[0].push_back(out);
+  return rule;
+}
+
+ShardingRule ScaledDotProductAttentionOp::getShardingRule() {
+  ArrayRef<int64_t> out = getType().getShape();
+  int64_t batchRank = out.size() - 2;
+  ShardingRule rule(getNumOperands(), 1);
+  for (int64_t d = 0; d < batchRank; ++d)
+    rule.resultDims[0].push_back(rule.addFactor(FactorKind::PassThrough, out[d]));
+  int64_t l = rule.addFactor(FactorKind::PassThrough, out[batchRank]);
+  // The key/value sequence: softmax statistics over it (a ring when sharded).
+  int64_t s = rule.addFactor(FactorKind::Statistic, shapeOf(getKey()).end()[-2]);
+  int64_t e = rule.addFactor(FactorKind::Reduction, shapeOf(getQuery()).back());
+  int64_t ev = rule.addFactor(FactorKind::PassThrough, out.back());
+  rule.resultDims[0].insert(rule.resultDims[0].end(), {l, ev});
+  auto mapOperand = [&](unsigned i, int64_t second, int64_t last) {
+    ArrayRef<int64_t> shape = shapeOf(getOperand(i));
+    int64_t offset = batchRank - (shape.size() - 2);
+    for (size_t d = 0; d + 2 < shape.size(); ++d)
+      rule.operandDims[i].push_back(shape[d] == out[offset + d]
+                                        ? offset + static_cast<int64_t>(d)
+                                        : ShardingRule::kNoFactor);
+    rule.operandDims[i].insert(rule.operandDims[i].end(), {second, last});
+  };
+  mapOperand(0, l, e);
+  mapOperand(1, s, e);
+  mapOperand(2, s, ev);
+  if (getMask()) {
+    ArrayRef<int64_t> m = shapeOf(getMask());
+    std::vector<int64_t> &dims = rule.operandDims[3];
+    int64_t offset = out.size() - m.size();
+    for (size_t d = 0; d < m.size(); ++d) {
+      int64_t outDim = offset + d;
+      int64_t f = outDim < batchRank     ? outDim
+                  : outDim == batchRank ? l
+                                        : s;
+      int64_t full = outDim < batchRank ? out[outDim]
+                     : outDim == batchRank ? out[batchRank]
+                                           : rule.factors[s].size;
+      dims.push_back(m[d] == full ? f : ShardingRule::kNoFactor);
+    }
+  }
+  return rule;
+}
+
+//===----------------------------------------------------------------------===//
+// Windowed ops
+//===----------------------------------------------------------------------===//
+
+/// Marks the windowed dims (from the window interface) as window factors.
+static ShardingRule windowRule(Operation *op, ShardingRule rule) {
+  for (const WindowedDim &w : cast<WindowOpInterface>(op).getWindowedDims()) {
+    int64_t f = rule.resultDims[0][w.resultDim];
+    if (f != ShardingRule::kNoFactor)
+      rule.factors[f].kind = FactorKind::Window;
+  }
+  return rule;
+}
+
+/// (N, C, spatial...) ops reading operand 0 pointwise in N and C.
+static ShardingRule spatialRule(Operation *op) {
+  ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
+  ArrayRef<int64_t> out = shapeOf(op->getResult(0));
+  ShardingRule rule(op->getNumOperands(), 1);
+  for (size_t d = 0; d < in.size(); ++d) {
+    int64_t f = rule.addFactor(FactorKind::PassThrough, out[d]);
+    rule.operandDims[0].push_back(f);
+    rule.resultDims[0].push_back(f);
+  }
+  return windowRule(op, std::move(rule));
+}
+
+template <typename ConvLike>
+static ShardingRule convRule(ConvLike op, bool transposed) {
+  ShardingRule rule = spatialRule(op);
+  ArrayRef<int64_t> w = shapeOf(op.getWeight());
+  int64_t cout = rule.resultDims[0][1];
+  // Channels: the result's channel factor is Cout; the input's is Cin, which
+  // is contracted. Grouped convs tie both to groups, so they stay replicated.
+  int64_t cin = rule.addFactor(op.getGroups() == 1 ? FactorKind::Reduction
+                                                   : FactorKind::NeedsReplication,
+                               shapeOf(op.getInput())[1]);
+  rule.operandDims[0][1] = cin;
+  rule.factors[cout].kind = op.getGroups() == 1 ? FactorKind::PassThrough
+                                                : FactorKind::NeedsReplication;
+  std::vector<int64_t> &wd = rule.operandDims[1];
+  wd.assign(w.size(), ShardingRule::kNoFactor);
+  if (op.getGroups() == 1) {
+    wd[transposed ? 1 : 0] = cout;
+    wd[transposed ? 0 : 1] = cin;
+  }
+  if (op.getBias())
+    rule.operandDims[2] = {cout};
+  return rule;
+}
+
+ShardingRule ConvOp::getShardingRule() { return convRule(*this, false); }
+ShardingRule ConvTransposeOp::getShardingRule() { return convRule(*this, true); }
+ShardingRule MaxPoolOp::getShardingRule() { return spatialRule(*this); }
+ShardingRule AvgPoolOp::getShardingRule() { return spatialRule(*this); }
+ShardingRule InterpolateOp::getShardingRule() { return spatialRule(*this); }
+ShardingRule PadOp::getShardingRule() { return spatialRule(*this); }
+
+ShardingRule NeighborhoodAttentionOp::getShardingRule() {
+  ArrayRef<int64_t> q = shapeOf(getQuery());
+  ShardingRule rule(3, 1);
+  for (size_t d = 0; d + 1 < q.size(); ++d) {
+    int64_t f = rule.addFactor(FactorKind::PassThrough, q[d]);
+    for (unsigned i = 0; i < 3; ++i)
+      rule.operandDims[i].push_back(f);
+    rule.resultDims[0].push_back(f);
+  }
+  int64_t e = rule.addFactor(FactorKind::Reduction, q.back());
+  int64_t ev = rule.addFactor(FactorKind::PassThrough, getType().getShape().back());
+  rule.operandDims[0].push_back(e);
+  rule.operandDims[1].push_back(e);
+  rule.operandDims[2].push_back(ev);
+  rule.resultDims[0].push_back(ev);
+  return windowRule(*this, std::move(rule));
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+ShardingRule ConcatOp::getShardingRule() {
+  int64_t rank = getType().getRank();
+  int64_t dim = *normalizeDim(getDim(), rank);
+  ShardingRule rule(getNumOperands(), 1);
+  for (int64_t d = 0; d < rank; ++d) {
+    // Each input covers a different range of the concat dim, so that dim is
+    // not one loop shared by all operands.
+    int64_t f = rule.addFactor(d == dim ? FactorKind::NeedsReplication
+                                        : FactorKind::PassThrough,
+                               getType().getDimSize(d));
+    rule.resultDims[0].push_back(f);
+    for (unsigned i = 0; i < getNumOperands(); ++i)
+      rule.operandDims[i].push_back(d == dim ? ShardingRule::kNoFactor : f);
+  }
+  return rule;
+}
+
+ShardingRule SliceOp::getShardingRule() {
+  ArrayRef<int64_t> in = shapeOf(getInput());
+  ShardingRule rule(1, 1);
+  for (size_t d = 0; d < in.size(); ++d) {
+    bool whole = getType().getDimSize(d) == in[d];
+    int64_t f = rule.addFactor(whole ? FactorKind::PassThrough
+                                     : FactorKind::NeedsReplication,
+                               getType().getDimSize(d));
+    rule.operandDims[0].push_back(whole ? f : ShardingRule::kNoFactor);
+    rule.resultDims[0].push_back(f);
+  }
+  return rule;
+}
+
+ShardingRule ReshapeOp::getShardingRule() {
+  // Pair dims greedily into groups of equal element count; a group that maps
+  // one dim to one dim of the same size is pass-through, the rest (splits and
+  // merges) need replication.
+  ArrayRef<int64_t> in = shapeOf(getInput()), out = getType().getShape();
+  ShardingRule rule(1, 1);
+  size_t i = 0, o = 0;
+  while (i < in.size() || o < out.size()) {
+    size_t i0 = i, o0 = o;
+    int64_t pi = i < in.size() ? in[i++] : 1, po = o < out.size() ? out[o++] : 1;
+    while (pi != po) {
+      if ((pi < po && i < in.size()) || o >= out.size())
+        pi *= in[i++];
+      else
+        po *= out[o++];
+    }
+    bool oneToOne = i - i0 == 1 && o - o0 == 1;
+    for (size_t d = i0; d < i; ++d)
+      rule.operandDims[0].push_back(
+          oneToOne ? rule.addFactor(FactorKind::PassThrough, in[d])
+                   : rule.addFactor(FactorKind::NeedsReplication, in[d]));
+    for (size_t d = o0; d < o; ++d)
+      rule.resultDims[0].push_back(
+          oneToOne ? rule.operandDims[0].back()
+                   : rule.addFactor(FactorKind::NeedsReplication, out[d]));
+  }
+  return rule;
+}
+
+static ShardingRule permutationRule(Operation *op, ArrayRef<int64_t> perm) {
+  ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
+  ShardingRule rule(1, 1);
+  for (int64_t size : in)
+    rule.operandDims[0].push_back(rule.addFactor(FactorKind::PassThrough, size));
+  for (int64_t d : perm)
+    rule.resultDims[0].push_back(rule.operandDims[0][d]);
+  return rule;
+}
+
+ShardingRule PermuteOp::getShardingRule() {
+  SmallVector<int64_t> perm;
+  for (int64_t d : getDims())
+    perm.push_back(*normalizeDim(d, getType().getRank()));
+  return permutationRule(*this, perm);
+}
+
+ShardingRule TransposeOp::getShardingRule() {
+  int64_t rank = getType().getRank();
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(perm[*normalizeDim(getDim0(), rank)],
+            perm[*normalizeDim(getDim1(), rank)]);
+  return permutationRule(*this, perm);
+}
+
+/// Squeeze/unsqueeze: non-unit dims correspond in order; unit dims are free.
+static ShardingRule unitDimRule(Operation *op) {
+  ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
+  ArrayRef<int64_t> out = shapeOf(op->getResult(0));
+  ShardingRule rule(1, 1);
+  size_t o = 0;
+  for (int64_t size : in) {
+    while (o < out.size() && out[o] == 1 && size != 1)
+      rule.resultDims[0].push_back(ShardingRule::kNoFactor), ++o;
+    if (o < out.size() && out[o] == size) {
+      int64_t f = rule.addFactor(FactorKind::PassThrough, size);
+      rule.operandDims[0].push_back(f);
+      rule.resultDims[0].push_back(f);
+      ++o;
+    } else {
+      rule.operandDims[0].push_back(ShardingRule::kNoFactor);
+    }
+  }
+  while (o < out.size())
+    rule.resultDims[0].push_back(ShardingRule::kNoFactor), ++o;
+  return rule;
+}
+
+ShardingRule UnsqueezeOp::getShardingRule() { return unitDimRule(*this); }
+ShardingRule SqueezeOp::getShardingRule() { return unitDimRule(*this); }

@@ -1,0 +1,42 @@
+//===- CudaDeviceTest.cpp -------------------------------------------------===//
+
+#include "shardrt/cuda/Device.h"
+
+#include <gtest/gtest.h>
+
+using namespace shardrt;
+
+namespace {
+
+TEST(CudaDeviceTest, NullCountIsRejected) {
+  EXPECT_EQ(cuda::deviceCount(nullptr).code(), StatusCode::InvalidArgument);
+}
+
+// Without a GPU (or driver) the query must fail as a Status, never abort.
+TEST(CudaDeviceTest, ErrorsAreReportedAsStatus) {
+  int count = -1;
+  Status s = cuda::deviceCount(&count);
+  if (s.ok()) {
+    EXPECT_GE(count, 0);
+  } else {
+    EXPECT_EQ(s.code(), StatusCode::Unavailable);
+    EXPECT_NE(s.message().find("cudaGetDeviceCount"), std::string::npos);
+    EXPECT_EQ(count, 0);
+  }
+}
+
+TEST(CudaDeviceTest, SeesAGpu) {
+  int count = 0;
+  Status s = cuda::deviceCount(&count);
+  if (!s.ok())
+    GTEST_SKIP() << "no usable CUDA GPU: " << s.toString();
+  if (count == 0)
+    GTEST_SKIP() << "no usable CUDA GPU: CUDA reports 0 devices";
+  EXPECT_GT(count, 0);
+  // A second query must agree: the first must not have left CUDA broken.
+  int again = 0;
+  ASSERT_TRUE(cuda::deviceCount(&again).ok());
+  EXPECT_EQ(again, count);
+}
+
+} // namespace

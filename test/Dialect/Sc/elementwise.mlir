@@ -1,0 +1,335 @@
+// RUN: shardc-opt %s -split-input-file | shardc-opt -split-input-file | FileCheck %s
+// RUN: shardc-opt %s -split-input-file -mlir-print-op-generic | shardc-opt -split-input-file | FileCheck %s
+
+// Elementwise ops: every unary op (gelu none/tanh), every binary op with
+// numpy broadcasting, compare with every predicate, select (3-way broadcast),
+// cast between float types; f32, f16 and bf16 element types.
+
+// CHECK-LABEL: func.func @unary_f32
+// CHECK: sc.neg %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.abs %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.exp %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.log %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.sqrt %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.rsqrt %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.tanh %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.sigmoid %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.relu %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.silu %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.gelu %{{[^ ]*}} : tensor<2x3xf32>
+func.func @unary_f32(%arg0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = sc.neg %arg0 : tensor<2x3xf32>
+  %1 = sc.abs %0 : tensor<2x3xf32>
+  %2 = sc.exp %1 : tensor<2x3xf32>
+  %3 = sc.log %2 : tensor<2x3xf32>
+  %4 = sc.sqrt %3 : tensor<2x3xf32>
+  %5 = sc.rsqrt %4 : tensor<2x3xf32>
+  %6 = sc.tanh %5 : tensor<2x3xf32>
+  %7 = sc.sigmoid %6 : tensor<2x3xf32>
+  %8 = sc.relu %7 : tensor<2x3xf32>
+  %9 = sc.silu %8 : tensor<2x3xf32>
+  %10 = sc.gelu %9 : tensor<2x3xf32>
+  return %10 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @unary_f16
+// CHECK: sc.neg %{{[^ ]*}} : tensor<4xf16>
+// CHECK: sc.abs %{{[^ ]*}} : tensor<4xf16>
+// CHECK: sc.exp %{{[^ ]*}} : tensor<4xf16>
+// CHECK: sc.log %{{[^ ]*}} : tensor<4xf16>
+// CHECK: sc.sqrt %{{[^ ]*}} : tensor<4xf16>
+// CHECK: sc.rsqrt %{{[^ ]*}} : tensor<4xf16>
+// CHECK: sc.tanh %{{[^ ]*}} : tensor<4xf16>
+// CHECK: sc.sigmoid %{{[^ ]*}} : tensor<4xf16>
+// CHECK: sc.relu %{{[^ ]*}} : tensor<4xf16>
+// CHECK: sc.silu %{{[^ ]*}} : tensor<4xf16>
+// CHECK: sc.gelu %{{[^ ]*}} : tensor<4xf16>
+func.func @unary_f16(%arg0: tensor<4xf16>) -> tensor<4xf16> {
+  %0 = sc.neg %arg0 : tensor<4xf16>
+  %1 = sc.abs %0 : tensor<4xf16>
+  %2 = sc.exp %1 : tensor<4xf16>
+  %3 = sc.log %2 : tensor<4xf16>
+  %4 = sc.sqrt %3 : tensor<4xf16>
+  %5 = sc.rsqrt %4 : tensor<4xf16>
+  %6 = sc.tanh %5 : tensor<4xf16>
+  %7 = sc.sigmoid %6 : tensor<4xf16>
+  %8 = sc.relu %7 : tensor<4xf16>
+  %9 = sc.silu %8 : tensor<4xf16>
+  %10 = sc.gelu %9 : tensor<4xf16>
+  return %10 : tensor<4xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @unary_bf16
+// CHECK: sc.neg %{{[^ ]*}} : tensor<4xbf16>
+// CHECK: sc.abs %{{[^ ]*}} : tensor<4xbf16>
+// CHECK: sc.exp %{{[^ ]*}} : tensor<4xbf16>
+// CHECK: sc.log %{{[^ ]*}} : tensor<4xbf16>
+// CHECK: sc.sqrt %{{[^ ]*}} : tensor<4xbf16>
+// CHECK: sc.rsqrt %{{[^ ]*}} : tensor<4xbf16>
+// CHECK: sc.tanh %{{[^ ]*}} : tensor<4xbf16>
+// CHECK: sc.sigmoid %{{[^ ]*}} : tensor<4xbf16>
+// CHECK: sc.relu %{{[^ ]*}} : tensor<4xbf16>
+// CHECK: sc.silu %{{[^ ]*}} : tensor<4xbf16>
+// CHECK: sc.gelu %{{[^ ]*}} : tensor<4xbf16>
+func.func @unary_bf16(%arg0: tensor<4xbf16>) -> tensor<4xbf16> {
+  %0 = sc.neg %arg0 : tensor<4xbf16>
+  %1 = sc.abs %0 : tensor<4xbf16>
+  %2 = sc.exp %1 : tensor<4xbf16>
+  %3 = sc.log %2 : tensor<4xbf16>
+  %4 = sc.sqrt %3 : tensor<4xbf16>
+  %5 = sc.rsqrt %4 : tensor<4xbf16>
+  %6 = sc.tanh %5 : tensor<4xbf16>
+  %7 = sc.sigmoid %6 : tensor<4xbf16>
+  %8 = sc.relu %7 : tensor<4xbf16>
+  %9 = sc.silu %8 : tensor<4xbf16>
+  %10 = sc.gelu %9 : tensor<4xbf16>
+  return %10 : tensor<4xbf16>
+}
+
+// -----
+
+// Rank-0 and higher-rank unary.
+// CHECK-LABEL: func.func @unary_shapes
+// CHECK: sc.exp %{{[^ ]*}} : tensor<f32>
+// CHECK: sc.relu %{{[^ ]*}} : tensor<2x3x4x5x6xf32>
+func.func @unary_shapes(%arg0: tensor<f32>, %arg1: tensor<2x3x4x5x6xf32>) -> (tensor<f32>, tensor<2x3x4x5x6xf32>) {
+  %0 = sc.exp %arg0 : tensor<f32>
+  %1 = sc.relu %arg1 : tensor<2x3x4x5x6xf32>
+  return %0, %1 : tensor<f32>, tensor<2x3x4x5x6xf32>
+}
+
+// -----
+
+// gelu: default (no attribute), explicit "none" (may be elided when printed), "tanh".
+// CHECK-LABEL: func.func @gelu
+// CHECK: sc.gelu %{{[^ ]*}} : tensor<2x8xf32>
+// CHECK: sc.gelu %{{[^ ]*}}{{( \{approximate = "none"\})?}} : tensor<2x8xf32>
+// CHECK: sc.gelu %{{[^ ]*}} {approximate = "tanh"} : tensor<2x8xf32>
+// CHECK: sc.gelu %{{[^ ]*}} {approximate = "tanh"} : tensor<2x8xbf16>
+func.func @gelu(%arg0: tensor<2x8xf32>, %arg1: tensor<2x8xbf16>) -> (tensor<2x8xf32>, tensor<2x8xbf16>) {
+  %0 = sc.gelu %arg0 : tensor<2x8xf32>
+  %1 = sc.gelu %0 {approximate = "none"} : tensor<2x8xf32>
+  %2 = sc.gelu %1 {approximate = "tanh"} : tensor<2x8xf32>
+  %3 = sc.gelu %arg1 {approximate = "tanh"} : tensor<2x8xbf16>
+  return %2, %3 : tensor<2x8xf32>, tensor<2x8xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @binary_same_f32
+// CHECK: sc.add %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+// CHECK: sc.sub %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+// CHECK: sc.mul %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+// CHECK: sc.div %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+// CHECK: sc.maximum %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+// CHECK: sc.minimum %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+// CHECK: sc.pow %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+func.func @binary_same_f32(%arg0: tensor<4x3xf32>, %arg1: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = sc.add %arg0, %arg1 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %1 = sc.sub %0, %arg1 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %2 = sc.mul %1, %arg1 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %3 = sc.div %2, %arg1 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %4 = sc.maximum %3, %arg1 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %5 = sc.minimum %4, %arg1 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %6 = sc.pow %5, %arg1 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %6 : tensor<4x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @binary_same_f16
+// CHECK: sc.add %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf16>, tensor<4x3xf16>) -> tensor<4x3xf16>
+// CHECK: sc.sub %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf16>, tensor<4x3xf16>) -> tensor<4x3xf16>
+// CHECK: sc.mul %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf16>, tensor<4x3xf16>) -> tensor<4x3xf16>
+// CHECK: sc.div %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf16>, tensor<4x3xf16>) -> tensor<4x3xf16>
+// CHECK: sc.maximum %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf16>, tensor<4x3xf16>) -> tensor<4x3xf16>
+// CHECK: sc.minimum %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf16>, tensor<4x3xf16>) -> tensor<4x3xf16>
+// CHECK: sc.pow %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf16>, tensor<4x3xf16>) -> tensor<4x3xf16>
+func.func @binary_same_f16(%arg0: tensor<4x3xf16>, %arg1: tensor<4x3xf16>) -> tensor<4x3xf16> {
+  %0 = sc.add %arg0, %arg1 : (tensor<4x3xf16>, tensor<4x3xf16>) -> tensor<4x3xf16>
+  %1 = sc.sub %0, %arg1 : (tensor<4x3xf16>, tensor<4x3xf16>) -> tensor<4x3xf16>
+  %2 = sc.mul %1, %arg1 : (tensor<4x3xf16>, tensor<4x3xf16>) -> tensor<4x3xf16>
+  %3 = sc.div %2, %arg1 : (tensor<4x3xf16>, tensor<4x3xf16>) -> tensor<4x3xf16>
+  %4 = sc.maximum %3, %arg1 : (tensor<4x3xf16>, tensor<4x3xf16>) -> tensor<4x3xf16>
+  %5 = sc.minimum %4, %arg1 : (tensor<4x3xf16>, tensor<4x3xf16>) -> tensor<4x3xf16>
+  %6 = sc.pow %5, %arg1 : (tensor<4x3xf16>, tensor<4x3xf16>) -> tensor<4x3xf16>
+  return %6 : tensor<4x3xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @binary_same_bf16
+// CHECK: sc.add %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xbf16>, tensor<4x3xbf16>) -> tensor<4x3xbf16>
+// CHECK: sc.sub %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xbf16>, tensor<4x3xbf16>) -> tensor<4x3xbf16>
+// CHECK: sc.mul %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xbf16>, tensor<4x3xbf16>) -> tensor<4x3xbf16>
+// CHECK: sc.div %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xbf16>, tensor<4x3xbf16>) -> tensor<4x3xbf16>
+// CHECK: sc.maximum %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xbf16>, tensor<4x3xbf16>) -> tensor<4x3xbf16>
+// CHECK: sc.minimum %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xbf16>, tensor<4x3xbf16>) -> tensor<4x3xbf16>
+// CHECK: sc.pow %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xbf16>, tensor<4x3xbf16>) -> tensor<4x3xbf16>
+func.func @binary_same_bf16(%arg0: tensor<4x3xbf16>, %arg1: tensor<4x3xbf16>) -> tensor<4x3xbf16> {
+  %0 = sc.add %arg0, %arg1 : (tensor<4x3xbf16>, tensor<4x3xbf16>) -> tensor<4x3xbf16>
+  %1 = sc.sub %0, %arg1 : (tensor<4x3xbf16>, tensor<4x3xbf16>) -> tensor<4x3xbf16>
+  %2 = sc.mul %1, %arg1 : (tensor<4x3xbf16>, tensor<4x3xbf16>) -> tensor<4x3xbf16>
+  %3 = sc.div %2, %arg1 : (tensor<4x3xbf16>, tensor<4x3xbf16>) -> tensor<4x3xbf16>
+  %4 = sc.maximum %3, %arg1 : (tensor<4x3xbf16>, tensor<4x3xbf16>) -> tensor<4x3xbf16>
+  %5 = sc.minimum %4, %arg1 : (tensor<4x3xbf16>, tensor<4x3xbf16>) -> tensor<4x3xbf16>
+  %6 = sc.pow %5, %arg1 : (tensor<4x3xbf16>, tensor<4x3xbf16>) -> tensor<4x3xbf16>
+  return %6 : tensor<4x3xbf16>
+}
+
+// -----
+
+// Broadcasting, every binary op.
+// CHECK-LABEL: func.func @binary_broadcast_all_ops
+// CHECK: sc.add %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+// CHECK: sc.sub %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+// CHECK: sc.mul %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+// CHECK: sc.div %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+// CHECK: sc.maximum %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+// CHECK: sc.minimum %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+// CHECK: sc.pow %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+func.func @binary_broadcast_all_ops(%arg0: tensor<4x1xf32>, %arg1: tensor<3xf32>) -> tensor<4x3xf32> {
+  %0 = sc.add %arg0, %arg1 : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %1 = sc.sub %arg0, %arg1 : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %2 = sc.mul %arg0, %arg1 : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %3 = sc.div %arg0, %arg1 : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %4 = sc.maximum %arg0, %arg1 : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %5 = sc.minimum %arg0, %arg1 : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %6 = sc.pow %arg0, %arg1 : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %7 = sc.add %0, %1 : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %7 : tensor<4x3xf32>
+}
+
+// -----
+
+// Broadcasting shapes: size-1 dims, rank extension, rank 0 on either side.
+// CHECK-LABEL: func.func @binary_broadcast_shapes
+// CHECK: sc.add %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+// CHECK: sc.add %{{[^ ]*}}, %{{[^ ]*}} : (tensor<2x1x5xf32>, tensor<3x1xf32>) -> tensor<2x3x5xf32>
+// CHECK: sc.add %{{[^ ]*}}, %{{[^ ]*}} : (tensor<f32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+// CHECK: sc.add %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x3xf32>, tensor<f32>) -> tensor<4x3xf32>
+// CHECK: sc.add %{{[^ ]*}}, %{{[^ ]*}} : (tensor<1xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: sc.add %{{[^ ]*}}, %{{[^ ]*}} : (tensor<8x1x6x1xf32>, tensor<7x1x5xf32>) -> tensor<8x7x6x5xf32>
+// CHECK: sc.add %{{[^ ]*}}, %{{[^ ]*}} : (tensor<1x3x1xf32>, tensor<2x1x4xf32>) -> tensor<2x3x4xf32>
+func.func @binary_broadcast_shapes(%a0: tensor<4x1xf32>, %b0: tensor<3xf32>, %a1: tensor<2x1x5xf32>, %b1: tensor<3x1xf32>, %a2: tensor<f32>, %b2: tensor<4x3xf32>, %a3: tensor<4x3xf32>, %b3: tensor<f32>, %a4: tensor<1xf32>, %b4: tensor<4xf32>, %a5: tensor<8x1x6x1xf32>, %b5: tensor<7x1x5xf32>, %a6: tensor<1x3x1xf32>, %b6: tensor<2x1x4xf32>) {
+  %0 = sc.add %a0, %b0 : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %1 = sc.add %a1, %b1 : (tensor<2x1x5xf32>, tensor<3x1xf32>) -> tensor<2x3x5xf32>
+  %2 = sc.add %a2, %b2 : (tensor<f32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %3 = sc.add %a3, %b3 : (tensor<4x3xf32>, tensor<f32>) -> tensor<4x3xf32>
+  %4 = sc.add %a4, %b4 : (tensor<1xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %5 = sc.add %a5, %b5 : (tensor<8x1x6x1xf32>, tensor<7x1x5xf32>) -> tensor<8x7x6x5xf32>
+  %6 = sc.add %a6, %b6 : (tensor<1x3x1xf32>, tensor<2x1x4xf32>) -> tensor<2x3x4xf32>
+  return
+}
+
+// -----
+
+// Broadcasting with half types.
+// CHECK-LABEL: func.func @binary_broadcast_half
+// CHECK: sc.mul %{{[^ ]*}}, %{{[^ ]*}} : (tensor<2x1x8xf16>, tensor<5x1xf16>) -> tensor<2x5x8xf16>
+// CHECK: sc.sub %{{[^ ]*}}, %{{[^ ]*}} : (tensor<bf16>, tensor<3x2xbf16>) -> tensor<3x2xbf16>
+func.func @binary_broadcast_half(%arg0: tensor<2x1x8xf16>, %arg1: tensor<5x1xf16>, %arg2: tensor<bf16>, %arg3: tensor<3x2xbf16>) -> (tensor<2x5x8xf16>, tensor<3x2xbf16>) {
+  %0 = sc.mul %arg0, %arg1 : (tensor<2x1x8xf16>, tensor<5x1xf16>) -> tensor<2x5x8xf16>
+  %1 = sc.sub %arg2, %arg3 : (tensor<bf16>, tensor<3x2xbf16>) -> tensor<3x2xbf16>
+  return %0, %1 : tensor<2x5x8xf16>, tensor<3x2xbf16>
+}
+
+// -----
+
+// compare with every predicate.
+// CHECK-LABEL: func.func @compare_predicates
+// CHECK: sc.compare %{{[^ ]*}}, %{{[^ ]*}} {predicate = "eq"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+// CHECK: sc.compare %{{[^ ]*}}, %{{[^ ]*}} {predicate = "ne"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+// CHECK: sc.compare %{{[^ ]*}}, %{{[^ ]*}} {predicate = "lt"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+// CHECK: sc.compare %{{[^ ]*}}, %{{[^ ]*}} {predicate = "le"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+// CHECK: sc.compare %{{[^ ]*}}, %{{[^ ]*}} {predicate = "gt"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+// CHECK: sc.compare %{{[^ ]*}}, %{{[^ ]*}} {predicate = "ge"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+func.func @compare_predicates(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>) {
+  %0 = sc.compare %arg0, %arg1 {predicate = "eq"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %1 = sc.compare %arg0, %arg1 {predicate = "ne"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %2 = sc.compare %arg0, %arg1 {predicate = "lt"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %3 = sc.compare %arg0, %arg1 {predicate = "le"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %4 = sc.compare %arg0, %arg1 {predicate = "gt"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %5 = sc.compare %arg0, %arg1 {predicate = "ge"} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+// compare with broadcasting and half types.
+// CHECK-LABEL: func.func @compare_broadcast
+// CHECK: sc.compare %{{[^ ]*}}, %{{[^ ]*}} {predicate = "gt"} : (tensor<4x1xf32>, tensor<1x3xf32>) -> tensor<4x3xi1>
+// CHECK: sc.compare %{{[^ ]*}}, %{{[^ ]*}} {predicate = "le"} : (tensor<2x5xf16>, tensor<f16>) -> tensor<2x5xi1>
+// CHECK: sc.compare %{{[^ ]*}}, %{{[^ ]*}} {predicate = "ne"} : (tensor<3xbf16>, tensor<2x3xbf16>) -> tensor<2x3xi1>
+func.func @compare_broadcast(%arg0: tensor<4x1xf32>, %arg1: tensor<1x3xf32>, %arg2: tensor<2x5xf16>, %arg3: tensor<f16>, %arg4: tensor<3xbf16>, %arg5: tensor<2x3xbf16>) {
+  %0 = sc.compare %arg0, %arg1 {predicate = "gt"} : (tensor<4x1xf32>, tensor<1x3xf32>) -> tensor<4x3xi1>
+  %1 = sc.compare %arg2, %arg3 {predicate = "le"} : (tensor<2x5xf16>, tensor<f16>) -> tensor<2x5xi1>
+  %2 = sc.compare %arg4, %arg5 {predicate = "ne"} : (tensor<3xbf16>, tensor<2x3xbf16>) -> tensor<2x3xi1>
+  return
+}
+
+// -----
+
+// select, same shapes and 3-way broadcast.
+// CHECK-LABEL: func.func @select
+// CHECK: sc.select %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+// CHECK: sc.select %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} : (tensor<4x1xi1>, tensor<1x3xf32>, tensor<f32>) -> tensor<4x3xf32>
+// CHECK: sc.select %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} : (tensor<i1>, tensor<2x1x3xbf16>, tensor<5x1xbf16>) -> tensor<2x5x3xbf16>
+func.func @select(%c0: tensor<4xi1>, %a0: tensor<4xf32>, %b0: tensor<4xf32>,
+                  %c1: tensor<4x1xi1>, %a1: tensor<1x3xf32>, %b1: tensor<f32>,
+                  %c2: tensor<i1>, %a2: tensor<2x1x3xbf16>, %b2: tensor<5x1xbf16>) {
+  %0 = sc.select %c0, %a0, %b0 : (tensor<4xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = sc.select %c1, %a1, %b1 : (tensor<4x1xi1>, tensor<1x3xf32>, tensor<f32>) -> tensor<4x3xf32>
+  %2 = sc.select %c2, %a2, %b2 : (tensor<i1>, tensor<2x1x3xbf16>, tensor<5x1xbf16>) -> tensor<2x5x3xbf16>
+  return
+}
+
+// -----
+
+// compare feeding select.
+// CHECK-LABEL: func.func @compare_select
+// CHECK: %[[M:[^ ]+]] = sc.compare %{{[^ ]*}}, %{{[^ ]*}} {predicate = "ge"} : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xi1>
+// CHECK: sc.select %[[M]], %{{[^ ]*}}, %{{[^ ]*}} : (tensor<2x8xi1>, tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+func.func @compare_select(%arg0: tensor<2x8xf32>, %arg1: tensor<f32>) -> tensor<2x8xf32> {
+  %0 = sc.compare %arg0, %arg1 {predicate = "ge"} : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xi1>
+  %1 = sc.select %0, %arg0, %arg1 : (tensor<2x8xi1>, tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  return %1 : tensor<2x8xf32>
+}
+
+// -----
+
+// cast between float types.
+// CHECK-LABEL: func.func @cast
+// CHECK: sc.cast %{{[^ ]*}} : tensor<4x8xf32> to tensor<4x8xf16>
+// CHECK: sc.cast %{{[^ ]*}} : tensor<4x8xf32> to tensor<4x8xbf16>
+// CHECK: sc.cast %{{[^ ]*}} : tensor<4x8xf16> to tensor<4x8xf32>
+// CHECK: sc.cast %{{[^ ]*}} : tensor<4x8xbf16> to tensor<4x8xf32>
+// CHECK: sc.cast %{{[^ ]*}} : tensor<f32> to tensor<f16>
+func.func @cast(%arg0: tensor<4x8xf32>, %arg1: tensor<f32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<f16>) {
+  %0 = sc.cast %arg0 : tensor<4x8xf32> to tensor<4x8xf16>
+  %1 = sc.cast %arg0 : tensor<4x8xf32> to tensor<4x8xbf16>
+  %2 = sc.cast %0 : tensor<4x8xf16> to tensor<4x8xf32>
+  %3 = sc.cast %1 : tensor<4x8xbf16> to tensor<4x8xf32>
+  %4 = sc.cast %arg1 : tensor<f32> to tensor<f16>
+  return %2, %3, %4 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<f16>
+}
+
+// -----
+
+// A mixed-precision chain: cast to bf16, compute, cast back.
+// CHECK-LABEL: func.func @mixed_precision
+// CHECK: sc.cast %{{[^ ]*}} : tensor<2x16xf32> to tensor<2x16xbf16>
+// CHECK: sc.silu %{{[^ ]*}} : tensor<2x16xbf16>
+// CHECK: sc.mul %{{[^ ]*}}, %{{[^ ]*}} : (tensor<2x16xbf16>, tensor<16xbf16>) -> tensor<2x16xbf16>
+// CHECK: sc.cast %{{[^ ]*}} : tensor<2x16xbf16> to tensor<2x16xf32>
+func.func @mixed_precision(%arg0: tensor<2x16xf32>, %arg1: tensor<16xbf16>) -> tensor<2x16xf32> {
+  %0 = sc.cast %arg0 : tensor<2x16xf32> to tensor<2x16xbf16>
+  %1 = sc.silu %0 : tensor<2x16xbf16>
+  %2 = sc.mul %1, %arg1 : (tensor<2x16xbf16>, tensor<16xbf16>) -> tensor<2x16xbf16>
+  %3 = sc.cast %2 : tensor<2x16xbf16> to tensor<2x16xf32>
+  return %3 : tensor<2x16xf32>
+}

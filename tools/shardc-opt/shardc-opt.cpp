@@ -1,0 +1,24 @@
+//===- shardc-opt.cpp - pass driver for lit tests -------------------------===//
+//
+// Registers only what sc programs use (keeps this file cheap to compile).
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Dialect/Sc/ScDialect.h"
+#include "shardc/Passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<shardc::sc::ScDialect, mlir::func::FuncDialect>();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  mlir::registerSymbolDCEPass();
+  shardc::registerShardcPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "shardc pass driver\n", registry));
+}
