@@ -55,7 +55,7 @@ module {
 // 2-D mesh: one axis per dim, both orders of a two-axis dim.
 module {
   sc.mesh @mesh2d ["data"=2, "domain"=4]
-  func.func @mesh2d(%arg0: tensor<2x16x128x64xf32> {sc.sharding = #sc.sharding<@mesh2d, [{"data"}, {}, {"domain"}, {}]>},
+  func.func @mesh_2d(%arg0: tensor<2x16x128x64xf32> {sc.sharding = #sc.sharding<@mesh2d, [{"data"}, {}, {"domain"}, {}]>},
                     %arg1: tensor<2x16x128x64xf32> {sc.sharding = #sc.sharding<@mesh2d, [{}, {}, {"data", "domain"}, {}]>},
                     %arg2: tensor<2x16x128x64xf32> {sc.sharding = #sc.sharding<@mesh2d, [{}, {}, {}, {"domain", "data"}]>})
       -> tensor<2x16x128x64xf32> {
@@ -63,7 +63,7 @@ module {
   }
 }
 // CHECK: sc.mesh @mesh2d ["data"=2, "domain"=4]
-// CHECK-LABEL: func.func @mesh2d
+// CHECK-LABEL: func.func @mesh_2d
 // CHECK-SAME: (%{{[^ ]*}}: tensor<2x16x128x64xf32> {sc.sharding = #sc.sharding<@mesh2d, [{"data"}, {}, {"domain"}, {}]>},
 // CHECK-SAME: %{{[^ ]*}}: tensor<2x16x128x64xf32> {sc.sharding = #sc.sharding<@mesh2d, [{}, {}, {"data", "domain"}, {}]>},
 // CHECK-SAME: %{{[^ ]*}}: tensor<2x16x128x64xf32> {sc.sharding = #sc.sharding<@mesh2d, [{}, {}, {}, {"domain", "data"}]>})
@@ -160,13 +160,13 @@ module {
                             %arg1: tensor<8x16xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>})
       -> (tensor<4x16xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}]>}) {
     %0 = sc.matmul %arg0, %arg1 {sc.sharding = #sc.sharding<@mesh, [{}, {}], partial sum {"x"}>} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
-    %1 = sc.reshard %0 to #sc.sharding<@mesh, [{}, {}]> : tensor<4x16xf32>
+    %1 = sc.reshard %0 : tensor<4x16xf32> to #sc.sharding<@mesh, [{}, {}]>
     return %1 : tensor<4x16xf32>
   }
 }
 // CHECK-LABEL: func.func @partial_result
 // CHECK: sc.matmul %{{.*}}, %{{.*}} {sc.sharding = #sc.sharding<@mesh, [{}, {}], partial sum {"x"}>} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
-// CHECK: sc.reshard %{{.*}} to #sc.sharding<@mesh, [{}, {}]> : tensor<4x16xf32>
+// CHECK: sc.reshard %{{.*}} : tensor<4x16xf32> to #sc.sharding<@mesh, [{}, {}]>
 
 // -----
 
@@ -175,14 +175,14 @@ module {
   sc.mesh @mesh ["x"=4]
   func.func @rank0(%arg0: tensor<16x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<f32> {sc.sharding = #sc.sharding<@mesh, []>}) {
     %0 = sc.sum %arg0 {sc.sharding = #sc.sharding<@mesh, [], partial sum {"x"}>} : (tensor<16x8xf32>) -> tensor<f32>
-    %1 = sc.reshard %0 to #sc.sharding<@mesh, []> : tensor<f32>
+    %1 = sc.reshard %0 : tensor<f32> to #sc.sharding<@mesh, []>
     return %1 : tensor<f32>
   }
 }
 // CHECK-LABEL: func.func @rank0
 // CHECK-SAME: -> (tensor<f32> {sc.sharding = #sc.sharding<@mesh, []>})
 // CHECK: sc.sum %{{.*}} {sc.sharding = #sc.sharding<@mesh, [], partial sum {"x"}>} : (tensor<16x8xf32>) -> tensor<f32>
-// CHECK: sc.reshard %{{.*}} to #sc.sharding<@mesh, []> : tensor<f32>
+// CHECK: sc.reshard %{{.*}} : tensor<f32> to #sc.sharding<@mesh, []>
 
 // -----
 
@@ -190,20 +190,20 @@ module {
 module {
   sc.mesh @mesh ["x"=4]
   func.func @constraint_reshard(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
-    %0 = sc.sharding_constraint %arg0 to #sc.sharding<@mesh, [{}, {"x"}]> : tensor<4x8xf32>
-    %1 = sc.reshard %0 to #sc.sharding<@mesh, [{"x"}, {}]> : tensor<4x8xf32>
-    %2 = sc.reshard %1 to #sc.sharding<@mesh, [{"x"}[2, 2, 0, 0], {}]> : tensor<4x8xf32>
-    %3 = sc.reshard %2 to #sc.sharding<@mesh, [{}, {"x"}[1, 3, 3, 1]]> : tensor<4x8xf32>
-    %4 = sc.sharding_constraint %3 to #sc.sharding<@mesh, [{}, {}]> : tensor<4x8xf32>
+    %0 = sc.sharding_constraint %arg0 : tensor<4x8xf32> to #sc.sharding<@mesh, [{}, {"x"}]>
+    %1 = sc.reshard %0 : tensor<4x8xf32> to #sc.sharding<@mesh, [{"x"}, {}]>
+    %2 = sc.reshard %1 : tensor<4x8xf32> to #sc.sharding<@mesh, [{"x"}[2, 2, 0, 0], {}]>
+    %3 = sc.reshard %2 : tensor<4x8xf32> to #sc.sharding<@mesh, [{}, {"x"}[1, 3, 3, 1]]>
+    %4 = sc.sharding_constraint %3 : tensor<4x8xf32> to #sc.sharding<@mesh, [{}, {}]>
     return %4 : tensor<4x8xf32>
   }
 }
 // CHECK-LABEL: func.func @constraint_reshard
-// CHECK: sc.sharding_constraint %{{.*}} to #sc.sharding<@mesh, [{}, {"x"}]> : tensor<4x8xf32>
-// CHECK: sc.reshard %{{.*}} to #sc.sharding<@mesh, [{"x"}, {}]> : tensor<4x8xf32>
-// CHECK: sc.reshard %{{.*}} to #sc.sharding<@mesh, [{"x"}[2, 2, 0, 0], {}]> : tensor<4x8xf32>
-// CHECK: sc.reshard %{{.*}} to #sc.sharding<@mesh, [{}, {"x"}[1, 3, 3, 1]]> : tensor<4x8xf32>
-// CHECK: sc.sharding_constraint %{{.*}} to #sc.sharding<@mesh, [{}, {}]> : tensor<4x8xf32>
+// CHECK: sc.sharding_constraint %{{.*}} : tensor<4x8xf32> to #sc.sharding<@mesh, [{}, {"x"}]>
+// CHECK: sc.reshard %{{.*}} : tensor<4x8xf32> to #sc.sharding<@mesh, [{"x"}, {}]>
+// CHECK: sc.reshard %{{.*}} : tensor<4x8xf32> to #sc.sharding<@mesh, [{"x"}[2, 2, 0, 0], {}]>
+// CHECK: sc.reshard %{{.*}} : tensor<4x8xf32> to #sc.sharding<@mesh, [{}, {"x"}[1, 3, 3, 1]]>
+// CHECK: sc.sharding_constraint %{{.*}} : tensor<4x8xf32> to #sc.sharding<@mesh, [{}, {}]>
 
 // -----
 
@@ -211,14 +211,14 @@ module {
 module {
   sc.mesh @mesh2d ["data"=2, "domain"=4]
   func.func @reshard_2d(%arg0: tensor<8x16xf32> {sc.sharding = #sc.sharding<@mesh2d, [{"data", "domain"}, {}]>}) -> tensor<8x16xf32> {
-    %0 = sc.reshard %arg0 to #sc.sharding<@mesh2d, [{"data"}, {"domain"}]> : tensor<8x16xf32>
-    %1 = sc.reshard %0 to #sc.sharding<@mesh2d, [{}, {"data"}[4, 12]]> : tensor<8x16xf32>
-    %2 = sc.reshard %1 to #sc.sharding<@mesh2d, [{}, {}]> : tensor<8x16xf32>
+    %0 = sc.reshard %arg0 : tensor<8x16xf32> to #sc.sharding<@mesh2d, [{"data"}, {"domain"}]>
+    %1 = sc.reshard %0 : tensor<8x16xf32> to #sc.sharding<@mesh2d, [{}, {"data"}[4, 12]]>
+    %2 = sc.reshard %1 : tensor<8x16xf32> to #sc.sharding<@mesh2d, [{}, {}]>
     return %2 : tensor<8x16xf32>
   }
 }
 // CHECK-LABEL: func.func @reshard_2d
 // CHECK-SAME: (%{{[^ ]*}}: tensor<8x16xf32> {sc.sharding = #sc.sharding<@mesh2d, [{"data", "domain"}, {}]>})
-// CHECK: sc.reshard %{{.*}} to #sc.sharding<@mesh2d, [{"data"}, {"domain"}]> : tensor<8x16xf32>
-// CHECK: sc.reshard %{{.*}} to #sc.sharding<@mesh2d, [{}, {"data"}[4, 12]]> : tensor<8x16xf32>
-// CHECK: sc.reshard %{{.*}} to #sc.sharding<@mesh2d, [{}, {}]> : tensor<8x16xf32>
+// CHECK: sc.reshard %{{.*}} : tensor<8x16xf32> to #sc.sharding<@mesh2d, [{"data"}, {"domain"}]>
+// CHECK: sc.reshard %{{.*}} : tensor<8x16xf32> to #sc.sharding<@mesh2d, [{}, {"data"}[4, 12]]>
+// CHECK: sc.reshard %{{.*}} : tensor<8x16xf32> to #sc.sharding<@mesh2d, [{}, {}]>

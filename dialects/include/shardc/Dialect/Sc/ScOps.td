@@ -48,12 +48,12 @@ def Sc_ShardingConstraintOp : Sc_Op<"sharding_constraint", [Pure,
     itself moves no data (the partitioner inserts a reshard if the operand
     arrives differently).
     ```mlir
-    %1 = sc.sharding_constraint %0 to #sc.sharding<@mesh, [{}, {"x"} ]> : tensor<4x8xf32>
+    %1 = sc.sharding_constraint %0 : tensor<4x8xf32> to #sc.sharding<@mesh, [{}, {"x"} ]>
     ```
   }];
   let arguments = (ins Sc_AnyTensor:$input, Sc_ShardingAttr:$sharding);
   let results = (outs Sc_AnyTensor:$result);
-  let assemblyFormat = "$input `to` $sharding attr-dict `:` type($result)";
+  let assemblyFormat = "$input attr-dict `:` type($result) `to` qualified($sharding)";
 }
 
 def Sc_ReshardOp : Sc_Op<"reshard", [Pure, SameOperandsAndResultType,
@@ -65,12 +65,12 @@ def Sc_ReshardOp : Sc_Op<"reshard", [Pure, SameOperandsAndResultType,
     `sharding`; partitioning turns it into all-gather-v, all-to-all-v,
     reduce-scatter-v, all-reduce or local slicing.
     ```mlir
-    %2 = sc.reshard %1 to #sc.sharding<@mesh, [{"x"}, {} ]> : tensor<4x8xf32>
+    %2 = sc.reshard %1 : tensor<4x8xf32> to #sc.sharding<@mesh, [{"x"}, {} ]>
     ```
   }];
   let arguments = (ins Sc_AnyTensor:$input, Sc_ShardingAttr:$sharding);
   let results = (outs Sc_AnyTensor:$result);
-  let assemblyFormat = "$input `to` $sharding attr-dict `:` type($result)";
+  let assemblyFormat = "$input attr-dict `:` type($result) `to` qualified($sharding)";
 }
 
 //===----------------------------------------------------------------------===//

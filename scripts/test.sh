@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, builds, and runs every
+# test (lit, unit; later acceptance, mpi, gpu) through ctest.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${SHARDC_BUILD_DIR:-$root/build}
+
+"$root/scripts/install-deps.sh"
+"$root/scripts/build.sh"
+
+# The generated examples must be what the generator writes today.
+python3 "$root/examples/gen_models.py" --check
+
+# The runtime must also build on its own and without CUDA.
+rt="$build/runtime-standalone-nocuda"
+cmake -S "$root/runtime" -B "$rt" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DSHARDRT_ENABLE_CUDA=OFF >/dev/null
+cmake --build "$rt" -j "${SHARDC_JOBS:-$(nproc)}"
+ctest --test-dir "$rt" --output-on-failure -j "$(nproc)"
+
+ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
