@@ -19,7 +19,7 @@
 // UNET-SUMMARY: halo conv {{.*}} dim 2 (lo/hi per shard): 0/0 1/0 1/0 1/0
 // UNET-SUMMARY: 20 halo exchanges to insert
 
-// CONV3D: func @convnet3d: 17 sc ops, 86788 parameters
+// CONV3D: func @convnet3d: 16 sc ops, 86788 parameters
 // CONV3D: dim 2 over 2 shards: extents [48, 48]
 // CONV3D: dim 3 over 2 shards: extents [48, 48]
 // CONV3D-COUNT-12: halo conv {{.*}} 0/1 1/0

@@ -7,10 +7,10 @@
 
 // nearest: 1-D, 2-D with scale_factors, 3-D downsampling, size-only.
 // CHECK-LABEL: func.func @interp_nearest
-// CHECK: sc.interpolate %{{[^ ]*}}{{.*}} : (tensor<1x2x8xf32>) -> tensor<1x2x16xf32>
+// CHECK: sc.interpolate %{{[^ ]*}}{{( \{mode = "nearest"\})?}} : (tensor<1x2x8xf32>) -> tensor<1x2x16xf32>
 // CHECK: sc.interpolate %{{[^ ]*}} {{[{]}}{{(mode = "nearest", )?}}scale_factors = array<f64: 2.000000e+00, 2.000000e+00>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x16x16xf32>
 // CHECK: sc.interpolate %{{[^ ]*}} {{[{]}}{{(mode = "nearest", )?}}scale_factors = array<f64: 5.000000e-01, 5.000000e-01, 5.000000e-01>} : (tensor<1x1x8x8x8xf32>) -> tensor<1x1x4x4x4xf32>
-// CHECK: sc.interpolate %{{[^ ]*}}{{.*}} : (tensor<1x3x8x8xf32>) -> tensor<1x3x5x13xf32>
+// CHECK: sc.interpolate %{{[^ ]*}}{{( \{mode = "nearest"\})?}} : (tensor<1x3x8x8xf32>) -> tensor<1x3x5x13xf32>
 func.func @interp_nearest(%x: tensor<1x2x8xf32>, %y: tensor<1x3x8x8xf32>, %z: tensor<1x1x8x8x8xf32>) {
   %0 = sc.interpolate %x {mode = "nearest"} : (tensor<1x2x8xf32>) -> tensor<1x2x16xf32>
   %1 = sc.interpolate %y {mode = "nearest", scale_factors = array<f64: 2.0, 2.0>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x16x16xf32>
