@@ -11,6 +11,14 @@ build=${SHARDC_BUILD_DIR:-$root/build}
 # The generated examples must be what the generator writes today.
 python3 "$root/examples/gen_models.py" --check
 
+# The committed op/pass reference must match what TableGen generates now.
+for f in ScDialect.md ShardcPasses.md; do
+  if ! diff -q "$root/docs/generated/$f" "$(find "$build/docs" -name "$f" | head -1)" >/dev/null; then
+    echo "docs/generated/$f is stale: copy it from $build/docs" >&2
+    exit 1
+  fi
+done
+
 # The runtime must also build on its own and without CUDA.
 rt="$build/runtime-standalone-nocuda"
 cmake -S "$root/runtime" -B "$rt" -G Ninja -DCMAKE_BUILD_TYPE=Release \

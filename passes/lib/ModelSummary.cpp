@@ -1,4 +1,5 @@
-//===- ModelSummary.cpp - sc-model-summary ---------------------------------===//
+//===- ModelSummary.cpp - sc-model-summary
+//---------------------------------===//
 //
 // A read-only report for the quick start: what the model holds and the halo
 // traffic partitioning will add. Halo widths assume that every windowed op's
@@ -52,10 +53,12 @@ std::vector<std::pair<int64_t, int64_t>> haloWidths(const WindowSpec &spec,
   int64_t outLo = 0, inLo = 0;
   for (int64_t s = 0; s < shards; ++s) {
     Interval need = virtualInputRange(spec, {outLo, outLo + out[s]});
-    int64_t lo = out[s] ? std::max<int64_t>(0, inLo - std::max<int64_t>(need.lo, 0)) : 0;
-    int64_t hi = out[s] ? std::max<int64_t>(
-                              0, std::min(need.hi, spec.inputSize) - (inLo + in[s]))
-                        : 0;
+    int64_t lo =
+        out[s] ? std::max<int64_t>(0, inLo - std::max<int64_t>(need.lo, 0)) : 0;
+    int64_t hi = out[s]
+                     ? std::max<int64_t>(0, std::min(need.hi, spec.inputSize) -
+                                                (inLo + in[s]))
+                     : 0;
     halos.push_back({lo, hi});
     outLo += out[s];
     inLo += in[s];
@@ -84,8 +87,8 @@ void summarize(func::FuncOp func, llvm::raw_ostream &os) {
       params += numElements(arg.getType());
       continue;
     }
-    auto mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(
-        func, sharding.getMesh());
+    auto mesh =
+        SymbolTable::lookupNearestSymbolFrom<MeshOp>(func, sharding.getMesh());
     auto type = cast<RankedTensorType>(arg.getType());
     for (auto [dim, d] : llvm::enumerate(sharding.getDims())) {
       if (d.getAxes().empty())
@@ -98,8 +101,8 @@ void summarize(func::FuncOp func, llvm::raw_ostream &os) {
       shardedOs << "]\n";
     }
   }
-  os << "func @" << func.getSymName() << ": " << numOps << " sc ops, "
-     << params << " parameters (unsharded arguments)\n  ops:";
+  os << "func @" << func.getSymName() << ": " << numOps << " sc ops, " << params
+     << " parameters (unsharded arguments)\n  ops:";
   for (auto [name, count] : opCounts)
     os << " " << name << " x" << count;
   os << "\n" << sharded;
@@ -111,11 +114,12 @@ void summarize(func::FuncOp func, llvm::raw_ostream &os) {
       if (it == shardsPerDim.end() || it->second < 2)
         continue;
       auto halos = haloWidths(w.spec, it->second);
-      if (llvm::all_of(halos, [](auto h) { return h.first == 0 && h.second == 0; }))
+      if (llvm::all_of(halos,
+                       [](auto h) { return h.first == 0 && h.second == 0; }))
         continue; // pointwise along this dim (1x1 conv, 2x upsampling)
       ++exchanges;
-      os << "  halo " << op->getName().stripDialect() << " at "
-         << op->getLoc() << " dim " << w.resultDim << " (lo/hi per shard):";
+      os << "  halo " << op->getName().stripDialect() << " at " << op->getLoc()
+         << " dim " << w.resultDim << " (lo/hi per shard):";
       for (auto [lo, hi] : halos)
         os << " " << lo << "/" << hi;
       os << "\n";
@@ -127,7 +131,8 @@ void summarize(func::FuncOp func, llvm::raw_ostream &os) {
 
 struct ModelSummaryPass : shardc::impl::ScModelSummaryBase<ModelSummaryPass> {
   void runOnOperation() override {
-    getOperation().walk([](func::FuncOp func) { summarize(func, llvm::outs()); });
+    getOperation().walk(
+        [](func::FuncOp func) { summarize(func, llvm::outs()); });
   }
 };
 

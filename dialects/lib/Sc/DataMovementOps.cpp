@@ -27,8 +27,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, OptLoc loc,
     return fail(loc, name, "needs ranked tensor inputs");
   std::optional<int64_t> dim = normalizeDim(adaptor.getDim(), first.getRank());
   if (!dim)
-    return fail(loc, name, "dim ", adaptor.getDim(), " is out of range for rank ",
-                first.getRank());
+    return fail(loc, name, "dim ", static_cast<int64_t>(adaptor.getDim()),
+                " is out of range for rank ", first.getRank());
   SmallVector<int64_t> shape(first.getShape());
   shape[*dim] = 0;
   for (auto [i, input] : llvm::enumerate(inputs)) {
@@ -59,7 +59,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   int64_t rank = x.getRank();
   ArrayRef<int64_t> start = adaptor.getStart(), end = adaptor.getEnd();
   SmallVector<int64_t> step;
-  if (failed(spatialValues(loc, name, "step", adaptor.getStep(), rank, 1, step)))
+  if (failed(
+          spatialValues(loc, name, "step", adaptor.getStep(), rank, 1, step)))
     return failure();
   if (static_cast<int64_t>(start.size()) != rank ||
       static_cast<int64_t>(end.size()) != rank)
@@ -125,8 +126,9 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   std::optional<int64_t> d0 = normalizeDim(adaptor.getDim0(), x.getRank());
   std::optional<int64_t> d1 = normalizeDim(adaptor.getDim1(), x.getRank());
   if (!d0 || !d1)
-    return fail(loc, name, "dims ", adaptor.getDim0(), " and ",
-                adaptor.getDim1(), " must be in range for rank ", x.getRank());
+    return fail(loc, name, "dims ", static_cast<int64_t>(adaptor.getDim0()),
+                " and ", static_cast<int64_t>(adaptor.getDim1()),
+                " must be in range for rank ", x.getRank());
   SmallVector<int64_t> shape(x.getShape());
   std::swap(shape[*d0], shape[*d1]);
   types.push_back(RankedTensorType::get(shape, x.getElementType()));
@@ -157,8 +159,8 @@ LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   // As torch.unsqueeze: the dim indexes the result, so rank + 1 positions.
   std::optional<int64_t> dim = normalizeDim(adaptor.getDim(), x.getRank() + 1);
   if (!dim)
-    return fail(loc, name, "dim ", adaptor.getDim(), " is out of range for rank ",
-                x.getRank());
+    return fail(loc, name, "dim ", static_cast<int64_t>(adaptor.getDim()),
+                " is out of range for rank ", x.getRank());
   SmallVector<int64_t> shape(x.getShape());
   shape.insert(shape.begin() + *dim, 1);
   types.push_back(RankedTensorType::get(shape, x.getElementType()));

@@ -77,9 +77,10 @@ LogicalResult SelectOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   if (!t || !f)
     return fail(loc, getOperationName(), "needs ranked tensor operands");
   if (t.getElementType() != f.getElementType())
-    return fail(loc, getOperationName(), "true and false values have different "
-                "element types (", t.getElementType(), " vs ",
-                f.getElementType(), ")");
+    return fail(loc, getOperationName(),
+                "true and false values have different "
+                "element types (",
+                t.getElementType(), " vs ", f.getElementType(), ")");
   return inferBroadcast(loc, getOperationName(), adaptor.getOperands(),
                         t.getElementType(), types);
 }
@@ -110,8 +111,9 @@ LogicalResult MatmulOp::inferReturnTypes(MLIRContext *, OptLoc loc,
     rs.push_back(1);
   int64_t k = ls.back(), k2 = rs[rs.size() - 2];
   if (k != k2)
-    return fail(loc, name, "contracting dims differ: lhs ", shapeStr(l.getShape()),
-                " has ", k, ", rhs ", shapeStr(r.getShape()), " has ", k2);
+    return fail(loc, name, "contracting dims differ: lhs ",
+                shapeStr(l.getShape()), " has ", k, ", rhs ",
+                shapeStr(r.getShape()), " has ", k2);
   SmallVector<int64_t> batch;
   if (!broadcastShapes(ArrayRef(ls).drop_back(2), ArrayRef(rs).drop_back(2),
                        batch))
@@ -137,7 +139,8 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   if (x.getRank() < 1)
     return fail(loc, name, "input must have rank >= 1");
   if (w.getRank() != 2)
-    return fail(loc, name, "weight must be 2-D (out_features, in_features), got ",
+    return fail(loc, name,
+                "weight must be 2-D (out_features, in_features), got ",
                 shapeStr(w.getShape()));
   if (w.getDimSize(1) != x.getShape().back())
     return fail(loc, name, "input has ", x.getShape().back(),
@@ -179,7 +182,8 @@ LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
   if (!broadcastShapes(q.getShape().drop_back(2), k.getShape().drop_back(2),
                        batchQK) ||
       !broadcastShapes(batchQK, v.getShape().drop_back(2), batch))
-    return fail(loc, name, "batch dims of query, key and value do not broadcast");
+    return fail(loc, name,
+                "batch dims of query, key and value do not broadcast");
   int64_t l = q.getShape().end()[-2];
   if (adaptor.getIsCausal() && adaptor.getMask())
     return fail(loc, name, "takes either a mask or is_causal, not both");

@@ -66,7 +66,7 @@ static LogicalResult inferSoftmax(OptLoc loc, StringRef name, Adaptor adaptor,
   if (!x)
     return fail(loc, name, "needs a ranked tensor");
   if (!normalizeDim(adaptor.getDim(), x.getRank()))
-    return fail(loc, name, "dim ", adaptor.getDim(),
+    return fail(loc, name, "dim ", static_cast<int64_t>(adaptor.getDim()),
                 " is out of range for rank ", x.getRank());
   types.push_back(x);
   return success();
@@ -88,7 +88,8 @@ LogicalResult LogSoftmaxOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 static LogicalResult checkAffine(OptLoc loc, StringRef name, ValueRange affine,
                                  ArrayRef<int64_t> shape, Type elementType) {
   if (affine.size() > 2)
-    return fail(loc, name, "takes at most two affine operands (weight, bias), got ",
+    return fail(loc, name,
+                "takes at most two affine operands (weight, bias), got ",
                 affine.size());
   const char *roles[] = {"weight", "bias"};
   for (auto [i, value] : llvm::enumerate(affine)) {
@@ -112,7 +113,8 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
       static_cast<int64_t>(normalized.size()) > x.getRank() ||
       x.getShape().take_back(normalized.size()) != normalized)
     return fail(loc, name, "normalized_shape ", shapeStr(normalized),
-                " does not match the trailing dims of ", shapeStr(x.getShape()));
+                " does not match the trailing dims of ",
+                shapeStr(x.getShape()));
   if (!(adaptor.getEps().convertToDouble() > 0))
     return fail(loc, name, "eps must be positive");
   if (failed(checkAffine(loc, name, adaptor.getAffine(), normalized,
@@ -150,9 +152,9 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   if (!x || x.getRank() < 2)
     return fail(loc, name, "input must be (N, C, ...)");
   int64_t channels = x.getDimSize(1);
-  for (auto [role, value] :
-       {std::pair<const char *, Value>{"running_mean", adaptor.getRunningMean()},
-        {"running_var", adaptor.getRunningVar()}}) {
+  for (auto [role, value] : {std::pair<const char *, Value>{
+                                 "running_mean", adaptor.getRunningMean()},
+                             {"running_var", adaptor.getRunningVar()}}) {
     RankedTensorType t = tensorTypeOf(value);
     if (!t || t.getShape() != ArrayRef<int64_t>{channels})
       return fail(loc, name, role, " must have shape (", channels, ")");

@@ -11,9 +11,8 @@ namespace shardc::sc::detail {
 std::string shapeStr(ArrayRef<int64_t> shape) {
   if (shape.empty())
     return "scalar";
-  return llvm::join(llvm::map_range(shape,
-                                    [](int64_t d) { return std::to_string(d); }),
-                    "x");
+  return llvm::join(
+      llvm::map_range(shape, [](int64_t d) { return std::to_string(d); }), "x");
 }
 
 std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank) {
@@ -37,8 +36,9 @@ bool broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
 }
 
 LogicalResult spatialValues(OptLoc loc, StringRef opName, StringRef attrName,
-                            std::optional<ArrayRef<int64_t>> attr, int64_t count,
-                            int64_t fallback, SmallVectorImpl<int64_t> &values) {
+                            std::optional<ArrayRef<int64_t>> attr,
+                            int64_t count, int64_t fallback,
+                            SmallVectorImpl<int64_t> &values) {
   if (!attr) {
     values.assign(count, fallback);
     return success();

@@ -1,4 +1,5 @@
-//===- OpUtils.h - helpers shared by the sc op implementations ---*- C++ -*-===//
+//===- OpUtils.h - helpers shared by the sc op implementations ---*- C++
+//-*-===//
 //
 // Private to dialects/lib/Sc. Shape inference runs both from verifiers (with a
 // location, so failures become located diagnostics) and from builders and

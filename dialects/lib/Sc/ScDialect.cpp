@@ -29,13 +29,14 @@ void ScDialect::initialize() {
 
 /// Verifies the `sc.sharding` attribute for the values of `types`: either one
 /// sharding (exactly one value) or an array with one sharding per value.
-static LogicalResult verifyShardingAttr(Operation *anchor, Attribute attr,
-                                        TypeRange types, StringRef what,
-                                        function_ref<InFlightDiagnostic()> emitError) {
+static LogicalResult
+verifyShardingAttr(Operation *anchor, Attribute attr, TypeRange types,
+                   StringRef what,
+                   function_ref<InFlightDiagnostic()> emitError) {
   if (auto sharding = dyn_cast<ShardingAttr>(attr)) {
     if (types.size() != 1)
-      return emitError() << "'" << ScDialect::kShardingAttrName << "' on " << what
-                         << " with " << types.size()
+      return emitError() << "'" << ScDialect::kShardingAttrName << "' on "
+                         << what << " with " << types.size()
                          << " values needs an array of shardings";
     return sharding.verifyFor(anchor, types.front(), emitError);
   }
@@ -62,8 +63,8 @@ LogicalResult ScDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
   if (attr.getName() != kShardingAttrName)
     return op->emitError() << "unknown sc attribute '" << attr.getName() << "'";
-  return verifyShardingAttr(op, attr.getValue(), op->getResultTypes(),
-                            "an op", [&] { return op->emitOpError(); });
+  return verifyShardingAttr(op, attr.getValue(), op->getResultTypes(), "an op",
+                            [&] { return op->emitOpError(); });
 }
 
 /// The type of argument or result `index` of the function-like op `op`.
@@ -77,15 +78,17 @@ static Type functionValueType(Operation *op, unsigned index, bool isResult) {
 }
 
 static LogicalResult verifyFunctionValueAttr(Operation *op, unsigned index,
-                                             NamedAttribute attr, bool isResult) {
+                                             NamedAttribute attr,
+                                             bool isResult) {
   StringRef what = isResult ? "result" : "argument";
   if (attr.getName() != ScDialect::kShardingAttrName)
     return op->emitError() << "unknown sc attribute '" << attr.getName()
                            << "' on " << what << " " << index;
   Type type = functionValueType(op, index, isResult);
   if (!type)
-    return op->emitError() << "'" << ScDialect::kShardingAttrName
-                           << "' is only valid on function arguments and results";
+    return op->emitError()
+           << "'" << ScDialect::kShardingAttrName
+           << "' is only valid on function arguments and results";
   auto emitError = [&] {
     return op->emitError() << "sharding of " << what << " #" << index << ": ";
   };

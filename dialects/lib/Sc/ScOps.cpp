@@ -24,7 +24,8 @@ ParseResult MeshOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parser.parseSymbolName(name, getSymNameAttrName(result.name),
                              result.attributes) ||
       parser.parseCommaSeparatedList(
-          AsmParser::Delimiter::Square, [&]() -> ParseResult {
+          AsmParser::Delimiter::Square,
+          [&]() -> ParseResult {
             std::string axis;
             int64_t size;
             if (parser.parseString(&axis) || parser.parseEqual() ||
@@ -47,16 +48,15 @@ void MeshOp::print(OpAsmPrinter &p) {
   p << " ";
   p.printSymbolName(getSymName());
   p << " [";
-  llvm::interleaveComma(llvm::zip(getAxisNames(), getShape()), p,
-                        [&](auto axis) {
-                          p.printString(
-                              cast<StringAttr>(std::get<0>(axis)).getValue());
-                          p << "=" << std::get<1>(axis);
-                        });
+  llvm::interleaveComma(
+      llvm::zip(getAxisNames(), getShape()), p, [&](auto axis) {
+        p.printString(cast<StringAttr>(std::get<0>(axis)).getValue());
+        p << "=" << std::get<1>(axis);
+      });
   p << "]";
-  p.printOptionalAttrDict((*this)->getAttrs(),
-                          {getSymNameAttrName(), getAxisNamesAttrName(),
-                           getShapeAttrName()});
+  p.printOptionalAttrDict(
+      (*this)->getAttrs(),
+      {getSymNameAttrName(), getAxisNamesAttrName(), getShapeAttrName()});
 }
 
 LogicalResult MeshOp::verify() {
@@ -73,8 +73,8 @@ LogicalResult MeshOp::verify() {
     if (!seen.insert(axis).second)
       return emitOpError("has duplicate axis name \"") << axis << "\"";
     if (size < 1)
-      return emitOpError("axis \"") << axis << "\" has size " << size
-                                    << "; sizes must be at least 1";
+      return emitOpError("axis \"")
+             << axis << "\" has size " << size << "; sizes must be at least 1";
   }
   return success();
 }

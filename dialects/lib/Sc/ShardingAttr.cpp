@@ -103,19 +103,20 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
   if (parser.parseLess() ||
       parser.parseCustomAttributeWithFallback(mesh, Type()) ||
       parser.parseComma() ||
-      parser.parseCommaSeparatedList(
-          AsmParser::Delimiter::Square,
-          [&]() { return parseDimSharding(parser, dims); }))
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&]() {
+        return parseDimSharding(parser, dims);
+      }))
     return {};
   if (succeeded(parser.parseOptionalComma())) {
     std::string kindName;
     SMLoc kindLoc = parser.getCurrentLocation();
-    if (parser.parseKeyword("partial") || parser.parseKeywordOrString(&kindName))
+    if (parser.parseKeyword("partial") ||
+        parser.parseKeywordOrString(&kindName))
       return {};
     std::optional<ReductionKind> parsed = symbolizeReductionKind(kindName);
     if (!parsed) {
-      parser.emitError(kindLoc) << "unknown partial reduction kind '" << kindName
-                                << "' (expected sum, max or mean)";
+      parser.emitError(kindLoc) << "unknown partial reduction kind '"
+                                << kindName << "' (expected sum, max or mean)";
       return {};
     }
     kind = *parsed;
@@ -135,9 +136,9 @@ void ShardingAttr::print(AsmPrinter &printer) const {
   printer << "<";
   printer.printAttributeWithoutType(getMesh());
   printer << ", [";
-  llvm::interleaveComma(getDims(), printer.getStream(), [&](DimShardingAttr dim) {
-    printDimSharding(printer, dim);
-  });
+  llvm::interleaveComma(
+      getDims(), printer.getStream(),
+      [&](DimShardingAttr dim) { printDimSharding(printer, dim); });
   printer << "]";
   if (!getPartialAxes().empty()) {
     printer << ", partial " << stringifyReductionKind(getPartialKind()) << " ";

@@ -80,7 +80,8 @@ static ShardingRule elementwiseRule(Operation *op) {
 /// Result dims follow operand 0's dims, all pass-through, except the kinds
 /// overridden in `kinds` (dim -> kind).
 static ShardingRule
-pointwiseRule(Operation *op, ArrayRef<std::pair<int64_t, FactorKind>> kinds = {}) {
+pointwiseRule(Operation *op,
+              ArrayRef<std::pair<int64_t, FactorKind>> kinds = {}) {
   ArrayRef<int64_t> shape = shapeOf(op->getOperand(0));
   ShardingRule rule(op->getNumOperands(), 1);
   for (auto [d, size] : llvm::enumerate(shape)) {
@@ -216,7 +217,8 @@ ShardingRule MatmulOp::getShardingRule() {
   bool lVec = l.size() == 1, rVec = r.size() == 1;
   int64_t batchRank = out.size() - (lVec ? 0 : 1) - (rVec ? 0 : 1);
   for (int64_t d = 0; d < batchRank; ++d)
-    rule.resultDims[0].push_back(rule.addFactor(FactorKind::PassThrough, out[d]));
+    rule.resultDims[0].push_back(
+        rule.addFactor(FactorKind::PassThrough, out[d]));
   auto mapBatch = [&](ArrayRef<int64_t> shape, std::vector<int64_t> &dims,
                       int64_t operandBatch) {
     int64_t offset = batchRank - operandBatch;
@@ -251,7 +253,8 @@ ShardingRule LinearOp::getShardingRule() {
     rule.resultDims[0].push_back(f);
   }
   int64_t in = rule.addFactor(FactorKind::Reduction, x.back());
-  int64_t out = rule.addFactor(FactorKind::PassThrough, getType().getShape().back());
+  int64_t out =
+      rule.addFactor(FactorKind::PassThrough, getType().getShape().back());
   rule.operandDims[0].push_back(in);
   rule.operandDims[1] = {out, in};
   if (getBias())
@@ -265,10 +268,12 @@ ShardingRule ScaledDotProductAttentionOp::getShardingRule() {
   int64_t batchRank = out.size() - 2;
   ShardingRule rule(getNumOperands(), 1);
   for (int64_t d = 0; d < batchRank; ++d)
-    rule.resultDims[0].push_back(rule.addFactor(FactorKind::PassThrough, out[d]));
+    rule.resultDims[0].push_back(
+        rule.addFactor(FactorKind::PassThrough, out[d]));
   int64_t l = rule.addFactor(FactorKind::PassThrough, out[batchRank]);
   // The key/value sequence: softmax statistics over it (a ring when sharded).
-  int64_t s = rule.addFactor(FactorKind::Statistic, shapeOf(getKey()).end()[-2]);
+  int64_t s =
+      rule.addFactor(FactorKind::Statistic, shapeOf(getKey()).end()[-2]);
   int64_t e = rule.addFactor(FactorKind::Reduction, shapeOf(getQuery()).back());
   int64_t ev = rule.addFactor(FactorKind::PassThrough, out.back());
   rule.resultDims[0].insert(rule.resultDims[0].end(), {l, ev});
@@ -290,10 +295,8 @@ ShardingRule ScaledDotProductAttentionOp::getShardingRule() {
     int64_t offset = out.size() - m.size();
     for (size_t d = 0; d < m.size(); ++d) {
       int64_t outDim = offset + d;
-      int64_t f = outDim < batchRank     ? outDim
-                  : outDim == batchRank ? l
-                                        : s;
-      int64_t full = outDim < batchRank ? out[outDim]
+      int64_t f = outDim < batchRank ? outDim : outDim == batchRank ? l : s;
+      int64_t full = outDim < batchRank    ? out[outDim]
                      : outDim == batchRank ? out[batchRank]
                                            : rule.factors[s].size;
       dims.push_back(m[d] == full ? f : ShardingRule::kNoFactor);
@@ -336,9 +339,10 @@ static ShardingRule convRule(ConvLike op, bool transposed) {
   int64_t cout = rule.resultDims[0][1];
   // Channels: the result's channel factor is Cout; the input's is Cin, which
   // is contracted. Grouped convs tie both to groups, so they stay replicated.
-  int64_t cin = rule.addFactor(op.getGroups() == 1 ? FactorKind::Reduction
-                                                   : FactorKind::NeedsReplication,
-                               shapeOf(op.getInput())[1]);
+  int64_t cin =
+      rule.addFactor(op.getGroups() == 1 ? FactorKind::Reduction
+                                         : FactorKind::NeedsReplication,
+                     shapeOf(op.getInput())[1]);
   rule.operandDims[0][1] = cin;
   rule.factors[cout].kind = op.getGroups() == 1 ? FactorKind::PassThrough
                                                 : FactorKind::NeedsReplication;
@@ -354,7 +358,9 @@ static ShardingRule convRule(ConvLike op, bool transposed) {
 }
 
 ShardingRule ConvOp::getShardingRule() { return convRule(*this, false); }
-ShardingRule ConvTransposeOp::getShardingRule() { return convRule(*this, true); }
+ShardingRule ConvTransposeOp::getShardingRule() {
+  return convRule(*this, true);
+}
 ShardingRule MaxPoolOp::getShardingRule() { return spatialRule(*this); }
 ShardingRule AvgPoolOp::getShardingRule() { return spatialRule(*this); }
 ShardingRule InterpolateOp::getShardingRule() { return spatialRule(*this); }
@@ -370,7 +376,8 @@ ShardingRule NeighborhoodAttentionOp::getShardingRule() {
     rule.resultDims[0].push_back(f);
   }
   int64_t e = rule.addFactor(FactorKind::Reduction, q.back());
-  int64_t ev = rule.addFactor(FactorKind::PassThrough, getType().getShape().back());
+  int64_t ev =
+      rule.addFactor(FactorKind::PassThrough, getType().getShape().back());
   rule.operandDims[0].push_back(e);
   rule.operandDims[1].push_back(e);
   rule.operandDims[2].push_back(ev);
@@ -422,7 +429,8 @@ ShardingRule ReshapeOp::getShardingRule() {
   size_t i = 0, o = 0;
   while (i < in.size() || o < out.size()) {
     size_t i0 = i, o0 = o;
-    int64_t pi = i < in.size() ? in[i++] : 1, po = o < out.size() ? out[o++] : 1;
+    int64_t pi = i < in.size() ? in[i++] : 1,
+            po = o < out.size() ? out[o++] : 1;
     while (pi != po) {
       if ((pi < po && i < in.size()) || o >= out.size())
         pi *= in[i++];
@@ -446,7 +454,8 @@ static ShardingRule permutationRule(Operation *op, ArrayRef<int64_t> perm) {
   ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
   ShardingRule rule(1, 1);
   for (int64_t size : in)
-    rule.operandDims[0].push_back(rule.addFactor(FactorKind::PassThrough, size));
+    rule.operandDims[0].push_back(
+        rule.addFactor(FactorKind::PassThrough, size));
   for (int64_t d : perm)
     rule.resultDims[0].push_back(rule.operandDims[0][d]);
   return rule;

@@ -27,8 +27,8 @@ static LogicalResult checkSpecs(OptLoc loc, StringRef name,
   for (auto [i, spec] : llvm::enumerate(specs)) {
     std::string reason = validateWindowSpec(spec);
     if (!reason.empty())
-      return fail(loc, name, "spatial dim ", i, " (dim ", firstDim + i, "): ",
-                  reason);
+      return fail(loc, name, "spatial dim ", i, " (dim ", firstDim + i,
+                  "): ", reason);
     shape[firstDim + i] = windowOutputSize(spec);
   }
   return success();
@@ -37,7 +37,8 @@ static LogicalResult checkSpecs(OptLoc loc, StringRef name,
 static LogicalResult checkSpatialRank(OptLoc loc, StringRef name,
                                       RankedTensorType x) {
   if (!x || x.getRank() < 3 || x.getRank() > 5)
-    return fail(loc, name, "input must be (N, C, L), (N, C, H, W) or "
+    return fail(loc, name,
+                "input must be (N, C, L), (N, C, H, W) or "
                 "(N, C, D, H, W); got ",
                 x ? shapeStr(x.getShape()) : std::string("a non-tensor"));
   return success();
@@ -50,18 +51,20 @@ static LogicalResult checkSpatialRank(OptLoc loc, StringRef name,
 /// Specs for conv (transposed or not) from the op or its adaptor.
 template <typename OpOrAdaptor>
 static LogicalResult convSpecs(OptLoc loc, StringRef name, OpOrAdaptor op,
-                               bool transposed, SmallVectorImpl<WindowSpec> &specs) {
+                               bool transposed,
+                               SmallVectorImpl<WindowSpec> &specs) {
   RankedTensorType x = tensorTypeOf(op.getInput());
   RankedTensorType w = tensorTypeOf(op.getWeight());
   if (failed(checkSpatialRank(loc, name, x)))
     return failure();
   int64_t s = x.getRank() - 2;
   if (!w || w.getRank() != x.getRank())
-    return fail(loc, name, "weight must have rank ", x.getRank(),
-                " for a ", s, "-D input, got ",
+    return fail(loc, name, "weight must have rank ", x.getRank(), " for a ", s,
+                "-D input, got ",
                 w ? shapeStr(w.getShape()) : std::string("a non-tensor"));
   SmallVector<int64_t> stride, dilation, lo, hi, outPad(s, 0);
-  if (failed(spatialValues(loc, name, "stride", op.getStride(), s, 1, stride)) ||
+  if (failed(
+          spatialValues(loc, name, "stride", op.getStride(), s, 1, stride)) ||
       failed(spatialValues(loc, name, "dilation", op.getDilation(), s, 1,
                            dilation)) ||
       failed(paddingPairs(loc, name, op.getPadding(), s, lo, hi)))
@@ -79,7 +82,8 @@ static LogicalResult convSpecs(OptLoc loc, StringRef name, OpOrAdaptor op,
   for (int64_t i = 0; i < s; ++i) {
     if (stride[i] < 1 || dilation[i] < 1)
       return fail(loc, name, "stride and dilation must be >= 1 (spatial dim ",
-                  i, " has stride ", stride[i], ", dilation ", dilation[i], ")");
+                  i, " has stride ", stride[i], ", dilation ", dilation[i],
+                  ")");
     WindowSpec spec;
     spec.kind = transposed ? WindowKind::Transposed : WindowKind::Strided;
     spec.inputSize = x.getDimSize(2 + i);
@@ -119,8 +123,9 @@ static FailureOr<int64_t> convChannels(OptLoc loc, StringRef name,
                   " are not divisible by groups ", groups);
     if (w.getDimSize(1) != cin / groups)
       return fail(loc, name, "weight ", shapeStr(w.getShape()), " expects ",
-                  w.getDimSize(1) * groups, " input channels (", w.getDimSize(1),
-                  " per group x ", groups, " groups), input has ", cin);
+                  w.getDimSize(1) * groups, " input channels (",
+                  w.getDimSize(1), " per group x ", groups,
+                  " groups), input has ", cin);
   }
   if (w.getElementType() != x.getElementType())
     return fail(loc, name, "input and weight element types differ");
@@ -179,17 +184,20 @@ static LogicalResult poolSpecs(OptLoc loc, StringRef name, OpOrAdaptor op,
   SmallVector<int64_t> kernel, stride, dilation, lo, hi;
   if (failed(spatialValues(loc, name, "kernel_size", op.getKernelSize(), s, 1,
                            kernel)) ||
-      failed(spatialValues(loc, name, "stride", op.getStride(), s, 0, stride)) ||
-      failed(spatialValues(loc, name, "dilation", dilationAttr, s, 1,
-                           dilation)) ||
+      failed(
+          spatialValues(loc, name, "stride", op.getStride(), s, 0, stride)) ||
+      failed(
+          spatialValues(loc, name, "dilation", dilationAttr, s, 1, dilation)) ||
       failed(paddingPairs(loc, name, op.getPadding(), s, lo, hi)))
     return failure();
   for (int64_t i = 0; i < s; ++i) {
     // As in PyTorch, an absent stride means stride = kernel_size.
     int64_t st = op.getStride() ? stride[i] : kernel[i];
     if (kernel[i] < 1 || st < 1 || dilation[i] < 1)
-      return fail(loc, name, "kernel_size, stride and dilation must be >= 1 "
-                  "(spatial dim ", i, ")");
+      return fail(loc, name,
+                  "kernel_size, stride and dilation must be >= 1 "
+                  "(spatial dim ",
+                  i, ")");
     int64_t effective = (kernel[i] - 1) * dilation[i] + 1;
     if (2 * std::max(lo[i], hi[i]) > effective)
       return fail(loc, name, "padding ", std::max(lo[i], hi[i]),
@@ -254,8 +262,9 @@ static LogicalResult interpolateSpecs(OptLoc loc, InterpolateOp op,
   if (y.getRank() != x.getRank() || y.getDimSize(0) != x.getDimSize(0) ||
       y.getDimSize(1) != x.getDimSize(1) ||
       y.getElementType() != x.getElementType())
-    return fail(loc, name, "result ", y,
-                " must keep the input's rank, batch, channels and element type");
+    return fail(
+        loc, name, "result ", y,
+        " must keep the input's rank, batch, channels and element type");
   std::optional<ArrayRef<double>> scales = op.getScaleFactors();
   if (scales && static_cast<int64_t>(scales->size()) != s)
     return fail(loc, name, "'scale_factors' needs ", s, " values, got ",
@@ -268,9 +277,10 @@ static LogicalResult interpolateSpecs(OptLoc loc, InterpolateOp op,
     spec.kind = WindowKind::Resize;
     spec.inputSize = x.getDimSize(2 + i);
     spec.outputSize = y.getDimSize(2 + i);
-    spec.resizeMode = linear                           ? ResizeMode::Linear
-                      : op.getMode() == "nearest-exact" ? ResizeMode::NearestExact
-                                                        : ResizeMode::Nearest;
+    spec.resizeMode = linear ? ResizeMode::Linear
+                      : op.getMode() == "nearest-exact"
+                          ? ResizeMode::NearestExact
+                          : ResizeMode::Nearest;
     spec.alignCorners = op.getAlignCorners();
     if (scales) {
       if (!((*scales)[i] > 0))
@@ -301,8 +311,9 @@ LogicalResult InterpolateOp::verify() {
 //===----------------------------------------------------------------------===//
 
 template <typename OpOrAdaptor>
-static LogicalResult padSpecs(OptLoc loc, StringRef name, OpOrAdaptor op,
-                              SmallVectorImpl<std::pair<int64_t, WindowSpec>> &specs) {
+static LogicalResult
+padSpecs(OptLoc loc, StringRef name, OpOrAdaptor op,
+         SmallVectorImpl<std::pair<int64_t, WindowSpec>> &specs) {
   RankedTensorType x = tensorTypeOf(op.getInput());
   if (!x)
     return fail(loc, name, "needs a ranked tensor");
@@ -320,7 +331,8 @@ static LogicalResult padSpecs(OptLoc loc, StringRef name, OpOrAdaptor op,
     spec.padLow = pad[2 * pair];
     spec.padHigh = pad[2 * pair + 1];
     spec.boundary = boundary;
-    if (boundary != BoundaryMode::Zeros && (spec.padLow < 0 || spec.padHigh < 0))
+    if (boundary != BoundaryMode::Zeros &&
+        (spec.padLow < 0 || spec.padHigh < 0))
       return fail(loc, name, "negative padding on dim ", dim,
                   " is only allowed in constant mode");
     specs.push_back({dim, spec});
@@ -358,11 +370,14 @@ static LogicalResult naSpecs(OptLoc loc, StringRef name, OpOrAdaptor op,
   RankedTensorType k = tensorTypeOf(op.getKey());
   RankedTensorType v = tensorTypeOf(op.getValue());
   if (!q || q.getRank() < 4 || q.getRank() > 6)
-    return fail(loc, name, "query must be (B, spatial..., heads, D) with 1 to 3 "
+    return fail(loc, name,
+                "query must be (B, spatial..., heads, D) with 1 to 3 "
                 "spatial dims");
-  if (!k || !v || k != q || v.getShape().drop_back() != q.getShape().drop_back() ||
+  if (!k || !v || k != q ||
+      v.getShape().drop_back() != q.getShape().drop_back() ||
       v.getElementType() != q.getElementType())
-    return fail(loc, name, "key must match the query's type and value its "
+    return fail(loc, name,
+                "key must match the query's type and value its "
                 "shape up to the last dim");
   int64_t s = q.getRank() - 3;
   SmallVector<int64_t> kernel, dilation;
@@ -403,9 +418,9 @@ LogicalResult NeighborhoodAttentionOp::inferReturnTypes(
 // WindowOpInterface (ops are verified here, so no diagnostics are needed)
 //===----------------------------------------------------------------------===//
 
-static std::vector<WindowedDim> spatialWindows(ArrayRef<WindowSpec> specs,
-                                               int64_t firstDim,
-                                               ArrayRef<unsigned> operands = {0}) {
+static std::vector<WindowedDim>
+spatialWindows(ArrayRef<WindowSpec> specs, int64_t firstDim,
+               ArrayRef<unsigned> operands = {0}) {
   std::vector<WindowedDim> dims;
   for (unsigned operand : operands)
     for (auto [i, spec] : llvm::enumerate(specs))
@@ -437,7 +452,8 @@ std::vector<WindowedDim> ConvTransposeOp::getWindowedDims() {
 
 std::vector<WindowedDim> MaxPoolOp::getWindowedDims() {
   SmallVector<WindowSpec> specs;
-  (void)poolSpecs(std::nullopt, getOperationName(), *this, getDilation(), specs);
+  (void)poolSpecs(std::nullopt, getOperationName(), *this, getDilation(),
+                  specs);
   setOutputSizes(specs);
   return spatialWindows(specs, 2);
 }

@@ -1,9 +1,10 @@
 // RUN: shardc-opt %s -split-input-file -verify-diagnostics
 
 // Verifier and parser errors, one per case. Each `// case:` comment states the
-// intent; the expected-error text is a short substring whose final wording is
-// settled against the verifier. Everything in a case other than the one error
-// is valid (shapes, shardings).
+// intent; the expected-error text is a short substring of the verifier's
+// message. Everything in a case other than the one error is valid (shapes,
+// shardings). Ops that infer their result type also get InferTypeOpInterface's
+// follow-up "failed to infer returned types" error, hence the @+2 / @+1 pairs.
 
 //===----------------------------------------------------------------------===//
 // Meshes
@@ -114,7 +115,7 @@ func.func @axis_dim_and_partial(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // case: unknown axis name in a dim
 sc.mesh @mesh ["x"=4]
 func.func @unknown_axis(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{unknown axis}}
+  // expected-error @+1 {{has no axis "y"}}
   %0 = sc.sharding_constraint %arg0 : tensor<4x8xf32> to #sc.sharding<@mesh, [{}, {"y"}]>
   return %0 : tensor<4x8xf32>
 }
@@ -124,7 +125,7 @@ func.func @unknown_axis(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // case: unknown axis name in the partial set
 sc.mesh @mesh ["x"=4]
 func.func @unknown_partial_axis(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{unknown axis}}
+  // expected-error @+1 {{has no axis "z"}}
   %0 = sc.sharding_constraint %arg0 : tensor<4x8xf32> to #sc.sharding<@mesh, [{}, {"x"}], partial sum {"z"}>
   return %0 : tensor<4x8xf32>
 }
@@ -197,7 +198,8 @@ func.func @reshard_bad_target(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // case: broadcast mismatch (3 vs 4)
 func.func @broadcast_mismatch(%a: tensor<3xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{broadcast}}
+  // expected-error @+2 {{broadcast}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.add %a, %b : (tensor<3xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -206,7 +208,8 @@ func.func @broadcast_mismatch(%a: tensor<3xf32>, %b: tensor<4xf32>) -> tensor<4x
 
 // case: binary result type is not the broadcast shape (4x3 expected)
 func.func @binary_result(%a: tensor<4x1xf32>, %b: tensor<3xf32>) -> tensor<4x1xf32> {
-  // expected-error @+1 {{tensor<4x3xf32>}}
+  // expected-error @+2 {{tensor<4x3xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.mul %a, %b : (tensor<4x1xf32>, tensor<3xf32>) -> tensor<4x1xf32>
   return %0 : tensor<4x1xf32>
 }
@@ -215,7 +218,8 @@ func.func @binary_result(%a: tensor<4x1xf32>, %b: tensor<3xf32>) -> tensor<4x1xf
 
 // case: operand element types differ
 func.func @element_type_mismatch(%a: tensor<4xf32>, %b: tensor<4xf16>) -> tensor<4xf32> {
-  // expected-error @+1 {{element type}}
+  // expected-error @+2 {{element type}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.sub %a, %b : (tensor<4xf32>, tensor<4xf16>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -233,7 +237,7 @@ func.func @bad_predicate(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xi1> {
 
 // case: select condition is not i1
 func.func @select_cond(%c: tensor<4xf32>, %a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{i1}}
+  // expected-error @+1 {{1-bit signless integer}}
   %0 = sc.select %c, %a, %b : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -264,7 +268,8 @@ func.func @bad_gelu(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // case: matmul of mismatched inner dims (8 vs 7)
 func.func @matmul_inner(%a: tensor<4x8xf32>, %b: tensor<7x16xf32>) -> tensor<4x16xf32> {
-  // expected-error @+1 {{inner}}
+  // expected-error @+2 {{contracting dims differ}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.matmul %a, %b : (tensor<4x8xf32>, tensor<7x16xf32>) -> tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
 }
@@ -273,7 +278,8 @@ func.func @matmul_inner(%a: tensor<4x8xf32>, %b: tensor<7x16xf32>) -> tensor<4x1
 
 // case: matmul batch dims do not broadcast (2 vs 3)
 func.func @matmul_batch(%a: tensor<2x4x8xf32>, %b: tensor<3x8x5xf32>) -> tensor<3x4x5xf32> {
-  // expected-error @+1 {{broadcast}}
+  // expected-error @+2 {{broadcast}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.matmul %a, %b : (tensor<2x4x8xf32>, tensor<3x8x5xf32>) -> tensor<3x4x5xf32>
   return %0 : tensor<3x4x5xf32>
 }
@@ -282,7 +288,8 @@ func.func @matmul_batch(%a: tensor<2x4x8xf32>, %b: tensor<3x8x5xf32>) -> tensor<
 
 // case: matmul wrong result type for 1-D promotion (vector-matrix gives 5)
 func.func @matmul_1d_result(%a: tensor<8xf32>, %b: tensor<8x5xf32>) -> tensor<1x5xf32> {
-  // expected-error @+1 {{tensor<5xf32>}}
+  // expected-error @+2 {{tensor<5xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.matmul %a, %b : (tensor<8xf32>, tensor<8x5xf32>) -> tensor<1x5xf32>
   return %0 : tensor<1x5xf32>
 }
@@ -291,7 +298,8 @@ func.func @matmul_1d_result(%a: tensor<8xf32>, %b: tensor<8x5xf32>) -> tensor<1x
 
 // case: linear weight in-features differ from the input's last dim
 func.func @linear_in(%x: tensor<4x8xf32>, %w: tensor<16x9xf32>) -> tensor<4x16xf32> {
-  // expected-error @+1 {{features}}
+  // expected-error @+2 {{features}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.linear %x, %w : (tensor<4x8xf32>, tensor<16x9xf32>) -> tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
 }
@@ -300,7 +308,8 @@ func.func @linear_in(%x: tensor<4x8xf32>, %w: tensor<16x9xf32>) -> tensor<4x16xf
 
 // case: linear bias size differs from out-features
 func.func @linear_bias(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<4x16xf32> {
-  // expected-error @+1 {{bias}}
+  // expected-error @+2 {{bias}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.linear %x, %w, %b : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
 }
@@ -313,7 +322,8 @@ func.func @linear_bias(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf
 
 // case: conv input channels (6) not divisible by groups (4)
 func.func @conv_cin_groups(%x: tensor<1x6x8x8xf32>, %w: tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32> {
-  // expected-error @+1 {{divisible}}
+  // expected-error @+2 {{divisible}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w {groups = 4} : (tensor<1x6x8x8xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>
 }
@@ -322,7 +332,8 @@ func.func @conv_cin_groups(%x: tensor<1x6x8x8xf32>, %w: tensor<4x1x3x3xf32>) -> 
 
 // case: conv weight in-channels (3) != Cin / groups (8 / 2 = 4)
 func.func @conv_weight_cin(%x: tensor<1x8x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
-  // expected-error @+1 {{channels}}
+  // expected-error @+2 {{channels}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w {groups = 2} : (tensor<1x8x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>
 }
@@ -331,7 +342,8 @@ func.func @conv_weight_cin(%x: tensor<1x8x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> 
 
 // case: conv weight in-channels != Cin without groups
 func.func @conv_weight_cin_nogroups(%x: tensor<1x3x8x8xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32> {
-  // expected-error @+1 {{channels}}
+  // expected-error @+2 {{channels}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>
 }
@@ -340,7 +352,8 @@ func.func @conv_weight_cin_nogroups(%x: tensor<1x3x8x8xf32>, %w: tensor<4x4x3x3x
 
 // case: conv output channels (6) not divisible by groups (4)
 func.func @conv_cout_groups(%x: tensor<1x8x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x6x6x6xf32> {
-  // expected-error @+1 {{divisible}}
+  // expected-error @+2 {{divisible}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w {groups = 4} : (tensor<1x8x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x6x6xf32>
   return %0 : tensor<1x6x6x6xf32>
 }
@@ -349,7 +362,8 @@ func.func @conv_cout_groups(%x: tensor<1x8x8x8xf32>, %w: tensor<6x2x3x3xf32>) ->
 
 // case: conv groups = 0
 func.func @conv_groups_zero(%x: tensor<1x8x8x8xf32>, %w: tensor<4x8x3x3xf32>) -> tensor<1x4x6x6xf32> {
-  // expected-error @+1 {{groups}}
+  // expected-error @+2 {{groups}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w {groups = 0} : (tensor<1x8x8x8xf32>, tensor<4x8x3x3xf32>) -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>
 }
@@ -358,7 +372,8 @@ func.func @conv_groups_zero(%x: tensor<1x8x8x8xf32>, %w: tensor<4x8x3x3xf32>) ->
 
 // case: conv negative padding
 func.func @conv_negative_padding(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x8xf32> {
-  // expected-error @+1 {{padding}}
+  // expected-error @+2 {{padding}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w {padding = array<i64: -1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x8xf32>
   return %0 : tensor<1x4x6x8xf32>
 }
@@ -367,7 +382,8 @@ func.func @conv_negative_padding(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32
 
 // case: conv padding with neither S nor 2S values (3 values for 2-D)
 func.func @conv_padding_count(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> {
-  // expected-error @+1 {{padding}}
+  // expected-error @+2 {{padding}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w {padding = array<i64: 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
   return %0 : tensor<1x4x8x8xf32>
 }
@@ -376,7 +392,8 @@ func.func @conv_padding_count(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) 
 
 // case: conv zero stride
 func.func @conv_zero_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
-  // expected-error @+1 {{stride}}
+  // expected-error @+2 {{stride}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w {stride = array<i64: 0, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>
 }
@@ -385,7 +402,8 @@ func.func @conv_zero_stride(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) ->
 
 // case: conv wrong number of stride values (3 for 2-D)
 func.func @conv_stride_count(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
-  // expected-error @+1 {{stride}}
+  // expected-error @+2 {{stride}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w {stride = array<i64: 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>
 }
@@ -394,7 +412,8 @@ func.func @conv_stride_count(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -
 
 // case: conv zero dilation
 func.func @conv_zero_dilation(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
-  // expected-error @+1 {{dilation}}
+  // expected-error @+2 {{dilation}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w {dilation = array<i64: 1, 0>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>
 }
@@ -403,7 +422,8 @@ func.func @conv_zero_dilation(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) 
 
 // case: conv rank mismatch: rank-3 weight for a 2-D (rank-4) input
 func.func @conv_weight_rank(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3xf32>) -> tensor<1x4x6x6xf32> {
-  // expected-error @+1 {{rank}}
+  // expected-error @+2 {{rank}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3xf32>) -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>
 }
@@ -412,7 +432,8 @@ func.func @conv_weight_rank(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3xf32>) -> t
 
 // case: conv on a rank-2 input (no spatial dims)
 func.func @conv_input_rank(%x: tensor<1x3xf32>, %w: tensor<4x3xf32>) -> tensor<1x4xf32> {
-  // expected-error @+1 {{rank}}
+  // expected-error @+2 {{input must be}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w : (tensor<1x3xf32>, tensor<4x3xf32>) -> tensor<1x4xf32>
   return %0 : tensor<1x4xf32>
 }
@@ -421,7 +442,8 @@ func.func @conv_input_rank(%x: tensor<1x3xf32>, %w: tensor<4x3xf32>) -> tensor<1
 
 // case: conv declared result shape off by one (8 - 3 + 1 = 6, declared 7)
 func.func @conv_result(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x7x6xf32> {
-  // expected-error @+1 {{tensor<1x4x6x6xf32>}}
+  // expected-error @+2 {{tensor<1x4x6x6xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x7x6xf32>
   return %0 : tensor<1x4x7x6xf32>
 }
@@ -430,7 +452,8 @@ func.func @conv_result(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tens
 
 // case: conv declared result shape wrong with stride and padding ((32+2-3)/2+1 = 16)
 func.func @conv_result_stride(%x: tensor<2x4x32xf32>, %w: tensor<8x4x3xf32>) -> tensor<2x8x15xf32> {
-  // expected-error @+1 {{tensor<2x8x16xf32>}}
+  // expected-error @+2 {{tensor<2x8x16xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w {padding = array<i64: 1>, stride = array<i64: 2>} : (tensor<2x4x32xf32>, tensor<8x4x3xf32>) -> tensor<2x8x15xf32>
   return %0 : tensor<2x8x15xf32>
 }
@@ -439,7 +462,8 @@ func.func @conv_result_stride(%x: tensor<2x4x32xf32>, %w: tensor<8x4x3xf32>) -> 
 
 // case: conv bias size differs from Cout
 func.func @conv_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<3xf32>) -> tensor<1x4x6x6xf32> {
-  // expected-error @+1 {{bias}}
+  // expected-error @+2 {{bias}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w, %b : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<3xf32>) -> tensor<1x4x6x6xf32>
   return %0 : tensor<1x4x6x6xf32>
 }
@@ -448,7 +472,8 @@ func.func @conv_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tenso
 
 // case: kernel (with padding) larger than the input: 2 + 0 - 3 < 0
 func.func @conv_kernel_too_big(%x: tensor<1x3x2x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x1x6xf32> {
-  // expected-error @+1 {{kernel}}
+  // expected-error @+2 {{less than 1}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w : (tensor<1x3x2x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x1x6xf32>
   return %0 : tensor<1x4x1x6xf32>
 }
@@ -466,7 +491,8 @@ func.func @conv_bad_padding_mode(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32
 
 // case: conv reflect padding >= dim size (padding 8 on an 8-wide dim)
 func.func @conv_reflect_too_big(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x22x22xf32> {
-  // expected-error @+1 {{reflect}}
+  // expected-error @+2 {{reflect}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv %x, %w {padding = array<i64: 8, 8>, padding_mode = "reflect"} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x22x22xf32>
   return %0 : tensor<1x4x22x22xf32>
 }
@@ -475,7 +501,8 @@ func.func @conv_reflect_too_big(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>
 
 // case: conv_transpose weight dim 0 (4) != Cin (8)
 func.func @conv_transpose_weight(%x: tensor<1x8x5x5xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x3x7x7xf32> {
-  // expected-error @+1 {{channels}}
+  // expected-error @+2 {{channels}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv_transpose %x, %w : (tensor<1x8x5x5xf32>, tensor<4x3x3x3xf32>) -> tensor<1x3x7x7xf32>
   return %0 : tensor<1x3x7x7xf32>
 }
@@ -484,7 +511,8 @@ func.func @conv_transpose_weight(%x: tensor<1x8x5x5xf32>, %w: tensor<4x3x3x3xf32
 
 // case: conv_transpose Cin (6) not divisible by groups (4)
 func.func @conv_transpose_groups(%x: tensor<1x6x5x5xf32>, %w: tensor<6x1x3x3xf32>) -> tensor<1x4x7x7xf32> {
-  // expected-error @+1 {{divisible}}
+  // expected-error @+2 {{divisible}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv_transpose %x, %w {groups = 4} : (tensor<1x6x5x5xf32>, tensor<6x1x3x3xf32>) -> tensor<1x4x7x7xf32>
   return %0 : tensor<1x4x7x7xf32>
 }
@@ -493,7 +521,8 @@ func.func @conv_transpose_groups(%x: tensor<1x6x5x5xf32>, %w: tensor<6x1x3x3xf32
 
 // case: conv_transpose output_padding must be smaller than stride or dilation
 func.func @conv_transpose_output_padding(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x2x19x19xf32> {
-  // expected-error @+1 {{output_padding}}
+  // expected-error @+2 {{output padding}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv_transpose %x, %w {output_padding = array<i64: 2, 2>, stride = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>, tensor<4x2x3x3xf32>) -> tensor<1x2x19x19xf32>
   return %0 : tensor<1x2x19x19xf32>
 }
@@ -502,7 +531,8 @@ func.func @conv_transpose_output_padding(%x: tensor<1x4x8x8xf32>, %w: tensor<4x2
 
 // case: conv_transpose declared result shape wrong (7*2 - 2 + 2 + 1 + 1 = 16)
 func.func @conv_transpose_result(%x: tensor<1x16x8x8xf32>, %w: tensor<16x8x3x3xf32>) -> tensor<1x8x15x16xf32> {
-  // expected-error @+1 {{tensor<1x8x16x16xf32>}}
+  // expected-error @+2 {{tensor<1x8x16x16xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.conv_transpose %x, %w {output_padding = array<i64: 1, 1>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x16x8x8xf32>, tensor<16x8x3x3xf32>) -> tensor<1x8x15x16xf32>
   return %0 : tensor<1x8x15x16xf32>
 }
@@ -515,7 +545,8 @@ func.func @conv_transpose_result(%x: tensor<1x16x8x8xf32>, %w: tensor<16x8x3x3xf
 
 // case: pooling padding larger than half the kernel (kernel 2, padding 2)
 func.func @pool_padding(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x6x6xf32> {
-  // expected-error @+1 {{half}}
+  // expected-error @+2 {{half}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.max_pool %x {kernel_size = array<i64: 2, 2>, padding = array<i64: 2, 2>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x6x6xf32>
   return %0 : tensor<1x1x6x6xf32>
 }
@@ -524,7 +555,8 @@ func.func @pool_padding(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x6x6xf32> {
 
 // case: avg_pool padding larger than half the kernel (kernel 3, padding 2)
 func.func @avg_pool_padding(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x10x10xf32> {
-  // expected-error @+1 {{half}}
+  // expected-error @+2 {{half}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.avg_pool %x {kernel_size = array<i64: 3, 3>, padding = array<i64: 2, 2>, stride = array<i64: 1, 1>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x10x10xf32>
   return %0 : tensor<1x1x10x10xf32>
 }
@@ -533,7 +565,8 @@ func.func @avg_pool_padding(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x10x10xf32> {
 
 // case: pooling kernel_size with the wrong number of values (3 for 2-D)
 func.func @pool_kernel_count(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> {
-  // expected-error @+1 {{kernel_size}}
+  // expected-error @+2 {{kernel_size}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.max_pool %x {kernel_size = array<i64: 2, 2, 2>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32>
   return %0 : tensor<1x1x4x4xf32>
 }
@@ -542,7 +575,8 @@ func.func @pool_kernel_count(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> {
 
 // case: pooling declared result ignores ceil_mode (ceil gives 3, declared 2)
 func.func @pool_ceil_result(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x2x2xf32> {
-  // expected-error @+1 {{tensor<1x1x3x3xf32>}}
+  // expected-error @+2 {{tensor<1x1x3x3xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.max_pool %x {ceil_mode = true, kernel_size = array<i64: 2, 2>} : (tensor<1x1x5x5xf32>) -> tensor<1x1x2x2xf32>
   return %0 : tensor<1x1x2x2xf32>
 }
@@ -551,7 +585,8 @@ func.func @pool_ceil_result(%x: tensor<1x1x5x5xf32>) -> tensor<1x1x2x2xf32> {
 
 // case: avg_pool divisor_override = 0
 func.func @avg_pool_divisor(%x: tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32> {
-  // expected-error @+1 {{divisor_override}}
+  // expected-error @+2 {{divisor_override}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.avg_pool %x {divisor_override = 0, kernel_size = array<i64: 2, 2>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32>
   return %0 : tensor<1x1x4x4xf32>
 }
@@ -600,7 +635,8 @@ func.func @interp_align_corners(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x16x16xf32
 
 // case: reflect padding >= dim size (pad 4 on a dim of 4)
 func.func @pad_reflect_too_big(%x: tensor<1x2x4xf32>) -> tensor<1x2x8xf32> {
-  // expected-error @+1 {{reflect}}
+  // expected-error @+2 {{reflect}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.pad %x {mode = "reflect", pad = array<i64: 4, 0>} : (tensor<1x2x4xf32>) -> tensor<1x2x8xf32>
   return %0 : tensor<1x2x8xf32>
 }
@@ -609,7 +645,8 @@ func.func @pad_reflect_too_big(%x: tensor<1x2x4xf32>) -> tensor<1x2x8xf32> {
 
 // case: circular padding larger than the dim size
 func.func @pad_circular_too_big(%x: tensor<1x2x4xf32>) -> tensor<1x2x9xf32> {
-  // expected-error @+1 {{circular}}
+  // expected-error @+2 {{circular}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.pad %x {mode = "circular", pad = array<i64: 5, 0>} : (tensor<1x2x4xf32>) -> tensor<1x2x9xf32>
   return %0 : tensor<1x2x9xf32>
 }
@@ -618,7 +655,8 @@ func.func @pad_circular_too_big(%x: tensor<1x2x4xf32>) -> tensor<1x2x9xf32> {
 
 // case: pad with an odd number of values
 func.func @pad_odd(%x: tensor<1x2x4xf32>) -> tensor<1x2x5xf32> {
-  // expected-error @+1 {{even}}
+  // expected-error @+2 {{even}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.pad %x {pad = array<i64: 1, 0, 1>} : (tensor<1x2x4xf32>) -> tensor<1x2x5xf32>
   return %0 : tensor<1x2x5xf32>
 }
@@ -627,7 +665,8 @@ func.func @pad_odd(%x: tensor<1x2x4xf32>) -> tensor<1x2x5xf32> {
 
 // case: pad with more pairs than the tensor has dims
 func.func @pad_too_many(%x: tensor<4xf32>) -> tensor<6xf32> {
-  // expected-error @+1 {{rank}}
+  // expected-error @+2 {{rank}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.pad %x {pad = array<i64: 1, 1, 1, 1>} : (tensor<4xf32>) -> tensor<6xf32>
   return %0 : tensor<6xf32>
 }
@@ -645,7 +684,8 @@ func.func @pad_mode(%x: tensor<1x2x4xf32>) -> tensor<1x2x6xf32> {
 
 // case: pad declared result wrong (F.pad order: the first pair pads the LAST dim)
 func.func @pad_order(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x11x8xf32> {
-  // expected-error @+1 {{tensor<1x3x8x11xf32>}}
+  // expected-error @+2 {{tensor<1x3x8x11xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.pad %x {pad = array<i64: 1, 2>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x11x8xf32>
   return %0 : tensor<1x3x11x8xf32>
 }
@@ -658,7 +698,8 @@ func.func @pad_order(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x11x8xf32> {
 
 // case: softmax dim out of range (rank 2, dim 2)
 func.func @softmax_dim(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  // expected-error @+1 {{out of range}}
+  // expected-error @+2 {{out of range}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.softmax %x {dim = 2} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
@@ -667,7 +708,8 @@ func.func @softmax_dim(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // case: log_softmax negative dim out of range (rank 2, dim -3)
 func.func @log_softmax_dim(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  // expected-error @+1 {{out of range}}
+  // expected-error @+2 {{dim -3 is out of range for rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.log_softmax %x {dim = -3} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
@@ -676,7 +718,8 @@ func.func @log_softmax_dim(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // case: reduction dim out of range
 func.func @sum_dim(%x: tensor<2x3x4xf32>) -> tensor<2x3xf32> {
-  // expected-error @+1 {{out of range}}
+  // expected-error @+2 {{out of range}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.sum %x {dims = array<i64: 3>} : (tensor<2x3x4xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
@@ -685,7 +728,8 @@ func.func @sum_dim(%x: tensor<2x3x4xf32>) -> tensor<2x3xf32> {
 
 // case: reduction lists the same dim twice (1 and -2 on rank 3)
 func.func @mean_dup(%x: tensor<2x3x4xf32>) -> tensor<2x4xf32> {
-  // expected-error @+1 {{duplicate}}
+  // expected-error @+2 {{listed twice}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.mean %x {dims = array<i64: 1, -2>} : (tensor<2x3x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
@@ -694,7 +738,8 @@ func.func @mean_dup(%x: tensor<2x3x4xf32>) -> tensor<2x4xf32> {
 
 // case: reduction result ignores keepdim (expected 2x1x4)
 func.func @amax_keepdim(%x: tensor<2x3x4xf32>) -> tensor<2x4xf32> {
-  // expected-error @+1 {{tensor<2x1x4xf32>}}
+  // expected-error @+2 {{tensor<2x1x4xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.amax %x {dims = array<i64: 1>, keepdim = true} : (tensor<2x3x4xf32>) -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
@@ -707,7 +752,8 @@ func.func @amax_keepdim(%x: tensor<2x3x4xf32>) -> tensor<2x4xf32> {
 
 // case: layer_norm normalized_shape does not match the trailing dims (16)
 func.func @layer_norm_shape(%x: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
-  // expected-error @+1 {{normalized_shape}}
+  // expected-error @+2 {{normalized_shape}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.layer_norm %x {normalized_shape = array<i64: 8>} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
   return %0 : tensor<2x8x16xf32>
 }
@@ -716,7 +762,8 @@ func.func @layer_norm_shape(%x: tensor<2x8x16xf32>) -> tensor<2x8x16xf32> {
 
 // case: layer_norm weight shape differs from normalized_shape
 func.func @layer_norm_weight(%x: tensor<2x8x16xf32>, %w: tensor<8xf32>) -> tensor<2x8x16xf32> {
-  // expected-error @+1 {{weight}}
+  // expected-error @+2 {{weight}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.layer_norm %x, %w {normalized_shape = array<i64: 16>} : (tensor<2x8x16xf32>, tensor<8xf32>) -> tensor<2x8x16xf32>
   return %0 : tensor<2x8x16xf32>
 }
@@ -725,7 +772,8 @@ func.func @layer_norm_weight(%x: tensor<2x8x16xf32>, %w: tensor<8xf32>) -> tenso
 
 // case: group_norm channels (6) not divisible by num_groups (4)
 func.func @group_norm_groups(%x: tensor<2x6x4x4xf32>) -> tensor<2x6x4x4xf32> {
-  // expected-error @+1 {{divisible}}
+  // expected-error @+2 {{must divide}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.group_norm %x {num_groups = 4} : (tensor<2x6x4x4xf32>) -> tensor<2x6x4x4xf32>
   return %0 : tensor<2x6x4x4xf32>
 }
@@ -734,7 +782,8 @@ func.func @group_norm_groups(%x: tensor<2x6x4x4xf32>) -> tensor<2x6x4x4xf32> {
 
 // case: batch_norm running_mean size differs from C
 func.func @batch_norm_stats(%x: tensor<2x8x4x4xf32>, %m: tensor<4xf32>, %v: tensor<8xf32>) -> tensor<2x8x4x4xf32> {
-  // expected-error @+1 {{running_mean}}
+  // expected-error @+2 {{running_mean}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.batch_norm %x, %m, %v : (tensor<2x8x4x4xf32>, tensor<4xf32>, tensor<8xf32>) -> tensor<2x8x4x4xf32>
   return %0 : tensor<2x8x4x4xf32>
 }
@@ -756,7 +805,8 @@ func.func @reshape_count(%x: tensor<2x3xf32>) -> tensor<7xf32> {
 
 // case: permute dims are not a permutation (0 twice)
 func.func @permute_dup(%x: tensor<2x3x4xf32>) -> tensor<2x2x3xf32> {
-  // expected-error @+1 {{permutation}}
+  // expected-error @+2 {{permutation}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.permute %x {dims = array<i64: 0, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<2x2x3xf32>
   return %0 : tensor<2x2x3xf32>
 }
@@ -765,7 +815,8 @@ func.func @permute_dup(%x: tensor<2x3x4xf32>) -> tensor<2x2x3xf32> {
 
 // case: permute with the wrong number of dims
 func.func @permute_count(%x: tensor<2x3x4xf32>) -> tensor<3x2xf32> {
-  // expected-error @+1 {{permutation}}
+  // expected-error @+2 {{permutation}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.permute %x {dims = array<i64: 1, 0>} : (tensor<2x3x4xf32>) -> tensor<3x2xf32>
   return %0 : tensor<3x2xf32>
 }
@@ -774,7 +825,8 @@ func.func @permute_count(%x: tensor<2x3x4xf32>) -> tensor<3x2xf32> {
 
 // case: transpose dim out of range
 func.func @transpose_dim(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
-  // expected-error @+1 {{out of range}}
+  // expected-error @+2 {{must be in range}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.transpose %x {dim0 = 0, dim1 = 2} : (tensor<2x3xf32>) -> tensor<3x2xf32>
   return %0 : tensor<3x2xf32>
 }
@@ -783,7 +835,8 @@ func.func @transpose_dim(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
 
 // case: slice end beyond the dim size (end 11 on a dim of 10)
 func.func @slice_range(%x: tensor<10xf32>) -> tensor<11xf32> {
-  // expected-error @+1 {{out of range}}
+  // expected-error @+2 {{out of range}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.slice %x {end = array<i64: 11>, start = array<i64: 0>} : (tensor<10xf32>) -> tensor<11xf32>
   return %0 : tensor<11xf32>
 }
@@ -792,7 +845,8 @@ func.func @slice_range(%x: tensor<10xf32>) -> tensor<11xf32> {
 
 // case: slice start after end
 func.func @slice_start_end(%x: tensor<10xf32>) -> tensor<0xf32> {
-  // expected-error @+1 {{start}}
+  // expected-error @+2 {{out of range}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.slice %x {end = array<i64: 3>, start = array<i64: 5>} : (tensor<10xf32>) -> tensor<0xf32>
   return %0 : tensor<0xf32>
 }
@@ -801,7 +855,8 @@ func.func @slice_start_end(%x: tensor<10xf32>) -> tensor<0xf32> {
 
 // case: slice step 0
 func.func @slice_step(%x: tensor<10xf32>) -> tensor<10xf32> {
-  // expected-error @+1 {{step}}
+  // expected-error @+2 {{step}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.slice %x {end = array<i64: 10>, start = array<i64: 0>, step = array<i64: 0>} : (tensor<10xf32>) -> tensor<10xf32>
   return %0 : tensor<10xf32>
 }
@@ -810,7 +865,8 @@ func.func @slice_step(%x: tensor<10xf32>) -> tensor<10xf32> {
 
 // case: slice declared result ignores the step (ceil(10/3) = 4)
 func.func @slice_result(%x: tensor<10xf32>) -> tensor<3xf32> {
-  // expected-error @+1 {{tensor<4xf32>}}
+  // expected-error @+2 {{tensor<4xf32>}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.slice %x {end = array<i64: 10>, start = array<i64: 0>, step = array<i64: 3>} : (tensor<10xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
@@ -819,7 +875,8 @@ func.func @slice_result(%x: tensor<10xf32>) -> tensor<3xf32> {
 
 // case: concat operands differ in a non-concat dim (2 vs 3 in dim 0)
 func.func @concat_mismatch(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) -> tensor<2x6xf32> {
-  // expected-error @+1 {{must match}}
+  // expected-error @+2 {{only dim 1 may differ}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.concat %a, %b {dim = 1} : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x6xf32>
   return %0 : tensor<2x6xf32>
 }
@@ -828,7 +885,8 @@ func.func @concat_mismatch(%a: tensor<2x3xf32>, %b: tensor<3x3xf32>) -> tensor<2
 
 // case: concat operands of different rank
 func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) -> tensor<4x3xf32> {
-  // expected-error @+1 {{rank}}
+  // expected-error @+2 {{rank}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.concat %a, %b {dim = 0} : (tensor<2x3xf32>, tensor<2x3x1xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
@@ -837,7 +895,7 @@ func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) -> tensor<4x3
 
 // case: broadcast_to a shape the input does not broadcast to (3 -> 4)
 func.func @broadcast_to_bad(%x: tensor<3x1xf32>) -> tensor<4x5xf32> {
-  // expected-error @+1 {{broadcastable}}
+  // expected-error @+1 {{cannot broadcast}}
   %0 = sc.broadcast_to %x : (tensor<3x1xf32>) -> tensor<4x5xf32>
   return %0 : tensor<4x5xf32>
 }
@@ -846,7 +904,8 @@ func.func @broadcast_to_bad(%x: tensor<3x1xf32>) -> tensor<4x5xf32> {
 
 // case: unsqueeze dim out of range (rank 2: valid dims are -3..2)
 func.func @unsqueeze_dim(%x: tensor<3x4xf32>) -> tensor<3x4x1xf32> {
-  // expected-error @+1 {{out of range}}
+  // expected-error @+2 {{out of range}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.unsqueeze %x {dim = 3} : (tensor<3x4xf32>) -> tensor<3x4x1xf32>
   return %0 : tensor<3x4x1xf32>
 }
@@ -855,7 +914,8 @@ func.func @unsqueeze_dim(%x: tensor<3x4xf32>) -> tensor<3x4x1xf32> {
 
 // case: squeeze dim out of range
 func.func @squeeze_dim(%x: tensor<1x3xf32>) -> tensor<1x3xf32> {
-  // expected-error @+1 {{out of range}}
+  // expected-error @+2 {{out of range}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.squeeze %x {dims = array<i64: 2>} : (tensor<1x3xf32>) -> tensor<1x3xf32>
   return %0 : tensor<1x3xf32>
 }
@@ -868,7 +928,8 @@ func.func @squeeze_dim(%x: tensor<1x3xf32>) -> tensor<1x3xf32> {
 
 // case: sdpa q/k head dim mismatch (64 vs 32)
 func.func @sdpa_head_dim(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x16x32xf32>, %v: tensor<2x4x16x64xf32>) -> tensor<2x4x16x64xf32> {
-  // expected-error @+1 {{head dim}}
+  // expected-error @+2 {{head dim}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.scaled_dot_product_attention %q, %k, %v : (tensor<2x4x16x64xf32>, tensor<2x4x16x32xf32>, tensor<2x4x16x64xf32>) -> tensor<2x4x16x64xf32>
   return %0 : tensor<2x4x16x64xf32>
 }
@@ -877,7 +938,8 @@ func.func @sdpa_head_dim(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x16x32xf32>, %
 
 // case: sdpa k/v sequence length mismatch (16 vs 24)
 func.func @sdpa_seq(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x16x64xf32>, %v: tensor<2x4x24x64xf32>) -> tensor<2x4x16x64xf32> {
-  // expected-error @+1 {{sequence}}
+  // expected-error @+2 {{sequence}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.scaled_dot_product_attention %q, %k, %v : (tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32>, tensor<2x4x24x64xf32>) -> tensor<2x4x16x64xf32>
   return %0 : tensor<2x4x16x64xf32>
 }
@@ -886,7 +948,8 @@ func.func @sdpa_seq(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x16x64xf32>, %v: te
 
 // case: sdpa mask and is_causal are exclusive
 func.func @sdpa_mask_causal(%q: tensor<2x4x16x64xf32>, %m: tensor<16x16xf32>) -> tensor<2x4x16x64xf32> {
-  // expected-error @+1 {{is_causal}}
+  // expected-error @+2 {{is_causal}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.scaled_dot_product_attention %q, %q, %q, %m {is_causal = true} : (tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32>, tensor<2x4x16x64xf32>, tensor<16x16xf32>) -> tensor<2x4x16x64xf32>
   return %0 : tensor<2x4x16x64xf32>
 }
@@ -895,7 +958,8 @@ func.func @sdpa_mask_causal(%q: tensor<2x4x16x64xf32>, %m: tensor<16x16xf32>) ->
 
 // case: sdpa mask not broadcastable to (..., L, S) (S is 24, mask has 16)
 func.func @sdpa_mask_shape(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x24x64xf32>, %m: tensor<16x16xf32>) -> tensor<2x4x16x64xf32> {
-  // expected-error @+1 {{mask}}
+  // expected-error @+2 {{mask}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.scaled_dot_product_attention %q, %k, %k, %m : (tensor<2x4x16x64xf32>, tensor<2x4x24x64xf32>, tensor<2x4x24x64xf32>, tensor<16x16xf32>) -> tensor<2x4x16x64xf32>
   return %0 : tensor<2x4x16x64xf32>
 }
@@ -904,7 +968,8 @@ func.func @sdpa_mask_shape(%q: tensor<2x4x16x64xf32>, %k: tensor<2x4x24x64xf32>,
 
 // case: neighborhood_attention even kernel size
 func.func @na_even_kernel(%q: tensor<2x64x4x32xf32>) -> tensor<2x64x4x32xf32> {
-  // expected-error @+1 {{odd}}
+  // expected-error @+2 {{odd}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.neighborhood_attention %q, %q, %q {kernel_size = array<i64: 4>} : (tensor<2x64x4x32xf32>, tensor<2x64x4x32xf32>, tensor<2x64x4x32xf32>) -> tensor<2x64x4x32xf32>
   return %0 : tensor<2x64x4x32xf32>
 }
@@ -913,7 +978,8 @@ func.func @na_even_kernel(%q: tensor<2x64x4x32xf32>) -> tensor<2x64x4x32xf32> {
 
 // case: neighborhood_attention kernel * dilation > spatial size (7 * 3 = 21 > 16)
 func.func @na_kernel_dilation(%q: tensor<2x16x4x32xf32>) -> tensor<2x16x4x32xf32> {
-  // expected-error @+1 {{dilation}}
+  // expected-error @+2 {{dilation}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.neighborhood_attention %q, %q, %q {dilation = array<i64: 3>, kernel_size = array<i64: 7>} : (tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>, tensor<2x16x4x32xf32>) -> tensor<2x16x4x32xf32>
   return %0 : tensor<2x16x4x32xf32>
 }
@@ -922,7 +988,8 @@ func.func @na_kernel_dilation(%q: tensor<2x16x4x32xf32>) -> tensor<2x16x4x32xf32
 
 // case: neighborhood_attention kernel larger than the spatial size (2-D, W = 4 < 5)
 func.func @na_kernel_too_big(%q: tensor<1x8x4x2x16xf32>) -> tensor<1x8x4x2x16xf32> {
-  // expected-error @+1 {{kernel}}
+  // expected-error @+2 {{kernel}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.neighborhood_attention %q, %q, %q {kernel_size = array<i64: 5, 5>} : (tensor<1x8x4x2x16xf32>, tensor<1x8x4x2x16xf32>, tensor<1x8x4x2x16xf32>) -> tensor<1x8x4x2x16xf32>
   return %0 : tensor<1x8x4x2x16xf32>
 }
@@ -931,7 +998,8 @@ func.func @na_kernel_too_big(%q: tensor<1x8x4x2x16xf32>) -> tensor<1x8x4x2x16xf3
 
 // case: neighborhood_attention kernel_size with the wrong number of values (1 for 2-D)
 func.func @na_kernel_count(%q: tensor<1x8x8x2x16xf32>) -> tensor<1x8x8x2x16xf32> {
-  // expected-error @+1 {{kernel_size}}
+  // expected-error @+2 {{kernel_size}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.neighborhood_attention %q, %q, %q {kernel_size = array<i64: 3>} : (tensor<1x8x8x2x16xf32>, tensor<1x8x8x2x16xf32>, tensor<1x8x8x2x16xf32>) -> tensor<1x8x8x2x16xf32>
   return %0 : tensor<1x8x8x2x16xf32>
 }
@@ -940,7 +1008,8 @@ func.func @na_kernel_count(%q: tensor<1x8x8x2x16xf32>) -> tensor<1x8x8x2x16xf32>
 
 // case: neighborhood_attention q and k shapes differ
 func.func @na_qk_shape(%q: tensor<1x16x2x16xf32>, %k: tensor<1x15x2x16xf32>) -> tensor<1x16x2x16xf32> {
-  // expected-error @+1 {{shape}}
+  // expected-error @+2 {{shape}}
+  // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.neighborhood_attention %q, %k, %k {kernel_size = array<i64: 3>} : (tensor<1x16x2x16xf32>, tensor<1x15x2x16xf32>, tensor<1x15x2x16xf32>) -> tensor<1x16x2x16xf32>
   return %0 : tensor<1x16x2x16xf32>
 }

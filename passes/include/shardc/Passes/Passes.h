@@ -1,4 +1,5 @@
-//===- Passes.h - shardc passes --------------------------------------*- C++ -*-===//
+//===- Passes.h - shardc passes --------------------------------------*- C++
+//-*-===//
 #ifndef SHARDC_PASSES_PASSES_H
 #define SHARDC_PASSES_PASSES_H
 

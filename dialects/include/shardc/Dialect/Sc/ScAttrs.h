@@ -1,4 +1,5 @@
-//===- ScAttrs.h - sc attributes ------------------------------------*- C++ -*-===//
+//===- ScAttrs.h - sc attributes ------------------------------------*- C++
+//-*-===//
 #ifndef SHARDC_DIALECT_SC_SCATTRS_H
 #define SHARDC_DIALECT_SC_SCATTRS_H
 

@@ -1,4 +1,5 @@
-//===- ScDialect.h - sc dialect ------------------------------------*- C++ -*-===//
+//===- ScDialect.h - sc dialect ------------------------------------*- C++
+//-*-===//
 #ifndef SHARDC_DIALECT_SC_SCDIALECT_H
 #define SHARDC_DIALECT_SC_SCDIALECT_H
 

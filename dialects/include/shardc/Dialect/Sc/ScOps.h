@@ -1,4 +1,5 @@
-//===- ScOps.h - sc operations --------------------------------------*- C++ -*-===//
+//===- ScOps.h - sc operations --------------------------------------*- C++
+//-*-===//
 #ifndef SHARDC_DIALECT_SC_SCOPS_H
 #define SHARDC_DIALECT_SC_SCOPS_H
 

@@ -1,4 +1,5 @@
-//===- ShardingRule.h - factor-based sharding rules ---------------*- C++ -*-===//
+//===- ShardingRule.h - factor-based sharding rules ---------------*- C++
+//-*-===//
 //
 // Plain C++ (no MLIR) so the partitioner's planning code and its unit tests can
 // use it without the dialect.
