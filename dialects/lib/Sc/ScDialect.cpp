@@ -107,3 +107,11 @@ LogicalResult ScDialect::verifyRegionResultAttribute(Operation *op, unsigned,
                                                      NamedAttribute attr) {
   return verifyFunctionValueAttr(op, resultIndex, attr, /*isResult=*/true);
 }
+
+Operation *ScDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                          Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}

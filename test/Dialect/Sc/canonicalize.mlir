@@ -1,0 +1,26 @@
+// RUN: shardc-opt %s -split-input-file -canonicalize | FileCheck %s
+
+// Identical constants fold into one (sc.constant is ConstantLike and the
+// dialect materializes folded constants as sc.constant).
+// CHECK-LABEL: func.func @dedupe_constants
+// CHECK-COUNT-1: sc.constant dense<1.000000e+00> : tensor<4xf32>
+// CHECK-NOT: sc.constant
+// CHECK: sc.add
+func.func @dedupe_constants(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = sc.constant dense<1.0> : tensor<4xf32>
+  %b = sc.constant dense<1.0> : tensor<4xf32>
+  %s = sc.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %t = sc.add %x, %s : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %t : tensor<4xf32>
+}
+
+// -----
+
+// Ops without uses are pure and disappear; annotated results stay if used.
+// CHECK-LABEL: func.func @dead_ops
+// CHECK-NOT: sc.exp
+// CHECK: return %arg0
+func.func @dead_ops(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = sc.exp %x : tensor<4xf32>
+  return %x : tensor<4xf32>
+}
