@@ -65,7 +65,7 @@ func.func @windows(%x: tensor<1x2x4xf32>, %w: tensor<2x3x3xf32>, %q: tensor<1x16
   // expected-remark @+2 {{rule}}
   // expected-remark @+1 {{window dim 2 <- operand 0 dim 2: pad n=16 out=19 k=1 s=1 d=1 pad=1/2 circular; out [0,1) reads [-1,0), out [18,19) reads [17,18)}}
   %p = sc.pad %u {pad = array<i64: 1, 2>, mode = "circular"} : (tensor<1x3x16xf32>) -> tensor<1x3x19xf32>
-  // expected-remark @+3 {{rule (i, j, k, l), (i, j, k, l), (i, j, k, m) -> (i, j, k, m) {i=1 pass_through, j=16 window, k=2 pass_through, l=8 reduction, m=8 pass_through}}}
+  // expected-remark @+3 {{rule (i, j, k, l), (i, j, k, l), (i, j, k, m) -> (i, j, k, m) {i=1 pass_through, j=16 window, k=2 pass_through, l=8 needs_replication, m=8 pass_through}}}
   // expected-remark @+2 {{window dim 1 <- operand 1 dim 1: neighborhood n=16 out=16 k=5 s=1 d=1 pad=0/0 zeros; out [0,1) reads [0,5), out [15,16) reads [11,16)}}
   // expected-remark @+1 {{window dim 1 <- operand 2 dim 1}}
   %a = sc.neighborhood_attention %q, %q, %q {kernel_size = array<i64: 5>} : (tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32>, tensor<1x16x2x8xf32>) -> tensor<1x16x2x8xf32>

@@ -230,6 +230,9 @@ bool oracleValid(const WindowSpec &spec) {
       return false;
     if (minPad < 0 && spec.boundary != BoundaryMode::Zeros)
       return false;
+    // torch.narrow: one side cannot crop more than the input holds.
+    if (spec.kind == WindowKind::Pad && n + minPad < 0)
+      return false;
     if (spec.boundary == BoundaryMode::Reflect && maxPad >= n)
       return false;
     if (spec.boundary == BoundaryMode::Circular && maxPad > n)

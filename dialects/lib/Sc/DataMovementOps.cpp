@@ -3,15 +3,21 @@
 #include "OpUtils.h"
 
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace shardc::sc;
 using namespace shardc::sc::detail;
 
-static int64_t numElements(ArrayRef<int64_t> shape) {
+/// Element count, or nullopt when it overflows int64.
+static std::optional<int64_t> numElements(ArrayRef<int64_t> shape) {
+  if (llvm::is_contained(shape, 0))
+    return 0;
   int64_t n = 1;
   for (int64_t d : shape)
-    n *= d;
+    if (llvm::MulOverflow(n, d, n))
+      return std::nullopt;
   return n;
 }
 
@@ -72,7 +78,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, OptLoc loc,
     if (start[d] < 0 || start[d] > end[d] || end[d] > x.getDimSize(d))
       return fail(loc, name, "slice [", start[d], ", ", end[d], ") of dim ", d,
                   " is out of range for size ", x.getDimSize(d));
-    shape.push_back((end[d] - start[d] + step[d] - 1) / step[d]);
+    int64_t length = end[d] - start[d];
+    shape.push_back(length == 0 ? 0 : (length - 1) / step[d] + 1);
   }
   types.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
@@ -81,10 +88,13 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 LogicalResult ReshapeOp::verify() {
   ArrayRef<int64_t> in = getInput().getType().getShape();
   ArrayRef<int64_t> out = getResult().getType().getShape();
-  if (numElements(in) != numElements(out))
+  std::optional<int64_t> nIn = numElements(in), nOut = numElements(out);
+  if (!nIn || !nOut)
+    return emitOpError("element count overflows int64");
+  if (*nIn != *nOut)
     return emitOpError("cannot reshape ")
-           << shapeStr(in) << " (" << numElements(in) << " elements) to "
-           << shapeStr(out) << " (" << numElements(out) << " elements)";
+           << shapeStr(in) << " (" << *nIn << " elements) to " << shapeStr(out)
+           << " (" << *nOut << " elements)";
   if (getInput().getType().getElementType() !=
       getResult().getType().getElementType())
     return emitOpError("must keep the element type");
@@ -107,8 +117,12 @@ LogicalResult PermuteOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   for (int64_t dim : dims) {
     std::optional<int64_t> d = normalizeDim(dim, rank);
     if (!d || seen.test(*d))
-      return fail(loc, name, "dims [", shapeStr(dims),
-                  "] is not a permutation of the ", rank, " dims");
+      return fail(
+          loc, name, "dims [",
+          llvm::join(llvm::map_range(
+                         dims, [](int64_t v) { return std::to_string(v); }),
+                     ", "),
+          "] is not a permutation of the ", rank, " dims");
     seen.set(*d);
     shape.push_back(x.getDimSize(*d));
   }

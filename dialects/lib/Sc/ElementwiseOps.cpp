@@ -149,8 +149,10 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *, OptLoc loc,
     return fail(loc, name, "input and weight element types differ");
   if (Value bias = adaptor.getBias()) {
     RankedTensorType b = tensorTypeOf(bias);
-    if (!b || b.getRank() != 1 || b.getDimSize(0) != w.getDimSize(0))
-      return fail(loc, name, "bias must have shape (", w.getDimSize(0), ")");
+    if (!b || b.getRank() != 1 || b.getDimSize(0) != w.getDimSize(0) ||
+        b.getElementType() != x.getElementType())
+      return fail(loc, name, "bias must have shape (", w.getDimSize(0),
+                  ") and element type ", x.getElementType());
   }
   SmallVector<int64_t> shape(x.getShape());
   shape.back() = w.getDimSize(0);
@@ -191,9 +193,13 @@ LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
     RankedTensorType m = tensorTypeOf(mask);
     SmallVector<int64_t> full(batch), out;
     full.append({l, s});
-    if (!m || !broadcastShapes(m.getShape(), full, out) ||
+    if (!m || m.getElementType() != q.getElementType() ||
+        !broadcastShapes(m.getShape(), full, out) ||
         ArrayRef<int64_t>(out) != ArrayRef<int64_t>(full))
-      return fail(loc, name, "mask does not broadcast to ", shapeStr(full));
+      return fail(loc, name,
+                  "mask must have the query's element type and "
+                  "broadcast to ",
+                  shapeStr(full));
   }
   if (auto scale = adaptor.getScale(); scale && !(scale->convertToDouble() > 0))
     return fail(loc, name, "scale must be positive");

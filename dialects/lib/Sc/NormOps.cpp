@@ -12,8 +12,10 @@ using namespace shardc::sc::detail;
 static FailureOr<llvm::SmallBitVector>
 reducedDims(OptLoc loc, StringRef name, std::optional<ArrayRef<int64_t>> dims,
             int64_t rank) {
-  llvm::SmallBitVector reduced(rank, !dims.has_value());
-  if (!dims)
+  // As in ATen, an empty dim list reduces over every dim.
+  bool all = !dims || dims->empty();
+  llvm::SmallBitVector reduced(rank, all);
+  if (all)
     return reduced;
   for (int64_t dim : *dims) {
     std::optional<int64_t> d = normalizeDim(dim, rank);
@@ -156,8 +158,10 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                  "running_mean", adaptor.getRunningMean()},
                              {"running_var", adaptor.getRunningVar()}}) {
     RankedTensorType t = tensorTypeOf(value);
-    if (!t || t.getShape() != ArrayRef<int64_t>{channels})
-      return fail(loc, name, role, " must have shape (", channels, ")");
+    if (!t || t.getShape() != ArrayRef<int64_t>{channels} ||
+        t.getElementType() != x.getElementType())
+      return fail(loc, name, role, " must have shape (", channels,
+                  ") and element type ", x.getElementType());
   }
   if (!(adaptor.getEps().convertToDouble() > 0))
     return fail(loc, name, "eps must be positive");

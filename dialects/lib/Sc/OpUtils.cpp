@@ -44,8 +44,8 @@ LogicalResult spatialValues(OptLoc loc, StringRef opName, StringRef attrName,
     return success();
   }
   if (static_cast<int64_t>(attr->size()) != count)
-    return fail(loc, opName, "'", attrName, "' needs ", count,
-                " values (one per spatial dim), got ", attr->size());
+    return fail(loc, opName, "'", attrName, "' needs ", count, " values, got ",
+                attr->size());
   values.assign(attr->begin(), attr->end());
   return success();
 }

@@ -62,7 +62,8 @@ verifyShardingAttr(Operation *anchor, Attribute attr, TypeRange types,
 LogicalResult ScDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
   if (attr.getName() != kShardingAttrName)
-    return op->emitError() << "unknown sc attribute '" << attr.getName() << "'";
+    return op->emitError() << "unknown sc attribute '"
+                           << attr.getName().getValue() << "'";
   return verifyShardingAttr(op, attr.getValue(), op->getResultTypes(), "an op",
                             [&] { return op->emitOpError(); });
 }
@@ -82,8 +83,9 @@ static LogicalResult verifyFunctionValueAttr(Operation *op, unsigned index,
                                              bool isResult) {
   StringRef what = isResult ? "result" : "argument";
   if (attr.getName() != ScDialect::kShardingAttrName)
-    return op->emitError() << "unknown sc attribute '" << attr.getName()
-                           << "' on " << what << " " << index;
+    return op->emitError() << "unknown sc attribute '"
+                           << attr.getName().getValue() << "' on " << what
+                           << " " << index;
   Type type = functionValueType(op, index, isResult);
   if (!type)
     return op->emitError()

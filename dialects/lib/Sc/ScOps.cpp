@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace shardc::sc;
@@ -66,6 +67,7 @@ LogicalResult MeshOp::verify() {
   if (getShape().empty())
     return emitOpError("needs at least one axis");
   llvm::SmallSet<StringRef, 4> seen;
+  int64_t devices = 1;
   for (auto [name, size] : llvm::zip(getAxisNames(), getShape())) {
     StringRef axis = cast<StringAttr>(name).getValue();
     if (axis.empty())
@@ -75,6 +77,8 @@ LogicalResult MeshOp::verify() {
     if (size < 1)
       return emitOpError("axis \"")
              << axis << "\" has size " << size << "; sizes must be at least 1";
+    if (llvm::MulOverflow(devices, size, devices))
+      return emitOpError("has too many devices (the axis sizes overflow)");
   }
   return success();
 }

@@ -6,6 +6,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace shardc::sc;
@@ -115,8 +116,9 @@ Attribute ShardingAttr::parse(AsmParser &parser, Type) {
       return {};
     std::optional<ReductionKind> parsed = symbolizeReductionKind(kindName);
     if (!parsed) {
-      parser.emitError(kindLoc) << "unknown partial reduction kind '"
-                                << kindName << "' (expected sum, max or mean)";
+      parser.emitError(kindLoc)
+          << "unknown partial reduction kind '" << kindName
+          << "' (expected sum, max, min or mean)";
       return {};
     }
     kind = *parsed;
@@ -166,6 +168,9 @@ ShardingAttr::verifyFor(Operation *anchor, Type type,
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return emitError() << "a sharding annotates a ranked tensor, not " << type;
+  if (!tensor.hasStaticShape())
+    return emitError()
+           << "a sharding annotates a statically shaped tensor, not " << tensor;
   if (static_cast<int64_t>(getDims().size()) != tensor.getRank())
     return emitError() << "sharding has " << getDims().size()
                        << " dims but the tensor " << tensor << " has rank "
@@ -189,7 +194,9 @@ ShardingAttr::verifyFor(Operation *anchor, Type type,
     for (StringAttr axis : dimSharding.getAxes()) {
       if (failed(useAxis(axis, where)))
         return failure();
-      shards *= meshShape[mesh.getAxisIndex(axis.getValue())];
+      if (llvm::MulOverflow(
+              shards, meshShape[mesh.getAxisIndex(axis.getValue())], shards))
+        return emitError() << "dim " << dim << " is split into too many shards";
     }
     ArrayRef<int64_t> extents = dimSharding.getExtents();
     if (extents.empty())
@@ -206,7 +213,8 @@ ShardingAttr::verifyFor(Operation *anchor, Type type,
       if (extent < 0)
         return emitError() << "dim " << dim << " has a negative extent "
                            << extent;
-      sum += extent;
+      if (llvm::AddOverflow(sum, extent, sum))
+        return emitError() << "extents of dim " << dim << " overflow";
     }
     if (sum != tensor.getDimSize(dim))
       return emitError() << "extents of dim " << dim << " sum to " << sum

@@ -32,6 +32,12 @@ const char *shardc::sc::stringifyFactorKind(FactorKind kind) {
   return "unknown";
 }
 
+/// i, j, ..., z for the first 18 factors, then f18, f19, ...
+static std::string factorName(int64_t f) {
+  return f < 18 ? std::string(1, static_cast<char>('i' + f))
+                : "f" + std::to_string(f);
+}
+
 std::string ShardingRule::toString() const {
   std::ostringstream os;
   auto printDims = [&](const std::vector<std::vector<int64_t>> &values) {
@@ -40,17 +46,17 @@ std::string ShardingRule::toString() const {
       for (size_t d = 0; d < values[v].size(); ++d)
         os << (d ? ", " : "")
            << (values[v][d] == kNoFactor ? std::string("-")
-                                         : std::string(1, 'i' + values[v][d]));
+                                         : factorName(values[v][d]));
       os << ")";
     }
   };
   printDims(operandDims);
-  os << " -> ";
+  os << (operandDims.empty() ? "-> " : " -> ");
   printDims(resultDims);
   os << " {";
   for (size_t f = 0; f < factors.size(); ++f)
-    os << (f ? ", " : "") << static_cast<char>('i' + f) << "="
-       << factors[f].size << " " << stringifyFactorKind(factors[f].kind);
+    os << (f ? ", " : "") << factorName(f) << "=" << factors[f].size << " "
+       << stringifyFactorKind(factors[f].kind);
   os << "}";
   return os.str();
 }
@@ -135,7 +141,7 @@ SC_ELEMENTWISE_RULE(ReshardOp)
 template <typename OpT> static ShardingRule reductionRule(OpT op) {
   ArrayRef<int64_t> in = shapeOf(op.getInput());
   int64_t rank = in.size();
-  llvm::SmallBitVector reduced(rank, !op.getDims().has_value());
+  llvm::SmallBitVector reduced(rank, !op.getDims() || op.getDims()->empty());
   if (auto dims = op.getDims())
     for (int64_t dim : *dims)
       reduced.set(*normalizeDim(dim, rank));
@@ -274,7 +280,10 @@ ShardingRule ScaledDotProductAttentionOp::getShardingRule() {
   // The key/value sequence: softmax statistics over it (a ring when sharded).
   int64_t s =
       rule.addFactor(FactorKind::Statistic, shapeOf(getKey()).end()[-2]);
-  int64_t e = rule.addFactor(FactorKind::Reduction, shapeOf(getQuery()).back());
+  // The head dim is contracted inside the softmax, so a split of it cannot
+  // leave a partial output: it must be gathered first.
+  int64_t e =
+      rule.addFactor(FactorKind::NeedsReplication, shapeOf(getQuery()).back());
   int64_t ev = rule.addFactor(FactorKind::PassThrough, out.back());
   rule.resultDims[0].insert(rule.resultDims[0].end(), {l, ev});
   auto mapOperand = [&](unsigned i, int64_t second, int64_t last) {
@@ -375,7 +384,8 @@ ShardingRule NeighborhoodAttentionOp::getShardingRule() {
       rule.operandDims[i].push_back(f);
     rule.resultDims[0].push_back(f);
   }
-  int64_t e = rule.addFactor(FactorKind::Reduction, q.back());
+  // Contracted inside the softmax: see ScaledDotProductAttentionOp.
+  int64_t e = rule.addFactor(FactorKind::NeedsReplication, q.back());
   int64_t ev =
       rule.addFactor(FactorKind::PassThrough, getType().getShape().back());
   rule.operandDims[0].push_back(e);
@@ -421,27 +431,52 @@ ShardingRule SliceOp::getShardingRule() {
 }
 
 ShardingRule ReshapeOp::getShardingRule() {
-  // Pair dims greedily into groups of equal element count; a group that maps
-  // one dim to one dim of the same size is pass-through, the rest (splits and
-  // merges) need replication.
+  // Pair dims into groups of equal element count; a group that maps one dim
+  // to one dim of the same size is pass-through, splits and merges need
+  // replication, and size-1 dims map to no factor.
   ArrayRef<int64_t> in = shapeOf(getInput()), out = getType().getShape();
+  auto replicateAll = [&] {
+    ShardingRule all(1, 1);
+    for (int64_t size : in)
+      all.operandDims[0].push_back(
+          all.addFactor(FactorKind::NeedsReplication, size));
+    for (int64_t size : out)
+      all.resultDims[0].push_back(
+          all.addFactor(FactorKind::NeedsReplication, size));
+    return all;
+  };
+  // Zero-size tensors have no meaningful grouping.
+  if (llvm::is_contained(in, 0) || llvm::is_contained(out, 0))
+    return replicateAll();
   ShardingRule rule(1, 1);
   size_t i = 0, o = 0;
   while (i < in.size() || o < out.size()) {
+    if (i < in.size() && in[i] == 1) {
+      rule.operandDims[0].push_back(ShardingRule::kNoFactor), ++i;
+      continue;
+    }
+    if (o < out.size() && out[o] == 1) {
+      rule.resultDims[0].push_back(ShardingRule::kNoFactor), ++o;
+      continue;
+    }
+    if (i == in.size() || o == out.size())
+      return replicateAll(); // element counts differ: unreachable if verified
     size_t i0 = i, o0 = o;
-    int64_t pi = i < in.size() ? in[i++] : 1,
-            po = o < out.size() ? out[o++] : 1;
+    int64_t pi = in[i++], po = out[o++];
     while (pi != po) {
-      if ((pi < po && i < in.size()) || o >= out.size())
+      bool moreIn = i < in.size(), moreOut = o < out.size();
+      if (!moreIn && !moreOut)
+        return replicateAll();
+      if ((pi < po && moreIn) || !moreOut)
         pi *= in[i++];
       else
         po *= out[o++];
     }
     bool oneToOne = i - i0 == 1 && o - o0 == 1;
+    FactorKind kind =
+        oneToOne ? FactorKind::PassThrough : FactorKind::NeedsReplication;
     for (size_t d = i0; d < i; ++d)
-      rule.operandDims[0].push_back(
-          oneToOne ? rule.addFactor(FactorKind::PassThrough, in[d])
-                   : rule.addFactor(FactorKind::NeedsReplication, in[d]));
+      rule.operandDims[0].push_back(rule.addFactor(kind, in[d]));
     for (size_t d = o0; d < o; ++d)
       rule.resultDims[0].push_back(
           oneToOne ? rule.operandDims[0].back()

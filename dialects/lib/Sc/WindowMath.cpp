@@ -242,9 +242,11 @@ int64_t shardc::sc::windowOutputSize(const WindowSpec &spec) {
     return n + spec.padLow + spec.padHigh;
   case WindowKind::Resize:
     // F.interpolate computes the size in float64 from the user's factor.
-    if (spec.scaleFactor > 0.0)
-      return static_cast<int64_t>(
-          std::floor(static_cast<double>(n) * spec.scaleFactor));
+    if (spec.scaleFactor > 0.0) {
+      double size = std::floor(static_cast<double>(n) * spec.scaleFactor);
+      // Out-of-range sizes are reported as 0 (invalid) rather than cast UB.
+      return size < double(int64_t(1) << 62) ? static_cast<int64_t>(size) : 0;
+    }
     return spec.outputSize;
   case WindowKind::Neighborhood:
     return n;
@@ -404,6 +406,11 @@ std::string checkKindSpecific(const WindowSpec &spec) {
              str(spec.dilation * (spec.kernel - 1) + 1) + ")";
     return checkBoundaryPads(spec);
   case WindowKind::Pad:
+    // Negative amounts crop; they cannot remove more than the input holds.
+    if (spec.inputSize + std::min<int64_t>(spec.padLow, 0) < 0 ||
+        spec.inputSize + std::min<int64_t>(spec.padHigh, 0) < 0)
+      return "cropping (" + str(spec.padLow) + ", " + str(spec.padHigh) +
+             ") exceeds the input size " + str(spec.inputSize);
     return checkBoundaryPads(spec);
   case WindowKind::Transposed:
     if (negativePad)
@@ -439,6 +446,17 @@ std::string checkKindSpecific(const WindowSpec &spec) {
 std::string shardc::sc::validateWindowSpec(const WindowSpec &spec) {
   if (spec.inputSize < 1)
     return "input size must be >= 1 (got " + str(spec.inputSize) + ")";
+  // Bounding every parameter keeps all products and sums of the arithmetic
+  // below far from int64 overflow.
+  constexpr int64_t kLimit = int64_t(1) << 30;
+  for (int64_t v :
+       {spec.inputSize, spec.outputSize, spec.kernel, spec.stride,
+        spec.dilation, spec.padLow, spec.padHigh, spec.outputPadding})
+    if (v > kLimit || v < -kLimit)
+      return "window parameter " + str(v) + " is out of range (|v| <= 2^30)";
+  if (spec.kind == WindowKind::Resize &&
+      !(spec.scaleFactor >= 0.0 && spec.scaleFactor < double(kLimit)))
+    return "scale factor is out of range";
   if (spec.kernel < 1 || spec.stride < 1 || spec.dilation < 1)
     return "kernel size, stride and dilation must be >= 1 (got " +
            str(spec.kernel) + ", " + str(spec.stride) + ", " +

@@ -131,8 +131,10 @@ static FailureOr<int64_t> convChannels(OptLoc loc, StringRef name,
     return fail(loc, name, "input and weight element types differ");
   if (bias) {
     RankedTensorType b = tensorTypeOf(bias);
-    if (!b || b.getShape() != ArrayRef<int64_t>{cout})
-      return fail(loc, name, "bias must have shape (", cout, ")");
+    if (!b || b.getShape() != ArrayRef<int64_t>{cout} ||
+        b.getElementType() != x.getElementType())
+      return fail(loc, name, "bias must have shape (", cout,
+                  ") and element type ", x.getElementType());
   }
   return cout;
 }
@@ -198,11 +200,12 @@ static LogicalResult poolSpecs(OptLoc loc, StringRef name, OpOrAdaptor op,
                   "kernel_size, stride and dilation must be >= 1 "
                   "(spatial dim ",
                   i, ")");
-    int64_t effective = (kernel[i] - 1) * dilation[i] + 1;
-    if (2 * std::max(lo[i], hi[i]) > effective)
+    // PyTorch: "pad should be at most half of kernel size"; with dilation
+    // this also keeps every window touching real input.
+    if (std::max(lo[i], hi[i]) > kernel[i] / 2)
       return fail(loc, name, "padding ", std::max(lo[i], hi[i]),
-                  " on spatial dim ", i,
-                  " exceeds half the effective kernel size ", effective);
+                  " on spatial dim ", i, " exceeds half the kernel size ",
+                  kernel[i]);
     WindowSpec spec;
     spec.kind = WindowKind::Strided;
     spec.inputSize = x.getDimSize(2 + i);
@@ -242,7 +245,9 @@ LogicalResult MaxPoolOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
-  if (auto divisor = adaptor.getDivisorOverride(); divisor && *divisor < 1)
+  // The getter is unsigned; read the attribute to see negative values.
+  if (auto divisor = adaptor.getDivisorOverrideAttr();
+      divisor && divisor.getInt() < 1)
     return fail(loc, getOperationName(), "divisor_override must be >= 1");
   return inferPool(loc, getOperationName(), adaptor, std::nullopt, types);
 }

@@ -132,11 +132,11 @@ func.func @unknown_partial_axis(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
-// case: unknown partial kind (sum | max | mean)
+// case: unknown partial kind (sum | max | min | mean)
 sc.mesh @mesh ["x"=4]
 func.func @bad_partial_kind(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{partial}}
-  %0 = sc.sharding_constraint %arg0 : tensor<4x8xf32> to #sc.sharding<@mesh, [{}, {}], partial min {"x"}>
+  // expected-error @+1 {{unknown partial reduction kind 'avg'}}
+  %0 = sc.sharding_constraint %arg0 : tensor<4x8xf32> to #sc.sharding<@mesh, [{}, {}], partial avg {"x"}>
   return %0 : tensor<4x8xf32>
 }
 

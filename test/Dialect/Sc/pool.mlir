@@ -48,16 +48,16 @@ func.func @max_pool3d(%x: tensor<1x2x8x8x8xf32>) {
 
 // -----
 
-// max_pool with dilation: 16 - 2*2 - 1 + 1 = 12; padding up to half the
-// effective kernel ((3-1)*2+1)/2 = 2.
+// max_pool with dilation: 16 - 2*2 - 1 + 1 = 12; padding at most half the
+// kernel size (PyTorch checks kernel/2, not the dilated extent): 16 + 2 - 4 = 14.
 // CHECK-LABEL: func.func @max_pool_dilation
 // CHECK: sc.max_pool %{{[^ ]*}} {dilation = array<i64: 2, 2>, kernel_size = array<i64: 3, 3>, stride = array<i64: 1, 1>} : (tensor<1x1x16x16xf32>) -> tensor<1x1x12x12xf32>
-// CHECK: sc.max_pool %{{[^ ]*}} {dilation = array<i64: 2, 2>, kernel_size = array<i64: 3, 3>, padding = array<i64: 2, 2>, stride = array<i64: 1, 1>} : (tensor<1x1x16x16xf32>) -> tensor<1x1x16x16xf32>
+// CHECK: sc.max_pool %{{[^ ]*}} {dilation = array<i64: 2, 2>, kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x1x16x16xf32>) -> tensor<1x1x14x14xf32>
 // CHECK: sc.max_pool %{{[^ ]*}} {dilation = array<i64: 3>, kernel_size = array<i64: 2>, stride = array<i64: 2>} : (tensor<1x2x20xf32>) -> tensor<1x2x9xf32>
 // CHECK: sc.max_pool %{{[^ ]*}} {dilation = array<i64: 1, 2, 3>, kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 1, 1, 1>} : (tensor<1x1x9x9x9xf32>) -> tensor<1x1x8x7x6xf32>
 func.func @max_pool_dilation(%x: tensor<1x1x16x16xf32>, %y: tensor<1x2x20xf32>, %z: tensor<1x1x9x9x9xf32>) {
   %0 = sc.max_pool %x {dilation = array<i64: 2, 2>, kernel_size = array<i64: 3, 3>, stride = array<i64: 1, 1>} : (tensor<1x1x16x16xf32>) -> tensor<1x1x12x12xf32>
-  %1 = sc.max_pool %x {dilation = array<i64: 2, 2>, kernel_size = array<i64: 3, 3>, padding = array<i64: 2, 2>, stride = array<i64: 1, 1>} : (tensor<1x1x16x16xf32>) -> tensor<1x1x16x16xf32>
+  %1 = sc.max_pool %x {dilation = array<i64: 2, 2>, kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x1x16x16xf32>) -> tensor<1x1x14x14xf32>
   %2 = sc.max_pool %y {dilation = array<i64: 3>, kernel_size = array<i64: 2>, stride = array<i64: 2>} : (tensor<1x2x20xf32>) -> tensor<1x2x9xf32>
   %3 = sc.max_pool %z {dilation = array<i64: 1, 2, 3>, kernel_size = array<i64: 2, 2, 2>, stride = array<i64: 1, 1, 1>} : (tensor<1x1x9x9x9xf32>) -> tensor<1x1x8x7x6xf32>
   return

@@ -10,7 +10,8 @@ def Sc_ReductionKind : I32EnumAttr<"ReductionKind",
     "how a partial value's pending reduction combines", [
   I32EnumAttrCase<"Sum", 0, "sum">,
   I32EnumAttrCase<"Max", 1, "max">,
-  I32EnumAttrCase<"Mean", 2, "mean">
+  I32EnumAttrCase<"Mean", 2, "mean">,
+  I32EnumAttrCase<"Min", 3, "min">
 ]> {
   let cppNamespace = "::shardc::sc";
   let genSpecializedAttr = 0;

@@ -42,15 +42,16 @@ class Sc_Op<string mnemonic, list<Trait> traits = []>
     : Op<Sc_Dialect, mnemonic, traits>;
 
 // Tensors of the dialect: static-shaped, ranked.
-def Sc_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
-def Sc_BoolTensor : RankedTensorOf<[I1]>;
-def Sc_AnyTensor : RankedTensorOf<[AnyType]>;
+def Sc_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
+def Sc_BoolTensor : StaticShapeTensorOf<[I1]>;
+def Sc_AnyTensor : StaticShapeTensorOf<[AnyType]>;
+def Sc_NumericTensor : StaticShapeTensorOf<[AnyFloat, AnySignlessInteger]>;
 
 // A string attribute restricted to a fixed vocabulary. PyTorch spells these
 // options as strings (padding_mode="reflect"), so the IR does too.
 class Sc_StrOneOf<list<string> values> : AttrConstraint<
   CPred<"::shardc::sc::isStringOneOf($_self, \"" # !interleave(values, ",") # "\")">,
-  "string, one of: " # !interleave(values, ", ")>;
+  "one of: " # !interleave(values, ", ")>;
 class Sc_StrEnumAttr<list<string> values, string default>
     : DefaultValuedAttr<ConfinedAttr<StrAttr, [Sc_StrOneOf<values>]>,
                         "\"" # default # "\"">;

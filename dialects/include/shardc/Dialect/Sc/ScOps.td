@@ -200,8 +200,8 @@ def Sc_CastOp : Sc_ComputeOp<"cast"> {
     %h = sc.cast %x : tensor<4xf32> to tensor<4xf16>
     ```
   }];
-  let arguments = (ins Sc_AnyTensor:$input);
-  let results = (outs Sc_AnyTensor:$result);
+  let arguments = (ins Sc_NumericTensor:$input);
+  let results = (outs Sc_NumericTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
 }
