@@ -1,0 +1,46 @@
+//===- Validate.h - Checks shared by the reader and the writer --*- C++ -*-===//
+//
+// Private to shardrt_artifact. The writer runs the same checks as the reader
+// before it writes a byte, so that the compiler learns about an inconsistent
+// artifact when it produces it, not when a cluster job loads it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDRT_ARTIFACT_LIB_VALIDATE_H
+#define SHARDRT_ARTIFACT_LIB_VALIDATE_H
+
+#include "shardrt/Status.h"
+#include "shardrt/artifact/Artifact.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace shardrt::artifact::detail {
+
+/// Runs the FlatBuffers verifier on a size-prefixed buffer of exactly `size`
+/// bytes (prefix included). DataLoss when it fails.
+Status verifyFlatBuffer(const uint8_t *buffer, size_t size);
+
+/// Semantic checks of a verified root (see Artifact.h). On success
+/// rankToClass[r] is the class of rank r for every rank of the world.
+Status validateArtifact(const fb::Artifact &root,
+                        std::vector<int32_t> &rankToClass);
+
+/// Mesh shape of a validated artifact (empty for a 0-d mesh).
+std::vector<int64_t> meshShape(const fb::Artifact &root);
+
+/// Row-major coordinates of `rank` in a mesh of shape `mesh`.
+std::vector<int64_t> meshCoordinates(const std::vector<int64_t> &mesh,
+                                     int64_t rank);
+
+/// The box a rank at `coords` owns of `tensor`, whose sharding has been
+/// checked against `mesh`. Offsets cost O(shards) per dimension, so the
+/// checks, which need only the shape, leave them zero.
+LocalShard localShardAt(const fb::TensorDesc &tensor,
+                        const std::vector<int64_t> &mesh,
+                        const std::vector<int64_t> &coords,
+                        bool withOffsets = true);
+
+} // namespace shardrt::artifact::detail
+
+#endif // SHARDRT_ARTIFACT_LIB_VALIDATE_H

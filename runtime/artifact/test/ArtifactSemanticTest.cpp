@@ -1,0 +1,306 @@
+//===- ArtifactSemanticTest.cpp - Inconsistent artifacts are rejected -----===//
+//
+// Each test breaks one detail of a valid artifact (through the writer's specs,
+// or in place in the FlatBuffer for what the writer cannot get wrong) and
+// expects a precise error from the reader. The writer's checked serialize()
+// must report the same error, so the compiler sees it at build time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestArtifacts.h"
+
+#include "shardrt/artifact/Artifact.h"
+#include "shardrt/artifact/Format.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using namespace shardrt;
+using namespace shardrt::artifact;
+using namespace shardrt::artifact::test;
+using namespace shardrt::artifact::test::rich;
+
+namespace {
+
+void expectRejected(const ArtifactWriter &w, StatusCode code,
+                    const std::string &part) {
+  std::vector<uint8_t> bytes = w.serializeUnchecked();
+  StatusOr<Artifact> a = Artifact::loadFromMemory(bytes);
+  ASSERT_FALSE(a.ok()) << "expected: " << part;
+  EXPECT_EQ(a.status().code(), code) << a.status().toString();
+  EXPECT_NE(a.status().message().find(part), std::string::npos)
+      << "message: " << a.status().message() << "\nexpected: " << part;
+  StatusOr<std::vector<uint8_t>> checked = w.serialize();
+  ASSERT_FALSE(checked.ok());
+  EXPECT_EQ(checked.status(), a.status());
+}
+
+void expectInvalid(const ArtifactWriter &w, const std::string &part) {
+  expectRejected(w, StatusCode::InvalidArgument, part);
+}
+
+TEST(ArtifactSemanticTest, ValidArtifactsPass) {
+  EXPECT_TRUE(richWriter().serialize().ok());
+  EXPECT_TRUE(smallWriter().serialize().ok());
+}
+
+//===-- Ranks and mesh ----------------------------------------------------===//
+
+TEST(ArtifactSemanticTest, RankListMissingARank) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kBottomClass).ranks = {2};
+  expectInvalid(w, "rank 3 is in no rank class");
+}
+
+TEST(ArtifactSemanticTest, RankInTwoClasses) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kBottomClass).ranks = {1, 2, 3};
+  expectInvalid(w, "rank 1 appears in rank class 0 and in rank class 1 "
+                   "('bottom')");
+}
+
+TEST(ArtifactSemanticTest, RankOutsideTheWorld) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kBottomClass).ranks = {2, 3, 4};
+  expectInvalid(w, "lists rank 4, outside the world of 4 ranks");
+}
+
+TEST(ArtifactSemanticTest, EmptyRankClass) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kBottomClass).ranks = {};
+  expectInvalid(w, "rank class 1 ('bottom') has no ranks");
+}
+
+TEST(ArtifactSemanticTest, WorldSizeDiffersFromMesh) {
+  ArtifactWriter w = richWriter();
+  w.setWorldSize(5);
+  expectInvalid(w, "world size 5 differs from the mesh's device count 4");
+}
+
+TEST(ArtifactSemanticTest, DuplicateMeshAxisName) {
+  ArtifactWriter w({"x", "x"}, {2, 2});
+  expectInvalid(w, "mesh axis name 'x' is used twice");
+}
+
+TEST(ArtifactSemanticTest, MeshWithTooManyAxes) {
+  std::vector<std::string> names;
+  for (int a = 0; a < 33; ++a)
+    names.push_back("a" + std::to_string(a));
+  ArtifactWriter w(names, std::vector<int32_t>(33, 1));
+  expectInvalid(w, "the mesh has 33 axes; at most 32 are supported");
+}
+
+//===-- Memory plan and program -------------------------------------------===//
+
+TEST(ArtifactSemanticTest, BadSlotIndexInInstruction) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kTopClass).program[kConvInst].inputs[1] = 99;
+  expectInvalid(w, "rank class 0 ('top') instruction 3 (Conv) input 1 refers "
+                   "to buffer slot 99; the class has 9 slots");
+}
+
+TEST(ArtifactSemanticTest, SlotOutsideArena) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kTopClass).buffers[kScratchSlot].offset = 1000;
+  expectInvalid(w, "buffer slot 8 [1000, +64) lies outside the arena of 1024 "
+                   "bytes");
+}
+
+TEST(ArtifactSemanticTest, SlotTooSmallForItsTensor) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kTopClass).buffers[kFieldSlot].bytes = 8;
+  expectInvalid(w, "buffer slot 0 of 8 bytes cannot hold its tensor of shape "
+                   "[2, 4, 3]");
+}
+
+TEST(ArtifactSemanticTest, UnknownOpcodeFromANewerCompiler) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kBottomClass).program[1].opcode = static_cast<fb::Opcode>(999);
+  expectRejected(w, StatusCode::Unimplemented,
+                 "rank class 1 ('bottom') instruction 1 uses opcode 999, "
+                 "unknown to this runtime");
+}
+
+TEST(ArtifactSemanticTest, UnknownDType) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kTopClass).buffers[kScratchSlot].dtype =
+      static_cast<fb::DType>(77);
+  expectRejected(w, StatusCode::Unimplemented, "uses dtype 77");
+}
+
+TEST(ArtifactSemanticTest, KernelSymbolOutOfRange) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kTopClass).program[kFusedInst].kernel = 5;
+  expectInvalid(w, "refers to kernel symbol 5; the artifact has 2");
+}
+
+TEST(ArtifactSemanticTest, KernelDefinedByNoBinary) {
+  ArtifactWriter w = richWriter();
+  w.kernelBinary(0).symbols = {0};
+  w.kernelBinary(1).symbols = {0};
+  expectInvalid(w, "calls kernel 'reduce_sum', which no kernel binary "
+                   "defines");
+}
+
+TEST(ArtifactSemanticTest, FusedRegionWithoutKernel) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kTopClass).program[kFusedInst].kernel = -1;
+  expectInvalid(w, "instruction 4 (ElementwiseFused) names no kernel");
+}
+
+TEST(ArtifactSemanticTest, CollectiveOverUnknownMeshAxis) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kTopClass).program[kAllReduceInst].meshAxes = {2};
+  expectInvalid(w, "(AllReduce) names mesh axis 2; the mesh has 2 axes");
+}
+
+TEST(ArtifactSemanticTest, WaitForALaterInstruction) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kTopClass).program[kWaitInst].ints = {5};
+  expectInvalid(w, "(Wait) must name an earlier instruction");
+}
+
+TEST(ArtifactSemanticTest, HaloPeerOffTheMesh) {
+  ArtifactWriter w = richWriter();
+  // The top row has no neighbour above it, and x is not periodic.
+  w.rankClass(kTopClass).program[kHaloInst].transfers[0].peer = {-1, 0};
+  expectInvalid(w, "transfer 0: rank 0 at [0, 0] has no peer at that offset "
+                   "on a non-periodic mesh");
+}
+
+TEST(ArtifactSemanticTest, HaloBoxOutsideItsSlot) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kBottomClass).program[kHaloInst].transfers[1].hi = {2, 9, 3};
+  expectInvalid(w, "transfer 1: the box lies outside buffer slot 1 of shape "
+                   "[2, 5, 3] in dimension 1");
+}
+
+//===-- Shardings ---------------------------------------------------------===//
+
+TEST(ArtifactSemanticTest, ExtentsDoNotSumToTheGlobalSize) {
+  ArtifactWriter w = richWriter();
+  w.input(0).dims[1].extents = {4, 2};
+  expectInvalid(w, "input 0 ('field') dimension 1: extents sum to 6, "
+                   "dimension size is 7");
+}
+
+TEST(ArtifactSemanticTest, ExtentCountDoesNotMatchTheMesh) {
+  ArtifactWriter w = richWriter();
+  w.output(0).dims[2].extents = {6};
+  expectInvalid(w, "output 0 ('out') dimension 2: expected 2 extents, got 1");
+}
+
+TEST(ArtifactSemanticTest, LocalShapeDiffersFromItsSlot) {
+  ArtifactWriter w = richWriter();
+  w.input(0).dims[1].extents = {3, 4};
+  expectInvalid(w, "rank class 0 ('top') input 'field': rank 0 owns a shard "
+                   "of shape [2, 3, 3] but buffer slot 0 has shape [2, 4, 3]");
+}
+
+TEST(ArtifactSemanticTest, MeshAxisUsedTwiceInOneTensor) {
+  ArtifactWriter w = richWriter();
+  w.output(1).partialAxes = {0};
+  w.output(1).dims[0] = {{0}, {1, 1}};
+  expectInvalid(w, "output 1 ('sum') partial axes uses mesh axis 0 twice");
+}
+
+TEST(ArtifactSemanticTest, PartialWithoutAxes) {
+  ArtifactWriter w = richWriter();
+  w.output(1).partialAxes = {};
+  expectInvalid(w, "output 1 ('sum') is partial over no mesh axes");
+}
+
+TEST(ArtifactSemanticTest, DuplicateOutputName) {
+  ArtifactWriter w = richWriter();
+  w.output(1).name = "out";
+  expectInvalid(w, "output name 'out' is used twice");
+}
+
+//===-- Constants ---------------------------------------------------------===//
+
+TEST(ArtifactSemanticTest, BoundConstantWithoutAShardForARank) {
+  ArtifactWriter w = richWriter();
+  w.constant(kPos).shards[1].ranks = {2};
+  expectInvalid(w, "rank class 1 ('bottom') binds constant 2 ('pos'), which "
+                   "has no shard for rank 3");
+}
+
+TEST(ArtifactSemanticTest, ConstantShardDoesNotFitItsSlot) {
+  ArtifactWriter w = richWriter();
+  w.constant(kPos).shards[0] = {{0, 1}, {3}, pattern(12, 3)};
+  expectInvalid(w, "the shard of rank 0 does not match buffer slot 4's dtype "
+                   "and shape");
+}
+
+TEST(ArtifactSemanticTest, ConstantBytesDifferFromItsShape) {
+  ArtifactWriter w = richWriter();
+  w.constant(kPos).shards[0].data = pattern(15, 3);
+  expectInvalid(w, "constant 2 ('pos') shard 0 has 15 bytes, not those of a "
+                   "tensor of shape [4]");
+}
+
+TEST(ArtifactSemanticTest, RankInTwoShardsOfAConstant) {
+  ArtifactWriter w = richWriter();
+  w.constant(kPos).shards[1].ranks = {1, 2, 3};
+  expectInvalid(w, "rank 1 appears in shard 0 and in constant 2 ('pos') "
+                   "shard 1");
+}
+
+TEST(ArtifactSemanticTest, ConstantAlignmentBeyondTheBlobRegion) {
+  ArtifactWriter w = richWriter();
+  w.constant(kWeight).alignment = 128;
+  expectInvalid(w, "constant 0 ('conv.w') has alignment 128");
+}
+
+//===-- Fields the writer always gets right, broken in place --------------===//
+
+/// Serializes the small artifact, lets `edit` change its FlatBuffer in place
+/// and reseals the checksum.
+template <typename Edit> std::vector<uint8_t> editedSmall(Edit edit) {
+  std::vector<uint8_t> bytes = smallWriter().serializeUnchecked();
+  edit(*fb::GetMutableSizePrefixedArtifact(bytes.data() + kHeaderSize));
+  resealChecksum(bytes.data(), bytes.size());
+  return bytes;
+}
+
+TEST(ArtifactSemanticTest, BlobReferenceOutsideTheRegion) {
+  std::vector<uint8_t> bytes = editedSmall([](fb::Artifact &a) {
+    a.mutable_constants()
+        ->GetMutableObject(0)
+        ->mutable_shards()
+        ->GetMutableObject(1)
+        ->mutable_data()
+        ->mutate_offset(4096);
+  });
+  StatusOr<Artifact> a = Artifact::loadFromMemory(bytes);
+  EXPECT_EQ(a.status().code(), StatusCode::InvalidArgument);
+  EXPECT_NE(a.status().message().find("constant 0 ('k') shard 1 lies outside "
+                                      "the blob region"),
+            std::string::npos)
+      << a.status().toString();
+}
+
+TEST(ArtifactSemanticTest, InnerFormatVersionDiffersFromHeader) {
+  std::vector<uint8_t> bytes =
+      editedSmall([](fb::Artifact &a) { a.mutate_format_version(2); });
+  StatusOr<Artifact> a = Artifact::loadFromMemory(bytes);
+  EXPECT_EQ(a.status().code(), StatusCode::DataLoss);
+  EXPECT_NE(a.status().message().find("the header says format version 1, "
+                                      "the contents 2"),
+            std::string::npos)
+      << a.status().toString();
+}
+
+TEST(ArtifactSemanticTest, BlobSizeDiffersFromTheFile) {
+  std::vector<uint8_t> bytes = editedSmall(
+      [](fb::Artifact &a) { a.mutate_blob_bytes(a.blob_bytes() + 64); });
+  StatusOr<Artifact> a = Artifact::loadFromMemory(bytes);
+  EXPECT_EQ(a.status().code(), StatusCode::DataLoss);
+  EXPECT_NE(a.status().message().find("the blob region should hold"),
+            std::string::npos)
+      << a.status().toString();
+}
+
+} // namespace

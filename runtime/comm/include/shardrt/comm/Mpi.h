@@ -1,0 +1,41 @@
+//===- Mpi.h - One process per rank over MPI --------------------*- C++ -*-===//
+//
+// The `mpi` backend, for CPU runs over several processes or nodes started by
+// mpirun or srun. Built only when CMake finds MPI (SHARDRT_ENABLE_MPI).
+//
+// Waits poll MPI_Test against a deadline instead of blocking in MPI_Wait, and
+// collectives use the non-blocking MPI-3 forms (MPI_Iallreduce, ...) for the
+// same reason: a dead peer must become DeadlineExceeded, not a hang. The
+// communicator gets MPI_ERRORS_RETURN, so MPI errors become Status values.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDRT_COMM_MPI_H
+#define SHARDRT_COMM_MPI_H
+
+#include "shardrt/Status.h"
+#include "shardrt/comm/Communicator.h"
+
+#include <mpi.h>
+
+#include <memory>
+
+namespace shardrt::comm {
+
+/// Initializes MPI (MPI_THREAD_SERIALIZED) unless it already is: an
+/// embedding application may own MPI, and then it also finalizes it. When
+/// this call initializes MPI, MPI_Finalize runs at exit unless the
+/// application finalized first. FailedPrecondition after MPI_Finalize.
+Status initializeMpi();
+
+/// A communicator over a duplicate of `base` (MPI_COMM_WORLD by default), so
+/// that runtime traffic never matches the application's own messages.
+/// Initializes MPI if needed. Collective over `base`.
+StatusOr<std::unique_ptr<Communicator>>
+createMpiCommunicator(const CommOptions &options = {});
+StatusOr<std::unique_ptr<Communicator>>
+createMpiCommunicator(MPI_Comm base, const CommOptions &options = {});
+
+} // namespace shardrt::comm
+
+#endif // SHARDRT_COMM_MPI_H

@@ -1,0 +1,487 @@
+//===- Mpi.cpp - The `mpi` backend ----------------------------------------===//
+//
+// Thin: every operation maps to one non-blocking MPI call, completed by
+// polling MPI_Test against the communicator's deadline. MPI_Wait and the
+// blocking collectives would hang forever on a dead peer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardrt/comm/Mpi.h"
+
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace shardrt::comm {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool mpiFinalized() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  return finalized != 0;
+}
+
+void finalizeAtExit() {
+  if (!mpiFinalized())
+    MPI_Finalize();
+}
+
+/// MPI's argument-error classes become InvalidArgument (the backend checks
+/// arguments before calling MPI, so these mean a mismatch between ranks,
+/// e.g. a truncated message); anything else is Internal.
+Status mpiError(const std::string &prefix, int code) {
+  char text[MPI_MAX_ERROR_STRING] = {0};
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS)
+    text[0] = '\0';
+  int errorClass = MPI_ERR_OTHER;
+  MPI_Error_class(code, &errorClass);
+  std::string message = prefix + "MPI error: " + text;
+  switch (errorClass) {
+  case MPI_ERR_TRUNCATE:
+  case MPI_ERR_COUNT:
+  case MPI_ERR_RANK:
+  case MPI_ERR_TAG:
+  case MPI_ERR_BUFFER:
+  case MPI_ERR_TYPE:
+  case MPI_ERR_OP:
+  case MPI_ERR_ROOT:
+  case MPI_ERR_ARG:
+    return Status::invalidArgument(message);
+  default:
+    return Status::internal(message);
+  }
+}
+
+MPI_Datatype mpiType(DataType type) {
+  switch (type) {
+  case DataType::Byte:
+    return MPI_BYTE;
+  case DataType::F32:
+    return MPI_FLOAT;
+  case DataType::F64:
+    return MPI_DOUBLE;
+  case DataType::I32:
+    return MPI_INT32_T;
+  case DataType::I64:
+    return MPI_INT64_T;
+  }
+  return MPI_DATATYPE_NULL;
+}
+
+MPI_Op mpiOp(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Sum:
+    return MPI_SUM;
+  case ReduceOp::Prod:
+    return MPI_PROD;
+  case ReduceOp::Max:
+    return MPI_MAX;
+  case ReduceOp::Min:
+    return MPI_MIN;
+  }
+  return MPI_OP_NULL;
+}
+
+/// Spin (with yields) for low latency at first, then sleep between polls so
+/// that oversubscribed ranks leave the core to the peer they wait for.
+void backOff(Clock::time_point start) {
+  if (Clock::now() - start < std::chrono::milliseconds(2))
+    std::this_thread::yield();
+  else
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+}
+
+/// Polls `request` until it completes (`done`) or `deadline` passes; returns
+/// MPI's error code.
+int testUntil(MPI_Request &request, Clock::time_point deadline, bool &done) {
+  Clock::time_point start = Clock::now();
+  for (;;) {
+    int flag = 0;
+    if (int rc = MPI_Test(&request, &flag, MPI_STATUS_IGNORE);
+        rc != MPI_SUCCESS)
+      return rc;
+    done = flag != 0;
+    if (done || Clock::now() >= deadline)
+      return MPI_SUCCESS;
+    backOff(start);
+  }
+}
+
+/// MPI counts and displacements are int.
+Status toInt(const std::string &prefix, std::int64_t value, int &out) {
+  if (value > INT_MAX)
+    return Status::outOfRange(prefix + std::to_string(value) +
+                              " exceeds the largest count one MPI call takes");
+  out = static_cast<int>(value);
+  return Status();
+}
+
+Status toInts(const std::string &prefix, Span<const std::int64_t> values,
+              std::vector<int> &out) {
+  out.resize(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (Status s = toInt(prefix, values[i], out[i]); !s.ok())
+      return s;
+  return Status();
+}
+
+/// After a collective timed out, MPI may still read its count arrays at any
+/// time (a non-blocking collective cannot be cancelled), so they are kept
+/// until the process ends.
+void abandon(std::shared_ptr<void> keep) {
+  static std::mutex mutex;
+  static auto *graveyard = new std::vector<std::shared_ptr<void>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  graveyard->push_back(std::move(keep));
+}
+
+class MpiRequestState final : public RequestState {
+public:
+  MpiRequestState(const Communicator *owner, bool isRecv, int peer, int tag,
+                  std::size_t bytes)
+      : RequestState(owner), isRecv(isRecv), peer(peer), tag(tag),
+        bytes(bytes) {}
+
+  /// Cancels a pending operation and gives MPI a moment to confirm it, so
+  /// that a withdrawn receive stops writing into the caller's buffer. If it
+  /// does not confirm in time the request is freed and completes on its own.
+  ~MpiRequestState() override {
+    if (request == MPI_REQUEST_NULL || mpiFinalized())
+      return;
+    MPI_Cancel(&request);
+    Clock::time_point until = Clock::now() + std::chrono::milliseconds(100);
+    int flag = 0;
+    while (MPI_Test(&request, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+           !flag && Clock::now() < until)
+      std::this_thread::yield();
+    if (!flag && request != MPI_REQUEST_NULL)
+      MPI_Request_free(&request);
+  }
+
+  std::string describe() const {
+    return std::string(isRecv ? "irecv from" : "isend to") + " rank " +
+           std::to_string(peer) + " (tag " + std::to_string(tag) + ", " +
+           std::to_string(bytes) + " bytes)";
+  }
+
+  MPI_Request request = MPI_REQUEST_NULL;
+  bool isRecv;
+  int peer, tag;
+  std::size_t bytes;
+};
+
+class MpiCommunicator final : public Communicator {
+public:
+  MpiCommunicator(MPI_Comm comm, int rank, int size, const CommOptions &options)
+      : Communicator(rank, size, options), comm_(comm) {}
+  ~MpiCommunicator() override {
+    // Legal with operations still pending: MPI frees it once they finish.
+    if (!mpiFinalized())
+      MPI_Comm_free(&comm_);
+  }
+
+  const char *backendName() const override { return "mpi"; }
+
+protected:
+  StatusOr<Request> doIsend(const void *buffer, std::size_t bytes, int peer,
+                            int tag) override;
+  StatusOr<Request> doIrecv(void *buffer, std::size_t bytes, int peer,
+                            int tag) override;
+  Status doWaitAll(Span<Request> requests,
+                   std::chrono::milliseconds timeout) override;
+  Status doAllReduce(const void *send, void *recv, std::int64_t count,
+                     DataType type, ReduceOp op) override;
+  Status doAllGatherV(const void *send, std::int64_t sendCount, void *recv,
+                      Span<const std::int64_t> recvCounts,
+                      DataType type) override;
+  Status doReduceScatterV(const void *send, void *recv,
+                          Span<const std::int64_t> recvCounts, DataType type,
+                          ReduceOp op) override;
+  Status doAllToAllV(const void *send, Span<const std::int64_t> sendCounts,
+                     Span<const std::int64_t> sendDispls, void *recv,
+                     Span<const std::int64_t> recvCounts,
+                     Span<const std::int64_t> recvDispls,
+                     DataType type) override;
+  Status doBroadcast(void *buffer, std::int64_t count, DataType type,
+                     int root) override;
+  Status doBarrier() override;
+
+private:
+  std::string prefix(const char *op) const {
+    return std::string(op) + " on rank " + std::to_string(rank()) + ": ";
+  }
+  /// Completes one non-blocking collective started with return code `rc`.
+  /// `keep` owns what MPI may still read (count arrays).
+  Status finish(const char *op, int rc, MPI_Request request,
+                std::shared_ptr<void> keep = nullptr);
+
+  MPI_Comm comm_;
+};
+
+StatusOr<Request> MpiCommunicator::doIsend(const void *buffer,
+                                           std::size_t bytes, int peer,
+                                           int tag) {
+  int count = 0;
+  if (Status s =
+          toInt(prefix("isend"), static_cast<std::int64_t>(bytes), count);
+      !s.ok())
+    return s;
+  auto state = std::make_unique<MpiRequestState>(this, false, peer, tag, bytes);
+  // MPI's C binding predates const on the send buffer in some versions.
+  int rc = MPI_Isend(const_cast<void *>(buffer), count, MPI_BYTE, peer, tag,
+                     comm_, &state->request);
+  if (rc != MPI_SUCCESS)
+    return mpiError(prefix("isend"), rc);
+  return Request(std::move(state));
+}
+
+StatusOr<Request> MpiCommunicator::doIrecv(void *buffer, std::size_t bytes,
+                                           int peer, int tag) {
+  int count = 0;
+  if (Status s =
+          toInt(prefix("irecv"), static_cast<std::int64_t>(bytes), count);
+      !s.ok())
+    return s;
+  auto state = std::make_unique<MpiRequestState>(this, true, peer, tag, bytes);
+  int rc =
+      MPI_Irecv(buffer, count, MPI_BYTE, peer, tag, comm_, &state->request);
+  if (rc != MPI_SUCCESS)
+    return mpiError(prefix("irecv"), rc);
+  return Request(std::move(state));
+}
+
+Status MpiCommunicator::doWaitAll(Span<Request> requests,
+                                  std::chrono::milliseconds timeout) {
+  Clock::time_point start = Clock::now();
+  Clock::time_point deadline = start + timeout;
+  std::string where = prefix("waitAll");
+  Status error;
+  for (;;) {
+    MpiRequestState *late = nullptr;
+    for (Request &request : requests) {
+      auto *state = static_cast<MpiRequestState *>(request.state());
+      if (!state)
+        continue;
+      int flag = 0;
+      MPI_Status status;
+      int rc = MPI_Test(&state->request, &flag, &status);
+      if (rc != MPI_SUCCESS) {
+        // The request is finished (with an error); MPI has released it.
+        state->request = MPI_REQUEST_NULL;
+        if (error.ok())
+          error = mpiError(where + state->describe() + ": ", rc);
+        request.reset();
+        continue;
+      }
+      if (!flag) {
+        late = late ? late : state;
+        continue;
+      }
+      int got = 0;
+      if (state->isRecv &&
+          MPI_Get_count(&status, MPI_BYTE, &got) == MPI_SUCCESS &&
+          static_cast<std::size_t>(got) != state->bytes && error.ok())
+        error = Status::invalidArgument(where + state->describe() +
+                                        " got a message of " +
+                                        std::to_string(got) + " bytes");
+      request.reset();
+    }
+    if (!late)
+      return error;
+    if (Clock::now() >= deadline)
+      return !error.ok()
+                 ? error
+                 : Status::deadlineExceeded(
+                       where + late->describe() + " did not complete within " +
+                       std::to_string(timeout.count()) + " ms");
+    backOff(start);
+  }
+}
+
+Status MpiCommunicator::finish(const char *op, int rc, MPI_Request request,
+                               std::shared_ptr<void> keep) {
+  bool done = false;
+  if (rc == MPI_SUCCESS)
+    rc = testUntil(request, Clock::now() + timeout(), done);
+  if (rc != MPI_SUCCESS)
+    return mpiError(prefix(op), rc);
+  if (done)
+    return Status();
+  abandon(std::move(keep));
+  return Status::deadlineExceeded(
+      prefix(op) + "did not complete within " +
+      std::to_string(timeout().count()) + " ms (of " + std::to_string(size()) +
+      " ranks, one is dead or has not called " + op + ")");
+}
+
+Status MpiCommunicator::doAllReduce(const void *send, void *recv,
+                                    std::int64_t count, DataType type,
+                                    ReduceOp op) {
+  int n = 0;
+  if (Status s = toInt(prefix("allReduce"), count, n); !s.ok())
+    return s;
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, n,
+                          mpiType(type), mpiOp(op), comm_, &request);
+  return finish("allReduce", rc, request);
+}
+
+/// Count and displacement arrays of a v-collective, alive until it finishes.
+struct VArrays {
+  std::vector<int> sendCounts, sendDispls, recvCounts, recvDispls;
+};
+
+Status MpiCommunicator::doAllGatherV(const void *send,
+                                     std::int64_t /*sendCount*/, void *recv,
+                                     Span<const std::int64_t> recvCounts,
+                                     DataType type) {
+  auto arrays = std::make_shared<VArrays>();
+  std::string where = prefix("allGatherV");
+  if (Status s = toInts(where, recvCounts, arrays->recvCounts); !s.ok())
+    return s;
+  std::int64_t offset = 0, mine = 0;
+  arrays->recvDispls.resize(recvCounts.size());
+  for (std::size_t q = 0; q < recvCounts.size(); ++q) {
+    if (Status s = toInt(where, offset, arrays->recvDispls[q]); !s.ok())
+      return s;
+    if (static_cast<int>(q) == rank())
+      mine = offset;
+    offset += recvCounts[q];
+  }
+  int n = arrays->recvCounts[rank()];
+  auto *slot = static_cast<char *>(recv) +
+               mine * static_cast<std::int64_t>(dataTypeSize(type));
+  // MPI forbids aliasing send and recv unless said so with MPI_IN_PLACE.
+  const void *source = send == slot && n > 0 ? MPI_IN_PLACE : send;
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Iallgatherv(source, n, mpiType(type), recv,
+                           arrays->recvCounts.data(), arrays->recvDispls.data(),
+                           mpiType(type), comm_, &request);
+  return finish("allGatherV", rc, request, arrays);
+}
+
+Status MpiCommunicator::doReduceScatterV(const void *send, void *recv,
+                                         Span<const std::int64_t> recvCounts,
+                                         DataType type, ReduceOp op) {
+  auto arrays = std::make_shared<VArrays>();
+  if (Status s =
+          toInts(prefix("reduceScatterV"), recvCounts, arrays->recvCounts);
+      !s.ok())
+    return s;
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Ireduce_scatter(send, recv, arrays->recvCounts.data(),
+                               mpiType(type), mpiOp(op), comm_, &request);
+  return finish("reduceScatterV", rc, request, arrays);
+}
+
+Status MpiCommunicator::doAllToAllV(const void *send,
+                                    Span<const std::int64_t> sendCounts,
+                                    Span<const std::int64_t> sendDispls,
+                                    void *recv,
+                                    Span<const std::int64_t> recvCounts,
+                                    Span<const std::int64_t> recvDispls,
+                                    DataType type) {
+  auto a = std::make_shared<VArrays>();
+  std::string where = prefix("allToAllV");
+  for (Status s : {toInts(where, sendCounts, a->sendCounts),
+                   toInts(where, sendDispls, a->sendDispls),
+                   toInts(where, recvCounts, a->recvCounts),
+                   toInts(where, recvDispls, a->recvDispls)})
+    if (!s.ok())
+      return s;
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Ialltoallv(send, a->sendCounts.data(), a->sendDispls.data(),
+                          mpiType(type), recv, a->recvCounts.data(),
+                          a->recvDispls.data(), mpiType(type), comm_, &request);
+  return finish("allToAllV", rc, request, a);
+}
+
+Status MpiCommunicator::doBroadcast(void *buffer, std::int64_t count,
+                                    DataType type, int root) {
+  int n = 0;
+  if (Status s = toInt(prefix("broadcast"), count, n); !s.ok())
+    return s;
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Ibcast(buffer, n, mpiType(type), root, comm_, &request);
+  return finish("broadcast", rc, request);
+}
+
+Status MpiCommunicator::doBarrier() {
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Ibarrier(comm_, &request);
+  return finish("barrier", rc, request);
+}
+
+} // namespace
+
+Status initializeMpi() {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (mpiFinalized())
+    return Status::failedPrecondition("MPI was already finalized");
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized)
+    return Status(); // the application owns MPI, and finalizes it
+  // SERIALIZED: the runtime calls MPI from whichever thread drives the rank,
+  // one call at a time.
+  int provided = 0;
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) !=
+      MPI_SUCCESS)
+    return Status::unavailable("MPI_Init_thread failed");
+  std::atexit(finalizeAtExit);
+  return Status();
+}
+
+StatusOr<std::unique_ptr<Communicator>>
+createMpiCommunicator(const CommOptions &options) {
+  return createMpiCommunicator(MPI_COMM_WORLD, options);
+}
+
+StatusOr<std::unique_ptr<Communicator>>
+createMpiCommunicator(MPI_Comm base, const CommOptions &options) {
+  if (options.timeout.count() <= 0)
+    return Status::invalidArgument("comm timeout must be positive, got " +
+                                   std::to_string(options.timeout.count()) +
+                                   " ms");
+  if (Status s = initializeMpi(); !s.ok())
+    return s;
+  // MPI_Comm_idup, not MPI_Comm_dup: creation is collective too, and a rank
+  // that never arrives must not hang the others. The handle lives on the heap
+  // because an abandoned idup may still write it.
+  auto comm = std::make_shared<MPI_Comm>(MPI_COMM_NULL);
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Comm_idup(base, comm.get(), &request);
+  bool done = false;
+  if (rc == MPI_SUCCESS)
+    rc = testUntil(request, Clock::now() + options.timeout, done);
+  if (rc != MPI_SUCCESS)
+    return mpiError("MPI_Comm_idup: ", rc);
+  if (!done) {
+    abandon(comm);
+    int baseRank = -1;
+    MPI_Comm_rank(base, &baseRank);
+    return Status::deadlineExceeded(
+        "MPI_Comm_idup on rank " + std::to_string(baseRank) +
+        " did not complete within " + std::to_string(options.timeout.count()) +
+        " ms (a rank is dead or is not creating the communicator)");
+  }
+  // Errors on our own duplicate come back as codes; the application's
+  // handler on `base` is left alone.
+  MPI_Comm_set_errhandler(*comm, MPI_ERRORS_RETURN);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(*comm, &rank);
+  MPI_Comm_size(*comm, &size);
+  return std::unique_ptr<Communicator>(
+      std::make_unique<MpiCommunicator>(*comm, rank, size, options));
+}
+
+} // namespace shardrt::comm

@@ -1,0 +1,172 @@
+//===- MpiCommTest.cpp - The `mpi` backend, run under mpirun --------------===//
+//
+// One binary, started by ctest as `mpirun -np 2` and `-np 4`. Every rank runs
+// every test in the same order (the collectives need that); only rank 0
+// prints the usual gtest report, the others print their failures, and a rank
+// with a failure aborts the job so that mpirun exits non-zero.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardrt/comm/Mpi.h"
+
+#include "CommChecks.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+using namespace shardrt;
+using namespace shardrt::comm;
+using namespace shardrt::comm::test;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::unique_ptr<Communicator> makeComm(std::chrono::milliseconds timeout) {
+  CommOptions options;
+  options.timeout = timeout;
+  auto comm = createMpiCommunicator(options);
+  EXPECT_TRUE(comm.ok()) << comm.status().toString();
+  return comm.ok() ? std::move(comm).value() : nullptr;
+}
+
+class MpiComm : public ::testing::Test {
+protected:
+  void SetUp() override {
+    comm = makeComm(20s);
+    ASSERT_NE(comm, nullptr);
+  }
+  std::unique_ptr<Communicator> comm;
+};
+
+TEST_F(MpiComm, RankAndSize) {
+  int rank = -1, size = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  EXPECT_EQ(comm->rank(), rank);
+  EXPECT_EQ(comm->size(), size);
+  EXPECT_STREQ(comm->backendName(), "mpi");
+  EXPECT_TRUE(initializeMpi().ok()); // already initialized: a no-op
+}
+
+TEST_F(MpiComm, AllReduce) { checkAllReduceEverything(*comm); }
+TEST_F(MpiComm, AllGatherV) { checkAllGatherVEverything(*comm); }
+TEST_F(MpiComm, ReduceScatterV) { checkReduceScatterVEverything(*comm); }
+TEST_F(MpiComm, AllToAllV) { checkAllToAllVEverything(*comm); }
+TEST_F(MpiComm, Broadcast) { checkBroadcastEverything(*comm); }
+TEST_F(MpiComm, InvalidArguments) { checkInvalidArguments(*comm); }
+TEST_F(MpiComm, SizeMismatch) { checkSizeMismatch(*comm); }
+
+TEST_F(MpiComm, RingExchangeBothDirections) {
+  checkRingExchange(*comm, 0, 3);
+  checkRingExchange(*comm, 17, 50);
+  checkRingExchange(*comm, 1 << 17, 3); // 1 MiB: MPI's rendezvous protocol
+}
+
+TEST_F(MpiComm, Barrier) {
+  for (int k = 0; k < 10; ++k) {
+    Status s = comm->barrier();
+    ASSERT_TRUE(s.ok()) << s.toString();
+  }
+}
+
+TEST_F(MpiComm, ReceiveWithoutSendTimesOut) {
+  int peer = (comm->rank() + 1) % comm->size();
+  int value = -1;
+  StatusOr<Request> request = comm->irecv(&value, 4, peer, 77);
+  ASSERT_TRUE(request.ok()) << request.status().toString();
+  Clock::time_point start = Clock::now();
+  Status s = comm->waitAll(*request, 200ms);
+  auto elapsed = Clock::now() - start;
+  EXPECT_EQ(s.code(), StatusCode::DeadlineExceeded) << s.toString();
+  EXPECT_NE(
+      s.message().find("irecv from rank " + std::to_string(peer) + " (tag 77"),
+      std::string::npos)
+      << s.toString();
+  EXPECT_GE(elapsed, 200ms);
+  EXPECT_LT(elapsed, 3s);
+  EXPECT_TRUE(request->pending());
+  request->reset(); // cancelled: no message may land in `value` later
+  EXPECT_EQ(value, -1);
+  // Everyone is still in step.
+  s = comm->barrier();
+  EXPECT_TRUE(s.ok()) << s.toString();
+}
+
+/// Only rank 0 enters the collective: it must time out, disable collectives
+/// on its communicator, and leave the others able to finish theirs.
+TEST(MpiCommTimeout, CollectiveWithAMissingPeerTimesOut) {
+  auto lonely = makeComm(200ms);
+  auto world = makeComm(20s);
+  ASSERT_TRUE(lonely && world);
+  if (lonely->size() < 2)
+    GTEST_SKIP() << "needs two ranks";
+  if (lonely->rank() == 0) {
+    Clock::time_point start = Clock::now();
+    Status s = lonely->barrier();
+    EXPECT_EQ(s.code(), StatusCode::DeadlineExceeded) << s.toString();
+    EXPECT_NE(s.message().find("barrier on rank 0"), std::string::npos);
+    EXPECT_GE(Clock::now() - start, 200ms);
+    s = lonely->barrier();
+    EXPECT_EQ(s.code(), StatusCode::FailedPrecondition) << s.toString();
+  }
+  Status s = world->barrier();
+  ASSERT_TRUE(s.ok()) << s.toString();
+  if (lonely->rank() != 0) {
+    // Completes against rank 0's abandoned, still pending barrier.
+    ASSERT_TRUE(lonely->setTimeout(10s).ok());
+    s = lonely->barrier();
+    EXPECT_TRUE(s.ok()) << s.toString();
+  }
+  // Rank 0 polls here, which lets MPI progress its abandoned barrier.
+  s = world->barrier();
+  EXPECT_TRUE(s.ok()) << s.toString();
+}
+
+/// Prints only failures, prefixed with the rank, so that the report of the
+/// ranks other than 0 stays short and is not mistaken for rank 0's.
+class FailurePrinter : public ::testing::EmptyTestEventListener {
+public:
+  explicit FailurePrinter(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult &result) override {
+    if (result.failed())
+      std::fprintf(stderr, "[rank %d] %s:%d: Failure\n%s\n", rank_,
+                   result.file_name() ? result.file_name() : "?",
+                   result.line_number(), result.summary());
+  }
+
+private:
+  int rank_;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  // Line-buffered, so that what a rank printed survives MPI_Abort.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  ::testing::InitGoogleTest(&argc, argv);
+  // After one failure the ranks are out of step (one left a collective the
+  // others are in), so every later test would only wait for its timeout.
+  GTEST_FLAG_SET(fail_fast, true);
+  if (Status s = initializeMpi(); !s.ok()) {
+    std::fprintf(stderr, "%s\n", s.toString().c_str());
+    return 1;
+  }
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
+    auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new FailurePrinter(rank));
+  }
+  int failed = RUN_ALL_TESTS();
+  if (failed) {
+    std::fprintf(stderr, "[rank %d] failed; aborting the job\n", rank);
+    // The other ranks may be waiting in a collective this rank left.
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return 0; // MPI_Finalize runs at exit (initializeMpi owns MPI)
+}
