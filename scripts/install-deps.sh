@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(cmake ninja-build g++ ccache python3
           libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools lld-22
           libgtest-dev libbenchmark-dev
-          libflatbuffers-dev flatbuffers-compiler libopenmpi-dev openmpi-bin)
+          libflatbuffers-dev flatbuffers-compiler libopenmpi-dev openmpi-bin
+          libopenblas-dev)
 
 missing=()
 for p in "${packages[@]}"; do

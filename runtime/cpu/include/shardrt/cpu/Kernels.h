@@ -1,0 +1,266 @@
+//===- Kernels.h - CPU kernels of the shardc runtime ------------*- C++ -*-===//
+//
+// Plain functions over dense, contiguous, row-major buffers. The executor
+// (runtime/exec) decodes instructions into these parameter structs once, when
+// a session is prepared, and checks every shape there; the kernels trust
+// their arguments (they never allocate per call beyond small scratch and never
+// fail). Semantics are PyTorch's, op by op; each kernel's comment says where
+// the runtime's contract narrows or extends them.
+//
+// Threading: kernels parallelise with OpenMP over their outermost independent
+// loops; the caller sets the thread count (omp_set_num_threads) per rank
+// thread.
+//
+// Element types: float unless stated; booleans are one byte (0 or 1).
+// Data-movement kernels are type-agnostic and take the element size.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDRT_CPU_KERNELS_H
+#define SHARDRT_CPU_KERNELS_H
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace shardrt::cpu {
+
+using Shape = std::vector<int64_t>;
+
+/// Number of elements of a shape (1 for rank 0).
+int64_t numElements(const Shape &shape);
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+enum class UnaryKind {
+  Neg, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Relu, Silu,
+  Gelu,     // exact: x * 0.5 * (1 + erf(x / sqrt(2)))
+  GeluTanh, // approximate="tanh"
+};
+void unary(UnaryKind kind, const float *x, float *y, int64_t n);
+
+enum class BinaryKind { Add, Sub, Mul, Div, Maximum, Minimum, Pow };
+enum class CompareKind { Eq, Ne, Lt, Le, Gt, Ge };
+
+/// Broadcasting (numpy rules). aShape and bShape have the same rank as
+/// outShape (the executor left-pads them with 1s) and each dim is either
+/// equal to outShape's or 1. maximum/minimum propagate NaN like PyTorch.
+void binary(BinaryKind kind, const float *a, const Shape &aShape,
+            const float *b, const Shape &bShape, float *y,
+            const Shape &outShape);
+/// Same broadcasting; y is bool (uint8_t 0/1).
+void compare(CompareKind kind, const float *a, const Shape &aShape,
+             const float *b, const Shape &bShape, uint8_t *y,
+             const Shape &outShape);
+/// y = cond ? t : f with the same broadcasting for all three operands;
+/// t, f and y have elements of elemBytes bytes.
+void select(const uint8_t *cond, const Shape &condShape, const void *t,
+            const Shape &tShape, const void *f, const Shape &fShape, void *y,
+            const Shape &outShape, size_t elemBytes);
+/// y[i] = x[i] broadcast from xShape (same rank as outShape, dims 1 or equal).
+void broadcastTo(const void *x, const Shape &xShape, void *y,
+                 const Shape &outShape, size_t elemBytes);
+
+enum class ElemType { F32, Bool };
+/// Element-type conversion with PyTorch's rules (float -> bool: x != 0;
+/// bool -> float: 0/1). Same type: a copy.
+void cast(ElemType from, const void *x, ElemType to, void *y, int64_t n);
+
+//===----------------------------------------------------------------------===//
+// Reductions and statistics
+//===----------------------------------------------------------------------===//
+
+enum class ReduceKind { Sum, Mean, Max, Min };
+/// Reduces the dims d with reduceDim[d] set; y has xShape with those dims
+/// removed (keepdim does not change the data layout). Sums accumulate in
+/// double. Max/Min propagate NaN. A reduction over zero elements gives 0 for
+/// Sum, NaN for Mean (PyTorch); the executor rejects Max/Min over nothing.
+void reduce(ReduceKind kind, const float *x, const Shape &xShape,
+            const std::vector<bool> &reduceDim, float *y);
+
+/// softmax / log_softmax along dim (max-subtracted, like PyTorch).
+void softmax(const float *x, const Shape &shape, int64_t dim, bool log,
+             float *y);
+
+/// layer_norm over the trailing `inner` elements of each of `outer` rows;
+/// weight/bias have `inner` elements or are null. Biased variance.
+void layerNorm(const float *x, int64_t outer, int64_t inner,
+               const float *weight, const float *bias, double eps, float *y);
+/// group_norm: x is (N, C, spatial...) flattened to (n, c, spatial);
+/// weight/bias have c elements or are null.
+void groupNorm(const float *x, int64_t n, int64_t c, int64_t spatial,
+               int64_t groups, const float *weight, const float *bias,
+               double eps, float *y);
+/// batch_norm in inference mode with running statistics (n, c, spatial).
+void batchNormInference(const float *x, int64_t n, int64_t c, int64_t spatial,
+                        const float *mean, const float *var,
+                        const float *weight, const float *bias, double eps,
+                        float *y);
+
+//===----------------------------------------------------------------------===//
+// Contractions
+//===----------------------------------------------------------------------===//
+
+/// Batched GEMM: for each b < batch, y[b] (m x n) = a[b] (m x k) * b[b]
+/// (k x n). aBatchStride / bBatchStride may be 0 (broadcast operand).
+/// Uses BLAS (sgemm) where it pays.
+void batchedGemm(int64_t batch, int64_t m, int64_t n, int64_t k,
+                 const float *a, int64_t aBatchStride, const float *b,
+                 int64_t bBatchStride, float *y);
+/// torch.nn.functional.linear: x (rows, in), w (out, in), bias (out) or null;
+/// y (rows, out).
+void linear(const float *x, int64_t rows, int64_t in, const float *w,
+            const float *bias, int64_t out, float *y);
+
+//===----------------------------------------------------------------------===//
+// Windowed ops. Spatial rank 1..3; arrays are indexed by spatial dim.
+//===----------------------------------------------------------------------===//
+
+struct ConvParams {
+  int rank = 0;                      // spatial dims, 1..3
+  int64_t n = 0, cin = 0, cout = 0, groups = 1;
+  int64_t in[3] = {1, 1, 1};         // input spatial extents
+  int64_t out[3] = {1, 1, 1};        // output spatial extents
+  int64_t kernel[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1};
+  int64_t padLo[3] = {0, 0, 0};      // zero padding before; the high side
+                                     // follows from out (never read past in)
+  int64_t dilation[3] = {1, 1, 1};
+};
+/// conv{1,2,3}d with zero padding: x (n, cin, in...), w (cout, cin/groups,
+/// kernel...), bias (cout) or null, y (n, cout, out...).
+void conv(const ConvParams &p, const float *x, const float *w,
+          const float *bias, float *y);
+/// conv_transpose{1,2,3}d: x (n, cin, in...), w (cin, cout/groups,
+/// kernel...), bias (cout) or null, y (n, cout, out...). padLo is PyTorch's
+/// `padding`; out (which includes output_padding) fixes the high side.
+/// y[o] gets x[i] * w[k] where o = i * stride - padLo + k * dilation.
+void convTranspose(const ConvParams &p, const float *x, const float *w,
+                   const float *bias, float *y);
+
+struct PoolParams {
+  int rank = 0;
+  int64_t channels = 0;              // n * c, pooled independently
+  int64_t in[3] = {1, 1, 1};
+  int64_t out[3] = {1, 1, 1};
+  int64_t kernel[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1};
+  int64_t padLo[3] = {0, 0, 0};
+  int64_t dilation[3] = {1, 1, 1};   // max pool only
+  bool countIncludePad = true;       // avg pool only
+  int64_t divisorOverride = 0;       // avg pool only; 0 = none
+  /// Avg pool's padded extent ends at in + padHi, PyTorch's
+  /// `min(start + kernel, in + pad)`; for ceil_mode windows may go past it.
+  int64_t padHi[3] = {0, 0, 0};
+};
+/// Windows are clipped to the real input for max; padding never wins.
+void maxPool(const PoolParams &p, const float *x, float *y);
+/// PyTorch avg_pool semantics, including count_include_pad with the window
+/// clipped to [-padLo, in + padHi) and divisor_override.
+void avgPool(const PoolParams &p, const float *x, float *y);
+
+enum class InterpMode { Nearest, NearestExact, Linear };
+struct InterpParams {
+  int rank = 0;
+  int64_t channels = 0;              // n * c
+  int64_t in[3] = {1, 1, 1};
+  int64_t out[3] = {1, 1, 1};
+  /// Source coordinate of output index o (global, see offsets) is, per dim:
+  ///  nearest:        floor(o * scale)                (clamped to inSize-1)
+  ///  nearest-exact:  floor((o + 0.5) * scale)        (clamped)
+  ///  linear, align_corners=false: max(0, (o + 0.5) * scale - 0.5)
+  ///  linear, align_corners=true:  o * scale
+  /// The compiler computes scale as PyTorch does (1/scale_factor when given,
+  /// else in/out; (in-1)/(out-1) with align_corners, 0 when out == 1).
+  double scale[3] = {1, 1, 1};
+  bool alignCorners = false;
+  /// Global index of the first local output / input element and the global
+  /// input size, so a shard (with its halo) computes exactly the global
+  /// result. Unpartitioned: 0, 0, in.
+  int64_t outOffset[3] = {0, 0, 0};
+  int64_t inOffset[3] = {0, 0, 0};
+  int64_t inGlobal[3] = {1, 1, 1};
+};
+/// linear = linear/bilinear/trilinear by rank.
+void interpolate(InterpMode mode, const InterpParams &p, const float *x,
+                 float *y);
+
+enum class PadMode { Constant, Reflect, Replicate, Circular };
+/// Pads (or crops, with negative amounts) every dim d by lo[d] / hi[d]
+/// (already in dim order, not F.pad's reversed order). Reflect needs
+/// lo, hi < shape[d]; circular needs lo, hi <= shape[d] (executor checks).
+/// value is used for Constant mode and must be representable in the type.
+void pad(const void *x, const Shape &xShape, const std::vector<int64_t> &lo,
+         const std::vector<int64_t> &hi, PadMode mode, double value, void *y,
+         size_t elemBytes, bool isFloat);
+
+//===----------------------------------------------------------------------===//
+// Data movement (type-agnostic)
+//===----------------------------------------------------------------------===//
+
+/// y = x.permute(perm); y's shape is xShape permuted.
+void permute(const void *x, const Shape &xShape,
+             const std::vector<int64_t> &perm, void *y, size_t elemBytes);
+/// y = x[start[d] : : step[d]] per dim with outShape elements (step >= 1).
+void slice(const void *x, const Shape &xShape,
+           const std::vector<int64_t> &start, const std::vector<int64_t> &step,
+           void *y, const Shape &outShape, size_t elemBytes);
+/// torch.cat(xs, dim).
+void concat(const std::vector<const void *> &xs,
+            const std::vector<Shape> &shapes, int64_t dim, void *y,
+            size_t elemBytes);
+/// Copies a box [lo, lo + boxShape) of x into y at yLo; both row-major.
+/// Used by halo exchanges and reshards for packing and unpacking.
+void copyBox(const void *x, const Shape &xShape,
+             const std::vector<int64_t> &xLo, void *y, const Shape &yShape,
+             const std::vector<int64_t> &yLo, const Shape &boxShape,
+             size_t elemBytes);
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+/// scaled_dot_product_attention for `batch` independent problems:
+/// q (batch, l, e), k (batch, s, e), v (batch, s, ev) -> y (batch, l, ev).
+/// mask, if given, is (maskBatch, l, s) with maskBatch 1 or batch (the
+/// executor materialises other broadcasts): bool masks keep positions where
+/// true, float masks are added to the scores. causal keeps j <= i (top-left
+/// aligned, PyTorch's is_causal). A row with every score masked gives NaN, as
+/// in PyTorch.
+void sdpa(int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev,
+          const float *q, const float *k, const float *v, const void *mask,
+          bool maskIsBool, int64_t maskBatch, bool causal, double scale,
+          float *y);
+
+struct NeighborhoodParams {
+  int rank = 0;                      // spatial dims 1..3
+  int64_t batch = 0, heads = 0, dim = 0;
+  int64_t qExtent[3] = {1, 1, 1};    // local query extents
+  int64_t kvExtent[3] = {1, 1, 1};   // local key/value extents (with halo)
+  int64_t kernel[3] = {1, 1, 1};     // odd
+  int64_t dilation[3] = {1, 1, 1};
+  /// Global position of the first local query / key element and the global
+  /// spatial size: the window of a query depends on its global position.
+  /// Unpartitioned: 0, 0, extent.
+  int64_t qOffset[3] = {0, 0, 0};
+  int64_t kvOffset[3] = {0, 0, 0};
+  int64_t global[3] = {1, 1, 1};
+  double scale = 1.0;
+};
+/// NATTEN neighborhood attention, heads-last layout:
+/// q (batch, qExtent..., heads, dim), k/v (batch, kvExtent..., heads, dim),
+/// y like q; scale multiplies q.k. Along a dim of global size L with kernel
+/// K and dilation D, query i (global) attends to the K keys
+/// (start + t) * D + g, t < K, where g = i mod D, Lg = ceil((L - g) / D) and
+/// start = clamp(i / D - K / 2, 0, Lg - K): the window is centred and shifted
+/// inward at the borders (NATTEN), never padded. Local key index = global -
+/// kvOffset (the executor guarantees every needed key is local). Softmax is
+/// over the product of the per-dim windows.
+void neighborhoodAttention(const NeighborhoodParams &p, const float *q,
+                           const float *k, const float *v, float *y);
+
+} // namespace shardrt::cpu
+
+#endif // SHARDRT_CPU_KERNELS_H

@@ -1,0 +1,2 @@
+// Attention kernels: being written.
+#include "shardrt/cpu/Kernels.h"

@@ -1,0 +1,2 @@
+// Conv kernels: being written.
+#include "shardrt/cpu/Kernels.h"

@@ -1,0 +1,2 @@
+// DataMovement kernels: being written.
+#include "shardrt/cpu/Kernels.h"

@@ -1,0 +1,2 @@
+// Elementwise kernels: being written.
+#include "shardrt/cpu/Kernels.h"

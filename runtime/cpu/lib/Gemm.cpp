@@ -1,0 +1,2 @@
+// Gemm kernels: being written.
+#include "shardrt/cpu/Kernels.h"

@@ -1,0 +1,2 @@
+// Interpolate kernels: being written.
+#include "shardrt/cpu/Kernels.h"

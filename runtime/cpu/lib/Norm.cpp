@@ -1,0 +1,2 @@
+// Norm kernels: being written.
+#include "shardrt/cpu/Kernels.h"

@@ -1,0 +1,2 @@
+// Pool kernels: being written.
+#include "shardrt/cpu/Kernels.h"

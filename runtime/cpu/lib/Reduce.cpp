@@ -1,0 +1,2 @@
+// Reduce kernels: being written.
+#include "shardrt/cpu/Kernels.h"

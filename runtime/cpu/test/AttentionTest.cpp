@@ -1,0 +1,3 @@
+// Attention kernel tests: being written.
+#include "shardrt/cpu/Kernels.h"
+#include <gtest/gtest.h>

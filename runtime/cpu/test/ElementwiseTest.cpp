@@ -1,0 +1,3 @@
+// Elementwise kernel tests: being written.
+#include "shardrt/cpu/Kernels.h"
+#include <gtest/gtest.h>

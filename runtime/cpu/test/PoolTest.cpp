@@ -1,0 +1,3 @@
+// Pool kernel tests: being written.
+#include "shardrt/cpu/Kernels.h"
+#include <gtest/gtest.h>
