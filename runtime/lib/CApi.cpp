@@ -4,6 +4,7 @@
 
 #include "shardrt/Split.h"
 #include "shardrt/Status.h"
+#include "shardrt/detail/CApiGuard.h"
 
 #include <exception>
 #include <string>
@@ -55,6 +56,10 @@ template <typename Fn> int guard(Fn &&body) noexcept {
 }
 
 } // namespace
+
+int shardrt::detail::reportStatus(const Status &status) noexcept {
+  return report(status);
+}
 
 extern "C" {
 

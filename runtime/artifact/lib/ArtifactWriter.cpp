@@ -284,11 +284,12 @@ ArtifactWriter::Layout ArtifactWriter::layout() const {
     axisNames.push_back(b.CreateString(name));
   auto mesh = fb::CreateMeshDirect(b, &axisNames, &meshShape_);
   auto symbols = b.CreateVectorOfStrings(kernelSymbols_);
+  fb::BlobRef reference = blobs.place(reference_);
   auto root = fb::CreateArtifact(
       b, kFormatVersion, b.CreateString(producer_), mesh, worldSize_,
       b.CreateVector(classes), b.CreateVector(inputs), b.CreateVector(outputs),
       b.CreateVector(constants), symbols, b.CreateVector(kernels),
-      blobs.size());
+      blobs.size(), reference.bytes() ? &reference : nullptr);
   fb::FinishSizePrefixedArtifactBuffer(b, root);
   Layout layout;
   layout.flatBuffer = b.Release();

@@ -331,6 +331,9 @@ Status Validator::checkKernels() {
     if (!names.insert(name).second)
       return invalid("kernel symbol '" + name + "' is listed twice");
   }
+  if (root_.reference() && !inBlob(root_.reference(), blobBytes_))
+    return invalid("the reference artifact lies outside the blob region of " +
+                   to_string(blobBytes_) + " bytes");
   symbolDefined_.assign(numSymbols, false);
   for (uint32_t k = 0; k < sizeOf(root_.kernels()); ++k) {
     const fb::KernelBinary &kb = *root_.kernels()->Get(k);

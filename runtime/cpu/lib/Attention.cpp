@@ -1,2 +1,222 @@
-// Attention kernels: being written.
+//===- Attention.cpp - SDPA and neighborhood attention --------------------===//
+//
+// sdpa runs two sgemms per block of query rows (scores, then probabilities
+// times values) so the score matrix never exceeds a fixed scratch budget.
+// Neighborhood attention touches only kernel-volume keys per query, too few
+// and too scattered for a GEMM, so it is direct loops vectorised over the
+// head dim.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Blas.h"
 #include "shardrt/cpu/Kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace shardrt::cpu {
+
+using namespace detail;
+
+namespace {
+
+constexpr int64_t kScoreFloats = 1 << 18;
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+/// In-place softmax of n scores. Returns false when every score is -inf
+/// (nothing attended), leaving the row unspecified.
+bool softmaxRow(float *row, int64_t n) {
+  float best = kNegInf;
+  for (int64_t j = 0; j < n; ++j)
+    best = std::max(best, row[j]);
+  if (best == kNegInf)
+    return false;
+  float sum = 0.0f;
+  for (int64_t j = 0; j < n; ++j) {
+    row[j] = std::exp(row[j] - best);
+    sum += row[j];
+  }
+  float inv = 1.0f / sum;
+  for (int64_t j = 0; j < n; ++j)
+    row[j] *= inv;
+  return true;
+}
+
+/// Applies the causal limit and the mask to rows [q0, q0 + rows) of one
+/// problem's scores (row stride s).
+void maskScores(float *scores, int64_t rows, int64_t q0, int64_t s,
+                const void *mask, bool maskIsBool, bool causal) {
+  for (int64_t i = 0; i < rows; ++i) {
+    float *row = scores + i * s;
+    if (mask && maskIsBool) {
+      const uint8_t *m = static_cast<const uint8_t *>(mask) + (q0 + i) * s;
+      for (int64_t j = 0; j < s; ++j)
+        if (!m[j])
+          row[j] = kNegInf;
+    } else if (mask) {
+      const float *m = static_cast<const float *>(mask) + (q0 + i) * s;
+      for (int64_t j = 0; j < s; ++j)
+        row[j] += m[j];
+    }
+    if (causal)
+      std::fill(row + std::min(s, q0 + i + 1), row + s, kNegInf);
+  }
+}
+
+} // namespace
+
+void sdpa(int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev,
+          const float *q, const float *k, const float *v, const void *mask,
+          bool maskIsBool, int64_t maskBatch, bool causal, double scale,
+          float *y) {
+  if (batch <= 0 || l <= 0 || ev <= 0)
+    return;
+  int threads = threadsFor(2.0 * batch * l * s * (e + ev));
+  int64_t block = std::max<int64_t>(1, kScoreFloats / std::max<int64_t>(s, 1));
+  int64_t wantBlocks = (2 * threads + batch - 1) / batch;
+  if (wantBlocks > 1)
+    block = std::min(block, std::max<int64_t>(16, (l + wantBlocks - 1) /
+                                                      wantBlocks));
+  block = std::min(block, l);
+  int64_t blocks = (l + block - 1) / block;
+  size_t maskElemBytes = maskIsBool ? 1 : sizeof(float);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t item = 0; item < batch * blocks; ++item) {
+    int64_t b = item / blocks, q0 = item % blocks * block;
+    int64_t rows = std::min(block, l - q0);
+    float *scores = threadScratch(0, rows * std::max<int64_t>(s, 1));
+    float *yb = y + (b * l + q0) * ev;
+    gemmSerial(false, true, rows, s, e, static_cast<float>(scale),
+               q + (b * l + q0) * e, e, k + b * s * e, e, 0.0f, scores, s);
+    const void *maskB = nullptr;
+    if (mask)
+      maskB = static_cast<const char *>(mask) +
+              (maskBatch == 1 ? 0 : b) * l * s * maskElemBytes;
+    maskScores(scores, rows, q0, s, maskB, maskIsBool, causal);
+    std::vector<int64_t> dead;
+    for (int64_t i = 0; i < rows; ++i)
+      if (!softmaxRow(scores + i * s, s) && s > 0)
+        dead.push_back(i);
+    gemmSerial(false, false, rows, ev, s, 1.0f, scores, s, v + b * s * ev, ev,
+               0.0f, yb, ev);
+    // The runtime's contract: no attended key gives NaN (PyTorch < 2.5).
+    for (int64_t i : dead)
+      std::fill(yb + i * ev, yb + (i + 1) * ev,
+                std::numeric_limits<float>::quiet_NaN());
+  }
+}
+
+namespace {
+
+/// Per query index along one (right-aligned) dim: the local index of its
+/// first key and the step between keys.
+struct NeighborhoodAxis {
+  std::vector<int64_t> first;
+  int64_t step = 1, kernel = 1;
+};
+
+NeighborhoodAxis makeAxis(const NeighborhoodParams &p, int d) {
+  NeighborhoodAxis a;
+  int64_t kernel = p.kernel[d], dil = p.dilation[d], len = p.global[d];
+  a.step = dil;
+  a.kernel = kernel;
+  a.first.resize(p.qExtent[d]);
+  for (int64_t qi = 0; qi < p.qExtent[d]; ++qi) {
+    int64_t i = qi + p.qOffset[d];
+    int64_t g = i % dil;
+    int64_t groupLen = (len - g + dil - 1) / dil;
+    int64_t start = std::max<int64_t>(
+        0, std::min(i / dil - kernel / 2, groupLen - kernel));
+    a.first[qi] = start * dil + g - p.kvOffset[d];
+  }
+  return a;
+}
+
+/// One query (all of its dim values for one head) against its window:
+/// softmax(scale * q.k) . v into out.
+void attendOne(const NeighborhoodParams &p, const NeighborhoodAxis ax[3],
+               const int64_t kvExt[3], const int64_t qPos[3], const float *qv,
+               const float *kb, const float *vb, float *scores, float *out) {
+  int64_t dim = p.dim, rowStride = p.heads * dim;
+  int64_t n = 0;
+  float best = kNegInf;
+  auto forEachKey = [&](auto fn) {
+    for (int64_t t0 = 0; t0 < ax[0].kernel; ++t0) {
+      int64_t k0 = ax[0].first[qPos[0]] + t0 * ax[0].step;
+      for (int64_t t1 = 0; t1 < ax[1].kernel; ++t1) {
+        int64_t k1 = ax[1].first[qPos[1]] + t1 * ax[1].step;
+        int64_t base = (k0 * kvExt[1] + k1) * kvExt[2];
+        for (int64_t t2 = 0; t2 < ax[2].kernel; ++t2)
+          fn(base + ax[2].first[qPos[2]] + t2 * ax[2].step);
+      }
+    }
+  };
+  float scale = static_cast<float>(p.scale);
+  forEachKey([&](int64_t key) {
+    const float *kv = kb + key * rowStride;
+    float dot = 0.0f;
+    for (int64_t c = 0; c < dim; ++c)
+      dot += qv[c] * kv[c];
+    scores[n] = dot * scale;
+    best = std::max(best, scores[n++]);
+  });
+  float sum = 0.0f;
+  for (int64_t j = 0; j < n; ++j) {
+    scores[j] = std::exp(scores[j] - best);
+    sum += scores[j];
+  }
+  std::fill(out, out + dim, 0.0f);
+  n = 0;
+  forEachKey([&](int64_t key) {
+    const float *vv = vb + key * rowStride;
+    float w = scores[n++];
+    for (int64_t c = 0; c < dim; ++c)
+      out[c] += w * vv[c];
+  });
+  float inv = 1.0f / sum;
+  for (int64_t c = 0; c < dim; ++c)
+    out[c] *= inv;
+}
+
+} // namespace
+
+void neighborhoodAttention(const NeighborhoodParams &p, const float *q,
+                           const float *k, const float *v, float *y) {
+  NeighborhoodAxis axes[3];
+  int64_t qExt[3] = {1, 1, 1}, kvExt[3] = {1, 1, 1};
+  for (int d = 0; d < 3; ++d) {
+    int src = d - (3 - p.rank);
+    if (src < 0) {
+      axes[d].first = {0};
+      continue;
+    }
+    axes[d] = makeAxis(p, src);
+    qExt[d] = p.qExtent[src];
+    kvExt[d] = p.kvExtent[src];
+  }
+  int64_t qVol = qExt[0] * qExt[1] * qExt[2];
+  int64_t kvVol = kvExt[0] * kvExt[1] * kvExt[2];
+  int64_t window = axes[0].kernel * axes[1].kernel * axes[2].kernel;
+  int64_t rowStride = p.heads * p.dim;
+  int64_t items = p.batch * qVol;
+  if (items <= 0 || rowStride <= 0)
+    return;
+  int threads = threadsFor(4.0 * items * p.heads * window * p.dim);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t item = 0; item < items; ++item) {
+    int64_t b = item / qVol, pos = item % qVol;
+    int64_t qPos[3] = {pos / (qExt[1] * qExt[2]), pos / qExt[2] % qExt[1],
+                       pos % qExt[2]};
+    float *scores = threadScratch(0, window);
+    const float *kb = k + b * kvVol * rowStride;
+    const float *vb = v + b * kvVol * rowStride;
+    for (int64_t h = 0; h < p.heads; ++h)
+      attendOne(p, axes, kvExt, qPos, q + item * rowStride + h * p.dim,
+                kb + h * p.dim, vb + h * p.dim, scores,
+                y + item * rowStride + h * p.dim);
+  }
+}
+
+} // namespace shardrt::cpu

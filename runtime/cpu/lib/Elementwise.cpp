@@ -1,2 +1,397 @@
-// Elementwise kernels: being written.
+//===- Elementwise.cpp - Elementwise and broadcasting kernels -------------===//
+//
+// Every broadcasting kernel goes through one plan: the output's dims are
+// collapsed (size-1 dims dropped, neighbours merged wherever every operand is
+// contiguous across them), so a same-shape or scalar operand ends up as a
+// single flat dim and the innermost dim yields runs in which each operand's
+// stride is 0 (broadcast) or 1. The run loops fix that stride pattern at
+// compile time so that the compiler vectorises them; the outer dims are
+// walked with an odometer instead of divisions per element.
+//
+//===----------------------------------------------------------------------===//
+
 #include "shardrt/cpu/Kernels.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <initializer_list>
+#include <limits>
+
+namespace shardrt::cpu {
+
+int64_t numElements(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+namespace {
+
+// Below this many elements a parallel region costs more than it saves.
+constexpr int64_t kParallelMin = 32768;
+// Thread boundaries are rounded to this many elements so that threads do not
+// write the same cache line.
+constexpr int64_t kChunkAlign = 64;
+constexpr int kMaxOps = 3;
+constexpr float kSqrtHalf = 0.70710678118654752440f;
+// sqrt(2 / pi), GELU's tanh approximation.
+constexpr float kGeluBeta = 0.79788456080286535588f;
+
+/// Runs f(begin, end) over [0, n), split across threads when n is large.
+template <typename F> void forChunks(int64_t n, F &&f) {
+  if (n < kParallelMin) {
+    f(int64_t(0), n);
+    return;
+  }
+#pragma omp parallel
+  {
+    int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+    auto bound = [&](int64_t i) {
+      return std::min(n, (n * i / nt + kChunkAlign - 1) / kChunkAlign *
+                             kChunkAlign);
+    };
+    if (bound(t) < bound(t + 1))
+      f(bound(t), bound(t + 1));
+  }
+}
+
+/// The collapsed output dims and each operand's element stride along them
+/// (0 where the operand broadcasts).
+struct BroadcastPlan {
+  int numOps = 0;
+  std::vector<int64_t> size;
+  std::vector<int64_t> stride[kMaxOps];
+  int64_t total = 0;
+
+  int64_t innerStride(int op) const { return stride[op].back(); }
+};
+
+BroadcastPlan makePlan(const Shape &out,
+                       std::initializer_list<const Shape *> ops) {
+  BroadcastPlan p;
+  p.numOps = static_cast<int>(ops.size());
+  p.total = numElements(out);
+  size_t rank = out.size();
+  std::vector<int64_t> full[kMaxOps];
+  int k = 0;
+  for (const Shape *s : ops) {
+    full[k].assign(rank, 0);
+    int64_t st = 1;
+    for (size_t d = rank; d-- > 0;) {
+      full[k][d] = (*s)[d] == 1 ? 0 : st;
+      st *= (*s)[d];
+    }
+    ++k;
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (out[d] == 1)
+      continue;
+    bool merge = !p.size.empty();
+    for (k = 0; k < p.numOps && merge; ++k)
+      merge = p.stride[k].back() == full[k][d] * out[d];
+    if (merge) {
+      p.size.back() *= out[d];
+      for (k = 0; k < p.numOps; ++k)
+        p.stride[k].back() = full[k][d];
+      continue;
+    }
+    p.size.push_back(out[d]);
+    for (k = 0; k < p.numOps; ++k)
+      p.stride[k].push_back(full[k][d]);
+  }
+  if (p.size.empty()) {
+    p.size.push_back(1);
+    for (k = 0; k < p.numOps; ++k)
+      p.stride[k].push_back(0);
+  }
+  return p;
+}
+
+/// Calls run(outOffset, operandOffsets, length) for every innermost run of
+/// the output, in parallel for large outputs.
+template <typename RunFn> void forEachRun(const BroadcastPlan &p, RunFn &&run) {
+  const int rank = static_cast<int>(p.size.size());
+  const int64_t inner = p.size.back();
+  forChunks(p.total, [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> idx(rank);
+    int64_t off[kMaxOps] = {};
+    int64_t rem = begin;
+    for (int d = rank - 1; d >= 0; --d) {
+      idx[d] = rem % p.size[d];
+      rem /= p.size[d];
+      for (int k = 0; k < p.numOps; ++k)
+        off[k] += idx[d] * p.stride[k][d];
+    }
+    for (int64_t pos = begin; pos < end;) {
+      int64_t len = std::min(inner - idx[rank - 1], end - pos);
+      run(pos, static_cast<const int64_t *>(off), len);
+      pos += len;
+      idx[rank - 1] += len;
+      for (int k = 0; k < p.numOps; ++k)
+        off[k] += len * p.stride[k][rank - 1];
+      for (int d = rank - 1; d > 0 && idx[d] == p.size[d]; --d) {
+        idx[d] = 0;
+        ++idx[d - 1];
+        for (int k = 0; k < p.numOps; ++k)
+          off[k] += p.stride[k][d - 1] - p.size[d] * p.stride[k][d];
+      }
+    }
+  });
+}
+
+template <int SA, int SB, typename R, typename F>
+inline void binaryRun(const float *a, const float *b, R *y, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = f(a[i * SA], b[i * SB]);
+}
+
+template <typename R, typename F>
+void broadcastApply(const float *a, const Shape &aShape, const float *b,
+                    const Shape &bShape, R *y, const Shape &outShape, F f) {
+  if (numElements(outShape) == 0)
+    return;
+  BroadcastPlan p = makePlan(outShape, {&aShape, &bShape});
+  const bool sa = p.innerStride(0) != 0, sb = p.innerStride(1) != 0;
+  forEachRun(p, [&](int64_t pos, const int64_t *off, int64_t n) {
+    const float *pa = a + off[0], *pb = b + off[1];
+    R *py = y + pos;
+    if (sa && sb)
+      binaryRun<1, 1>(pa, pb, py, n, f);
+    else if (sa)
+      binaryRun<1, 0>(pa, pb, py, n, f);
+    else if (sb)
+      binaryRun<0, 1>(pa, pb, py, n, f);
+    else
+      binaryRun<0, 0>(pa, pb, py, n, f);
+  });
+}
+
+template <typename F>
+void unaryApply(const float *x, float *y, int64_t n, F f) {
+#pragma omp parallel for if (n >= kParallelMin) schedule(static)
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = f(x[i]);
+}
+
+/// Unsigned type of exactly N bytes, used to move opaque elements.
+template <size_t N> struct UnitOf;
+template <> struct UnitOf<1> { using type = uint8_t; };
+template <> struct UnitOf<2> { using type = uint16_t; };
+template <> struct UnitOf<4> { using type = uint32_t; };
+template <> struct UnitOf<8> { using type = uint64_t; };
+
+/// Type-agnostic kernels move elements in the widest unit dividing
+/// elemBytes; an element of several units becomes one more (trailing,
+/// never broadcast) dim, so odd sizes such as 12 bytes take the same typed
+/// paths.
+size_t unitBytes(size_t elemBytes) {
+  for (size_t u : {8, 4, 2})
+    if (elemBytes % u == 0)
+      return u;
+  return 1;
+}
+
+Shape withUnits(Shape s, size_t units) {
+  s.push_back(static_cast<int64_t>(units));
+  return s;
+}
+
+template <typename T>
+void selectTyped(const uint8_t *cond, const Shape &cShape, const T *t,
+                 const Shape &tShape, const T *f, const Shape &fShape, T *y,
+                 const Shape &outShape) {
+  BroadcastPlan p = makePlan(outShape, {&cShape, &tShape, &fShape});
+  const int64_t sc = p.innerStride(0), st = p.innerStride(1),
+                sf = p.innerStride(2);
+  forEachRun(p, [&](int64_t pos, const int64_t *off, int64_t n) {
+    const uint8_t *pc = cond + off[0];
+    const T *pt = t + off[1], *pf = f + off[2];
+    T *py = y + pos;
+    if (sc == 0) {
+      // A broadcast condition picks one operand for the whole run.
+      const T *src = pc[0] ? pt : pf;
+      int64_t s = pc[0] ? st : sf;
+      for (int64_t i = 0; i < n; ++i)
+        py[i] = src[i * s];
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i)
+      py[i] = pc[i] ? pt[i * st] : pf[i * sf];
+  });
+}
+
+template <typename T>
+void broadcastTyped(const T *x, const Shape &xShape, T *y,
+                    const Shape &outShape) {
+  BroadcastPlan p = makePlan(outShape, {&xShape});
+  const bool contiguous = p.innerStride(0) != 0;
+  forEachRun(p, [&](int64_t pos, const int64_t *off, int64_t n) {
+    if (contiguous)
+      std::memcpy(y + pos, x + off[0], n * sizeof(T));
+    else
+      std::fill_n(y + pos, n, x[off[0]]);
+  });
+}
+
+} // namespace
+
+void unary(UnaryKind kind, const float *x, float *y, int64_t n) {
+  switch (kind) {
+  case UnaryKind::Neg:
+    return unaryApply(x, y, n, [](float v) { return -v; });
+  case UnaryKind::Abs:
+    return unaryApply(x, y, n, [](float v) { return std::fabs(v); });
+  case UnaryKind::Exp:
+    return unaryApply(x, y, n, [](float v) { return std::exp(v); });
+  case UnaryKind::Log:
+    return unaryApply(x, y, n, [](float v) { return std::log(v); });
+  case UnaryKind::Sqrt:
+    return unaryApply(x, y, n, [](float v) { return std::sqrt(v); });
+  case UnaryKind::Rsqrt:
+    return unaryApply(x, y, n, [](float v) { return 1.0f / std::sqrt(v); });
+  case UnaryKind::Tanh:
+    return unaryApply(x, y, n, [](float v) { return std::tanh(v); });
+  case UnaryKind::Sigmoid:
+    return unaryApply(x, y, n,
+                      [](float v) { return 1.0f / (1.0f + std::exp(-v)); });
+  case UnaryKind::Relu:
+    // PyTorch's relu keeps NaN; a plain max(v, 0) would turn it into 0.
+    return unaryApply(x, y, n,
+                      [](float v) { return v > 0.0f || v != v ? v : 0.0f; });
+  case UnaryKind::Silu:
+    return unaryApply(
+        x, y, n, [](float v) { return v * (1.0f / (1.0f + std::exp(-v))); });
+  case UnaryKind::Gelu:
+    return unaryApply(x, y, n, [](float v) {
+      return 0.5f * v * (1.0f + std::erf(v * kSqrtHalf));
+    });
+  case UnaryKind::GeluTanh:
+    return unaryApply(x, y, n, [](float v) {
+      float inner = kGeluBeta * (v + 0.044715f * v * v * v);
+      return 0.5f * v * (1.0f + std::tanh(inner));
+    });
+  }
+}
+
+void binary(BinaryKind kind, const float *a, const Shape &aShape,
+            const float *b, const Shape &bShape, float *y,
+            const Shape &outShape) {
+  auto apply = [&](auto f) {
+    broadcastApply(a, aShape, b, bShape, y, outShape, f);
+  };
+  switch (kind) {
+  case BinaryKind::Add:
+    return apply([](float u, float v) { return u + v; });
+  case BinaryKind::Sub:
+    return apply([](float u, float v) { return u - v; });
+  case BinaryKind::Mul:
+    return apply([](float u, float v) { return u * v; });
+  case BinaryKind::Div:
+    return apply([](float u, float v) { return u / v; });
+  case BinaryKind::Maximum:
+    // The comparison picks u when it is NaN, and v when v is (u > NaN is
+    // false), so NaN wins from either side.
+    return apply([](float u, float v) { return u > v || u != u ? u : v; });
+  case BinaryKind::Minimum:
+    return apply([](float u, float v) { return u < v || u != u ? u : v; });
+  case BinaryKind::Pow:
+    return apply([](float u, float v) { return std::pow(u, v); });
+  }
+}
+
+void compare(CompareKind kind, const float *a, const Shape &aShape,
+             const float *b, const Shape &bShape, uint8_t *y,
+             const Shape &outShape) {
+  auto apply = [&](auto f) {
+    broadcastApply(a, aShape, b, bShape, y, outShape, f);
+  };
+  switch (kind) {
+  case CompareKind::Eq:
+    return apply([](float u, float v) -> uint8_t { return u == v; });
+  case CompareKind::Ne:
+    return apply([](float u, float v) -> uint8_t { return u != v; });
+  case CompareKind::Lt:
+    return apply([](float u, float v) -> uint8_t { return u < v; });
+  case CompareKind::Le:
+    return apply([](float u, float v) -> uint8_t { return u <= v; });
+  case CompareKind::Gt:
+    return apply([](float u, float v) -> uint8_t { return u > v; });
+  case CompareKind::Ge:
+    return apply([](float u, float v) -> uint8_t { return u >= v; });
+  }
+}
+
+void select(const uint8_t *cond, const Shape &condShape, const void *t,
+            const Shape &tShape, const void *f, const Shape &fShape, void *y,
+            const Shape &outShape, size_t elemBytes) {
+  if (numElements(outShape) == 0 || elemBytes == 0)
+    return;
+  size_t unit = unitBytes(elemBytes), units = elemBytes / unit;
+  Shape c = withUnits(condShape, 1), ts = withUnits(tShape, units),
+        fs = withUnits(fShape, units), out = withUnits(outShape, units);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    selectTyped(cond, c, static_cast<const T *>(t), ts,
+                static_cast<const T *>(f), fs, static_cast<T *>(y), out);
+  };
+  switch (unit) {
+  case 8:
+    return run(UnitOf<8>::type());
+  case 4:
+    return run(UnitOf<4>::type());
+  case 2:
+    return run(UnitOf<2>::type());
+  default:
+    return run(UnitOf<1>::type());
+  }
+}
+
+void broadcastTo(const void *x, const Shape &xShape, void *y,
+                 const Shape &outShape, size_t elemBytes) {
+  if (numElements(outShape) == 0 || elemBytes == 0)
+    return;
+  size_t unit = unitBytes(elemBytes), units = elemBytes / unit;
+  Shape xs = withUnits(xShape, units), out = withUnits(outShape, units);
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    broadcastTyped(static_cast<const T *>(x), xs, static_cast<T *>(y), out);
+  };
+  switch (unit) {
+  case 8:
+    return run(UnitOf<8>::type());
+  case 4:
+    return run(UnitOf<4>::type());
+  case 2:
+    return run(UnitOf<2>::type());
+  default:
+    return run(UnitOf<1>::type());
+  }
+}
+
+void cast(ElemType from, const void *x, ElemType to, void *y, int64_t n) {
+  if (from == to) {
+    size_t bytes = from == ElemType::F32 ? sizeof(float) : sizeof(uint8_t);
+    std::memcpy(y, x, static_cast<size_t>(n) * bytes);
+    return;
+  }
+  if (from == ElemType::F32) {
+    const float *src = static_cast<const float *>(x);
+    uint8_t *dst = static_cast<uint8_t *>(y);
+    // NaN != 0 holds, so NaN casts to true as in PyTorch.
+#pragma omp parallel for if (n >= kParallelMin) schedule(static)
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] = src[i] != 0.0f;
+    return;
+  }
+  const uint8_t *src = static_cast<const uint8_t *>(x);
+  float *dst = static_cast<float *>(y);
+#pragma omp parallel for if (n >= kParallelMin) schedule(static)
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = src[i] ? 1.0f : 0.0f;
+}
+
+} // namespace shardrt::cpu

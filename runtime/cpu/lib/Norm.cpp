@@ -1,2 +1,176 @@
-// Norm kernels: being written.
+//===- Norm.cpp - Layer, group and batch normalisation --------------------===//
+//
+// Statistics are computed in double with two passes (mean, then the mean of
+// squared deviations), which stays accurate for rows whose mean is large
+// next to their spread, where a one-pass E[x^2] - E[x]^2 in float cancels.
+// The variance is biased, as PyTorch normalises. The output pass folds the
+// statistics and the affine parameters into one float scale and shift per
+// row or channel, y = x * scale + shift, as PyTorch's CPU kernels do.
+//
+//===----------------------------------------------------------------------===//
+
 #include "shardrt/cpu/Kernels.h"
+
+#include <omp.h>
+
+#include <cmath>
+#include <vector>
+
+namespace shardrt::cpu {
+
+namespace {
+
+// Below this many elements a parallel region costs more than it saves.
+constexpr int64_t kParallelMin = 32768;
+// Independent partial sums, so that the compiler can vectorise without
+// reassociating a single accumulator.
+constexpr int kLanes = 8;
+
+/// Runs f(begin, end) over [0, n), split across threads when `work` (the
+/// elements touched) is large.
+template <typename F> void forChunks(int64_t n, int64_t work, F &&f) {
+  if (work < kParallelMin || n < 2) {
+    f(int64_t(0), n);
+    return;
+  }
+#pragma omp parallel
+  {
+    int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+    int64_t begin = n * t / nt, end = n * (t + 1) / nt;
+    if (begin < end)
+      f(begin, end);
+  }
+}
+
+struct Moments {
+  double mean;
+  double rstd; // 1 / sqrt(biased variance + eps)
+};
+
+/// Two-pass mean and biased variance of n > 0 contiguous elements.
+Moments moments(const float *x, int64_t n, double eps) {
+  double s[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j)
+      s[j] += x[i + j];
+  for (; i < n; ++i)
+    s[0] += x[i];
+  double sum = 0.0;
+  for (int j = 0; j < kLanes; ++j)
+    sum += s[j];
+  const double mean = sum / static_cast<double>(n);
+
+  double q[kLanes] = {};
+  for (i = 0; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      double d = x[i + j] - mean;
+      q[j] += d * d;
+    }
+  for (; i < n; ++i) {
+    double d = x[i] - mean;
+    q[0] += d * d;
+  }
+  double sq = 0.0;
+  for (int j = 0; j < kLanes; ++j)
+    sq += q[j];
+  const double var = sq / static_cast<double>(n);
+  return {mean, 1.0 / std::sqrt(var + eps)};
+}
+
+void scaleShift(const float *x, float *y, int64_t n, float scale, float shift) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = x[i] * scale + shift;
+}
+
+} // namespace
+
+void layerNorm(const float *x, int64_t outer, int64_t inner,
+               const float *weight, const float *bias, double eps, float *y) {
+  if (inner <= 0 || outer <= 0)
+    return;
+  forChunks(outer, outer * inner, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const float *row = x + r * inner;
+      float *out = y + r * inner;
+      Moments m = moments(row, inner, eps);
+      const float scale = static_cast<float>(m.rstd);
+      const float shift = static_cast<float>(-m.mean * m.rstd);
+      if (!weight && !bias) {
+        scaleShift(row, out, inner, scale, shift);
+        continue;
+      }
+      // Normalise first, then apply the affine map element by element, the
+      // order in which PyTorch rounds.
+      for (int64_t i = 0; i < inner; ++i) {
+        float v = row[i] * scale + shift;
+        if (weight)
+          v *= weight[i];
+        if (bias)
+          v += bias[i];
+        out[i] = v;
+      }
+    }
+  });
+}
+
+void groupNorm(const float *x, int64_t n, int64_t c, int64_t spatial,
+               int64_t groups, const float *weight, const float *bias,
+               double eps, float *y) {
+  if (n <= 0 || c <= 0 || spatial <= 0 || groups <= 0)
+    return;
+  const int64_t perGroup = c / groups;
+  const int64_t blockSize = perGroup * spatial;
+  forChunks(n * groups, n * c * spatial, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t offset = task * blockSize;
+      Moments m = moments(x + offset, blockSize, eps);
+      const int64_t ch0 = task % groups * perGroup;
+      for (int64_t k = 0; k < perGroup; ++k) {
+        const int64_t ch = ch0 + k;
+        const double w = weight ? weight[ch] : 1.0;
+        const double b = bias ? bias[ch] : 0.0;
+        const double scale = m.rstd * w;
+        const int64_t off = offset + k * spatial;
+        scaleShift(x + off, y + off, spatial, static_cast<float>(scale),
+                   static_cast<float>(b - m.mean * scale));
+      }
+    }
+  });
+}
+
+void batchNormInference(const float *x, int64_t n, int64_t c, int64_t spatial,
+                        const float *mean, const float *var,
+                        const float *weight, const float *bias, double eps,
+                        float *y) {
+  if (n <= 0 || c <= 0 || spatial <= 0)
+    return;
+  // One scale and shift per channel, computed once rather than per row.
+  std::vector<float> scale(c), shift(c);
+  for (int64_t ch = 0; ch < c; ++ch) {
+    double s = 1.0 / std::sqrt(static_cast<double>(var[ch]) + eps);
+    if (weight)
+      s *= weight[ch];
+    scale[ch] = static_cast<float>(s);
+    shift[ch] = static_cast<float>((bias ? bias[ch] : 0.0) - mean[ch] * s);
+  }
+  const int64_t rows = n * c;
+  if (spatial == 1) {
+    // (N, C) inputs: rows of one element would make every task trivial.
+    forChunks(n, rows, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        for (int64_t ch = 0; ch < c; ++ch)
+          y[i * c + ch] = x[i * c + ch] * scale[ch] + shift[ch];
+    });
+    return;
+  }
+  forChunks(rows, rows * spatial, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t ch = r % c;
+      scaleShift(x + r * spatial, y + r * spatial, spatial, scale[ch],
+                 shift[ch]);
+    }
+  });
+}
+
+} // namespace shardrt::cpu

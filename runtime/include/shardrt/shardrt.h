@@ -10,6 +10,7 @@
 #ifndef SHARDRT_SHARDRT_H
 #define SHARDRT_SHARDRT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -47,6 +48,81 @@ const char *shardrt_last_error(void);
  * k < 1, out is NULL or out_len < k; out is not written then. */
 int shardrt_canonical_extents(int64_t n, int64_t k, int64_t *out,
                               int64_t out_len);
+
+/*===-- Engines and sessions (link shardrt::engine) ------------------------===*
+ *
+ * An engine is a loaded, verified artifact; it is immutable and may be used
+ * from any number of threads. A session is one rank's execution state; use it
+ * from one thread at a time. Handles are released with the matching
+ * *_release function (NULL is accepted and ignored).
+ */
+
+typedef struct shardrt_engine shardrt_engine;
+typedef struct shardrt_session shardrt_session;
+typedef struct shardrt_comm shardrt_comm;
+
+/* Element types; same values as the artifact's DType. */
+typedef enum shardrt_dtype {
+  SHARDRT_F32 = 0,
+  SHARDRT_F16 = 1,
+  SHARDRT_BF16 = 2,
+  SHARDRT_F64 = 3,
+  SHARDRT_I32 = 4,
+  SHARDRT_I64 = 5,
+  SHARDRT_BOOL = 6
+} shardrt_dtype;
+
+int shardrt_engine_load(const char *path, shardrt_engine **out);
+int shardrt_engine_load_from_memory(const void *data, size_t size,
+                                    shardrt_engine **out);
+void shardrt_engine_release(shardrt_engine *engine);
+int shardrt_engine_world_size(const shardrt_engine *engine, int *out);
+int shardrt_engine_num_inputs(const shardrt_engine *engine, size_t *out);
+int shardrt_engine_num_outputs(const shardrt_engine *engine, size_t *out);
+/* Name (valid while the engine lives), dtype and rank of input/output i. */
+int shardrt_engine_input_info(const shardrt_engine *engine, size_t i,
+                              const char **name, shardrt_dtype *dtype,
+                              size_t *rank);
+int shardrt_engine_output_info(const shardrt_engine *engine, size_t i,
+                               const char **name, shardrt_dtype *dtype,
+                               size_t *rank);
+/* The global shape and the box [offset, offset + shape) rank `rank` holds;
+ * each array has `len` >= the tensor's rank entries (any may be NULL). */
+int shardrt_engine_input_shape(const shardrt_engine *engine, size_t i, int rank,
+                               int64_t *global, int64_t *offset,
+                               int64_t *local, size_t len);
+int shardrt_engine_output_shape(const shardrt_engine *engine, size_t i,
+                                int rank, int64_t *global, int64_t *offset,
+                                int64_t *local, size_t len);
+int shardrt_engine_arena_bytes(const shardrt_engine *engine, int rank,
+                               uint64_t *out);
+
+/* In-process communicators: *out receives `size` handles, one per rank; run
+ * each rank's session on its own thread. */
+int shardrt_local_world_create(int size, int timeout_ms, shardrt_comm **out);
+void shardrt_comm_release(shardrt_comm *comm);
+
+/* comm may be NULL for a world of one rank. arena may be NULL (the session
+ * allocates) or at least shardrt_engine_arena_bytes bytes, 64-byte aligned. */
+int shardrt_session_create(const shardrt_engine *engine, shardrt_comm *comm,
+                           void *arena, size_t arena_bytes, int threads,
+                           shardrt_session **out);
+void shardrt_session_release(shardrt_session *session);
+/* Zero copy (memory must stay valid until run returns) or copy now. The
+ * shape is this rank's local shape. */
+int shardrt_session_bind_input(shardrt_session *session, size_t i,
+                               const void *data, shardrt_dtype dtype,
+                               const int64_t *shape, size_t rank);
+int shardrt_session_copy_input(shardrt_session *session, size_t i,
+                               const void *data, shardrt_dtype dtype,
+                               const int64_t *shape, size_t rank);
+int shardrt_session_bind_output(shardrt_session *session, size_t i, void *data,
+                                shardrt_dtype dtype, const int64_t *shape,
+                                size_t rank);
+int shardrt_session_run(shardrt_session *session);
+/* Where output i is after a run. */
+int shardrt_session_output_data(const shardrt_session *session, size_t i,
+                                const void **out);
 
 #ifdef __cplusplus
 }

@@ -141,6 +141,11 @@ public:
   uint32_t addConstant(ConstantSpec constant);
   uint32_t addKernelSymbol(std::string symbol);
   uint32_t addKernelBinary(KernelBinarySpec kernel);
+  /// Embeds a complete world-size-1 artifact of the unpartitioned model
+  /// (shard-run --check runs it); empty bytes: none.
+  void setReference(BlobBytes artifactBytes) {
+    reference_ = std::move(artifactBytes);
+  }
 
   /// What was added, for emitters that fill an item in several steps (and
   /// tests that break one detail of a valid artifact).
@@ -172,6 +177,7 @@ private:
   std::vector<ConstantSpec> constants_;
   std::vector<std::string> kernelSymbols_;
   std::vector<KernelBinarySpec> kernels_;
+  BlobBytes reference_;
 };
 
 } // namespace shardrt::artifact

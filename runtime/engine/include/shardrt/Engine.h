@@ -1,0 +1,167 @@
+//===- Engine.h - Loaded artifacts and per-rank sessions --------*- C++ -*-===//
+//
+// An Engine is a loaded, verified .shardbin: immutable after load, so one
+// Engine may be shared by any number of threads and sessions. A Session is
+// one rank's execution state (its arena, bound inputs/outputs, prepared
+// program and communicator); it is thread-compatible: use it from one thread
+// at a time.
+//
+// Preparing a session decodes every instruction of the rank's class once and
+// checks it against the slot shapes (operand counts, dtypes, shapes,
+// attribute ranges). A malformed program is reported there, with the
+// instruction's index, and never reaches a kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDRT_ENGINE_H
+#define SHARDRT_ENGINE_H
+
+#include "shardrt/Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace shardrt {
+
+namespace artifact {
+class Artifact;
+}
+namespace comm {
+class Communicator;
+}
+
+/// Element types of inputs and outputs (values of the schema's DType).
+enum class DType : int { F32 = 0, F16 = 1, BF16 = 2, F64 = 3, I32 = 4, I64 = 5, Bool = 6 };
+const char *dtypeName(DType dtype);
+size_t dtypeSize(DType dtype);
+
+/// How one dimension of a tensor is split over the mesh.
+struct DimSplit {
+  std::vector<uint32_t> meshAxes; ///< empty: not split
+  std::vector<int64_t> extents;   ///< one per shard
+};
+
+/// An input or output of the model, on global shapes.
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<DimSplit> dims;
+  /// Non-empty when the value is partial (pending reduction); "sum", ...
+  std::string partial;
+};
+
+/// The box of a global tensor one rank holds.
+struct LocalBox {
+  std::vector<int64_t> offset, shape;
+};
+
+class Engine {
+public:
+  /// Loads and verifies (header, checksum, FlatBuffer, semantics).
+  static StatusOr<std::shared_ptr<const Engine>> load(const std::string &path);
+  static StatusOr<std::shared_ptr<const Engine>>
+  loadFromMemory(const void *data, size_t size);
+
+  ~Engine();
+
+  int worldSize() const;
+  std::vector<std::string> meshAxisNames() const;
+  std::vector<int64_t> meshShape() const;
+  std::string producer() const;
+
+  size_t numInputs() const { return inputs_.size(); }
+  size_t numOutputs() const { return outputs_.size(); }
+  const TensorInfo &input(size_t i) const { return inputs_.at(i); }
+  const TensorInfo &output(size_t i) const { return outputs_.at(i); }
+  /// Index of the input/output named `name`, or -1.
+  int findInput(const std::string &name) const;
+  int findOutput(const std::string &name) const;
+
+  /// The part of input/output i that `rank` holds (OutOfRange for a bad
+  /// rank or index).
+  StatusOr<LocalBox> localInput(size_t i, int rank) const;
+  StatusOr<LocalBox> localOutput(size_t i, int rank) const;
+  /// Bytes of the arena a session of `rank` needs.
+  StatusOr<uint64_t> arenaBytes(int rank) const;
+
+  /// The unpartitioned world-size-1 model embedded by shardc, or null.
+  std::shared_ptr<const Engine> reference() const { return reference_; }
+
+  const artifact::Artifact &artifact() const { return *artifact_; }
+
+private:
+  Engine() = default;
+  static StatusOr<std::shared_ptr<const Engine>>
+  fromArtifact(artifact::Artifact artifact);
+
+  std::unique_ptr<artifact::Artifact> artifact_;
+  std::vector<TensorInfo> inputs_, outputs_;
+  std::shared_ptr<const Engine> reference_;
+};
+
+struct SessionOptions {
+  /// Caller-provided arena (at least Engine::arenaBytes(rank) bytes, 64-byte
+  /// aligned) or null to let the session allocate one.
+  void *arena = nullptr;
+  size_t arenaBytes = 0;
+  /// Kernel threads of this rank; 0: the OpenMP default.
+  int threads = 0;
+};
+
+class Session {
+public:
+  /// `comm` may be null only for a world of one rank; otherwise its size
+  /// must equal the artifact's world size and rank() selects the program.
+  /// The communicator must outlive the session.
+  static StatusOr<std::unique_ptr<Session>>
+  create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
+         const SessionOptions &options = {});
+  /// World size 1 without a communicator.
+  static StatusOr<std::unique_ptr<Session>>
+  create(std::shared_ptr<const Engine> engine,
+         const SessionOptions &options = {}) {
+    return create(std::move(engine), nullptr, options);
+  }
+  ~Session();
+
+  int rank() const { return rank_; }
+  const Engine &engine() const { return *engine_; }
+  uint64_t arenaBytes() const;
+
+  /// Local (this rank's) shape of input/output i.
+  const std::vector<int64_t> &inputShape(size_t i) const;
+  const std::vector<int64_t> &outputShape(size_t i) const;
+
+  /// Zero copy: the session reads input i from `data` during run(); the
+  /// memory must stay valid and unchanged until run() returns. dtype and
+  /// shape must match the local input exactly.
+  Status bindInput(size_t i, const void *data, DType dtype,
+                   const std::vector<int64_t> &shape);
+  /// Copies input i into the arena now (data may be freed afterwards).
+  Status copyInput(size_t i, const void *data, DType dtype,
+                   const std::vector<int64_t> &shape);
+  /// Zero copy: run() writes output i to `data`.
+  Status bindOutput(size_t i, void *data, DType dtype,
+                    const std::vector<int64_t> &shape);
+  /// Where output i is after run(): the bound buffer or the arena.
+  const void *outputData(size_t i) const;
+
+  /// Runs the rank's program. Every input must have been bound or copied.
+  /// A failure in a collective (dead peer, timeout) is returned, not hung on.
+  Status run();
+
+private:
+  struct Impl;
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<const Engine> engine_;
+  int rank_ = 0;
+};
+
+} // namespace shardrt
+
+#endif // SHARDRT_ENGINE_H

@@ -1,0 +1,193 @@
+//===- Npy.cpp - NumPy .npy I/O --------------------------------------------===//
+
+#include "shardrt/Npy.h"
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+namespace shardrt {
+namespace {
+
+Status bad(const std::string &message) {
+  return Status::invalidArgument("malformed .npy: " + message);
+}
+
+struct DTypeCode {
+  const char *code;
+  DType dtype;
+};
+constexpr DTypeCode kCodes[] = {
+    {"<f4", DType::F32}, {"<f8", DType::F64}, {"<f2", DType::F16},
+    {"<i4", DType::I32}, {"<i8", DType::I64}, {"|b1", DType::Bool},
+};
+
+/// The value text of `key` in the header dict (up to the next top-level
+/// comma or closing brace), or empty.
+std::string dictValue(const std::string &header, const std::string &key) {
+  size_t k = header.find("'" + key + "'");
+  if (k == std::string::npos)
+    return "";
+  size_t colon = header.find(':', k);
+  if (colon == std::string::npos)
+    return "";
+  size_t i = colon + 1, depth = 0, start;
+  while (i < header.size() && header[i] == ' ')
+    ++i;
+  start = i;
+  for (; i < header.size(); ++i) {
+    char c = header[i];
+    if (c == '(')
+      ++depth;
+    else if (c == ')' && depth > 0)
+      --depth;
+    else if ((c == ',' || c == '}') && depth == 0)
+      break;
+  }
+  return header.substr(start, i - start);
+}
+
+StatusOr<std::vector<int64_t>> parseShape(const std::string &text) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')')
+    return bad("shape '" + text + "' is not a tuple");
+  std::vector<int64_t> shape;
+  std::string inner = text.substr(1, text.size() - 2);
+  size_t i = 0;
+  while (i < inner.size()) {
+    while (i < inner.size() && (inner[i] == ' ' || inner[i] == ','))
+      ++i;
+    if (i >= inner.size())
+      break;
+    if (inner[i] < '0' || inner[i] > '9')
+      return bad("shape '" + text + "' has a non-integer entry");
+    int64_t v = 0;
+    for (; i < inner.size() && inner[i] >= '0' && inner[i] <= '9'; ++i) {
+      if (v > (int64_t(1) << 50))
+        return bad("shape entry too large");
+      v = v * 10 + (inner[i] - '0');
+    }
+    shape.push_back(v);
+    if (shape.size() > 32)
+      return bad("more than 32 dimensions");
+  }
+  return shape;
+}
+
+} // namespace
+
+StatusOr<NpyArray> parseNpy(const uint8_t *bytes, size_t size) {
+  if (size < 10 || std::memcmp(bytes, "\x93NUMPY", 6) != 0)
+    return bad("no \\x93NUMPY magic");
+  uint8_t major = bytes[6];
+  size_t headerLen, pos;
+  if (major == 1) {
+    headerLen = bytes[8] | size_t(bytes[9]) << 8;
+    pos = 10;
+  } else if (major == 2 || major == 3) {
+    if (size < 12)
+      return bad("truncated header");
+    headerLen = bytes[8] | size_t(bytes[9]) << 8 | size_t(bytes[10]) << 16 |
+                size_t(bytes[11]) << 24;
+    pos = 12;
+  } else {
+    return bad("unsupported format version " + std::to_string(major));
+  }
+  if (headerLen > size - pos)
+    return bad("the header runs past the end of the file");
+  std::string header(reinterpret_cast<const char *>(bytes + pos), headerLen);
+  pos += headerLen;
+  std::string descr = dictValue(header, "descr");
+  std::string order = dictValue(header, "fortran_order");
+  std::string shapeText = dictValue(header, "shape");
+  if (descr.size() < 2 || order.empty() || shapeText.empty())
+    return bad("the header lacks descr, fortran_order or shape");
+  if (order != "False")
+    return Status::unimplemented(".npy in Fortran order; save with "
+                                 "numpy.ascontiguousarray first");
+  descr = descr.substr(1, descr.size() - 2);
+  NpyArray a;
+  bool known = false;
+  for (const DTypeCode &c : kCodes)
+    if (descr == c.code)
+      a.dtype = c.dtype, known = true;
+  if (!known)
+    return Status::unimplemented(".npy dtype '" + descr + "' is not supported");
+  StatusOr<std::vector<int64_t>> shape = parseShape(shapeText);
+  if (!shape.ok())
+    return shape.status();
+  a.shape = *shape;
+  uint64_t count = 1;
+  for (int64_t d : a.shape) {
+    if (d != 0 && count > (uint64_t(1) << 50) / uint64_t(d))
+      return bad("the shape has too many elements");
+    count *= uint64_t(d);
+  }
+  uint64_t want = count * dtypeSize(a.dtype);
+  if (size - pos != want)
+    return bad("the data has " + std::to_string(size - pos) +
+               " bytes; shape and dtype say " + std::to_string(want));
+  a.data.assign(bytes + pos, bytes + size);
+  return a;
+}
+
+StatusOr<NpyArray> readNpy(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::invalidArgument("cannot open '" + path + "'");
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+  StatusOr<NpyArray> a = parseNpy(bytes.data(), bytes.size());
+  if (!a.ok())
+    return Status(a.status().code(), path + ": " + a.status().message());
+  return a;
+}
+
+std::vector<uint8_t> encodeNpy(const NpyArray &array) {
+  std::string descr = "<f4";
+  for (const DTypeCode &c : kCodes)
+    if (c.dtype == array.dtype)
+      descr = c.code;
+  std::string shape = "(";
+  for (size_t i = 0; i < array.shape.size(); ++i)
+    shape += std::to_string(array.shape[i]) + (array.shape.size() == 1 ? ",": i + 1 < array.shape.size() ? ", " : "");
+  shape += ")";
+  std::string header = "{'descr': '" + descr +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Pad with spaces so that the data starts 64-byte aligned (format 1.0).
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::vector<uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                              uint8_t(header.size() & 0xff),
+                              uint8_t(header.size() >> 8)};
+  out.insert(out.end(), header.begin(), header.end());
+  out.insert(out.end(), array.data.begin(), array.data.end());
+  return out;
+}
+
+Status writeNpy(const std::string &path, const NpyArray &array) {
+  std::vector<uint8_t> bytes = encodeNpy(array);
+  std::ofstream out(path, std::ios::binary);
+  if (!out.write(reinterpret_cast<const char *>(bytes.data()),
+                 std::streamsize(bytes.size())))
+    return Status::unavailable("cannot write '" + path + "'");
+  return Status();
+}
+
+NpyArray toF32(NpyArray array) {
+  if (array.dtype != DType::F64)
+    return array;
+  size_t n = array.data.size() / 8;
+  std::vector<uint8_t> out(n * 4);
+  for (size_t i = 0; i < n; ++i) {
+    double d;
+    std::memcpy(&d, array.data.data() + 8 * i, 8);
+    float f = float(d);
+    std::memcpy(out.data() + 4 * i, &f, 4);
+  }
+  array.data = std::move(out);
+  array.dtype = DType::F32;
+  return array;
+}
+
+} // namespace shardrt

@@ -1,0 +1,143 @@
+//===- Prepare.cpp - Instruction dispatch and shared checks ---------------===//
+
+#include "Prepare.h"
+
+#include <algorithm>
+
+namespace shardrt::exec {
+
+IntReader::IntReader(const fb::Instruction &inst)
+    : ints_(inst.ints()), size_(ints_ ? ints_->size() : 0) {}
+
+int64_t IntReader::next() {
+  if (pos_ >= size_) {
+    shortfall_ = true;
+    ++pos_;
+    return 0;
+  }
+  return ints_->Get(static_cast<flatbuffers::uoffset_t>(pos_++));
+}
+
+std::vector<int64_t> IntReader::next(size_t n) {
+  std::vector<int64_t> v;
+  v.reserve(std::min<size_t>(n, 64));
+  for (size_t i = 0; i < n && !shortfall_; ++i)
+    v.push_back(next());
+  return v;
+}
+
+Status IntReader::finish() const {
+  if (shortfall_ || pos_ != size_)
+    return invalid("has " + std::to_string(size_) +
+                   " integer attributes; its encoding needs " +
+                   (shortfall_ ? "more" : std::to_string(pos_)));
+  return Status();
+}
+
+std::string shapeStr(const Shape &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+int64_t numElements(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+Status invalid(const std::string &message) {
+  return Status::invalidArgument(message);
+}
+
+Status checkOperands(const fb::Instruction &inst, const PrepareContext &ctx,
+                     size_t minIn, size_t maxIn, size_t outs) {
+  size_t nin = inst.inputs() ? inst.inputs()->size() : 0;
+  size_t nout = inst.outputs() ? inst.outputs()->size() : 0;
+  if (nin < minIn || nin > maxIn)
+    return invalid("has " + std::to_string(nin) + " inputs; expected " +
+                   (minIn == maxIn ? std::to_string(minIn)
+                                   : std::to_string(minIn) + " to " +
+                                         std::to_string(maxIn)));
+  if (nout != outs)
+    return invalid("has " + std::to_string(nout) + " outputs; expected " +
+                   std::to_string(outs));
+  for (const auto *list : {inst.inputs(), inst.outputs()})
+    for (size_t i = 0; list && i < list->size(); ++i)
+      if (!ctx.slots[list->Get(i)].hasShape)
+        return invalid("operand slot " + std::to_string(list->Get(i)) +
+                       " is scratch space without a tensor shape");
+  return Status();
+}
+
+const SlotInfo &inSlot(const fb::Instruction &inst, const PrepareContext &ctx,
+                       size_t i) {
+  return ctx.slots[inst.inputs()->Get(static_cast<flatbuffers::uoffset_t>(i))];
+}
+
+const SlotInfo &outSlot(const fb::Instruction &inst, const PrepareContext &ctx,
+                        size_t i) {
+  return ctx.slots[inst.outputs()->Get(static_cast<flatbuffers::uoffset_t>(i))];
+}
+
+Status requireDType(const SlotInfo &slot, fb::DType dtype,
+                    const std::string &what) {
+  if (slot.dtype == dtype)
+    return Status();
+  return Status::unimplemented(what + " is " + fb::EnumNameDType(slot.dtype) +
+                               "; the CPU backend computes this op in " +
+                               fb::EnumNameDType(dtype));
+}
+
+Status requireShape(const SlotInfo &slot, const Shape &expected,
+                    const std::string &what) {
+  if (slot.shape == expected)
+    return Status();
+  return invalid(what + " has shape " + shapeStr(slot.shape) + "; expected " +
+                 shapeStr(expected));
+}
+
+StatusOr<Shape> broadcastShapes(const std::vector<Shape> &shapes) {
+  size_t rank = 0;
+  for (const Shape &s : shapes)
+    rank = std::max(rank, s.size());
+  Shape out(rank, 1);
+  for (const Shape &s : shapes) {
+    Shape p = padShape(s, rank);
+    for (size_t d = 0; d < rank; ++d) {
+      if (p[d] == out[d] || p[d] == 1)
+        continue;
+      if (out[d] != 1)
+        return invalid("shapes " + shapeStr(shapes[0]) + " and " +
+                       shapeStr(s) + " do not broadcast");
+      out[d] = p[d];
+    }
+  }
+  return out;
+}
+
+Shape padShape(const Shape &shape, size_t rank) {
+  Shape p(rank - std::min(rank, shape.size()), 1);
+  p.insert(p.end(), shape.begin(), shape.end());
+  return p;
+}
+
+StatusOr<RunFn> prepareInstruction(const fb::Instruction &inst,
+                                   const PrepareContext &ctx) {
+  using Family = StatusOr<RunFn> (*)(const fb::Instruction &,
+                                     const PrepareContext &);
+  for (Family family :
+       {&prepareCompute, &prepareContraction, &prepareWindowed, &prepareData, &prepareComm}) {
+    StatusOr<RunFn> fn = family(inst, ctx);
+    if (fn.ok() || fn.status().code() != StatusCode::Unimplemented ||
+        fn.status().message() != "not mine")
+      return fn;
+  }
+  return Status::unimplemented(
+      std::string("the CPU backend does not implement opcode ") +
+      fb::EnumNameOpcode(inst.opcode()));
+}
+
+} // namespace shardrt::exec

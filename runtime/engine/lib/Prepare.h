@@ -1,0 +1,145 @@
+//===- Prepare.h - Decoding instructions into runnable steps ----*- C++ -*-===//
+//
+// Each instruction is decoded once per session into a RunFn that captures
+// its kernel parameters and slot indices. Decoding checks everything a
+// kernel would otherwise trust (operand counts, dtypes, shapes, attribute
+// ranges), so an artifact that passed the loader and the prepare step cannot
+// make a kernel read or write outside its slots.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDRT_ENGINE_PREPARE_H
+#define SHARDRT_ENGINE_PREPARE_H
+
+#include "shardrt/Status.h"
+#include "shardrt/artifact/shardbin_generated.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace shardrt {
+namespace comm {
+class Communicator;
+}
+namespace exec {
+
+using Shape = std::vector<int64_t>;
+
+struct SlotInfo {
+  fb::DType dtype = fb::DType::F32;
+  Shape shape;
+  bool hasShape = false;
+  uint64_t bytes = 0;
+};
+
+struct RunContext {
+  std::vector<void *> slots; // resolved base pointer of every slot
+  comm::Communicator *comm = nullptr;
+};
+
+using RunFn = std::function<Status(RunContext &)>;
+
+struct PrepareContext {
+  const std::vector<SlotInfo> &slots;
+  int rank = 0;
+  std::vector<int64_t> meshShape;
+  std::vector<int64_t> meshCoords;
+};
+
+/// Decodes one instruction; the error message names what is wrong (the
+/// caller adds which instruction).
+StatusOr<RunFn> prepareInstruction(const fb::Instruction &inst,
+                                   const PrepareContext &ctx);
+
+// Per family (PrepareCompute.cpp, PrepareWindowed.cpp, PrepareData.cpp,
+// PrepareComm.cpp). Each returns Unimplemented for opcodes it does not own.
+StatusOr<RunFn> prepareCompute(const fb::Instruction &inst,
+                               const PrepareContext &ctx);
+StatusOr<RunFn> prepareWindowed(const fb::Instruction &inst,
+                                const PrepareContext &ctx);
+StatusOr<RunFn> prepareContraction(const fb::Instruction &inst,
+                                   const PrepareContext &ctx);
+StatusOr<RunFn> prepareData(const fb::Instruction &inst,
+                            const PrepareContext &ctx);
+StatusOr<RunFn> prepareComm(const fb::Instruction &inst,
+                            const PrepareContext &ctx);
+
+//===----------------------------------------------------------------------===//
+// Helpers shared by the families
+//===----------------------------------------------------------------------===//
+
+/// Reads an instruction's ints in order, remembering the first shortfall.
+class IntReader {
+public:
+  explicit IntReader(const fb::Instruction &inst);
+  int64_t next();
+  std::vector<int64_t> next(size_t n);
+  /// Ok when exactly all ints were consumed.
+  Status finish() const;
+  size_t size() const { return size_; }
+
+private:
+  const flatbuffers::Vector<int64_t> *ints_;
+  size_t size_, pos_ = 0;
+  bool shortfall_ = false;
+};
+
+std::string shapeStr(const Shape &shape);
+int64_t numElements(const Shape &shape);
+Status invalid(const std::string &message);
+
+/// Checks the operand counts (inputs in [minIn, maxIn], exactly `outs`
+/// outputs) and that every operand slot has a shape.
+Status checkOperands(const fb::Instruction &inst, const PrepareContext &ctx,
+                     size_t minIn, size_t maxIn, size_t outs);
+const SlotInfo &inSlot(const fb::Instruction &inst, const PrepareContext &ctx,
+                       size_t i);
+const SlotInfo &outSlot(const fb::Instruction &inst, const PrepareContext &ctx,
+                        size_t i);
+/// The CPU kernels compute in f32 (bools as bytes).
+Status requireDType(const SlotInfo &slot, fb::DType dtype,
+                    const std::string &what);
+Status requireShape(const SlotInfo &slot, const Shape &expected,
+                    const std::string &what);
+/// numpy broadcasting of `shapes`; InvalidArgument when incompatible.
+StatusOr<Shape> broadcastShapes(const std::vector<Shape> &shapes);
+/// `shape` left-padded with 1s to `rank` dims.
+Shape padShape(const Shape &shape, size_t rank);
+
+#define SHARDRT_TRY(expr)                                                      \
+  if (::shardrt::Status _s = (expr); !_s.ok())                                 \
+  return _s
+
+/// What a family returns for opcodes it does not own.
+inline Status notMine() { return Status::unimplemented("not mine"); }
+
+/// The slot index of input/output i.
+inline uint32_t inIdx(const fb::Instruction &inst, size_t i) {
+  return inst.inputs()->Get(static_cast<flatbuffers::uoffset_t>(i));
+}
+inline uint32_t outIdx(const fb::Instruction &inst, size_t i) {
+  return inst.outputs()->Get(static_cast<flatbuffers::uoffset_t>(i));
+}
+inline size_t numInputs(const fb::Instruction &inst) {
+  return inst.inputs() ? inst.inputs()->size() : 0;
+}
+inline std::string strAttr(const fb::Instruction &inst) {
+  return inst.str() ? inst.str()->str() : std::string();
+}
+inline std::vector<double> floatAttrs(const fb::Instruction &inst) {
+  std::vector<double> v;
+  if (inst.floats())
+    v.assign(inst.floats()->begin(), inst.floats()->end());
+  return v;
+}
+
+template <typename T> T *slotPtr(RunContext &rc, uint32_t slot) {
+  return static_cast<T *>(rc.slots[slot]);
+}
+
+} // namespace exec
+} // namespace shardrt
+
+#endif // SHARDRT_ENGINE_PREPARE_H

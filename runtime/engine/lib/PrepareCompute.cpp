@@ -1,0 +1,391 @@
+//===- PrepareCompute.cpp - Elementwise, reductions, norms, GEMM ----------===//
+
+#include "Prepare.h"
+#include "shardrt/artifact/Artifact.h"
+#include "shardrt/cpu/Kernels.h"
+
+#include <cmath>
+#include <map>
+#include <memory>
+
+namespace shardrt::exec {
+namespace {
+
+using fb::DType;
+using fb::Opcode;
+
+template <typename E>
+StatusOr<E> lookup(const std::map<std::string, E> &table,
+                   const std::string &key, const char *what) {
+  auto it = table.find(key);
+  if (it == table.end())
+    return invalid("unknown " + std::string(what) + " '" + key + "'");
+  return it->second;
+}
+
+StatusOr<RunFn> prepareUnary(const fb::Instruction &inst,
+                             const PrepareContext &ctx) {
+  static const std::map<std::string, cpu::UnaryKind> kinds = {
+      {"neg", cpu::UnaryKind::Neg},         {"abs", cpu::UnaryKind::Abs},
+      {"exp", cpu::UnaryKind::Exp},         {"log", cpu::UnaryKind::Log},
+      {"sqrt", cpu::UnaryKind::Sqrt},       {"rsqrt", cpu::UnaryKind::Rsqrt},
+      {"tanh", cpu::UnaryKind::Tanh},       {"sigmoid", cpu::UnaryKind::Sigmoid},
+      {"relu", cpu::UnaryKind::Relu},       {"silu", cpu::UnaryKind::Silu},
+      {"gelu", cpu::UnaryKind::Gelu},       {"gelu_tanh", cpu::UnaryKind::GeluTanh}};
+  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
+  StatusOr<cpu::UnaryKind> kind = lookup(kinds, strAttr(inst), "unary op");
+  if (!kind.ok())
+    return kind.status();
+  SHARDRT_TRY(requireDType(inSlot(inst, ctx, 0), DType::F32, "the input"));
+  SHARDRT_TRY(requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
+  SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), inSlot(inst, ctx, 0).shape,
+                           "the output"));
+  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  int64_t n = numElements(inSlot(inst, ctx, 0).shape);
+  cpu::UnaryKind k = *kind;
+  return RunFn([=](RunContext &rc) {
+    cpu::unary(k, slotPtr<float>(rc, x), slotPtr<float>(rc, y), n);
+    return Status();
+  });
+}
+
+/// Operand shapes padded to the output's rank, after checking that they
+/// broadcast to exactly the output's shape.
+StatusOr<std::vector<Shape>> broadcastOperands(const fb::Instruction &inst,
+                                               const PrepareContext &ctx) {
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < numInputs(inst); ++i)
+    shapes.push_back(inSlot(inst, ctx, i).shape);
+  StatusOr<Shape> out = broadcastShapes(shapes);
+  if (!out.ok())
+    return out.status();
+  SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), *out, "the output"));
+  for (Shape &s : shapes)
+    s = padShape(s, out->size());
+  return shapes;
+}
+
+StatusOr<RunFn> prepareBinary(const fb::Instruction &inst,
+                              const PrepareContext &ctx) {
+  static const std::map<std::string, cpu::BinaryKind> binaries = {
+      {"add", cpu::BinaryKind::Add},         {"sub", cpu::BinaryKind::Sub},
+      {"mul", cpu::BinaryKind::Mul},         {"div", cpu::BinaryKind::Div},
+      {"maximum", cpu::BinaryKind::Maximum}, {"minimum", cpu::BinaryKind::Minimum},
+      {"pow", cpu::BinaryKind::Pow}};
+  static const std::map<std::string, cpu::CompareKind> compares = {
+      {"eq", cpu::CompareKind::Eq}, {"ne", cpu::CompareKind::Ne},
+      {"lt", cpu::CompareKind::Lt}, {"le", cpu::CompareKind::Le},
+      {"gt", cpu::CompareKind::Gt}, {"ge", cpu::CompareKind::Ge}};
+  SHARDRT_TRY(checkOperands(inst, ctx, 2, 2, 1));
+  bool isCompare = inst.opcode() == Opcode::Compare;
+  SHARDRT_TRY(requireDType(inSlot(inst, ctx, 0), DType::F32, "input 0"));
+  SHARDRT_TRY(requireDType(inSlot(inst, ctx, 1), DType::F32, "input 1"));
+  SHARDRT_TRY(requireDType(outSlot(inst, ctx, 0),
+                           isCompare ? DType::I1 : DType::F32, "the output"));
+  StatusOr<std::vector<Shape>> shapes = broadcastOperands(inst, ctx);
+  if (!shapes.ok())
+    return shapes.status();
+  Shape a = (*shapes)[0], b = (*shapes)[1], o = outSlot(inst, ctx, 0).shape;
+  o = padShape(o, a.size());
+  uint32_t ia = inIdx(inst, 0), ib = inIdx(inst, 1), iy = outIdx(inst, 0);
+  if (isCompare) {
+    StatusOr<cpu::CompareKind> k = lookup(compares, strAttr(inst), "predicate");
+    if (!k.ok())
+      return k.status();
+    cpu::CompareKind kind = *k;
+    return RunFn([=](RunContext &rc) {
+      cpu::compare(kind, slotPtr<float>(rc, ia), a, slotPtr<float>(rc, ib), b,
+                   slotPtr<uint8_t>(rc, iy), o);
+      return Status();
+    });
+  }
+  StatusOr<cpu::BinaryKind> k = lookup(binaries, strAttr(inst), "binary op");
+  if (!k.ok())
+    return k.status();
+  cpu::BinaryKind kind = *k;
+  return RunFn([=](RunContext &rc) {
+    cpu::binary(kind, slotPtr<float>(rc, ia), a, slotPtr<float>(rc, ib), b,
+                slotPtr<float>(rc, iy), o);
+    return Status();
+  });
+}
+
+StatusOr<RunFn> prepareSelect(const fb::Instruction &inst,
+                              const PrepareContext &ctx) {
+  SHARDRT_TRY(checkOperands(inst, ctx, 3, 3, 1));
+  SHARDRT_TRY(requireDType(inSlot(inst, ctx, 0), DType::I1, "the condition"));
+  DType t = outSlot(inst, ctx, 0).dtype;
+  if (inSlot(inst, ctx, 1).dtype != t || inSlot(inst, ctx, 2).dtype != t)
+    return invalid("the selected values and the output differ in dtype");
+  if (t != DType::F32 && t != DType::I1)
+    return Status::unimplemented("select of " +
+                                 std::string(fb::EnumNameDType(t)));
+  StatusOr<std::vector<Shape>> shapes = broadcastOperands(inst, ctx);
+  if (!shapes.ok())
+    return shapes.status();
+  std::vector<Shape> s = *shapes;
+  Shape o = padShape(outSlot(inst, ctx, 0).shape, s[0].size());
+  size_t bytes = t == DType::F32 ? 4 : 1;
+  uint32_t c = inIdx(inst, 0), a = inIdx(inst, 1), b = inIdx(inst, 2),
+           y = outIdx(inst, 0);
+  return RunFn([=](RunContext &rc) {
+    cpu::select(slotPtr<uint8_t>(rc, c), s[0], rc.slots[a], s[1], rc.slots[b],
+                s[2], rc.slots[y], o, bytes);
+    return Status();
+  });
+}
+
+StatusOr<RunFn> prepareCast(const fb::Instruction &inst,
+                            const PrepareContext &ctx) {
+  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
+  auto elemType = [](DType d) -> StatusOr<cpu::ElemType> {
+    if (d == DType::F32)
+      return cpu::ElemType::F32;
+    if (d == DType::I1)
+      return cpu::ElemType::Bool;
+    return Status::unimplemented("cast from or to " +
+                                 std::string(fb::EnumNameDType(d)));
+  };
+  StatusOr<cpu::ElemType> from = elemType(inSlot(inst, ctx, 0).dtype);
+  StatusOr<cpu::ElemType> to = elemType(outSlot(inst, ctx, 0).dtype);
+  if (!from.ok())
+    return from.status();
+  if (!to.ok())
+    return to.status();
+  SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), inSlot(inst, ctx, 0).shape,
+                           "the output"));
+  int64_t n = numElements(inSlot(inst, ctx, 0).shape);
+  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  cpu::ElemType f = *from, t = *to;
+  return RunFn([=](RunContext &rc) {
+    cpu::cast(f, rc.slots[x], t, rc.slots[y], n);
+    return Status();
+  });
+}
+
+StatusOr<RunFn> prepareBroadcastTo(const fb::Instruction &inst,
+                                   const PrepareContext &ctx) {
+  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
+  const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
+  if (in.dtype != out.dtype)
+    return invalid("the input and output differ in dtype");
+  StatusOr<std::vector<Shape>> shapes = broadcastOperands(inst, ctx);
+  if (!shapes.ok())
+    return shapes.status();
+  Shape xs = (*shapes)[0], ys = out.shape;
+  size_t bytes = artifact::dtypeSize(in.dtype);
+  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  return RunFn([=](RunContext &rc) {
+    cpu::broadcastTo(rc.slots[x], xs, rc.slots[y], ys, bytes);
+    return Status();
+  });
+}
+
+StatusOr<RunFn> prepareReduce(const fb::Instruction &inst,
+                              const PrepareContext &ctx) {
+  static const std::map<std::string, cpu::ReduceKind> kinds = {
+      {"sum", cpu::ReduceKind::Sum},
+      {"mean", cpu::ReduceKind::Mean},
+      {"amax", cpu::ReduceKind::Max},
+      {"amin", cpu::ReduceKind::Min}};
+  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
+  StatusOr<cpu::ReduceKind> kind = lookup(kinds, strAttr(inst), "reduction");
+  if (!kind.ok())
+    return kind.status();
+  const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
+  SHARDRT_TRY(requireDType(in, DType::F32, "the input"));
+  SHARDRT_TRY(requireDType(out, DType::F32, "the output"));
+  std::vector<bool> reduced(in.shape.size(), false);
+  IntReader ints(inst);
+  for (size_t i = 0; i < ints.size(); ++i) {
+    int64_t d = ints.next();
+    if (d < 0 || d >= int64_t(in.shape.size()) || reduced[d])
+      return invalid("reduces dim " + std::to_string(d) + " of a rank-" +
+                     std::to_string(in.shape.size()) +
+                     " input (out of range or repeated)");
+    reduced[d] = true;
+  }
+  int64_t kept = 1, count = 1;
+  for (size_t d = 0; d < in.shape.size(); ++d)
+    (reduced[d] ? count : kept) *= in.shape[d];
+  if (numElements(out.shape) != kept)
+    return invalid("the output has " + std::to_string(numElements(out.shape)) +
+                   " elements; reducing " + shapeStr(in.shape) + " leaves " +
+                   std::to_string(kept));
+  if (count == 0 &&
+      (*kind == cpu::ReduceKind::Max || *kind == cpu::ReduceKind::Min))
+    return invalid("amax/amin over zero elements");
+  cpu::ReduceKind k = *kind;
+  Shape xs = in.shape;
+  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  return RunFn([=](RunContext &rc) {
+    cpu::reduce(k, slotPtr<float>(rc, x), xs, reduced, slotPtr<float>(rc, y));
+    return Status();
+  });
+}
+
+StatusOr<RunFn> prepareSoftmax(const fb::Instruction &inst,
+                               const PrepareContext &ctx) {
+  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
+  const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
+  SHARDRT_TRY(requireDType(in, DType::F32, "the input"));
+  SHARDRT_TRY(requireDType(out, DType::F32, "the output"));
+  SHARDRT_TRY(requireShape(out, in.shape, "the output"));
+  IntReader ints(inst);
+  int64_t dim = ints.next(), log = ints.next();
+  SHARDRT_TRY(ints.finish());
+  if (dim < 0 || dim >= int64_t(in.shape.size()))
+    return invalid("softmax dim " + std::to_string(dim) +
+                   " is out of range for shape " + shapeStr(in.shape));
+  Shape xs = in.shape;
+  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  return RunFn([=](RunContext &rc) {
+    cpu::softmax(slotPtr<float>(rc, x), xs, dim, log != 0,
+                 slotPtr<float>(rc, y));
+    return Status();
+  });
+}
+
+/// Optional affine parameters: weight/bias slots (UINT32_MAX when absent),
+/// each with `channels` elements.
+struct Affine {
+  uint32_t weight = UINT32_MAX, bias = UINT32_MAX;
+};
+
+StatusOr<Affine> decodeAffine(const fb::Instruction &inst,
+                              const PrepareContext &ctx, size_t first,
+                              bool hasWeight, bool hasBias,
+                              const Shape &paramShape) {
+  if (numInputs(inst) != first + hasWeight + hasBias)
+    return invalid("has " + std::to_string(numInputs(inst)) +
+                   " inputs; has_weight/has_bias say " +
+                   std::to_string(first + hasWeight + hasBias));
+  Affine a;
+  size_t i = first;
+  for (auto [present, slot, what] :
+       {std::tuple{hasWeight, &a.weight, "the weight"},
+        std::tuple{hasBias, &a.bias, "the bias"}}) {
+    if (!present)
+      continue;
+    SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32, what));
+    if (numElements(inSlot(inst, ctx, i).shape) != numElements(paramShape))
+      return invalid(std::string(what) + " has shape " +
+                     shapeStr(inSlot(inst, ctx, i).shape) + "; expected " +
+                     std::to_string(numElements(paramShape)) + " elements");
+    *slot = inIdx(inst, i++);
+  }
+  return a;
+}
+
+const float *optional(RunContext &rc, uint32_t slot) {
+  return slot == UINT32_MAX ? nullptr : slotPtr<float>(rc, slot);
+}
+
+StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
+                            const PrepareContext &ctx) {
+  SHARDRT_TRY(checkOperands(inst, ctx, 1, 5, 1));
+  const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
+  SHARDRT_TRY(requireDType(in, DType::F32, "the input"));
+  SHARDRT_TRY(requireDType(out, DType::F32, "the output"));
+  SHARDRT_TRY(requireShape(out, in.shape, "the output"));
+  std::vector<double> floats = floatAttrs(inst);
+  if (floats.size() != 1 || !(floats[0] >= 0) || !std::isfinite(floats[0]))
+    return invalid("needs one finite, non-negative eps");
+  double eps = floats[0];
+  IntReader ints(inst);
+  bool hasWeight = ints.next() != 0, hasBias = ints.next() != 0;
+  int64_t param = ints.next();
+  SHARDRT_TRY(ints.finish());
+  std::string kind = strAttr(inst);
+  Shape xs = in.shape;
+  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  if (kind == "layer") {
+    if (param < 1 || param > int64_t(xs.size()))
+      return invalid("normalizes " + std::to_string(param) +
+                     " trailing dims of a rank-" + std::to_string(xs.size()) +
+                     " input");
+    Shape normalized(xs.end() - param, xs.end());
+    int64_t inner = numElements(normalized), outer = numElements(xs) / std::max<int64_t>(inner, 1);
+    StatusOr<Affine> a = decodeAffine(inst, ctx, 1, hasWeight, hasBias, normalized);
+    if (!a.ok())
+      return a.status();
+    Affine af = *a;
+    return RunFn([=](RunContext &rc) {
+      cpu::layerNorm(slotPtr<float>(rc, x), outer, inner, optional(rc, af.weight),
+                     optional(rc, af.bias), eps, slotPtr<float>(rc, y));
+      return Status();
+    });
+  }
+  if (xs.size() < 2)
+    return invalid(kind + " norm needs an (N, C, ...) input; got " +
+                   shapeStr(xs));
+  int64_t n = xs[0], c = xs[1], spatial = numElements(xs) / std::max<int64_t>(n * c, 1);
+  if (kind == "group") {
+    if (param < 1 || c % param != 0)
+      return invalid(std::to_string(c) + " channels do not split into " +
+                     std::to_string(param) + " groups");
+    StatusOr<Affine> a = decodeAffine(inst, ctx, 1, hasWeight, hasBias, {c});
+    if (!a.ok())
+      return a.status();
+    Affine af = *a;
+    return RunFn([=](RunContext &rc) {
+      cpu::groupNorm(slotPtr<float>(rc, x), n, c, spatial, param,
+                     optional(rc, af.weight), optional(rc, af.bias), eps,
+                     slotPtr<float>(rc, y));
+      return Status();
+    });
+  }
+  if (kind == "batch") {
+    if (numInputs(inst) < 3)
+      return invalid("batch norm needs the running mean and variance");
+    for (size_t i : {1, 2}) {
+      SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32, "a running statistic"));
+      if (numElements(inSlot(inst, ctx, i).shape) != c)
+        return invalid("a running statistic has shape " +
+                       shapeStr(inSlot(inst, ctx, i).shape) + "; expected (" +
+                       std::to_string(c) + ",)");
+    }
+    StatusOr<Affine> a = decodeAffine(inst, ctx, 3, hasWeight, hasBias, {c});
+    if (!a.ok())
+      return a.status();
+    Affine af = *a;
+    uint32_t mean = inIdx(inst, 1), var = inIdx(inst, 2);
+    return RunFn([=](RunContext &rc) {
+      cpu::batchNormInference(slotPtr<float>(rc, x), n, c, spatial,
+                              slotPtr<float>(rc, mean), slotPtr<float>(rc, var),
+                              optional(rc, af.weight), optional(rc, af.bias),
+                              eps, slotPtr<float>(rc, y));
+      return Status();
+    });
+  }
+  return invalid("unknown norm kind '" + kind + "'");
+}
+
+} // namespace
+
+StatusOr<RunFn> prepareCompute(const fb::Instruction &inst,
+                               const PrepareContext &ctx) {
+  switch (inst.opcode()) {
+  case Opcode::Unary:
+    return prepareUnary(inst, ctx);
+  case Opcode::Binary:
+  case Opcode::Compare:
+    return prepareBinary(inst, ctx);
+  case Opcode::Select:
+    return prepareSelect(inst, ctx);
+  case Opcode::Cast:
+    return prepareCast(inst, ctx);
+  case Opcode::BroadcastTo:
+    return prepareBroadcastTo(inst, ctx);
+  case Opcode::Reduce:
+    return prepareReduce(inst, ctx);
+  case Opcode::Softmax:
+    return prepareSoftmax(inst, ctx);
+  case Opcode::Norm:
+    return prepareNorm(inst, ctx);
+  default:
+    return notMine();
+  }
+}
+
+} // namespace shardrt::exec

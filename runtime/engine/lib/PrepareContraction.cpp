@@ -1,0 +1,306 @@
+//===- PrepareContraction.cpp - matmul, linear, attention -----------------===//
+
+#include "Prepare.h"
+#include "shardrt/cpu/Kernels.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <memory>
+
+namespace shardrt::exec {
+namespace {
+
+using fb::DType;
+using fb::Opcode;
+
+/// A batched operand: its rows x cols matrices repeated over the batch dims
+/// `batch`, read with a batch stride, or first materialised at the output's
+/// batch shape when it broadcasts in a way a single stride cannot express.
+struct BatchedOperand {
+  uint32_t slot = 0;
+  Shape batch;        // its own batch dims, padded to the output's
+  int64_t matrix = 0; // elements per matrix
+  int64_t stride = 0; // 0: one matrix for every batch entry
+  bool materialise = false;
+};
+
+BatchedOperand batchOperand(uint32_t slot, const Shape &batch,
+                            const Shape &outBatch, int64_t matrix) {
+  BatchedOperand o{slot, padShape(batch, outBatch.size()), matrix, matrix,
+                   false};
+  if (numElements(batch) == 1)
+    o.stride = 0;
+  else if (o.batch != outBatch)
+    o.materialise = true;
+  return o;
+}
+
+/// Pointer to the operand's data laid out for the GEMM loop.
+const float *batchData(RunContext &rc, const BatchedOperand &o,
+                       const Shape &outBatch, std::vector<float> &scratch) {
+  const float *p = slotPtr<float>(rc, o.slot);
+  if (!o.materialise)
+    return p;
+  Shape from = o.batch, to = outBatch;
+  from.push_back(o.matrix);
+  to.push_back(o.matrix);
+  scratch.resize(size_t(numElements(to)));
+  cpu::broadcastTo(p, from, scratch.data(), to, sizeof(float));
+  return scratch.data();
+}
+
+StatusOr<RunFn> prepareMatmul(const fb::Instruction &inst,
+                              const PrepareContext &ctx) {
+  SHARDRT_TRY(checkOperands(inst, ctx, 2, 2, 1));
+  for (size_t i = 0; i < 2; ++i)
+    SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32,
+                             "input " + std::to_string(i)));
+  SHARDRT_TRY(requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
+  Shape a = inSlot(inst, ctx, 0).shape, b = inSlot(inst, ctx, 1).shape;
+  if (a.empty() || b.empty())
+    return invalid("matmul of a 0-d tensor");
+  bool aVec = a.size() == 1, bVec = b.size() == 1;
+  if (aVec)
+    a.insert(a.begin(), 1);
+  if (bVec)
+    b.push_back(1);
+  int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+  if (b[b.size() - 2] != k)
+    return invalid("contracts " + std::to_string(k) + " with " +
+                   std::to_string(b[b.size() - 2]) + " elements");
+  Shape aBatch(a.begin(), a.end() - 2), bBatch(b.begin(), b.end() - 2);
+  StatusOr<Shape> batch = broadcastShapes({aBatch, bBatch});
+  if (!batch.ok())
+    return batch.status();
+  Shape expected = *batch;
+  if (!aVec)
+    expected.push_back(m);
+  if (!bVec)
+    expected.push_back(n);
+  SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), expected, "the output"));
+  Shape outBatch = *batch;
+  BatchedOperand ao = batchOperand(inIdx(inst, 0), aBatch, outBatch, m * k);
+  BatchedOperand bo = batchOperand(inIdx(inst, 1), bBatch, outBatch, k * n);
+  int64_t count = numElements(outBatch);
+  uint32_t y = outIdx(inst, 0);
+  auto scratch = std::make_shared<std::array<std::vector<float>, 2>>();
+  return RunFn([=](RunContext &rc) {
+    const float *pa = batchData(rc, ao, outBatch, (*scratch)[0]);
+    const float *pb = batchData(rc, bo, outBatch, (*scratch)[1]);
+    cpu::batchedGemm(count, m, n, k, pa, ao.stride, pb, bo.stride,
+                     slotPtr<float>(rc, y));
+    return Status();
+  });
+}
+
+StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
+                              const PrepareContext &ctx) {
+  SHARDRT_TRY(checkOperands(inst, ctx, 2, 3, 1));
+  for (size_t i = 0; i < numInputs(inst); ++i)
+    SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32,
+                             "input " + std::to_string(i)));
+  SHARDRT_TRY(requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
+  const Shape &x = inSlot(inst, ctx, 0).shape, &w = inSlot(inst, ctx, 1).shape;
+  if (x.empty() || w.size() != 2 || w[1] != x.back())
+    return invalid("linear of " + shapeStr(x) + " with a weight of " +
+                   shapeStr(w) + "; the weight must be (out, " +
+                   (x.empty() ? "in" : std::to_string(x.back())) + ")");
+  int64_t in = w[1], out = w[0];
+  if (numInputs(inst) == 3 &&
+      inSlot(inst, ctx, 2).shape != Shape{out})
+    return invalid("the bias has shape " + shapeStr(inSlot(inst, ctx, 2).shape) +
+                   "; expected (" + std::to_string(out) + ",)");
+  Shape expected = x;
+  expected.back() = out;
+  SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), expected, "the output"));
+  int64_t rows = in == 0 ? 0 : numElements(x) / in;
+  if (in == 0)
+    rows = numElements(Shape(x.begin(), x.end() - 1));
+  uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), y = outIdx(inst, 0);
+  uint32_t bi = numInputs(inst) == 3 ? inIdx(inst, 2) : UINT32_MAX;
+  return RunFn([=](RunContext &rc) {
+    cpu::linear(slotPtr<float>(rc, xi), rows, in, slotPtr<float>(rc, wi),
+                bi == UINT32_MAX ? nullptr : slotPtr<float>(rc, bi), out,
+                slotPtr<float>(rc, y));
+    return Status();
+  });
+}
+
+StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
+                                 const PrepareContext &ctx) {
+  SHARDRT_TRY(checkOperands(inst, ctx, 3, 4, 1));
+  for (size_t i = 0; i < 3; ++i)
+    SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32,
+                             "input " + std::to_string(i)));
+  SHARDRT_TRY(requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
+  IntReader ints(inst);
+  bool causal = ints.next() != 0, hasMask = ints.next() != 0;
+  SHARDRT_TRY(ints.finish());
+  if (hasMask != (numInputs(inst) == 4))
+    return invalid("has_mask disagrees with the number of inputs");
+  std::vector<double> floats = floatAttrs(inst);
+  if (floats.size() != 1 || !std::isfinite(floats[0]))
+    return invalid("needs one finite scale");
+  double scale = floats[0];
+  const Shape &q = inSlot(inst, ctx, 0).shape, &k = inSlot(inst, ctx, 1).shape,
+              &v = inSlot(inst, ctx, 2).shape;
+  if (q.size() < 2 || k.size() != q.size() || v.size() != q.size())
+    return invalid("q, k and v must have the same rank >= 2");
+  Shape batch(q.begin(), q.end() - 2);
+  if (Shape(k.begin(), k.end() - 2) != batch ||
+      Shape(v.begin(), v.end() - 2) != batch)
+    return Status::unimplemented(
+        "attention with q, k, v batch dims that differ (" + shapeStr(q) +
+        ", " + shapeStr(k) + ", " + shapeStr(v) + ")");
+  int64_t l = q[q.size() - 2], e = q.back(), s = k[k.size() - 2],
+          ev = v.back();
+  if (k.back() != e || v[v.size() - 2] != s)
+    return invalid("q " + shapeStr(q) + ", k " + shapeStr(k) + " and v " +
+                   shapeStr(v) + " do not match");
+  Shape expected = batch;
+  expected.push_back(l);
+  expected.push_back(ev);
+  SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), expected, "the output"));
+  int64_t nb = numElements(batch);
+  uint32_t qi = inIdx(inst, 0), ki = inIdx(inst, 1), vi = inIdx(inst, 2),
+           y = outIdx(inst, 0), mi = UINT32_MAX;
+  bool maskBool = false, maskMaterialise = false;
+  int64_t maskBatch = 1;
+  Shape maskShape, fullMask = batch;
+  fullMask.push_back(l);
+  fullMask.push_back(s);
+  if (hasMask) {
+    const SlotInfo &mask = inSlot(inst, ctx, 3);
+    if (mask.dtype != DType::I1 && mask.dtype != DType::F32)
+      return invalid("the mask must be bool or f32");
+    maskBool = mask.dtype == DType::I1;
+    StatusOr<Shape> b = broadcastShapes({mask.shape, fullMask});
+    if (!b.ok() || *b != fullMask)
+      return invalid("the mask " + shapeStr(mask.shape) +
+                     " does not broadcast to " + shapeStr(fullMask));
+    maskShape = padShape(mask.shape, fullMask.size());
+    Shape tail(maskShape.end() - 2, maskShape.end());
+    Shape mBatch(maskShape.begin(), maskShape.end() - 2);
+    if (tail == Shape{l, s} && numElements(mBatch) == 1)
+      maskBatch = 1;
+    else if (maskShape == fullMask)
+      maskBatch = nb;
+    else
+      maskMaterialise = true, maskBatch = nb;
+    mi = inIdx(inst, 3);
+  }
+  auto scratch = std::make_shared<std::vector<uint8_t>>();
+  size_t maskElem = maskBool ? 1 : 4;
+  return RunFn([=](RunContext &rc) {
+    const void *mask = mi == UINT32_MAX ? nullptr : rc.slots[mi];
+    if (maskMaterialise) {
+      scratch->resize(size_t(numElements(fullMask)) * maskElem);
+      cpu::broadcastTo(mask, maskShape, scratch->data(), fullMask, maskElem);
+      mask = scratch->data();
+    }
+    cpu::sdpa(nb, l, s, e, ev, slotPtr<float>(rc, qi), slotPtr<float>(rc, ki),
+              slotPtr<float>(rc, vi), mask, maskBool, maskBatch, causal, scale,
+              slotPtr<float>(rc, y));
+    return Status();
+  });
+}
+
+/// First global key of query i's NATTEN window along one dim.
+int64_t windowStart(int64_t i, int64_t global, int64_t kernel,
+                    int64_t dilation) {
+  int64_t g = i % dilation;
+  int64_t groupSize = (global - g + dilation - 1) / dilation;
+  int64_t start = std::min(std::max(i / dilation - kernel / 2, int64_t(0)),
+                           groupSize - kernel);
+  return start * dilation + g;
+}
+
+} // namespace
+
+StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
+                                    const PrepareContext &ctx) {
+  SHARDRT_TRY(checkOperands(inst, ctx, 3, 3, 1));
+  for (size_t i = 0; i < 3; ++i)
+    SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32,
+                             "input " + std::to_string(i)));
+  SHARDRT_TRY(requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
+  const Shape &q = inSlot(inst, ctx, 0).shape, &k = inSlot(inst, ctx, 1).shape;
+  IntReader ints(inst);
+  int64_t r = ints.next();
+  if (r < 1 || r > 3 || q.size() != size_t(r) + 3)
+    return invalid("neighborhood attention of rank " + std::to_string(r) +
+                   " needs (B, spatial..., heads, dim) operands; q is " +
+                   shapeStr(q));
+  std::vector<int64_t> kernel = ints.next(r), dilation = ints.next(r),
+                       qOffset = ints.next(r), kvOffset = ints.next(r),
+                       global = ints.next(r);
+  SHARDRT_TRY(ints.finish());
+  std::vector<double> floats = floatAttrs(inst);
+  if (floats.size() != 1 || !std::isfinite(floats[0]))
+    return invalid("needs one finite scale");
+  if (inSlot(inst, ctx, 2).shape != k || k.size() != q.size() || k[0] != q[0] ||
+      k[r + 1] != q[r + 1] || k[r + 2] != q[r + 2])
+    return invalid("q " + shapeStr(q) + ", k " + shapeStr(k) + " and v " +
+                   shapeStr(inSlot(inst, ctx, 2).shape) + " do not match");
+  SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), q, "the output"));
+  cpu::NeighborhoodParams p;
+  p.rank = int(r);
+  p.batch = q[0];
+  p.heads = q[r + 1];
+  p.dim = q[r + 2];
+  p.scale = floats[0];
+  const int64_t kMax = int64_t(1) << 30;
+  for (int64_t d = 0; d < r; ++d) {
+    int64_t K = kernel[d], D = dilation[d], L = global[d];
+    if (K < 1 || K % 2 == 0 || D < 1 || K > kMax || D > kMax || L > kMax ||
+        qOffset[d] < 0 || kvOffset[d] < 0 || qOffset[d] + q[d + 1] > L ||
+        kvOffset[d] + k[d + 1] > L)
+      return invalid("window parameters of spatial dim " + std::to_string(d) +
+                     " are out of range");
+    // Every residue class mod D must hold a whole window.
+    if ((L - (D - 1) + D - 1) / D < K)
+      return invalid("spatial dim " + std::to_string(d) + " of size " +
+                     std::to_string(L) + " is smaller than kernel " +
+                     std::to_string(K) + " x dilation " + std::to_string(D));
+    for (int64_t i = qOffset[d]; i < qOffset[d] + q[d + 1]; ++i) {
+      int64_t first = windowStart(i, L, K, D), last = first + (K - 1) * D;
+      if (first < kvOffset[d] || last >= kvOffset[d] + k[d + 1])
+        return invalid("query " + std::to_string(i) + " of spatial dim " +
+                       std::to_string(d) + " needs keys [" +
+                       std::to_string(first) + ", " + std::to_string(last) +
+                       "], outside the local keys");
+    }
+    p.qExtent[d] = q[d + 1];
+    p.kvExtent[d] = k[d + 1];
+    p.kernel[d] = K;
+    p.dilation[d] = D;
+    p.qOffset[d] = qOffset[d];
+    p.kvOffset[d] = kvOffset[d];
+    p.global[d] = L;
+  }
+  uint32_t qi = inIdx(inst, 0), ki = inIdx(inst, 1), vi = inIdx(inst, 2),
+           y = outIdx(inst, 0);
+  return RunFn([=](RunContext &rc) {
+    cpu::neighborhoodAttention(p, slotPtr<float>(rc, qi),
+                               slotPtr<float>(rc, ki), slotPtr<float>(rc, vi),
+                               slotPtr<float>(rc, y));
+    return Status();
+  });
+}
+
+StatusOr<RunFn> prepareContraction(const fb::Instruction &inst,
+                                   const PrepareContext &ctx) {
+  switch (inst.opcode()) {
+  case Opcode::Matmul:
+    return prepareMatmul(inst, ctx);
+  case Opcode::Linear:
+    return prepareLinear(inst, ctx);
+  case Opcode::Attention:
+    return prepareAttention(inst, ctx);
+  default:
+    return notMine();
+  }
+}
+
+} // namespace shardrt::exec

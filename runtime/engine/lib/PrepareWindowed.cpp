@@ -1,0 +1,299 @@
+//===- PrepareWindowed.cpp - conv, pool, interpolate, pad, NA -------------===//
+
+#include "Prepare.h"
+#include "shardrt/artifact/Artifact.h"
+#include "shardrt/cpu/Kernels.h"
+
+#include <cmath>
+#include <limits>
+
+namespace shardrt::exec {
+namespace {
+
+using fb::DType;
+using fb::Opcode;
+
+/// Window parameters are bounded so that no index arithmetic in a kernel can
+/// overflow int64 (extents are < 2^40 by the slot-size checks).
+constexpr int64_t kMaxParam = int64_t(1) << 30;
+
+Status checkRange(const std::vector<int64_t> &v, int64_t lo, const char *what) {
+  for (int64_t x : v)
+    if (x < lo || x > kMaxParam)
+      return invalid(std::string(what) + " " + std::to_string(x) +
+                     " is out of range [" + std::to_string(lo) + ", 2^30]");
+  return Status();
+}
+
+Status checkF32(const fb::Instruction &inst, const PrepareContext &ctx) {
+  for (size_t i = 0; i < numInputs(inst); ++i)
+    SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32,
+                             "input " + std::to_string(i)));
+  return requireDType(outSlot(inst, ctx, 0), DType::F32, "the output");
+}
+
+/// Reads the spatial rank r and checks the (N, C, S...) operand shapes.
+StatusOr<int> spatialRank(IntReader &ints, const Shape &x, const Shape &y) {
+  int64_t r = ints.next();
+  if (r < 1 || r > 3)
+    return invalid("spatial rank " + std::to_string(r) + " (1 to 3)");
+  if (x.size() != size_t(r) + 2 || y.size() != size_t(r) + 2)
+    return invalid("a " + std::to_string(r) + "-d window op needs (N, C, " +
+                   "spatial...) operands; got " + shapeStr(x) + " -> " +
+                   shapeStr(y));
+  return int(r);
+}
+
+void copyTo(int64_t *dst, const std::vector<int64_t> &src) {
+  for (size_t i = 0; i < src.size(); ++i)
+    dst[i] = src[i];
+}
+
+StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
+                            const PrepareContext &ctx) {
+  SHARDRT_TRY(checkOperands(inst, ctx, 2, 3, 1));
+  SHARDRT_TRY(checkF32(inst, ctx));
+  const Shape &x = inSlot(inst, ctx, 0).shape, &w = inSlot(inst, ctx, 1).shape,
+              &y = outSlot(inst, ctx, 0).shape;
+  bool transposed = inst.opcode() == Opcode::ConvTranspose;
+  IntReader ints(inst);
+  StatusOr<int> rank = spatialRank(ints, x, y);
+  if (!rank.ok())
+    return rank.status();
+  int r = *rank;
+  std::vector<int64_t> stride = ints.next(r), padLo = ints.next(r),
+                       dilation = ints.next(r);
+  int64_t groups = ints.next();
+  SHARDRT_TRY(ints.finish());
+  SHARDRT_TRY(checkRange(stride, 1, "stride"));
+  SHARDRT_TRY(checkRange(padLo, 0, "padding"));
+  SHARDRT_TRY(checkRange(dilation, 1, "dilation"));
+  cpu::ConvParams p;
+  p.rank = r;
+  p.n = x[0];
+  p.cin = x[1];
+  p.cout = y[1];
+  p.groups = groups;
+  if (groups < 1 || p.cin % groups || p.cout % groups)
+    return invalid(std::to_string(groups) + " groups do not divide " +
+                   std::to_string(p.cin) + " input and " +
+                   std::to_string(p.cout) + " output channels");
+  Shape wExpected = transposed ? Shape{p.cin, p.cout / groups}
+                               : Shape{p.cout, p.cin / groups};
+  for (int d = 0; d < r; ++d)
+    wExpected.push_back(w.size() == size_t(r) + 2 ? w[d + 2] : 0);
+  if (w != wExpected || y[0] != p.n)
+    return invalid("weight " + shapeStr(w) + " does not fit input " +
+                   shapeStr(x) + " and output " + shapeStr(y));
+  for (int d = 0; d < r; ++d) {
+    p.in[d] = x[d + 2];
+    p.out[d] = y[d + 2];
+    p.kernel[d] = w[d + 2];
+  }
+  SHARDRT_TRY(checkRange(Shape(p.kernel, p.kernel + r), 1, "kernel size"));
+  copyTo(p.stride, stride);
+  copyTo(p.padLo, padLo);
+  copyTo(p.dilation, dilation);
+  if (numInputs(inst) == 3 && inSlot(inst, ctx, 2).shape != Shape{p.cout})
+    return invalid("the bias has shape " + shapeStr(inSlot(inst, ctx, 2).shape));
+  uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), yi = outIdx(inst, 0);
+  uint32_t bi = numInputs(inst) == 3 ? inIdx(inst, 2) : UINT32_MAX;
+  return RunFn([=](RunContext &rc) {
+    const float *bias = bi == UINT32_MAX ? nullptr : slotPtr<float>(rc, bi);
+    if (transposed)
+      cpu::convTranspose(p, slotPtr<float>(rc, xi), slotPtr<float>(rc, wi),
+                         bias, slotPtr<float>(rc, yi));
+    else
+      cpu::conv(p, slotPtr<float>(rc, xi), slotPtr<float>(rc, wi), bias,
+                slotPtr<float>(rc, yi));
+    return Status();
+  });
+}
+
+StatusOr<RunFn> preparePool(const fb::Instruction &inst,
+                            const PrepareContext &ctx) {
+  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_TRY(checkF32(inst, ctx));
+  const Shape &x = inSlot(inst, ctx, 0).shape, &y = outSlot(inst, ctx, 0).shape;
+  std::string kind = strAttr(inst);
+  if (kind != "max" && kind != "avg")
+    return invalid("unknown pooling '" + kind + "'");
+  IntReader ints(inst);
+  StatusOr<int> rank = spatialRank(ints, x, y);
+  if (!rank.ok())
+    return rank.status();
+  int r = *rank;
+  std::vector<int64_t> kernel = ints.next(r), stride = ints.next(r),
+                       padLo = ints.next(r), padHi = ints.next(r),
+                       dilation = ints.next(r);
+  cpu::PoolParams p;
+  p.countIncludePad = ints.next() != 0;
+  p.divisorOverride = ints.next();
+  SHARDRT_TRY(ints.finish());
+  SHARDRT_TRY(checkRange(kernel, 1, "kernel size"));
+  SHARDRT_TRY(checkRange(stride, 1, "stride"));
+  SHARDRT_TRY(checkRange(padLo, 0, "padding"));
+  SHARDRT_TRY(checkRange(padHi, 0, "padding"));
+  SHARDRT_TRY(checkRange(dilation, 1, "dilation"));
+  if (p.divisorOverride < 0 || p.divisorOverride > kMaxParam)
+    return invalid("divisor_override " + std::to_string(p.divisorOverride));
+  if (x[0] != y[0] || x[1] != y[1])
+    return invalid("pooling changes the batch or channels: " + shapeStr(x) +
+                   " -> " + shapeStr(y));
+  p.rank = r;
+  p.channels = x[0] * x[1];
+  for (int d = 0; d < r; ++d) {
+    p.in[d] = x[d + 2];
+    p.out[d] = y[d + 2];
+  }
+  copyTo(p.kernel, kernel);
+  copyTo(p.stride, stride);
+  copyTo(p.padLo, padLo);
+  copyTo(p.padHi, padHi);
+  copyTo(p.dilation, dilation);
+  bool isMax = kind == "max";
+  uint32_t xi = inIdx(inst, 0), yi = outIdx(inst, 0);
+  return RunFn([=](RunContext &rc) {
+    if (isMax)
+      cpu::maxPool(p, slotPtr<float>(rc, xi), slotPtr<float>(rc, yi));
+    else
+      cpu::avgPool(p, slotPtr<float>(rc, xi), slotPtr<float>(rc, yi));
+    return Status();
+  });
+}
+
+StatusOr<RunFn> prepareInterpolate(const fb::Instruction &inst,
+                                   const PrepareContext &ctx) {
+  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_TRY(checkF32(inst, ctx));
+  const Shape &x = inSlot(inst, ctx, 0).shape, &y = outSlot(inst, ctx, 0).shape;
+  std::string mode = strAttr(inst);
+  cpu::InterpMode m;
+  if (mode == "nearest")
+    m = cpu::InterpMode::Nearest;
+  else if (mode == "nearest-exact")
+    m = cpu::InterpMode::NearestExact;
+  else if (mode == "linear")
+    m = cpu::InterpMode::Linear;
+  else
+    return invalid("unknown interpolation mode '" + mode + "'");
+  IntReader ints(inst);
+  StatusOr<int> rank = spatialRank(ints, x, y);
+  if (!rank.ok())
+    return rank.status();
+  int r = *rank;
+  cpu::InterpParams p;
+  p.rank = r;
+  p.alignCorners = ints.next() != 0;
+  std::vector<int64_t> outOffset = ints.next(r), inOffset = ints.next(r),
+                       inGlobal = ints.next(r);
+  SHARDRT_TRY(ints.finish());
+  std::vector<double> scale = floatAttrs(inst);
+  if (scale.size() != size_t(r))
+    return invalid("needs " + std::to_string(r) + " scales");
+  if (x[0] != y[0] || x[1] != y[1])
+    return invalid("interpolation changes the batch or channels");
+  SHARDRT_TRY(checkRange(outOffset, 0, "output offset"));
+  SHARDRT_TRY(checkRange(inOffset, 0, "input offset"));
+  SHARDRT_TRY(checkRange(inGlobal, 1, "global input size"));
+  p.channels = x[0] * x[1];
+  for (int d = 0; d < r; ++d) {
+    p.in[d] = x[d + 2];
+    p.out[d] = y[d + 2];
+    p.scale[d] = scale[d];
+    if (!std::isfinite(scale[d]) || scale[d] < 0 || scale[d] > kMaxParam)
+      return invalid("coordinate scale " + std::to_string(scale[d]));
+    if (p.in[d] < 1 && p.out[d] > 0)
+      return invalid("interpolates from an empty input");
+  }
+  copyTo(p.outOffset, outOffset);
+  copyTo(p.inOffset, inOffset);
+  copyTo(p.inGlobal, inGlobal);
+  uint32_t xi = inIdx(inst, 0), yi = outIdx(inst, 0);
+  return RunFn([=](RunContext &rc) {
+    cpu::interpolate(m, p, slotPtr<float>(rc, xi), slotPtr<float>(rc, yi));
+    return Status();
+  });
+}
+
+StatusOr<RunFn> preparePad(const fb::Instruction &inst,
+                           const PrepareContext &ctx) {
+  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
+  const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
+  if (in.dtype != out.dtype || (in.dtype != DType::F32 && in.dtype != DType::I1))
+    return Status::unimplemented("pad of " +
+                                 std::string(fb::EnumNameDType(in.dtype)) +
+                                 " to " + fb::EnumNameDType(out.dtype));
+  std::string mode = strAttr(inst);
+  cpu::PadMode m;
+  if (mode == "constant")
+    m = cpu::PadMode::Constant;
+  else if (mode == "reflect")
+    m = cpu::PadMode::Reflect;
+  else if (mode == "replicate")
+    m = cpu::PadMode::Replicate;
+  else if (mode == "circular")
+    m = cpu::PadMode::Circular;
+  else
+    return invalid("unknown padding mode '" + mode + "'");
+  size_t rank = in.shape.size();
+  IntReader ints(inst);
+  std::vector<int64_t> lo = ints.next(rank), hi = ints.next(rank);
+  SHARDRT_TRY(ints.finish());
+  std::vector<double> value = floatAttrs(inst);
+  if (value.size() != 1)
+    return invalid("needs one fill value");
+  Shape expected = in.shape;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t n = in.shape[d];
+    if (std::abs(lo[d]) > kMaxParam || std::abs(hi[d]) > kMaxParam)
+      return invalid("padding amount out of range");
+    expected[d] = n + lo[d] + hi[d];
+    if (expected[d] < 0)
+      return invalid("crops more than dim " + std::to_string(d) + " holds");
+    bool tooWide = (m == cpu::PadMode::Reflect && (lo[d] >= n || hi[d] >= n)) ||
+                   ((m == cpu::PadMode::Circular || m == cpu::PadMode::Replicate) &&
+                    (lo[d] > 0 || hi[d] > 0) && n == 0) ||
+                   (m == cpu::PadMode::Circular && (lo[d] > n || hi[d] > n));
+    if (tooWide)
+      return invalid(mode + " padding of " + std::to_string(lo[d]) + "/" +
+                     std::to_string(hi[d]) + " is too wide for dim " +
+                     std::to_string(d) + " of size " + std::to_string(n));
+  }
+  SHARDRT_TRY(requireShape(out, expected, "the output"));
+  Shape xs = in.shape;
+  size_t bytes = artifact::dtypeSize(in.dtype);
+  bool isFloat = in.dtype == DType::F32;
+  double v = value[0];
+  uint32_t xi = inIdx(inst, 0), yi = outIdx(inst, 0);
+  return RunFn([=](RunContext &rc) {
+    cpu::pad(rc.slots[xi], xs, lo, hi, m, v, rc.slots[yi], bytes, isFloat);
+    return Status();
+  });
+}
+
+} // namespace
+
+StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
+                                    const PrepareContext &ctx);
+
+StatusOr<RunFn> prepareWindowed(const fb::Instruction &inst,
+                                const PrepareContext &ctx) {
+  switch (inst.opcode()) {
+  case Opcode::Conv:
+  case Opcode::ConvTranspose:
+    return prepareConv(inst, ctx);
+  case Opcode::Pool:
+    return preparePool(inst, ctx);
+  case Opcode::Interpolate:
+    return prepareInterpolate(inst, ctx);
+  case Opcode::Pad:
+    return preparePad(inst, ctx);
+  case Opcode::NeighborhoodAttention:
+    return prepareNeighborhood(inst, ctx);
+  default:
+    return notMine();
+  }
+}
+
+} // namespace shardrt::exec

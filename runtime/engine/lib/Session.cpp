@@ -1,0 +1,251 @@
+//===- Session.cpp - One rank's execution state ---------------------------===//
+
+#include "Prepare.h"
+#include "shardrt/Engine.h"
+#include "shardrt/artifact/Artifact.h"
+#include "shardrt/comm/Communicator.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <omp.h>
+
+namespace shardrt {
+
+using exec::RunFn;
+using exec::SlotInfo;
+
+struct Session::Impl {
+  const artifact::Artifact *artifact = nullptr;
+  const fb::RankClass *rankClass = nullptr;
+  comm::Communicator *comm = nullptr;
+  int threads = 0;
+  std::unique_ptr<uint8_t, decltype(&std::free)> ownedArena{nullptr, &std::free};
+  uint8_t *arena = nullptr;
+  uint64_t arenaBytes = 0;
+  std::vector<SlotInfo> slots;
+  std::vector<void *> base;      // slot pointers before binding
+  std::vector<uint32_t> inputSlots, outputSlots;
+  std::vector<const void *> boundInputs;
+  std::vector<bool> inputReady;
+  std::vector<void *> boundOutputs;
+  std::vector<std::vector<int64_t>> inputShapes, outputShapes;
+  std::vector<RunFn> program;
+  std::vector<std::string> names; // per instruction, for error messages
+
+  Status prepare(int rank, const std::vector<int64_t> &meshShape);
+  Status checkBinding(size_t i, bool input, DType dtype,
+                      const std::vector<int64_t> &shape) const;
+};
+
+namespace {
+std::string where(const fb::RankClass &rc, size_t i, const fb::Instruction &inst) {
+  return "rank class '" + (rc.name() ? rc.name()->str() : std::string()) +
+         "' instruction " + std::to_string(i) + " (" +
+         fb::EnumNameOpcode(inst.opcode()) + ")";
+}
+} // namespace
+
+Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
+  const fb::RankClass &rc = *rankClass;
+  for (uint32_t i = 0; rc.buffers() && i < rc.buffers()->size(); ++i) {
+    const fb::BufferSlot &b = *rc.buffers()->Get(i);
+    SlotInfo s;
+    s.dtype = b.dtype();
+    s.hasShape = b.has_shape();
+    if (b.shape())
+      s.shape.assign(b.shape()->begin(), b.shape()->end());
+    s.bytes = b.bytes();
+    slots.push_back(std::move(s));
+    base.push_back(arena + b.offset());
+  }
+  // Read-only slots: constants live in the loaded file, inputs may be bound
+  // to the caller's const memory. No instruction may write them.
+  std::vector<bool> readOnly(slots.size(), false);
+  for (uint32_t i = 0; rc.constants() && i < rc.constants()->size(); ++i) {
+    const fb::ConstantBinding &cb = *rc.constants()->Get(i);
+    artifact::ByteSpan data = artifact->constantShard(cb.constant(), rank);
+    base[cb.slot()] = const_cast<uint8_t *>(data.data);
+    readOnly[cb.slot()] = true;
+  }
+  if (rc.input_slots())
+    inputSlots.assign(rc.input_slots()->begin(), rc.input_slots()->end());
+  if (rc.output_slots())
+    outputSlots.assign(rc.output_slots()->begin(), rc.output_slots()->end());
+  for (uint32_t s : inputSlots) {
+    readOnly[s] = true;
+    inputShapes.push_back(slots[s].shape);
+  }
+  for (uint32_t s : outputSlots)
+    outputShapes.push_back(slots[s].shape);
+  boundInputs.assign(inputSlots.size(), nullptr);
+  inputReady.assign(inputSlots.size(), false);
+  boundOutputs.assign(outputSlots.size(), nullptr);
+
+  exec::PrepareContext ctx{slots, rank, meshShape,
+                           artifact->meshCoordinates(rank)};
+  for (uint32_t i = 0; rc.program() && i < rc.program()->size(); ++i) {
+    const fb::Instruction &inst = *rc.program()->Get(i);
+    for (uint32_t k = 0; inst.outputs() && k < inst.outputs()->size(); ++k)
+      if (readOnly[inst.outputs()->Get(k)])
+        return Status::invalidArgument(
+            where(rc, i, inst) + " writes slot " +
+            std::to_string(inst.outputs()->Get(k)) +
+            ", which holds a constant or a model input");
+    StatusOr<RunFn> fn = exec::prepareInstruction(inst, ctx);
+    if (!fn.ok())
+      return Status(fn.status().code(),
+                    where(rc, i, inst) + ": " + fn.status().message());
+    program.push_back(std::move(*fn));
+    names.push_back(where(rc, i, inst));
+  }
+  return Status();
+}
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+StatusOr<std::unique_ptr<Session>>
+Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
+                const SessionOptions &options) {
+  if (!engine)
+    return Status::invalidArgument("no engine");
+  int world = engine->worldSize();
+  if (!comm && world != 1)
+    return Status::failedPrecondition(
+        "the artifact is compiled for a world of " + std::to_string(world) +
+        " ranks; a session needs a communicator of that size");
+  if (comm && comm->size() != world)
+    return Status::failedPrecondition(
+        "the artifact is compiled for a world of " + std::to_string(world) +
+        " ranks but the communicator has " + std::to_string(comm->size()));
+  int rank = comm ? comm->rank() : 0;
+  auto impl = std::make_unique<Impl>();
+  impl->artifact = &engine->artifact();
+  impl->comm = comm;
+  impl->threads = options.threads;
+  int32_t cls = impl->artifact->rankClassOf(rank);
+  if (cls < 0)
+    return Status::outOfRange("rank " + std::to_string(rank) + " has no program");
+  impl->rankClass = &impl->artifact->rankClass(uint32_t(cls));
+  impl->arenaBytes = impl->rankClass->arena_bytes();
+  if (options.arena) {
+    if (options.arenaBytes < impl->arenaBytes)
+      return Status::invalidArgument(
+          "the caller's arena has " + std::to_string(options.arenaBytes) +
+          " bytes; rank " + std::to_string(rank) + " needs " +
+          std::to_string(impl->arenaBytes));
+    if (reinterpret_cast<uintptr_t>(options.arena) % 64 != 0)
+      return Status::invalidArgument("the caller's arena is not 64-byte aligned");
+    impl->arena = static_cast<uint8_t *>(options.arena);
+  } else if (impl->arenaBytes > 0) {
+    size_t bytes = (impl->arenaBytes + 63) / 64 * 64;
+    impl->ownedArena.reset(static_cast<uint8_t *>(std::aligned_alloc(64, bytes)));
+    if (!impl->ownedArena)
+      return Status::unavailable("cannot allocate an arena of " +
+                                 std::to_string(bytes) + " bytes");
+    impl->arena = impl->ownedArena.get();
+  }
+  if (Status s = impl->prepare(rank, engine->meshShape()); !s.ok())
+    return s;
+  std::unique_ptr<Session> session(new Session(std::move(impl)));
+  session->engine_ = std::move(engine);
+  session->rank_ = rank;
+  return session;
+}
+
+uint64_t Session::arenaBytes() const { return impl_->arenaBytes; }
+
+const std::vector<int64_t> &Session::inputShape(size_t i) const {
+  return impl_->inputShapes.at(i);
+}
+const std::vector<int64_t> &Session::outputShape(size_t i) const {
+  return impl_->outputShapes.at(i);
+}
+
+Status Session::Impl::checkBinding(size_t i, bool input, DType dtype,
+                                   const std::vector<int64_t> &shape) const {
+  const char *what = input ? "input" : "output";
+  size_t count = input ? inputSlots.size() : outputSlots.size();
+  if (i >= count)
+    return Status::outOfRange(std::string("no ") + what + " " +
+                              std::to_string(i) + "; the model has " +
+                              std::to_string(count));
+  const SlotInfo &s = slots[input ? inputSlots[i] : outputSlots[i]];
+  if (static_cast<fb::DType>(dtype) != s.dtype)
+    return Status::invalidArgument(
+        std::string(what) + " " + std::to_string(i) + " is " +
+        dtypeName(static_cast<DType>(s.dtype)) + ", not " + dtypeName(dtype));
+  if (shape != s.shape)
+    return Status::invalidArgument(std::string(what) + " " + std::to_string(i) +
+                                   " of this rank has shape " +
+                                   exec::shapeStr(s.shape) + ", not " +
+                                   exec::shapeStr(shape));
+  return Status();
+}
+
+Status Session::bindInput(size_t i, const void *data, DType dtype,
+                          const std::vector<int64_t> &shape) {
+  SHARDRT_TRY(impl_->checkBinding(i, true, dtype, shape));
+  if (!data && exec::numElements(shape) > 0)
+    return Status::invalidArgument("input " + std::to_string(i) + " is null");
+  impl_->boundInputs[i] = data;
+  impl_->inputReady[i] = true;
+  return Status();
+}
+
+Status Session::copyInput(size_t i, const void *data, DType dtype,
+                          const std::vector<int64_t> &shape) {
+  SHARDRT_TRY(impl_->checkBinding(i, true, dtype, shape));
+  size_t bytes = size_t(exec::numElements(shape)) * dtypeSize(dtype);
+  if (!data && bytes > 0)
+    return Status::invalidArgument("input " + std::to_string(i) + " is null");
+  if (bytes)
+    std::memcpy(impl_->base[impl_->inputSlots[i]], data, bytes);
+  impl_->boundInputs[i] = nullptr;
+  impl_->inputReady[i] = true;
+  return Status();
+}
+
+Status Session::bindOutput(size_t i, void *data, DType dtype,
+                           const std::vector<int64_t> &shape) {
+  SHARDRT_TRY(impl_->checkBinding(i, false, dtype, shape));
+  if (!data && exec::numElements(shape) > 0)
+    return Status::invalidArgument("output " + std::to_string(i) + " is null");
+  impl_->boundOutputs[i] = data;
+  return Status();
+}
+
+const void *Session::outputData(size_t i) const {
+  if (i >= impl_->outputSlots.size())
+    return nullptr;
+  if (impl_->boundOutputs[i])
+    return impl_->boundOutputs[i];
+  return impl_->base[impl_->outputSlots[i]];
+}
+
+Status Session::run() {
+  Impl &im = *impl_;
+  for (size_t i = 0; i < im.inputReady.size(); ++i)
+    if (!im.inputReady[i])
+      return Status::failedPrecondition(
+          "input " + std::to_string(i) + " ('" + engine_->input(i).name +
+          "') is neither bound nor copied");
+  exec::RunContext rc;
+  rc.slots = im.base;
+  rc.comm = im.comm;
+  for (size_t i = 0; i < im.inputSlots.size(); ++i)
+    if (im.boundInputs[i])
+      rc.slots[im.inputSlots[i]] = const_cast<void *>(im.boundInputs[i]);
+  for (size_t i = 0; i < im.outputSlots.size(); ++i)
+    if (im.boundOutputs[i])
+      rc.slots[im.outputSlots[i]] = im.boundOutputs[i];
+  if (im.threads > 0)
+    omp_set_num_threads(im.threads);
+  for (size_t i = 0; i < im.program.size(); ++i)
+    if (Status s = im.program[i](rc); !s.ok())
+      return Status(s.code(), im.names[i] + ": " + s.message());
+  // A bound output whose slot is read back by outputData() after the run.
+  return Status();
+}
+
+} // namespace shardrt
