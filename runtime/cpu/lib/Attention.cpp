@@ -77,8 +77,8 @@ void sdpa(int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev,
   int64_t block = std::max<int64_t>(1, kScoreFloats / std::max<int64_t>(s, 1));
   int64_t wantBlocks = (2 * threads + batch - 1) / batch;
   if (wantBlocks > 1)
-    block = std::min(block, std::max<int64_t>(16, (l + wantBlocks - 1) /
-                                                      wantBlocks));
+    block = std::min(block,
+                     std::max<int64_t>(16, (l + wantBlocks - 1) / wantBlocks));
   block = std::min(block, l);
   int64_t blocks = (l + block - 1) / block;
   size_t maskElemBytes = maskIsBool ? 1 : sizeof(float);
@@ -127,8 +127,8 @@ NeighborhoodAxis makeAxis(const NeighborhoodParams &p, int d) {
     int64_t i = qi + p.qOffset[d];
     int64_t g = i % dil;
     int64_t groupLen = (len - g + dil - 1) / dil;
-    int64_t start = std::max<int64_t>(
-        0, std::min(i / dil - kernel / 2, groupLen - kernel));
+    int64_t start =
+        std::max<int64_t>(0, std::min(i / dil - kernel / 2, groupLen - kernel));
     a.first[qi] = start * dil + g - p.kvOffset[d];
   }
   return a;

@@ -99,28 +99,28 @@ void im2col(const Geometry &g, int64_t channels, const float *x, int64_t begin,
     for (int d = 0; d < 3; ++d)
       off[d] = (d == 0 ? k0 : d == 1 ? k1 : k2) * g.dilation[d] - g.pad[d];
     float *dst = col + row * ldc;
-    forEachRun(g.out, begin, end,
-               [&](int64_t o0, int64_t o1, int64_t o2, int64_t len,
-                   int64_t pos) {
-                 float *seg = dst + (pos - begin);
-                 int64_t t0 = o0 * g.stride[0] + off[0];
-                 int64_t t1 = o1 * g.stride[1] + off[1];
-                 int64_t lo = o2, hi = o2 + len;
-                 if (t0 < 0 || t0 >= g.in[0] || t1 < 0 || t1 >= g.in[1]) {
-                   std::fill(seg, seg + len, 0.0f);
-                   return;
-                 }
-                 clipRange(g.stride[2], off[2], g.in[2], lo, hi);
-                 std::fill(seg, seg + (lo - o2), 0.0f);
-                 const float *xrow = xc + (t0 * g.in[1] + t1) * g.in[2];
-                 if (g.stride[2] == 1 && hi > lo)
-                   std::memcpy(seg + (lo - o2), xrow + lo + off[2],
-                               (hi - lo) * sizeof(float));
-                 else
-                   for (int64_t o = lo; o < hi; ++o)
-                     seg[o - o2] = xrow[o * g.stride[2] + off[2]];
-                 std::fill(seg + (hi - o2), seg + len, 0.0f);
-               });
+    forEachRun(
+        g.out, begin, end,
+        [&](int64_t o0, int64_t o1, int64_t o2, int64_t len, int64_t pos) {
+          float *seg = dst + (pos - begin);
+          int64_t t0 = o0 * g.stride[0] + off[0];
+          int64_t t1 = o1 * g.stride[1] + off[1];
+          int64_t lo = o2, hi = o2 + len;
+          if (t0 < 0 || t0 >= g.in[0] || t1 < 0 || t1 >= g.in[1]) {
+            std::fill(seg, seg + len, 0.0f);
+            return;
+          }
+          clipRange(g.stride[2], off[2], g.in[2], lo, hi);
+          std::fill(seg, seg + (lo - o2), 0.0f);
+          const float *xrow = xc + (t0 * g.in[1] + t1) * g.in[2];
+          if (g.stride[2] == 1 && hi > lo)
+            std::memcpy(seg + (lo - o2), xrow + lo + off[2],
+                        (hi - lo) * sizeof(float));
+          else
+            for (int64_t o = lo; o < hi; ++o)
+              seg[o - o2] = xrow[o * g.stride[2] + off[2]];
+          std::fill(seg + (hi - o2), seg + len, 0.0f);
+        });
   }
 }
 
@@ -138,20 +138,20 @@ void col2im(const Geometry &g, int64_t channels, const float *col, int64_t ldc,
     for (int d = 0; d < 3; ++d)
       off[d] = (d == 0 ? k0 : d == 1 ? k1 : k2) * g.dilation[d] - g.pad[d];
     const float *src = col + row * ldc;
-    forEachRun(g.in, begin, end,
-               [&](int64_t i0, int64_t i1, int64_t i2, int64_t len,
-                   int64_t pos) {
-                 int64_t t0 = i0 * g.stride[0] + off[0];
-                 int64_t t1 = i1 * g.stride[1] + off[1];
-                 if (t0 < 0 || t0 >= g.out[0] || t1 < 0 || t1 >= g.out[1])
-                   return;
-                 int64_t lo = i2, hi = i2 + len;
-                 clipRange(g.stride[2], off[2], g.out[2], lo, hi);
-                 const float *seg = src + (pos - begin);
-                 float *yrow = yc + (t0 * g.out[1] + t1) * g.out[2];
-                 for (int64_t i = lo; i < hi; ++i)
-                   yrow[i * g.stride[2] + off[2]] += seg[i - i2];
-               });
+    forEachRun(
+        g.in, begin, end,
+        [&](int64_t i0, int64_t i1, int64_t i2, int64_t len, int64_t pos) {
+          int64_t t0 = i0 * g.stride[0] + off[0];
+          int64_t t1 = i1 * g.stride[1] + off[1];
+          if (t0 < 0 || t0 >= g.out[0] || t1 < 0 || t1 >= g.out[1])
+            return;
+          int64_t lo = i2, hi = i2 + len;
+          clipRange(g.stride[2], off[2], g.out[2], lo, hi);
+          const float *seg = src + (pos - begin);
+          float *yrow = yc + (t0 * g.out[1] + t1) * g.out[2];
+          for (int64_t i = lo; i < hi; ++i)
+            yrow[i * g.stride[2] + off[2]] += seg[i - i2];
+        });
   }
 }
 
@@ -165,11 +165,12 @@ void fillBias(const float *bias, int64_t channels, int64_t count, int64_t ld,
 /// and `units` independent units split into tiles keep `threads` busy.
 int64_t chooseTile(int64_t rows, int64_t positions, int64_t units,
                    int threads) {
-  int64_t tile = std::max(kMinTile, kScratchFloats / std::max<int64_t>(rows, 1));
+  int64_t tile =
+      std::max(kMinTile, kScratchFloats / std::max<int64_t>(rows, 1));
   int64_t wantTiles = (2 * threads + units - 1) / units;
   if (wantTiles > 1)
-    tile = std::min(tile, std::max(kMinTile, (positions + wantTiles - 1) /
-                                                 wantTiles));
+    tile = std::min(
+        tile, std::max(kMinTile, (positions + wantTiles - 1) / wantTiles));
   return std::max<int64_t>(1, std::min(tile, positions));
 }
 
@@ -203,9 +204,8 @@ void conv(const ConvParams &p, const float *x, const float *w,
       cols = scratch;
       ldCols = width;
     }
-    gemmSerial(false, false, coutG, width, rows, 1.0f,
-               w + grp * coutG * rows, rows, cols, ldCols, 1.0f, yg,
-               g.outVol);
+    gemmSerial(false, false, coutG, width, rows, 1.0f, w + grp * coutG * rows,
+               rows, cols, ldCols, 1.0f, yg, g.outVol);
   }
 }
 

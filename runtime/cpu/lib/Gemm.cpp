@@ -112,9 +112,9 @@ namespace shardrt::cpu {
 
 using namespace detail;
 
-void batchedGemm(int64_t batch, int64_t m, int64_t n, int64_t k,
-                 const float *a, int64_t aBatchStride, const float *b,
-                 int64_t bBatchStride, float *y) {
+void batchedGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
+                 int64_t aBatchStride, const float *b, int64_t bBatchStride,
+                 float *y) {
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
   int threads = threadsFor(2.0 * batch * m * n * std::max<int64_t>(k, 1));

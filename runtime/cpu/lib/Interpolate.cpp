@@ -29,17 +29,17 @@ struct AxisTable {
   int taps = 1;
 };
 
-int64_t globalSource(InterpMode mode, const InterpParams &p, int d,
-                     int64_t o, float &lambda1) {
+int64_t globalSource(InterpMode mode, const InterpParams &p, int d, int64_t o,
+                     float &lambda1) {
   float scale = static_cast<float>(p.scale[d]);
   int64_t last = p.inGlobal[d] - 1;
   lambda1 = 0.0f;
   if (mode == InterpMode::Nearest)
     return std::min(static_cast<int64_t>(std::floor(o * scale)), last);
   if (mode == InterpMode::NearestExact)
-    return std::min(static_cast<int64_t>(std::floor(
-                        static_cast<float>((o + 0.5) * scale))),
-                    last);
+    return std::min(
+        static_cast<int64_t>(std::floor(static_cast<float>((o + 0.5) * scale))),
+        last);
   float real = p.alignCorners ? scale * o : scale * (o + 0.5f) - 0.5f;
   real = std::max(real, 0.0f);
   int64_t i0 = std::min(static_cast<int64_t>(std::floor(real)), last);

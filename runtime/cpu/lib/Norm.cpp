@@ -3,9 +3,12 @@
 // Statistics are computed in double with two passes (mean, then the mean of
 // squared deviations), which stays accurate for rows whose mean is large
 // next to their spread, where a one-pass E[x^2] - E[x]^2 in float cancels.
-// The variance is biased, as PyTorch normalises. The output pass folds the
-// statistics and the affine parameters into one float scale and shift per
-// row or channel, y = x * scale + shift, as PyTorch's CPU kernels do.
+// The variance is biased, as PyTorch normalises. The output pass is
+// y = (x - mean) * scale + shift in float: subtracting the mean first keeps
+// the error at the rounding of the mean, where folding it into the shift
+// (x * scale - mean * scale) would cancel two large products. Batch norm's
+// running statistics are small in practice, so there the mean is folded as
+// PyTorch does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,9 +81,10 @@ Moments moments(const float *x, int64_t n, double eps) {
   return {mean, 1.0 / std::sqrt(var + eps)};
 }
 
-void scaleShift(const float *x, float *y, int64_t n, float scale, float shift) {
+void normalize(const float *x, float *y, int64_t n, float mean, float scale,
+               float shift) {
   for (int64_t i = 0; i < n; ++i)
-    y[i] = x[i] * scale + shift;
+    y[i] = (x[i] - mean) * scale + shift;
 }
 
 } // namespace
@@ -94,16 +98,16 @@ void layerNorm(const float *x, int64_t outer, int64_t inner,
       const float *row = x + r * inner;
       float *out = y + r * inner;
       Moments m = moments(row, inner, eps);
-      const float scale = static_cast<float>(m.rstd);
-      const float shift = static_cast<float>(-m.mean * m.rstd);
+      const float mean = static_cast<float>(m.mean);
+      const float rstd = static_cast<float>(m.rstd);
       if (!weight && !bias) {
-        scaleShift(row, out, inner, scale, shift);
+        normalize(row, out, inner, mean, rstd, 0.0f);
         continue;
       }
       // Normalise first, then apply the affine map element by element, the
       // order in which PyTorch rounds.
       for (int64_t i = 0; i < inner; ++i) {
-        float v = row[i] * scale + shift;
+        float v = (row[i] - mean) * rstd;
         if (weight)
           v *= weight[i];
         if (bias)
@@ -129,11 +133,9 @@ void groupNorm(const float *x, int64_t n, int64_t c, int64_t spatial,
       for (int64_t k = 0; k < perGroup; ++k) {
         const int64_t ch = ch0 + k;
         const double w = weight ? weight[ch] : 1.0;
-        const double b = bias ? bias[ch] : 0.0;
-        const double scale = m.rstd * w;
         const int64_t off = offset + k * spatial;
-        scaleShift(x + off, y + off, spatial, static_cast<float>(scale),
-                   static_cast<float>(b - m.mean * scale));
+        normalize(x + off, y + off, spatial, static_cast<float>(m.mean),
+                  static_cast<float>(m.rstd * w), bias ? bias[ch] : 0.0f);
       }
     }
   });
@@ -167,8 +169,8 @@ void batchNormInference(const float *x, int64_t n, int64_t c, int64_t spatial,
   forChunks(rows, rows * spatial, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const int64_t ch = r % c;
-      scaleShift(x + r * spatial, y + r * spatial, spatial, scale[ch],
-                 shift[ch]);
+      normalize(x + r * spatial, y + r * spatial, spatial, 0.0f, scale[ch],
+                shift[ch]);
     }
   });
 }

@@ -100,40 +100,41 @@ void avgPool(const PoolParams &p, const float *x, float *y) {
   Geometry g(p);
   if (p.channels <= 0 || g.outVol <= 0)
     return;
-  forEachRow(p, g, x, y, [&](const float *xc, float *yrow, int64_t o0,
-                             int64_t o1) {
-    // Per dim: the window clipped to the padded extent (what
-    // count_include_pad counts) and then to the real input (what is summed).
-    int64_t lo[3], hi[3], padded[3];
-    int64_t o[3] = {o0, o1, 0};
-    for (int64_t o2 = 0; o2 < g.out[2]; ++o2) {
-      o[2] = o2;
-      for (int d = 0; d < 3; ++d) {
-        int64_t start = o[d] * g.stride[d] - g.padLo[d];
-        int64_t end = std::min(start + g.kernel[d], g.in[d] + g.padHi[d]);
-        padded[d] = end - start;
-        lo[d] = std::max<int64_t>(start, 0);
-        hi[d] = std::min(end, g.in[d]);
-      }
-      float sum = 0.0f;
-      for (int64_t i0 = lo[0]; i0 < hi[0]; ++i0)
-        for (int64_t i1 = lo[1]; i1 < hi[1]; ++i1) {
-          const float *xr = xc + (i0 * g.in[1] + i1) * g.in[2];
-          for (int64_t i2 = lo[2]; i2 < hi[2]; ++i2)
-            sum += xr[i2];
+  forEachRow(
+      p, g, x, y, [&](const float *xc, float *yrow, int64_t o0, int64_t o1) {
+        // Per dim: the window clipped to the padded extent (what
+        // count_include_pad counts) and then to the real input (what is
+        // summed).
+        int64_t lo[3], hi[3], padded[3];
+        int64_t o[3] = {o0, o1, 0};
+        for (int64_t o2 = 0; o2 < g.out[2]; ++o2) {
+          o[2] = o2;
+          for (int d = 0; d < 3; ++d) {
+            int64_t start = o[d] * g.stride[d] - g.padLo[d];
+            int64_t end = std::min(start + g.kernel[d], g.in[d] + g.padHi[d]);
+            padded[d] = end - start;
+            lo[d] = std::max<int64_t>(start, 0);
+            hi[d] = std::min(end, g.in[d]);
+          }
+          float sum = 0.0f;
+          for (int64_t i0 = lo[0]; i0 < hi[0]; ++i0)
+            for (int64_t i1 = lo[1]; i1 < hi[1]; ++i1) {
+              const float *xr = xc + (i0 * g.in[1] + i1) * g.in[2];
+              for (int64_t i2 = lo[2]; i2 < hi[2]; ++i2)
+                sum += xr[i2];
+            }
+          int64_t divisor;
+          if (p.divisorOverride)
+            divisor = p.divisorOverride;
+          else if (p.countIncludePad)
+            divisor = padded[0] * padded[1] * padded[2];
+          else
+            divisor = std::max<int64_t>(hi[0] - lo[0], 0) *
+                      std::max<int64_t>(hi[1] - lo[1], 0) *
+                      std::max<int64_t>(hi[2] - lo[2], 0);
+          yrow[o2] = sum / static_cast<float>(divisor);
         }
-      int64_t divisor;
-      if (p.divisorOverride)
-        divisor = p.divisorOverride;
-      else if (p.countIncludePad)
-        divisor = padded[0] * padded[1] * padded[2];
-      else
-        divisor = std::max<int64_t>(hi[0] - lo[0], 0) *
-                  std::max<int64_t>(hi[1] - lo[1], 0) *
-                  std::max<int64_t>(hi[2] - lo[2], 0);
-      yrow[o2] = sum / static_cast<float>(divisor);
-    }
-  });
+      });
 }
 
 } // namespace shardrt::cpu

@@ -1,3 +1,377 @@
-// Elementwise kernel tests: being written.
+//===- ElementwiseTest.cpp - Elementwise kernels against naive loops ------===//
+//
+// The references index every element from scratch (unravel, then ravel into
+// each operand with broadcasting) and compute in double, so they share
+// nothing with the kernels' collapsed plans and runs.
+//
+//===----------------------------------------------------------------------===//
+
 #include "shardrt/cpu/Kernels.h"
+
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+using namespace shardrt::cpu;
+
+namespace {
+
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+int64_t product(const Shape &s) {
+  int64_t n = 1;
+  for (int64_t d : s)
+    n *= d;
+  return n;
+}
+
+/// Index into an operand of shape `op` (dims 1 broadcast) of the output
+/// element `linear` of shape `out`.
+int64_t sourceIndex(const Shape &op, const Shape &out, int64_t linear) {
+  int64_t index = 0, stride = 1;
+  for (size_t d = out.size(); d-- > 0;) {
+    int64_t i = linear % out[d];
+    linear /= out[d];
+    if (op[d] != 1)
+      index += i * stride;
+    stride *= op[d];
+  }
+  return index;
+}
+
+int64_t randInt(std::mt19937 &g, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(g);
+}
+
+std::vector<float> randFloats(std::mt19937 &g, int64_t n, float lo, float hi) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = dist(g);
+  return v;
+}
+
+std::vector<uint8_t> randBytes(std::mt19937 &g, int64_t n) {
+  std::vector<uint8_t> v(n);
+  for (uint8_t &b : v)
+    b = static_cast<uint8_t>(g());
+  return v;
+}
+
+/// An output shape of rank 0..5 (zero-size dims now and then) and operand
+/// shapes that each keep or broadcast every dim.
+struct BroadcastCase {
+  Shape out;
+  std::vector<Shape> ops;
+};
+
+BroadcastCase randomCase(std::mt19937 &g, int numOps) {
+  BroadcastCase c;
+  int rank = static_cast<int>(randInt(g, 0, 5));
+  for (int d = 0; d < rank; ++d)
+    c.out.push_back(randInt(g, 0, 9) == 0 ? 0 : randInt(g, 1, 4));
+  for (int k = 0; k < numOps; ++k) {
+    Shape s;
+    for (int64_t d : c.out)
+      s.push_back(randInt(g, 0, 1) ? d : 1);
+    c.ops.push_back(s);
+  }
+  return c;
+}
+
+/// Fixed shapes that reach the parallel paths and the run patterns: same
+/// shape, scalar operands, rows, columns, and a middle broadcast dim.
+std::vector<BroadcastCase> largeCases() {
+  return {{{300, 200}, {{300, 200}, {300, 200}}},
+          {{300, 200}, {{1, 1}, {300, 200}}},
+          {{300, 200}, {{300, 200}, {1, 1}}},
+          {{300, 200}, {{300, 1}, {1, 200}}},
+          {{300, 200}, {{1, 200}, {300, 1}}},
+          {{40, 30, 50}, {{40, 1, 50}, {40, 30, 50}}},
+          {{40, 30, 50}, {{1, 30, 1}, {40, 1, 50}}}};
+}
+
+double refBinary(BinaryKind kind, double a, double b) {
+  switch (kind) {
+  case BinaryKind::Add:
+    return a + b;
+  case BinaryKind::Sub:
+    return a - b;
+  case BinaryKind::Mul:
+    return a * b;
+  case BinaryKind::Div:
+    return a / b;
+  case BinaryKind::Maximum:
+    return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+  case BinaryKind::Minimum:
+    return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+  case BinaryKind::Pow:
+    return std::pow(a, b);
+  }
+  return 0;
+}
+
+void expectClose(float got, double want, const std::string &what) {
+  if (std::isnan(want)) {
+    EXPECT_TRUE(std::isnan(got)) << what;
+    return;
+  }
+  if (std::isinf(want)) {
+    EXPECT_EQ(got, want) << what;
+    return;
+  }
+  EXPECT_NEAR(got, want, 1e-5 * (1.0 + std::fabs(want))) << what;
+}
+
+void checkBinary(BinaryKind kind, const BroadcastCase &c, std::mt19937 &g) {
+  const Shape &as = c.ops[0], &bs = c.ops[1];
+  bool pow = kind == BinaryKind::Pow;
+  std::vector<float> a = randFloats(g, product(as), pow ? 0.1f : -3, 3);
+  std::vector<float> b = randFloats(g, product(bs), pow ? -2 : -3, pow ? 2 : 3);
+  if (kind == BinaryKind::Div)
+    for (float &v : b)
+      v = v < 0 ? v - 0.5f : v + 0.5f;
+  const int64_t n = product(c.out);
+  std::vector<float> y(n, -7.0f);
+  binary(kind, a.data(), as, b.data(), bs, y.data(), c.out);
+  for (int64_t i = 0; i < n; ++i)
+    expectClose(y[i],
+                refBinary(kind, a[sourceIndex(as, c.out, i)],
+                          b[sourceIndex(bs, c.out, i)]),
+                "kind " + std::to_string(int(kind)) + " element " +
+                    std::to_string(i));
+}
+
+double refUnary(UnaryKind kind, double x) {
+  const double sigmoid = 1.0 / (1.0 + std::exp(-x));
+  switch (kind) {
+  case UnaryKind::Neg:
+    return -x;
+  case UnaryKind::Abs:
+    return std::fabs(x);
+  case UnaryKind::Exp:
+    return std::exp(x);
+  case UnaryKind::Log:
+    return std::log(x);
+  case UnaryKind::Sqrt:
+    return std::sqrt(x);
+  case UnaryKind::Rsqrt:
+    return 1.0 / std::sqrt(x);
+  case UnaryKind::Tanh:
+    return std::tanh(x);
+  case UnaryKind::Sigmoid:
+    return sigmoid;
+  case UnaryKind::Relu:
+    return std::isnan(x) ? x : x > 0 ? x : 0.0;
+  case UnaryKind::Silu:
+    return x * sigmoid;
+  case UnaryKind::Gelu:
+    return x * 0.5 * (1.0 + std::erf(x / std::sqrt(2.0)));
+  case UnaryKind::GeluTanh: {
+    const double k = std::sqrt(2.0 / M_PI);
+    return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
+  }
+  }
+  return 0;
+}
+
+const UnaryKind kUnaryKinds[] = {
+    UnaryKind::Neg,  UnaryKind::Abs,   UnaryKind::Exp,  UnaryKind::Log,
+    UnaryKind::Sqrt, UnaryKind::Rsqrt, UnaryKind::Tanh, UnaryKind::Sigmoid,
+    UnaryKind::Relu, UnaryKind::Silu,  UnaryKind::Gelu, UnaryKind::GeluTanh};
+
+const BinaryKind kBinaryKinds[] = {
+    BinaryKind::Add,     BinaryKind::Sub,     BinaryKind::Mul, BinaryKind::Div,
+    BinaryKind::Maximum, BinaryKind::Minimum, BinaryKind::Pow};
+
+} // namespace
+
+TEST(ElementwiseTest, NumElements) {
+  EXPECT_EQ(numElements({}), 1);
+  EXPECT_EQ(numElements({0}), 0);
+  EXPECT_EQ(numElements({3, 0, 2}), 0);
+  EXPECT_EQ(numElements({2, 3, 4}), 24);
+}
+
+TEST(ElementwiseUnaryTest, EveryKindMatchesReference) {
+  std::mt19937 g(11);
+  for (UnaryKind kind : kUnaryKinds) {
+    bool positive = kind == UnaryKind::Log || kind == UnaryKind::Sqrt ||
+                    kind == UnaryKind::Rsqrt;
+    for (int64_t n : {0, 1, 13, 1000, 40000}) {
+      std::vector<float> x = randFloats(g, n, positive ? 0.01f : -6, 6);
+      std::vector<float> y(n);
+      unary(kind, x.data(), y.data(), n);
+      for (int64_t i = 0; i < n; ++i)
+        expectClose(y[i], refUnary(kind, x[i]),
+                    "kind " + std::to_string(int(kind)) + " x " +
+                        std::to_string(x[i]));
+    }
+  }
+}
+
+TEST(ElementwiseUnaryTest, SpecialValues) {
+  std::vector<float> x = {kNaN, -0.0f, 0.0f, -100.0f, 100.0f};
+  std::vector<float> y(x.size());
+  unary(UnaryKind::Relu, x.data(), y.data(), x.size());
+  EXPECT_TRUE(std::isnan(y[0]));
+  EXPECT_EQ(y[3], 0.0f);
+  EXPECT_EQ(y[4], 100.0f);
+  for (UnaryKind kind : {UnaryKind::Sigmoid, UnaryKind::Silu, UnaryKind::Gelu,
+                         UnaryKind::GeluTanh}) {
+    unary(kind, x.data(), y.data(), x.size());
+    EXPECT_TRUE(std::isnan(y[0]));
+    EXPECT_NEAR(y[3], 0.0f, 1e-6);
+    EXPECT_NEAR(y[4], kind == UnaryKind::Sigmoid ? 1.0f : 100.0f, 1e-4);
+  }
+}
+
+TEST(ElementwiseBinaryTest, RandomBroadcastsEveryKind) {
+  std::mt19937 g(12);
+  for (int iter = 0; iter < 300; ++iter)
+    for (BinaryKind kind : kBinaryKinds)
+      checkBinary(kind, randomCase(g, 2), g);
+}
+
+TEST(ElementwiseBinaryTest, LargeShapesAndFastPaths) {
+  std::mt19937 g(13);
+  for (const BroadcastCase &c : largeCases())
+    for (BinaryKind kind : {BinaryKind::Add, BinaryKind::Div,
+                            BinaryKind::Maximum, BinaryKind::Pow})
+      checkBinary(kind, c, g);
+}
+
+TEST(ElementwiseBinaryTest, MaximumMinimumPropagateNaN) {
+  Shape s = {4};
+  std::vector<float> a = {kNaN, 1.0f, kNaN, 2.0f};
+  std::vector<float> b = {1.0f, kNaN, kNaN, 3.0f};
+  std::vector<float> y(4);
+  for (BinaryKind kind : {BinaryKind::Maximum, BinaryKind::Minimum}) {
+    binary(kind, a.data(), s, b.data(), s, y.data(), s);
+    EXPECT_TRUE(std::isnan(y[0]) && std::isnan(y[1]) && std::isnan(y[2]));
+    EXPECT_EQ(y[3], kind == BinaryKind::Maximum ? 3.0f : 2.0f);
+  }
+}
+
+TEST(ElementwiseCompareTest, RandomBroadcastsEveryKind) {
+  std::mt19937 g(14);
+  // Few distinct values so that equality actually occurs; NaN included.
+  const float values[] = {-1.0f, 0.0f, 1.0f, 2.0f, kNaN};
+  auto pick = [&](int64_t n) {
+    std::vector<float> v(n);
+    for (float &x : v)
+      x = values[randInt(g, 0, 4)];
+    return v;
+  };
+  const CompareKind kinds[] = {CompareKind::Eq, CompareKind::Ne,
+                               CompareKind::Lt, CompareKind::Le,
+                               CompareKind::Gt, CompareKind::Ge};
+  std::vector<BroadcastCase> cases = largeCases();
+  for (int iter = 0; iter < 300; ++iter)
+    cases.push_back(randomCase(g, 2));
+  for (const BroadcastCase &c : cases)
+    for (CompareKind kind : kinds) {
+      std::vector<float> a = pick(product(c.ops[0])),
+                         b = pick(product(c.ops[1]));
+      const int64_t n = product(c.out);
+      std::vector<uint8_t> y(n, 7);
+      compare(kind, a.data(), c.ops[0], b.data(), c.ops[1], y.data(), c.out);
+      for (int64_t i = 0; i < n; ++i) {
+        float u = a[sourceIndex(c.ops[0], c.out, i)];
+        float v = b[sourceIndex(c.ops[1], c.out, i)];
+        bool want = kind == CompareKind::Eq   ? u == v
+                    : kind == CompareKind::Ne ? u != v
+                    : kind == CompareKind::Lt ? u < v
+                    : kind == CompareKind::Le ? u <= v
+                    : kind == CompareKind::Gt ? u > v
+                                              : u >= v;
+        ASSERT_EQ(y[i], want ? 1 : 0)
+            << "kind " << int(kind) << " " << u << " vs " << v;
+      }
+    }
+}
+
+TEST(ElementwiseSelectTest, RandomBroadcastsEveryElementSize) {
+  std::mt19937 g(15);
+  std::vector<BroadcastCase> cases;
+  for (int iter = 0; iter < 300; ++iter)
+    cases.push_back(randomCase(g, 3));
+  cases.push_back({{200, 300}, {{200, 1}, {200, 300}, {1, 300}}});
+  cases.push_back({{200, 300}, {{200, 300}, {1, 1}, {200, 300}}});
+  for (const BroadcastCase &c : cases) {
+    const size_t eb = std::vector<size_t>{1, 2, 3, 4, 8, 12}[randInt(g, 0, 5)];
+    std::vector<uint8_t> cond(product(c.ops[0]));
+    for (uint8_t &v : cond)
+      v = static_cast<uint8_t>(randInt(g, 0, 1));
+    std::vector<uint8_t> t = randBytes(g, product(c.ops[1]) * eb);
+    std::vector<uint8_t> f = randBytes(g, product(c.ops[2]) * eb);
+    const int64_t n = product(c.out);
+    std::vector<uint8_t> y(n * eb, 0);
+    select(cond.data(), c.ops[0], t.data(), c.ops[1], f.data(), c.ops[2],
+           y.data(), c.out, eb);
+    for (int64_t i = 0; i < n; ++i) {
+      const uint8_t *want = cond[sourceIndex(c.ops[0], c.out, i)]
+                                ? &t[sourceIndex(c.ops[1], c.out, i) * eb]
+                                : &f[sourceIndex(c.ops[2], c.out, i) * eb];
+      ASSERT_EQ(std::memcmp(&y[i * eb], want, eb), 0)
+          << "element " << i << " of " << eb << " bytes";
+    }
+  }
+}
+
+TEST(ElementwiseBroadcastToTest, RandomShapesEveryElementSize) {
+  std::mt19937 g(16);
+  std::vector<BroadcastCase> cases;
+  for (int iter = 0; iter < 300; ++iter)
+    cases.push_back(randomCase(g, 1));
+  cases.push_back({{300, 200}, {{300, 1}}});
+  cases.push_back({{300, 200}, {{1, 200}}});
+  cases.push_back({{300, 200}, {{1, 1}}});
+  for (const BroadcastCase &c : cases) {
+    const size_t eb = std::vector<size_t>{1, 2, 3, 4, 8, 12}[randInt(g, 0, 5)];
+    std::vector<uint8_t> x = randBytes(g, product(c.ops[0]) * eb);
+    const int64_t n = product(c.out);
+    std::vector<uint8_t> y(n * eb, 0);
+    broadcastTo(x.data(), c.ops[0], y.data(), c.out, eb);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(
+          std::memcmp(&y[i * eb], &x[sourceIndex(c.ops[0], c.out, i) * eb], eb),
+          0)
+          << "element " << i << " of " << eb << " bytes";
+  }
+}
+
+TEST(ElementwiseCastTest, FloatBoolAndCopies) {
+  std::vector<float> f = {0.0f, -0.0f, 1.5f, -2.0f, kNaN, INFINITY, 1e-40f};
+  std::vector<uint8_t> b(f.size(), 9);
+  cast(ElemType::F32, f.data(), ElemType::Bool, b.data(), f.size());
+  EXPECT_EQ(b, (std::vector<uint8_t>{0, 0, 1, 1, 1, 1, 1}));
+
+  std::vector<float> back(b.size(), -1.0f);
+  std::vector<uint8_t> bools = {0, 1, 1, 0, 1, 0, 0};
+  cast(ElemType::Bool, bools.data(), ElemType::F32, back.data(), bools.size());
+  for (size_t i = 0; i < bools.size(); ++i)
+    EXPECT_EQ(back[i], bools[i] ? 1.0f : 0.0f);
+
+  std::vector<float> copy(f.size());
+  cast(ElemType::F32, f.data(), ElemType::F32, copy.data(), f.size());
+  EXPECT_EQ(std::memcmp(copy.data(), f.data(), f.size() * sizeof(float)), 0);
+  std::vector<uint8_t> bcopy(bools.size());
+  cast(ElemType::Bool, bools.data(), ElemType::Bool, bcopy.data(),
+       bools.size());
+  EXPECT_EQ(bcopy, bools);
+
+  // Large enough for the parallel loops.
+  std::mt19937 g(17);
+  std::vector<float> big = randFloats(g, 100000, -1, 1);
+  big[5] = 0.0f;
+  std::vector<uint8_t> bigBool(big.size());
+  cast(ElemType::F32, big.data(), ElemType::Bool, bigBool.data(), big.size());
+  std::vector<float> round(big.size());
+  cast(ElemType::Bool, bigBool.data(), ElemType::F32, round.data(), big.size());
+  for (size_t i = 0; i < big.size(); ++i)
+    ASSERT_EQ(round[i], big[i] != 0.0f ? 1.0f : 0.0f);
+}

@@ -55,10 +55,9 @@ void checkBatchedGemm(std::mt19937 &rng, int64_t batch, int64_t m, int64_t n,
   std::vector<float> y(batch * m * n, 123.0f);
   batchedGemm(batch, m, n, k, a.data(), aStride, b.data(), bStride, y.data());
   std::vector<double> ref, mag;
-  referenceGemm(batch, m, n, k, a.data(), aStride, b.data(), bStride, ref,
-                mag);
-  SCOPED_TRACE(::testing::Message() << "batch " << batch << " m " << m
-                                    << " n " << n << " k " << k);
+  referenceGemm(batch, m, n, k, a.data(), aStride, b.data(), bStride, ref, mag);
+  SCOPED_TRACE(::testing::Message()
+               << "batch " << batch << " m " << m << " n " << n << " k " << k);
   expectClose(ref, mag, y.data());
 }
 
@@ -115,8 +114,8 @@ TEST(CpuGemm, ConcurrentRankThreads) {
 
 TEST(CpuLinear, KnownValues) {
   // x (2, 2), w (3, 2): y = x w^T + bias.
-  std::vector<float> x = {1, 2, 3, 4}, w = {1, 0, 0, 1, 1, 1}, bias = {0.5f,
-                                                                      -1, 2};
+  std::vector<float> x = {1, 2, 3, 4}, w = {1, 0, 0, 1, 1, 1},
+                     bias = {0.5f, -1, 2};
   std::vector<float> y(6);
   linear(x.data(), 2, 2, w.data(), bias.data(), 3, y.data());
   EXPECT_EQ(y, (std::vector<float>{1.5f, 1, 5, 3.5f, 3, 9}));

@@ -129,4 +129,12 @@ private:
 
 } // namespace shardrt
 
+/// Returns the status of `expr` from the enclosing function when it is not
+/// Ok.
+#define SHARDRT_RETURN_IF_ERROR(expr)                                          \
+  do {                                                                         \
+    if (::shardrt::Status _shardrt_status = (expr); !_shardrt_status.ok())     \
+      return _shardrt_status;                                                  \
+  } while (false)
+
 #endif // SHARDRT_STATUS_H

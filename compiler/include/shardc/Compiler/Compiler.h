@@ -1,0 +1,46 @@
+//===- Compiler.h - From sc modules to .shardbin artifacts ------*- C++ -*-===//
+//
+// The shardc pipeline's back half: lower the entry function of an sc module
+// to a rank program (instructions over buffer slots), plan its memory, and
+// serialise the artifact. Kept free of heavy MLIR headers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_COMPILER_COMPILER_H
+#define SHARDC_COMPILER_COMPILER_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/LogicalResult.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ModuleOp;
+}
+
+namespace shardc {
+
+struct LowerOptions {
+  /// Compile for one rank, ignoring every sharding annotation: the
+  /// unpartitioned reference model.
+  bool unpartitioned = false;
+  /// Embed the unpartitioned reference model (for shard-run --check).
+  bool embedReference = true;
+};
+
+struct LoweredArtifact {
+  std::vector<uint8_t> bytes; ///< the complete .shardbin
+  std::string programText;    ///< per rank class: the instruction stream
+  std::string planText;       ///< per rank class: ranks, shapes, memory
+};
+
+/// Lowers the entry function (`main`, or the only public function) of
+/// `module`. Errors are reported as located diagnostics.
+llvm::FailureOr<LoweredArtifact> lowerToArtifact(mlir::ModuleOp module,
+                                                 const LowerOptions &options);
+
+} // namespace shardc
+
+#endif // SHARDC_COMPILER_COMPILER_H

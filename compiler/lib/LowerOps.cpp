@@ -1,0 +1,400 @@
+//===- LowerOps.cpp - sc ops to runtime instructions ----------------------===//
+//
+// One function per op family. The encodings are the schema's (shardbin.fbs,
+// Opcode); the runtime re-checks every one of them when a session is
+// prepared, so a mistake here is an error there, never a wrong read.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "shardc/Dialect/Sc/ScOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace shardc::sc;
+using shardrt::artifact::InstructionSpec;
+
+namespace shardc {
+namespace {
+
+int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+/// Inputs' buffers followed by the defined result buffer.
+struct Operands {
+  std::vector<uint32_t> inputs;
+  uint32_t result = 0;
+};
+
+FailureOr<Operands> operands(Operation *op, ProgramBuilder &b,
+                             ValueRange inputs) {
+  Operands o;
+  for (Value v : inputs)
+    o.inputs.push_back(b.lookup(v));
+  FailureOr<uint32_t> r = b.define(op, op->getResult(0));
+  if (failed(r))
+    return failure();
+  o.result = *r;
+  return o;
+}
+
+LogicalResult simple(Operation *op, ProgramBuilder &b, fb::Opcode opcode,
+                     std::string str = {}, std::vector<int64_t> ints = {},
+                     std::vector<double> floats = {}) {
+  FailureOr<Operands> o = operands(op, b, op->getOperands());
+  if (failed(o))
+    return failure();
+  InstructionSpec &inst = b.emit(opcode, o->inputs, {o->result});
+  inst.str = std::move(str);
+  inst.ints = std::move(ints);
+  inst.floats = std::move(floats);
+  return success();
+}
+
+/// Window specs of a windowed op, one per spatial dim, in dim order.
+std::vector<WindowedDim> spatialSpecs(Operation *op, unsigned operand = 0) {
+  std::vector<WindowedDim> dims;
+  for (WindowedDim &d : cast<WindowOpInterface>(op).getWindowedDims())
+    if (d.operand == operand)
+      dims.push_back(d);
+  std::sort(dims.begin(), dims.end(), [](auto &a, auto &b) {
+    return a.inputDim < b.inputDim;
+  });
+  return dims;
+}
+
+const char *padModeName(BoundaryMode mode) {
+  switch (mode) {
+  case BoundaryMode::Zeros: return "constant";
+  case BoundaryMode::Reflect: return "reflect";
+  case BoundaryMode::Replicate: return "replicate";
+  case BoundaryMode::Circular: return "circular";
+  }
+  return "constant";
+}
+
+/// conv / conv_transpose. A non-zero padding mode becomes an explicit pad
+/// (as PyTorch's own conv does) followed by an unpadded conv.
+LogicalResult lowerConv(Operation *op, ProgramBuilder &b, bool transposed,
+                        int64_t groups) {
+  std::vector<WindowedDim> dims = spatialSpecs(op);
+  int64_t r = int64_t(dims.size());
+  uint32_t input = b.lookup(op->getOperand(0));
+  BoundaryMode mode = dims.empty() ? BoundaryMode::Zeros : dims[0].spec.boundary;
+  std::vector<int64_t> ints = {r}, stride, padLo, dilation;
+  for (WindowedDim &d : dims) {
+    stride.push_back(d.spec.stride);
+    padLo.push_back(mode == BoundaryMode::Zeros ? d.spec.padLow : 0);
+    dilation.push_back(d.spec.dilation);
+  }
+  if (!transposed && mode != BoundaryMode::Zeros) {
+    Value x = op->getOperand(0);
+    SmallVector<int64_t> padded(shapeOf(x));
+    std::vector<int64_t> lo(rankOf(x), 0), hi(rankOf(x), 0);
+    for (WindowedDim &d : dims) {
+      lo[d.inputDim] = d.spec.padLow;
+      hi[d.inputDim] = d.spec.padHigh;
+      padded[d.inputDim] += d.spec.padLow + d.spec.padHigh;
+    }
+    auto type = RankedTensorType::get(
+        padded, cast<RankedTensorType>(x.getType()).getElementType());
+    FailureOr<uint32_t> tmp = b.temporary(op, type);
+    if (failed(tmp))
+      return failure();
+    std::vector<int64_t> padInts = lo;
+    padInts.insert(padInts.end(), hi.begin(), hi.end());
+    InstructionSpec &pad = b.emit(fb::Opcode::Pad, {input}, {*tmp});
+    pad.str = padModeName(mode);
+    pad.ints = padInts;
+    pad.floats = {0.0};
+    input = *tmp;
+  }
+  ints.insert(ints.end(), stride.begin(), stride.end());
+  ints.insert(ints.end(), padLo.begin(), padLo.end());
+  ints.insert(ints.end(), dilation.begin(), dilation.end());
+  ints.push_back(groups);
+  std::vector<uint32_t> inputs = {input};
+  for (Value v : op->getOperands().drop_front())
+    inputs.push_back(b.lookup(v));
+  FailureOr<uint32_t> result = b.define(op, op->getResult(0));
+  if (failed(result))
+    return failure();
+  InstructionSpec &inst = b.emit(
+      transposed ? fb::Opcode::ConvTranspose : fb::Opcode::Conv, inputs,
+      {*result});
+  inst.ints = ints;
+  return success();
+}
+
+LogicalResult lowerPool(Operation *op, ProgramBuilder &b, bool isMax,
+                        bool countIncludePad, int64_t divisorOverride) {
+  std::vector<WindowedDim> dims = spatialSpecs(op);
+  std::vector<int64_t> ints = {int64_t(dims.size())};
+  for (auto field : {&WindowSpec::kernel, &WindowSpec::stride,
+                     &WindowSpec::padLow, &WindowSpec::padHigh,
+                     &WindowSpec::dilation})
+    for (WindowedDim &d : dims)
+      ints.push_back(d.spec.*field);
+  ints.push_back(countIncludePad);
+  ints.push_back(divisorOverride);
+  return simple(op, b, fb::Opcode::Pool, isMax ? "max" : "avg", ints);
+}
+
+/// PyTorch's source-coordinate scale (area_pixel_compute_scale).
+double coordinateScale(const WindowSpec &s) {
+  if (s.alignCorners)
+    return s.outputSize > 1
+               ? double(s.inputSize - 1) / double(s.outputSize - 1)
+               : 0.0;
+  if (s.scaleFactor > 0.0)
+    return 1.0 / s.scaleFactor;
+  return double(s.inputSize) / double(s.outputSize);
+}
+
+LogicalResult lowerInterpolate(InterpolateOp op, ProgramBuilder &b) {
+  std::vector<WindowedDim> dims = spatialSpecs(op);
+  int64_t r = int64_t(dims.size());
+  std::vector<int64_t> ints = {r, op.getAlignCorners()};
+  std::vector<double> scales;
+  for (int64_t i = 0; i < r; ++i)
+    ints.push_back(0); // output offsets: the whole tensor is local
+  for (int64_t i = 0; i < r; ++i)
+    ints.push_back(0); // input offsets
+  for (WindowedDim &d : dims) {
+    ints.push_back(d.spec.inputSize);
+    WindowSpec s = d.spec;
+    s.outputSize = shapeOf(op.getResult())[d.resultDim];
+    scales.push_back(coordinateScale(s));
+  }
+  return simple(op, b, fb::Opcode::Interpolate, op.getMode().str(), ints,
+                scales);
+}
+
+LogicalResult lowerPad(PadOp op, ProgramBuilder &b) {
+  int64_t rank = rankOf(op.getInput());
+  std::vector<int64_t> lo(rank, 0), hi(rank, 0);
+  ArrayRef<int64_t> pad = op.getPad();
+  // F.pad order: the last dim's (lo, hi) first.
+  for (size_t i = 0; i + 1 < pad.size(); i += 2) {
+    int64_t d = rank - 1 - int64_t(i / 2);
+    lo[d] = pad[i];
+    hi[d] = pad[i + 1];
+  }
+  std::vector<int64_t> ints = lo;
+  ints.insert(ints.end(), hi.begin(), hi.end());
+  return simple(op, b, fb::Opcode::Pad, op.getMode().str(), ints,
+                {op.getValue().convertToDouble()});
+}
+
+LogicalResult lowerNeighborhood(NeighborhoodAttentionOp op,
+                                ProgramBuilder &b) {
+  std::vector<WindowedDim> dims = spatialSpecs(op);
+  int64_t r = int64_t(dims.size());
+  std::vector<int64_t> ints = {r};
+  for (WindowedDim &d : dims)
+    ints.push_back(d.spec.kernel);
+  for (WindowedDim &d : dims)
+    ints.push_back(d.spec.dilation);
+  for (int64_t i = 0; i < 2 * r; ++i)
+    ints.push_back(0); // query and key offsets: everything is local
+  for (WindowedDim &d : dims)
+    ints.push_back(d.spec.inputSize);
+  double scale = op.getScale() ? op.getScale()->convertToDouble()
+                               : 1.0 / std::sqrt(double(shapeOf(op.getQuery()).back()));
+  return simple(op, b, fb::Opcode::NeighborhoodAttention, "", ints, {scale});
+}
+
+/// Broadcasts `value` to `shape` through a temporary when it differs.
+FailureOr<uint32_t> broadcastIfNeeded(Operation *op, ProgramBuilder &b,
+                                      Value value, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == shape)
+    return b.lookup(value);
+  FailureOr<uint32_t> tmp =
+      b.temporary(op, RankedTensorType::get(shape, type.getElementType()));
+  if (failed(tmp))
+    return failure();
+  b.emit(fb::Opcode::BroadcastTo, {b.lookup(value)}, {*tmp});
+  return *tmp;
+}
+
+LogicalResult lowerSdpa(ScaledDotProductAttentionOp op, ProgramBuilder &b) {
+  ArrayRef<int64_t> out = shapeOf(op.getResult());
+  SmallVector<int64_t> batch(out.drop_back(2));
+  std::vector<uint32_t> inputs;
+  for (Value v : {op.getQuery(), op.getKey(), op.getValue()}) {
+    SmallVector<int64_t> full(batch);
+    full.append(shapeOf(v).end() - 2, shapeOf(v).end());
+    FailureOr<uint32_t> buf = broadcastIfNeeded(op, b, v, full);
+    if (failed(buf))
+      return failure();
+    inputs.push_back(*buf);
+  }
+  if (op.getMask())
+    inputs.push_back(b.lookup(op.getMask()));
+  FailureOr<uint32_t> result = b.define(op, op.getResult());
+  if (failed(result))
+    return failure();
+  double scale = op.getScale() ? op.getScale()->convertToDouble()
+                               : 1.0 / std::sqrt(double(shapeOf(op.getQuery()).back()));
+  InstructionSpec &inst = b.emit(fb::Opcode::Attention, inputs, {*result});
+  inst.ints = {op.getIsCausal(), op.getMask() ? 1 : 0};
+  inst.floats = {scale};
+  return success();
+}
+
+template <typename NormOp>
+LogicalResult lowerNorm(NormOp op, ProgramBuilder &b, const char *kind,
+                        int64_t param) {
+  size_t affine = op.getAffine().size();
+  return simple(op, b, fb::Opcode::Norm, kind,
+                {affine >= 1, affine >= 2, param},
+                {op.getEps().convertToDouble()});
+}
+
+LogicalResult lowerReduction(Operation *op, ProgramBuilder &b,
+                             const char *kind,
+                             std::optional<ArrayRef<int64_t>> dims) {
+  int64_t rank = rankOf(op->getOperand(0));
+  std::vector<int64_t> ints;
+  if (!dims || dims->empty()) {
+    for (int64_t d = 0; d < rank; ++d)
+      ints.push_back(d);
+  } else {
+    for (int64_t d : *dims)
+      ints.push_back(d < 0 ? d + rank : d);
+    std::sort(ints.begin(), ints.end());
+  }
+  return simple(op, b, fb::Opcode::Reduce, kind, ints);
+}
+
+int64_t normDim(int64_t dim, int64_t rank) { return dim < 0 ? dim + rank : dim; }
+
+LogicalResult lowerSlice(SliceOp op, ProgramBuilder &b) {
+  ArrayRef<int64_t> shape = shapeOf(op.getInput());
+  std::vector<int64_t> start, step;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t s = op.getStart()[d];
+    if (s < 0)
+      s += shape[d];
+    start.push_back(std::clamp<int64_t>(s, 0, shape[d]));
+    step.push_back(op.getStep() ? (*op.getStep())[d] : 1);
+  }
+  // An empty result may start at the end; the runtime only needs in-range
+  // starts for non-empty dims.
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shapeOf(op.getResult())[d] == 0)
+      start[d] = 0;
+  std::vector<int64_t> ints = start;
+  ints.insert(ints.end(), step.begin(), step.end());
+  return simple(op, b, fb::Opcode::Slice, "", ints);
+}
+
+} // namespace
+
+LogicalResult lowerOp(Operation *op, ProgramBuilder &b) {
+  b.currentOp = op->getName().getStringRef().str();
+  auto unary = [&](const char *name) {
+    return simple(op, b, fb::Opcode::Unary, name);
+  };
+  auto binary = [&](const char *name) {
+    return simple(op, b, fb::Opcode::Binary, name);
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](NegOp) { return unary("neg"); })
+      .Case([&](AbsOp) { return unary("abs"); })
+      .Case([&](ExpOp) { return unary("exp"); })
+      .Case([&](LogOp) { return unary("log"); })
+      .Case([&](SqrtOp) { return unary("sqrt"); })
+      .Case([&](RsqrtOp) { return unary("rsqrt"); })
+      .Case([&](TanhOp) { return unary("tanh"); })
+      .Case([&](SigmoidOp) { return unary("sigmoid"); })
+      .Case([&](ReluOp) { return unary("relu"); })
+      .Case([&](SiluOp) { return unary("silu"); })
+      .Case([&](GeluOp g) {
+        return unary(g.getApproximate() == "tanh" ? "gelu_tanh" : "gelu");
+      })
+      .Case([&](AddOp) { return binary("add"); })
+      .Case([&](SubOp) { return binary("sub"); })
+      .Case([&](MulOp) { return binary("mul"); })
+      .Case([&](DivOp) { return binary("div"); })
+      .Case([&](MaximumOp) { return binary("maximum"); })
+      .Case([&](MinimumOp) { return binary("minimum"); })
+      .Case([&](PowOp) { return binary("pow"); })
+      .Case([&](CompareOp c) {
+        return simple(op, b, fb::Opcode::Compare, c.getPredicate().str());
+      })
+      .Case([&](SelectOp) { return simple(op, b, fb::Opcode::Select); })
+      .Case([&](CastOp) { return simple(op, b, fb::Opcode::Cast); })
+      .Case([&](MatmulOp) { return simple(op, b, fb::Opcode::Matmul); })
+      .Case([&](LinearOp) { return simple(op, b, fb::Opcode::Linear); })
+      .Case([&](ConvOp c) { return lowerConv(op, b, false, c.getGroups()); })
+      .Case([&](ConvTransposeOp c) {
+        return lowerConv(op, b, true, c.getGroups());
+      })
+      .Case([&](MaxPoolOp) { return lowerPool(op, b, true, false, 0); })
+      .Case([&](AvgPoolOp p) {
+        return lowerPool(op, b, false, p.getCountIncludePad(),
+                         p.getDivisorOverride() ? int64_t(*p.getDivisorOverride()) : 0);
+      })
+      .Case([&](InterpolateOp i) { return lowerInterpolate(i, b); })
+      .Case([&](PadOp p) { return lowerPad(p, b); })
+      .Case([&](NeighborhoodAttentionOp n) { return lowerNeighborhood(n, b); })
+      .Case([&](ScaledDotProductAttentionOp s) { return lowerSdpa(s, b); })
+      .Case([&](SumOp s) { return lowerReduction(op, b, "sum", s.getDims()); })
+      .Case([&](MeanOp s) { return lowerReduction(op, b, "mean", s.getDims()); })
+      .Case([&](AmaxOp s) { return lowerReduction(op, b, "amax", s.getDims()); })
+      .Case([&](AminOp s) { return lowerReduction(op, b, "amin", s.getDims()); })
+      .Case([&](SoftmaxOp s) {
+        return simple(op, b, fb::Opcode::Softmax, "",
+                      {normDim(int64_t(s.getDim()), rankOf(s.getInput())), 0});
+      })
+      .Case([&](LogSoftmaxOp s) {
+        return simple(op, b, fb::Opcode::Softmax, "",
+                      {normDim(int64_t(s.getDim()), rankOf(s.getInput())), 1});
+      })
+      .Case([&](LayerNormOp n) {
+        return lowerNorm(n, b, "layer", int64_t(n.getNormalizedShape().size()));
+      })
+      .Case([&](GroupNormOp n) {
+        return lowerNorm(n, b, "group", int64_t(n.getNumGroups()));
+      })
+      .Case([&](BatchNormOp n) { return lowerNorm(n, b, "batch", 0); })
+      .Case([&](ConcatOp c) {
+        return simple(op, b, fb::Opcode::Concat, "",
+                      {normDim(int64_t(c.getDim()), rankOf(c.getResult()))});
+      })
+      .Case([&](SliceOp s) { return lowerSlice(s, b); })
+      .Case([&](PermuteOp p) {
+        std::vector<int64_t> perm;
+        for (int64_t d : p.getDims())
+          perm.push_back(normDim(d, rankOf(p.getInput())));
+        return simple(op, b, fb::Opcode::Permute, "", perm);
+      })
+      .Case([&](TransposeOp t) {
+        int64_t rank = rankOf(t.getInput());
+        std::vector<int64_t> perm(rank);
+        for (int64_t d = 0; d < rank; ++d)
+          perm[d] = d;
+        std::swap(perm[normDim(int64_t(t.getDim0()), rank)],
+                  perm[normDim(int64_t(t.getDim1()), rank)]);
+        return simple(op, b, fb::Opcode::Permute, "", perm);
+      })
+      .Case([&](BroadcastToOp) { return simple(op, b, fb::Opcode::BroadcastTo); })
+      // Same bytes, new shape; at world size 1 the sharding ops are
+      // identities too.
+      .Case<ReshapeOp, UnsqueezeOp, SqueezeOp, ShardingConstraintOp, ReshardOp>(
+          [&](Operation *) { return simple(op, b, fb::Opcode::Copy); })
+      .Default([&](Operation *) {
+        return op->emitOpError("is not supported by the cpu target yet");
+      });
+}
+
+} // namespace shardc

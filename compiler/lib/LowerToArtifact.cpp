@@ -1,0 +1,357 @@
+//===- LowerToArtifact.cpp - Rank programs, memory plan, serialisation ----===//
+
+#include "Lowering.h"
+
+#include "shardc/Compiler/Compiler.h"
+#include "shardc/Compiler/MemoryPlan.h"
+#include "shardc/Dialect/Sc/ScAttrs.h"
+#include "shardc/Dialect/Sc/ScOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace shardc::sc;
+namespace art = shardrt::artifact;
+
+namespace shardc {
+
+FailureOr<fb::DType> artifactDType(Operation *op, Type type) {
+  if (type.isF32())
+    return fb::DType::F32;
+  if (type.isInteger(1))
+    return fb::DType::I1;
+  return op->emitOpError("computes in ")
+         << type << "; the cpu target supports f32 and i1 tensors";
+}
+
+static FailureOr<Buffer> bufferFor(Operation *op, Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return op->emitOpError("needs statically shaped tensors; got ") << type;
+  FailureOr<fb::DType> dtype = artifactDType(op, tensor.getElementType());
+  if (failed(dtype))
+    return failure();
+  Buffer b;
+  b.dtype = *dtype;
+  b.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  return b;
+}
+
+FailureOr<uint32_t> ProgramBuilder::define(Operation *op, Value value) {
+  FailureOr<uint32_t> id = temporary(op, value.getType());
+  if (succeeded(id))
+    buffers_[value] = *id;
+  return id;
+}
+
+FailureOr<uint32_t> ProgramBuilder::temporary(Operation *op, Type type) {
+  FailureOr<Buffer> b = bufferFor(op, type);
+  if (failed(b))
+    return failure();
+  b->first = b->last = int64_t(program.size());
+  buffers.push_back(std::move(*b));
+  return uint32_t(buffers.size() - 1);
+}
+
+art::InstructionSpec &ProgramBuilder::emit(fb::Opcode opcode,
+                                           std::vector<uint32_t> inputs,
+                                           std::vector<uint32_t> outputs) {
+  int64_t index = int64_t(program.size());
+  for (uint32_t i : inputs)
+    buffers[i].last = std::max(buffers[i].last, index);
+  for (uint32_t o : outputs) {
+    buffers[o].first = index;
+    buffers[o].last = std::max(buffers[o].last, index);
+  }
+  art::InstructionSpec inst;
+  inst.opcode = opcode;
+  inst.inputs = std::move(inputs);
+  inst.outputs = std::move(outputs);
+  program.push_back(std::move(inst));
+  sourceOps.push_back(currentOp);
+  return program.back();
+}
+
+namespace {
+
+uint64_t bufferBytes(const Buffer &b) {
+  return art::tensorBytes(b.dtype, b.shape);
+}
+
+FailureOr<func::FuncOp> entryFunction(ModuleOp module) {
+  func::FuncOp entry, onlyPublic;
+  unsigned publics = 0;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.getName() == "main")
+      entry = f;
+    if (f.isPublic() && !f.isExternal())
+      onlyPublic = f, ++publics;
+  }
+  if (entry)
+    return entry;
+  if (publics == 1)
+    return onlyPublic;
+  return emitError(module.getLoc())
+         << "cannot tell the model's entry function: name it @main or keep "
+            "exactly one public function (found "
+         << publics << ")";
+}
+
+/// A constant's bytes in the artifact's layout (i1 as one byte each).
+FailureOr<std::vector<uint8_t>> constantBytes(ConstantOp op, fb::DType dtype) {
+  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
+  if (!dense)
+    return op.emitOpError("holds a non-dense constant, which the cpu target "
+                          "cannot embed yet");
+  std::vector<uint8_t> bytes;
+  if (dtype == fb::DType::F32) {
+    bytes.resize(size_t(dense.getNumElements()) * 4);
+    size_t i = 0;
+    for (float f : dense.getValues<float>())
+      std::memcpy(bytes.data() + 4 * i++, &f, 4);
+  } else {
+    for (bool v : dense.getValues<bool>())
+      bytes.push_back(v ? 1 : 0);
+  }
+  return bytes;
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + ")";
+}
+
+void describeProgram(const ProgramBuilder &b, const MemoryPlan &plan,
+                     LoweredArtifact &out) {
+  llvm::raw_string_ostream os(out.programText);
+  os << "rank class 'all' (ranks 0):\n";
+  for (size_t i = 0; i < b.program.size(); ++i) {
+    const art::InstructionSpec &inst = b.program[i];
+    os << "  " << i << ": " << fb::EnumNameOpcode(inst.opcode);
+    if (!inst.str.empty())
+      os << " \"" << inst.str << "\"";
+    os << " (";
+    for (size_t k = 0; k < inst.inputs.size(); ++k)
+      os << (k ? ", " : "") << "%" << inst.inputs[k];
+    os << ") -> %" << (inst.outputs.empty() ? 0 : inst.outputs[0]);
+    if (!inst.ints.empty()) {
+      os << " ints [";
+      for (size_t k = 0; k < inst.ints.size(); ++k)
+        os << (k ? ", " : "") << inst.ints[k];
+      os << "]";
+    }
+    if (!inst.floats.empty()) {
+      os << " floats [";
+      for (size_t k = 0; k < inst.floats.size(); ++k)
+        os << (k ? ", " : "") << inst.floats[k];
+      os << "]";
+    }
+    os << "  // " << b.sourceOps[i] << "\n";
+  }
+  llvm::raw_string_ostream ps(out.planText);
+  ps << "rank class 'all': ranks [0]\n";
+  ps << "  instructions: " << b.program.size()
+     << ", halo exchanges: 0, collectives: 0, bytes sent: 0, received: 0\n";
+  ps << "  arena: " << plan.arenaBytes << " bytes (peak live "
+     << plan.peakLiveBytes << " bytes)\n";
+  for (size_t i = 0; i < b.buffers.size(); ++i) {
+    const Buffer &buf = b.buffers[i];
+    ps << "  %" << i << " " << fb::EnumNameDType(buf.dtype)
+       << shapeText(buf.shape) << " " << bufferBytes(buf) << " B";
+    if (buf.constant >= 0)
+      ps << " constant " << buf.constant;
+    else
+      ps << " @" << plan.offsets[i] << " live [" << buf.first << ", "
+         << buf.last << "]";
+    ps << "\n";
+  }
+}
+
+art::TensorDescSpec replicatedDesc(std::string name, const Buffer &b) {
+  art::TensorDescSpec t;
+  t.name = std::move(name);
+  t.dtype = b.dtype;
+  t.shape = b.shape;
+  for (int64_t n : b.shape) {
+    art::DimShardingSpec d;
+    d.extents = {n};
+    t.dims.push_back(std::move(d));
+  }
+  return t;
+}
+
+/// The first sharding annotation that splits or leaves a value partial over
+/// more than one device, if any.
+std::optional<Location> firstRealSharding(func::FuncOp f) {
+  std::optional<Location> found;
+  auto check = [&](Location at, Attribute attr) {
+    if (auto s = dyn_cast_or_null<ShardingAttr>(attr); s && !s.isReplicated())
+      if (!found)
+        found = at;
+  };
+  for (unsigned i = 0; i < f.getNumArguments(); ++i)
+    check(f.getArgument(i).getLoc(), f.getArgAttr(i, "sc.sharding"));
+  for (unsigned i = 0; i < f.getNumResults(); ++i)
+    check(f.getLoc(), f.getResultAttr(i, "sc.sharding"));
+  f.walk([&](Operation *op) {
+    check(op->getLoc(), op->getAttr("sc.sharding"));
+    if (auto c = dyn_cast<ShardingConstraintOp>(op))
+      check(op->getLoc(), c.getSharding());
+    if (auto r = dyn_cast<ReshardOp>(op))
+      check(op->getLoc(), r.getSharding());
+  });
+  return found;
+}
+
+/// Lowers `f` for one rank, ignoring shardings; embeds `reference` (a
+/// complete artifact) when given.
+FailureOr<LoweredArtifact>
+lowerWorldOfOne(func::FuncOp f, const std::vector<uint8_t> *reference) {
+  art::ArtifactWriter writer({}, {});
+  writer.setProducer("shardc 0.1");
+  if (reference)
+    writer.setReference(art::BlobBytes::borrow(reference->data(),
+                                               reference->size()));
+  ProgramBuilder b(writer);
+  std::vector<uint32_t> inputs, outputs;
+  for (BlockArgument arg : f.getArguments()) {
+    FailureOr<uint32_t> id = b.define(f, arg);
+    if (failed(id))
+      return failure();
+    b.buffers[*id].pinned = true;
+    inputs.push_back(*id);
+  }
+  std::vector<art::ConstantSpec> constants;
+  for (Operation &op : f.getBody().front()) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      for (Value v : ret.getOperands()) {
+        uint32_t id = b.lookup(v);
+        const Buffer &src = b.buffers[id];
+        // Outputs get their own slot: the caller may bind it, and it must not
+        // alias an input, a constant or another output.
+        bool shared = src.pinned || src.constant >= 0 ||
+                      std::find(outputs.begin(), outputs.end(), id) !=
+                          outputs.end();
+        if (shared) {
+          b.currentOp = "func.return";
+          FailureOr<uint32_t> copy = b.temporary(&op, v.getType());
+          if (failed(copy))
+            return failure();
+          b.emit(fb::Opcode::Copy, {id}, {*copy});
+          id = *copy;
+        }
+        b.buffers[id].pinned = true;
+        outputs.push_back(id);
+      }
+      continue;
+    }
+    if (auto c = dyn_cast<ConstantOp>(op)) {
+      FailureOr<uint32_t> id = b.define(&op, c.getResult());
+      if (failed(id))
+        return failure();
+      FailureOr<std::vector<uint8_t>> bytes =
+          constantBytes(c, b.buffers[*id].dtype);
+      if (failed(bytes))
+        return failure();
+      art::ConstantSpec spec;
+      spec.name = "constant" + std::to_string(constants.size());
+      spec.dtype = b.buffers[*id].dtype;
+      spec.shards.push_back({{0}, b.buffers[*id].shape,
+                             art::BlobBytes(std::move(*bytes))});
+      b.buffers[*id].constant = int64_t(constants.size());
+      constants.push_back(std::move(spec));
+      continue;
+    }
+    if (op.getNumResults() != 1)
+      return op.emitOpError("has ") << op.getNumResults()
+                                    << " results; the lowering expects one";
+    if (failed(lowerOp(&op, b)))
+      return failure();
+  }
+  int64_t end = int64_t(b.program.size());
+  std::vector<BufferLifetime> lifetimes;
+  for (Buffer &buf : b.buffers) {
+    if (buf.pinned)
+      buf.last = end;
+    // Inputs are written before the first instruction.
+    BufferLifetime l{bufferBytes(buf), buf.first, buf.last};
+    if (buf.constant >= 0)
+      l.bytes = 0; // lives in the file, not the arena
+    lifetimes.push_back(l);
+  }
+  for (uint32_t i : inputs)
+    lifetimes[i].first = -1;
+  MemoryPlan plan = planMemory(lifetimes);
+
+  art::RankClassSpec rc;
+  rc.name = "all";
+  rc.ranks = {0};
+  rc.program = b.program;
+  rc.inputSlots = inputs;
+  rc.outputSlots = outputs;
+  uint64_t arena = plan.arenaBytes;
+  for (size_t i = 0; i < b.buffers.size(); ++i) {
+    const Buffer &buf = b.buffers[i];
+    art::BufferSlotSpec slot;
+    slot.dtype = buf.dtype;
+    slot.shape = buf.shape;
+    slot.bytes = bufferBytes(buf);
+    slot.offset = buf.constant >= 0 ? 0 : plan.offsets[i];
+    if (buf.constant >= 0) {
+      // The slot must lie inside the arena for the loader's checks; its
+      // pointer is replaced by the constant's bytes in the file.
+      arena = std::max(arena, slot.bytes);
+      rc.constants.push_back({uint32_t(buf.constant), uint32_t(i)});
+    }
+    rc.buffers.push_back(std::move(slot));
+  }
+  rc.arenaBytes = arena;
+  writer.addRankClass(std::move(rc));
+  for (size_t i = 0; i < inputs.size(); ++i)
+    writer.addInput(replicatedDesc("arg" + std::to_string(i), b.buffers[inputs[i]]));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    writer.addOutput(
+        replicatedDesc("result" + std::to_string(i), b.buffers[outputs[i]]));
+  for (art::ConstantSpec &c : constants)
+    writer.addConstant(std::move(c));
+
+  LoweredArtifact out;
+  describeProgram(b, plan, out);
+  shardrt::StatusOr<std::vector<uint8_t>> bytes = writer.serialize();
+  if (!bytes.ok())
+    return emitError(f.getLoc())
+           << "internal error: the lowered artifact fails its own checks: "
+           << bytes.status().message();
+  out.bytes = std::move(*bytes);
+  return out;
+}
+
+} // namespace
+
+FailureOr<LoweredArtifact> lowerToArtifact(ModuleOp module,
+                                           const LowerOptions &options) {
+  FailureOr<func::FuncOp> entry = entryFunction(module);
+  if (failed(entry))
+    return failure();
+  if (!options.unpartitioned)
+    if (std::optional<Location> at = firstRealSharding(*entry))
+      return emitError(*at)
+             << "partitioning over more than one device is not implemented "
+                "yet (the partitioner lands with sc-partition); compile with "
+                "--unpartitioned to run the model on one rank";
+  FailureOr<LoweredArtifact> reference = lowerWorldOfOne(*entry, nullptr);
+  if (failed(reference) || !options.embedReference)
+    return reference;
+  // Until the partitioner lands, the program itself is the world-of-one
+  // program; embedding the reference anyway keeps `shard-run --check` and
+  // the artifact layout the same for every model.
+  return lowerWorldOfOne(*entry, &reference->bytes);
+}
+
+} // namespace shardc

@@ -1,0 +1,65 @@
+//===- Lowering.h - Rank-program builder shared by the lowering -*- C++ -*-===//
+
+#ifndef SHARDC_COMPILER_LIB_LOWERING_H
+#define SHARDC_COMPILER_LIB_LOWERING_H
+
+#include "shardrt/artifact/ArtifactWriter.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <string>
+#include <vector>
+
+namespace shardc {
+
+namespace fb = shardrt::fb;
+
+/// One tensor of the rank program: an SSA value or a compiler temporary.
+struct Buffer {
+  fb::DType dtype = fb::DType::F32;
+  std::vector<int64_t> shape;
+  int64_t first = 0, last = 0; ///< live interval in instruction indices
+  bool pinned = false;         ///< live for the whole program (I/O)
+  int64_t constant = -1;       ///< index of the artifact constant, if any
+};
+
+/// Builds one rank program. Buffers become slots one to one.
+class ProgramBuilder {
+public:
+  explicit ProgramBuilder(shardrt::artifact::ArtifactWriter &writer)
+      : writer(writer) {}
+
+  /// A buffer for `value` (its type must be a static tensor of a dtype the
+  /// CPU target computes in); fails with a diagnostic at `op`.
+  llvm::FailureOr<uint32_t> define(mlir::Operation *op, mlir::Value value);
+  llvm::FailureOr<uint32_t> temporary(mlir::Operation *op, mlir::Type type);
+  /// The buffer holding `value` (defined earlier).
+  uint32_t lookup(mlir::Value value) const { return buffers_.lookup(value); }
+  void bind(mlir::Value value, uint32_t buffer) { buffers_[value] = buffer; }
+
+  /// Appends an instruction; marks its inputs used and outputs defined.
+  shardrt::artifact::InstructionSpec &
+  emit(fb::Opcode opcode, std::vector<uint32_t> inputs,
+       std::vector<uint32_t> outputs);
+
+  std::vector<Buffer> buffers;
+  std::vector<shardrt::artifact::InstructionSpec> program;
+  std::vector<std::string> sourceOps; ///< per instruction: the sc op name
+  shardrt::artifact::ArtifactWriter &writer;
+  std::string currentOp;
+
+private:
+  llvm::DenseMap<mlir::Value, uint32_t> buffers_;
+};
+
+/// Emits the instructions of one sc op (everything but func.return).
+llvm::LogicalResult lowerOp(mlir::Operation *op, ProgramBuilder &builder);
+
+/// The artifact dtype of an element type, or failure with a diagnostic.
+llvm::FailureOr<fb::DType> artifactDType(mlir::Operation *op, mlir::Type type);
+
+} // namespace shardc
+
+#endif // SHARDC_COMPILER_LIB_LOWERING_H

@@ -1,0 +1,299 @@
+//===- Runner.cpp - Scatter, run, gather ----------------------------------===//
+
+#include "Runner.h"
+
+#include "shardrt/comm/Communicator.h"
+#include "shardrt/comm/Local.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+namespace shardrt {
+namespace {
+
+int64_t count(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// Walks the rows (innermost dim runs) of `box` inside `shape`, calling
+/// fn(globalByteOffset, localByteOffset, rowBytes).
+template <typename Fn>
+void forEachRow(const std::vector<int64_t> &shape, const LocalBox &box,
+                size_t elem, Fn &&fn) {
+  size_t rank = shape.size();
+  if (rank == 0) {
+    fn(0, 0, elem);
+    return;
+  }
+  if (count(box.shape) == 0)
+    return;
+  std::vector<int64_t> strides(rank, 1);
+  for (size_t d = rank - 1; d > 0; --d)
+    strides[d - 1] = strides[d] * shape[d];
+  size_t row = size_t(box.shape.back()) * elem;
+  std::vector<int64_t> idx(rank, 0);
+  int64_t local = 0;
+  while (true) {
+    int64_t g = 0;
+    for (size_t d = 0; d < rank; ++d)
+      g += (box.offset[d] + idx[d]) * strides[d];
+    fn(size_t(g) * elem, size_t(local) * elem, row);
+    local += box.shape.back();
+    // Advance over all dims but the innermost.
+    size_t d = rank - 1;
+    while (d > 0) {
+      --d;
+      if (++idx[d] < box.shape[d])
+        break;
+      idx[d] = 0;
+      if (d == 0)
+        return;
+    }
+    if (rank == 1)
+      return;
+  }
+}
+
+struct RankIo {
+  std::vector<std::vector<uint8_t>> inputs; // this rank's local boxes
+};
+
+Status prepareRank(const Engine &engine, Session &session, int rank,
+                   const std::vector<GlobalTensor> &inputs, RankIo &io) {
+  io.inputs.resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    StatusOr<LocalBox> box = engine.localInput(i, rank);
+    if (!box.ok())
+      return box.status();
+    io.inputs[i].resize(size_t(count(box->shape)) * dtypeSize(inputs[i].dtype));
+    extractBox(inputs[i], *box, io.inputs[i].data());
+    if (Status s = session.bindInput(i, io.inputs[i].data(), inputs[i].dtype,
+                                     box->shape);
+        !s.ok())
+      return Status(s.code(), "input '" + engine.input(i).name + "': " +
+                                  s.message());
+  }
+  return Status();
+}
+
+Status checkInputs(const Engine &engine,
+                   const std::vector<GlobalTensor> &inputs) {
+  if (inputs.size() != engine.numInputs())
+    return Status::invalidArgument("the model has " +
+                                   std::to_string(engine.numInputs()) +
+                                   " inputs; got " +
+                                   std::to_string(inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorInfo &t = engine.input(i);
+    if (inputs[i].dtype != t.dtype || inputs[i].shape != t.shape)
+      return Status::invalidArgument(
+          "input '" + t.name + "' must be " + dtypeName(t.dtype) +
+          " of global shape " + [&] {
+            std::string s;
+            for (int64_t d : t.shape)
+              s += (s.empty() ? "" : "x") + std::to_string(d);
+            return s;
+          }() + "; got " + dtypeName(inputs[i].dtype) + " with " +
+          std::to_string(inputs[i].shape.size()) + " dims");
+  }
+  for (size_t i = 0; i < engine.numOutputs(); ++i)
+    if (!engine.output(i).partial.empty())
+      return Status::unimplemented("output '" + engine.output(i).name +
+                                   "' is a partial value; shard-run gathers "
+                                   "only complete outputs");
+  return Status();
+}
+
+void allocateOutputs(const Engine &engine, std::vector<GlobalTensor> &outputs) {
+  outputs.resize(engine.numOutputs());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const TensorInfo &t = engine.output(i);
+    outputs[i].dtype = t.dtype;
+    outputs[i].shape = t.shape;
+    outputs[i].data.assign(size_t(count(t.shape)) * dtypeSize(t.dtype), 0);
+  }
+}
+
+/// Runs one rank's session `warmup + iterations` times.
+Status runRank(Session &session, int rank, RankStats &stats,
+               const RunOptions &options) {
+  stats.arenaBytes = session.arenaBytes();
+  int total = options.warmup + options.iterations;
+  for (int it = 0; it < total; ++it) {
+    auto start = std::chrono::steady_clock::now();
+    if (Status s = session.run(); !s.ok())
+      return Status(s.code(), "rank " + std::to_string(rank) + ": " +
+                                  s.message());
+    double secs = std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+    if (it >= options.warmup)
+      stats.runSeconds.push_back(secs);
+    if (rank == 0 && options.progress)
+      options.progress(it + 1, total);
+  }
+  return Status();
+}
+
+} // namespace
+
+void extractBox(const GlobalTensor &global, const LocalBox &box, uint8_t *dst) {
+  size_t elem = dtypeSize(global.dtype);
+  forEachRow(global.shape, box, elem, [&](size_t g, size_t l, size_t n) {
+    std::memcpy(dst + l, global.data.data() + g, n);
+  });
+}
+
+void insertBox(GlobalTensor &global, const LocalBox &box, const uint8_t *src) {
+  size_t elem = dtypeSize(global.dtype);
+  forEachRow(global.shape, box, elem, [&](size_t g, size_t l, size_t n) {
+    std::memcpy(global.data.data() + g, src + l, n);
+  });
+}
+
+Status runLocal(const std::shared_ptr<const Engine> &engine,
+                const std::vector<GlobalTensor> &inputs,
+                std::vector<GlobalTensor> &outputs,
+                std::vector<RankStats> &stats, const RunOptions &options) {
+  SHARDRT_RETURN_IF_ERROR(checkInputs(*engine, inputs));
+  allocateOutputs(*engine, outputs);
+  int world = engine->worldSize();
+  stats.assign(size_t(world), {});
+  std::mutex outputMutex;
+  comm::CommOptions commOptions;
+  commOptions.timeout = std::chrono::milliseconds(options.timeoutMs);
+  auto body = [&](comm::Communicator *c) -> Status {
+    int rank = c ? c->rank() : 0;
+    SessionOptions so;
+    so.threads = options.threadsPerRank;
+    StatusOr<std::unique_ptr<Session>> session = Session::create(engine, c, so);
+    if (!session.ok())
+      return Status(session.status().code(), "rank " + std::to_string(rank) +
+                                                 ": " +
+                                                 session.status().message());
+    RankIo io;
+    SHARDRT_RETURN_IF_ERROR(prepareRank(*engine, **session, rank, inputs, io));
+    SHARDRT_RETURN_IF_ERROR(runRank(**session, rank, stats[size_t(rank)], options));
+    std::lock_guard<std::mutex> lock(outputMutex);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      StatusOr<LocalBox> box = engine->localOutput(i, rank);
+      if (!box.ok())
+        return box.status();
+      insertBox(outputs[i], *box,
+                static_cast<const uint8_t *>((*session)->outputData(i)));
+    }
+    return Status();
+  };
+  if (world == 1)
+    return body(nullptr);
+  return comm::LocalWorld::run(
+      world, [&](comm::Communicator &c) { return body(&c); }, commOptions);
+}
+
+Status runDistributed(const std::shared_ptr<const Engine> &engine,
+                      comm::Communicator &comm,
+                      const std::vector<GlobalTensor> &inputs,
+                      std::vector<GlobalTensor> &outputs,
+                      std::vector<RankStats> &stats,
+                      const RunOptions &options) {
+  SHARDRT_RETURN_IF_ERROR(checkInputs(*engine, inputs));
+  allocateOutputs(*engine, outputs);
+  int rank = comm.rank(), world = comm.size();
+  SessionOptions so;
+  so.threads = options.threadsPerRank;
+  StatusOr<std::unique_ptr<Session>> session =
+      Session::create(engine, world == 1 && engine->worldSize() == 1 ? nullptr : &comm, so);
+  if (!session.ok())
+    return session.status();
+  RankIo io;
+  SHARDRT_RETURN_IF_ERROR(prepareRank(*engine, **session, rank, inputs, io));
+  RankStats mine;
+  SHARDRT_RETURN_IF_ERROR(runRank(**session, rank, mine, options));
+  // Gather every output box to every rank (bytes, rank order).
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::vector<int64_t> counts;
+    std::vector<LocalBox> boxes;
+    for (int r = 0; r < world; ++r) {
+      StatusOr<LocalBox> box = engine->localOutput(i, r);
+      if (!box.ok())
+        return box.status();
+      counts.push_back(count(box->shape) * int64_t(dtypeSize(outputs[i].dtype)));
+      boxes.push_back(*box);
+    }
+    std::vector<uint8_t> all;
+    int64_t total = 0;
+    for (int64_t c : counts)
+      total += c;
+    all.resize(size_t(total));
+    SHARDRT_RETURN_IF_ERROR(comm.allGatherV((*session)->outputData(i),
+                                            counts[size_t(rank)], all.data(),
+                                            counts, comm::DataType::Byte));
+    int64_t at = 0;
+    for (int r = 0; r < world; ++r) {
+      insertBox(outputs[i], boxes[size_t(r)], all.data() + at);
+      at += counts[size_t(r)];
+    }
+  }
+  // Gather the timings: [arena, seconds...] as doubles per rank.
+  std::vector<double> mineFlat = {double(mine.arenaBytes)};
+  mineFlat.insert(mineFlat.end(), mine.runSeconds.begin(), mine.runSeconds.end());
+  std::vector<int64_t> counts(size_t(world), int64_t(mineFlat.size()));
+  std::vector<double> all(mineFlat.size() * size_t(world));
+  SHARDRT_RETURN_IF_ERROR(comm.allGatherV(mineFlat.data(),
+                                          int64_t(mineFlat.size()), all.data(),
+                                          counts, comm::DataType::F64));
+  stats.assign(size_t(world), {});
+  for (int r = 0; r < world; ++r) {
+    const double *p = all.data() + size_t(r) * mineFlat.size();
+    stats[size_t(r)].arenaBytes = uint64_t(p[0]);
+    stats[size_t(r)].runSeconds.assign(p + 1, p + mineFlat.size());
+  }
+  return Status();
+}
+
+Comparison compare(const GlobalTensor &got, const GlobalTensor &want,
+                   double atol, double rtol) {
+  Comparison c;
+  auto value = [](const GlobalTensor &t, size_t i) -> double {
+    if (t.dtype == DType::F32) {
+      float f;
+      std::memcpy(&f, t.data.data() + 4 * i, 4);
+      return f;
+    }
+    if (t.dtype == DType::F64) {
+      double d;
+      std::memcpy(&d, t.data.data() + 8 * i, 8);
+      return d;
+    }
+    return t.data[i * dtypeSize(t.dtype)];
+  };
+  size_t n = size_t(count(want.shape));
+  if (got.shape != want.shape || got.dtype != want.dtype) {
+    c.allClose = false;
+    c.mismatches = int64_t(n);
+    return c;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    double a = value(got, i), b = value(want, i);
+    if (std::isnan(a) || std::isnan(b)) {
+      if (!(std::isnan(a) && std::isnan(b)))
+        c.allClose = false, ++c.mismatches;
+      continue;
+    }
+    double err = std::abs(a - b);
+    c.maxAbs = std::max(c.maxAbs, err);
+    if (b != 0)
+      c.maxRel = std::max(c.maxRel, err / std::abs(b));
+    if (!(err <= atol + rtol * std::abs(b)))
+      c.allClose = false, ++c.mismatches;
+  }
+  return c;
+}
+
+} // namespace shardrt

@@ -1,0 +1,76 @@
+//===- Runner.h - Running an artifact on a world of ranks -------*- C++ -*-===//
+//
+// Global tensors in, global tensors out: scatters each input to the ranks
+// per the artifact's shardings, runs every rank (as threads with the local
+// backend, or this process's rank under MPI), and gathers the outputs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDRUN_RUNNER_H
+#define SHARDRUN_RUNNER_H
+
+#include "shardrt/Engine.h"
+#include "shardrt/Status.h"
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace shardrt {
+namespace comm {
+class Communicator;
+}
+
+struct GlobalTensor {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+};
+
+/// Copies `box` of `global` into a dense buffer (`dst`), or the reverse.
+void extractBox(const GlobalTensor &global, const LocalBox &box, uint8_t *dst);
+void insertBox(GlobalTensor &global, const LocalBox &box, const uint8_t *src);
+
+struct RankStats {
+  std::vector<double> runSeconds; ///< one per timed run
+  uint64_t arenaBytes = 0;
+};
+
+struct RunOptions {
+  int iterations = 1;    ///< timed runs (the outputs are from the last)
+  int warmup = 0;        ///< untimed runs first
+  int threadsPerRank = 0;
+  int timeoutMs = 60000;
+  /// Called on rank 0 after each run with (done, total).
+  std::function<void(int, int)> progress;
+};
+
+/// All ranks as threads of this process (the local comm backend).
+Status runLocal(const std::shared_ptr<const Engine> &engine,
+                const std::vector<GlobalTensor> &inputs,
+                std::vector<GlobalTensor> &outputs,
+                std::vector<RankStats> &stats, const RunOptions &options);
+
+/// This process is one rank of `comm` (e.g. under mpirun). Every process
+/// passes the same global inputs; outputs are gathered on every rank;
+/// stats are gathered (rank order) as well.
+Status runDistributed(const std::shared_ptr<const Engine> &engine,
+                      comm::Communicator &comm,
+                      const std::vector<GlobalTensor> &inputs,
+                      std::vector<GlobalTensor> &outputs,
+                      std::vector<RankStats> &stats,
+                      const RunOptions &options);
+
+/// max |a - b|, max |a - b| / |b| over |b| > 0, and whether every element
+/// satisfies |a - b| <= atol + rtol * |b| (NaN only matches NaN).
+struct Comparison {
+  double maxAbs = 0, maxRel = 0;
+  bool allClose = true;
+  int64_t mismatches = 0;
+};
+Comparison compare(const GlobalTensor &got, const GlobalTensor &want,
+                   double atol, double rtol);
+
+} // namespace shardrt
+
+#endif // SHARDRUN_RUNNER_H

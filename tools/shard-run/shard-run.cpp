@@ -1,0 +1,371 @@
+//===- shard-run.cpp - Run a .shardbin on a world of ranks ----------------===//
+//
+// shard-run model.shardbin [--ranks N | under mpirun]
+//           [--input NAME=FILE.npy ...] [--random-inputs --seed S]
+//           [--output NAME=FILE.npy ...] [--check [--atol A --rtol R]]
+//           [--bench K] [--threads T] [--timeout-ms MS]
+//
+// Global inputs are scattered per the artifact's shardings and outputs
+// gathered. --check also runs the embedded unpartitioned model on one rank
+// and compares. Exit status: 0 ok, 1 error, 2 --check mismatch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runner.h"
+
+#include "shardrt/Engine.h"
+#include "shardrt/Npy.h"
+
+#ifdef SHARDRUN_HAVE_MPI
+#include "shardrt/comm/Mpi.h"
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+
+using namespace shardrt;
+
+namespace {
+
+struct Args {
+  std::string model;
+  int ranks = 0; // 0: the artifact's world size
+  std::map<std::string, std::string> inputs, outputs;
+  bool randomInputs = false;
+  uint64_t seed = 0;
+  bool check = false;
+  double atol = 1e-5, rtol = 1e-5;
+  int bench = 0;
+  int threads = 0;
+  int timeoutMs = 60000;
+};
+
+const char *kUsage =
+    "usage: shard-run model.shardbin [--ranks N] [--input NAME=FILE.npy]...\n"
+    "         [--random-inputs [--seed S]] [--output NAME=FILE.npy]...\n"
+    "         [--check [--atol A] [--rtol R]] [--bench K] [--threads T]\n"
+    "         [--timeout-ms MS]\n"
+    "Under mpirun/srun each process runs one rank (MPI backend).\n";
+
+bool parseNumber(const std::string &s, double &out) {
+  char *end = nullptr;
+  out = std::strtod(s.c_str(), &end);
+  return !s.empty() && end && *end == '\0';
+}
+
+bool parseInt(const std::string &s, long long lo, long long hi, long long &out) {
+  char *end = nullptr;
+  out = std::strtoll(s.c_str(), &end, 10);
+  return !s.empty() && end && *end == '\0' && out >= lo && out <= hi;
+}
+
+Status parseArgs(int argc, char **argv, Args &args) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](std::string &out) -> Status {
+      size_t eq = a.find('=');
+      if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+        out = a.substr(eq + 1);
+        a = a.substr(0, eq);
+        return Status();
+      }
+      if (i + 1 >= argc)
+        return Status::invalidArgument(a + " needs a value");
+      out = argv[++i];
+      return Status();
+    };
+    std::string v;
+    long long n;
+    double d;
+    if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      std::exit(0);
+    }
+    if (a.rfind("--", 0) != 0) {
+      if (!args.model.empty())
+        return Status::invalidArgument("two models given: '" + args.model +
+                                       "' and '" + a + "'");
+      args.model = a;
+      continue;
+    }
+    if (a == "--random-inputs") {
+      args.randomInputs = true;
+      continue;
+    }
+    if (a == "--check") {
+      args.check = true;
+      continue;
+    }
+    SHARDRT_RETURN_IF_ERROR(value(v));
+    if (a == "--ranks" && parseInt(v, 1, 1 << 20, n))
+      args.ranks = int(n);
+    else if (a == "--seed" && parseInt(v, 0, INT64_MAX, n))
+      args.seed = uint64_t(n);
+    else if (a == "--bench" && parseInt(v, 1, 1 << 20, n))
+      args.bench = int(n);
+    else if (a == "--threads" && parseInt(v, 1, 4096, n))
+      args.threads = int(n);
+    else if (a == "--timeout-ms" && parseInt(v, 1, 1LL << 31, n))
+      args.timeoutMs = int(n);
+    else if (a == "--atol" && parseNumber(v, d) && d >= 0)
+      args.atol = d;
+    else if (a == "--rtol" && parseNumber(v, d) && d >= 0)
+      args.rtol = d;
+    else if (a == "--input" || a == "--output") {
+      size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+        return Status::invalidArgument(a + " expects NAME=FILE.npy; got '" +
+                                       v + "'");
+      (a == "--input" ? args.inputs : args.outputs)[v.substr(0, eq)] =
+          v.substr(eq + 1);
+    } else
+      return Status::invalidArgument("bad option or value: " + a + " " + v);
+  }
+  if (args.model.empty())
+    return Status::invalidArgument("no model given");
+  return Status();
+}
+
+std::string shapeStr(const std::vector<int64_t> &shape) {
+  std::string s;
+  for (int64_t d : shape)
+    s += (s.empty() ? "" : "x") + std::to_string(d);
+  return s.empty() ? "scalar" : s;
+}
+
+/// Uniform in [-1, 1) (bools: 0/1) from the seed and the input's index, so
+/// every process and every world size sees the same global inputs.
+GlobalTensor randomTensor(const TensorInfo &t, uint64_t seed, size_t index) {
+  GlobalTensor g;
+  g.dtype = t.dtype;
+  g.shape = t.shape;
+  int64_t n = 1;
+  for (int64_t d : t.shape)
+    n *= d;
+  g.data.resize(size_t(n) * dtypeSize(t.dtype));
+  std::mt19937_64 rng(seed * 1000003u + index);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int64_t i = 0; i < n; ++i) {
+    if (t.dtype == DType::F32) {
+      float f = dist(rng);
+      std::memcpy(g.data.data() + 4 * i, &f, 4);
+    } else if (t.dtype == DType::Bool) {
+      g.data[size_t(i)] = rng() & 1;
+    }
+  }
+  return g;
+}
+
+Status loadInputs(const Engine &engine, const Args &args,
+                  std::vector<GlobalTensor> &inputs) {
+  for (const auto &[name, file] : args.inputs)
+    if (engine.findInput(name) < 0)
+      return Status::invalidArgument("the model has no input named '" + name +
+                                     "'");
+  std::string missing;
+  for (size_t i = 0; i < engine.numInputs(); ++i) {
+    const TensorInfo &t = engine.input(i);
+    auto it = args.inputs.find(t.name);
+    if (it == args.inputs.end()) {
+      if (args.randomInputs)
+        inputs.push_back(randomTensor(t, args.seed, i));
+      else
+        missing += "\n  " + t.name + ": " + dtypeName(t.dtype) + " " +
+                   shapeStr(t.shape);
+      continue;
+    }
+    StatusOr<NpyArray> a = readNpy(it->second);
+    if (!a.ok())
+      return a.status();
+    NpyArray arr = t.dtype == DType::F32 ? toF32(std::move(*a)) : std::move(*a);
+    if (arr.dtype != t.dtype || arr.shape != t.shape)
+      return Status::invalidArgument(
+          it->second + " holds " + dtypeName(arr.dtype) + " " +
+          shapeStr(arr.shape) + "; input '" + t.name + "' is " +
+          dtypeName(t.dtype) + " " + shapeStr(t.shape));
+    inputs.push_back({arr.dtype, arr.shape, std::move(arr.data)});
+  }
+  if (!missing.empty())
+    return Status::invalidArgument(
+        "no data for these inputs (give --input NAME=FILE.npy or "
+        "--random-inputs):" + missing);
+  return Status();
+}
+
+Status writeOutputs(const Engine &engine, const Args &args,
+                    const std::vector<GlobalTensor> &outputs) {
+  for (const auto &[name, file] : args.outputs) {
+    int i = engine.findOutput(name);
+    if (i < 0)
+      return Status::invalidArgument("the model has no output named '" + name +
+                                     "'");
+    NpyArray a{outputs[size_t(i)].dtype, outputs[size_t(i)].shape,
+               outputs[size_t(i)].data};
+    SHARDRT_RETURN_IF_ERROR(writeNpy(file, a));
+  }
+  return Status();
+}
+
+std::string bytesStr(uint64_t b) {
+  char buf[64];
+  if (b >= (1ull << 20))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / (1 << 20));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f KiB", double(b) / 1024);
+  return buf;
+}
+
+void printStats(const std::vector<RankStats> &stats, int iterations) {
+  std::printf("%-6s %12s %12s %14s\n", "rank", "mean ms", "min ms", "arena");
+  for (size_t r = 0; r < stats.size(); ++r) {
+    const auto &s = stats[r].runSeconds;
+    double sum = 0, mn = s.empty() ? 0 : s[0];
+    for (double x : s)
+      sum += x, mn = std::min(mn, x);
+    std::printf("%-6zu %12.3f %12.3f %14s\n", r,
+                s.empty() ? 0.0 : 1e3 * sum / double(s.size()), 1e3 * mn,
+                bytesStr(stats[r].arenaBytes).c_str());
+  }
+  std::printf("(%d timed run%s per rank)\n", iterations, iterations == 1 ? "" : "s");
+}
+
+/// The run itself, on all ranks (local threads) or this MPI rank.
+Status execute(const std::shared_ptr<const Engine> &engine,
+               comm::Communicator *mpi, const std::vector<GlobalTensor> &inputs,
+               std::vector<GlobalTensor> &outputs,
+               std::vector<RankStats> &stats, const RunOptions &options) {
+  if (mpi)
+    return runDistributed(engine, *mpi, inputs, outputs, stats, options);
+  return runLocal(engine, inputs, outputs, stats, options);
+}
+
+int run(const Args &args, comm::Communicator *mpi) {
+  bool root = !mpi || mpi->rank() == 0;
+  auto fail = [&](const Status &s) {
+    std::fprintf(stderr, "shard-run: %s\n", s.toString().c_str());
+    return 1;
+  };
+  StatusOr<std::shared_ptr<const Engine>> engine = Engine::load(args.model);
+  if (!engine.ok())
+    return fail(engine.status());
+  int world = (*engine)->worldSize();
+  int ranks = mpi ? mpi->size() : (args.ranks ? args.ranks : world);
+  if (ranks != world)
+    return fail(Status::failedPrecondition(
+        args.model + " is compiled for " + std::to_string(world) +
+        " rank(s); asked to run on " + std::to_string(ranks)));
+  std::vector<GlobalTensor> inputs, outputs;
+  if (Status s = loadInputs(**engine, args, inputs); !s.ok())
+    return fail(s);
+  RunOptions options;
+  options.iterations = args.bench > 0 ? args.bench : 1;
+  options.warmup = args.bench > 0 ? 1 : 0;
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  options.threadsPerRank =
+      args.threads ? args.threads : int(std::max(1u, hw / unsigned(mpi ? 1 : ranks)));
+  options.timeoutMs = args.timeoutMs;
+  auto started = std::chrono::steady_clock::now();
+  auto lastReport = started;
+  options.progress = [&](int done, int total) {
+    auto now = std::chrono::steady_clock::now();
+    if (total > 1 && root &&
+        (now - lastReport > std::chrono::seconds(2) || done == total)) {
+      std::fprintf(stderr, "shard-run: run %d/%d (%.1f s)\n", done, total,
+                   std::chrono::duration<double>(now - started).count());
+      lastReport = now;
+    }
+  };
+  std::vector<RankStats> stats;
+  if (Status s = execute(*engine, mpi, inputs, outputs, stats, options); !s.ok())
+    return fail(s);
+  if (root) {
+    std::printf("%s: %d rank(s), %zu input(s), %zu output(s)\n",
+                args.model.c_str(), world, inputs.size(), outputs.size());
+    printStats(stats, options.iterations);
+    if (Status s = writeOutputs(**engine, args, outputs); !s.ok())
+      return fail(s);
+  }
+  if (!args.check)
+    return 0;
+  std::shared_ptr<const Engine> reference = (*engine)->reference();
+  if (!reference)
+    return fail(Status::failedPrecondition(
+        args.model + " carries no reference model (compile without "
+                     "--emit, with shardc's default options)"));
+  std::vector<GlobalTensor> expected;
+  std::vector<RankStats> refStats;
+  RunOptions refOptions;
+  refOptions.threadsPerRank = int(hw);
+  if (Status s = runLocal(reference, inputs, expected, refStats, refOptions);
+      !s.ok())
+    return fail(Status(s.code(), "reference model: " + s.message()));
+  bool ok = expected.size() == outputs.size();
+  for (size_t i = 0; root && i < expected.size() && i < outputs.size(); ++i) {
+    Comparison c = compare(outputs[i], expected[i], args.atol, args.rtol);
+    std::printf("check %s: max abs error %.3g, max rel error %.3g, "
+                "allclose(atol=%g, rtol=%g): %s",
+                (*engine)->output(i).name.c_str(), c.maxAbs, c.maxRel,
+                args.atol, args.rtol, c.allClose ? "ok" : "MISMATCH");
+    if (!c.allClose)
+      std::printf(" (%lld elements)", (long long)c.mismatches);
+    std::printf("\n");
+    ok &= c.allClose;
+  }
+  if (root)
+    std::printf("reference (1 rank): %.3f ms\n",
+                refStats.empty() || refStats[0].runSeconds.empty()
+                    ? 0.0
+                    : 1e3 * refStats[0].runSeconds[0]);
+  return ok ? 0 : 2;
+}
+
+bool underMpiLauncher() {
+  for (const char *v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
+                        "SLURM_STEP_NUM_TASKS"})
+    if (std::getenv(v))
+      return true;
+  return false;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Args args;
+  if (Status s = parseArgs(argc, argv, args); !s.ok()) {
+    std::fprintf(stderr, "shard-run: %s\n%s", s.message().c_str(), kUsage);
+    return 1;
+  }
+  if (!underMpiLauncher())
+    return run(args, nullptr);
+#ifdef SHARDRUN_HAVE_MPI
+  if (Status s = comm::initializeMpi(); !s.ok()) {
+    std::fprintf(stderr, "shard-run: %s\n", s.toString().c_str());
+    return 1;
+  }
+  comm::CommOptions options;
+  options.timeout = std::chrono::milliseconds(args.timeoutMs);
+  auto mpi = comm::createMpiCommunicator(options);
+  if (!mpi.ok()) {
+    std::fprintf(stderr, "shard-run: %s\n", mpi.status().toString().c_str());
+    return 1;
+  }
+  if (args.ranks && args.ranks != (*mpi)->size()) {
+    std::fprintf(stderr, "shard-run: --ranks %d disagrees with the %d MPI "
+                 "processes\n", args.ranks, (*mpi)->size());
+    return 1;
+  }
+  return run(args, mpi->get());
+#else
+  std::fprintf(stderr, "shard-run: started by an MPI launcher, but this build "
+                       "has no MPI backend\n");
+  return 1;
+#endif
+}

@@ -1,0 +1,159 @@
+//===- shardc.cpp - The shardc compiler driver ----------------------------===//
+//
+// shardc model.mlir -o model.shardbin [--target=cpu|cuda]
+//        [--emit=sharded|partitioned|plan|kernels] [-O0..-O3] [--timing]
+//        [--unpartitioned]
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Compiler/Compiler.h"
+#include "shardc/Dialect/Sc/ScDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace {
+
+cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<model.mlir>"),
+                                   cl::init("-"));
+cl::opt<std::string> outputFilename("o", cl::desc("Output .shardbin"),
+                                    cl::value_desc("file"), cl::init(""));
+cl::opt<std::string> target("target", cl::desc("cpu | cuda"), cl::init("cpu"));
+enum class Emit { Artifact, Sharded, Partitioned, Plan, Kernels };
+cl::opt<Emit> emit(
+    "emit", cl::desc("Print a stage instead of writing the artifact"),
+    cl::init(Emit::Artifact),
+    cl::values(clEnumValN(Emit::Sharded, "sharded",
+                          "the module with every value's sharding"),
+               clEnumValN(Emit::Partitioned, "partitioned",
+                          "the per-rank-class local programs"),
+               clEnumValN(Emit::Plan, "plan",
+                          "per rank class: ranks, shapes, exchanges, memory"),
+               clEnumValN(Emit::Kernels, "kernels",
+                          "the instruction stream / generated kernels")));
+cl::opt<unsigned> optLevel(cl::Prefix, "O", cl::desc("Optimisation level 0-3"),
+                           cl::init(2));
+cl::opt<bool> timing("timing", cl::desc("Print per-stage times"),
+                     cl::init(false));
+cl::opt<bool> unpartitioned(
+    "unpartitioned",
+    cl::desc("Compile for one rank, ignoring sharding annotations"),
+    cl::init(false));
+
+/// The module stays the same at one rank; until sc-propagate-sharding and
+/// sc-partition land a sharded module cannot get past them.
+LogicalResult runStages(ModuleOp module, TimingScope &root) {
+  PassManager pm(module.getContext());
+  TimingScope passes = root.nest("Optimise (canonicalize, cse)");
+  pm.enableTiming(passes);
+  if (optLevel > 0) {
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  return pm.run(module);
+}
+
+int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
+  DefaultTimingManager tm;
+  tm.setEnabled(timing);
+  TimingScope root = tm.getRootScope();
+  OwningOpRef<ModuleOp> module;
+  {
+    TimingScope t = root.nest("Parse and verify");
+    module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  }
+  if (!module)
+    return 1;
+  if (target != "cpu" && target != "cuda") {
+    llvm::errs() << "shardc: unknown target '" << target
+                 << "' (expected cpu or cuda)\n";
+    return 1;
+  }
+  if (target == "cuda") {
+    emitError(module->getLoc())
+        << "the cuda target is not implemented yet; use --target=cpu";
+    return 1;
+  }
+  if (optLevel > 3) {
+    llvm::errs() << "shardc: -O" << optLevel << " (expected -O0 to -O3)\n";
+    return 1;
+  }
+  if (failed(runStages(*module, root)))
+    return 1;
+  shardc::LowerOptions options;
+  options.unpartitioned = unpartitioned;
+  options.embedReference = emit == Emit::Artifact;
+  FailureOr<shardc::LoweredArtifact> lowered;
+  {
+    TimingScope t = root.nest("Lower, plan memory, serialise");
+    lowered = shardc::lowerToArtifact(*module, options);
+  }
+  if (failed(lowered))
+    return 1;
+  std::string error;
+  std::string outName = outputFilename;
+  if (outName.empty())
+    outName = emit == Emit::Artifact ? "a.shardbin" : "-";
+  auto output = openOutputFile(outName, &error);
+  if (!output) {
+    llvm::errs() << "shardc: " << error << "\n";
+    return 1;
+  }
+  switch (emit) {
+  case Emit::Sharded:
+  case Emit::Partitioned:
+    module->print(output->os());
+    output->os() << "\n";
+    break;
+  case Emit::Plan:
+    output->os() << lowered->planText;
+    break;
+  case Emit::Kernels:
+    output->os() << lowered->programText;
+    break;
+  case Emit::Artifact:
+    output->os().write(reinterpret_cast<const char *>(lowered->bytes.data()),
+                       lowered->bytes.size());
+    break;
+  }
+  output->keep();
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "shardc: sc model compiler\n");
+  DialectRegistry registry;
+  registry.insert<shardc::sc::ScDialect, func::FuncDialect>();
+  MLIRContext context(registry);
+  // Diagnostics point at the source line; dumping the whole op (a model's
+  // entry function) after each one would bury them.
+  context.printOpOnDiagnostic(false);
+  context.loadAllAvailableDialects();
+  std::string error;
+  auto file = openInputFile(inputFilename, &error);
+  if (!file) {
+    llvm::errs() << "shardc: " << error << "\n";
+    return 1;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  return compile(context, sourceMgr);
+}
