@@ -16,4 +16,4 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["shardc-opt"], [config.shardc_tools_dir])
+    ["shardc-opt", "shardc", "shard-run"], [config.shardc_tools_dir])

@@ -42,6 +42,15 @@ static FailureOr<Buffer> bufferFor(Operation *op, Type type) {
 }
 
 FailureOr<uint32_t> ProgramBuilder::define(Operation *op, Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto tensor = dyn_cast<RankedTensorType>(arg.getType());
+    Type elem = tensor ? tensor.getElementType() : arg.getType();
+    if (!tensor || !tensor.hasStaticShape() ||
+        !(elem.isF32() || elem.isInteger(1)))
+      return emitError(arg.getLoc())
+             << "model input " << arg.getArgNumber() << " is " << arg.getType()
+             << "; the cpu target takes statically shaped f32 and i1 tensors";
+  }
   FailureOr<uint32_t> id = temporary(op, value.getType());
   if (succeeded(id))
     buffers_[value] = *id;

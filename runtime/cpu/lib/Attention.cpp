@@ -45,24 +45,53 @@ bool softmaxRow(float *row, int64_t n) {
 }
 
 /// Applies the causal limit and the mask to rows [q0, q0 + rows) of one
-/// problem's scores (row stride s).
-void maskScores(float *scores, int64_t rows, int64_t q0, int64_t s,
-                const void *mask, bool maskIsBool, bool causal) {
+/// problem's scores (cols columns computed; the mask's rows have s).
+void maskScores(float *scores, int64_t rows, int64_t cols, int64_t q0,
+                int64_t s, const void *mask, bool maskIsBool, bool causal) {
   for (int64_t i = 0; i < rows; ++i) {
-    float *row = scores + i * s;
+    float *row = scores + i * cols;
     if (mask && maskIsBool) {
       const uint8_t *m = static_cast<const uint8_t *>(mask) + (q0 + i) * s;
-      for (int64_t j = 0; j < s; ++j)
+      for (int64_t j = 0; j < cols; ++j)
         if (!m[j])
           row[j] = kNegInf;
     } else if (mask) {
       const float *m = static_cast<const float *>(mask) + (q0 + i) * s;
-      for (int64_t j = 0; j < s; ++j)
+      for (int64_t j = 0; j < cols; ++j)
         row[j] += m[j];
     }
     if (causal)
-      std::fill(row + std::min(s, q0 + i + 1), row + s, kNegInf);
+      std::fill(row + std::min(cols, q0 + i + 1), row + cols, kNegInf);
   }
+}
+
+struct SdpaProblem {
+  int64_t l, s, e, ev;
+  const float *q, *k, *v; // this batch entry's
+  const void *mask;       // this batch entry's, or null
+  bool maskIsBool, causal;
+  float scale;
+};
+
+/// Query rows [q0, q0 + rows) of one problem into y (already offset).
+void attendBlock(const SdpaProblem &p, int64_t q0, int64_t rows, float *y) {
+  // Keys past the block's last row are causally masked for every row in it:
+  // skipping them halves the work of causal attention.
+  int64_t cols = p.causal ? std::min(p.s, q0 + rows) : p.s;
+  float *scores = threadScratch(0, rows * std::max<int64_t>(cols, 1));
+  gemmSerial(false, true, rows, cols, p.e, p.scale, p.q + q0 * p.e, p.e, p.k,
+             p.e, 0.0f, scores, cols);
+  maskScores(scores, rows, cols, q0, p.s, p.mask, p.maskIsBool, p.causal);
+  std::vector<int64_t> dead;
+  for (int64_t i = 0; i < rows; ++i)
+    if (!softmaxRow(scores + i * cols, cols) && p.s > 0)
+      dead.push_back(i);
+  gemmSerial(false, false, rows, p.ev, cols, 1.0f, scores, cols, p.v, p.ev,
+             0.0f, y, p.ev);
+  // The runtime's contract: no attended key gives NaN (PyTorch < 2.5).
+  for (int64_t i : dead)
+    std::fill(y + i * p.ev, y + (i + 1) * p.ev,
+              std::numeric_limits<float>::quiet_NaN());
 }
 
 } // namespace
@@ -81,30 +110,26 @@ void sdpa(int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev,
                      std::max<int64_t>(16, (l + wantBlocks - 1) / wantBlocks));
   block = std::min(block, l);
   int64_t blocks = (l + block - 1) / block;
-  size_t maskElemBytes = maskIsBool ? 1 : sizeof(float);
-#pragma omp parallel for num_threads(threads) schedule(static)
+  size_t maskBytes = (maskIsBool ? 1 : sizeof(float)) * l * s;
+  // Dynamic: causal blocks further down the sequence have more keys.
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
   for (int64_t item = 0; item < batch * blocks; ++item) {
     int64_t b = item / blocks, q0 = item % blocks * block;
-    int64_t rows = std::min(block, l - q0);
-    float *scores = threadScratch(0, rows * std::max<int64_t>(s, 1));
-    float *yb = y + (b * l + q0) * ev;
-    gemmSerial(false, true, rows, s, e, static_cast<float>(scale),
-               q + (b * l + q0) * e, e, k + b * s * e, e, 0.0f, scores, s);
-    const void *maskB = nullptr;
+    SdpaProblem prob{l,
+                     s,
+                     e,
+                     ev,
+                     q + b * l * e,
+                     k + b * s * e,
+                     v + b * s * ev,
+                     nullptr,
+                     maskIsBool,
+                     causal,
+                     static_cast<float>(scale)};
     if (mask)
-      maskB = static_cast<const char *>(mask) +
-              (maskBatch == 1 ? 0 : b) * l * s * maskElemBytes;
-    maskScores(scores, rows, q0, s, maskB, maskIsBool, causal);
-    std::vector<int64_t> dead;
-    for (int64_t i = 0; i < rows; ++i)
-      if (!softmaxRow(scores + i * s, s) && s > 0)
-        dead.push_back(i);
-    gemmSerial(false, false, rows, ev, s, 1.0f, scores, s, v + b * s * ev, ev,
-               0.0f, yb, ev);
-    // The runtime's contract: no attended key gives NaN (PyTorch < 2.5).
-    for (int64_t i : dead)
-      std::fill(yb + i * ev, yb + (i + 1) * ev,
-                std::numeric_limits<float>::quiet_NaN());
+      prob.mask = static_cast<const char *>(mask) +
+                  (maskBatch == 1 ? 0 : b) * maskBytes;
+    attendBlock(prob, q0, std::min(block, l - q0), y + (b * l + q0) * ev);
   }
 }
 
@@ -157,12 +182,16 @@ void attendOne(const NeighborhoodParams &p, const NeighborhoodAxis ax[3],
   forEachKey([&](int64_t key) {
     const float *kv = kb + key * rowStride;
     float dot = 0.0f;
+    // The simd reduction lets the compiler reorder the sum into vector lanes
+    // (strict IEEE order would keep this loop scalar).
+#pragma omp simd reduction(+ : dot)
     for (int64_t c = 0; c < dim; ++c)
       dot += qv[c] * kv[c];
     scores[n] = dot * scale;
     best = std::max(best, scores[n++]);
   });
   float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
   for (int64_t j = 0; j < n; ++j) {
     scores[j] = std::exp(scores[j] - best);
     sum += scores[j];

@@ -118,8 +118,10 @@ void batchedGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
   if (batch <= 0 || m <= 0 || n <= 0)
     return;
   int threads = threadsFor(2.0 * batch * m * n * std::max<int64_t>(k, 1));
-  if (threads > 1 && batch >= threads) {
-    // Whole products per thread: no redundant packing of shared operands.
+  if (threads > 1 && batch >= threads &&
+      (batch % threads == 0 || batch >= 4 * threads)) {
+    // Whole products per thread avoid re-packing shared operands, as long as
+    // the batch divides evenly enough to keep the team balanced.
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int64_t i = 0; i < batch; ++i)
       gemmSerial(false, false, m, n, k, 1.0f, a + i * aBatchStride, k,

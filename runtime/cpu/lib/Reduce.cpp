@@ -27,8 +27,15 @@ namespace {
 // Below this many elements a parallel region costs more than it saves.
 constexpr int64_t kParallelMin = 32768;
 // Outputs accumulated together when the innermost dim is kept (and softmax
-// columns when its dim is not innermost); their state lives on the stack.
-constexpr int64_t kColumnBlock = 256;
+// columns when its dim is not innermost); their state lives on the stack and
+// should stay in L1 next to the rows streaming through.
+constexpr int64_t kColumnBlock = 1024;
+// Rows folded into the accumulators per pass, which divides the
+// accumulators' load/store traffic by as much.
+constexpr int kRowsPerPass = 4;
+// Column counts up to which a (rows, columns) reduction over rows may give
+// every thread its own accumulators for all columns.
+constexpr int64_t kSplitRowsMaxColumns = 4096;
 // Independent partial results per streaming reduction, so that the compiler
 // can vectorise without reassociating a single accumulator.
 constexpr int kLanes = 8;
@@ -67,6 +74,11 @@ struct SumOp {
   static void addRow(Acc *acc, const float *x, int64_t n) {
     for (int64_t i = 0; i < n; ++i)
       acc[i] += x[i];
+  }
+  static void addRows(Acc *acc, const float *const *r, int64_t n) {
+    static_assert(kRowsPerPass == 4);
+    for (int64_t i = 0; i < n; ++i)
+      acc[i] += (double(r[0][i]) + r[1][i]) + (double(r[2][i]) + r[3][i]);
   }
   static Acc combine(Acc a, Acc b) { return a + b; }
   static float finish(Acc a, double divisor) {
@@ -107,6 +119,13 @@ template <bool IsMax> struct ExtremeOp {
   static void addRow(Acc *acc, const float *x, int64_t n) {
     for (int64_t i = 0; i < n; ++i)
       acc[i] = combine(acc[i], x[i]);
+  }
+  static void addRows(Acc *acc, const float *const *r, int64_t n) {
+    static_assert(kRowsPerPass == 4);
+    for (int64_t i = 0; i < n; ++i)
+      acc[i] = combine(combine(combine(combine(acc[i], r[0][i]), r[1][i]),
+                               r[2][i]),
+                       r[3][i]);
   }
   /// Keeps a NaN `a` (nothing beats it) and takes a NaN `b`.
   static Acc combine(Acc a, Acc b) { return better(b, a) || b != b ? b : a; }
@@ -224,20 +243,66 @@ void reduceInnerReduced(const ReducePlan &p, const float *x, float *y,
   });
 }
 
+/// Folds every row at `offsets` (relative to base) into n accumulators.
+template <typename Op>
+void accumulateRows(typename Op::Acc *acc, const float *base,
+                    const std::vector<Dim> &offsets, int64_t n) {
+  const float *rows[kRowsPerPass];
+  int pending = 0;
+  forEachOffset(offsets, [&](int64_t off) {
+    rows[pending++] = base + off;
+    if (pending == kRowsPerPass) {
+      Op::addRows(acc, rows, n);
+      pending = 0;
+    }
+  });
+  for (int k = 0; k < pending; ++k)
+    Op::addRow(acc, rows[k], n);
+}
+
+/// An (r, m) reduction over r with too few column blocks to keep the threads
+/// busy: each thread folds a slice of the rows into its own accumulators,
+/// which then combine in thread order.
+template <typename Op>
+void reduceSplitRows(const float *x, int64_t rows, int64_t m, float *y,
+                     double divisor) {
+  using Acc = typename Op::Acc;
+  std::vector<Acc> part(static_cast<size_t>(omp_get_max_threads()) * m,
+                        Op::init());
+  int used = 1;
+#pragma omp parallel
+  {
+    int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+    int64_t r0 = rows * t / nt, r1 = rows * (t + 1) / nt;
+    std::vector<Dim> slice = {{r1 - r0, m}};
+    if (r0 < r1)
+      accumulateRows<Op>(&part[t * m], x + r0 * m, slice, m);
+    if (t == 0)
+      used = static_cast<int>(nt);
+  }
+  for (int64_t c = 0; c < m; ++c) {
+    Acc acc = part[c];
+    for (int t = 1; t < used; ++t)
+      acc = Op::combine(acc, part[t * m + c]);
+    y[c] = Op::finish(acc, divisor);
+  }
+}
+
 template <typename Op>
 void reduceInnerKept(const ReducePlan &p, const float *x, float *y,
                      int64_t outputs, int64_t total, double divisor) {
   const int64_t m = p.inner.size;
   const int64_t blocks = (m + kColumnBlock - 1) / kColumnBlock;
+  if (p.kept.empty() && total >= kParallelMin && m <= kSplitRowsMaxColumns &&
+      blocks < omp_get_max_threads())
+    return reduceSplitRows<Op>(x, p.reduced[0].size, m, y, divisor);
   forChunks(outputs / m * blocks, total, [&](int64_t begin, int64_t end) {
     typename Op::Acc acc[kColumnBlock];
     for (int64_t task = begin; task < end; ++task) {
       int64_t o = task / blocks, c0 = task % blocks * kColumnBlock;
       int64_t n = std::min(kColumnBlock, m - c0);
-      const float *base = x + offsetOf(p.kept, o) + c0;
       std::fill_n(acc, n, Op::init());
-      forEachOffset(p.reduced,
-                    [&](int64_t off) { Op::addRow(acc, base + off, n); });
+      accumulateRows<Op>(acc, x + offsetOf(p.kept, o) + c0, p.reduced, n);
       float *out = y + o * m + c0;
       for (int64_t i = 0; i < n; ++i)
         out[i] = Op::finish(acc[i], divisor);
