@@ -195,7 +195,8 @@ LogicalResult lowerPad(PadOp op, ProgramBuilder &b) {
 
 LogicalResult lowerNeighborhood(NeighborhoodAttentionOp op,
                                 ProgramBuilder &b) {
-  std::vector<WindowedDim> dims = spatialSpecs(op);
+  // The windows are over the keys (and values); queries are read pointwise.
+  std::vector<WindowedDim> dims = spatialSpecs(op, /*operand=*/1);
   int64_t r = int64_t(dims.size());
   std::vector<int64_t> ints = {r};
   for (WindowedDim &d : dims)

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""CPU-backend benchmark: per model, time and arena bytes per rank on its
+mesh against the same model on 1 rank, side by side in one run.
+
+    python3 bench/bench.py [--build build] [--runs 3] [--models unet2d,...]
+
+Prints a Markdown table. Rows whose sharded program cannot be compiled yet
+(the partitioner is not in) say so instead of a number; the 1-rank row is
+always measured.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS = {
+    "unet2d": "examples/unet2d.mlir",
+    "convnet3d": "examples/convnet3d.mlir",
+    "attention": "examples/attention.mlir",
+}
+
+
+def run(cmd):
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def bench(build, artifact, ranks, runs):
+    """Per-rank (mean ms, arena bytes text) from `shard-run --bench`."""
+    cmd = [os.path.join(build, "bin", "shard-run"), artifact,
+           "--random-inputs", "--seed", "1", "--bench", str(runs)]
+    if ranks:
+        cmd += ["--ranks", str(ranks)]
+    out = run(cmd)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr.strip())
+    rows = re.findall(r"^(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+ \w+)$",
+                      out.stdout, re.M)
+    return [(float(mean), arena) for _, mean, _, arena in rows]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--models", default=",".join(MODELS))
+    args = p.parse_args()
+    shardc = os.path.join(args.build, "bin", "shardc")
+    print("| model | ranks | time per run (ms, slowest rank) | arena per rank "
+          "| vs 1 rank |")
+    print("|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.models.split(","):
+            src = os.path.join(ROOT, MODELS[name])
+            one = os.path.join(tmp, name + "-1.shardbin")
+            c = run([shardc, src, "--unpartitioned", "-o", one])
+            if c.returncode != 0:
+                sys.exit(c.stderr)
+            base = bench(args.build, one, 1, args.runs)
+            base_ms = max(ms for ms, _ in base)
+            print(f"| {name} | 1 | {base_ms:.1f} | {base[0][1]} | 1.00 |")
+            sharded = os.path.join(tmp, name + "-n.shardbin")
+            c = run([shardc, src, "-o", sharded])
+            if c.returncode != 0:
+                first = (c.stderr.strip().splitlines() or [""])[0]
+                why = ("needs the partitioner (sc-partition)"
+                       if "not implemented yet" in first else first)
+                print(f"| {name} | mesh | — | — | {why} |")
+            else:
+                res = bench(args.build, sharded, 0, args.runs)
+                slow = max(ms for ms, _ in res)
+                arenas = " / ".join(a for _, a in res)
+                print(f"| {name} | {len(res)} | {slow:.1f} | {arenas} | "
+                      f"{base_ms / slow:.2f}x |")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
