@@ -115,17 +115,18 @@ void sdpa(int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev,
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
   for (int64_t item = 0; item < batch * blocks; ++item) {
     int64_t b = item / blocks, q0 = item % blocks * block;
-    SdpaProblem prob{l,
-                     s,
-                     e,
-                     ev,
-                     q + b * l * e,
-                     k + b * s * e,
-                     v + b * s * ev,
-                     nullptr,
-                     maskIsBool,
-                     causal,
-                     static_cast<float>(scale)};
+    SdpaProblem prob;
+    prob.l = l;
+    prob.s = s;
+    prob.e = e;
+    prob.ev = ev;
+    prob.q = q + b * l * e;
+    prob.k = k + b * s * e;
+    prob.v = v + b * s * ev;
+    prob.mask = nullptr;
+    prob.maskIsBool = maskIsBool;
+    prob.causal = causal;
+    prob.scale = static_cast<float>(scale);
     if (mask)
       prob.mask = static_cast<const char *>(mask) +
                   (maskBatch == 1 ? 0 : b) * maskBytes;

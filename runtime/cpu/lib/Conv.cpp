@@ -51,8 +51,10 @@ struct Geometry {
   /// 1x1(x1) kernels with unit stride and no padding map positions one to
   /// one, so x itself is the im2col matrix.
   bool pointwise() const {
-    return kernelVol == 1 && inVol == outVol && pad[0] == 0 && pad[1] == 0 &&
-           pad[2] == 0 && stride[0] == 1 && stride[1] == 1 && stride[2] == 1;
+    for (int d = 0; d < 3; ++d)
+      if (kernel[d] != 1 || stride[d] != 1 || pad[d] != 0 || in[d] != out[d])
+        return false;
+    return true;
   }
 };
 
@@ -86,18 +88,26 @@ void forEachRun(const int64_t extent[3], int64_t begin, int64_t end, Fn fn) {
   }
 }
 
+/// For im2col row `row` = (channel, k0, k1, k2): off[d] = k[d] * dilation[d]
+/// - pad[d], so that output o reads input o * stride + off. Returns the
+/// channel.
+int64_t tapOffsets(const Geometry &g, int64_t row, int64_t off[3]) {
+  int64_t rest = row;
+  for (int d = 2; d >= 0; --d) {
+    off[d] = rest % g.kernel[d] * g.dilation[d] - g.pad[d];
+    rest /= g.kernel[d];
+  }
+  return rest;
+}
+
 /// Writes the im2col rows of one group's channels (x points at its first
 /// channel) for output positions [begin, end) into col (row stride ldc).
 void im2col(const Geometry &g, int64_t channels, const float *x, int64_t begin,
             int64_t end, float *col, int64_t ldc) {
-  const int64_t *k = g.kernel;
   for (int64_t row = 0; row < channels * g.kernelVol; ++row) {
-    int64_t k2 = row % k[2], k1 = row / k[2] % k[1];
-    int64_t k0 = row / (k[2] * k[1]) % k[0], c = row / g.kernelVol;
-    const float *xc = x + c * g.inVol;
     int64_t off[3];
-    for (int d = 0; d < 3; ++d)
-      off[d] = (d == 0 ? k0 : d == 1 ? k1 : k2) * g.dilation[d] - g.pad[d];
+    int64_t c = tapOffsets(g, row, off);
+    const float *xc = x + c * g.inVol;
     float *dst = col + row * ldc;
     forEachRun(
         g.out, begin, end,
@@ -129,14 +139,10 @@ void im2col(const Geometry &g, int64_t channels, const float *x, int64_t begin,
 /// output channels. The inverse mapping of im2col.
 void col2im(const Geometry &g, int64_t channels, const float *col, int64_t ldc,
             int64_t begin, int64_t end, float *y) {
-  const int64_t *k = g.kernel;
   for (int64_t row = 0; row < channels * g.kernelVol; ++row) {
-    int64_t k2 = row % k[2], k1 = row / k[2] % k[1];
-    int64_t k0 = row / (k[2] * k[1]) % k[0], c = row / g.kernelVol;
-    float *yc = y + c * g.outVol;
     int64_t off[3];
-    for (int d = 0; d < 3; ++d)
-      off[d] = (d == 0 ? k0 : d == 1 ? k1 : k2) * g.dilation[d] - g.pad[d];
+    int64_t c = tapOffsets(g, row, off);
+    float *yc = y + c * g.outVol;
     const float *src = col + row * ldc;
     forEachRun(
         g.in, begin, end,
@@ -220,8 +226,8 @@ void convTranspose(const ConvParams &p, const float *x, const float *w,
   // disjoint blocks of output channels and walk the input tiles in order.
   int64_t units = p.n * p.groups;
   int64_t blocks = std::min(coutG, (2 * threads + units - 1) / units);
-  int64_t block = blocks > 0 ? (coutG + blocks - 1) / blocks : 1;
-  blocks = block > 0 ? (coutG + block - 1) / block : 0;
+  int64_t block = (coutG + blocks - 1) / blocks;
+  blocks = (coutG + block - 1) / block;
   bool direct = g.pointwise();
   int64_t ldW = coutG * g.kernelVol;
 #pragma omp parallel for num_threads(threads) schedule(static)

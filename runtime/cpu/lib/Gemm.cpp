@@ -2,13 +2,18 @@
 //
 // Threading policy. Every rank of a local run is its own std::thread with its
 // own OpenMP team (the executor calls omp_set_num_threads per rank). The
-// pthread build of OpenBLAS keeps one global pool sized to the machine and
-// serialises concurrent multi-threaded calls on a lock, so letting it thread
-// would both oversubscribe the cores (ranks x OpenBLAS threads) and turn the
-// ranks' GEMMs into a queue. We therefore pin OpenBLAS to one thread, once,
-// and parallelise ourselves: over the batch when it covers the team, else by
-// splitting one product into row or column blocks, one sgemm per thread. A
-// single-threaded OpenBLAS call is reentrant, so concurrent ranks are safe.
+// pthread build of OpenBLAS (Debian's default) has one global pool sized to
+// the machine, and its threaded calls from several application threads are
+// serialised; letting it thread would oversubscribe the cores (ranks x
+// OpenBLAS threads) and queue the ranks' GEMMs behind each other. OpenBLAS's
+// own advice for threaded applications is to pin it to one thread, which we
+// do once; we then parallelise ourselves with the caller's team: over the
+// batch when it divides well, else by splitting one product into row or
+// column blocks, one sgemm per thread. Single-threaded calls from many
+// threads at once are safe (OpenBLAS locks its buffer pool; the pool holds
+// 2 x its build-time NUM_THREADS buffers, which bounds concurrent callers).
+// An OpenMP build of OpenBLAS ignores the pin but runs serially inside our
+// parallel regions and with the rank's own thread count outside them.
 //
 //===----------------------------------------------------------------------===//
 

@@ -8,7 +8,9 @@
 //    independent and each run is a streaming reduction;
 //  - kept innermost: a block of neighbouring outputs is accumulated row by
 //    row, so the loads stay contiguous instead of striding through x once
-//    per output.
+//    per output. When that leaves too few blocks for the threads (a plain
+//    column reduction), the threads split the rows instead.
+// Sums accumulate in double; max/min stay in float, where they are exact.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,9 +125,9 @@ template <bool IsMax> struct ExtremeOp {
   static void addRows(Acc *acc, const float *const *r, int64_t n) {
     static_assert(kRowsPerPass == 4);
     for (int64_t i = 0; i < n; ++i)
-      acc[i] = combine(combine(combine(combine(acc[i], r[0][i]), r[1][i]),
-                               r[2][i]),
-                       r[3][i]);
+      acc[i] =
+          combine(combine(combine(combine(acc[i], r[0][i]), r[1][i]), r[2][i]),
+                  r[3][i]);
   }
   /// Keeps a NaN `a` (nothing beats it) and takes a NaN `b`.
   static Acc combine(Acc a, Acc b) { return better(b, a) || b != b ? b : a; }
@@ -293,8 +295,8 @@ void reduceInnerKept(const ReducePlan &p, const float *x, float *y,
                      int64_t outputs, int64_t total, double divisor) {
   const int64_t m = p.inner.size;
   const int64_t blocks = (m + kColumnBlock - 1) / kColumnBlock;
-  if (p.kept.empty() && total >= kParallelMin && m <= kSplitRowsMaxColumns &&
-      blocks < omp_get_max_threads())
+  if (p.kept.empty() && p.reduced.size() == 1 && total >= kParallelMin &&
+      m <= kSplitRowsMaxColumns && blocks < omp_get_max_threads())
     return reduceSplitRows<Op>(x, p.reduced[0].size, m, y, divisor);
   forChunks(outputs / m * blocks, total, [&](int64_t begin, int64_t end) {
     typename Op::Acc acc[kColumnBlock];
@@ -403,6 +405,8 @@ void softmax(const float *x, const Shape &shape, int64_t dim, bool log,
   const int64_t total = numElements(shape);
   if (total == 0)
     return;
+  if (dim < 0)
+    dim += static_cast<int64_t>(shape.size());
   // A rank-0 tensor is one row of length 1.
   int64_t outer = 1, len = 1, inner = 1;
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d)

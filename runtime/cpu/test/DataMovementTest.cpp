@@ -44,13 +44,14 @@ size_t randElemBytes(std::mt19937 &g) {
   return sizes[randInt(g, 0, 5)];
 }
 
-std::vector<int64_t> unravel(int64_t i, const Shape &s) {
-  std::vector<int64_t> idx(s.size());
+/// Multi-index of linear index i over s, into idx (reused, the references
+/// run per element).
+void unravel(int64_t i, const Shape &s, std::vector<int64_t> &idx) {
+  idx.resize(s.size());
   for (size_t d = s.size(); d-- > 0;) {
     idx[d] = i % s[d];
     i /= s[d];
   }
-  return idx;
 }
 
 int64_t ravel(const std::vector<int64_t> &idx, const Shape &s) {
@@ -79,8 +80,9 @@ Tensor padAlong(const Tensor &x, size_t dim, int64_t lo, int64_t hi,
   Tensor y{x.shape, x.eb, {}};
   y.shape[dim] = len + before + (hi > 0 ? hi : 0);
   y.bytes.resize(product(y.shape) * x.eb);
+  std::vector<int64_t> idx;
   for (int64_t i = 0; i < product(y.shape); ++i) {
-    std::vector<int64_t> idx = unravel(i, y.shape);
+    unravel(i, y.shape, idx);
     int64_t o = idx[dim], src;
     if (o >= before && o < before + len)
       src = o - before;
@@ -222,8 +224,9 @@ TEST(PermuteTest, RandomPermsEveryElementSize) {
       yShape.push_back(shape[p]);
     std::vector<uint8_t> y(x.bytes.size(), 0xAB);
     permute(x.bytes.data(), shape, perm, y.data(), eb);
+    std::vector<int64_t> out, in(shape.size());
     for (int64_t i = 0; i < product(yShape); ++i) {
-      std::vector<int64_t> out = unravel(i, yShape), in(shape.size());
+      unravel(i, yShape, out);
       for (size_t k = 0; k < perm.size(); ++k)
         in[perm[k]] = out[k];
       ASSERT_EQ(std::memcmp(&y[i * eb], x.at(in), eb), 0)
@@ -253,8 +256,9 @@ TEST(SliceTest, RandomStartsAndSteps) {
     Tensor x = randTensor(g, shape, eb);
     std::vector<uint8_t> y(product(out) * eb, 0xAB);
     slice(x.bytes.data(), shape, start, step, y.data(), out, eb);
+    std::vector<int64_t> idx;
     for (int64_t i = 0; i < product(out); ++i) {
-      std::vector<int64_t> idx = unravel(i, out);
+      unravel(i, out, idx);
       for (int d = 0; d < rank; ++d)
         idx[d] = start[d] + idx[d] * step[d];
       ASSERT_EQ(std::memcmp(&y[i * eb], x.at(idx), eb), 0)
@@ -288,8 +292,9 @@ TEST(ConcatTest, EveryDimEveryElementSize) {
       ptrs.push_back(t.bytes.data());
     std::vector<uint8_t> y(product(yShape) * eb, 0xAB);
     concat(ptrs, shapes, dim, y.data(), eb);
+    std::vector<int64_t> idx;
     for (int64_t i = 0; i < product(yShape); ++i) {
-      std::vector<int64_t> idx = unravel(i, yShape);
+      unravel(i, yShape, idx);
       size_t k = 0;
       while (idx[dim] >= shapes[k][dim])
         idx[dim] -= shapes[k++][dim];
@@ -318,8 +323,9 @@ TEST(CopyBoxTest, RandomBoxesLeaveTheRestAlone) {
     Tensor y = randTensor(g, yShape, eb);
     std::vector<uint8_t> before = y.bytes;
     copyBox(x.bytes.data(), xShape, xLo, y.bytes.data(), yShape, yLo, box, eb);
+    std::vector<int64_t> idx;
     for (int64_t i = 0; i < product(yShape); ++i) {
-      std::vector<int64_t> idx = unravel(i, yShape);
+      unravel(i, yShape, idx);
       bool inside = true;
       for (size_t d = 0; d < idx.size(); ++d) {
         inside = inside && idx[d] >= yLo[d] && idx[d] < yLo[d] + box[d];

@@ -239,8 +239,7 @@ TEST(ElementwiseBinaryTest, RandomBroadcastsEveryKind) {
 TEST(ElementwiseBinaryTest, LargeShapesAndFastPaths) {
   std::mt19937 g(13);
   for (const BroadcastCase &c : largeCases())
-    for (BinaryKind kind : {BinaryKind::Add, BinaryKind::Div,
-                            BinaryKind::Maximum, BinaryKind::Pow})
+    for (BinaryKind kind : {BinaryKind::Add, BinaryKind::Maximum})
       checkBinary(kind, c, g);
 }
 
@@ -269,11 +268,17 @@ TEST(ElementwiseCompareTest, RandomBroadcastsEveryKind) {
   const CompareKind kinds[] = {CompareKind::Eq, CompareKind::Ne,
                                CompareKind::Lt, CompareKind::Le,
                                CompareKind::Gt, CompareKind::Ge};
-  std::vector<BroadcastCase> cases = largeCases();
+  std::vector<BroadcastCase> cases;
   for (int iter = 0; iter < 300; ++iter)
     cases.push_back(randomCase(g, 2));
-  for (const BroadcastCase &c : cases)
+  for (const BroadcastCase &c : largeCases())
+    cases.push_back(c);
+  for (size_t i = 0; i < cases.size(); ++i)
     for (CompareKind kind : kinds) {
+      // One kind is enough for the large shapes' run patterns.
+      if (i >= 300 && kind != CompareKind::Lt)
+        continue;
+      const BroadcastCase &c = cases[i];
       std::vector<float> a = pick(product(c.ops[0])),
                          b = pick(product(c.ops[1]));
       const int64_t n = product(c.out);

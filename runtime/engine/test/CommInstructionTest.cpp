@@ -1,0 +1,289 @@
+//===- CommInstructionTest.cpp - Exchanges and collectives in programs ----===//
+//
+// Hand-built 3-rank artifacts (a ring) run on the local backend: a periodic
+// halo exchange, an all-reduce and an all-gather-v, checked against values
+// computed here; and a missing peer that must turn into an error, not a hang.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardrt/Engine.h"
+#include "shardrt/artifact/ArtifactWriter.h"
+#include "shardrt/comm/Local.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+using namespace shardrt;
+using namespace shardrt::artifact;
+
+namespace {
+
+BufferSlotSpec slot(uint64_t offset, std::vector<int64_t> shape) {
+  BufferSlotSpec s;
+  s.offset = offset;
+  s.bytes = tensorBytes(fb::DType::F32, shape);
+  s.shape = std::move(shape);
+  return s;
+}
+
+TensorDescSpec split(std::string name, std::vector<int64_t> extents) {
+  TensorDescSpec t;
+  t.name = std::move(name);
+  int64_t n = 0;
+  for (int64_t e : extents)
+    n += e;
+  t.shape = {n};
+  t.dims = {{{0}, std::move(extents)}};
+  return t;
+}
+
+TransferSpec transfer(fb::TransferKind kind, int peer, int64_t lo, int64_t hi,
+                      uint32_t tag) {
+  TransferSpec t;
+  t.kind = kind;
+  t.peer = {peer};
+  t.periodic = true;
+  t.slot = 1;
+  t.lo = {lo};
+  t.hi = {hi};
+  t.tag = tag;
+  return t;
+}
+
+/// Ranks hold uneven pieces (extents) of a vector; each pads its piece by
+/// one on both sides, fills the pads from its ring neighbours, all-reduces
+/// the padded piece (with equal extents; otherwise copies it) and
+/// all-gathers the input.
+std::vector<uint8_t> ringArtifact(const std::vector<int64_t> &extents,
+                                  bool withReduce) {
+  int world = int(extents.size());
+  ArtifactWriter w({"x"}, {world});
+  int64_t total = 0;
+  for (int64_t e : extents)
+    total += e;
+  for (int r = 0; r < world; ++r) {
+    int64_t n = extents[size_t(r)];
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    rc.buffers = {slot(0, {n}), slot(256, {n + 2}), slot(512, {n + 2}),
+                  slot(768, {total})};
+    rc.arenaBytes = 768 + 4 * uint64_t(total);
+    InstructionSpec pad;
+    pad.opcode = fb::Opcode::Pad;
+    pad.inputs = {0};
+    pad.outputs = {1};
+    pad.str = "constant";
+    pad.ints = {1, 1};
+    pad.floats = {-100.0};
+    InstructionSpec halo;
+    halo.opcode = fb::Opcode::HaloExchange;
+    halo.transfers = {transfer(fb::TransferKind::Send, -1, 1, 2, 1),
+                      transfer(fb::TransferKind::Send, +1, n, n + 1, 2),
+                      transfer(fb::TransferKind::Recv, +1, n + 1, n + 2, 1),
+                      transfer(fb::TransferKind::Recv, -1, 0, 1, 2)};
+    InstructionSpec reduce;
+    reduce.opcode = fb::Opcode::AllReduce;
+    reduce.inputs = {1};
+    reduce.outputs = {2};
+    reduce.meshAxes = {0};
+    reduce.reduce = fb::ReduceKind::Sum;
+    InstructionSpec gather;
+    gather.opcode = fb::Opcode::AllGather;
+    gather.inputs = {0};
+    gather.outputs = {3};
+    gather.meshAxes = {0};
+    gather.ints = {0};
+    gather.ints.insert(gather.ints.end(), extents.begin(), extents.end());
+    if (!withReduce) // equal-sized pieces only; keep the slot filled
+      reduce = InstructionSpec{fb::Opcode::Copy, {1}, {2}};
+    rc.program = {pad, halo, reduce, gather};
+    rc.inputSlots = {0};
+    rc.outputSlots = {1, 2, 3};
+    w.addRankClass(std::move(rc));
+  }
+  std::vector<int64_t> padded;
+  for (int64_t e : extents)
+    padded.push_back(e + 2);
+  w.addInput(split("x", extents));
+  w.addOutput(split("halo", padded));
+  w.addOutput(split("sum", padded));
+  TensorDescSpec all;
+  all.name = "all";
+  all.shape = {total};
+  all.dims = {{{}, {total}}};
+  w.addOutput(all);
+  StatusOr<std::vector<uint8_t>> bytes = w.serialize();
+  EXPECT_TRUE(bytes.ok()) << bytes.status().toString();
+  return bytes.ok() ? *bytes : std::vector<uint8_t>{};
+}
+
+struct RankResult {
+  std::vector<float> halo, sum, all;
+};
+
+std::vector<RankResult> runRing(const std::vector<int64_t> &extents,
+                                bool withReduce) {
+  std::vector<uint8_t> bytes = ringArtifact(extents, withReduce);
+  auto engine = Engine::loadFromMemory(bytes.data(), bytes.size());
+  EXPECT_TRUE(engine.ok()) << engine.status().toString();
+  int world = int(extents.size());
+  std::vector<RankResult> results(static_cast<size_t>(world));
+  Status s = comm::LocalWorld::run(world, [&](comm::Communicator &c) -> Status {
+    auto session = Session::create(*engine, &c);
+    if (!session.ok())
+      return session.status();
+    int r = c.rank();
+    int64_t start = 0;
+    for (int q = 0; q < r; ++q)
+      start += extents[size_t(q)];
+    std::vector<float> x;
+    for (int64_t i = 0; i < extents[size_t(r)]; ++i)
+      x.push_back(float(start + i));
+    SHARDRT_RETURN_IF_ERROR((*session)->bindInput(
+        0, x.data(), DType::F32, {extents[size_t(r)]}));
+    SHARDRT_RETURN_IF_ERROR((*session)->run());
+    RankResult &out = results[size_t(r)];
+    for (size_t o = 0; o < 3; ++o) {
+      const float *p = static_cast<const float *>((*session)->outputData(o));
+      int64_t n = (*session)->outputShape(o)[0];
+      (o == 0 ? out.halo : o == 1 ? out.sum : out.all).assign(p, p + n);
+    }
+    return Status();
+  });
+  EXPECT_TRUE(s.ok()) << s.toString();
+  return results;
+}
+
+TEST(CommInstructions, PeriodicHaloAllReduceAllGather) {
+  std::vector<int64_t> extents = {4, 4, 4};
+  std::vector<RankResult> res = runRing(extents, true);
+  ASSERT_EQ(res.size(), 3u);
+  for (int r = 0; r < 3; ++r) {
+    // Left pad = last element of the left neighbour (wrapping), right pad =
+    // first element of the right neighbour.
+    std::vector<float> want = {float((4 * r + 11) % 12), float(4 * r),
+                               float(4 * r + 1), float(4 * r + 2),
+                               float(4 * r + 3), float((4 * r + 4) % 12)};
+    EXPECT_EQ(res[size_t(r)].halo, want) << "rank " << r;
+    std::vector<float> all(12);
+    for (int i = 0; i < 12; ++i)
+      all[size_t(i)] = float(i);
+    EXPECT_EQ(res[size_t(r)].all, all);
+  }
+  for (int i = 0; i < 6; ++i) {
+    float sum = res[0].halo[size_t(i)] + res[1].halo[size_t(i)] +
+                res[2].halo[size_t(i)];
+    for (int r = 0; r < 3; ++r)
+      EXPECT_EQ(res[size_t(r)].sum[size_t(i)], sum);
+  }
+}
+
+TEST(CommInstructions, UnevenExchangeAndGather) {
+  std::vector<int64_t> extents = {5, 1, 3};
+  std::vector<RankResult> res = runRing(extents, false);
+  ASSERT_EQ(res.size(), 3u);
+  EXPECT_EQ(res[1].halo, (std::vector<float>{4, 5, 6}));
+  EXPECT_EQ(res[0].halo, (std::vector<float>{8, 0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(res[2].halo, (std::vector<float>{5, 6, 7, 8, 0}));
+  for (const RankResult &r : res)
+    EXPECT_EQ(r.all, (std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
+TEST(CommInstructions, MissingPeerTimesOutInsteadOfHanging) {
+  // Rank 0 waits for a message rank 1 never sends.
+  ArtifactWriter w({"x"}, {2});
+  for (int r = 0; r < 2; ++r) {
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    rc.buffers = {slot(0, {4}), slot(64, {4})};
+    rc.arenaBytes = 128;
+    InstructionSpec copy;
+    copy.opcode = fb::Opcode::Copy;
+    copy.inputs = {0};
+    copy.outputs = {1};
+    rc.program = {copy};
+    if (r == 0) {
+      InstructionSpec recv;
+      recv.opcode = fb::Opcode::SendRecv;
+      recv.transfers = {transfer(fb::TransferKind::Recv, 1, 0, 4, 7)};
+      rc.program.push_back(recv);
+    }
+    rc.inputSlots = {0};
+    rc.outputSlots = {1};
+    w.addRankClass(std::move(rc));
+  }
+  w.addInput(split("x", {4, 4}));
+  w.addOutput(split("y", {4, 4}));
+  auto bytes = w.serialize();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
+  auto engine = Engine::loadFromMemory(bytes->data(), bytes->size());
+  ASSERT_TRUE(engine.ok());
+  comm::CommOptions options;
+  options.timeout = std::chrono::milliseconds(200);
+  auto comms = comm::LocalWorld::create(2, options);
+  ASSERT_TRUE(comms.ok());
+  std::vector<Status> results(static_cast<size_t>(2));
+  std::vector<std::thread> threads;
+  auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&, r] {
+      auto session = Session::create(*engine, (*comms)[size_t(r)].get());
+      if (!session.ok()) {
+        results[size_t(r)] = session.status();
+        return;
+      }
+      std::vector<float> x(4, 1.0f);
+      results[size_t(r)] = (*session)->bindInput(0, x.data(), DType::F32, {4});
+      if (results[size_t(r)].ok())
+        results[size_t(r)] = (*session)->run();
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_TRUE(results[1].ok()) << results[1].toString();
+  EXPECT_EQ(results[0].code(), StatusCode::DeadlineExceeded)
+      << results[0].toString();
+  EXPECT_NE(results[0].message().find("instruction 1 (SendRecv)"),
+            std::string::npos)
+      << results[0].message();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST(CommInstructions, PeerOutsideTheMeshIsRejectedAtPrepare) {
+  ArtifactWriter w({"x"}, {2});
+  for (int r = 0; r < 2; ++r) {
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    rc.buffers = {slot(0, {4}), slot(64, {4})};
+    rc.arenaBytes = 128;
+    InstructionSpec send;
+    send.opcode = fb::Opcode::SendRecv;
+    TransferSpec t = transfer(fb::TransferKind::Send, 1, 0, 4, 0);
+    t.periodic = false;
+    send.transfers = {t};
+    rc.program = {send};
+    rc.inputSlots = {0};
+    rc.outputSlots = {1};
+    w.addRankClass(std::move(rc));
+  }
+  w.addInput(split("x", {4, 4}));
+  w.addOutput(split("y", {4, 4}));
+  std::vector<uint8_t> bytes = w.serializeUnchecked();
+  auto engine = Engine::loadFromMemory(bytes.data(), bytes.size());
+  if (!engine.ok())
+    return; // the loader caught it: equally fine
+  auto comms = comm::LocalWorld::create(2);
+  ASSERT_TRUE(comms.ok());
+  auto session = Session::create(*engine, (*comms)[1].get());
+  ASSERT_FALSE(session.ok());
+  EXPECT_NE(session.status().message().find("outside the mesh"),
+            std::string::npos)
+      << session.status().message();
+}
+
+} // namespace
