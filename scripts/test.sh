@@ -10,6 +10,7 @@ build=${SHARDC_BUILD_DIR:-$root/build}
 
 # The generated examples must be what the generator writes today.
 python3 "$root/examples/gen_models.py" --check
+python3 "$root/test/acceptance/gen_cases.py" --check
 
 # The committed op/pass reference must match what TableGen generates now.
 for f in ScDialect.md ShardcPasses.md; do

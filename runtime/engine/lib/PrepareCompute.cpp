@@ -169,10 +169,12 @@ StatusOr<RunFn> prepareBroadcastTo(const fb::Instruction &inst,
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   if (in.dtype != out.dtype)
     return invalid("the input and output differ in dtype");
-  StatusOr<std::vector<Shape>> shapes = broadcastOperands(inst, ctx);
-  if (!shapes.ok())
-    return shapes.status();
-  Shape xs = (*shapes)[0], ys = out.shape;
+  // The input broadcasts to the output's shape (not to its own).
+  StatusOr<Shape> target = broadcastShapes({in.shape, out.shape});
+  if (!target.ok() || *target != out.shape)
+    return invalid("the input " + shapeStr(in.shape) +
+                   " does not broadcast to the output " + shapeStr(out.shape));
+  Shape xs = padShape(in.shape, out.shape.size()), ys = out.shape;
   size_t bytes = artifact::dtypeSize(in.dtype);
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
   return RunFn([=](RunContext &rc) {

@@ -246,7 +246,9 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
   Shape expected = in.shape;
   for (size_t d = 0; d < rank; ++d) {
     int64_t n = in.shape[d];
-    if (std::abs(lo[d]) > kMaxParam || std::abs(hi[d]) > kMaxParam)
+    // Not std::abs: INT64_MIN has no absolute value.
+    if (lo[d] < -kMaxParam || lo[d] > kMaxParam || hi[d] < -kMaxParam ||
+        hi[d] > kMaxParam)
       return invalid("padding amount out of range");
     expected[d] = n + lo[d] + hi[d];
     if (expected[d] < 0)

@@ -185,6 +185,8 @@ public:
       w.addConstant(c);
     for (const std::string &s : kernelSymbols)
       w.addKernelSymbol(s);
+    for (const artifact::KernelBinarySpec &k : kernels)
+      w.addKernelBinary(k);
     if (!reference.empty())
       w.setReference(BlobBytes(reference));
     return w;
@@ -212,6 +214,7 @@ public:
   std::vector<TensorDescSpec> inputs, outputs;
   std::vector<ConstantSpec> constants;
   std::vector<std::string> kernelSymbols;
+  std::vector<artifact::KernelBinarySpec> kernels;
   Bytes reference;
 };
 
@@ -1886,18 +1889,25 @@ TEST(EnginePrepare, ConvGroupsMustDivideChannels) {
 }
 
 TEST(EnginePrepare, UnimplementedOpcodes) {
+  // Generated kernels are not run by the CPU backend.
   Model m;
   uint32_t x = m.input("x", {4});
   uint32_t y = m.output("y", {4});
-  m.op(Opcode::HaloExchange, {x}, {y});
+  m.kernelSymbols = {"fused_neg"};
+  m.kernels = {{"x86_64", fb::KernelFormat::SharedObject, {0}, Bytes(16, 1)}};
+  m.op(Opcode::ElementwiseFused, {x}, {y}).kernel = 0;
   EXPECT_TRUE(rejected(prepare(m.bytes()), StatusCode::Unimplemented,
-                       {"instruction 0 (HaloExchange)", "HaloExchange"}));
-
-  Model b;
-  b.output("y", {4});
-  b.op(Opcode::Barrier, {}, {});
-  EXPECT_TRUE(rejected(prepare(b.bytes()), StatusCode::Unimplemented,
-                       {"(Barrier)"}));
+                       {"instruction 0 (ElementwiseFused)", "ElementwiseFused"}));
+  // Nor are these collectives (yet).
+  for (Opcode op : {Opcode::ReduceScatter, Opcode::AllToAll}) {
+    Model c;
+    uint32_t cx = c.input("x", {4});
+    uint32_t cy = c.output("y", {4});
+    c.op(op, {cx}, {cy}).reduce = fb::ReduceKind::Sum;
+    EXPECT_TRUE(rejected(prepare(c.bytes()), StatusCode::Unimplemented,
+                         {std::string("instruction 0 (") +
+                          fb::EnumNameOpcode(op) + ")"}));
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -1979,10 +1989,11 @@ Model zooModel() {
   Model m;
   Shape xs = {1, 2, 5, 4};
   uint32_t x = m.input("x", xs);
-  uint32_t q = m.input("q", {2, 3, 4});
-  uint32_t mask = m.input("mask", {3, 4}, I1);
+  uint32_t q = m.input("q", {3, 2, 4});
+  uint32_t mask = m.input("mask", {2, 4}, I1);
   uint32_t w = m.constant("w", {3, 2, 3, 3}, randomFloats(54, rng));
   uint32_t b = m.constant("b", {3}, randomFloats(3, rng));
+  uint32_t thr = m.constant("thr", {4}, randomFloats(4, rng));
   uint32_t conv = m.slot({1, 3, 5, 4});
   m.op(Opcode::Conv, {x, w, b}, {conv}, {2, 1, 1, 1, 1, 1, 1, 1});
   uint32_t act = m.slot({1, 3, 5, 4});
@@ -2007,25 +2018,25 @@ Model zooModel() {
   uint32_t lin = m.slot({3, 4, 4});
   uint32_t lw = m.constant("lw", {4, 3}, randomFloats(12, rng));
   m.op(Opcode::Linear, {flat, lw}, {lin});
-  uint32_t att = m.slot({2, 3, 4});
+  uint32_t att = m.slot({3, 2, 4});
   m.op(Opcode::Attention, {q, lin, lin, mask}, {att}, {0, 1}, {0.5});
-  uint32_t mm = m.slot({2, 3, 3});
+  uint32_t mm = m.slot({3, 2, 4});
   m.op(Opcode::Matmul, {att, lin}, {mm}, {});
-  uint32_t sm = m.slot({2, 3, 3});
+  uint32_t sm = m.slot({3, 2, 4});
   m.op(Opcode::Softmax, {mm}, {sm}, {2, 1});
-  uint32_t cat = m.slot({4, 3, 3});
+  uint32_t cat = m.slot({6, 2, 4});
   m.op(Opcode::Concat, {sm, sm}, {cat}, {0});
-  uint32_t cmp = m.slot({4, 3, 3}, I1);
-  m.op(Opcode::Compare, {cat, b}, {cmp}, {}, {}, "gt");
-  uint32_t sel = m.slot({4, 3, 3});
-  m.op(Opcode::Select, {cmp, cat, b}, {sel});
-  uint32_t na = m.slot({2, 3, 3, 1});
+  uint32_t cmp = m.slot({6, 2, 4}, I1);
+  m.op(Opcode::Compare, {cat, thr}, {cmp}, {}, {}, "gt");
+  uint32_t sel = m.slot({6, 2, 4});
+  m.op(Opcode::Select, {cmp, cat, thr}, {sel});
+  uint32_t na = m.slot({2, 3, 4, 1, 2});
   m.op(Opcode::Copy, {sel}, {na});
-  uint32_t nao = m.slot({2, 3, 3, 1});
+  uint32_t nao = m.slot({2, 3, 4, 1, 2});
   m.op(Opcode::NeighborhoodAttention, {na, na, na}, {nao},
-       {2, 3, 3, 1, 1, 0, 0, 0, 0, 3, 3}, {0.7});
+       {2, 3, 3, 1, 1, 0, 0, 0, 0, 3, 4}, {0.7});
   uint32_t out = m.output("out", {2});
-  m.op(Opcode::Reduce, {nao}, {out}, {1, 2, 3}, {}, "mean");
+  m.op(Opcode::Reduce, {nao}, {out}, {1, 2, 3, 4}, {}, "mean");
   uint32_t filled = m.output("filled", {3});
   m.op(Opcode::Fill, {}, {filled}, {}, {2.0});
   uint32_t bt = m.slot({2, 3});
