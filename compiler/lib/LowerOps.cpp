@@ -147,8 +147,15 @@ LogicalResult lowerPool(Operation *op, ProgramBuilder &b, bool isMax,
   return simple(op, b, fb::Opcode::Pool, isMax ? "max" : "avg", ints);
 }
 
-/// PyTorch's source-coordinate scale (area_pixel_compute_scale).
+/// PyTorch's source-coordinate scale (area_pixel_compute_scale), including
+/// the size-based shortcuts its kernels take before looking at a user's scale
+/// factor: equal sizes copy, and nearest at exactly twice the size reads
+/// o >> 1 (nearest_idx).
 double coordinateScale(const WindowSpec &s) {
+  if (s.outputSize == s.inputSize)
+    return 1.0;
+  if (s.resizeMode == ResizeMode::Nearest && s.outputSize == 2 * s.inputSize)
+    return 0.5;
   if (s.alignCorners)
     return s.outputSize > 1
                ? double(s.inputSize - 1) / double(s.outputSize - 1)

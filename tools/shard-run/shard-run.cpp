@@ -338,6 +338,10 @@ bool underMpiLauncher() {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Ranks run as threads, each with its own OpenMP team; spinning idle
+  // workers would steal the cores the other ranks compute on. Must be set
+  // before the OpenMP runtime starts; a user's setting wins.
+  setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
   Args args;
   if (Status s = parseArgs(argc, argv, args); !s.ok()) {
     std::fprintf(stderr, "shard-run: %s\n%s", s.message().c_str(), kUsage);

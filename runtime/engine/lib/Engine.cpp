@@ -65,10 +65,12 @@ Engine::fromArtifact(artifact::Artifact artifact) {
   engine->artifact_ =
       std::make_unique<artifact::Artifact>(std::move(artifact));
   const fb::Artifact &root = engine->artifact_->root();
-  for (const auto *list : {root.inputs(), root.outputs()})
-    for (uint32_t i = 0; list && i < list->size(); ++i)
-      (list == root.inputs() ? engine->inputs_ : engine->outputs_)
-          .push_back(describe(*list->Get(i)));
+  // Not told apart by comparing the vectors: an artifact may (validly) use
+  // one FlatBuffer vector for both.
+  for (uint32_t i = 0; root.inputs() && i < root.inputs()->size(); ++i)
+    engine->inputs_.push_back(describe(*root.inputs()->Get(i)));
+  for (uint32_t i = 0; root.outputs() && i < root.outputs()->size(); ++i)
+    engine->outputs_.push_back(describe(*root.outputs()->Get(i)));
   if (const fb::BlobRef *ref = root.reference(); ref && ref->bytes() > 0) {
     artifact::ByteSpan blob = engine->artifact_->blobRegion();
     StatusOr<artifact::Artifact> inner = artifact::Artifact::loadFromMemory(

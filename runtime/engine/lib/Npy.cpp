@@ -143,6 +143,19 @@ StatusOr<NpyArray> readNpy(const std::string &path) {
 }
 
 std::vector<uint8_t> encodeNpy(const NpyArray &array) {
+  if (array.dtype == DType::BF16) {
+    // NumPy has no bfloat16: widen (exactly) to f32 rather than label two-
+    // byte elements '<f4', which no reader could load.
+    NpyArray wide;
+    wide.dtype = DType::F32;
+    wide.shape = array.shape;
+    wide.data.assign(array.data.size() / 2 * 4, 0);
+    for (size_t i = 0; i < array.data.size() / 2; ++i) {
+      wide.data[4 * i + 2] = array.data[2 * i];
+      wide.data[4 * i + 3] = array.data[2 * i + 1];
+    }
+    return encodeNpy(wide);
+  }
   std::string descr = "<f4";
   for (const DTypeCode &c : kCodes)
     if (c.dtype == array.dtype)

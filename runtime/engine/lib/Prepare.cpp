@@ -124,6 +124,21 @@ Shape padShape(const Shape &shape, size_t rank) {
   return p;
 }
 
+namespace {
+/// True when `inst` has outputs and none of them has an element. A compute
+/// instruction then has nothing to write, and its kernel must not see the
+/// extents that only a zero dim makes legal (a (0, 2^40) slot holds no bytes
+/// but a kernel sizing per-dim tables from it would allocate terabytes).
+bool writesNothing(const fb::Instruction &inst, const PrepareContext &ctx) {
+  if (!inst.outputs() || inst.outputs()->size() == 0)
+    return false;
+  for (uint32_t i = 0; i < inst.outputs()->size(); ++i)
+    if (numElements(ctx.slots[inst.outputs()->Get(i)].shape) != 0)
+      return false;
+  return true;
+}
+} // namespace
+
 StatusOr<RunFn> prepareInstruction(const fb::Instruction &inst,
                                    const PrepareContext &ctx) {
   using Family = StatusOr<RunFn> (*)(const fb::Instruction &,
@@ -131,6 +146,9 @@ StatusOr<RunFn> prepareInstruction(const fb::Instruction &inst,
   for (Family family :
        {&prepareCompute, &prepareContraction, &prepareWindowed, &prepareData, &prepareComm}) {
     StatusOr<RunFn> fn = family(inst, ctx);
+    // Communication must run even when empty: the peers take part too.
+    if (fn.ok() && family != &prepareComm && writesNothing(inst, ctx))
+      return RunFn([](RunContext &) { return Status(); });
     if (fn.ok() || fn.status().code() != StatusCode::Unimplemented ||
         fn.status().message() != "not mine")
       return fn;

@@ -79,6 +79,10 @@ StatusOr<RunFn> prepareMatmul(const fb::Instruction &inst,
   if (!bVec)
     expected.push_back(n);
   SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), expected, "the output"));
+  // BLAS takes 32-bit sizes.
+  if (m >= (int64_t(1) << 31) || n >= (int64_t(1) << 31) ||
+      k >= (int64_t(1) << 31))
+    return Status::unimplemented("matmul dimensions of 2^31 or more");
   Shape outBatch = *batch;
   BatchedOperand ao = batchOperand(inIdx(inst, 0), aBatch, outBatch, m * k);
   BatchedOperand bo = batchOperand(inIdx(inst, 1), bBatch, outBatch, k * n);
@@ -114,6 +118,9 @@ StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
   Shape expected = x;
   expected.back() = out;
   SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), expected, "the output"));
+  if (in >= (int64_t(1) << 31) || out >= (int64_t(1) << 31) ||
+      numElements(x) / std::max<int64_t>(in, 1) >= (int64_t(1) << 31))
+    return Status::unimplemented("linear dimensions of 2^31 or more");
   int64_t rows = in == 0 ? 0 : numElements(x) / in;
   if (in == 0)
     rows = numElements(Shape(x.begin(), x.end() - 1));
@@ -254,7 +261,8 @@ StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
   for (int64_t d = 0; d < r; ++d) {
     int64_t K = kernel[d], D = dilation[d], L = global[d];
     if (K < 1 || K % 2 == 0 || D < 1 || K > kMax || D > kMax || L > kMax ||
-        qOffset[d] < 0 || kvOffset[d] < 0 || qOffset[d] + q[d + 1] > L ||
+        qOffset[d] < 0 || kvOffset[d] < 0 || qOffset[d] > kMax ||
+        kvOffset[d] > kMax || qOffset[d] + q[d + 1] > L ||
         kvOffset[d] + k[d + 1] > L)
       return invalid("window parameters of spatial dim " + std::to_string(d) +
                      " are out of range");
@@ -263,7 +271,10 @@ StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
       return invalid("spatial dim " + std::to_string(d) + " of size " +
                      std::to_string(L) + " is smaller than kernel " +
                      std::to_string(K) + " x dilation " + std::to_string(D));
-    for (int64_t i = qOffset[d]; i < qOffset[d] + q[d + 1]; ++i) {
+    // (Skipped for an empty q, whose extents are then only bounded by
+    // 2^40.)
+    for (int64_t i = qOffset[d];
+         numElements(q) > 0 && i < qOffset[d] + q[d + 1]; ++i) {
       int64_t first = windowStart(i, L, K, D), last = first + (K - 1) * D;
       if (first < kvOffset[d] || last >= kvOffset[d] + k[d + 1])
         return invalid("query " + std::to_string(i) + " of spatial dim " +

@@ -4,6 +4,7 @@
 #include "shardrt/artifact/Artifact.h"
 #include "shardrt/cpu/Kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -94,6 +95,13 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   copyTo(p.stride, stride);
   copyTo(p.padLo, padLo);
   copyTo(p.dilation, dilation);
+  // BLAS takes 32-bit sizes: the per-channel volumes and channel products
+  // must fit.
+  if (numElements(Shape(x.begin() + 2, x.end())) >= (int64_t(1) << 31) ||
+      numElements(Shape(y.begin() + 2, y.end())) >= (int64_t(1) << 31) ||
+      numElements(w) >= (int64_t(1) << 31))
+    return Status::unimplemented("convolutions with 2^31 or more elements "
+                                 "per channel");
   if (numInputs(inst) == 3 && inSlot(inst, ctx, 2).shape != Shape{p.cout})
     return invalid("the bias has shape " + shapeStr(inSlot(inst, ctx, 2).shape));
   uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), yi = outIdx(inst, 0);
@@ -140,6 +148,22 @@ StatusOr<RunFn> preparePool(const fb::Instruction &inst,
   if (x[0] != y[0] || x[1] != y[1])
     return invalid("pooling changes the batch or channels: " + shapeStr(x) +
                    " -> " + shapeStr(y));
+  // The max-pool kernel visits every tap of a window, so the window must be
+  // bounded by the input: a window starts inside the input or its padding
+  // and (ceil mode) overhangs the padding by less than a stride (PyTorch's
+  // pooling_output_shape). The kernel volume bound keeps the kernels' tap
+  // counts and divisors within int64.
+  int64_t volume = 1;
+  for (int d = 0; d < r; ++d) {
+    int64_t span = (kernel[d] - 1) * dilation[d] + 1;
+    if (y[d + 2] > 0 && span > padLo[d] + x[d + 2] + padHi[d] + stride[d] - 1)
+      return invalid("the pooling window of spatial dim " + std::to_string(d) +
+                     " (" + std::to_string(span) +
+                     " elements) is wider than the padded input");
+    volume *= kernel[d];
+    if (volume > (int64_t(1) << 40))
+      return invalid("the pooling kernel has more than 2^40 taps");
+  }
   p.rank = r;
   p.channels = x[0] * x[1];
   for (int d = 0; d < r; ++d) {
@@ -256,7 +280,9 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
     bool tooWide = (m == cpu::PadMode::Reflect && (lo[d] >= n || hi[d] >= n)) ||
                    ((m == cpu::PadMode::Circular || m == cpu::PadMode::Replicate) &&
                     (lo[d] > 0 || hi[d] > 0) && n == 0) ||
-                   (m == cpu::PadMode::Circular && (lo[d] > n || hi[d] > n));
+                   (m == cpu::PadMode::Circular &&
+                    (lo[d] > n + std::min<int64_t>(hi[d], 0) ||
+                     hi[d] > n + std::min<int64_t>(lo[d], 0)));
     if (tooWide)
       return invalid(mode + " padding of " + std::to_string(lo[d]) + "/" +
                      std::to_string(hi[d]) + " is too wide for dim " +

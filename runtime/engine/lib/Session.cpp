@@ -5,6 +5,7 @@
 #include "shardrt/artifact/Artifact.h"
 #include "shardrt/comm/Communicator.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <omp.h>
@@ -28,11 +29,17 @@ struct Session::Impl {
   std::vector<const void *> boundInputs;
   std::vector<bool> inputReady;
   std::vector<void *> boundOutputs;
+  /// Per output: its slot is an input or a constant, which the program only
+  /// reads; a bound buffer then receives a copy after the run instead of
+  /// replacing the slot.
+  std::vector<bool> outputReadOnly;
   std::vector<std::vector<int64_t>> inputShapes, outputShapes;
   std::vector<RunFn> program;
   std::vector<std::string> names; // per instruction, for error messages
 
   Status prepare(int rank, const std::vector<int64_t> &meshShape);
+  /// Where slot `slot` is during a run: a zero-copy input or the arena.
+  void *slotData(uint32_t slot) const;
   Status checkBinding(size_t i, bool input, DType dtype,
                       const std::vector<int64_t> &shape) const;
 };
@@ -43,12 +50,88 @@ std::string where(const fb::RankClass &rc, size_t i, const fb::Instruction &inst
          "' instruction " + std::to_string(i) + " (" +
          fb::EnumNameOpcode(inst.opcode()) + ")";
 }
+
+/// Largest element count a slot's shape may describe, zero dims counted as
+/// one. The loader bounds a tensor's bytes, which says nothing about the
+/// other dims of a zero-sized one ((0, 2^62) holds no bytes); with this bound
+/// no product of extents in the decoder or a kernel can overflow. No real
+/// per-rank buffer comes near 2^40 elements.
+constexpr uint64_t kMaxSlotVolume = uint64_t(1) << 40;
+
+/// Checks what the kernels assume of a tensor slot beyond the loader's
+/// checks: bounded extents and elements aligned to their size (the arena
+/// itself is 64-byte aligned).
+Status checkSlot(uint32_t index, const fb::BufferSlot &b) {
+  if (!b.has_shape())
+    return Status();
+  std::string where = "buffer slot " + std::to_string(index);
+  uint64_t volume = 1;
+  for (uint32_t d = 0; b.shape() && d < b.shape()->size(); ++d) {
+    int64_t n = b.shape()->Get(d);
+    if (n < 0 ||
+        __builtin_mul_overflow(volume, uint64_t(std::max<int64_t>(n, 1)),
+                               &volume) ||
+        volume > kMaxSlotVolume)
+      return Status::invalidArgument(where +
+                                     " has a shape with more than 2^40 "
+                                     "elements (zero dims counted as one)");
+  }
+  size_t elem = artifact::dtypeSize(b.dtype());
+  if (elem > 1 && b.offset() % elem != 0)
+    return Status::invalidArgument(
+        where + " at arena offset " + std::to_string(b.offset()) +
+        " is not aligned to its " + std::to_string(elem) + "-byte elements");
+  return Status();
+}
+
+bool isCommunication(fb::Opcode op) {
+  return op >= fb::Opcode::HaloExchange && op <= fb::Opcode::Wait;
+}
+
+/// A compute instruction's output may not share arena bytes with one of its
+/// inputs (the kernels read inputs while writing outputs, some with memcpy),
+/// except an elementwise op writing exactly over an input. Communication
+/// works in place by design and stages its own buffers.
+Status checkNoOverlap(const fb::Instruction &inst, const fb::RankClass &rc,
+                      const std::vector<exec::SlotInfo> &slots,
+                      const std::vector<bool> &isConstant) {
+  if (isCommunication(inst.opcode()) || !inst.inputs() || !inst.outputs())
+    return Status();
+  bool inPlace = inst.opcode() == fb::Opcode::Copy ||
+                 inst.opcode() == fb::Opcode::Unary ||
+                 inst.opcode() == fb::Opcode::Binary;
+  auto range = [&](uint32_t slot) {
+    uint64_t lo = rc.buffers()->Get(slot)->offset();
+    uint64_t bytes = uint64_t(exec::numElements(slots[slot].shape)) *
+                     artifact::dtypeSize(slots[slot].dtype);
+    return std::make_pair(lo, lo + bytes);
+  };
+  for (uint32_t o : *inst.outputs()) {
+    auto [oLo, oHi] = range(o);
+    for (uint32_t in : *inst.inputs()) {
+      auto [iLo, iHi] = range(in);
+      if (isConstant[in] || oLo == oHi || iLo == iHi || oHi <= iLo ||
+          iHi <= oLo || (inPlace && oLo == iLo && oHi == iHi))
+        continue;
+      return Status::invalidArgument(
+          "output slot " + std::to_string(o) +
+          " overlaps the arena bytes of input slot " + std::to_string(in));
+    }
+  }
+  return Status();
+}
+
+bool aligned(const void *p, size_t elem) {
+  return elem <= 1 || reinterpret_cast<uintptr_t>(p) % elem == 0;
+}
+
 } // namespace
 
 Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
   const fb::RankClass &rc = *rankClass;
   for (uint32_t i = 0; rc.buffers() && i < rc.buffers()->size(); ++i) {
     const fb::BufferSlot &b = *rc.buffers()->Get(i);
+    SHARDRT_TRY(checkSlot(i, b));
     SlotInfo s;
     s.dtype = b.dtype();
     s.hasShape = b.has_shape();
@@ -60,12 +143,17 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
   }
   // Read-only slots: constants live in the loaded file, inputs may be bound
   // to the caller's const memory. No instruction may write them.
-  std::vector<bool> readOnly(slots.size(), false);
+  std::vector<bool> readOnly(slots.size(), false), isConstant(slots.size());
   for (uint32_t i = 0; rc.constants() && i < rc.constants()->size(); ++i) {
     const fb::ConstantBinding &cb = *rc.constants()->Get(i);
     artifact::ByteSpan data = artifact->constantShard(cb.constant(), rank);
+    // A constant's alignment may be as small as 1.
+    if (!aligned(data.data, artifact::dtypeSize(slots[cb.slot()].dtype)))
+      return Status::invalidArgument(
+          "constant " + std::to_string(cb.constant()) + " bound to slot " +
+          std::to_string(cb.slot()) + " is not aligned to its elements");
     base[cb.slot()] = const_cast<uint8_t *>(data.data);
-    readOnly[cb.slot()] = true;
+    readOnly[cb.slot()] = isConstant[cb.slot()] = true;
   }
   if (rc.input_slots())
     inputSlots.assign(rc.input_slots()->begin(), rc.input_slots()->end());
@@ -75,8 +163,10 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
     readOnly[s] = true;
     inputShapes.push_back(slots[s].shape);
   }
-  for (uint32_t s : outputSlots)
+  for (uint32_t s : outputSlots) {
     outputShapes.push_back(slots[s].shape);
+    outputReadOnly.push_back(readOnly[s]);
+  }
   boundInputs.assign(inputSlots.size(), nullptr);
   inputReady.assign(inputSlots.size(), false);
   boundOutputs.assign(outputSlots.size(), nullptr);
@@ -95,6 +185,8 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
     if (!fn.ok())
       return Status(fn.status().code(),
                     where(rc, i, inst) + ": " + fn.status().message());
+    if (Status s = checkNoOverlap(inst, rc, slots, isConstant); !s.ok())
+      return Status(s.code(), where(rc, i, inst) + ": " + s.message());
     program.push_back(std::move(*fn));
     names.push_back(where(rc, i, inst));
   }
@@ -188,6 +280,9 @@ Status Session::bindInput(size_t i, const void *data, DType dtype,
   SHARDRT_TRY(impl_->checkBinding(i, true, dtype, shape));
   if (!data && exec::numElements(shape) > 0)
     return Status::invalidArgument("input " + std::to_string(i) + " is null");
+  if (!aligned(data, dtypeSize(dtype)))
+    return Status::invalidArgument("input " + std::to_string(i) +
+                                   " is not aligned to its elements; copy it");
   impl_->boundInputs[i] = data;
   impl_->inputReady[i] = true;
   return Status();
@@ -211,8 +306,19 @@ Status Session::bindOutput(size_t i, void *data, DType dtype,
   SHARDRT_TRY(impl_->checkBinding(i, false, dtype, shape));
   if (!data && exec::numElements(shape) > 0)
     return Status::invalidArgument("output " + std::to_string(i) + " is null");
+  if (!aligned(data, dtypeSize(dtype)))
+    return Status::invalidArgument("output " + std::to_string(i) +
+                                   " is not aligned to its elements");
   impl_->boundOutputs[i] = data;
   return Status();
+}
+
+void *Session::Impl::slotData(uint32_t slot) const {
+  void *p = base[slot];
+  for (size_t i = 0; i < inputSlots.size(); ++i)
+    if (inputSlots[i] == slot && boundInputs[i])
+      p = const_cast<void *>(boundInputs[i]);
+  return p;
 }
 
 const void *Session::outputData(size_t i) const {
@@ -220,7 +326,7 @@ const void *Session::outputData(size_t i) const {
     return nullptr;
   if (impl_->boundOutputs[i])
     return impl_->boundOutputs[i];
-  return impl_->base[impl_->outputSlots[i]];
+  return impl_->slotData(impl_->outputSlots[i]);
 }
 
 Status Session::run() {
@@ -237,14 +343,22 @@ Status Session::run() {
     if (im.boundInputs[i])
       rc.slots[im.inputSlots[i]] = const_cast<void *>(im.boundInputs[i]);
   for (size_t i = 0; i < im.outputSlots.size(); ++i)
-    if (im.boundOutputs[i])
+    if (im.boundOutputs[i] && !im.outputReadOnly[i])
       rc.slots[im.outputSlots[i]] = im.boundOutputs[i];
   if (im.threads > 0)
     omp_set_num_threads(im.threads);
   for (size_t i = 0; i < im.program.size(); ++i)
     if (Status s = im.program[i](rc); !s.ok())
       return Status(s.code(), im.names[i] + ": " + s.message());
-  // A bound output whose slot is read back by outputData() after the run.
+  // An output that is an input or a constant: the program read the slot
+  // where it is; the caller's buffer gets a copy.
+  for (size_t i = 0; i < im.outputSlots.size(); ++i) {
+    uint32_t slot = im.outputSlots[i];
+    size_t bytes = size_t(exec::numElements(im.slots[slot].shape)) *
+                   artifact::dtypeSize(im.slots[slot].dtype);
+    if (im.boundOutputs[i] && im.outputReadOnly[i] && bytes)
+      std::memmove(im.boundOutputs[i], rc.slots[slot], bytes);
+  }
   return Status();
 }
 

@@ -3,7 +3,8 @@
 // Versions 1.0 to 3.0 of the format, C order, little-endian f32/f64/f16/
 // i32/i64/bool. The reader checks everything it is given (magic, header
 // length, the header dictionary, shape overflow, the exact data size) and
-// reports a malformed file as an error, never as a crash.
+// reports a malformed file as an error, never as a crash. NumPy has no
+// bfloat16: BF16 arrays are written as (exactly widened) f32.
 //
 //===----------------------------------------------------------------------===//
 
