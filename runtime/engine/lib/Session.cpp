@@ -1,14 +1,13 @@
 //===- Session.cpp - One rank's execution state ---------------------------===//
 
+#include "Backend.h"
 #include "Prepare.h"
 #include "shardrt/Engine.h"
 #include "shardrt/artifact/Artifact.h"
 #include "shardrt/comm/Communicator.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <omp.h>
 
 namespace shardrt {
 
@@ -19,8 +18,8 @@ struct Session::Impl {
   const artifact::Artifact *artifact = nullptr;
   const fb::RankClass *rankClass = nullptr;
   comm::Communicator *comm = nullptr;
-  int threads = 0;
-  std::unique_ptr<uint8_t, decltype(&std::free)> ownedArena{nullptr, &std::free};
+  std::unique_ptr<exec::Backend> backend;
+  void *ownedArena = nullptr; // from backend->allocate, released in ~Impl
   uint8_t *arena = nullptr;
   uint64_t arenaBytes = 0;
   std::vector<SlotInfo> slots;
@@ -37,6 +36,10 @@ struct Session::Impl {
   std::vector<RunFn> program;
   std::vector<std::string> names; // per instruction, for error messages
 
+  ~Impl() {
+    if (ownedArena)
+      backend->release(ownedArena);
+  }
   Status prepare(int rank, const std::vector<int64_t> &meshShape);
   /// Where slot `slot` is during a run: a zero-copy input or the arena.
   void *slotData(uint32_t slot) const;
@@ -181,7 +184,7 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
             where(rc, i, inst) + " writes slot " +
             std::to_string(inst.outputs()->Get(k)) +
             ", which holds a constant or a model input");
-    StatusOr<RunFn> fn = exec::prepareInstruction(inst, ctx);
+    StatusOr<RunFn> fn = backend->prepare(inst, ctx);
     if (!fn.ok())
       return Status(fn.status().code(),
                     where(rc, i, inst) + ": " + fn.status().message());
@@ -214,7 +217,11 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
   auto impl = std::make_unique<Impl>();
   impl->artifact = &engine->artifact();
   impl->comm = comm;
-  impl->threads = options.threads;
+  StatusOr<std::unique_ptr<exec::Backend>> backend =
+      exec::createBackend(options.backend, options);
+  if (!backend.ok())
+    return backend.status();
+  impl->backend = std::move(*backend);
   int32_t cls = impl->artifact->rankClassOf(rank);
   if (cls < 0)
     return Status::outOfRange("rank " + std::to_string(rank) + " has no program");
@@ -230,12 +237,11 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
       return Status::invalidArgument("the caller's arena is not 64-byte aligned");
     impl->arena = static_cast<uint8_t *>(options.arena);
   } else if (impl->arenaBytes > 0) {
-    size_t bytes = (impl->arenaBytes + 63) / 64 * 64;
-    impl->ownedArena.reset(static_cast<uint8_t *>(std::aligned_alloc(64, bytes)));
-    if (!impl->ownedArena)
-      return Status::unavailable("cannot allocate an arena of " +
-                                 std::to_string(bytes) + " bytes");
-    impl->arena = impl->ownedArena.get();
+    StatusOr<void *> arena = impl->backend->allocate(size_t(impl->arenaBytes));
+    if (!arena.ok())
+      return arena.status();
+    impl->ownedArena = *arena;
+    impl->arena = static_cast<uint8_t *>(*arena);
   }
   if (Status s = impl->prepare(rank, engine->meshShape()); !s.ok())
     return s;
@@ -345,11 +351,13 @@ Status Session::run() {
   for (size_t i = 0; i < im.outputSlots.size(); ++i)
     if (im.boundOutputs[i] && !im.outputReadOnly[i])
       rc.slots[im.outputSlots[i]] = im.boundOutputs[i];
-  if (im.threads > 0)
-    omp_set_num_threads(im.threads);
+  SHARDRT_RETURN_IF_ERROR(im.backend->beginRun());
   for (size_t i = 0; i < im.program.size(); ++i)
-    if (Status s = im.program[i](rc); !s.ok())
+    if (Status s = im.program[i](rc); !s.ok()) {
+      (void)im.backend->endRun(); // the first error is the one to report
       return Status(s.code(), im.names[i] + ": " + s.message());
+    }
+  SHARDRT_RETURN_IF_ERROR(im.backend->endRun());
   // An output that is an input or a constant: the program read the slot
   // where it is; the caller's buffer gets a copy.
   for (size_t i = 0; i < im.outputSlots.size(); ++i) {

@@ -98,8 +98,12 @@ std::vector<uint8_t> ringArtifact(const std::vector<int64_t> &extents,
     gather.meshAxes = {0};
     gather.ints = {0};
     gather.ints.insert(gather.ints.end(), extents.begin(), extents.end());
-    if (!withReduce) // equal-sized pieces only; keep the slot filled
-      reduce = InstructionSpec{fb::Opcode::Copy, {1}, {2}};
+    if (!withReduce) { // equal-sized pieces only; keep the slot filled
+      reduce = InstructionSpec();
+      reduce.opcode = fb::Opcode::Copy;
+      reduce.inputs = {1};
+      reduce.outputs = {2};
+    }
     rc.program = {pad, halo, reduce, gather};
     rc.inputSlots = {0};
     rc.outputSlots = {1, 2, 3};

@@ -175,7 +175,8 @@ public:
   }
 
   InstructionSpec &op(Opcode opcode, std::vector<uint32_t> ins,
-                      std::vector<uint32_t> outs, std::vector<int64_t> ints = {},
+                      std::vector<uint32_t> outs,
+                      std::vector<int64_t> ints = {},
                       std::vector<double> floats = {}, std::string str = "") {
     InstructionSpec inst;
     inst.opcode = opcode;
@@ -282,8 +283,7 @@ StatusOr<std::vector<Floats>> runEngine(std::shared_ptr<const Engine> engine,
     return st;
   std::vector<Floats> outs;
   for (size_t i = 0; i < engine->numOutputs(); ++i)
-    outs.push_back(decode(session.outputData(i),
-                          count(session.outputShape(i)),
+    outs.push_back(decode(session.outputData(i), count(session.outputShape(i)),
                           engine->output(i).dtype));
   return outs;
 }
@@ -312,12 +312,20 @@ struct Operand {
 /// One instruction whose inputs are the model's inputs and whose output is
 /// the model's output.
 struct OpCase {
+  // A constructor rather than an aggregate: GCC 12 reports a bogus
+  // -Wmaybe-uninitialized for aggregates of vectors built in place.
+  OpCase(Opcode opcode, std::vector<Operand> ins, Operand out,
+         std::vector<int64_t> ints = {}, std::vector<double> floats = {},
+         std::string str = "")
+      : opcode(opcode), ins(std::move(ins)), out(std::move(out)),
+        ints(std::move(ints)), floats(std::move(floats)), str(std::move(str)) {}
+
   Opcode opcode;
   std::vector<Operand> ins;
   Operand out;
-  std::vector<int64_t> ints = {};
-  std::vector<double> floats = {};
-  std::string str = "";
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+  std::string str;
 
   Model model() const {
     Model m;
@@ -442,10 +450,10 @@ struct Pool2d {
   int64_t divisorOverride = 0;
 
   std::vector<int64_t> ints() const {
-    return {2,        kernel[0],   kernel[1],   stride[0],
-            stride[1], padLo[0],   padLo[1],    padHi[0],
-            padHi[1],  dilation[0], dilation[1], countIncludePad,
-            divisorOverride};
+    return {
+        2,           kernel[0],       kernel[1],      stride[0], stride[1],
+        padLo[0],    padLo[1],        padHi[0],       padHi[1],  dilation[0],
+        dilation[1], countIncludePad, divisorOverride};
   }
 };
 
@@ -483,7 +491,7 @@ Floats poolRef(const Floats &x, const Shape &xs, const Pool2d &p,
         for (int64_t ih = hs; ih < he; ++ih)
           for (int64_t iw = ws; iw < we; ++iw)
             sum += xc[ih * xs[3] + iw];
-        int64_t divisor = p.divisorOverride ? p.divisorOverride
+        int64_t divisor = p.divisorOverride   ? p.divisorOverride
                           : p.countIncludePad ? padded
                                               : (he - hs) * (we - ws);
         out = float(sum / double(divisor));
@@ -584,7 +592,8 @@ int64_t nattenStart(int64_t i, int64_t length, int64_t kernel,
                     int64_t dilation) {
   int64_t g = i % dilation;
   int64_t lg = (length - g + dilation - 1) / dilation;
-  int64_t start = std::clamp(i / dilation - kernel / 2, int64_t(0), lg - kernel);
+  int64_t start =
+      std::clamp(i / dilation - kernel / 2, int64_t(0), lg - kernel);
   return start * dilation + g;
 }
 
@@ -659,9 +668,8 @@ TEST(EngineRun, ConvReluBiasSumChain) {
   std::mt19937 rng(1);
   Shape xs = {2, 2, 6, 5}, ws = {3, 2, 3, 3}, ys = {2, 3, 6, 5},
         shiftShape = {3, 1, 1};
-  Floats w = randomFloats(size_t(count(ws)), rng),
-         bias = randomFloats(3, rng), x = randomFloats(size_t(count(xs)), rng),
-         shift = randomFloats(3, rng);
+  Floats w = randomFloats(size_t(count(ws)), rng), bias = randomFloats(3, rng),
+         x = randomFloats(size_t(count(xs)), rng), shift = randomFloats(3, rng);
   Model m;
   uint32_t xSlot = m.input("x", xs);
   uint32_t shiftSlot = m.input("shift", shiftShape);
@@ -698,10 +706,7 @@ TEST(EngineRun, ConvStridedDilatedGroupedAndTransposed) {
     Floats x = randomFloats(size_t(count(xs)), rng),
            w = randomFloats(size_t(count(ws)), rng);
     // stride (2, 2), pad (1, 0), dilation (2, 1), groups 2, no bias.
-    OpCase op{Opcode::Conv,
-              {{xs}, {ws}},
-              {ys},
-              {2, 2, 2, 1, 0, 2, 1, 2}};
+    OpCase op{Opcode::Conv, {{xs}, {ws}}, {ys}, {2, 2, 2, 1, 0, 2, 1, 2}};
     Conv2d c;
     c.stride[0] = c.stride[1] = 2;
     c.pad[0] = 1;
@@ -786,12 +791,14 @@ TEST(EngineRun, UnaryKinds) {
       {"sigmoid", [](double v) { return 1 / (1 + std::exp(-v)); }, false},
       {"relu", [](double v) { return std::max(v, 0.0); }, false},
       {"silu", [](double v) { return v / (1 + std::exp(-v)); }, false},
-      {"gelu", [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); },
+      {"gelu",
+       [](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); },
        false},
       {"gelu_tanh",
        [](double v) {
          return 0.5 * v *
-                (1 + std::tanh(std::sqrt(2 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
+                (1 + std::tanh(std::sqrt(2 / 3.14159265358979323846) *
+                               (v + 0.044715 * v * v * v)));
        },
        false},
   };
@@ -811,7 +818,8 @@ TEST(EngineRun, UnaryKinds) {
 TEST(EngineRun, BinaryCompareSelectCastBroadcast) {
   std::mt19937 rng(4);
   Shape as = {2, 1, 4}, bs = {3, 1}, ys = {2, 3, 4};
-  Floats a = randomFloats(8, rng, 0.5f, 2.0f), b = randomFloats(3, rng, 0.5f, 2.0f);
+  Floats a = randomFloats(8, rng, 0.5f, 2.0f),
+         b = randomFloats(3, rng, 0.5f, 2.0f);
   a[1] = b[0]; // an equal pair for the comparisons
   struct Kind {
     const char *name;
@@ -837,8 +845,8 @@ TEST(EngineRun, BinaryCompareSelectCastBroadcast) {
     Floats expected(size_t(count(ys)));
     for (int64_t i = 0; i < count(ys); ++i) {
       Shape idx = unravel(i, ys);
-      expected[size_t(i)] = float(
-          k.f(double(bcast(a, as, idx)), double(bcast(b, bs, idx))));
+      expected[size_t(i)] =
+          float(k.f(double(bcast(a, as, idx)), double(bcast(b, bs, idx))));
     }
     OpCase op{isCompare ? Opcode::Compare : Opcode::Binary,
               {{as}, {bs}},
@@ -856,9 +864,8 @@ TEST(EngineRun, BinaryCompareSelectCastBroadcast) {
   Floats expected(size_t(count(ys)));
   for (int64_t i = 0; i < count(ys); ++i) {
     Shape idx = unravel(i, ys);
-    expected[size_t(i)] = bcast(cond, as, idx) != 0.0f
-                              ? bcast(t, {3, 4}, idx)
-                              : f[0];
+    expected[size_t(i)] =
+        bcast(cond, as, idx) != 0.0f ? bcast(t, {3, 4}, idx) : f[0];
   }
   EXPECT_EQ(select.run({cond, t, f}), expected);
 
@@ -999,12 +1006,8 @@ TEST(EngineRun, PadModes) {
         expected[size_t(i * ys[1] + j)] =
             si < 0 || sj < 0 ? 0.75f : x[size_t(si * xs[1] + sj)];
       }
-    OpCase op{Opcode::Pad,
-              {{xs}},
-              {ys},
-              {c.lo[0], c.lo[1], c.hi[0], c.hi[1]},
-              {0.75},
-              c.mode};
+    OpCase op{Opcode::Pad, {{xs}}, {ys}, {c.lo[0], c.lo[1], c.hi[0], c.hi[1]},
+              {0.75},      c.mode};
     EXPECT_EQ(op.run({x}), expected) << c.mode;
   }
 }
@@ -1024,11 +1027,7 @@ TEST(EngineRun, SoftmaxAndNorms) {
   Floats w = randomFloats(4, rng), b = randomFloats(4, rng);
   {
     Shape gs = {2, 4, 3};
-    OpCase op{Opcode::Norm,
-              {{gs}, {{4}}, {{4}}},
-              {gs},
-              {1, 1, 2},
-              {1e-5},
+    OpCase op{Opcode::Norm, {{gs}, {{4}}, {{4}}}, {gs}, {1, 1, 2}, {1e-5},
               "group"};
     Floats expected =
         normalizeBlocks(x, 4, 6, &w, &b, 1e-5, [](int64_t r, int64_t j) {
@@ -1051,12 +1050,9 @@ TEST(EngineRun, SoftmaxAndNorms) {
   {
     Floats mean = randomFloats(3, rng), var = randomFloats(3, rng, 0.5f, 2.0f),
            bw = randomFloats(3, rng), bb = randomFloats(3, rng);
-    OpCase op{Opcode::Norm,
-              {{xs}, {{3}}, {{3}}, {{3}}, {{3}}},
-              {xs},
-              {1, 1, 0},
-              {1e-5},
-              "batch"};
+    OpCase op{Opcode::Norm, {{xs}, {{3}}, {{3}}, {{3}}, {{3}}},
+              {xs},         {1, 1, 0},
+              {1e-5},       "batch"};
     Floats expected(24);
     for (int64_t i = 0; i < 24; ++i) {
       size_t c = size_t(unravel(i, xs)[1]);
@@ -1192,26 +1188,27 @@ TEST(EngineRun, Interpolate) {
                          : std::floor(float(v) * sf);
         return std::min<int64_t>(int64_t(f), n - 1);
       };
-      y[size_t(i)] = x[size_t(ravel(
-          {o[0], o[1], src(o[2], sh, xs[2]), src(o[3], sw, xs[3])}, xs))];
+      y[size_t(i)] = x[size_t(
+          ravel({o[0], o[1], src(o[2], sh, xs[2]), src(o[3], sw, xs[3])}, xs))];
     }
     return y;
   };
   {
     Shape ys = {1, 2, 6, 8};
-    OpCase op{Opcode::Interpolate, {{xs}}, {ys},
+    OpCase op{Opcode::Interpolate,      {{xs}},     {ys},
               {2, 0, 0, 0, 0, 0, 3, 4}, {0.5, 0.5}, "nearest"};
     EXPECT_EQ(op.run({x}), nearest(ys, 0.5, 0.5, false));
     // Downsampling with a non-integer scale, nearest-exact.
     Shape ds = {1, 2, 2, 3};
-    OpCase down{Opcode::Interpolate, {{xs}}, {ds},
+    OpCase down{Opcode::Interpolate,      {{xs}},           {ds},
                 {2, 0, 0, 0, 0, 0, 3, 4}, {1.5, 4.0 / 3.0}, "nearest-exact"};
     EXPECT_EQ(down.run({x}), nearest(ds, 1.5, 4.0 / 3.0, true));
   }
   for (bool align : {false, true}) {
     // Bilinear to (5, 7).
     Shape ys = {1, 2, 5, 7};
-    double sh = align ? 2.0 / 4.0 : 3.0 / 5.0, sw = align ? 3.0 / 6.0 : 4.0 / 7.0;
+    double sh = align ? 2.0 / 4.0 : 3.0 / 5.0,
+           sw = align ? 3.0 / 6.0 : 4.0 / 7.0;
     Floats expected(size_t(count(ys)));
     for (int64_t i = 0; i < count(ys); ++i) {
       Shape o = unravel(i, ys);
@@ -1233,7 +1230,7 @@ TEST(EngineRun, Interpolate) {
           float((1 - lh) * ((1 - lw) * at(h0, w0) + lw * at(h0, w1)) +
                 lh * ((1 - lw) * at(h1, w0) + lw * at(h1, w1)));
     }
-    OpCase op{Opcode::Interpolate, {{xs}}, {ys},
+    OpCase op{Opcode::Interpolate,          {{xs}},   {ys},
               {2, align, 0, 0, 0, 0, 3, 4}, {sh, sw}, "linear"};
     EXPECT_TRUE(close(op.run({x}), expected, 1e-5f)) << "align " << align;
   }
@@ -1251,13 +1248,13 @@ TEST(EngineRun, Attention) {
   double scale = 0.37;
   {
     OpCase op{Opcode::Attention, {{qs}, {ks}, {vs}}, {ys}, {0, 0}, {scale}};
-    EXPECT_TRUE(close(op.run({q, k, v}), attentionRef(q, k, v, nb, l, s, e, ev,
-                                                     nullptr, false, false,
-                                                     scale)));
+    EXPECT_TRUE(
+        close(op.run({q, k, v}), attentionRef(q, k, v, nb, l, s, e, ev, nullptr,
+                                              false, false, scale)));
     OpCase causal{Opcode::Attention, {{qs}, {ks}, {vs}}, {ys}, {1, 0}, {scale}};
-    EXPECT_TRUE(close(causal.run({q, k, v}),
-                      attentionRef(q, k, v, nb, l, s, e, ev, nullptr, false,
-                                   true, scale)));
+    EXPECT_TRUE(close(
+        causal.run({q, k, v}),
+        attentionRef(q, k, v, nb, l, s, e, ev, nullptr, false, true, scale)));
   }
   {
     // Bool mask (2, 1, l, s): materialised to every head.
@@ -1271,11 +1268,11 @@ TEST(EngineRun, Attention) {
       Shape idx = unravel(i, {2, 3, l, s});
       full[size_t(i)] = mask[size_t(ravel({idx[0], 0, idx[2], idx[3]}, ms))];
     }
-    OpCase op{Opcode::Attention, {{qs}, {ks}, {vs}, {ms, I1}}, {ys}, {0, 1},
-              {scale}};
-    EXPECT_TRUE(close(op.run({q, k, v, mask}),
-                      attentionRef(q, k, v, nb, l, s, e, ev, &full, true,
-                                   false, scale)));
+    OpCase op{
+        Opcode::Attention, {{qs}, {ks}, {vs}, {ms, I1}}, {ys}, {0, 1}, {scale}};
+    EXPECT_TRUE(close(
+        op.run({q, k, v, mask}),
+        attentionRef(q, k, v, nb, l, s, e, ev, &full, true, false, scale)));
   }
   {
     // Float mask (l, s) shared by every batch entry, with is_causal.
@@ -1283,11 +1280,11 @@ TEST(EngineRun, Attention) {
     Floats full;
     for (int64_t b = 0; b < nb; ++b)
       full.insert(full.end(), mask.begin(), mask.end());
-    OpCase op{Opcode::Attention, {{qs}, {ks}, {vs}, {{l, s}}}, {ys}, {1, 1},
-              {scale}};
-    EXPECT_TRUE(close(op.run({q, k, v, mask}),
-                      attentionRef(q, k, v, nb, l, s, e, ev, &full, false,
-                                   true, scale)));
+    OpCase op{
+        Opcode::Attention, {{qs}, {ks}, {vs}, {{l, s}}}, {ys}, {1, 1}, {scale}};
+    EXPECT_TRUE(close(
+        op.run({q, k, v, mask}),
+        attentionRef(q, k, v, nb, l, s, e, ev, &full, false, true, scale)));
   }
 }
 
@@ -1512,9 +1509,8 @@ TEST(EngineApi, BindingErrors) {
   EXPECT_EQ(session.run().code(), StatusCode::FailedPrecondition);
   // Zero-copy buffers must be aligned to their elements; copies need not be.
   Bytes raw(6 * sizeof(float) + 1);
-  EXPECT_TRUE(rejected(
-      session.bindInput(0, raw.data() + 1, DType::F32, {2, 3}), kInvalid,
-      {"aligned"}));
+  EXPECT_TRUE(rejected(session.bindInput(0, raw.data() + 1, DType::F32, {2, 3}),
+                       kInvalid, {"aligned"}));
   EXPECT_EQ(session.bindOutput(0, raw.data() + 1, DType::F32, {2, 3}).code(),
             StatusCode::InvalidArgument);
   EXPECT_TRUE(session.copyInput(0, raw.data() + 1, DType::F32, {2, 3}).ok());
@@ -1601,8 +1597,9 @@ TEST(EngineApi, InputsAndOutputsMayShareOneVector) {
     std::vector<int64_t> extent = {n};
     dims.push_back(fb::CreateDimShardingDirect(b, nullptr, &extent));
   }
-  auto tensors = b.CreateVector(std::vector<flatbuffers::Offset<fb::TensorDesc>>{
-      fb::CreateTensorDescDirect(b, "t", F32, &shape, &dims)});
+  auto tensors =
+      b.CreateVector(std::vector<flatbuffers::Offset<fb::TensorDesc>>{
+          fb::CreateTensorDescDirect(b, "t", F32, &shape, &dims)});
   std::vector<flatbuffers::Offset<fb::BufferSlot>> slots = {
       fb::CreateBufferSlotDirect(b, 0, 24, F32, &shape, true)};
   std::vector<int32_t> ranks = {0};
@@ -1707,53 +1704,54 @@ TEST(EngineApi, WorldSizeMustMatch) {
 // Malformed programs are rejected when a session is prepared
 //===----------------------------------------------------------------------===//
 
-
 TEST(EnginePrepare, WrongNumberOfInts) {
   Shape s = {2, 3};
-  EXPECT_TRUE(rejected((OpCase{Opcode::Softmax, {{s}}, {s}, {1}}.prepareStatus()),
-                       kInvalid,
-                       {"instruction 0 (Softmax)", "integer attributes"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Softmax, {{s}}, {s}, {1}}.prepareStatus()),
+               kInvalid, {"instruction 0 (Softmax)", "integer attributes"}));
   EXPECT_TRUE(
       rejected((OpCase{Opcode::Softmax, {{s}}, {s}, {1, 0, 0}}.prepareStatus()),
                kInvalid, {"has 3 integer attributes"}));
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Permute, {{s}}, {{3, 2}}, {1}}.prepareStatus()), kInvalid,
-      {"(Permute)", "integer attributes"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Permute, {{s}}, {{3, 2}}, {1}}.prepareStatus()),
+               kInvalid, {"(Permute)", "integer attributes"}));
   EXPECT_TRUE(rejected((OpCase{Opcode::Conv,
                                {{{1, 1, 4, 4}}, {{1, 1, 3, 3}}},
                                {{1, 1, 2, 2}},
                                {2, 1, 1, 0, 0, 1, 1}}
                             .prepareStatus()),
                        kInvalid, {"(Conv)", "integer attributes"}));
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Attention, {{{2, 3}}, {{2, 3}}, {{2, 3}}}, {{2, 3}}, {0},
-              {1.0}}
-           .prepareStatus()),
-      kInvalid, {"(Attention)", "integer attributes"}));
+  EXPECT_TRUE(rejected((OpCase{Opcode::Attention,
+                               {{{2, 3}}, {{2, 3}}, {{2, 3}}},
+                               {{2, 3}},
+                               {0},
+                               {1.0}}
+                            .prepareStatus()),
+                       kInvalid, {"(Attention)", "integer attributes"}));
 }
 
 TEST(EnginePrepare, WrongOutputShapes) {
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Unary, {{{2, 3}}}, {{2, 4}}, {}, {}, "relu"}
-           .prepareStatus()),
-      kInvalid, {"instruction 0 (Unary)", "(2, 4)", "(2, 3)"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Unary, {{{2, 3}}}, {{2, 4}}, {}, {}, "relu"}
+                    .prepareStatus()),
+               kInvalid, {"instruction 0 (Unary)", "(2, 4)", "(2, 3)"}));
   EXPECT_TRUE(rejected(
       (OpCase{Opcode::Matmul, {{{2, 3}}, {{3, 4}}}, {{2, 5}}}.prepareStatus()),
       kInvalid, {"(Matmul)", "shape"}));
   EXPECT_TRUE(rejected(
       (OpCase{Opcode::Matmul, {{{2, 3}}, {{4, 4}}}, {{2, 4}}}.prepareStatus()),
       kInvalid, {"(Matmul)", "contracts"}));
-  EXPECT_TRUE(rejected((OpCase{Opcode::Binary, {{{2, 3}}, {{4}}}, {{2, 3}}, {},
-                               {}, "add"}
-                            .prepareStatus()),
-                       kInvalid, {"(Binary)", "broadcast"}));
   EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Copy, {{{2, 3}}}, {{7}}}.prepareStatus()), kInvalid,
-      {"(Copy)", "element counts"}));
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Reduce, {{{2, 3}}}, {{3}}, {1}, {}, "sum"}
+      (OpCase{Opcode::Binary, {{{2, 3}}, {{4}}}, {{2, 3}}, {}, {}, "add"}
            .prepareStatus()),
-      kInvalid, {"(Reduce)", "elements"}));
+      kInvalid, {"(Binary)", "broadcast"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Copy, {{{2, 3}}}, {{7}}}.prepareStatus()),
+               kInvalid, {"(Copy)", "element counts"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Reduce, {{{2, 3}}}, {{3}}, {1}, {}, "sum"}
+                    .prepareStatus()),
+               kInvalid, {"(Reduce)", "elements"}));
   EXPECT_TRUE(rejected((OpCase{Opcode::Pool,
                                {{{1, 2, 4, 4}}},
                                {{1, 3, 2, 2}},
@@ -1762,12 +1760,13 @@ TEST(EnginePrepare, WrongOutputShapes) {
                                "max"}
                             .prepareStatus()),
                        kInvalid, {"(Pool)", "channels"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Concat, {{{2, 3}}, {{2, 2}}}, {{2, 6}}, {1}}
+                    .prepareStatus()),
+               kInvalid, {"(Concat)", "sum to 5"}));
   EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Concat, {{{2, 3}}, {{2, 2}}}, {{2, 6}}, {1}}
-           .prepareStatus()),
-      kInvalid, {"(Concat)", "sum to 5"}));
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Pad, {{{2, 3}}}, {{3, 3}}, {0, 0, 0, 0}, {0.0}, "constant"}
+      (OpCase{
+          Opcode::Pad, {{{2, 3}}}, {{3, 3}}, {0, 0, 0, 0}, {0.0}, "constant"}
            .prepareStatus()),
       kInvalid, {"(Pad)", "shape"}));
   // The error names the failing instruction, not the first.
@@ -1795,11 +1794,15 @@ TEST(EnginePrepare, OutOfRangeDims) {
            OpCase{Opcode::Slice, {{s}}, {{2, 2}}, {0, 0, 1, 0}},
            OpCase{Opcode::Slice, {{s}}, {{1, 3}}, {0, 1, 1, 1}},
            OpCase{Opcode::Norm, {{s}}, {s}, {0, 0, 3}, {1e-5}, "layer"},
-           OpCase{Opcode::Norm, {{{2, 4, 3}}}, {{2, 4, 3}}, {0, 0, 3}, {1e-5},
+           OpCase{Opcode::Norm,
+                  {{{2, 4, 3}}},
+                  {{2, 4, 3}},
+                  {0, 0, 3},
+                  {1e-5},
                   "group"},
            OpCase{Opcode::Pad, {{s}}, {{2, 9}}, {0, 3, 0, 3}, {0.0}, "reflect"},
-           OpCase{Opcode::Pad, {{s}}, {{0, 3}}, {-2, 0, -1, 0}, {0.0},
-                  "constant"},
+           OpCase{
+               Opcode::Pad, {{s}}, {{0, 3}}, {-2, 0, -1, 0}, {0.0}, "constant"},
            OpCase{Opcode::Conv,
                   {{{1, 1, 4, 4}}, {{1, 1, 3, 3}}},
                   {{1, 1, 2, 2}},
@@ -1840,17 +1843,18 @@ TEST(EnginePrepare, UnknownStrKinds) {
   EXPECT_TRUE(rejected(
       (OpCase{Opcode::Binary, {{s}, {s}}, {s}, {}, {}, "xor"}.prepareStatus()),
       kInvalid, {"(Binary)", "'xor'"}));
-  EXPECT_TRUE(rejected((OpCase{Opcode::Compare, {{s}, {s}}, {s, I1}, {}, {}, "add"}
-                            .prepareStatus()),
-                       kInvalid, {"(Compare)", "'add'"}));
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Reduce, {{s}}, {{1}}, {0, 1, 2, 3}, {}, "prod"}
-           .prepareStatus()),
-      kInvalid, {"(Reduce)", "'prod'"}));
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Pool, {{s}}, {s}, Pool2d().ints(), {}, "median"}
-           .prepareStatus()),
-      kInvalid, {"(Pool)", "'median'"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Compare, {{s}, {s}}, {s, I1}, {}, {}, "add"}
+                    .prepareStatus()),
+               kInvalid, {"(Compare)", "'add'"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Reduce, {{s}}, {{1}}, {0, 1, 2, 3}, {}, "prod"}
+                    .prepareStatus()),
+               kInvalid, {"(Reduce)", "'prod'"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Pool, {{s}}, {s}, Pool2d().ints(), {}, "median"}
+                    .prepareStatus()),
+               kInvalid, {"(Pool)", "'median'"}));
   EXPECT_TRUE(rejected((OpCase{Opcode::Interpolate,
                                {{s}},
                                {s},
@@ -1859,17 +1863,17 @@ TEST(EnginePrepare, UnknownStrKinds) {
                                "cubic"}
                             .prepareStatus()),
                        kInvalid, {"(Interpolate)", "'cubic'"}));
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Pad, {{s}}, {s}, Shape(8, 0), {0.0}, "mirror"}
-           .prepareStatus()),
-      kInvalid, {"(Pad)", "'mirror'"}));
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Norm, {{s}}, {s}, {0, 0, 1}, {1e-5}, "instance"}
-           .prepareStatus()),
-      kInvalid, {"(Norm)", "'instance'"}));
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Unary, {{s}}, {s}, {}, {}, ""}.prepareStatus()),
-      kInvalid, {"(Unary)", "unknown"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Pad, {{s}}, {s}, Shape(8, 0), {0.0}, "mirror"}
+                    .prepareStatus()),
+               kInvalid, {"(Pad)", "'mirror'"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Norm, {{s}}, {s}, {0, 0, 1}, {1e-5}, "instance"}
+                    .prepareStatus()),
+               kInvalid, {"(Norm)", "'instance'"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Unary, {{s}}, {s}, {}, {}, ""}.prepareStatus()),
+               kInvalid, {"(Unary)", "unknown"}));
 }
 
 TEST(EnginePrepare, OperandsAndAttributes) {
@@ -1877,33 +1881,36 @@ TEST(EnginePrepare, OperandsAndAttributes) {
   EXPECT_TRUE(rejected(
       (OpCase{Opcode::Binary, {{s}}, {s}, {}, {}, "add"}.prepareStatus()),
       kInvalid, {"(Binary)", "has 1 inputs; expected 2"}));
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Fill, {{s}}, {s}, {}, {1.0}}.prepareStatus()), kInvalid,
-      {"(Fill)", "inputs"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Fill, {{s}}, {s}, {}, {1.0}}.prepareStatus()),
+               kInvalid, {"(Fill)", "inputs"}));
   EXPECT_TRUE(rejected((OpCase{Opcode::Fill, {}, {s}}.prepareStatus()),
                        kInvalid, {"(Fill)", "fill value"}));
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Norm, {{s}}, {s}, {0, 0, 1}, {NAN}, "layer"}
-           .prepareStatus()),
-      kInvalid, {"(Norm)", "eps"}));
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Norm, {{s}}, {s}, {1, 0, 1}, {1e-5}, "layer"}
-           .prepareStatus()),
-      kInvalid, {"(Norm)", "has_weight"}));
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Attention, {{s}, {s}, {s}}, {s}, {0, 1}, {1.0}}
-           .prepareStatus()),
-      kInvalid, {"(Attention)", "has_mask"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Norm, {{s}}, {s}, {0, 0, 1}, {NAN}, "layer"}
+                    .prepareStatus()),
+               kInvalid, {"(Norm)", "eps"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Norm, {{s}}, {s}, {1, 0, 1}, {1e-5}, "layer"}
+                    .prepareStatus()),
+               kInvalid, {"(Norm)", "has_weight"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Attention, {{s}, {s}, {s}}, {s}, {0, 1}, {1.0}}
+                    .prepareStatus()),
+               kInvalid, {"(Attention)", "has_mask"}));
   EXPECT_TRUE(rejected(
       (OpCase{Opcode::Attention, {{s}, {s}, {s}}, {s}, {0, 0}, {INFINITY}}
            .prepareStatus()),
       kInvalid, {"(Attention)", "scale"}));
   // The CPU backend computes in f32: other dtypes are Unimplemented.
-  EXPECT_TRUE(rejected(
-      (OpCase{Opcode::Unary, {{s, fb::DType::F64}}, {s, fb::DType::F64}, {}, {},
-              "neg"}
-           .prepareStatus()),
-      StatusCode::Unimplemented, {"(Unary)", "F64"}));
+  EXPECT_TRUE(rejected((OpCase{Opcode::Unary,
+                               {{s, fb::DType::F64}},
+                               {s, fb::DType::F64},
+                               {},
+                               {},
+                               "neg"}
+                            .prepareStatus()),
+                       StatusCode::Unimplemented, {"(Unary)", "F64"}));
   // Operands must be tensors, not scratch space.
   Model m;
   uint32_t x = m.input("x", {4});
@@ -1946,9 +1953,9 @@ TEST(EnginePrepare, NeighborhoodWindowsMustBeLocal) {
             {q},
             {1, 3, 1, 0, 0, 8},
             {1.0}};
-  EXPECT_TRUE(rejected(op.prepareStatus(), kInvalid,
-                       {"(NeighborhoodAttention)", "query 3",
-                        "outside the local keys"}));
+  EXPECT_TRUE(rejected(
+      op.prepareStatus(), kInvalid,
+      {"(NeighborhoodAttention)", "query 3", "outside the local keys"}));
   // Queries [4, 8) with keys [3, 7): query 6's window [5, 7] needs key 7.
   op.ints = {1, 3, 1, 4, 3, 8};
   EXPECT_TRUE(rejected(op.prepareStatus(), kInvalid, {"query 6"}));
@@ -1996,17 +2003,18 @@ TEST(EnginePrepare, UnimplementedOpcodes) {
   m.kernelSymbols = {"fused_neg"};
   m.kernels = {{"x86_64", fb::KernelFormat::SharedObject, {0}, Bytes(16, 1)}};
   m.op(Opcode::ElementwiseFused, {x}, {y}).kernel = 0;
-  EXPECT_TRUE(rejected(prepare(m.bytes()), StatusCode::Unimplemented,
-                       {"instruction 0 (ElementwiseFused)", "ElementwiseFused"}));
+  EXPECT_TRUE(
+      rejected(prepare(m.bytes()), StatusCode::Unimplemented,
+               {"instruction 0 (ElementwiseFused)", "ElementwiseFused"}));
   // Nor are these collectives (yet).
   for (Opcode op : {Opcode::ReduceScatter, Opcode::AllToAll}) {
     Model c;
     uint32_t cx = c.input("x", {4});
     uint32_t cy = c.output("y", {4});
     c.op(op, {cx}, {cy}).reduce = fb::ReduceKind::Sum;
-    EXPECT_TRUE(rejected(prepare(c.bytes()), StatusCode::Unimplemented,
-                         {std::string("instruction 0 (") +
-                          fb::EnumNameOpcode(op) + ")"}));
+    EXPECT_TRUE(rejected(
+        prepare(c.bytes()), StatusCode::Unimplemented,
+        {std::string("instruction 0 (") + fb::EnumNameOpcode(op) + ")"}));
   }
 }
 
@@ -2014,11 +2022,12 @@ TEST(EnginePrepare, OverflowingAttributes) {
   // Values whose negation or sum overflows int64 are rejected, not computed.
   const int64_t kMin = std::numeric_limits<int64_t>::min(),
                 kMax = std::numeric_limits<int64_t>::max();
-  EXPECT_EQ((OpCase{Opcode::Pad, {{{2, 3}}}, {{2, 3}}, {kMin, 0, 0, 0}, {0.0},
-                    "constant"}
-                 .prepareStatus()
-                 .code()),
-            kInvalid);
+  EXPECT_EQ(
+      (OpCase{
+          Opcode::Pad, {{{2, 3}}}, {{2, 3}}, {kMin, 0, 0, 0}, {0.0}, "constant"}
+           .prepareStatus()
+           .code()),
+      kInvalid);
   Shape q = {1, 4, 1, 2};
   EXPECT_EQ((OpCase{Opcode::NeighborhoodAttention,
                     {{q}, {q}, {q}},
@@ -2028,17 +2037,18 @@ TEST(EnginePrepare, OverflowingAttributes) {
                  .prepareStatus()
                  .code()),
             kInvalid);
-  EXPECT_EQ((OpCase{Opcode::Slice, {{{4}}}, {{1}}, {kMax, 1}}.prepareStatus()
-                 .code()),
-            kInvalid);
+  EXPECT_EQ(
+      (OpCase{Opcode::Slice, {{{4}}}, {{1}}, {kMax, 1}}.prepareStatus().code()),
+      kInvalid);
   // A pooling window far wider than the padded input (the max-pool kernel
   // would visit every tap of it).
   Pool2d p;
   p.kernel[0] = int64_t(1) << 30;
-  EXPECT_TRUE(rejected((OpCase{Opcode::Pool, {{{1, 1, 4, 4}}}, {{1, 1, 1, 4}},
-                               p.ints(), {}, "max"}
-                            .prepareStatus()),
-                       kInvalid, {"(Pool)", "wider than the padded input"}));
+  EXPECT_TRUE(rejected(
+      (OpCase{
+          Opcode::Pool, {{{1, 1, 4, 4}}}, {{1, 1, 1, 4}}, p.ints(), {}, "max"}
+           .prepareStatus()),
+      kInvalid, {"(Pool)", "wider than the padded input"}));
   // ... but a ceil-mode window may overhang the padding by less than a
   // stride: kernel 3, stride 2 over 4 elements gives 2 windows.
   Pool2d ceil;
@@ -2175,10 +2185,9 @@ TEST(EngineReference, BadReferencesFailTheLoad) {
         Engine::loadFromMemory(bytes.data(), bytes.size());
     EXPECT_EQ(e.status().code(), kInvalid) << e.status().toString();
     Bytes nested = outerWith(outerWith(inner));
-    EXPECT_EQ(Engine::loadFromMemory(nested.data(), nested.size())
-                  .status()
-                  .code(),
-              kInvalid);
+    EXPECT_EQ(
+        Engine::loadFromMemory(nested.data(), nested.size()).status().code(),
+        kInvalid);
   }
 }
 
@@ -2210,8 +2219,7 @@ Model zooModel() {
   m.op(Opcode::Interpolate, {pool}, {up}, {2, 0, 0, 0, 0, 0, 3, 2}, {0.5, 0.5},
        "linear");
   uint32_t padded = m.slot({1, 3, 8, 6});
-  m.op(Opcode::Pad, {up}, {padded}, {0, 0, 1, 1, 0, 0, 1, 1}, {0.0},
-       "reflect");
+  m.op(Opcode::Pad, {up}, {padded}, {0, 0, 1, 1, 0, 0, 1, 1}, {0.0}, "reflect");
   uint32_t perm = m.slot({1, 8, 6, 3});
   m.op(Opcode::Permute, {padded}, {perm}, {0, 2, 3, 1});
   uint32_t sliced = m.slot({1, 4, 3, 3});
@@ -2253,7 +2261,8 @@ Model zooModel() {
 /// sanitizer report) fails. Returns how far it got: 0 load failed, 1 session
 /// failed, 2 ran.
 int exercise(const uint8_t *data, size_t size) {
-  StatusOr<std::shared_ptr<const Engine>> e = Engine::loadFromMemory(data, size);
+  StatusOr<std::shared_ptr<const Engine>> e =
+      Engine::loadFromMemory(data, size);
   if (!e.ok()) {
     EXPECT_FALSE(e.status().message().empty());
     return 0;
@@ -2389,11 +2398,11 @@ TEST(EngineFuzz, SpecMutationsNeverCrash) {
   // byte flips: attributes, shapes, operand lists, strings and floats.
   const Model zoo = zooModel();
   static const char *const strs[] = {
-      "",         "relu",    "add",      "gt",      "sum",    "amax",
-      "max",      "avg",     "nearest",  "linear",  "reflect", "circular",
-      "replicate", "constant", "group",   "layer",   "batch",  "nearest-exact"};
-  static const double floats[] = {0.0, -1.0, 1e-5, 0.5, 2.0, 1e30,
-                                  NAN, INFINITY, -INFINITY, 1e-300};
+      "",          "relu",     "add",     "gt",     "sum",     "amax",
+      "max",       "avg",      "nearest", "linear", "reflect", "circular",
+      "replicate", "constant", "group",   "layer",  "batch",   "nearest-exact"};
+  static const double floats[] = {0.0,  -1.0, 1e-5,     0.5,       2.0,
+                                  1e30, NAN,  INFINITY, -INFINITY, 1e-300};
   std::mt19937 rng(fuzzSeed(77));
   int counts[3] = {0, 0, 0};
   for (int iter = 0, n = fuzzIterations(3000); iter < n; ++iter) {
@@ -2422,8 +2431,15 @@ TEST(EngineFuzz, SpecMutationsNeverCrash) {
         if (!s.shape || s.shape->empty())
           break;
         int64_t &d = (*s.shape)[rng() % s.shape->size()];
-        static const int64_t dims[] = {0, 1, 2, 3, 5, 8, int64_t(1) << 20,
-                                       int64_t(1) << 40, int64_t(1) << 62};
+        static const int64_t dims[] = {0,
+                                       1,
+                                       2,
+                                       3,
+                                       5,
+                                       8,
+                                       int64_t(1) << 20,
+                                       int64_t(1) << 40,
+                                       int64_t(1) << 62};
         d = rng() % 2 ? d + int64_t(rng() % 3) - 1
                       : dims[rng() % (sizeof(dims) / sizeof(dims[0]))];
         break;
@@ -2456,15 +2472,38 @@ TEST(EngineFuzz, SpecMutationsNeverCrash) {
       }
       default: {
         // Another opcode on the same operands.
-        static const Opcode opcodes[] = {
-            Opcode::Copy,      Opcode::Fill,       Opcode::Conv,
-            Opcode::ConvTranspose, Opcode::Matmul, Opcode::Pool,
-            Opcode::Interpolate, Opcode::Norm,     Opcode::Softmax,
-            Opcode::Attention, Opcode::Unary,      Opcode::Binary,
-            Opcode::Compare,   Opcode::Select,     Opcode::Cast,
-            Opcode::Reduce,    Opcode::Pad,        Opcode::Permute,
-            Opcode::Slice,     Opcode::Concat,     Opcode::BroadcastTo,
-            Opcode::NeighborhoodAttention, Opcode::Linear};
+        // (Communication ops prepare for a world of one but fail to run
+        // without a communicator.)
+        static const Opcode opcodes[] = {Opcode::HaloExchange,
+                                         Opcode::SendRecv,
+                                         Opcode::AllReduce,
+                                         Opcode::AllGather,
+                                         Opcode::Broadcast,
+                                         Opcode::Barrier,
+                                         Opcode::Wait,
+                                         Opcode::Copy,
+                                         Opcode::Fill,
+                                         Opcode::Conv,
+                                         Opcode::ConvTranspose,
+                                         Opcode::Matmul,
+                                         Opcode::Pool,
+                                         Opcode::Interpolate,
+                                         Opcode::Norm,
+                                         Opcode::Softmax,
+                                         Opcode::Attention,
+                                         Opcode::Unary,
+                                         Opcode::Binary,
+                                         Opcode::Compare,
+                                         Opcode::Select,
+                                         Opcode::Cast,
+                                         Opcode::Reduce,
+                                         Opcode::Pad,
+                                         Opcode::Permute,
+                                         Opcode::Slice,
+                                         Opcode::Concat,
+                                         Opcode::BroadcastTo,
+                                         Opcode::NeighborhoodAttention,
+                                         Opcode::Linear};
         inst.opcode = opcodes[rng() % (sizeof(opcodes) / sizeof(opcodes[0]))];
       }
       }
@@ -2511,9 +2550,9 @@ TEST(EngineFuzz, SpecMutationsNeverCrash) {
 TEST(EngineCApi, LoadDescribeRun) {
   Bytes bytes = affineModel().bytes();
   shardrt_engine *engine = nullptr;
-  ASSERT_EQ(shardrt_engine_load_from_memory(bytes.data(), bytes.size(),
-                                            &engine),
-            SHARDRT_OK)
+  ASSERT_EQ(
+      shardrt_engine_load_from_memory(bytes.data(), bytes.size(), &engine),
+      SHARDRT_OK)
       << shardrt_last_error();
   EXPECT_STREQ(shardrt_last_error(), "");
   int world = 0;
@@ -2542,9 +2581,9 @@ TEST(EngineCApi, LoadDescribeRun) {
   EXPECT_EQ(global[1], 3);
   EXPECT_EQ(offset[0], 0);
   EXPECT_EQ(local[1], 3);
-  EXPECT_EQ(shardrt_engine_output_shape(engine, 0, 0, nullptr, nullptr, local,
-                                        2),
-            SHARDRT_OK);
+  EXPECT_EQ(
+      shardrt_engine_output_shape(engine, 0, 0, nullptr, nullptr, local, 2),
+      SHARDRT_OK);
   uint64_t arena = 0;
   EXPECT_EQ(shardrt_engine_arena_bytes(engine, 0, &arena), SHARDRT_OK);
   EXPECT_GT(arena, 0u);
@@ -2555,9 +2594,9 @@ TEST(EngineCApi, LoadDescribeRun) {
       << shardrt_last_error();
   Floats x = {1, 2, 3, 4, 5, 6};
   int64_t shape[2] = {2, 3};
-  EXPECT_EQ(shardrt_session_bind_input(session, 0, x.data(), SHARDRT_F32,
-                                       shape, 2),
-            SHARDRT_OK);
+  EXPECT_EQ(
+      shardrt_session_bind_input(session, 0, x.data(), SHARDRT_F32, shape, 2),
+      SHARDRT_OK);
   EXPECT_EQ(shardrt_session_run(session), SHARDRT_OK) << shardrt_last_error();
   const void *out = nullptr;
   EXPECT_EQ(shardrt_session_output_data(session, 0, &out), SHARDRT_OK);
@@ -2565,12 +2604,12 @@ TEST(EngineCApi, LoadDescribeRun) {
   EXPECT_EQ(decode(out, 6, DType::F32), affine(x));
 
   Floats c = {0, 0, 0, 1, 1, 1}, y(6);
-  EXPECT_EQ(shardrt_session_copy_input(session, 0, c.data(), SHARDRT_F32,
-                                       shape, 2),
-            SHARDRT_OK);
-  EXPECT_EQ(shardrt_session_bind_output(session, 0, y.data(), SHARDRT_F32,
-                                        shape, 2),
-            SHARDRT_OK);
+  EXPECT_EQ(
+      shardrt_session_copy_input(session, 0, c.data(), SHARDRT_F32, shape, 2),
+      SHARDRT_OK);
+  EXPECT_EQ(
+      shardrt_session_bind_output(session, 0, y.data(), SHARDRT_F32, shape, 2),
+      SHARDRT_OK);
   EXPECT_EQ(shardrt_session_run(session), SHARDRT_OK);
   EXPECT_EQ(y, affine(c));
   EXPECT_EQ(shardrt_session_output_data(session, 0, &out), SHARDRT_OK);
@@ -2583,9 +2622,9 @@ TEST(EngineCApi, LoadDescribeRun) {
 TEST(EngineCApi, ErrorsAreCodesAndMessages) {
   Bytes bytes = affineModel().bytes();
   shardrt_engine *engine = nullptr;
-  ASSERT_EQ(shardrt_engine_load_from_memory(bytes.data(), bytes.size(),
-                                            &engine),
-            SHARDRT_OK);
+  ASSERT_EQ(
+      shardrt_engine_load_from_memory(bytes.data(), bytes.size(), &engine),
+      SHARDRT_OK);
   shardrt_session *session = nullptr;
   ASSERT_EQ(shardrt_session_create(engine, nullptr, nullptr, 0, 0, &session),
             SHARDRT_OK);
@@ -2595,20 +2634,20 @@ TEST(EngineCApi, ErrorsAreCodesAndMessages) {
       << shardrt_last_error();
   Floats x(6);
   int64_t shape[2] = {2, 3}, wrong[2] = {3, 2};
-  EXPECT_EQ(shardrt_session_bind_input(session, 0, x.data(), SHARDRT_I64,
-                                       shape, 2),
-            SHARDRT_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      shardrt_session_bind_input(session, 0, x.data(), SHARDRT_I64, shape, 2),
+      SHARDRT_INVALID_ARGUMENT);
   EXPECT_TRUE(contains(shardrt_last_error(), "i64")) << shardrt_last_error();
-  EXPECT_EQ(shardrt_session_copy_input(session, 0, x.data(), SHARDRT_F32,
-                                       wrong, 2),
-            SHARDRT_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      shardrt_session_copy_input(session, 0, x.data(), SHARDRT_F32, wrong, 2),
+      SHARDRT_INVALID_ARGUMENT);
   EXPECT_NE(std::string(shardrt_last_error()), "");
-  EXPECT_EQ(shardrt_session_bind_input(session, 0, x.data(), SHARDRT_F32,
-                                       nullptr, 2),
-            SHARDRT_INVALID_ARGUMENT);
-  EXPECT_EQ(shardrt_session_bind_input(session, 3, x.data(), SHARDRT_F32,
-                                       shape, 2),
-            SHARDRT_OUT_OF_RANGE);
+  EXPECT_EQ(
+      shardrt_session_bind_input(session, 0, x.data(), SHARDRT_F32, nullptr, 2),
+      SHARDRT_INVALID_ARGUMENT);
+  EXPECT_EQ(
+      shardrt_session_bind_input(session, 3, x.data(), SHARDRT_F32, shape, 2),
+      SHARDRT_OUT_OF_RANGE);
   const void *out = nullptr;
   EXPECT_EQ(shardrt_session_output_data(session, 1, &out),
             SHARDRT_OUT_OF_RANGE);
@@ -2624,9 +2663,9 @@ TEST(EngineCApi, ErrorsAreCodesAndMessages) {
   EXPECT_EQ(shardrt_engine_arena_bytes(engine, 1, &arena),
             SHARDRT_OUT_OF_RANGE);
   // Success clears the message.
-  EXPECT_EQ(shardrt_session_copy_input(session, 0, x.data(), SHARDRT_F32,
-                                       shape, 2),
-            SHARDRT_OK);
+  EXPECT_EQ(
+      shardrt_session_copy_input(session, 0, x.data(), SHARDRT_F32, shape, 2),
+      SHARDRT_OK);
   EXPECT_STREQ(shardrt_last_error(), "");
 
   // A caller arena that is too small or misaligned.
@@ -2646,9 +2685,9 @@ TEST(EngineCApi, ErrorsAreCodesAndMessages) {
   // Loading garbage, a missing file, a world of two without a communicator.
   Bytes garbage(100, 0x5a);
   shardrt_engine *bad = nullptr;
-  EXPECT_NE(shardrt_engine_load_from_memory(garbage.data(), garbage.size(),
-                                            &bad),
-            SHARDRT_OK);
+  EXPECT_NE(
+      shardrt_engine_load_from_memory(garbage.data(), garbage.size(), &bad),
+      SHARDRT_OK);
   EXPECT_NE(std::string(shardrt_last_error()), "");
   EXPECT_EQ(bad, nullptr);
   EXPECT_NE(shardrt_engine_load("/nonexistent/model.shardbin", &bad),
@@ -2656,9 +2695,8 @@ TEST(EngineCApi, ErrorsAreCodesAndMessages) {
   EXPECT_EQ(bad, nullptr);
   Bytes two = twoRankArtifact();
   shardrt_engine *twoEngine = nullptr;
-  ASSERT_EQ(
-      shardrt_engine_load_from_memory(two.data(), two.size(), &twoEngine),
-      SHARDRT_OK);
+  ASSERT_EQ(shardrt_engine_load_from_memory(two.data(), two.size(), &twoEngine),
+            SHARDRT_OK);
   EXPECT_EQ(shardrt_session_create(twoEngine, nullptr, nullptr, 0, 0, &other),
             SHARDRT_FAILED_PRECONDITION);
   shardrt_comm *comms[3] = {nullptr, nullptr, nullptr};
@@ -2688,9 +2726,9 @@ TEST(EngineCApi, ErrorsAreCodesAndMessages) {
 TEST(EngineCApi, NullArgumentsAreInvalidArguments) {
   Bytes bytes = affineModel().bytes();
   shardrt_engine *engine = nullptr;
-  ASSERT_EQ(shardrt_engine_load_from_memory(bytes.data(), bytes.size(),
-                                            &engine),
-            SHARDRT_OK);
+  ASSERT_EQ(
+      shardrt_engine_load_from_memory(bytes.data(), bytes.size(), &engine),
+      SHARDRT_OK);
   shardrt_session *session = nullptr;
   ASSERT_EQ(shardrt_session_create(engine, nullptr, nullptr, 0, 0, &session),
             SHARDRT_OK);
@@ -2706,9 +2744,9 @@ TEST(EngineCApi, NullArgumentsAreInvalidArguments) {
   EXPECT_EQ(shardrt_engine_load(nullptr, &e2), kInvalidArg);
   EXPECT_EQ(shardrt_engine_load("x.shardbin", nullptr), kInvalidArg);
   EXPECT_EQ(shardrt_engine_load_from_memory(nullptr, 10, &e2), kInvalidArg);
-  EXPECT_EQ(shardrt_engine_load_from_memory(bytes.data(), bytes.size(),
-                                            nullptr),
-            kInvalidArg);
+  EXPECT_EQ(
+      shardrt_engine_load_from_memory(bytes.data(), bytes.size(), nullptr),
+      kInvalidArg);
   EXPECT_TRUE(contains(shardrt_last_error(), "NULL")) << shardrt_last_error();
   EXPECT_EQ(shardrt_engine_world_size(nullptr, &i), kInvalidArg);
   EXPECT_EQ(shardrt_engine_world_size(engine, nullptr), kInvalidArg);
@@ -2739,24 +2777,24 @@ TEST(EngineCApi, NullArgumentsAreInvalidArguments) {
             kInvalidArg);
   EXPECT_EQ(shardrt_session_create(engine, nullptr, nullptr, 0, 0, nullptr),
             kInvalidArg);
-  EXPECT_EQ(shardrt_session_bind_input(nullptr, 0, x.data(), SHARDRT_F32,
-                                       shape, 2),
-            kInvalidArg);
-  EXPECT_EQ(shardrt_session_bind_input(session, 0, nullptr, SHARDRT_F32,
-                                       shape, 2),
-            kInvalidArg);
-  EXPECT_EQ(shardrt_session_copy_input(nullptr, 0, x.data(), SHARDRT_F32,
-                                       shape, 2),
-            kInvalidArg);
-  EXPECT_EQ(shardrt_session_copy_input(session, 0, nullptr, SHARDRT_F32,
-                                       shape, 2),
-            kInvalidArg);
-  EXPECT_EQ(shardrt_session_bind_output(nullptr, 0, x.data(), SHARDRT_F32,
-                                        shape, 2),
-            kInvalidArg);
-  EXPECT_EQ(shardrt_session_bind_output(session, 0, nullptr, SHARDRT_F32,
-                                        shape, 2),
-            kInvalidArg);
+  EXPECT_EQ(
+      shardrt_session_bind_input(nullptr, 0, x.data(), SHARDRT_F32, shape, 2),
+      kInvalidArg);
+  EXPECT_EQ(
+      shardrt_session_bind_input(session, 0, nullptr, SHARDRT_F32, shape, 2),
+      kInvalidArg);
+  EXPECT_EQ(
+      shardrt_session_copy_input(nullptr, 0, x.data(), SHARDRT_F32, shape, 2),
+      kInvalidArg);
+  EXPECT_EQ(
+      shardrt_session_copy_input(session, 0, nullptr, SHARDRT_F32, shape, 2),
+      kInvalidArg);
+  EXPECT_EQ(
+      shardrt_session_bind_output(nullptr, 0, x.data(), SHARDRT_F32, shape, 2),
+      kInvalidArg);
+  EXPECT_EQ(
+      shardrt_session_bind_output(session, 0, nullptr, SHARDRT_F32, shape, 2),
+      kInvalidArg);
   EXPECT_EQ(shardrt_session_run(nullptr), kInvalidArg);
   EXPECT_EQ(shardrt_session_output_data(nullptr, 0, &p), kInvalidArg);
   EXPECT_EQ(shardrt_session_output_data(session, 0, nullptr), kInvalidArg);

@@ -38,8 +38,16 @@ NpyArray randomArray(DType dtype, const Shape &shape, std::mt19937 &rng) {
 /// A version 1.0 file with `header` (padded here) followed by `data`.
 Bytes fileV1(std::string header, const Bytes &data = {}) {
   header += '\n';
-  Bytes f = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
-             uint8_t(header.size() & 0xff), uint8_t(header.size() >> 8)};
+  Bytes f = {0x93,
+             'N',
+             'U',
+             'M',
+             'P',
+             'Y',
+             1,
+             0,
+             uint8_t(header.size() & 0xff),
+             uint8_t(header.size() >> 8)};
   f.insert(f.end(), header.begin(), header.end());
   f.insert(f.end(), data.begin(), data.end());
   return f;
@@ -78,9 +86,8 @@ TEST(Npy, RoundTripsEveryDtypeAndShape) {
   std::mt19937 rng(1);
   const DType dtypes[] = {DType::F32, DType::F64, DType::F16,
                           DType::I32, DType::I64, DType::Bool};
-  const Shape shapes[] = {{},     {0},       {1},          {7},
-                          {2, 3}, {2, 0, 3}, {1, 1, 1, 1}, {3, 4, 5},
-                          {0, 0}, {130}};
+  const Shape shapes[] = {{},        {0},          {1},       {7},    {2, 3},
+                          {2, 0, 3}, {1, 1, 1, 1}, {3, 4, 5}, {0, 0}, {130}};
   for (DType dtype : dtypes)
     for (const Shape &shape : shapes) {
       NpyArray a = randomArray(dtype, shape, rng);
@@ -149,7 +156,7 @@ TEST(Npy, ParsesHandWrittenHeaders) {
     for (int i = 0; i < 3; ++i)
       data[size_t(8 * i)] = uint8_t(i + 10);
     std::string h = "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }";
-    h.append(64 - 10 - 1 - h.size() % 64, ' ');
+    h.append((64 - (10 + h.size() + 1) % 64) % 64, ' ');
     StatusOr<NpyArray> a = parse(fileV1(h, data));
     ASSERT_TRUE(a.ok()) << a.status().toString();
     EXPECT_EQ(a->dtype, DType::I64);
@@ -160,8 +167,8 @@ TEST(Npy, ParsesHandWrittenHeaders) {
     // Any key order, no spaces, no trailing comma, a trailing comma in the
     // shape tuple.
     Bytes data(2 * 2 * 8, 7);
-    StatusOr<NpyArray> a = parse(fileV1(
-        "{'shape':(2,2,),'fortran_order':False,'descr':'<f8'}", data));
+    StatusOr<NpyArray> a = parse(
+        fileV1("{'shape':(2,2,),'fortran_order':False,'descr':'<f8'}", data));
     ASSERT_TRUE(a.ok()) << a.status().toString();
     EXPECT_EQ(a->dtype, DType::F64);
     EXPECT_EQ(a->shape, (Shape{2, 2}));
@@ -172,8 +179,8 @@ TEST(Npy, ParsesHandWrittenHeaders) {
         "{'descr': '<f4', 'fortran_order': False, 'shape': (), }", Bytes(4)));
     ASSERT_TRUE(a.ok()) << a.status().toString();
     EXPECT_TRUE(a->shape.empty());
-    StatusOr<NpyArray> z = parse(fileV1(
-        "{'descr': '<f2', 'fortran_order': False, 'shape': (4, 0), }"));
+    StatusOr<NpyArray> z = parse(
+        fileV1("{'descr': '<f2', 'fortran_order': False, 'shape': (4, 0), }"));
     ASSERT_TRUE(z.ok()) << z.status().toString();
     EXPECT_EQ(z->dtype, DType::F16);
     EXPECT_EQ(z->shape, (Shape{4, 0}));
@@ -210,8 +217,8 @@ TEST(Npy, RejectsMalformedFiles) {
 
   // Truncated inside the header, and a length past the end.
   Bytes full = fileV1(good, Bytes(8));
-  EXPECT_TRUE(fails(Bytes(full.begin(), full.begin() + 30), kInvalid,
-                    "past the end"));
+  EXPECT_TRUE(
+      fails(Bytes(full.begin(), full.begin() + 30), kInvalid, "past the end"));
   Bytes longHeader = full;
   longHeader[8] = 0xff;
   longHeader[9] = 0x7f;
@@ -222,14 +229,14 @@ TEST(Npy, RejectsMalformedFiles) {
   EXPECT_TRUE(fails(v2, kInvalid, "past the end"));
 
   // Missing keys.
-  EXPECT_TRUE(fails(fileV1("{'fortran_order': False, 'shape': (2,), }",
-                           Bytes(8)),
-                    kInvalid, "lacks"));
+  EXPECT_TRUE(
+      fails(fileV1("{'fortran_order': False, 'shape': (2,), }", Bytes(8)),
+            kInvalid, "lacks"));
   EXPECT_TRUE(fails(fileV1("{'descr': '<f4', 'shape': (2,), }", Bytes(8)),
                     kInvalid, "lacks"));
-  EXPECT_TRUE(fails(fileV1("{'descr': '<f4', 'fortran_order': False}",
-                           Bytes(8)),
-                    kInvalid, "lacks"));
+  EXPECT_TRUE(
+      fails(fileV1("{'descr': '<f4', 'fortran_order': False}", Bytes(8)),
+            kInvalid, "lacks"));
   EXPECT_TRUE(fails(fileV1("", {}), kInvalid, "lacks"));
   EXPECT_TRUE(fails(fileV1("{'descr': '', 'fortran_order': False, 'shape': "
                            "(2,), }",
@@ -255,16 +262,16 @@ TEST(Npy, RejectsMalformedFiles) {
 
   // Absurd or malformed shapes.
   auto withShape = [](const std::string &shape) {
-    return fileV1("{'descr': '<f4', 'fortran_order': False, 'shape': " +
-                      shape + ", }",
+    return fileV1("{'descr': '<f4', 'fortran_order': False, 'shape': " + shape +
+                      ", }",
                   Bytes(8));
   };
   EXPECT_TRUE(fails(withShape("(1099511627776, 1099511627776)"), kInvalid,
                     "too many elements"));
   EXPECT_TRUE(fails(withShape("(1125899906842624, 1125899906842624, 0)"),
                     kInvalid, "too many elements"));
-  EXPECT_TRUE(fails(withShape("(99999999999999999999999,)"), kInvalid,
-                    "too large"));
+  EXPECT_TRUE(
+      fails(withShape("(99999999999999999999999,)"), kInvalid, "too large"));
   EXPECT_TRUE(fails(withShape("(-2,)"), kInvalid, "non-integer"));
   EXPECT_TRUE(fails(withShape("(1.5,)"), kInvalid, "non-integer"));
   EXPECT_TRUE(fails(withShape("(two,)"), kInvalid, "non-integer"));
@@ -281,9 +288,9 @@ TEST(Npy, CorruptedFilesNeverCrash) {
   std::vector<Bytes> seeds;
   for (DType dtype : {DType::F32, DType::Bool, DType::I64})
     seeds.push_back(encodeNpy(randomArray(dtype, {3, 2}, rng)));
-  seeds.push_back(fileV2(
-      3, "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2), }\n",
-      Bytes(16)));
+  seeds.push_back(
+      fileV2(3, "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2), }\n",
+             Bytes(16)));
   for (const Bytes &seed : seeds) {
     // Every truncation.
     for (size_t n = 0; n < seed.size(); ++n)
@@ -297,13 +304,15 @@ TEST(Npy, CorruptedFilesNeverCrash) {
         // Favour the preamble and the header dictionary.
         if (rng() % 2)
           at = rng() % std::min<size_t>(b.size(), 80);
-        b[at] = rng() % 3 ? uint8_t(rng()) : uint8_t(b[at] ^ (1u << (rng() % 8)));
+        b[at] =
+            rng() % 3 ? uint8_t(rng()) : uint8_t(b[at] ^ (1u << (rng() % 8)));
       }
       if (rng() % 4 == 0)
         b.resize(rng() % (b.size() + 1));
       StatusOr<NpyArray> a = parseNpy(b.data(), b.size());
       if (a.ok()) {
-        EXPECT_EQ(a->data.size(), size_t(count(a->shape)) * dtypeSize(a->dtype));
+        EXPECT_EQ(a->data.size(),
+                  size_t(count(a->shape)) * dtypeSize(a->dtype));
       } else {
         EXPECT_FALSE(a.status().message().empty());
       }
@@ -335,8 +344,8 @@ TEST(Npy, ToF32) {
   EXPECT_EQ(e.dtype, DType::F32);
   EXPECT_TRUE(e.data.empty());
   std::mt19937 rng(3);
-  for (DType dtype : {DType::F32, DType::I32, DType::I64, DType::Bool,
-                      DType::F16}) {
+  for (DType dtype :
+       {DType::F32, DType::I32, DType::I64, DType::Bool, DType::F16}) {
     NpyArray a = randomArray(dtype, {5}, rng);
     NpyArray b = toF32(a);
     EXPECT_EQ(b.dtype, dtype);

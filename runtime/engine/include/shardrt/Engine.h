@@ -103,7 +103,11 @@ private:
   std::shared_ptr<const Engine> reference_;
 };
 
+/// Where a session executes. Every backend runs the same artifact.
+enum class BackendKind : int { Cpu = 0, Cuda = 1 };
+
 struct SessionOptions {
+  BackendKind backend = BackendKind::Cpu;
   /// Caller-provided arena (at least Engine::arenaBytes(rank) bytes, 64-byte
   /// aligned) or null to let the session allocate one.
   void *arena = nullptr;
