@@ -22,7 +22,9 @@ using shardrt::artifact::InstructionSpec;
 namespace shardc {
 namespace {
 
-int64_t rankOf(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
+int64_t rankOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getRank();
+}
 ArrayRef<int64_t> shapeOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
 }
@@ -64,18 +66,21 @@ std::vector<WindowedDim> spatialSpecs(Operation *op, unsigned operand = 0) {
   for (WindowedDim &d : cast<WindowOpInterface>(op).getWindowedDims())
     if (d.operand == operand)
       dims.push_back(d);
-  std::sort(dims.begin(), dims.end(), [](auto &a, auto &b) {
-    return a.inputDim < b.inputDim;
-  });
+  std::sort(dims.begin(), dims.end(),
+            [](auto &a, auto &b) { return a.inputDim < b.inputDim; });
   return dims;
 }
 
 const char *padModeName(BoundaryMode mode) {
   switch (mode) {
-  case BoundaryMode::Zeros: return "constant";
-  case BoundaryMode::Reflect: return "reflect";
-  case BoundaryMode::Replicate: return "replicate";
-  case BoundaryMode::Circular: return "circular";
+  case BoundaryMode::Zeros:
+    return "constant";
+  case BoundaryMode::Reflect:
+    return "reflect";
+  case BoundaryMode::Replicate:
+    return "replicate";
+  case BoundaryMode::Circular:
+    return "circular";
   }
   return "constant";
 }
@@ -87,7 +92,8 @@ LogicalResult lowerConv(Operation *op, ProgramBuilder &b, bool transposed,
   std::vector<WindowedDim> dims = spatialSpecs(op);
   int64_t r = int64_t(dims.size());
   uint32_t input = b.lookup(op->getOperand(0));
-  BoundaryMode mode = dims.empty() ? BoundaryMode::Zeros : dims[0].spec.boundary;
+  BoundaryMode mode =
+      dims.empty() ? BoundaryMode::Zeros : dims[0].spec.boundary;
   std::vector<int64_t> ints = {r}, stride, padLo, dilation;
   for (WindowedDim &d : dims) {
     stride.push_back(d.spec.stride);
@@ -126,9 +132,9 @@ LogicalResult lowerConv(Operation *op, ProgramBuilder &b, bool transposed,
   FailureOr<uint32_t> result = b.define(op, op->getResult(0));
   if (failed(result))
     return failure();
-  InstructionSpec &inst = b.emit(
-      transposed ? fb::Opcode::ConvTranspose : fb::Opcode::Conv, inputs,
-      {*result});
+  InstructionSpec &inst =
+      b.emit(transposed ? fb::Opcode::ConvTranspose : fb::Opcode::Conv, inputs,
+             {*result});
   inst.ints = ints;
   return success();
 }
@@ -137,9 +143,9 @@ LogicalResult lowerPool(Operation *op, ProgramBuilder &b, bool isMax,
                         bool countIncludePad, int64_t divisorOverride) {
   std::vector<WindowedDim> dims = spatialSpecs(op);
   std::vector<int64_t> ints = {int64_t(dims.size())};
-  for (auto field : {&WindowSpec::kernel, &WindowSpec::stride,
-                     &WindowSpec::padLow, &WindowSpec::padHigh,
-                     &WindowSpec::dilation})
+  for (auto field :
+       {&WindowSpec::kernel, &WindowSpec::stride, &WindowSpec::padLow,
+        &WindowSpec::padHigh, &WindowSpec::dilation})
     for (WindowedDim &d : dims)
       ints.push_back(d.spec.*field);
   ints.push_back(countIncludePad);
@@ -157,9 +163,8 @@ double coordinateScale(const WindowSpec &s) {
   if (s.resizeMode == ResizeMode::Nearest && s.outputSize == 2 * s.inputSize)
     return 0.5;
   if (s.alignCorners)
-    return s.outputSize > 1
-               ? double(s.inputSize - 1) / double(s.outputSize - 1)
-               : 0.0;
+    return s.outputSize > 1 ? double(s.inputSize - 1) / double(s.outputSize - 1)
+                            : 0.0;
   if (s.scaleFactor > 0.0)
     return 1.0 / s.scaleFactor;
   return double(s.inputSize) / double(s.outputSize);
@@ -200,8 +205,7 @@ LogicalResult lowerPad(PadOp op, ProgramBuilder &b) {
                 {op.getValue().convertToDouble()});
 }
 
-LogicalResult lowerNeighborhood(NeighborhoodAttentionOp op,
-                                ProgramBuilder &b) {
+LogicalResult lowerNeighborhood(NeighborhoodAttentionOp op, ProgramBuilder &b) {
   // The windows are over the keys (and values); queries are read pointwise.
   std::vector<WindowedDim> dims = spatialSpecs(op, /*operand=*/1);
   int64_t r = int64_t(dims.size());
@@ -214,8 +218,9 @@ LogicalResult lowerNeighborhood(NeighborhoodAttentionOp op,
     ints.push_back(0); // query and key offsets: everything is local
   for (WindowedDim &d : dims)
     ints.push_back(d.spec.inputSize);
-  double scale = op.getScale() ? op.getScale()->convertToDouble()
-                               : 1.0 / std::sqrt(double(shapeOf(op.getQuery()).back()));
+  double scale = op.getScale()
+                     ? op.getScale()->convertToDouble()
+                     : 1.0 / std::sqrt(double(shapeOf(op.getQuery()).back()));
   return simple(op, b, fb::Opcode::NeighborhoodAttention, "", ints, {scale});
 }
 
@@ -250,8 +255,9 @@ LogicalResult lowerSdpa(ScaledDotProductAttentionOp op, ProgramBuilder &b) {
   FailureOr<uint32_t> result = b.define(op, op.getResult());
   if (failed(result))
     return failure();
-  double scale = op.getScale() ? op.getScale()->convertToDouble()
-                               : 1.0 / std::sqrt(double(shapeOf(op.getQuery()).back()));
+  double scale = op.getScale()
+                     ? op.getScale()->convertToDouble()
+                     : 1.0 / std::sqrt(double(shapeOf(op.getQuery()).back()));
   InstructionSpec &inst = b.emit(fb::Opcode::Attention, inputs, {*result});
   inst.ints = {op.getIsCausal(), op.getMask() ? 1 : 0};
   inst.floats = {scale};
@@ -267,8 +273,7 @@ LogicalResult lowerNorm(NormOp op, ProgramBuilder &b, const char *kind,
                 {op.getEps().convertToDouble()});
 }
 
-LogicalResult lowerReduction(Operation *op, ProgramBuilder &b,
-                             const char *kind,
+LogicalResult lowerReduction(Operation *op, ProgramBuilder &b, const char *kind,
                              std::optional<ArrayRef<int64_t>> dims) {
   int64_t rank = rankOf(op->getOperand(0));
   std::vector<int64_t> ints;
@@ -283,7 +288,9 @@ LogicalResult lowerReduction(Operation *op, ProgramBuilder &b,
   return simple(op, b, fb::Opcode::Reduce, kind, ints);
 }
 
-int64_t normDim(int64_t dim, int64_t rank) { return dim < 0 ? dim + rank : dim; }
+int64_t normDim(int64_t dim, int64_t rank) {
+  return dim < 0 ? dim + rank : dim;
+}
 
 LogicalResult lowerSlice(SliceOp op, ProgramBuilder &b) {
   ArrayRef<int64_t> shape = shapeOf(op.getInput());
@@ -349,17 +356,21 @@ LogicalResult lowerOp(Operation *op, ProgramBuilder &b) {
       })
       .Case([&](MaxPoolOp) { return lowerPool(op, b, true, false, 0); })
       .Case([&](AvgPoolOp p) {
-        return lowerPool(op, b, false, p.getCountIncludePad(),
-                         p.getDivisorOverride() ? int64_t(*p.getDivisorOverride()) : 0);
+        return lowerPool(
+            op, b, false, p.getCountIncludePad(),
+            p.getDivisorOverride() ? int64_t(*p.getDivisorOverride()) : 0);
       })
       .Case([&](InterpolateOp i) { return lowerInterpolate(i, b); })
       .Case([&](PadOp p) { return lowerPad(p, b); })
       .Case([&](NeighborhoodAttentionOp n) { return lowerNeighborhood(n, b); })
       .Case([&](ScaledDotProductAttentionOp s) { return lowerSdpa(s, b); })
       .Case([&](SumOp s) { return lowerReduction(op, b, "sum", s.getDims()); })
-      .Case([&](MeanOp s) { return lowerReduction(op, b, "mean", s.getDims()); })
-      .Case([&](AmaxOp s) { return lowerReduction(op, b, "amax", s.getDims()); })
-      .Case([&](AminOp s) { return lowerReduction(op, b, "amin", s.getDims()); })
+      .Case(
+          [&](MeanOp s) { return lowerReduction(op, b, "mean", s.getDims()); })
+      .Case(
+          [&](AmaxOp s) { return lowerReduction(op, b, "amax", s.getDims()); })
+      .Case(
+          [&](AminOp s) { return lowerReduction(op, b, "amin", s.getDims()); })
       .Case([&](SoftmaxOp s) {
         return simple(op, b, fb::Opcode::Softmax, "",
                       {normDim(int64_t(s.getDim()), rankOf(s.getInput())), 0});
@@ -395,7 +406,8 @@ LogicalResult lowerOp(Operation *op, ProgramBuilder &b) {
                   perm[normDim(int64_t(t.getDim1()), rank)]);
         return simple(op, b, fb::Opcode::Permute, "", perm);
       })
-      .Case([&](BroadcastToOp) { return simple(op, b, fb::Opcode::BroadcastTo); })
+      .Case(
+          [&](BroadcastToOp) { return simple(op, b, fb::Opcode::BroadcastTo); })
       // Same bytes, new shape; at world size 1 the sharding ops are
       // identities too.
       .Case<ReshapeOp, UnsqueezeOp, SqueezeOp, ShardingConstraintOp, ReshardOp>(

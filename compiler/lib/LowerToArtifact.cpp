@@ -225,8 +225,8 @@ lowerWorldOfOne(func::FuncOp f, const std::vector<uint8_t> *reference) {
   art::ArtifactWriter writer({}, {});
   writer.setProducer("shardc 0.1");
   if (reference)
-    writer.setReference(art::BlobBytes::borrow(reference->data(),
-                                               reference->size()));
+    writer.setReference(
+        art::BlobBytes::borrow(reference->data(), reference->size()));
   ProgramBuilder b(writer);
   std::vector<uint32_t> inputs, outputs;
   for (BlockArgument arg : f.getArguments()) {
@@ -244,9 +244,9 @@ lowerWorldOfOne(func::FuncOp f, const std::vector<uint8_t> *reference) {
         const Buffer &src = b.buffers[id];
         // Outputs get their own slot: the caller may bind it, and it must not
         // alias an input, a constant or another output.
-        bool shared = src.pinned || src.constant >= 0 ||
-                      std::find(outputs.begin(), outputs.end(), id) !=
-                          outputs.end();
+        bool shared =
+            src.pinned || src.constant >= 0 ||
+            std::find(outputs.begin(), outputs.end(), id) != outputs.end();
         if (shared) {
           b.currentOp = "func.return";
           FailureOr<uint32_t> copy = b.temporary(&op, v.getType());
@@ -271,15 +271,15 @@ lowerWorldOfOne(func::FuncOp f, const std::vector<uint8_t> *reference) {
       art::ConstantSpec spec;
       spec.name = "constant" + std::to_string(constants.size());
       spec.dtype = b.buffers[*id].dtype;
-      spec.shards.push_back({{0}, b.buffers[*id].shape,
-                             art::BlobBytes(std::move(*bytes))});
+      spec.shards.push_back(
+          {{0}, b.buffers[*id].shape, art::BlobBytes(std::move(*bytes))});
       b.buffers[*id].constant = int64_t(constants.size());
       constants.push_back(std::move(spec));
       continue;
     }
     if (op.getNumResults() != 1)
-      return op.emitOpError("has ") << op.getNumResults()
-                                    << " results; the lowering expects one";
+      return op.emitOpError("has ")
+             << op.getNumResults() << " results; the lowering expects one";
     if (failed(lowerOp(&op, b)))
       return failure();
   }
@@ -323,7 +323,8 @@ lowerWorldOfOne(func::FuncOp f, const std::vector<uint8_t> *reference) {
   rc.arenaBytes = arena;
   writer.addRankClass(std::move(rc));
   for (size_t i = 0; i < inputs.size(); ++i)
-    writer.addInput(replicatedDesc("arg" + std::to_string(i), b.buffers[inputs[i]]));
+    writer.addInput(
+        replicatedDesc("arg" + std::to_string(i), b.buffers[inputs[i]]));
   for (size_t i = 0; i < outputs.size(); ++i)
     writer.addOutput(
         replicatedDesc("result" + std::to_string(i), b.buffers[outputs[i]]));

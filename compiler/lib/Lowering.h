@@ -40,9 +40,9 @@ public:
   void bind(mlir::Value value, uint32_t buffer) { buffers_[value] = buffer; }
 
   /// Appends an instruction; marks its inputs used and outputs defined.
-  shardrt::artifact::InstructionSpec &
-  emit(fb::Opcode opcode, std::vector<uint32_t> inputs,
-       std::vector<uint32_t> outputs);
+  shardrt::artifact::InstructionSpec &emit(fb::Opcode opcode,
+                                           std::vector<uint32_t> inputs,
+                                           std::vector<uint32_t> outputs);
 
   std::vector<Buffer> buffers;
   std::vector<shardrt::artifact::InstructionSpec> program;

@@ -46,7 +46,8 @@ void expectValid(const std::vector<BufferLifetime> &buffers,
 
 TEST(MemoryPlan, ReusesDeadBuffers) {
   // A chain a -> b -> c: a and c never live together, so they share bytes.
-  std::vector<BufferLifetime> chain = {{1000, 0, 1}, {1000, 1, 2}, {1000, 2, 3}};
+  std::vector<BufferLifetime> chain = {
+      {1000, 0, 1}, {1000, 1, 2}, {1000, 2, 3}};
   MemoryPlan plan = planMemory(chain);
   expectValid(chain, plan, 64);
   EXPECT_EQ(plan.offsets[0], plan.offsets[2]);

@@ -76,8 +76,8 @@ Status prepareRank(const Engine &engine, Session &session, int rank,
     if (Status s = session.bindInput(i, io.inputs[i].data(), inputs[i].dtype,
                                      box->shape);
         !s.ok())
-      return Status(s.code(), "input '" + engine.input(i).name + "': " +
-                                  s.message());
+      return Status(s.code(),
+                    "input '" + engine.input(i).name + "': " + s.message());
   }
   return Status();
 }
@@ -85,21 +85,22 @@ Status prepareRank(const Engine &engine, Session &session, int rank,
 Status checkInputs(const Engine &engine,
                    const std::vector<GlobalTensor> &inputs) {
   if (inputs.size() != engine.numInputs())
-    return Status::invalidArgument("the model has " +
-                                   std::to_string(engine.numInputs()) +
-                                   " inputs; got " +
-                                   std::to_string(inputs.size()));
+    return Status::invalidArgument(
+        "the model has " + std::to_string(engine.numInputs()) +
+        " inputs; got " + std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorInfo &t = engine.input(i);
     if (inputs[i].dtype != t.dtype || inputs[i].shape != t.shape)
       return Status::invalidArgument(
           "input '" + t.name + "' must be " + dtypeName(t.dtype) +
-          " of global shape " + [&] {
+          " of global shape " +
+          [&] {
             std::string s;
             for (int64_t d : t.shape)
               s += (s.empty() ? "" : "x") + std::to_string(d);
             return s;
-          }() + "; got " + dtypeName(inputs[i].dtype) + " with " +
+          }() +
+          "; got " + dtypeName(inputs[i].dtype) + " with " +
           std::to_string(inputs[i].shape.size()) + " dims");
   }
   for (size_t i = 0; i < engine.numOutputs(); ++i)
@@ -128,11 +129,11 @@ Status runRank(Session &session, int rank, RankStats &stats,
   for (int it = 0; it < total; ++it) {
     auto start = std::chrono::steady_clock::now();
     if (Status s = session.run(); !s.ok())
-      return Status(s.code(), "rank " + std::to_string(rank) + ": " +
-                                  s.message());
-    double secs = std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
+      return Status(s.code(),
+                    "rank " + std::to_string(rank) + ": " + s.message());
+    double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     if (it >= options.warmup)
       stats.runSeconds.push_back(secs);
     if (rank == 0 && options.progress)
@@ -179,7 +180,8 @@ Status runLocal(const std::shared_ptr<const Engine> &engine,
                                                  session.status().message());
     RankIo io;
     SHARDRT_RETURN_IF_ERROR(prepareRank(*engine, **session, rank, inputs, io));
-    SHARDRT_RETURN_IF_ERROR(runRank(**session, rank, stats[size_t(rank)], options));
+    SHARDRT_RETURN_IF_ERROR(
+        runRank(**session, rank, stats[size_t(rank)], options));
     std::lock_guard<std::mutex> lock(outputMutex);
     for (size_t i = 0; i < outputs.size(); ++i) {
       StatusOr<LocalBox> box = engine->localOutput(i, rank);
@@ -207,8 +209,8 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
   int rank = comm.rank(), world = comm.size();
   SessionOptions so;
   so.threads = options.threadsPerRank;
-  StatusOr<std::unique_ptr<Session>> session =
-      Session::create(engine, world == 1 && engine->worldSize() == 1 ? nullptr : &comm, so);
+  StatusOr<std::unique_ptr<Session>> session = Session::create(
+      engine, world == 1 && engine->worldSize() == 1 ? nullptr : &comm, so);
   if (!session.ok())
     return session.status();
   RankIo io;
@@ -223,7 +225,8 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
       StatusOr<LocalBox> box = engine->localOutput(i, r);
       if (!box.ok())
         return box.status();
-      counts.push_back(count(box->shape) * int64_t(dtypeSize(outputs[i].dtype)));
+      counts.push_back(count(box->shape) *
+                       int64_t(dtypeSize(outputs[i].dtype)));
       boxes.push_back(*box);
     }
     std::vector<uint8_t> all;
@@ -242,7 +245,8 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
   }
   // Gather the timings: [arena, seconds...] as doubles per rank.
   std::vector<double> mineFlat = {double(mine.arenaBytes)};
-  mineFlat.insert(mineFlat.end(), mine.runSeconds.begin(), mine.runSeconds.end());
+  mineFlat.insert(mineFlat.end(), mine.runSeconds.begin(),
+                  mine.runSeconds.end());
   std::vector<int64_t> counts(size_t(world), int64_t(mineFlat.size()));
   std::vector<double> all(mineFlat.size() * size_t(world));
   SHARDRT_RETURN_IF_ERROR(comm.allGatherV(mineFlat.data(),

@@ -37,8 +37,8 @@ struct RankStats {
 };
 
 struct RunOptions {
-  int iterations = 1;    ///< timed runs (the outputs are from the last)
-  int warmup = 0;        ///< untimed runs first
+  int iterations = 1; ///< timed runs (the outputs are from the last)
+  int warmup = 0;     ///< untimed runs first
   int threadsPerRank = 0;
   int timeoutMs = 60000;
   /// Called on rank 0 after each run with (done, total).
@@ -58,8 +58,7 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
                       comm::Communicator &comm,
                       const std::vector<GlobalTensor> &inputs,
                       std::vector<GlobalTensor> &outputs,
-                      std::vector<RankStats> &stats,
-                      const RunOptions &options);
+                      std::vector<RankStats> &stats, const RunOptions &options);
 
 /// max |a - b|, max |a - b| / |b| over |b| > 0, and whether every element
 /// satisfies |a - b| <= atol + rtol * |b| (NaN only matches NaN).

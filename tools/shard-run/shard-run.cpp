@@ -61,7 +61,8 @@ bool parseNumber(const std::string &s, double &out) {
   return !s.empty() && end && *end == '\0';
 }
 
-bool parseInt(const std::string &s, long long lo, long long hi, long long &out) {
+bool parseInt(const std::string &s, long long lo, long long hi,
+              long long &out) {
   char *end = nullptr;
   out = std::strtoll(s.c_str(), &end, 10);
   return !s.empty() && end && *end == '\0' && out >= lo && out <= hi;
@@ -122,8 +123,8 @@ Status parseArgs(int argc, char **argv, Args &args) {
     else if (a == "--input" || a == "--output") {
       size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
-        return Status::invalidArgument(a + " expects NAME=FILE.npy; got '" +
-                                       v + "'");
+        return Status::invalidArgument(a + " expects NAME=FILE.npy; got '" + v +
+                                       "'");
       (a == "--input" ? args.inputs : args.outputs)[v.substr(0, eq)] =
           v.substr(eq + 1);
     } else
@@ -196,7 +197,8 @@ Status loadInputs(const Engine &engine, const Args &args,
   if (!missing.empty())
     return Status::invalidArgument(
         "no data for these inputs (give --input NAME=FILE.npy or "
-        "--random-inputs):" + missing);
+        "--random-inputs):" +
+        missing);
   return Status();
 }
 
@@ -234,7 +236,8 @@ void printStats(const std::vector<RankStats> &stats, int iterations) {
                 s.empty() ? 0.0 : 1e3 * sum / double(s.size()), 1e3 * mn,
                 bytesStr(stats[r].arenaBytes).c_str());
   }
-  std::printf("(%d timed run%s per rank)\n", iterations, iterations == 1 ? "" : "s");
+  std::printf("(%d timed run%s per rank)\n", iterations,
+              iterations == 1 ? "" : "s");
 }
 
 /// The run itself, on all ranks (local threads) or this MPI rank.
@@ -270,7 +273,8 @@ int run(const Args &args, comm::Communicator *mpi) {
   options.warmup = args.bench > 0 ? 1 : 0;
   unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   options.threadsPerRank =
-      args.threads ? args.threads : int(std::max(1u, hw / unsigned(mpi ? 1 : ranks)));
+      args.threads ? args.threads
+                   : int(std::max(1u, hw / unsigned(mpi ? 1 : ranks)));
   options.timeoutMs = args.timeoutMs;
   auto started = std::chrono::steady_clock::now();
   auto lastReport = started;
@@ -284,7 +288,8 @@ int run(const Args &args, comm::Communicator *mpi) {
     }
   };
   std::vector<RankStats> stats;
-  if (Status s = execute(*engine, mpi, inputs, outputs, stats, options); !s.ok())
+  if (Status s = execute(*engine, mpi, inputs, outputs, stats, options);
+      !s.ok())
     return fail(s);
   if (root) {
     std::printf("%s: %d rank(s), %zu input(s), %zu output(s)\n",
@@ -362,8 +367,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (args.ranks && args.ranks != (*mpi)->size()) {
-    std::fprintf(stderr, "shard-run: --ranks %d disagrees with the %d MPI "
-                 "processes\n", args.ranks, (*mpi)->size());
+    std::fprintf(stderr,
+                 "shard-run: --ranks %d disagrees with the %d MPI "
+                 "processes\n",
+                 args.ranks, (*mpi)->size());
     return 1;
   }
   return run(args, mpi->get());

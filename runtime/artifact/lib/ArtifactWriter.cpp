@@ -288,8 +288,8 @@ ArtifactWriter::Layout ArtifactWriter::layout() const {
   auto root = fb::CreateArtifact(
       b, kFormatVersion, b.CreateString(producer_), mesh, worldSize_,
       b.CreateVector(classes), b.CreateVector(inputs), b.CreateVector(outputs),
-      b.CreateVector(constants), symbols, b.CreateVector(kernels),
-      blobs.size(), reference.bytes() ? &reference : nullptr);
+      b.CreateVector(constants), symbols, b.CreateVector(kernels), blobs.size(),
+      reference.bytes() ? &reference : nullptr);
   fb::FinishSizePrefixedArtifactBuffer(b, root);
   Layout layout;
   layout.flatBuffer = b.Release();

@@ -24,8 +24,7 @@ struct shardrt_comm {
 namespace {
 
 Status needArg(const void *p, const char *name) {
-  return p ? Status()
-           : Status::invalidArgument(std::string(name) + " is NULL");
+  return p ? Status() : Status::invalidArgument(std::string(name) + " is NULL");
 }
 
 #define SHARDRT_C_ARG(p)                                                       \
@@ -60,8 +59,8 @@ Status info(const shardrt_engine *e, size_t i, bool input, const char **name,
 Status shape(const shardrt_engine *e, size_t i, int rank, bool input,
              int64_t *global, int64_t *offset, int64_t *local, size_t len) {
   SHARDRT_C_ARG(e);
-  StatusOr<LocalBox> box = input ? e->engine->localInput(i, rank)
-                                 : e->engine->localOutput(i, rank);
+  StatusOr<LocalBox> box =
+      input ? e->engine->localInput(i, rank) : e->engine->localOutput(i, rank);
   if (!box.ok())
     return box.status();
   const TensorInfo &t = input ? e->engine->input(i) : e->engine->output(i);
@@ -148,8 +147,8 @@ int shardrt_engine_output_info(const shardrt_engine *engine, size_t i,
 }
 
 int shardrt_engine_input_shape(const shardrt_engine *engine, size_t i, int rank,
-                               int64_t *global, int64_t *offset,
-                               int64_t *local, size_t len) {
+                               int64_t *global, int64_t *offset, int64_t *local,
+                               size_t len) {
   return guardStatus(
       [&] { return shape(engine, i, rank, true, global, offset, local, len); });
 }
@@ -157,8 +156,9 @@ int shardrt_engine_input_shape(const shardrt_engine *engine, size_t i, int rank,
 int shardrt_engine_output_shape(const shardrt_engine *engine, size_t i,
                                 int rank, int64_t *global, int64_t *offset,
                                 int64_t *local, size_t len) {
-  return guardStatus(
-      [&] { return shape(engine, i, rank, false, global, offset, local, len); });
+  return guardStatus([&] {
+    return shape(engine, i, rank, false, global, offset, local, len);
+  });
 }
 
 int shardrt_engine_arena_bytes(const shardrt_engine *engine, int rank,

@@ -46,8 +46,8 @@ private:
 
 } // namespace
 
-StatusOr<std::unique_ptr<Backend>> createBackend(BackendKind kind,
-                                                 const SessionOptions &options) {
+StatusOr<std::unique_ptr<Backend>>
+createBackend(BackendKind kind, const SessionOptions &options) {
   switch (kind) {
   case BackendKind::Cpu:
     return std::unique_ptr<Backend>(new CpuBackend(options.threads));

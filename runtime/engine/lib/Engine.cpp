@@ -7,13 +7,20 @@ namespace shardrt {
 
 const char *dtypeName(DType dtype) {
   switch (dtype) {
-  case DType::F32: return "f32";
-  case DType::F16: return "f16";
-  case DType::BF16: return "bf16";
-  case DType::F64: return "f64";
-  case DType::I32: return "i32";
-  case DType::I64: return "i64";
-  case DType::Bool: return "bool";
+  case DType::F32:
+    return "f32";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::F64:
+    return "f64";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  case DType::Bool:
+    return "bool";
   }
   return "unknown";
 }
@@ -26,12 +33,18 @@ namespace {
 
 const char *partialName(fb::ReduceKind kind) {
   switch (kind) {
-  case fb::ReduceKind::None: return "";
-  case fb::ReduceKind::Sum: return "sum";
-  case fb::ReduceKind::Max: return "max";
-  case fb::ReduceKind::Min: return "min";
-  case fb::ReduceKind::Prod: return "prod";
-  case fb::ReduceKind::Mean: return "mean";
+  case fb::ReduceKind::None:
+    return "";
+  case fb::ReduceKind::Sum:
+    return "sum";
+  case fb::ReduceKind::Max:
+    return "max";
+  case fb::ReduceKind::Min:
+    return "min";
+  case fb::ReduceKind::Prod:
+    return "prod";
+  case fb::ReduceKind::Mean:
+    return "mean";
   }
   return "unknown";
 }
@@ -62,8 +75,7 @@ Engine::~Engine() = default;
 StatusOr<std::shared_ptr<const Engine>>
 Engine::fromArtifact(artifact::Artifact artifact) {
   std::shared_ptr<Engine> engine(new Engine());
-  engine->artifact_ =
-      std::make_unique<artifact::Artifact>(std::move(artifact));
+  engine->artifact_ = std::make_unique<artifact::Artifact>(std::move(artifact));
   const fb::Artifact &root = engine->artifact_->root();
   // Not told apart by comparing the vectors: an artifact may (validly) use
   // one FlatBuffer vector for both.
@@ -76,8 +88,8 @@ Engine::fromArtifact(artifact::Artifact artifact) {
     StatusOr<artifact::Artifact> inner = artifact::Artifact::loadFromMemory(
         blob.data + ref->offset(), size_t(ref->bytes()));
     if (!inner.ok())
-      return Status(inner.status().code(),
-                    "the embedded reference model: " + inner.status().message());
+      return Status(inner.status().code(), "the embedded reference model: " +
+                                               inner.status().message());
     if (inner->worldSize() != 1 || inner->root().reference())
       return Status::invalidArgument(
           "the embedded reference model must be a world-size-1 artifact "
@@ -98,9 +110,10 @@ StatusOr<std::shared_ptr<const Engine>> Engine::load(const std::string &path) {
   return fromArtifact(std::move(*a));
 }
 
-StatusOr<std::shared_ptr<const Engine>>
-Engine::loadFromMemory(const void *data, size_t size) {
-  StatusOr<artifact::Artifact> a = artifact::Artifact::loadFromMemory(data, size);
+StatusOr<std::shared_ptr<const Engine>> Engine::loadFromMemory(const void *data,
+                                                               size_t size) {
+  StatusOr<artifact::Artifact> a =
+      artifact::Artifact::loadFromMemory(data, size);
   if (!a.ok())
     return a.status();
   return fromArtifact(std::move(*a));
@@ -111,7 +124,8 @@ int Engine::worldSize() const { return artifact_->worldSize(); }
 std::vector<std::string> Engine::meshAxisNames() const {
   std::vector<std::string> names;
   const fb::Mesh *mesh = artifact_->root().mesh();
-  for (uint32_t i = 0; mesh && mesh->axis_names() && i < mesh->axis_names()->size(); ++i)
+  for (uint32_t i = 0;
+       mesh && mesh->axis_names() && i < mesh->axis_names()->size(); ++i)
     names.push_back(mesh->axis_names()->Get(i)->str());
   return names;
 }
@@ -123,7 +137,9 @@ std::vector<int64_t> Engine::meshShape() const {
   return std::vector<int64_t>(mesh->shape()->begin(), mesh->shape()->end());
 }
 
-std::string Engine::producer() const { return std::string(artifact_->producer()); }
+std::string Engine::producer() const {
+  return std::string(artifact_->producer());
+}
 
 int Engine::findInput(const std::string &name) const {
   for (size_t i = 0; i < inputs_.size(); ++i)
@@ -140,11 +156,13 @@ int Engine::findOutput(const std::string &name) const {
 }
 
 namespace {
-StatusOr<LocalBox> localBox(const artifact::Artifact &a,
-                            const flatbuffers::Vector<flatbuffers::Offset<fb::TensorDesc>> *list,
-                            size_t i, int rank, const char *what) {
+StatusOr<LocalBox>
+localBox(const artifact::Artifact &a,
+         const flatbuffers::Vector<flatbuffers::Offset<fb::TensorDesc>> *list,
+         size_t i, int rank, const char *what) {
   if (!list || i >= list->size())
-    return Status::outOfRange(std::string("no ") + what + " " + std::to_string(i));
+    return Status::outOfRange(std::string("no ") + what + " " +
+                              std::to_string(i));
   if (rank < 0 || rank >= a.worldSize())
     return Status::outOfRange("rank " + std::to_string(rank) +
                               " is outside the world of " +

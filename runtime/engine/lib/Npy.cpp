@@ -1,4 +1,5 @@
-//===- Npy.cpp - NumPy .npy I/O --------------------------------------------===//
+//===- Npy.cpp - NumPy .npy I/O
+//--------------------------------------------===//
 
 #include "shardrt/Npy.h"
 
@@ -162,7 +163,10 @@ std::vector<uint8_t> encodeNpy(const NpyArray &array) {
       descr = c.code;
   std::string shape = "(";
   for (size_t i = 0; i < array.shape.size(); ++i)
-    shape += std::to_string(array.shape[i]) + (array.shape.size() == 1 ? ",": i + 1 < array.shape.size() ? ", " : "");
+    shape +=
+        std::to_string(array.shape[i]) + (array.shape.size() == 1      ? ","
+                                          : i + 1 < array.shape.size() ? ", "
+                                                                       : "");
   shape += ")";
   std::string header = "{'descr': '" + descr +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
@@ -170,7 +174,14 @@ std::vector<uint8_t> encodeNpy(const NpyArray &array) {
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
-  std::vector<uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+  std::vector<uint8_t> out = {0x93,
+                              'N',
+                              'U',
+                              'M',
+                              'P',
+                              'Y',
+                              1,
+                              0,
                               uint8_t(header.size() & 0xff),
                               uint8_t(header.size() >> 8)};
   out.insert(out.end(), header.begin(), header.end());

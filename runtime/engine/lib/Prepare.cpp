@@ -110,8 +110,8 @@ StatusOr<Shape> broadcastShapes(const std::vector<Shape> &shapes) {
       if (p[d] == out[d] || p[d] == 1)
         continue;
       if (out[d] != 1)
-        return invalid("shapes " + shapeStr(shapes[0]) + " and " +
-                       shapeStr(s) + " do not broadcast");
+        return invalid("shapes " + shapeStr(shapes[0]) + " and " + shapeStr(s) +
+                       " do not broadcast");
       out[d] = p[d];
     }
   }
@@ -141,10 +141,10 @@ bool writesNothing(const fb::Instruction &inst, const PrepareContext &ctx) {
 
 StatusOr<RunFn> prepareInstruction(const fb::Instruction &inst,
                                    const PrepareContext &ctx) {
-  using Family = StatusOr<RunFn> (*)(const fb::Instruction &,
-                                     const PrepareContext &);
-  for (Family family :
-       {&prepareCompute, &prepareContraction, &prepareWindowed, &prepareData, &prepareComm}) {
+  using Family =
+      StatusOr<RunFn> (*)(const fb::Instruction &, const PrepareContext &);
+  for (Family family : {&prepareCompute, &prepareContraction, &prepareWindowed,
+                        &prepareData, &prepareComm}) {
     StatusOr<RunFn> fn = family(inst, ctx);
     // Communication must run even when empty: the peers take part too.
     if (fn.ok() && family != &prepareComm && writesNothing(inst, ctx))

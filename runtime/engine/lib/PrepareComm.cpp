@@ -36,8 +36,8 @@ struct BoxTransfer {
 
 /// The world rank at `coords + offset` (wrapping when periodic), or -1 when
 /// the offset leaves the mesh.
-int peerRank(const PrepareContext &ctx, const flatbuffers::Vector<int32_t> *offset,
-             bool periodic) {
+int peerRank(const PrepareContext &ctx,
+             const flatbuffers::Vector<int32_t> *offset, bool periodic) {
   size_t axes = ctx.meshShape.size();
   if ((offset ? offset->size() : 0) != axes)
     return -1;
@@ -121,7 +121,8 @@ Status wholeWorld(const fb::Instruction &inst, const PrepareContext &ctx) {
   if (axes != ctx.meshShape.size())
     return Status::unimplemented(
         "collectives over a subset of the mesh axes (" + std::to_string(axes) +
-        " of " + std::to_string(ctx.meshShape.size()) + ") are not supported "
+        " of " + std::to_string(ctx.meshShape.size()) +
+        ") are not supported "
         "by the CPU backend yet");
   // The group must list the axes major to minor so that group order is world
   // rank order.
@@ -142,10 +143,18 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
   SHARDRT_TRY(requireShape(out, in.shape, "the output"));
   comm::ReduceOp op;
   switch (inst.reduce()) {
-  case fb::ReduceKind::Sum: op = comm::ReduceOp::Sum; break;
-  case fb::ReduceKind::Max: op = comm::ReduceOp::Max; break;
-  case fb::ReduceKind::Min: op = comm::ReduceOp::Min; break;
-  case fb::ReduceKind::Prod: op = comm::ReduceOp::Prod; break;
+  case fb::ReduceKind::Sum:
+    op = comm::ReduceOp::Sum;
+    break;
+  case fb::ReduceKind::Max:
+    op = comm::ReduceOp::Max;
+    break;
+  case fb::ReduceKind::Min:
+    op = comm::ReduceOp::Min;
+    break;
+  case fb::ReduceKind::Prod:
+    op = comm::ReduceOp::Prod;
+    break;
   default:
     return Status::unimplemented(std::string("all-reduce of kind ") +
                                  fb::EnumNameReduceKind(inst.reduce()));
@@ -203,9 +212,9 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
   return RunFn([=](RunContext &rc) -> Status {
     if (!rc.comm)
       return Status::failedPrecondition("an all-gather needs a communicator");
-    SHARDRT_RETURN_IF_ERROR(rc.comm->allGatherV(
-        rc.slots[x], counts[size_t(rc.comm->rank())], staging->data(), counts,
-        comm::DataType::Byte));
+    SHARDRT_RETURN_IF_ERROR(
+        rc.comm->allGatherV(rc.slots[x], counts[size_t(rc.comm->rank())],
+                            staging->data(), counts, comm::DataType::Byte));
     // Rank-major blocks -> their place along `dim`.
     int64_t at = 0, byteAt = 0;
     for (size_t r = 0; r < extents.size(); ++r) {
@@ -237,7 +246,8 @@ StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
     world *= n;
   if (root < 0 || root >= world)
     return invalid("broadcast root " + std::to_string(root));
-  int64_t bytes = numElements(in.shape) * int64_t(artifact::dtypeSize(in.dtype));
+  int64_t bytes =
+      numElements(in.shape) * int64_t(artifact::dtypeSize(in.dtype));
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
   return RunFn([=](RunContext &rc) -> Status {
     if (!rc.comm)

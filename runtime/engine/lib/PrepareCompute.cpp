@@ -26,12 +26,12 @@ StatusOr<E> lookup(const std::map<std::string, E> &table,
 StatusOr<RunFn> prepareUnary(const fb::Instruction &inst,
                              const PrepareContext &ctx) {
   static const std::map<std::string, cpu::UnaryKind> kinds = {
-      {"neg", cpu::UnaryKind::Neg},         {"abs", cpu::UnaryKind::Abs},
-      {"exp", cpu::UnaryKind::Exp},         {"log", cpu::UnaryKind::Log},
-      {"sqrt", cpu::UnaryKind::Sqrt},       {"rsqrt", cpu::UnaryKind::Rsqrt},
-      {"tanh", cpu::UnaryKind::Tanh},       {"sigmoid", cpu::UnaryKind::Sigmoid},
-      {"relu", cpu::UnaryKind::Relu},       {"silu", cpu::UnaryKind::Silu},
-      {"gelu", cpu::UnaryKind::Gelu},       {"gelu_tanh", cpu::UnaryKind::GeluTanh}};
+      {"neg", cpu::UnaryKind::Neg},   {"abs", cpu::UnaryKind::Abs},
+      {"exp", cpu::UnaryKind::Exp},   {"log", cpu::UnaryKind::Log},
+      {"sqrt", cpu::UnaryKind::Sqrt}, {"rsqrt", cpu::UnaryKind::Rsqrt},
+      {"tanh", cpu::UnaryKind::Tanh}, {"sigmoid", cpu::UnaryKind::Sigmoid},
+      {"relu", cpu::UnaryKind::Relu}, {"silu", cpu::UnaryKind::Silu},
+      {"gelu", cpu::UnaryKind::Gelu}, {"gelu_tanh", cpu::UnaryKind::GeluTanh}};
   SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
   StatusOr<cpu::UnaryKind> kind = lookup(kinds, strAttr(inst), "unary op");
   if (!kind.ok())
@@ -68,9 +68,12 @@ StatusOr<std::vector<Shape>> broadcastOperands(const fb::Instruction &inst,
 StatusOr<RunFn> prepareBinary(const fb::Instruction &inst,
                               const PrepareContext &ctx) {
   static const std::map<std::string, cpu::BinaryKind> binaries = {
-      {"add", cpu::BinaryKind::Add},         {"sub", cpu::BinaryKind::Sub},
-      {"mul", cpu::BinaryKind::Mul},         {"div", cpu::BinaryKind::Div},
-      {"maximum", cpu::BinaryKind::Maximum}, {"minimum", cpu::BinaryKind::Minimum},
+      {"add", cpu::BinaryKind::Add},
+      {"sub", cpu::BinaryKind::Sub},
+      {"mul", cpu::BinaryKind::Mul},
+      {"div", cpu::BinaryKind::Div},
+      {"maximum", cpu::BinaryKind::Maximum},
+      {"minimum", cpu::BinaryKind::Minimum},
       {"pow", cpu::BinaryKind::Pow}};
   static const std::map<std::string, cpu::CompareKind> compares = {
       {"eq", cpu::CompareKind::Eq}, {"ne", cpu::CompareKind::Ne},
@@ -307,21 +310,25 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
                      " trailing dims of a rank-" + std::to_string(xs.size()) +
                      " input");
     Shape normalized(xs.end() - param, xs.end());
-    int64_t inner = numElements(normalized), outer = numElements(xs) / std::max<int64_t>(inner, 1);
-    StatusOr<Affine> a = decodeAffine(inst, ctx, 1, hasWeight, hasBias, normalized);
+    int64_t inner = numElements(normalized),
+            outer = numElements(xs) / std::max<int64_t>(inner, 1);
+    StatusOr<Affine> a =
+        decodeAffine(inst, ctx, 1, hasWeight, hasBias, normalized);
     if (!a.ok())
       return a.status();
     Affine af = *a;
     return RunFn([=](RunContext &rc) {
-      cpu::layerNorm(slotPtr<float>(rc, x), outer, inner, optional(rc, af.weight),
-                     optional(rc, af.bias), eps, slotPtr<float>(rc, y));
+      cpu::layerNorm(slotPtr<float>(rc, x), outer, inner,
+                     optional(rc, af.weight), optional(rc, af.bias), eps,
+                     slotPtr<float>(rc, y));
       return Status();
     });
   }
   if (xs.size() < 2)
     return invalid(kind + " norm needs an (N, C, ...) input; got " +
                    shapeStr(xs));
-  int64_t n = xs[0], c = xs[1], spatial = numElements(xs) / std::max<int64_t>(n * c, 1);
+  int64_t n = xs[0], c = xs[1],
+          spatial = numElements(xs) / std::max<int64_t>(n * c, 1);
   if (kind == "group") {
     if (param < 1 || c % param != 0)
       return invalid(std::to_string(c) + " channels do not split into " +
@@ -341,7 +348,8 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
     if (numInputs(inst) < 3)
       return invalid("batch norm needs the running mean and variance");
     for (size_t i : {1, 2}) {
-      SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32, "a running statistic"));
+      SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32,
+                               "a running statistic"));
       if (numElements(inSlot(inst, ctx, i).shape) != c)
         return invalid("a running statistic has shape " +
                        shapeStr(inSlot(inst, ctx, i).shape) + "; expected (" +

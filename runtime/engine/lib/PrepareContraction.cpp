@@ -111,10 +111,10 @@ StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
                    shapeStr(w) + "; the weight must be (out, " +
                    (x.empty() ? "in" : std::to_string(x.back())) + ")");
   int64_t in = w[1], out = w[0];
-  if (numInputs(inst) == 3 &&
-      inSlot(inst, ctx, 2).shape != Shape{out})
-    return invalid("the bias has shape " + shapeStr(inSlot(inst, ctx, 2).shape) +
-                   "; expected (" + std::to_string(out) + ",)");
+  if (numInputs(inst) == 3 && inSlot(inst, ctx, 2).shape != Shape{out})
+    return invalid("the bias has shape " +
+                   shapeStr(inSlot(inst, ctx, 2).shape) + "; expected (" +
+                   std::to_string(out) + ",)");
   Shape expected = x;
   expected.back() = out;
   SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), expected, "the output"));
@@ -158,10 +158,9 @@ StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
   if (Shape(k.begin(), k.end() - 2) != batch ||
       Shape(v.begin(), v.end() - 2) != batch)
     return Status::unimplemented(
-        "attention with q, k, v batch dims that differ (" + shapeStr(q) +
-        ", " + shapeStr(k) + ", " + shapeStr(v) + ")");
-  int64_t l = q[q.size() - 2], e = q.back(), s = k[k.size() - 2],
-          ev = v.back();
+        "attention with q, k, v batch dims that differ (" + shapeStr(q) + ", " +
+        shapeStr(k) + ", " + shapeStr(v) + ")");
+  int64_t l = q[q.size() - 2], e = q.back(), s = k[k.size() - 2], ev = v.back();
   if (k.back() != e || v[v.size() - 2] != s)
     return invalid("q " + shapeStr(q) + ", k " + shapeStr(k) + " and v " +
                    shapeStr(v) + " do not match");

@@ -76,8 +76,8 @@ StatusOr<RunFn> preparePermute(const fb::Instruction &inst,
   Shape expected;
   for (int64_t p : perm) {
     if (p < 0 || p >= int64_t(perm.size()) || seen[p])
-      return invalid("is not a permutation of " +
-                     std::to_string(perm.size()) + " dims");
+      return invalid("is not a permutation of " + std::to_string(perm.size()) +
+                     " dims");
     seen[p] = true;
     expected.push_back(in.shape[p]);
   }
@@ -104,8 +104,9 @@ StatusOr<RunFn> prepareSlice(const fb::Instruction &inst,
     return invalid("the output has rank " + std::to_string(out.shape.size()));
   for (size_t d = 0; d < rank; ++d) {
     int64_t n = in.shape[d], m = out.shape[d];
-    bool ok = step[d] >= 1 && step[d] <= (int64_t(1) << 40) && start[d] >= 0 &&
-              (m == 0 || (start[d] < n && (m - 1) <= (n - 1 - start[d]) / step[d]));
+    bool ok =
+        step[d] >= 1 && step[d] <= (int64_t(1) << 40) && start[d] >= 0 &&
+        (m == 0 || (start[d] < n && (m - 1) <= (n - 1 - start[d]) / step[d]));
     if (!ok)
       return invalid("slice of dim " + std::to_string(d) + " (start " +
                      std::to_string(start[d]) + ", step " +

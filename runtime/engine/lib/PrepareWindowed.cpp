@@ -103,7 +103,8 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
     return Status::unimplemented("convolutions with 2^31 or more elements "
                                  "per channel");
   if (numInputs(inst) == 3 && inSlot(inst, ctx, 2).shape != Shape{p.cout})
-    return invalid("the bias has shape " + shapeStr(inSlot(inst, ctx, 2).shape));
+    return invalid("the bias has shape " +
+                   shapeStr(inSlot(inst, ctx, 2).shape));
   uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), yi = outIdx(inst, 0);
   uint32_t bi = numInputs(inst) == 3 ? inIdx(inst, 2) : UINT32_MAX;
   return RunFn([=](RunContext &rc) {
@@ -244,7 +245,8 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
                            const PrepareContext &ctx) {
   SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
-  if (in.dtype != out.dtype || (in.dtype != DType::F32 && in.dtype != DType::I1))
+  if (in.dtype != out.dtype ||
+      (in.dtype != DType::F32 && in.dtype != DType::I1))
     return Status::unimplemented("pad of " +
                                  std::string(fb::EnumNameDType(in.dtype)) +
                                  " to " + fb::EnumNameDType(out.dtype));
@@ -277,12 +279,13 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
     expected[d] = n + lo[d] + hi[d];
     if (expected[d] < 0)
       return invalid("crops more than dim " + std::to_string(d) + " holds");
-    bool tooWide = (m == cpu::PadMode::Reflect && (lo[d] >= n || hi[d] >= n)) ||
-                   ((m == cpu::PadMode::Circular || m == cpu::PadMode::Replicate) &&
-                    (lo[d] > 0 || hi[d] > 0) && n == 0) ||
-                   (m == cpu::PadMode::Circular &&
-                    (lo[d] > n + std::min<int64_t>(hi[d], 0) ||
-                     hi[d] > n + std::min<int64_t>(lo[d], 0)));
+    bool tooWide =
+        (m == cpu::PadMode::Reflect && (lo[d] >= n || hi[d] >= n)) ||
+        ((m == cpu::PadMode::Circular || m == cpu::PadMode::Replicate) &&
+         (lo[d] > 0 || hi[d] > 0) && n == 0) ||
+        (m == cpu::PadMode::Circular &&
+         (lo[d] > n + std::min<int64_t>(hi[d], 0) ||
+          hi[d] > n + std::min<int64_t>(lo[d], 0)));
     if (tooWide)
       return invalid(mode + " padding of " + std::to_string(lo[d]) + "/" +
                      std::to_string(hi[d]) + " is too wide for dim " +

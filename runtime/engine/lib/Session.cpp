@@ -23,7 +23,7 @@ struct Session::Impl {
   uint8_t *arena = nullptr;
   uint64_t arenaBytes = 0;
   std::vector<SlotInfo> slots;
-  std::vector<void *> base;      // slot pointers before binding
+  std::vector<void *> base; // slot pointers before binding
   std::vector<uint32_t> inputSlots, outputSlots;
   std::vector<const void *> boundInputs;
   std::vector<bool> inputReady;
@@ -48,7 +48,8 @@ struct Session::Impl {
 };
 
 namespace {
-std::string where(const fb::RankClass &rc, size_t i, const fb::Instruction &inst) {
+std::string where(const fb::RankClass &rc, size_t i,
+                  const fb::Instruction &inst) {
   return "rank class '" + (rc.name() ? rc.name()->str() : std::string()) +
          "' instruction " + std::to_string(i) + " (" +
          fb::EnumNameOpcode(inst.opcode()) + ")";
@@ -224,7 +225,8 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
   impl->backend = std::move(*backend);
   int32_t cls = impl->artifact->rankClassOf(rank);
   if (cls < 0)
-    return Status::outOfRange("rank " + std::to_string(rank) + " has no program");
+    return Status::outOfRange("rank " + std::to_string(rank) +
+                              " has no program");
   impl->rankClass = &impl->artifact->rankClass(uint32_t(cls));
   impl->arenaBytes = impl->rankClass->arena_bytes();
   if (options.arena) {
@@ -234,7 +236,8 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
           " bytes; rank " + std::to_string(rank) + " needs " +
           std::to_string(impl->arenaBytes));
     if (reinterpret_cast<uintptr_t>(options.arena) % 64 != 0)
-      return Status::invalidArgument("the caller's arena is not 64-byte aligned");
+      return Status::invalidArgument(
+          "the caller's arena is not 64-byte aligned");
     impl->arena = static_cast<uint8_t *>(options.arena);
   } else if (impl->arenaBytes > 0) {
     StatusOr<void *> arena = impl->backend->allocate(size_t(impl->arenaBytes));
@@ -339,9 +342,9 @@ Status Session::run() {
   Impl &im = *impl_;
   for (size_t i = 0; i < im.inputReady.size(); ++i)
     if (!im.inputReady[i])
-      return Status::failedPrecondition(
-          "input " + std::to_string(i) + " ('" + engine_->input(i).name +
-          "') is neither bound nor copied");
+      return Status::failedPrecondition("input " + std::to_string(i) + " ('" +
+                                        engine_->input(i).name +
+                                        "') is neither bound nor copied");
   exec::RunContext rc;
   rc.slots = im.base;
   rc.comm = im.comm;

@@ -147,8 +147,8 @@ std::vector<RankResult> runRing(const std::vector<int64_t> &extents,
     std::vector<float> x;
     for (int64_t i = 0; i < extents[size_t(r)]; ++i)
       x.push_back(float(start + i));
-    SHARDRT_RETURN_IF_ERROR((*session)->bindInput(
-        0, x.data(), DType::F32, {extents[size_t(r)]}));
+    SHARDRT_RETURN_IF_ERROR(
+        (*session)->bindInput(0, x.data(), DType::F32, {extents[size_t(r)]}));
     SHARDRT_RETURN_IF_ERROR((*session)->run());
     RankResult &out = results[size_t(r)];
     for (size_t o = 0; o < 3; ++o) {
@@ -169,9 +169,9 @@ TEST(CommInstructions, PeriodicHaloAllReduceAllGather) {
   for (int r = 0; r < 3; ++r) {
     // Left pad = last element of the left neighbour (wrapping), right pad =
     // first element of the right neighbour.
-    std::vector<float> want = {float((4 * r + 11) % 12), float(4 * r),
-                               float(4 * r + 1), float(4 * r + 2),
-                               float(4 * r + 3), float((4 * r + 4) % 12)};
+    std::vector<float> want = {
+        float((4 * r + 11) % 12), float(4 * r),     float(4 * r + 1),
+        float(4 * r + 2),         float(4 * r + 3), float((4 * r + 4) % 12)};
     EXPECT_EQ(res[size_t(r)].halo, want) << "rank " << r;
     std::vector<float> all(12);
     for (int i = 0; i < 12; ++i)

@@ -89,8 +89,8 @@ int shardrt_engine_output_info(const shardrt_engine *engine, size_t i,
 /* The global shape and the box [offset, offset + shape) rank `rank` holds;
  * each array has `len` >= the tensor's rank entries (any may be NULL). */
 int shardrt_engine_input_shape(const shardrt_engine *engine, size_t i, int rank,
-                               int64_t *global, int64_t *offset,
-                               int64_t *local, size_t len);
+                               int64_t *global, int64_t *offset, int64_t *local,
+                               size_t len);
 int shardrt_engine_output_shape(const shardrt_engine *engine, size_t i,
                                 int rank, int64_t *global, int64_t *offset,
                                 int64_t *local, size_t len);

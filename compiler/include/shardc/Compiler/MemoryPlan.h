@@ -1,4 +1,5 @@
-//===- MemoryPlan.h - Static arena offsets from buffer lifetimes -*- C++ -*-===//
+//===- MemoryPlan.h - Static arena offsets from buffer lifetimes -*- C++
+//-*-===//
 //
 // Plain C++ (no MLIR): given each buffer's size and live interval in program
 // order, assign arena offsets so that buffers whose intervals overlap never

@@ -34,7 +34,15 @@ class Communicator;
 }
 
 /// Element types of inputs and outputs (values of the schema's DType).
-enum class DType : int { F32 = 0, F16 = 1, BF16 = 2, F64 = 3, I32 = 4, I64 = 5, Bool = 6 };
+enum class DType : int {
+  F32 = 0,
+  F16 = 1,
+  BF16 = 2,
+  F64 = 3,
+  I32 = 4,
+  I64 = 5,
+  Bool = 6
+};
 const char *dtypeName(DType dtype);
 size_t dtypeSize(DType dtype);
 

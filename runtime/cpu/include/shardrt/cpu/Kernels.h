@@ -35,7 +35,16 @@ int64_t numElements(const Shape &shape);
 //===----------------------------------------------------------------------===//
 
 enum class UnaryKind {
-  Neg, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Relu, Silu,
+  Neg,
+  Abs,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Sigmoid,
+  Relu,
+  Silu,
   Gelu,     // exact: x * 0.5 * (1 + erf(x / sqrt(2)))
   GeluTanh, // approximate="tanh"
 };
@@ -106,9 +115,9 @@ void batchNormInference(const float *x, int64_t n, int64_t c, int64_t spatial,
 /// Batched GEMM: for each b < batch, y[b] (m x n) = a[b] (m x k) * b[b]
 /// (k x n). aBatchStride / bBatchStride may be 0 (broadcast operand).
 /// Uses BLAS (sgemm) where it pays.
-void batchedGemm(int64_t batch, int64_t m, int64_t n, int64_t k,
-                 const float *a, int64_t aBatchStride, const float *b,
-                 int64_t bBatchStride, float *y);
+void batchedGemm(int64_t batch, int64_t m, int64_t n, int64_t k, const float *a,
+                 int64_t aBatchStride, const float *b, int64_t bBatchStride,
+                 float *y);
 /// torch.nn.functional.linear: x (rows, in), w (out, in), bias (out) or null;
 /// y (rows, out).
 void linear(const float *x, int64_t rows, int64_t in, const float *w,
@@ -119,14 +128,14 @@ void linear(const float *x, int64_t rows, int64_t in, const float *w,
 //===----------------------------------------------------------------------===//
 
 struct ConvParams {
-  int rank = 0;                      // spatial dims, 1..3
+  int rank = 0; // spatial dims, 1..3
   int64_t n = 0, cin = 0, cout = 0, groups = 1;
-  int64_t in[3] = {1, 1, 1};         // input spatial extents
-  int64_t out[3] = {1, 1, 1};        // output spatial extents
+  int64_t in[3] = {1, 1, 1};  // input spatial extents
+  int64_t out[3] = {1, 1, 1}; // output spatial extents
   int64_t kernel[3] = {1, 1, 1};
   int64_t stride[3] = {1, 1, 1};
-  int64_t padLo[3] = {0, 0, 0};      // zero padding before; the high side
-                                     // follows from out (never read past in)
+  int64_t padLo[3] = {0, 0, 0}; // zero padding before; the high side
+                                // follows from out (never read past in)
   int64_t dilation[3] = {1, 1, 1};
 };
 /// conv{1,2,3}d with zero padding: x (n, cin, in...), w (cout, cin/groups,
@@ -142,15 +151,15 @@ void convTranspose(const ConvParams &p, const float *x, const float *w,
 
 struct PoolParams {
   int rank = 0;
-  int64_t channels = 0;              // n * c, pooled independently
+  int64_t channels = 0; // n * c, pooled independently
   int64_t in[3] = {1, 1, 1};
   int64_t out[3] = {1, 1, 1};
   int64_t kernel[3] = {1, 1, 1};
   int64_t stride[3] = {1, 1, 1};
   int64_t padLo[3] = {0, 0, 0};
-  int64_t dilation[3] = {1, 1, 1};   // max pool only
-  bool countIncludePad = true;       // avg pool only
-  int64_t divisorOverride = 0;       // avg pool only; 0 = none
+  int64_t dilation[3] = {1, 1, 1}; // max pool only
+  bool countIncludePad = true;     // avg pool only
+  int64_t divisorOverride = 0;     // avg pool only; 0 = none
   /// Avg pool's padded extent ends at in + padHi, PyTorch's
   /// `min(start + kernel, in + pad)`; for ceil_mode windows may go past it.
   int64_t padHi[3] = {0, 0, 0};
@@ -164,7 +173,7 @@ void avgPool(const PoolParams &p, const float *x, float *y);
 enum class InterpMode { Nearest, NearestExact, Linear };
 struct InterpParams {
   int rank = 0;
-  int64_t channels = 0;              // n * c
+  int64_t channels = 0; // n * c
   int64_t in[3] = {1, 1, 1};
   int64_t out[3] = {1, 1, 1};
   /// Source coordinate of output index o (global, see offsets) is, per dim:
@@ -235,11 +244,11 @@ void sdpa(int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev,
           float *y);
 
 struct NeighborhoodParams {
-  int rank = 0;                      // spatial dims 1..3
+  int rank = 0; // spatial dims 1..3
   int64_t batch = 0, heads = 0, dim = 0;
-  int64_t qExtent[3] = {1, 1, 1};    // local query extents
-  int64_t kvExtent[3] = {1, 1, 1};   // local key/value extents (with halo)
-  int64_t kernel[3] = {1, 1, 1};     // odd
+  int64_t qExtent[3] = {1, 1, 1};  // local query extents
+  int64_t kvExtent[3] = {1, 1, 1}; // local key/value extents (with halo)
+  int64_t kernel[3] = {1, 1, 1};   // odd
   int64_t dilation[3] = {1, 1, 1};
   /// Global position of the first local query / key element and the global
   /// spatial size: the window of a query depends on its global position.
