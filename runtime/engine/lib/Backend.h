@@ -1,5 +1,4 @@
-//===- Backend.h - The interface every execution backend implements -*- C++
-//-*-===//
+//===- Backend.h - The interface every backend implements -------*- C++ -*-===//
 //
 // A backend owns the memory a rank's arena lives in, turns instructions into
 // runnable steps, and brackets each run (the CPU backend sets its thread
