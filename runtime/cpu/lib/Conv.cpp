@@ -13,6 +13,8 @@
 #include "Blas.h"
 #include "shardrt/cpu/Kernels.h"
 
+#include "KernelSupport.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -33,16 +35,12 @@ struct Geometry {
   int64_t inVol, outVol, kernelVol;
 
   explicit Geometry(const ConvParams &p) {
-    for (int d = 0; d < 3; ++d) {
-      int src = d - (3 - p.rank);
-      bool real = src >= 0;
-      in[d] = real ? p.in[src] : 1;
-      out[d] = real ? p.out[src] : 1;
-      kernel[d] = real ? p.kernel[src] : 1;
-      stride[d] = real ? p.stride[src] : 1;
-      pad[d] = real ? p.padLo[src] : 0;
-      dilation[d] = real ? p.dilation[src] : 1;
-    }
+    detail::rightAlign3(p.in, p.rank, 1, in);
+    detail::rightAlign3(p.out, p.rank, 1, out);
+    detail::rightAlign3(p.kernel, p.rank, 1, kernel);
+    detail::rightAlign3(p.stride, p.rank, 1, stride);
+    detail::rightAlign3(p.padLo, p.rank, 0, pad);
+    detail::rightAlign3(p.dilation, p.rank, 1, dilation);
     inVol = in[0] * in[1] * in[2];
     outVol = out[0] * out[1] * out[2];
     kernelVol = kernel[0] * kernel[1] * kernel[2];

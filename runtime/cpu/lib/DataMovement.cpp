@@ -18,6 +18,8 @@
 
 #include "shardrt/cpu/Kernels.h"
 
+#include "KernelSupport.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -28,29 +30,14 @@ namespace shardrt::cpu {
 
 namespace {
 
-// Below this many elements a parallel region costs more than it saves.
-constexpr int64_t kParallelMin = 32768;
+using detail::forChunks;
+using detail::kParallelMin;
+
 // Side of the square tiles in which a transposing copy moves data, so that
 // the cache lines of the strided side are reused before they are evicted.
 // Small: with power-of-two strides all lines of a tile's strided side share
 // one cache set, and larger tiles measured slower (2-3x at 32 or 64).
 constexpr int64_t kTile = 8;
-
-/// Runs f(begin, end) over [0, n), split across threads when `work` (the
-/// elements moved) is large.
-template <typename F> void forChunks(int64_t n, int64_t work, F &&f) {
-  if (work < kParallelMin || n < 2) {
-    f(int64_t(0), n);
-    return;
-  }
-#pragma omp parallel
-  {
-    int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
-    int64_t begin = n * t / nt, end = n * (t + 1) / nt;
-    if (begin < end)
-      f(begin, end);
-  }
-}
 
 std::vector<int64_t> rowMajorStrides(const Shape &shape) {
   std::vector<int64_t> strides(shape.size());

@@ -12,6 +12,8 @@
 
 #include "shardrt/cpu/Kernels.h"
 
+#include "KernelSupport.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -31,33 +33,21 @@ int64_t numElements(const Shape &shape) {
 
 namespace {
 
-// Below this many elements a parallel region costs more than it saves.
-constexpr int64_t kParallelMin = 32768;
+using detail::kParallelMin;
+
 // Thread boundaries are rounded to this many elements so that threads do not
 // write the same cache line.
 constexpr int64_t kChunkAlign = 64;
+
+/// Elementwise work: split when n is large, at kChunkAlign boundaries.
+template <typename F> void forChunks(int64_t n, F &&f) {
+  detail::forChunks(n, n, std::forward<F>(f), kChunkAlign);
+}
+
 constexpr int kMaxOps = 3;
 constexpr float kSqrtHalf = 0.70710678118654752440f;
 // sqrt(2 / pi), GELU's tanh approximation.
 constexpr float kGeluBeta = 0.79788456080286535588f;
-
-/// Runs f(begin, end) over [0, n), split across threads when n is large.
-template <typename F> void forChunks(int64_t n, F &&f) {
-  if (n < kParallelMin) {
-    f(int64_t(0), n);
-    return;
-  }
-#pragma omp parallel
-  {
-    int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
-    auto bound = [&](int64_t i) {
-      return std::min(n, (n * i / nt + kChunkAlign - 1) / kChunkAlign *
-                             kChunkAlign);
-    };
-    if (bound(t) < bound(t + 1))
-      f(bound(t), bound(t + 1));
-  }
-}
 
 /// The collapsed output dims and each operand's element stride along them
 /// (0 where the operand broadcasts).

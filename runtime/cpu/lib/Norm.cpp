@@ -14,6 +14,8 @@
 
 #include "shardrt/cpu/Kernels.h"
 
+#include "KernelSupport.h"
+
 #include <omp.h>
 
 #include <cmath>
@@ -23,27 +25,12 @@ namespace shardrt::cpu {
 
 namespace {
 
-// Below this many elements a parallel region costs more than it saves.
-constexpr int64_t kParallelMin = 32768;
+using detail::forChunks;
+using detail::kParallelMin;
+
 // Independent partial sums, so that the compiler can vectorise without
 // reassociating a single accumulator.
 constexpr int kLanes = 8;
-
-/// Runs f(begin, end) over [0, n), split across threads when `work` (the
-/// elements touched) is large.
-template <typename F> void forChunks(int64_t n, int64_t work, F &&f) {
-  if (work < kParallelMin || n < 2) {
-    f(int64_t(0), n);
-    return;
-  }
-#pragma omp parallel
-  {
-    int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
-    int64_t begin = n * t / nt, end = n * (t + 1) / nt;
-    if (begin < end)
-      f(begin, end);
-  }
-}
 
 struct Moments {
   double mean;

@@ -10,6 +10,8 @@
 #include "Blas.h"
 #include "shardrt/cpu/Kernels.h"
 
+#include "KernelSupport.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -25,17 +27,13 @@ struct Geometry {
   int64_t inVol, outVol;
 
   explicit Geometry(const PoolParams &p) {
-    for (int d = 0; d < 3; ++d) {
-      int src = d - (3 - p.rank);
-      bool real = src >= 0;
-      in[d] = real ? p.in[src] : 1;
-      out[d] = real ? p.out[src] : 1;
-      kernel[d] = real ? p.kernel[src] : 1;
-      stride[d] = real ? p.stride[src] : 1;
-      padLo[d] = real ? p.padLo[src] : 0;
-      padHi[d] = real ? p.padHi[src] : 0;
-      dilation[d] = real ? p.dilation[src] : 1;
-    }
+    detail::rightAlign3(p.in, p.rank, 1, in);
+    detail::rightAlign3(p.out, p.rank, 1, out);
+    detail::rightAlign3(p.kernel, p.rank, 1, kernel);
+    detail::rightAlign3(p.stride, p.rank, 1, stride);
+    detail::rightAlign3(p.padLo, p.rank, 0, padLo);
+    detail::rightAlign3(p.padHi, p.rank, 0, padHi);
+    detail::rightAlign3(p.dilation, p.rank, 1, dilation);
     inVol = in[0] * in[1] * in[2];
     outVol = out[0] * out[1] * out[2];
   }

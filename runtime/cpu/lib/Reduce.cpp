@@ -16,6 +16,8 @@
 
 #include "shardrt/cpu/Kernels.h"
 
+#include "KernelSupport.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -26,8 +28,9 @@ namespace shardrt::cpu {
 
 namespace {
 
-// Below this many elements a parallel region costs more than it saves.
-constexpr int64_t kParallelMin = 32768;
+using detail::forChunks;
+using detail::kParallelMin;
+
 // Outputs accumulated together when the innermost dim is kept (and softmax
 // columns when its dim is not innermost); their state lives on the stack and
 // should stay in L1 next to the rows streaming through.
@@ -41,22 +44,6 @@ constexpr int64_t kSplitRowsMaxColumns = 4096;
 // Independent partial results per streaming reduction, so that the compiler
 // can vectorise without reassociating a single accumulator.
 constexpr int kLanes = 8;
-
-/// Runs f(begin, end) over [0, n), split across threads when `work` (the
-/// elements touched) is large.
-template <typename F> void forChunks(int64_t n, int64_t work, F &&f) {
-  if (work < kParallelMin || n < 2) {
-    f(int64_t(0), n);
-    return;
-  }
-#pragma omp parallel
-  {
-    int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
-    int64_t begin = n * t / nt, end = n * (t + 1) / nt;
-    if (begin < end)
-      f(begin, end);
-  }
-}
 
 struct SumOp {
   using Acc = double;

@@ -1,0 +1,49 @@
+//===- KernelSupport.h - Helpers shared by the CPU kernels ------*- C++ -*-===//
+
+#ifndef SHARDRT_CPU_LIB_KERNELSUPPORT_H
+#define SHARDRT_CPU_LIB_KERNELSUPPORT_H
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace shardrt::cpu::detail {
+
+/// Below this many elements a parallel region costs more than it saves.
+constexpr int64_t kParallelMin = 32768;
+
+/// Runs f(begin, end) over [0, n), split across the OpenMP team when `work`
+/// (the elements touched) is large. Thread boundaries are rounded up to
+/// multiples of `align` (e.g. so that threads never share a cache line).
+template <typename F>
+void forChunks(int64_t n, int64_t work, F &&f, int64_t align = 1) {
+  if (work < kParallelMin || n < 2) {
+    f(int64_t(0), n);
+    return;
+  }
+#pragma omp parallel
+  {
+    int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
+    auto bound = [&](int64_t i) {
+      return std::min(n, (n * i / nt + align - 1) / align * align);
+    };
+    if (bound(t) < bound(t + 1))
+      f(bound(t), bound(t + 1));
+  }
+}
+
+/// Copies the `rank` (1..3) per-spatial-dim values of `src` into the last
+/// `rank` entries of dst[3], filling the leading entries with `fill`, so that
+/// 1-, 2- and 3-D windows share one 3-D loop nest.
+inline void rightAlign3(const int64_t *src, int rank, int64_t fill,
+                        int64_t dst[3]) {
+  for (int d = 0; d < 3; ++d) {
+    int s = d - (3 - rank);
+    dst[d] = s >= 0 ? src[s] : fill;
+  }
+}
+
+} // namespace shardrt::cpu::detail
+
+#endif // SHARDRT_CPU_LIB_KERNELSUPPORT_H
