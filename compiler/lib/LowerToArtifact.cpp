@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "shardrt/artifact/Artifact.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -100,6 +101,8 @@ FailureOr<func::FuncOp> entryFunction(ModuleOp module) {
     if (f.isPublic() && !f.isExternal())
       onlyPublic = f, ++publics;
   }
+  if (entry && entry.isExternal())
+    return entry.emitError("the entry function @main has no body");
   if (entry)
     return entry;
   if (publics == 1)
@@ -227,7 +230,7 @@ lowerWorldOfOne(func::FuncOp f, const std::vector<uint8_t> *reference) {
   if (reference)
     writer.setReference(
         art::BlobBytes::borrow(reference->data(), reference->size()));
-  ProgramBuilder b(writer);
+  ProgramBuilder b;
   std::vector<uint32_t> inputs, outputs;
   for (BlockArgument arg : f.getArguments()) {
     FailureOr<uint32_t> id = b.define(f, arg);
@@ -244,10 +247,8 @@ lowerWorldOfOne(func::FuncOp f, const std::vector<uint8_t> *reference) {
         const Buffer &src = b.buffers[id];
         // Outputs get their own slot: the caller may bind it, and it must not
         // alias an input, a constant or another output.
-        bool shared =
-            src.pinned || src.constant >= 0 ||
-            std::find(outputs.begin(), outputs.end(), id) != outputs.end();
-        if (shared) {
+        // (A value returned twice is pinned by its first use.)
+        if (src.pinned || src.constant >= 0) {
           b.currentOp = "func.return";
           FailureOr<uint32_t> copy = b.temporary(&op, v.getType());
           if (failed(copy))
@@ -304,7 +305,6 @@ lowerWorldOfOne(func::FuncOp f, const std::vector<uint8_t> *reference) {
   rc.program = b.program;
   rc.inputSlots = inputs;
   rc.outputSlots = outputs;
-  uint64_t arena = plan.arenaBytes;
   for (size_t i = 0; i < b.buffers.size(); ++i) {
     const Buffer &buf = b.buffers[i];
     art::BufferSlotSpec slot;
@@ -312,15 +312,11 @@ lowerWorldOfOne(func::FuncOp f, const std::vector<uint8_t> *reference) {
     slot.shape = buf.shape;
     slot.bytes = bufferBytes(buf);
     slot.offset = buf.constant >= 0 ? 0 : plan.offsets[i];
-    if (buf.constant >= 0) {
-      // The slot must lie inside the arena for the loader's checks; its
-      // pointer is replaced by the constant's bytes in the file.
-      arena = std::max(arena, slot.bytes);
+    if (buf.constant >= 0) // read in place from the file
       rc.constants.push_back({uint32_t(buf.constant), uint32_t(i)});
-    }
     rc.buffers.push_back(std::move(slot));
   }
-  rc.arenaBytes = arena;
+  rc.arenaBytes = plan.arenaBytes;
   writer.addRankClass(std::move(rc));
   for (size_t i = 0; i < inputs.size(); ++i)
     writer.addInput(
@@ -342,10 +338,41 @@ lowerWorldOfOne(func::FuncOp f, const std::vector<uint8_t> *reference) {
   return out;
 }
 
+/// The reference must take and return exactly what `f` does.
+LogicalResult checkReference(func::FuncOp f,
+                             const std::vector<uint8_t> &reference) {
+  shardrt::StatusOr<art::Artifact> ref =
+      art::Artifact::loadFromMemory(reference);
+  if (!ref.ok())
+    return f.emitError("the reference model does not load: ")
+           << ref.status().message();
+  auto matches = [](Type type, const fb::TensorDesc &desc) {
+    auto tensor = cast<RankedTensorType>(type);
+    fb::DType dtype =
+        tensor.getElementType().isInteger(1) ? fb::DType::I1 : fb::DType::F32;
+    return desc.dtype() == dtype && desc.shape() &&
+           llvm::equal(tensor.getShape(), *desc.shape());
+  };
+  const fb::Artifact &root = ref->root();
+  auto count = [](auto *v) { return v ? v->size() : 0u; };
+  bool same = count(root.inputs()) == f.getNumArguments() &&
+              count(root.outputs()) == f.getNumResults();
+  for (unsigned i = 0; same && i < f.getNumArguments(); ++i)
+    same = matches(f.getArgumentTypes()[i], *root.inputs()->Get(i));
+  for (unsigned i = 0; same && i < f.getNumResults(); ++i)
+    same = matches(f.getResultTypes()[i], *root.outputs()->Get(i));
+  if (!same)
+    return f.emitError("the reference model's inputs and outputs differ from "
+                       "this model's ")
+           << f.getFunctionType();
+  return success();
+}
+
 } // namespace
 
-FailureOr<LoweredArtifact> lowerToArtifact(ModuleOp module,
-                                           const LowerOptions &options) {
+FailureOr<LoweredArtifact>
+lowerToArtifact(ModuleOp module, const LowerOptions &options,
+                const std::vector<uint8_t> *reference) {
   FailureOr<func::FuncOp> entry = entryFunction(module);
   if (failed(entry))
     return failure();
@@ -355,13 +382,12 @@ FailureOr<LoweredArtifact> lowerToArtifact(ModuleOp module,
              << "partitioning over more than one device is not implemented "
                 "yet (the partitioner lands with sc-partition); compile with "
                 "--unpartitioned to run the model on one rank";
-  FailureOr<LoweredArtifact> reference = lowerWorldOfOne(*entry, nullptr);
-  if (failed(reference) || !options.embedReference)
-    return reference;
-  // Until the partitioner lands, the program itself is the world-of-one
-  // program; embedding the reference anyway keeps `shard-run --check` and
-  // the artifact layout the same for every model.
-  return lowerWorldOfOne(*entry, &reference->bytes);
+  if (reference && failed(checkReference(*entry, *reference)))
+    return failure();
+  // Until the partitioner lands the program is the world-of-one program
+  // itself, so there is nothing of our own to embed as its reference; an
+  // independent one may be given (shardc --reference).
+  return lowerWorldOfOne(*entry, reference);
 }
 
 } // namespace shardc

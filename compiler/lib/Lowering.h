@@ -28,9 +28,6 @@ struct Buffer {
 /// Builds one rank program. Buffers become slots one to one.
 class ProgramBuilder {
 public:
-  explicit ProgramBuilder(shardrt::artifact::ArtifactWriter &writer)
-      : writer(writer) {}
-
   /// A buffer for `value` (its type must be a static tensor of a dtype the
   /// CPU target computes in); fails with a diagnostic at `op`.
   llvm::FailureOr<uint32_t> define(mlir::Operation *op, mlir::Value value);
@@ -47,7 +44,6 @@ public:
   std::vector<Buffer> buffers;
   std::vector<shardrt::artifact::InstructionSpec> program;
   std::vector<std::string> sourceOps; ///< per instruction: the sc op name
-  shardrt::artifact::ArtifactWriter &writer;
   std::string currentOp;
 
 private:

@@ -4,6 +4,7 @@
 
 #include "shardrt/comm/Communicator.h"
 #include "shardrt/comm/Local.h"
+#include "shardrt/cpu/Kernels.h"
 
 #include <chrono>
 #include <cmath>
@@ -13,52 +14,6 @@
 
 namespace shardrt {
 namespace {
-
-int64_t count(const std::vector<int64_t> &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-/// Walks the rows (innermost dim runs) of `box` inside `shape`, calling
-/// fn(globalByteOffset, localByteOffset, rowBytes).
-template <typename Fn>
-void forEachRow(const std::vector<int64_t> &shape, const LocalBox &box,
-                size_t elem, Fn &&fn) {
-  size_t rank = shape.size();
-  if (rank == 0) {
-    fn(0, 0, elem);
-    return;
-  }
-  if (count(box.shape) == 0)
-    return;
-  std::vector<int64_t> strides(rank, 1);
-  for (size_t d = rank - 1; d > 0; --d)
-    strides[d - 1] = strides[d] * shape[d];
-  size_t row = size_t(box.shape.back()) * elem;
-  std::vector<int64_t> idx(rank, 0);
-  int64_t local = 0;
-  while (true) {
-    int64_t g = 0;
-    for (size_t d = 0; d < rank; ++d)
-      g += (box.offset[d] + idx[d]) * strides[d];
-    fn(size_t(g) * elem, size_t(local) * elem, row);
-    local += box.shape.back();
-    // Advance over all dims but the innermost.
-    size_t d = rank - 1;
-    while (d > 0) {
-      --d;
-      if (++idx[d] < box.shape[d])
-        break;
-      idx[d] = 0;
-      if (d == 0)
-        return;
-    }
-    if (rank == 1)
-      return;
-  }
-}
 
 struct RankIo {
   std::vector<std::vector<uint8_t>> inputs; // this rank's local boxes
@@ -71,7 +26,8 @@ Status prepareRank(const Engine &engine, Session &session, int rank,
     StatusOr<LocalBox> box = engine.localInput(i, rank);
     if (!box.ok())
       return box.status();
-    io.inputs[i].resize(size_t(count(box->shape)) * dtypeSize(inputs[i].dtype));
+    io.inputs[i].resize(size_t(cpu::numElements(box->shape)) *
+                        dtypeSize(inputs[i].dtype));
     extractBox(inputs[i], *box, io.inputs[i].data());
     if (Status s = session.bindInput(i, io.inputs[i].data(), inputs[i].dtype,
                                      box->shape);
@@ -92,16 +48,9 @@ Status checkInputs(const Engine &engine,
     const TensorInfo &t = engine.input(i);
     if (inputs[i].dtype != t.dtype || inputs[i].shape != t.shape)
       return Status::invalidArgument(
-          "input '" + t.name + "' must be " + dtypeName(t.dtype) +
-          " of global shape " +
-          [&] {
-            std::string s;
-            for (int64_t d : t.shape)
-              s += (s.empty() ? "" : "x") + std::to_string(d);
-            return s;
-          }() +
-          "; got " + dtypeName(inputs[i].dtype) + " with " +
-          std::to_string(inputs[i].shape.size()) + " dims");
+          "input '" + t.name + "' must be " + dtypeName(t.dtype) + " " +
+          shapeStr(t.shape) + "; got " + dtypeName(inputs[i].dtype) + " " +
+          shapeStr(inputs[i].shape));
   }
   for (size_t i = 0; i < engine.numOutputs(); ++i)
     if (!engine.output(i).partial.empty())
@@ -117,7 +66,8 @@ void allocateOutputs(const Engine &engine, std::vector<GlobalTensor> &outputs) {
     const TensorInfo &t = engine.output(i);
     outputs[i].dtype = t.dtype;
     outputs[i].shape = t.shape;
-    outputs[i].data.assign(size_t(count(t.shape)) * dtypeSize(t.dtype), 0);
+    outputs[i].data.assign(
+        size_t(cpu::numElements(t.shape)) * dtypeSize(t.dtype), 0);
   }
 }
 
@@ -145,17 +95,22 @@ Status runRank(Session &session, int rank, RankStats &stats,
 } // namespace
 
 void extractBox(const GlobalTensor &global, const LocalBox &box, uint8_t *dst) {
-  size_t elem = dtypeSize(global.dtype);
-  forEachRow(global.shape, box, elem, [&](size_t g, size_t l, size_t n) {
-    std::memcpy(dst + l, global.data.data() + g, n);
-  });
+  cpu::copyBox(global.data.data(), global.shape, box.offset, dst, box.shape,
+               std::vector<int64_t>(box.shape.size(), 0), box.shape,
+               dtypeSize(global.dtype));
 }
 
 void insertBox(GlobalTensor &global, const LocalBox &box, const uint8_t *src) {
-  size_t elem = dtypeSize(global.dtype);
-  forEachRow(global.shape, box, elem, [&](size_t g, size_t l, size_t n) {
-    std::memcpy(global.data.data() + g, src + l, n);
-  });
+  cpu::copyBox(src, box.shape, std::vector<int64_t>(box.shape.size(), 0),
+               global.data.data(), global.shape, box.offset, box.shape,
+               dtypeSize(global.dtype));
+}
+
+std::string shapeStr(const std::vector<int64_t> &shape) {
+  std::string s;
+  for (int64_t d : shape)
+    s += (s.empty() ? "" : "x") + std::to_string(d);
+  return s.empty() ? "scalar" : s;
 }
 
 Status runLocal(const std::shared_ptr<const Engine> &engine,
@@ -225,7 +180,7 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
       StatusOr<LocalBox> box = engine->localOutput(i, r);
       if (!box.ok())
         return box.status();
-      counts.push_back(count(box->shape) *
+      counts.push_back(cpu::numElements(box->shape) *
                        int64_t(dtypeSize(outputs[i].dtype)));
       boxes.push_back(*box);
     }
@@ -277,7 +232,7 @@ Comparison compare(const GlobalTensor &got, const GlobalTensor &want,
     }
     return t.data[i * dtypeSize(t.dtype)];
   };
-  size_t n = size_t(count(want.shape));
+  size_t n = size_t(cpu::numElements(want.shape));
   if (got.shape != want.shape || got.dtype != want.dtype) {
     c.allClose = false;
     c.mismatches = int64_t(n);

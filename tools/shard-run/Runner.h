@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace shardrt {
@@ -30,6 +31,9 @@ struct GlobalTensor {
 /// Copies `box` of `global` into a dense buffer (`dst`), or the reverse.
 void extractBox(const GlobalTensor &global, const LocalBox &box, uint8_t *dst);
 void insertBox(GlobalTensor &global, const LocalBox &box, const uint8_t *src);
+
+/// "2x3", or "scalar" for rank 0.
+std::string shapeStr(const std::vector<int64_t> &shape);
 
 struct RankStats {
   std::vector<double> runSeconds; ///< one per timed run

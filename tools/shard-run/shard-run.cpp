@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -114,7 +115,7 @@ Status parseArgs(int argc, char **argv, Args &args) {
       args.bench = int(n);
     else if (a == "--threads" && parseInt(v, 1, 4096, n))
       args.threads = int(n);
-    else if (a == "--timeout-ms" && parseInt(v, 1, 1LL << 31, n))
+    else if (a == "--timeout-ms" && parseInt(v, 1, INT_MAX, n))
       args.timeoutMs = int(n);
     else if (a == "--atol" && parseNumber(v, d) && d >= 0)
       args.atol = d;
@@ -133,13 +134,6 @@ Status parseArgs(int argc, char **argv, Args &args) {
   if (args.model.empty())
     return Status::invalidArgument("no model given");
   return Status();
-}
-
-std::string shapeStr(const std::vector<int64_t> &shape) {
-  std::string s;
-  for (int64_t d : shape)
-    s += (s.empty() ? "" : "x") + std::to_string(d);
-  return s.empty() ? "scalar" : s;
 }
 
 /// Uniform in [-1, 1) (bools: 0/1) from the seed and the input's index, so
@@ -202,13 +196,19 @@ Status loadInputs(const Engine &engine, const Args &args,
   return Status();
 }
 
+/// Unknown --output names are reported before any (long) run.
+Status checkOutputNames(const Engine &engine, const Args &args) {
+  for (const auto &[name, file] : args.outputs)
+    if (engine.findOutput(name) < 0)
+      return Status::invalidArgument("the model has no output named '" + name +
+                                     "'");
+  return Status();
+}
+
 Status writeOutputs(const Engine &engine, const Args &args,
                     const std::vector<GlobalTensor> &outputs) {
   for (const auto &[name, file] : args.outputs) {
     int i = engine.findOutput(name);
-    if (i < 0)
-      return Status::invalidArgument("the model has no output named '" + name +
-                                     "'");
     NpyArray a{outputs[size_t(i)].dtype, outputs[size_t(i)].shape,
                outputs[size_t(i)].data};
     SHARDRT_RETURN_IF_ERROR(writeNpy(file, a));
@@ -266,6 +266,14 @@ int run(const Args &args, comm::Communicator *mpi) {
         args.model + " is compiled for " + std::to_string(world) +
         " rank(s); asked to run on " + std::to_string(ranks)));
   std::vector<GlobalTensor> inputs, outputs;
+  if (Status s = checkOutputNames(**engine, args); !s.ok())
+    return fail(s);
+  if (args.check && !(*engine)->reference())
+    return fail(Status::failedPrecondition(
+        args.model + " carries no reference model to check against: a "
+                     "one-rank artifact is the unpartitioned model itself; "
+                     "give shardc --reference=OTHER.mlir to embed an "
+                     "independent one"));
   if (Status s = loadInputs(**engine, args, inputs); !s.ok())
     return fail(s);
   RunOptions options;
@@ -298,13 +306,10 @@ int run(const Args &args, comm::Communicator *mpi) {
     if (Status s = writeOutputs(**engine, args, outputs); !s.ok())
       return fail(s);
   }
-  if (!args.check)
+  // Only rank 0 prints; the others are done.
+  if (!args.check || !root)
     return 0;
   std::shared_ptr<const Engine> reference = (*engine)->reference();
-  if (!reference)
-    return fail(Status::failedPrecondition(
-        args.model + " carries no reference model (compile without "
-                     "--emit, with shardc's default options)"));
   std::vector<GlobalTensor> expected;
   std::vector<RankStats> refStats;
   RunOptions refOptions;
@@ -313,7 +318,7 @@ int run(const Args &args, comm::Communicator *mpi) {
       !s.ok())
     return fail(Status(s.code(), "reference model: " + s.message()));
   bool ok = expected.size() == outputs.size();
-  for (size_t i = 0; root && i < expected.size() && i < outputs.size(); ++i) {
+  for (size_t i = 0; i < expected.size() && i < outputs.size(); ++i) {
     Comparison c = compare(outputs[i], expected[i], args.atol, args.rtol);
     std::printf("check %s: max abs error %.3g, max rel error %.3g, "
                 "allclose(atol=%g, rtol=%g): %s",
@@ -324,11 +329,10 @@ int run(const Args &args, comm::Communicator *mpi) {
     std::printf("\n");
     ok &= c.allClose;
   }
-  if (root)
-    std::printf("reference (1 rank): %.3f ms\n",
-                refStats.empty() || refStats[0].runSeconds.empty()
-                    ? 0.0
-                    : 1e3 * refStats[0].runSeconds[0]);
+  std::printf("reference (1 rank): %.3f ms\n",
+              refStats.empty() || refStats[0].runSeconds.empty()
+                  ? 0.0
+                  : 1e3 * refStats[0].runSeconds[0]);
   return ok ? 0 : 2;
 }
 

@@ -38,17 +38,26 @@ cl::opt<Emit> emit(
     "emit", cl::desc("Print a stage instead of writing the artifact"),
     cl::init(Emit::Artifact),
     cl::values(clEnumValN(Emit::Sharded, "sharded",
-                          "the module with every value's sharding"),
+                          "the module after sharding propagation (at one "
+                          "rank: the optimised module)"),
                clEnumValN(Emit::Partitioned, "partitioned",
-                          "the per-rank-class local programs"),
+                          "the per-rank-class local programs (at one rank: "
+                          "the optimised module)"),
                clEnumValN(Emit::Plan, "plan",
                           "per rank class: ranks, shapes, exchanges, memory"),
                clEnumValN(Emit::Kernels, "kernels",
                           "the instruction stream / generated kernels")));
-cl::opt<unsigned> optLevel(cl::Prefix, "O", cl::desc("Optimisation level 0-3"),
+cl::opt<unsigned> optLevel(cl::Prefix, "O",
+                           cl::desc("Optimisation level 0-3 (today -O0 skips "
+                                    "canonicalize and CSE; -O1..3 run them)"),
                            cl::init(2));
 cl::opt<bool> timing("timing", cl::desc("Print per-stage times"),
                      cl::init(false));
+cl::opt<std::string> referenceFilename(
+    "reference",
+    cl::desc("Embed this model, compiled for one rank, as the reference that "
+             "shard-run --check compares with (same inputs and outputs)"),
+    cl::value_desc("model.mlir"), cl::init(""));
 cl::opt<bool> unpartitioned(
     "unpartitioned",
     cl::desc("Compile for one rank, ignoring sharding annotations"),
@@ -65,6 +74,31 @@ LogicalResult runStages(ModuleOp module, TimingScope &root) {
     pm.addPass(createCSEPass());
   }
   return pm.run(module);
+}
+
+/// The --reference model's artifact, or failure (diagnosed).
+FailureOr<std::vector<uint8_t>> compileReference(MLIRContext &context,
+                                                 TimingScope &root) {
+  std::string error;
+  auto file = openInputFile(referenceFilename, &error);
+  if (!file) {
+    llvm::errs() << "shardc: " << error << "\n";
+    return failure();
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  TimingScope t = root.nest("Reference model");
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return failure();
+  shardc::LowerOptions options;
+  options.unpartitioned = true;
+  FailureOr<shardc::LoweredArtifact> lowered =
+      shardc::lowerToArtifact(*module, options);
+  if (failed(lowered))
+    return failure();
+  return std::move(lowered->bytes);
 }
 
 int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
@@ -94,13 +128,18 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   }
   if (failed(runStages(*module, root)))
     return 1;
+  FailureOr<std::vector<uint8_t>> reference = std::vector<uint8_t>();
+  if (!referenceFilename.empty())
+    reference = compileReference(context, root);
+  if (failed(reference))
+    return 1;
   shardc::LowerOptions options;
   options.unpartitioned = unpartitioned;
-  options.embedReference = emit == Emit::Artifact;
   FailureOr<shardc::LoweredArtifact> lowered;
   {
     TimingScope t = root.nest("Lower, plan memory, serialise");
-    lowered = shardc::lowerToArtifact(*module, options);
+    lowered = shardc::lowerToArtifact(
+        *module, options, reference->empty() ? nullptr : &*reference);
   }
   if (failed(lowered))
     return 1;
@@ -129,6 +168,13 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     output->os().write(reinterpret_cast<const char *>(lowered->bytes.data()),
                        lowered->bytes.size());
     break;
+  }
+  output->os().flush();
+  if (output->os().has_error()) {
+    llvm::errs() << "shardc: cannot write '" << outName
+                 << "': " << output->os().error().message() << "\n";
+    output->os().clear_error();
+    return 1;
   }
   output->keep();
   return 0;

@@ -388,10 +388,17 @@ Status Validator::checkRankClass(uint32_t index) {
 Status Validator::checkSlots(const fb::RankClass &rc,
                              const std::string &where) {
   uint64_t arena = rc.arena_bytes();
+  // A slot bound to a constant is read from the file, not the arena; the
+  // constant checks make its shard fit the slot.
+  std::vector<bool> inFile(sizeOf(rc.buffers()), false);
+  for (uint32_t i = 0; i < sizeOf(rc.constants()); ++i)
+    if (rc.constants()->Get(i)->slot() < inFile.size())
+      inFile[rc.constants()->Get(i)->slot()] = true;
   for (uint32_t i = 0; i < sizeOf(rc.buffers()); ++i) {
     const fb::BufferSlot &slot = *rc.buffers()->Get(i);
     std::string slotWhere = where + " buffer slot " + to_string(i);
-    if (slot.bytes() > arena || slot.offset() > arena - slot.bytes())
+    if (!inFile[i] &&
+        (slot.bytes() > arena || slot.offset() > arena - slot.bytes()))
       return invalid(slotWhere + " [" + to_string(slot.offset()) + ", +" +
                      to_string(slot.bytes()) + ") lies outside the arena of " +
                      to_string(arena) + " bytes");

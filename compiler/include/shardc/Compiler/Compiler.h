@@ -24,10 +24,8 @@ namespace shardc {
 
 struct LowerOptions {
   /// Compile for one rank, ignoring every sharding annotation: the
-  /// unpartitioned reference model.
+  /// unpartitioned model.
   bool unpartitioned = false;
-  /// Embed the unpartitioned reference model (for shard-run --check).
-  bool embedReference = true;
 };
 
 struct LoweredArtifact {
@@ -37,9 +35,12 @@ struct LoweredArtifact {
 };
 
 /// Lowers the entry function (`main`, or the only public function) of
-/// `module`. Errors are reported as located diagnostics.
-llvm::FailureOr<LoweredArtifact> lowerToArtifact(mlir::ModuleOp module,
-                                                 const LowerOptions &options);
+/// `module`. `reference`, when given, is a complete world-size-1 artifact of
+/// the same model computed another way, embedded for `shard-run --check`.
+/// Errors are reported as located diagnostics.
+llvm::FailureOr<LoweredArtifact>
+lowerToArtifact(mlir::ModuleOp module, const LowerOptions &options,
+                const std::vector<uint8_t> *reference = nullptr);
 
 } // namespace shardc
 
