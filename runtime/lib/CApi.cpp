@@ -43,18 +43,6 @@ int report(const Status &status) {
   return static_cast<int>(status.code());
 }
 
-// Runs `body` (returning a Status) so that no exception escapes into C.
-template <typename Fn> int guard(Fn &&body) noexcept {
-  try {
-    return report(body());
-  } catch (const std::exception &e) {
-    return report(
-        Status::internal(std::string("unexpected exception: ") + e.what()));
-  } catch (...) {
-    return report(Status::internal("unexpected non-standard exception"));
-  }
-}
-
 } // namespace
 
 int shardrt::detail::reportStatus(const Status &status) noexcept {
@@ -72,7 +60,7 @@ const char *shardrt_last_error(void) { return lastError.c_str(); }
 
 int shardrt_canonical_extents(int64_t n, int64_t k, int64_t *out,
                               int64_t out_len) {
-  return guard([&]() -> Status {
+  return detail::guardStatus([&]() -> Status {
     if (n < 0)
       return Status::invalidArgument(
           "shardrt_canonical_extents: n must be >= 0, got " +

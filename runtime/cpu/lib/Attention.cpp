@@ -143,20 +143,28 @@ struct NeighborhoodAxis {
   int64_t step = 1, kernel = 1;
 };
 
+} // namespace
+
+int64_t neighborhoodWindowStart(int64_t i, int64_t global, int64_t kernel,
+                                int64_t dilation) {
+  int64_t g = i % dilation;
+  int64_t groupLen = (global - g + dilation - 1) / dilation;
+  int64_t start = std::max<int64_t>(
+      0, std::min(i / dilation - kernel / 2, groupLen - kernel));
+  return start * dilation + g;
+}
+
+namespace {
+
 NeighborhoodAxis makeAxis(const NeighborhoodParams &p, int d) {
   NeighborhoodAxis a;
   int64_t kernel = p.kernel[d], dil = p.dilation[d], len = p.global[d];
   a.step = dil;
   a.kernel = kernel;
   a.first.resize(p.qExtent[d]);
-  for (int64_t qi = 0; qi < p.qExtent[d]; ++qi) {
-    int64_t i = qi + p.qOffset[d];
-    int64_t g = i % dil;
-    int64_t groupLen = (len - g + dil - 1) / dil;
-    int64_t start =
-        std::max<int64_t>(0, std::min(i / dil - kernel / 2, groupLen - kernel));
-    a.first[qi] = start * dil + g - p.kvOffset[d];
-  }
+  for (int64_t qi = 0; qi < p.qExtent[d]; ++qi)
+    a.first[qi] = neighborhoodWindowStart(qi + p.qOffset[d], len, kernel, dil) -
+                  p.kvOffset[d];
   return a;
 }
 

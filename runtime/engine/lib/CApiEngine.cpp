@@ -27,9 +27,7 @@ Status needArg(const void *p, const char *name) {
   return p ? Status() : Status::invalidArgument(std::string(name) + " is NULL");
 }
 
-#define SHARDRT_C_ARG(p)                                                       \
-  if (Status _s = needArg(p, #p); !_s.ok())                                    \
-  return _s
+#define SHARDRT_C_ARG(p) SHARDRT_RETURN_IF_ERROR(needArg(p, #p))
 
 Status engineLoaded(StatusOr<std::shared_ptr<const Engine>> e,
                     shardrt_engine **out) {
@@ -79,9 +77,13 @@ Status shape(const shardrt_engine *e, size_t i, int rank, bool input,
   return Status();
 }
 
-std::vector<int64_t> shapeOf(const int64_t *shape, size_t rank) {
+/// The caller's shape array; NULL is only a shape for rank 0.
+StatusOr<std::vector<int64_t>> shapeOf(const int64_t *shape, size_t rank) {
+  if (!shape && rank > 0)
+    return Status::invalidArgument("shape is NULL for a rank-" +
+                                   std::to_string(rank) + " tensor");
   return shape ? std::vector<int64_t>(shape, shape + rank)
-               : std::vector<int64_t>(rank, 0);
+               : std::vector<int64_t>();
 }
 
 } // namespace
@@ -183,8 +185,14 @@ int shardrt_local_world_create(int size, int timeout_ms, shardrt_comm **out) {
     auto comms = comm::LocalWorld::create(size, options);
     if (!comms.ok())
       return comms.status();
+    // Build every handle before publishing any, so that a failed allocation
+    // leaks nothing and leaves `out` untouched.
+    std::vector<std::unique_ptr<shardrt_comm>> handles;
     for (int r = 0; r < size; ++r)
-      out[r] = new shardrt_comm{std::move((*comms)[size_t(r)])};
+      handles.push_back(std::unique_ptr<shardrt_comm>(
+          new shardrt_comm{std::move((*comms)[size_t(r)])}));
+    for (int r = 0; r < size; ++r)
+      out[r] = handles[size_t(r)].release();
     return Status();
   });
 }
@@ -217,8 +225,11 @@ int shardrt_session_bind_input(shardrt_session *session, size_t i,
                                const int64_t *shape, size_t rank) {
   return guardStatus([&] {
     SHARDRT_C_ARG(session);
+    StatusOr<std::vector<int64_t>> dims = shapeOf(shape, rank);
+    if (!dims.ok())
+      return dims.status();
     return session->session->bindInput(i, data, static_cast<DType>(dtype),
-                                       shapeOf(shape, rank));
+                                       *dims);
   });
 }
 
@@ -227,8 +238,11 @@ int shardrt_session_copy_input(shardrt_session *session, size_t i,
                                const int64_t *shape, size_t rank) {
   return guardStatus([&] {
     SHARDRT_C_ARG(session);
+    StatusOr<std::vector<int64_t>> dims = shapeOf(shape, rank);
+    if (!dims.ok())
+      return dims.status();
     return session->session->copyInput(i, data, static_cast<DType>(dtype),
-                                       shapeOf(shape, rank));
+                                       *dims);
   });
 }
 
@@ -237,8 +251,11 @@ int shardrt_session_bind_output(shardrt_session *session, size_t i, void *data,
                                 size_t rank) {
   return guardStatus([&] {
     SHARDRT_C_ARG(session);
+    StatusOr<std::vector<int64_t>> dims = shapeOf(shape, rank);
+    if (!dims.ok())
+      return dims.status();
     return session->session->bindOutput(i, data, static_cast<DType>(dtype),
-                                        shapeOf(shape, rank));
+                                        *dims);
   });
 }
 
@@ -254,10 +271,9 @@ int shardrt_session_output_data(const shardrt_session *session, size_t i,
   return guardStatus([&] {
     SHARDRT_C_ARG(session);
     SHARDRT_C_ARG(out);
-    const void *p = session->session->outputData(i);
-    if (!p && i >= session->session->engine().numOutputs())
+    if (i >= session->session->engine().numOutputs())
       return Status::outOfRange("no output " + std::to_string(i));
-    *out = p;
+    *out = session->session->outputData(i);
     return Status();
   });
 }

@@ -139,23 +139,69 @@ bool writesNothing(const fb::Instruction &inst, const PrepareContext &ctx) {
 }
 } // namespace
 
-StatusOr<RunFn> prepareInstruction(const fb::Instruction &inst,
-                                   const PrepareContext &ctx) {
-  using Family =
-      StatusOr<RunFn> (*)(const fb::Instruction &, const PrepareContext &);
-  for (Family family : {&prepareCompute, &prepareContraction, &prepareWindowed,
-                        &prepareData, &prepareComm}) {
-    StatusOr<RunFn> fn = family(inst, ctx);
-    // Communication must run even when empty: the peers take part too.
-    if (fn.ok() && family != &prepareComm && writesNothing(inst, ctx))
-      return RunFn([](RunContext &) { return Status(); });
-    if (fn.ok() || fn.status().code() != StatusCode::Unimplemented ||
-        fn.status().message() != "not mine")
-      return fn;
-  }
+Status unsupportedOpcode(const fb::Instruction &inst) {
   return Status::unimplemented(
       std::string("the CPU backend does not implement opcode ") +
       fb::EnumNameOpcode(inst.opcode()));
+}
+
+namespace {
+StatusOr<RunFn> routeToFamily(const fb::Instruction &inst,
+                              const PrepareContext &ctx) {
+  using fb::Opcode;
+  switch (inst.opcode()) {
+  case Opcode::Unary:
+  case Opcode::Binary:
+  case Opcode::Compare:
+  case Opcode::Select:
+  case Opcode::Cast:
+  case Opcode::BroadcastTo:
+  case Opcode::Reduce:
+  case Opcode::Softmax:
+  case Opcode::Norm:
+    return prepareCompute(inst, ctx);
+  case Opcode::Matmul:
+  case Opcode::Linear:
+  case Opcode::Attention:
+  case Opcode::NeighborhoodAttention:
+    return prepareContraction(inst, ctx);
+  case Opcode::Conv:
+  case Opcode::ConvTranspose:
+  case Opcode::Pool:
+  case Opcode::Interpolate:
+  case Opcode::Pad:
+    return prepareWindowed(inst, ctx);
+  case Opcode::Copy:
+  case Opcode::Fill:
+  case Opcode::Permute:
+  case Opcode::Slice:
+  case Opcode::Concat:
+    return prepareData(inst, ctx);
+  case Opcode::HaloExchange:
+  case Opcode::SendRecv:
+  case Opcode::AllReduce:
+  case Opcode::AllGather:
+  case Opcode::ReduceScatter:
+  case Opcode::AllToAll:
+  case Opcode::Broadcast:
+  case Opcode::Barrier:
+  case Opcode::Wait:
+    return prepareComm(inst, ctx);
+  default:
+    return unsupportedOpcode(inst);
+  }
+}
+} // namespace
+
+StatusOr<RunFn> prepareInstruction(const fb::Instruction &inst,
+                                   const PrepareContext &ctx) {
+  StatusOr<RunFn> fn = routeToFamily(inst, ctx);
+  // Communication must run even when empty: the peers take part too.
+  bool comm = inst.opcode() >= fb::Opcode::HaloExchange &&
+              inst.opcode() <= fb::Opcode::Wait;
+  if (fn.ok() && !comm && writesNothing(inst, ctx))
+    return RunFn([](RunContext &) { return Status(); });
+  return fn;
 }
 
 } // namespace shardrt::exec

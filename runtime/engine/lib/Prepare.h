@@ -53,8 +53,9 @@ struct PrepareContext {
 StatusOr<RunFn> prepareInstruction(const fb::Instruction &inst,
                                    const PrepareContext &ctx);
 
-// Per family (PrepareCompute.cpp, PrepareWindowed.cpp, PrepareData.cpp,
-// PrepareComm.cpp). Each returns Unimplemented for opcodes it does not own.
+// Per family (PrepareCompute.cpp, PrepareContraction.cpp,
+// PrepareWindowed.cpp, PrepareData.cpp, PrepareComm.cpp);
+// prepareInstruction routes each opcode to its family.
 StatusOr<RunFn> prepareCompute(const fb::Instruction &inst,
                                const PrepareContext &ctx);
 StatusOr<RunFn> prepareWindowed(const fb::Instruction &inst,
@@ -108,12 +109,8 @@ StatusOr<Shape> broadcastShapes(const std::vector<Shape> &shapes);
 /// `shape` left-padded with 1s to `rank` dims.
 Shape padShape(const Shape &shape, size_t rank);
 
-#define SHARDRT_TRY(expr)                                                      \
-  if (::shardrt::Status _s = (expr); !_s.ok())                                 \
-  return _s
-
-/// What a family returns for opcodes it does not own.
-inline Status notMine() { return Status::unimplemented("not mine"); }
+/// Unimplemented: the CPU backend has no step for this opcode.
+Status unsupportedOpcode(const fb::Instruction &inst);
 
 /// The slot index of input/output i.
 inline uint32_t inIdx(const fb::Instruction &inst, size_t i) {

@@ -135,12 +135,12 @@ Status wholeWorld(const fb::Instruction &inst, const PrepareContext &ctx) {
 
 StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
-  SHARDRT_TRY(wholeWorld(inst, ctx));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_RETURN_IF_ERROR(wholeWorld(inst, ctx));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
-  SHARDRT_TRY(requireDType(in, fb::DType::F32, "the input"));
-  SHARDRT_TRY(requireDType(out, fb::DType::F32, "the output"));
-  SHARDRT_TRY(requireShape(out, in.shape, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireDType(in, fb::DType::F32, "the input"));
+  SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireShape(out, in.shape, "the output"));
   comm::ReduceOp op;
   switch (inst.reduce()) {
   case fb::ReduceKind::Sum:
@@ -172,8 +172,8 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
 /// ints: dim, then the extent of every rank's shard along dim.
 StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
-  SHARDRT_TRY(wholeWorld(inst, ctx));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_RETURN_IF_ERROR(wholeWorld(inst, ctx));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   if (in.dtype != out.dtype)
     return invalid("the input and output differ in dtype");
@@ -183,7 +183,7 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
   IntReader ints(inst);
   int64_t dim = ints.next();
   std::vector<int64_t> extents = ints.next(size_t(world));
-  SHARDRT_TRY(ints.finish());
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
   if (dim < 0 || dim >= int64_t(in.shape.size()))
     return invalid("gathers along dim " + std::to_string(dim));
   Shape expected = in.shape;
@@ -197,7 +197,7 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
     return invalid("this rank's extent is " +
                    std::to_string(extents[size_t(ctx.rank)]) +
                    " but its shard has " + std::to_string(in.shape[dim]));
-  SHARDRT_TRY(requireShape(out, expected, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireShape(out, expected, "the output"));
   size_t elem = artifact::dtypeSize(in.dtype);
   std::vector<int64_t> counts;
   for (int64_t e : extents) {
@@ -233,14 +233,14 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
-  SHARDRT_TRY(wholeWorld(inst, ctx));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_RETURN_IF_ERROR(wholeWorld(inst, ctx));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   if (in.dtype != out.dtype || in.shape != out.shape)
     return invalid("a broadcast's input and output must match");
   IntReader ints(inst);
   int64_t root = ints.next();
-  SHARDRT_TRY(ints.finish());
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
   int64_t world = 1;
   for (int64_t n : ctx.meshShape)
     world *= n;
@@ -274,7 +274,7 @@ StatusOr<RunFn> prepareComm(const fb::Instruction &inst,
   case Opcode::Broadcast:
     return prepareBroadcast(inst, ctx);
   case Opcode::Barrier:
-    SHARDRT_TRY(wholeWorld(inst, ctx));
+    SHARDRT_RETURN_IF_ERROR(wholeWorld(inst, ctx));
     return RunFn([](RunContext &rc) -> Status {
       return rc.comm ? rc.comm->barrier() : Status();
     });
@@ -288,7 +288,7 @@ StatusOr<RunFn> prepareComm(const fb::Instruction &inst,
                                  fb::EnumNameOpcode(inst.opcode()) +
                                  " instructions yet");
   default:
-    return notMine();
+    return unsupportedOpcode(inst);
   }
 }
 

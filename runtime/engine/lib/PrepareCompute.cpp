@@ -32,14 +32,16 @@ StatusOr<RunFn> prepareUnary(const fb::Instruction &inst,
       {"tanh", cpu::UnaryKind::Tanh}, {"sigmoid", cpu::UnaryKind::Sigmoid},
       {"relu", cpu::UnaryKind::Relu}, {"silu", cpu::UnaryKind::Silu},
       {"gelu", cpu::UnaryKind::Gelu}, {"gelu_tanh", cpu::UnaryKind::GeluTanh}};
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
   StatusOr<cpu::UnaryKind> kind = lookup(kinds, strAttr(inst), "unary op");
   if (!kind.ok())
     return kind.status();
-  SHARDRT_TRY(requireDType(inSlot(inst, ctx, 0), DType::F32, "the input"));
-  SHARDRT_TRY(requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
-  SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), inSlot(inst, ctx, 0).shape,
-                           "the output"));
+  SHARDRT_RETURN_IF_ERROR(
+      requireDType(inSlot(inst, ctx, 0), DType::F32, "the input"));
+  SHARDRT_RETURN_IF_ERROR(
+      requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireShape(
+      outSlot(inst, ctx, 0), inSlot(inst, ctx, 0).shape, "the output"));
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
   int64_t n = numElements(inSlot(inst, ctx, 0).shape);
   cpu::UnaryKind k = *kind;
@@ -59,7 +61,8 @@ StatusOr<std::vector<Shape>> broadcastOperands(const fb::Instruction &inst,
   StatusOr<Shape> out = broadcastShapes(shapes);
   if (!out.ok())
     return out.status();
-  SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), *out, "the output"));
+  SHARDRT_RETURN_IF_ERROR(
+      requireShape(outSlot(inst, ctx, 0), *out, "the output"));
   for (Shape &s : shapes)
     s = padShape(s, out->size());
   return shapes;
@@ -79,12 +82,14 @@ StatusOr<RunFn> prepareBinary(const fb::Instruction &inst,
       {"eq", cpu::CompareKind::Eq}, {"ne", cpu::CompareKind::Ne},
       {"lt", cpu::CompareKind::Lt}, {"le", cpu::CompareKind::Le},
       {"gt", cpu::CompareKind::Gt}, {"ge", cpu::CompareKind::Ge}};
-  SHARDRT_TRY(checkOperands(inst, ctx, 2, 2, 1));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 2, 2, 1));
   bool isCompare = inst.opcode() == Opcode::Compare;
-  SHARDRT_TRY(requireDType(inSlot(inst, ctx, 0), DType::F32, "input 0"));
-  SHARDRT_TRY(requireDType(inSlot(inst, ctx, 1), DType::F32, "input 1"));
-  SHARDRT_TRY(requireDType(outSlot(inst, ctx, 0),
-                           isCompare ? DType::I1 : DType::F32, "the output"));
+  SHARDRT_RETURN_IF_ERROR(
+      requireDType(inSlot(inst, ctx, 0), DType::F32, "input 0"));
+  SHARDRT_RETURN_IF_ERROR(
+      requireDType(inSlot(inst, ctx, 1), DType::F32, "input 1"));
+  SHARDRT_RETURN_IF_ERROR(requireDType(
+      outSlot(inst, ctx, 0), isCompare ? DType::I1 : DType::F32, "the output"));
   StatusOr<std::vector<Shape>> shapes = broadcastOperands(inst, ctx);
   if (!shapes.ok())
     return shapes.status();
@@ -115,8 +120,9 @@ StatusOr<RunFn> prepareBinary(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareSelect(const fb::Instruction &inst,
                               const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 3, 3, 1));
-  SHARDRT_TRY(requireDType(inSlot(inst, ctx, 0), DType::I1, "the condition"));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 3, 3, 1));
+  SHARDRT_RETURN_IF_ERROR(
+      requireDType(inSlot(inst, ctx, 0), DType::I1, "the condition"));
   DType t = outSlot(inst, ctx, 0).dtype;
   if (inSlot(inst, ctx, 1).dtype != t || inSlot(inst, ctx, 2).dtype != t)
     return invalid("the selected values and the output differ in dtype");
@@ -140,7 +146,7 @@ StatusOr<RunFn> prepareSelect(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareCast(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
   auto elemType = [](DType d) -> StatusOr<cpu::ElemType> {
     if (d == DType::F32)
       return cpu::ElemType::F32;
@@ -155,8 +161,8 @@ StatusOr<RunFn> prepareCast(const fb::Instruction &inst,
     return from.status();
   if (!to.ok())
     return to.status();
-  SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), inSlot(inst, ctx, 0).shape,
-                           "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireShape(
+      outSlot(inst, ctx, 0), inSlot(inst, ctx, 0).shape, "the output"));
   int64_t n = numElements(inSlot(inst, ctx, 0).shape);
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
   cpu::ElemType f = *from, t = *to;
@@ -168,7 +174,7 @@ StatusOr<RunFn> prepareCast(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareBroadcastTo(const fb::Instruction &inst,
                                    const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   if (in.dtype != out.dtype)
     return invalid("the input and output differ in dtype");
@@ -193,13 +199,13 @@ StatusOr<RunFn> prepareReduce(const fb::Instruction &inst,
       {"mean", cpu::ReduceKind::Mean},
       {"amax", cpu::ReduceKind::Max},
       {"amin", cpu::ReduceKind::Min}};
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
   StatusOr<cpu::ReduceKind> kind = lookup(kinds, strAttr(inst), "reduction");
   if (!kind.ok())
     return kind.status();
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
-  SHARDRT_TRY(requireDType(in, DType::F32, "the input"));
-  SHARDRT_TRY(requireDType(out, DType::F32, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireDType(in, DType::F32, "the input"));
+  SHARDRT_RETURN_IF_ERROR(requireDType(out, DType::F32, "the output"));
   std::vector<bool> reduced(in.shape.size(), false);
   IntReader ints(inst);
   for (size_t i = 0; i < ints.size(); ++i) {
@@ -231,14 +237,14 @@ StatusOr<RunFn> prepareReduce(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareSoftmax(const fb::Instruction &inst,
                                const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
-  SHARDRT_TRY(requireDType(in, DType::F32, "the input"));
-  SHARDRT_TRY(requireDType(out, DType::F32, "the output"));
-  SHARDRT_TRY(requireShape(out, in.shape, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireDType(in, DType::F32, "the input"));
+  SHARDRT_RETURN_IF_ERROR(requireDType(out, DType::F32, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireShape(out, in.shape, "the output"));
   IntReader ints(inst);
   int64_t dim = ints.next(), log = ints.next();
-  SHARDRT_TRY(ints.finish());
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
   if (dim < 0 || dim >= int64_t(in.shape.size()))
     return invalid("softmax dim " + std::to_string(dim) +
                    " is out of range for shape " + shapeStr(in.shape));
@@ -272,7 +278,8 @@ StatusOr<Affine> decodeAffine(const fb::Instruction &inst,
         std::tuple{hasBias, &a.bias, "the bias"}}) {
     if (!present)
       continue;
-    SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32, what));
+    SHARDRT_RETURN_IF_ERROR(
+        requireDType(inSlot(inst, ctx, i), DType::F32, what));
     if (numElements(inSlot(inst, ctx, i).shape) != numElements(paramShape))
       return invalid(std::string(what) + " has shape " +
                      shapeStr(inSlot(inst, ctx, i).shape) + "; expected " +
@@ -288,11 +295,11 @@ const float *optional(RunContext &rc, uint32_t slot) {
 
 StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 5, 1));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 5, 1));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
-  SHARDRT_TRY(requireDType(in, DType::F32, "the input"));
-  SHARDRT_TRY(requireDType(out, DType::F32, "the output"));
-  SHARDRT_TRY(requireShape(out, in.shape, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireDType(in, DType::F32, "the input"));
+  SHARDRT_RETURN_IF_ERROR(requireDType(out, DType::F32, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireShape(out, in.shape, "the output"));
   std::vector<double> floats = floatAttrs(inst);
   if (floats.size() != 1 || !(floats[0] >= 0) || !std::isfinite(floats[0]))
     return invalid("needs one finite, non-negative eps");
@@ -300,7 +307,7 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
   IntReader ints(inst);
   bool hasWeight = ints.next() != 0, hasBias = ints.next() != 0;
   int64_t param = ints.next();
-  SHARDRT_TRY(ints.finish());
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
   std::string kind = strAttr(inst);
   Shape xs = in.shape;
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
@@ -348,8 +355,8 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
     if (numInputs(inst) < 3)
       return invalid("batch norm needs the running mean and variance");
     for (size_t i : {1, 2}) {
-      SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32,
-                               "a running statistic"));
+      SHARDRT_RETURN_IF_ERROR(requireDType(inSlot(inst, ctx, i), DType::F32,
+                                           "a running statistic"));
       if (numElements(inSlot(inst, ctx, i).shape) != c)
         return invalid("a running statistic has shape " +
                        shapeStr(inSlot(inst, ctx, i).shape) + "; expected (" +
@@ -394,7 +401,7 @@ StatusOr<RunFn> prepareCompute(const fb::Instruction &inst,
   case Opcode::Norm:
     return prepareNorm(inst, ctx);
   default:
-    return notMine();
+    return unsupportedOpcode(inst);
   }
 }
 

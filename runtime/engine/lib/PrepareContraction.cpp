@@ -52,11 +52,12 @@ const float *batchData(RunContext &rc, const BatchedOperand &o,
 
 StatusOr<RunFn> prepareMatmul(const fb::Instruction &inst,
                               const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 2, 2, 1));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 2, 2, 1));
   for (size_t i = 0; i < 2; ++i)
-    SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32,
-                             "input " + std::to_string(i)));
-  SHARDRT_TRY(requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
+    SHARDRT_RETURN_IF_ERROR(requireDType(inSlot(inst, ctx, i), DType::F32,
+                                         "input " + std::to_string(i)));
+  SHARDRT_RETURN_IF_ERROR(
+      requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
   Shape a = inSlot(inst, ctx, 0).shape, b = inSlot(inst, ctx, 1).shape;
   if (a.empty() || b.empty())
     return invalid("matmul of a 0-d tensor");
@@ -78,7 +79,8 @@ StatusOr<RunFn> prepareMatmul(const fb::Instruction &inst,
     expected.push_back(m);
   if (!bVec)
     expected.push_back(n);
-  SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), expected, "the output"));
+  SHARDRT_RETURN_IF_ERROR(
+      requireShape(outSlot(inst, ctx, 0), expected, "the output"));
   // BLAS takes 32-bit sizes.
   if (m >= (int64_t(1) << 31) || n >= (int64_t(1) << 31) ||
       k >= (int64_t(1) << 31))
@@ -100,11 +102,12 @@ StatusOr<RunFn> prepareMatmul(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
                               const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 2, 3, 1));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 2, 3, 1));
   for (size_t i = 0; i < numInputs(inst); ++i)
-    SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32,
-                             "input " + std::to_string(i)));
-  SHARDRT_TRY(requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
+    SHARDRT_RETURN_IF_ERROR(requireDType(inSlot(inst, ctx, i), DType::F32,
+                                         "input " + std::to_string(i)));
+  SHARDRT_RETURN_IF_ERROR(
+      requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
   const Shape &x = inSlot(inst, ctx, 0).shape, &w = inSlot(inst, ctx, 1).shape;
   if (x.empty() || w.size() != 2 || w[1] != x.back())
     return invalid("linear of " + shapeStr(x) + " with a weight of " +
@@ -117,7 +120,8 @@ StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
                    std::to_string(out) + ",)");
   Shape expected = x;
   expected.back() = out;
-  SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), expected, "the output"));
+  SHARDRT_RETURN_IF_ERROR(
+      requireShape(outSlot(inst, ctx, 0), expected, "the output"));
   if (in >= (int64_t(1) << 31) || out >= (int64_t(1) << 31) ||
       numElements(x) / std::max<int64_t>(in, 1) >= (int64_t(1) << 31))
     return Status::unimplemented("linear dimensions of 2^31 or more");
@@ -136,14 +140,15 @@ StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 3, 4, 1));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 3, 4, 1));
   for (size_t i = 0; i < 3; ++i)
-    SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32,
-                             "input " + std::to_string(i)));
-  SHARDRT_TRY(requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
+    SHARDRT_RETURN_IF_ERROR(requireDType(inSlot(inst, ctx, i), DType::F32,
+                                         "input " + std::to_string(i)));
+  SHARDRT_RETURN_IF_ERROR(
+      requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
   IntReader ints(inst);
   bool causal = ints.next() != 0, hasMask = ints.next() != 0;
-  SHARDRT_TRY(ints.finish());
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
   if (hasMask != (numInputs(inst) == 4))
     return invalid("has_mask disagrees with the number of inputs");
   std::vector<double> floats = floatAttrs(inst);
@@ -167,7 +172,8 @@ StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
   Shape expected = batch;
   expected.push_back(l);
   expected.push_back(ev);
-  SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), expected, "the output"));
+  SHARDRT_RETURN_IF_ERROR(
+      requireShape(outSlot(inst, ctx, 0), expected, "the output"));
   int64_t nb = numElements(batch);
   uint32_t qi = inIdx(inst, 0), ki = inIdx(inst, 1), vi = inIdx(inst, 2),
            y = outIdx(inst, 0), mi = UINT32_MAX;
@@ -212,25 +218,14 @@ StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
   });
 }
 
-/// First global key of query i's NATTEN window along one dim.
-int64_t windowStart(int64_t i, int64_t global, int64_t kernel,
-                    int64_t dilation) {
-  int64_t g = i % dilation;
-  int64_t groupSize = (global - g + dilation - 1) / dilation;
-  int64_t start = std::min(std::max(i / dilation - kernel / 2, int64_t(0)),
-                           groupSize - kernel);
-  return start * dilation + g;
-}
-
-} // namespace
-
 StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
                                     const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 3, 3, 1));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 3, 3, 1));
   for (size_t i = 0; i < 3; ++i)
-    SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32,
-                             "input " + std::to_string(i)));
-  SHARDRT_TRY(requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
+    SHARDRT_RETURN_IF_ERROR(requireDType(inSlot(inst, ctx, i), DType::F32,
+                                         "input " + std::to_string(i)));
+  SHARDRT_RETURN_IF_ERROR(
+      requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
   const Shape &q = inSlot(inst, ctx, 0).shape, &k = inSlot(inst, ctx, 1).shape;
   IntReader ints(inst);
   int64_t r = ints.next();
@@ -241,7 +236,7 @@ StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
   std::vector<int64_t> kernel = ints.next(r), dilation = ints.next(r),
                        qOffset = ints.next(r), kvOffset = ints.next(r),
                        global = ints.next(r);
-  SHARDRT_TRY(ints.finish());
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
   std::vector<double> floats = floatAttrs(inst);
   if (floats.size() != 1 || !std::isfinite(floats[0]))
     return invalid("needs one finite scale");
@@ -249,7 +244,7 @@ StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
       k[r + 1] != q[r + 1] || k[r + 2] != q[r + 2])
     return invalid("q " + shapeStr(q) + ", k " + shapeStr(k) + " and v " +
                    shapeStr(inSlot(inst, ctx, 2).shape) + " do not match");
-  SHARDRT_TRY(requireShape(outSlot(inst, ctx, 0), q, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireShape(outSlot(inst, ctx, 0), q, "the output"));
   cpu::NeighborhoodParams p;
   p.rank = int(r);
   p.batch = q[0];
@@ -274,7 +269,8 @@ StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
     // 2^40.)
     for (int64_t i = qOffset[d];
          numElements(q) > 0 && i < qOffset[d] + q[d + 1]; ++i) {
-      int64_t first = windowStart(i, L, K, D), last = first + (K - 1) * D;
+      int64_t first = cpu::neighborhoodWindowStart(i, L, K, D),
+              last = first + (K - 1) * D;
       if (first < kvOffset[d] || last >= kvOffset[d] + k[d + 1])
         return invalid("query " + std::to_string(i) + " of spatial dim " +
                        std::to_string(d) + " needs keys [" +
@@ -299,6 +295,8 @@ StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
   });
 }
 
+} // namespace
+
 StatusOr<RunFn> prepareContraction(const fb::Instruction &inst,
                                    const PrepareContext &ctx) {
   switch (inst.opcode()) {
@@ -308,8 +306,10 @@ StatusOr<RunFn> prepareContraction(const fb::Instruction &inst,
     return prepareLinear(inst, ctx);
   case Opcode::Attention:
     return prepareAttention(inst, ctx);
+  case Opcode::NeighborhoodAttention:
+    return prepareNeighborhood(inst, ctx);
   default:
-    return notMine();
+    return unsupportedOpcode(inst);
   }
 }
 

@@ -25,8 +25,8 @@ Status sameDType(const fb::Instruction &inst, const PrepareContext &ctx) {
 
 StatusOr<RunFn> prepareCopy(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
-  SHARDRT_TRY(sameDType(inst, ctx));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_RETURN_IF_ERROR(sameDType(inst, ctx));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   if (numElements(in.shape) != numElements(out.shape))
     return invalid("copies " + shapeStr(in.shape) + " into " +
@@ -42,7 +42,7 @@ StatusOr<RunFn> prepareCopy(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareFill(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 0, 0, 1));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 0, 0, 1));
   const SlotInfo &out = outSlot(inst, ctx, 0);
   std::vector<double> v = floatAttrs(inst);
   if (v.size() != 1)
@@ -66,12 +66,12 @@ StatusOr<RunFn> prepareFill(const fb::Instruction &inst,
 
 StatusOr<RunFn> preparePermute(const fb::Instruction &inst,
                                const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
-  SHARDRT_TRY(sameDType(inst, ctx));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_RETURN_IF_ERROR(sameDType(inst, ctx));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   IntReader ints(inst);
   std::vector<int64_t> perm = ints.next(in.shape.size());
-  SHARDRT_TRY(ints.finish());
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
   std::vector<bool> seen(perm.size(), false);
   Shape expected;
   for (int64_t p : perm) {
@@ -81,7 +81,7 @@ StatusOr<RunFn> preparePermute(const fb::Instruction &inst,
     seen[p] = true;
     expected.push_back(in.shape[p]);
   }
-  SHARDRT_TRY(requireShape(out, expected, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireShape(out, expected, "the output"));
   Shape xs = in.shape;
   size_t bytes = artifact::dtypeSize(in.dtype);
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
@@ -93,13 +93,13 @@ StatusOr<RunFn> preparePermute(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareSlice(const fb::Instruction &inst,
                              const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
-  SHARDRT_TRY(sameDType(inst, ctx));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_RETURN_IF_ERROR(sameDType(inst, ctx));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   size_t rank = in.shape.size();
   IntReader ints(inst);
   std::vector<int64_t> start = ints.next(rank), step = ints.next(rank);
-  SHARDRT_TRY(ints.finish());
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
   if (out.shape.size() != rank)
     return invalid("the output has rank " + std::to_string(out.shape.size()));
   for (size_t d = 0; d < rank; ++d) {
@@ -124,12 +124,12 @@ StatusOr<RunFn> prepareSlice(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareConcat(const fb::Instruction &inst,
                               const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1 << 16, 1));
-  SHARDRT_TRY(sameDType(inst, ctx));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1 << 16, 1));
+  SHARDRT_RETURN_IF_ERROR(sameDType(inst, ctx));
   const SlotInfo &out = outSlot(inst, ctx, 0);
   IntReader ints(inst);
   int64_t dim = ints.next();
-  SHARDRT_TRY(ints.finish());
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
   if (dim < 0 || dim >= int64_t(out.shape.size()))
     return invalid("concat dim " + std::to_string(dim) + " is out of range");
   std::vector<Shape> shapes;
@@ -181,7 +181,7 @@ StatusOr<RunFn> prepareData(const fb::Instruction &inst,
   case Opcode::Concat:
     return prepareConcat(inst, ctx);
   default:
-    return notMine();
+    return unsupportedOpcode(inst);
   }
 }
 

@@ -28,8 +28,8 @@ Status checkRange(const std::vector<int64_t> &v, int64_t lo, const char *what) {
 
 Status checkF32(const fb::Instruction &inst, const PrepareContext &ctx) {
   for (size_t i = 0; i < numInputs(inst); ++i)
-    SHARDRT_TRY(requireDType(inSlot(inst, ctx, i), DType::F32,
-                             "input " + std::to_string(i)));
+    SHARDRT_RETURN_IF_ERROR(requireDType(inSlot(inst, ctx, i), DType::F32,
+                                         "input " + std::to_string(i)));
   return requireDType(outSlot(inst, ctx, 0), DType::F32, "the output");
 }
 
@@ -52,8 +52,8 @@ void copyTo(int64_t *dst, const std::vector<int64_t> &src) {
 
 StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 2, 3, 1));
-  SHARDRT_TRY(checkF32(inst, ctx));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 2, 3, 1));
+  SHARDRT_RETURN_IF_ERROR(checkF32(inst, ctx));
   const Shape &x = inSlot(inst, ctx, 0).shape, &w = inSlot(inst, ctx, 1).shape,
               &y = outSlot(inst, ctx, 0).shape;
   bool transposed = inst.opcode() == Opcode::ConvTranspose;
@@ -65,10 +65,10 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   std::vector<int64_t> stride = ints.next(r), padLo = ints.next(r),
                        dilation = ints.next(r);
   int64_t groups = ints.next();
-  SHARDRT_TRY(ints.finish());
-  SHARDRT_TRY(checkRange(stride, 1, "stride"));
-  SHARDRT_TRY(checkRange(padLo, 0, "padding"));
-  SHARDRT_TRY(checkRange(dilation, 1, "dilation"));
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
+  SHARDRT_RETURN_IF_ERROR(checkRange(stride, 1, "stride"));
+  SHARDRT_RETURN_IF_ERROR(checkRange(padLo, 0, "padding"));
+  SHARDRT_RETURN_IF_ERROR(checkRange(dilation, 1, "dilation"));
   cpu::ConvParams p;
   p.rank = r;
   p.n = x[0];
@@ -91,7 +91,8 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
     p.out[d] = y[d + 2];
     p.kernel[d] = w[d + 2];
   }
-  SHARDRT_TRY(checkRange(Shape(p.kernel, p.kernel + r), 1, "kernel size"));
+  SHARDRT_RETURN_IF_ERROR(
+      checkRange(Shape(p.kernel, p.kernel + r), 1, "kernel size"));
   copyTo(p.stride, stride);
   copyTo(p.padLo, padLo);
   copyTo(p.dilation, dilation);
@@ -121,8 +122,8 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
 
 StatusOr<RunFn> preparePool(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
-  SHARDRT_TRY(checkF32(inst, ctx));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_RETURN_IF_ERROR(checkF32(inst, ctx));
   const Shape &x = inSlot(inst, ctx, 0).shape, &y = outSlot(inst, ctx, 0).shape;
   std::string kind = strAttr(inst);
   if (kind != "max" && kind != "avg")
@@ -138,12 +139,12 @@ StatusOr<RunFn> preparePool(const fb::Instruction &inst,
   cpu::PoolParams p;
   p.countIncludePad = ints.next() != 0;
   p.divisorOverride = ints.next();
-  SHARDRT_TRY(ints.finish());
-  SHARDRT_TRY(checkRange(kernel, 1, "kernel size"));
-  SHARDRT_TRY(checkRange(stride, 1, "stride"));
-  SHARDRT_TRY(checkRange(padLo, 0, "padding"));
-  SHARDRT_TRY(checkRange(padHi, 0, "padding"));
-  SHARDRT_TRY(checkRange(dilation, 1, "dilation"));
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
+  SHARDRT_RETURN_IF_ERROR(checkRange(kernel, 1, "kernel size"));
+  SHARDRT_RETURN_IF_ERROR(checkRange(stride, 1, "stride"));
+  SHARDRT_RETURN_IF_ERROR(checkRange(padLo, 0, "padding"));
+  SHARDRT_RETURN_IF_ERROR(checkRange(padHi, 0, "padding"));
+  SHARDRT_RETURN_IF_ERROR(checkRange(dilation, 1, "dilation"));
   if (p.divisorOverride < 0 || p.divisorOverride > kMaxParam)
     return invalid("divisor_override " + std::to_string(p.divisorOverride));
   if (x[0] != y[0] || x[1] != y[1])
@@ -189,8 +190,8 @@ StatusOr<RunFn> preparePool(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareInterpolate(const fb::Instruction &inst,
                                    const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
-  SHARDRT_TRY(checkF32(inst, ctx));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_RETURN_IF_ERROR(checkF32(inst, ctx));
   const Shape &x = inSlot(inst, ctx, 0).shape, &y = outSlot(inst, ctx, 0).shape;
   std::string mode = strAttr(inst);
   cpu::InterpMode m;
@@ -212,15 +213,15 @@ StatusOr<RunFn> prepareInterpolate(const fb::Instruction &inst,
   p.alignCorners = ints.next() != 0;
   std::vector<int64_t> outOffset = ints.next(r), inOffset = ints.next(r),
                        inGlobal = ints.next(r);
-  SHARDRT_TRY(ints.finish());
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
   std::vector<double> scale = floatAttrs(inst);
   if (scale.size() != size_t(r))
     return invalid("needs " + std::to_string(r) + " scales");
   if (x[0] != y[0] || x[1] != y[1])
     return invalid("interpolation changes the batch or channels");
-  SHARDRT_TRY(checkRange(outOffset, 0, "output offset"));
-  SHARDRT_TRY(checkRange(inOffset, 0, "input offset"));
-  SHARDRT_TRY(checkRange(inGlobal, 1, "global input size"));
+  SHARDRT_RETURN_IF_ERROR(checkRange(outOffset, 0, "output offset"));
+  SHARDRT_RETURN_IF_ERROR(checkRange(inOffset, 0, "input offset"));
+  SHARDRT_RETURN_IF_ERROR(checkRange(inGlobal, 1, "global input size"));
   p.channels = x[0] * x[1];
   for (int d = 0; d < r; ++d) {
     p.in[d] = x[d + 2];
@@ -243,7 +244,7 @@ StatusOr<RunFn> prepareInterpolate(const fb::Instruction &inst,
 
 StatusOr<RunFn> preparePad(const fb::Instruction &inst,
                            const PrepareContext &ctx) {
-  SHARDRT_TRY(checkOperands(inst, ctx, 1, 1, 1));
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   if (in.dtype != out.dtype ||
       (in.dtype != DType::F32 && in.dtype != DType::I1))
@@ -265,7 +266,7 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
   size_t rank = in.shape.size();
   IntReader ints(inst);
   std::vector<int64_t> lo = ints.next(rank), hi = ints.next(rank);
-  SHARDRT_TRY(ints.finish());
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
   std::vector<double> value = floatAttrs(inst);
   if (value.size() != 1)
     return invalid("needs one fill value");
@@ -291,7 +292,7 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
                      std::to_string(hi[d]) + " is too wide for dim " +
                      std::to_string(d) + " of size " + std::to_string(n));
   }
-  SHARDRT_TRY(requireShape(out, expected, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireShape(out, expected, "the output"));
   Shape xs = in.shape;
   size_t bytes = artifact::dtypeSize(in.dtype);
   bool isFloat = in.dtype == DType::F32;
@@ -305,9 +306,6 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
 
 } // namespace
 
-StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
-                                    const PrepareContext &ctx);
-
 StatusOr<RunFn> prepareWindowed(const fb::Instruction &inst,
                                 const PrepareContext &ctx) {
   switch (inst.opcode()) {
@@ -320,10 +318,8 @@ StatusOr<RunFn> prepareWindowed(const fb::Instruction &inst,
     return prepareInterpolate(inst, ctx);
   case Opcode::Pad:
     return preparePad(inst, ctx);
-  case Opcode::NeighborhoodAttention:
-    return prepareNeighborhood(inst, ctx);
   default:
-    return notMine();
+    return unsupportedOpcode(inst);
   }
 }
 

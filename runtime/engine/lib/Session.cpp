@@ -135,7 +135,7 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
   const fb::RankClass &rc = *rankClass;
   for (uint32_t i = 0; rc.buffers() && i < rc.buffers()->size(); ++i) {
     const fb::BufferSlot &b = *rc.buffers()->Get(i);
-    SHARDRT_TRY(checkSlot(i, b));
+    SHARDRT_RETURN_IF_ERROR(checkSlot(i, b));
     SlotInfo s;
     s.dtype = b.dtype();
     s.hasShape = b.has_shape();
@@ -286,7 +286,7 @@ Status Session::Impl::checkBinding(size_t i, bool input, DType dtype,
 
 Status Session::bindInput(size_t i, const void *data, DType dtype,
                           const std::vector<int64_t> &shape) {
-  SHARDRT_TRY(impl_->checkBinding(i, true, dtype, shape));
+  SHARDRT_RETURN_IF_ERROR(impl_->checkBinding(i, true, dtype, shape));
   if (!data && exec::numElements(shape) > 0)
     return Status::invalidArgument("input " + std::to_string(i) + " is null");
   if (!aligned(data, dtypeSize(dtype)))
@@ -299,7 +299,7 @@ Status Session::bindInput(size_t i, const void *data, DType dtype,
 
 Status Session::copyInput(size_t i, const void *data, DType dtype,
                           const std::vector<int64_t> &shape) {
-  SHARDRT_TRY(impl_->checkBinding(i, true, dtype, shape));
+  SHARDRT_RETURN_IF_ERROR(impl_->checkBinding(i, true, dtype, shape));
   size_t bytes = size_t(exec::numElements(shape)) * dtypeSize(dtype);
   if (!data && bytes > 0)
     return Status::invalidArgument("input " + std::to_string(i) + " is null");
@@ -312,7 +312,7 @@ Status Session::copyInput(size_t i, const void *data, DType dtype,
 
 Status Session::bindOutput(size_t i, void *data, DType dtype,
                            const std::vector<int64_t> &shape) {
-  SHARDRT_TRY(impl_->checkBinding(i, false, dtype, shape));
+  SHARDRT_RETURN_IF_ERROR(impl_->checkBinding(i, false, dtype, shape));
   if (!data && exec::numElements(shape) > 0)
     return Status::invalidArgument("output " + std::to_string(i) + " is null");
   if (!aligned(data, dtypeSize(dtype)))

@@ -1,7 +1,7 @@
 //===- Kernels.h - CPU kernels of the shardc runtime ------------*- C++ -*-===//
 //
 // Plain functions over dense, contiguous, row-major buffers. The executor
-// (runtime/exec) decodes instructions into these parameter structs once, when
+// (runtime/engine) decodes instructions into these parameter structs once, when
 // a session is prepared, and checks every shape there; the kernels trust
 // their arguments (they never allocate per call beyond small scratch and never
 // fail). Semantics are PyTorch's, op by op; each kernel's comment says where
@@ -267,6 +267,12 @@ struct NeighborhoodParams {
 /// inward at the borders (NATTEN), never padded. Local key index = global -
 /// kvOffset (the executor guarantees every needed key is local). Softmax is
 /// over the product of the per-dim windows.
+/// First global key of query i's window along one dim (the start rule
+/// above); needs global >= kernel * dilation. The executor checks locality
+/// with the same function the kernel uses.
+int64_t neighborhoodWindowStart(int64_t i, int64_t global, int64_t kernel,
+                                int64_t dilation);
+
 void neighborhoodAttention(const NeighborhoodParams &p, const float *q,
                            const float *k, const float *v, float *y);
 
