@@ -29,20 +29,27 @@ struct AxisTable {
   int taps = 1;
 };
 
+/// floor(v) as an index clamped to [0, last], converted only after
+/// clamping (a float beyond int64's range would be undefined to convert).
+int64_t floorIndex(float v, int64_t last) {
+  float f = std::floor(v);
+  if (!(f > 0.0f))
+    return 0;
+  return f >= static_cast<float>(last) ? last : static_cast<int64_t>(f);
+}
+
 int64_t globalSource(InterpMode mode, const InterpParams &p, int d, int64_t o,
                      float &lambda1) {
   float scale = static_cast<float>(p.scale[d]);
   int64_t last = p.inGlobal[d] - 1;
   lambda1 = 0.0f;
   if (mode == InterpMode::Nearest)
-    return std::min(static_cast<int64_t>(std::floor(o * scale)), last);
+    return floorIndex(o * scale, last);
   if (mode == InterpMode::NearestExact)
-    return std::min(
-        static_cast<int64_t>(std::floor(static_cast<float>((o + 0.5) * scale))),
-        last);
+    return floorIndex(static_cast<float>((o + 0.5) * scale), last);
   float real = p.alignCorners ? scale * o : scale * (o + 0.5f) - 0.5f;
   real = std::max(real, 0.0f);
-  int64_t i0 = std::min(static_cast<int64_t>(std::floor(real)), last);
+  int64_t i0 = floorIndex(real, last);
   lambda1 = std::min(std::max(real - i0, 0.0f), 1.0f);
   return i0;
 }

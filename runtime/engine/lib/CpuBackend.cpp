@@ -2,6 +2,7 @@
 
 #include "Backend.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <omp.h>
 
@@ -17,6 +18,10 @@ public:
   const char *name() const override { return "cpu"; }
 
   StatusOr<void *> allocate(size_t bytes) override {
+    // The size comes from the artifact: rounding it up must not wrap.
+    if (bytes > SIZE_MAX - 63)
+      return Status::unavailable("an arena of " + std::to_string(bytes) +
+                                 " bytes cannot be allocated");
     void *p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!p)
       return Status::unavailable("cannot allocate an arena of " +

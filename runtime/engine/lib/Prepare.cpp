@@ -99,6 +99,25 @@ Status requireShape(const SlotInfo &slot, const Shape &expected,
                  shapeStr(expected));
 }
 
+Status requireF32(const fb::Instruction &inst, const PrepareContext &ctx,
+                  size_t inputs) {
+  for (size_t i = 0; i < std::min(inputs, numInputs(inst)); ++i)
+    SHARDRT_RETURN_IF_ERROR(requireDType(inSlot(inst, ctx, i), fb::DType::F32,
+                                         "input " + std::to_string(i)));
+  for (size_t i = 0; inst.outputs() && i < inst.outputs()->size(); ++i)
+    SHARDRT_RETURN_IF_ERROR(
+        requireDType(outSlot(inst, ctx, i), fb::DType::F32, "the output"));
+  return Status();
+}
+
+Status requireBlasDims(std::initializer_list<int64_t> dims, const char *op) {
+  for (int64_t d : dims)
+    if (d >= (int64_t(1) << 31))
+      return Status::unimplemented(std::string(op) +
+                                   " with a GEMM dimension of 2^31 or more");
+  return Status();
+}
+
 StatusOr<Shape> broadcastShapes(const std::vector<Shape> &shapes) {
   size_t rank = 0;
   for (const Shape &s : shapes)

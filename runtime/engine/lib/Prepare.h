@@ -14,8 +14,10 @@
 #include "shardrt/Status.h"
 #include "shardrt/artifact/shardbin_generated.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -104,6 +106,11 @@ Status requireDType(const SlotInfo &slot, fb::DType dtype,
                     const std::string &what);
 Status requireShape(const SlotInfo &slot, const Shape &expected,
                     const std::string &what);
+/// The first `inputs` inputs (all when SIZE_MAX) and every output are f32.
+Status requireF32(const fb::Instruction &inst, const PrepareContext &ctx,
+                  size_t inputs = SIZE_MAX);
+/// BLAS takes 32-bit sizes: every GEMM dimension must be below 2^31.
+Status requireBlasDims(std::initializer_list<int64_t> dims, const char *op);
 /// numpy broadcasting of `shapes`; InvalidArgument when incompatible.
 StatusOr<Shape> broadcastShapes(const std::vector<Shape> &shapes);
 /// `shape` left-padded with 1s to `rank` dims.
@@ -134,6 +141,13 @@ inline std::vector<double> floatAttrs(const fb::Instruction &inst) {
 
 template <typename T> T *slotPtr(RunContext &rc, uint32_t slot) {
   return static_cast<T *>(rc.slots[slot]);
+}
+
+/// Marks an absent optional operand (bias, affine weight).
+constexpr uint32_t kNoSlot = UINT32_MAX;
+/// The f32 data of an optional operand, or null.
+inline const float *optionalSlot(RunContext &rc, uint32_t slot) {
+  return slot == kNoSlot ? nullptr : slotPtr<float>(rc, slot);
 }
 
 } // namespace exec

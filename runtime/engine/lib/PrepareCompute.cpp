@@ -289,10 +289,6 @@ StatusOr<Affine> decodeAffine(const fb::Instruction &inst,
   return a;
 }
 
-const float *optional(RunContext &rc, uint32_t slot) {
-  return slot == UINT32_MAX ? nullptr : slotPtr<float>(rc, slot);
-}
-
 StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 5, 1));
@@ -326,8 +322,8 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
     Affine af = *a;
     return RunFn([=](RunContext &rc) {
       cpu::layerNorm(slotPtr<float>(rc, x), outer, inner,
-                     optional(rc, af.weight), optional(rc, af.bias), eps,
-                     slotPtr<float>(rc, y));
+                     optionalSlot(rc, af.weight), optionalSlot(rc, af.bias),
+                     eps, slotPtr<float>(rc, y));
       return Status();
     });
   }
@@ -346,8 +342,8 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
     Affine af = *a;
     return RunFn([=](RunContext &rc) {
       cpu::groupNorm(slotPtr<float>(rc, x), n, c, spatial, param,
-                     optional(rc, af.weight), optional(rc, af.bias), eps,
-                     slotPtr<float>(rc, y));
+                     optionalSlot(rc, af.weight), optionalSlot(rc, af.bias),
+                     eps, slotPtr<float>(rc, y));
       return Status();
     });
   }
@@ -368,10 +364,10 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
     Affine af = *a;
     uint32_t mean = inIdx(inst, 1), var = inIdx(inst, 2);
     return RunFn([=](RunContext &rc) {
-      cpu::batchNormInference(slotPtr<float>(rc, x), n, c, spatial,
-                              slotPtr<float>(rc, mean), slotPtr<float>(rc, var),
-                              optional(rc, af.weight), optional(rc, af.bias),
-                              eps, slotPtr<float>(rc, y));
+      cpu::batchNormInference(
+          slotPtr<float>(rc, x), n, c, spatial, slotPtr<float>(rc, mean),
+          slotPtr<float>(rc, var), optionalSlot(rc, af.weight),
+          optionalSlot(rc, af.bias), eps, slotPtr<float>(rc, y));
       return Status();
     });
   }

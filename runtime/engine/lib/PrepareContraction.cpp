@@ -53,11 +53,7 @@ const float *batchData(RunContext &rc, const BatchedOperand &o,
 StatusOr<RunFn> prepareMatmul(const fb::Instruction &inst,
                               const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 2, 2, 1));
-  for (size_t i = 0; i < 2; ++i)
-    SHARDRT_RETURN_IF_ERROR(requireDType(inSlot(inst, ctx, i), DType::F32,
-                                         "input " + std::to_string(i)));
-  SHARDRT_RETURN_IF_ERROR(
-      requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
   Shape a = inSlot(inst, ctx, 0).shape, b = inSlot(inst, ctx, 1).shape;
   if (a.empty() || b.empty())
     return invalid("matmul of a 0-d tensor");
@@ -82,9 +78,7 @@ StatusOr<RunFn> prepareMatmul(const fb::Instruction &inst,
   SHARDRT_RETURN_IF_ERROR(
       requireShape(outSlot(inst, ctx, 0), expected, "the output"));
   // BLAS takes 32-bit sizes.
-  if (m >= (int64_t(1) << 31) || n >= (int64_t(1) << 31) ||
-      k >= (int64_t(1) << 31))
-    return Status::unimplemented("matmul dimensions of 2^31 or more");
+  SHARDRT_RETURN_IF_ERROR(requireBlasDims({m, n, k}, "a matmul"));
   Shape outBatch = *batch;
   BatchedOperand ao = batchOperand(inIdx(inst, 0), aBatch, outBatch, m * k);
   BatchedOperand bo = batchOperand(inIdx(inst, 1), bBatch, outBatch, k * n);
@@ -103,11 +97,7 @@ StatusOr<RunFn> prepareMatmul(const fb::Instruction &inst,
 StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
                               const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 2, 3, 1));
-  for (size_t i = 0; i < numInputs(inst); ++i)
-    SHARDRT_RETURN_IF_ERROR(requireDType(inSlot(inst, ctx, i), DType::F32,
-                                         "input " + std::to_string(i)));
-  SHARDRT_RETURN_IF_ERROR(
-      requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
   const Shape &x = inSlot(inst, ctx, 0).shape, &w = inSlot(inst, ctx, 1).shape;
   if (x.empty() || w.size() != 2 || w[1] != x.back())
     return invalid("linear of " + shapeStr(x) + " with a weight of " +
@@ -122,18 +112,13 @@ StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
   expected.back() = out;
   SHARDRT_RETURN_IF_ERROR(
       requireShape(outSlot(inst, ctx, 0), expected, "the output"));
-  if (in >= (int64_t(1) << 31) || out >= (int64_t(1) << 31) ||
-      numElements(x) / std::max<int64_t>(in, 1) >= (int64_t(1) << 31))
-    return Status::unimplemented("linear dimensions of 2^31 or more");
-  int64_t rows = in == 0 ? 0 : numElements(x) / in;
-  if (in == 0)
-    rows = numElements(Shape(x.begin(), x.end() - 1));
+  int64_t rows = numElements(Shape(x.begin(), x.end() - 1));
+  SHARDRT_RETURN_IF_ERROR(requireBlasDims({in, out, rows}, "a linear"));
   uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), y = outIdx(inst, 0);
   uint32_t bi = numInputs(inst) == 3 ? inIdx(inst, 2) : UINT32_MAX;
   return RunFn([=](RunContext &rc) {
     cpu::linear(slotPtr<float>(rc, xi), rows, in, slotPtr<float>(rc, wi),
-                bi == UINT32_MAX ? nullptr : slotPtr<float>(rc, bi), out,
-                slotPtr<float>(rc, y));
+                optionalSlot(rc, bi), out, slotPtr<float>(rc, y));
     return Status();
   });
 }
@@ -141,11 +126,7 @@ StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
 StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 3, 4, 1));
-  for (size_t i = 0; i < 3; ++i)
-    SHARDRT_RETURN_IF_ERROR(requireDType(inSlot(inst, ctx, i), DType::F32,
-                                         "input " + std::to_string(i)));
-  SHARDRT_RETURN_IF_ERROR(
-      requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx, 3));
   IntReader ints(inst);
   bool causal = ints.next() != 0, hasMask = ints.next() != 0;
   SHARDRT_RETURN_IF_ERROR(ints.finish());
@@ -169,6 +150,7 @@ StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
   if (k.back() != e || v[v.size() - 2] != s)
     return invalid("q " + shapeStr(q) + ", k " + shapeStr(k) + " and v " +
                    shapeStr(v) + " do not match");
+  SHARDRT_RETURN_IF_ERROR(requireBlasDims({l, s, e, ev}, "attention"));
   Shape expected = batch;
   expected.push_back(l);
   expected.push_back(ev);
@@ -221,11 +203,7 @@ StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
 StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
                                     const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 3, 3, 1));
-  for (size_t i = 0; i < 3; ++i)
-    SHARDRT_RETURN_IF_ERROR(requireDType(inSlot(inst, ctx, i), DType::F32,
-                                         "input " + std::to_string(i)));
-  SHARDRT_RETURN_IF_ERROR(
-      requireDType(outSlot(inst, ctx, 0), DType::F32, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx, 3));
   const Shape &q = inSlot(inst, ctx, 0).shape, &k = inSlot(inst, ctx, 1).shape;
   IntReader ints(inst);
   int64_t r = ints.next();

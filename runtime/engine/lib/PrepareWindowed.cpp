@@ -26,13 +26,6 @@ Status checkRange(const std::vector<int64_t> &v, int64_t lo, const char *what) {
   return Status();
 }
 
-Status checkF32(const fb::Instruction &inst, const PrepareContext &ctx) {
-  for (size_t i = 0; i < numInputs(inst); ++i)
-    SHARDRT_RETURN_IF_ERROR(requireDType(inSlot(inst, ctx, i), DType::F32,
-                                         "input " + std::to_string(i)));
-  return requireDType(outSlot(inst, ctx, 0), DType::F32, "the output");
-}
-
 /// Reads the spatial rank r and checks the (N, C, S...) operand shapes.
 StatusOr<int> spatialRank(IntReader &ints, const Shape &x, const Shape &y) {
   int64_t r = ints.next();
@@ -53,7 +46,7 @@ void copyTo(int64_t *dst, const std::vector<int64_t> &src) {
 StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 2, 3, 1));
-  SHARDRT_RETURN_IF_ERROR(checkF32(inst, ctx));
+  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
   const Shape &x = inSlot(inst, ctx, 0).shape, &w = inSlot(inst, ctx, 1).shape,
               &y = outSlot(inst, ctx, 0).shape;
   bool transposed = inst.opcode() == Opcode::ConvTranspose;
@@ -98,18 +91,17 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   copyTo(p.dilation, dilation);
   // BLAS takes 32-bit sizes: the per-channel volumes and channel products
   // must fit.
-  if (numElements(Shape(x.begin() + 2, x.end())) >= (int64_t(1) << 31) ||
-      numElements(Shape(y.begin() + 2, y.end())) >= (int64_t(1) << 31) ||
-      numElements(w) >= (int64_t(1) << 31))
-    return Status::unimplemented("convolutions with 2^31 or more elements "
-                                 "per channel");
+  SHARDRT_RETURN_IF_ERROR(requireBlasDims(
+      {numElements(Shape(x.begin() + 2, x.end())),
+       numElements(Shape(y.begin() + 2, y.end())), numElements(w)},
+      "a convolution"));
   if (numInputs(inst) == 3 && inSlot(inst, ctx, 2).shape != Shape{p.cout})
     return invalid("the bias has shape " +
                    shapeStr(inSlot(inst, ctx, 2).shape));
   uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), yi = outIdx(inst, 0);
   uint32_t bi = numInputs(inst) == 3 ? inIdx(inst, 2) : UINT32_MAX;
   return RunFn([=](RunContext &rc) {
-    const float *bias = bi == UINT32_MAX ? nullptr : slotPtr<float>(rc, bi);
+    const float *bias = optionalSlot(rc, bi);
     if (transposed)
       cpu::convTranspose(p, slotPtr<float>(rc, xi), slotPtr<float>(rc, wi),
                          bias, slotPtr<float>(rc, yi));
@@ -123,7 +115,7 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
 StatusOr<RunFn> preparePool(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
-  SHARDRT_RETURN_IF_ERROR(checkF32(inst, ctx));
+  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
   const Shape &x = inSlot(inst, ctx, 0).shape, &y = outSlot(inst, ctx, 0).shape;
   std::string kind = strAttr(inst);
   if (kind != "max" && kind != "avg")
@@ -162,6 +154,15 @@ StatusOr<RunFn> preparePool(const fb::Instruction &inst,
       return invalid("the pooling window of spatial dim " + std::to_string(d) +
                      " (" + std::to_string(span) +
                      " elements) is wider than the padded input");
+    // At most one window past the last full one (ceil mode), so that the
+    // kernels' o * stride stays far from overflow.
+    int64_t room = padLo[d] + x[d + 2] + padHi[d] - span;
+    if (y[d + 2] > std::max<int64_t>(room, 0) / stride[d] + 2)
+      return invalid(
+          "spatial dim " + std::to_string(d) + " has " +
+          std::to_string(y[d + 2]) +
+          " pooling windows; the padded input holds at most " +
+          std::to_string(std::max<int64_t>(room, 0) / stride[d] + 2));
     volume *= kernel[d];
     if (volume > (int64_t(1) << 40))
       return invalid("the pooling kernel has more than 2^40 taps");
@@ -191,7 +192,7 @@ StatusOr<RunFn> preparePool(const fb::Instruction &inst,
 StatusOr<RunFn> prepareInterpolate(const fb::Instruction &inst,
                                    const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
-  SHARDRT_RETURN_IF_ERROR(checkF32(inst, ctx));
+  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
   const Shape &x = inSlot(inst, ctx, 0).shape, &y = outSlot(inst, ctx, 0).shape;
   std::string mode = strAttr(inst);
   cpu::InterpMode m;
