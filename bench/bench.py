@@ -38,6 +38,9 @@ def bench(build, artifact, ranks, runs):
         raise RuntimeError(out.stderr.strip())
     rows = re.findall(r"^(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+ \w+)$",
                       out.stdout, re.M)
+    if not rows:
+        raise RuntimeError("no per-rank table in shard-run's output:\n" +
+                           out.stdout)
     return [(float(mean), arena) for _, mean, _, arena in rows]
 
 

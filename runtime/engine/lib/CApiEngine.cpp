@@ -1,6 +1,7 @@
 //===- CApiEngine.cpp - C API over Engine, Session and local comms --------===//
 
 #include "shardrt/Engine.h"
+#include "shardrt/artifact/shardbin_generated.h"
 #include "shardrt/comm/Local.h"
 #include "shardrt/detail/CApiGuard.h"
 #include "shardrt/shardrt.h"
@@ -20,6 +21,19 @@ struct shardrt_session {
 struct shardrt_comm {
   std::unique_ptr<comm::Communicator> comm;
 };
+
+// The C, C++ and file enums are converted by value; keep them in step.
+#define SHARDRT_SAME_DTYPE(C, E, F)                                            \
+  static_assert(int(C) == int(DType::E) && int(C) == int(fb::DType::F),        \
+                "dtype enums drifted")
+SHARDRT_SAME_DTYPE(SHARDRT_F32, F32, F32);
+SHARDRT_SAME_DTYPE(SHARDRT_F16, F16, F16);
+SHARDRT_SAME_DTYPE(SHARDRT_BF16, BF16, BF16);
+SHARDRT_SAME_DTYPE(SHARDRT_F64, F64, F64);
+SHARDRT_SAME_DTYPE(SHARDRT_I32, I32, I32);
+SHARDRT_SAME_DTYPE(SHARDRT_I64, I64, I64);
+SHARDRT_SAME_DTYPE(SHARDRT_BOOL, Bool, I1);
+#undef SHARDRT_SAME_DTYPE
 
 namespace {
 
