@@ -25,8 +25,18 @@ namespace {
 int64_t rankOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getRank();
 }
-ArrayRef<int64_t> shapeOf(Value v) {
+/// The global shape (attributes are computed from it).
+ArrayRef<int64_t> globalShape(Value v) {
   return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+/// The window the op computes on this rank along `d`: the global one unless
+/// the partitioned lowering set a local one.
+LocalWindow windowOf(const ProgramBuilder &b, const WindowedDim &d) {
+  auto it = b.windows.find(d.inputDim);
+  if (it != b.windows.end())
+    return it->second;
+  return {d.spec.padLow, d.spec.padHigh, 0, 0};
 }
 
 /// Inputs' buffers followed by the defined result buffer.
@@ -97,23 +107,21 @@ LogicalResult lowerConv(Operation *op, ProgramBuilder &b, bool transposed,
   std::vector<int64_t> ints = {r}, stride, padLo, dilation;
   for (WindowedDim &d : dims) {
     stride.push_back(d.spec.stride);
-    padLo.push_back(mode == BoundaryMode::Zeros ? d.spec.padLow : 0);
+    padLo.push_back(mode == BoundaryMode::Zeros ? windowOf(b, d).padLo : 0);
     dilation.push_back(d.spec.dilation);
   }
   if (!transposed && mode != BoundaryMode::Zeros) {
     Value x = op->getOperand(0);
-    SmallVector<int64_t> padded(shapeOf(x));
+    std::vector<int64_t> padded = b.shapeOf(x);
     std::vector<int64_t> lo(rankOf(x), 0), hi(rankOf(x), 0);
     for (WindowedDim &d : dims) {
-      lo[d.inputDim] = d.spec.padLow;
-      hi[d.inputDim] = d.spec.padHigh;
-      padded[d.inputDim] += d.spec.padLow + d.spec.padHigh;
+      LocalWindow w = windowOf(b, d);
+      lo[d.inputDim] = w.padLo;
+      hi[d.inputDim] = w.padHi;
+      padded[d.inputDim] += w.padLo + w.padHi;
     }
-    auto type = RankedTensorType::get(
-        padded, cast<RankedTensorType>(x.getType()).getElementType());
-    FailureOr<uint32_t> tmp = b.temporary(op, type);
-    if (failed(tmp))
-      return failure();
+    FailureOr<uint32_t> tmp =
+        b.temporary(b.buffers[input].dtype, std::move(padded));
     std::vector<int64_t> padInts = lo;
     padInts.insert(padInts.end(), hi.begin(), hi.end());
     InstructionSpec &pad = b.emit(fb::Opcode::Pad, {input}, {*tmp});
@@ -143,15 +151,22 @@ LogicalResult lowerPool(Operation *op, ProgramBuilder &b, bool isMax,
                         bool countIncludePad, int64_t divisorOverride) {
   std::vector<WindowedDim> dims = spatialSpecs(op);
   std::vector<int64_t> ints = {int64_t(dims.size())};
-  for (auto field :
-       {&WindowSpec::kernel, &WindowSpec::stride, &WindowSpec::padLow,
-        &WindowSpec::padHigh, &WindowSpec::dilation})
-    for (WindowedDim &d : dims)
-      ints.push_back(d.spec.*field);
+  for (WindowedDim &d : dims)
+    ints.push_back(d.spec.kernel);
+  for (WindowedDim &d : dims)
+    ints.push_back(d.spec.stride);
+  for (WindowedDim &d : dims)
+    ints.push_back(windowOf(b, d).padLo);
+  for (WindowedDim &d : dims)
+    ints.push_back(windowOf(b, d).padHi);
+  for (WindowedDim &d : dims)
+    ints.push_back(d.spec.dilation);
   ints.push_back(countIncludePad);
   ints.push_back(divisorOverride);
   return simple(op, b, fb::Opcode::Pool, isMax ? "max" : "avg", ints);
 }
+
+} // namespace
 
 /// PyTorch's source-coordinate scale (area_pixel_compute_scale), including
 /// the size-based shortcuts its kernels take before looking at a user's scale
@@ -170,19 +185,21 @@ double coordinateScale(const WindowSpec &s) {
   return double(s.inputSize) / double(s.outputSize);
 }
 
+namespace {
+
 LogicalResult lowerInterpolate(InterpolateOp op, ProgramBuilder &b) {
   std::vector<WindowedDim> dims = spatialSpecs(op);
   int64_t r = int64_t(dims.size());
   std::vector<int64_t> ints = {r, op.getAlignCorners()};
   std::vector<double> scales;
-  for (int64_t i = 0; i < r; ++i)
-    ints.push_back(0); // output offsets: the whole tensor is local
-  for (int64_t i = 0; i < r; ++i)
-    ints.push_back(0); // input offsets
+  for (WindowedDim &d : dims)
+    ints.push_back(windowOf(b, d).outOffset);
+  for (WindowedDim &d : dims)
+    ints.push_back(windowOf(b, d).inOffset);
   for (WindowedDim &d : dims) {
     ints.push_back(d.spec.inputSize);
     WindowSpec s = d.spec;
-    s.outputSize = shapeOf(op.getResult())[d.resultDim];
+    s.outputSize = globalShape(op.getResult())[d.resultDim];
     scales.push_back(coordinateScale(s));
   }
   return simple(op, b, fb::Opcode::Interpolate, op.getMode().str(), ints,
@@ -198,6 +215,10 @@ LogicalResult lowerPad(PadOp op, ProgramBuilder &b) {
     int64_t d = rank - 1 - int64_t(i / 2);
     lo[d] = pad[i];
     hi[d] = pad[i + 1];
+    if (auto it = b.windows.find(d); it != b.windows.end()) {
+      lo[d] = it->second.padLo;
+      hi[d] = it->second.padHi;
+    }
   }
   std::vector<int64_t> ints = lo;
   ints.insert(ints.end(), hi.begin(), hi.end());
@@ -214,37 +235,37 @@ LogicalResult lowerNeighborhood(NeighborhoodAttentionOp op, ProgramBuilder &b) {
     ints.push_back(d.spec.kernel);
   for (WindowedDim &d : dims)
     ints.push_back(d.spec.dilation);
-  for (int64_t i = 0; i < 2 * r; ++i)
-    ints.push_back(0); // query and key offsets: everything is local
+  for (WindowedDim &d : dims)
+    ints.push_back(windowOf(b, d).outOffset); // query offsets
+  for (WindowedDim &d : dims)
+    ints.push_back(windowOf(b, d).inOffset); // key offsets
   for (WindowedDim &d : dims)
     ints.push_back(d.spec.inputSize);
-  double scale = op.getScale()
-                     ? op.getScale()->convertToDouble()
-                     : 1.0 / std::sqrt(double(shapeOf(op.getQuery()).back()));
+  double scale =
+      op.getScale() ? op.getScale()->convertToDouble()
+                    : 1.0 / std::sqrt(double(globalShape(op.getQuery()).back()));
   return simple(op, b, fb::Opcode::NeighborhoodAttention, "", ints, {scale});
 }
 
 /// Broadcasts `value` to `shape` through a temporary when it differs.
 FailureOr<uint32_t> broadcastIfNeeded(Operation *op, ProgramBuilder &b,
                                       Value value, ArrayRef<int64_t> shape) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getShape() == shape)
+  if (llvm::equal(b.shapeOf(value), shape))
     return b.lookup(value);
-  FailureOr<uint32_t> tmp =
-      b.temporary(op, RankedTensorType::get(shape, type.getElementType()));
-  if (failed(tmp))
-    return failure();
-  b.emit(fb::Opcode::BroadcastTo, {b.lookup(value)}, {*tmp});
-  return *tmp;
+  uint32_t tmp = b.temporary(b.buffers[b.lookup(value)].dtype,
+                             std::vector<int64_t>(shape.begin(), shape.end()));
+  b.emit(fb::Opcode::BroadcastTo, {b.lookup(value)}, {tmp});
+  return tmp;
 }
 
 LogicalResult lowerSdpa(ScaledDotProductAttentionOp op, ProgramBuilder &b) {
-  ArrayRef<int64_t> out = shapeOf(op.getResult());
-  SmallVector<int64_t> batch(out.drop_back(2));
+  std::vector<int64_t> out = b.shapeOf(op.getResult());
+  SmallVector<int64_t> batch(out.begin(), out.end() - 2);
   std::vector<uint32_t> inputs;
   for (Value v : {op.getQuery(), op.getKey(), op.getValue()}) {
     SmallVector<int64_t> full(batch);
-    full.append(shapeOf(v).end() - 2, shapeOf(v).end());
+    std::vector<int64_t> shape = b.shapeOf(v);
+    full.append(shape.end() - 2, shape.end());
     FailureOr<uint32_t> buf = broadcastIfNeeded(op, b, v, full);
     if (failed(buf))
       return failure();
@@ -255,9 +276,9 @@ LogicalResult lowerSdpa(ScaledDotProductAttentionOp op, ProgramBuilder &b) {
   FailureOr<uint32_t> result = b.define(op, op.getResult());
   if (failed(result))
     return failure();
-  double scale = op.getScale()
-                     ? op.getScale()->convertToDouble()
-                     : 1.0 / std::sqrt(double(shapeOf(op.getQuery()).back()));
+  double scale =
+      op.getScale() ? op.getScale()->convertToDouble()
+                    : 1.0 / std::sqrt(double(globalShape(op.getQuery()).back()));
   InstructionSpec &inst = b.emit(fb::Opcode::Attention, inputs, {*result});
   inst.ints = {op.getIsCausal(), op.getMask() ? 1 : 0};
   inst.floats = {scale};
@@ -293,7 +314,7 @@ int64_t normDim(int64_t dim, int64_t rank) {
 }
 
 LogicalResult lowerSlice(SliceOp op, ProgramBuilder &b) {
-  ArrayRef<int64_t> shape = shapeOf(op.getInput());
+  std::vector<int64_t> shape = b.shapeOf(op.getInput());
   std::vector<int64_t> start, step;
   for (size_t d = 0; d < shape.size(); ++d) {
     int64_t s = op.getStart()[d];
@@ -305,7 +326,7 @@ LogicalResult lowerSlice(SliceOp op, ProgramBuilder &b) {
   // An empty result may start at the end; the runtime only needs in-range
   // starts for non-empty dims.
   for (size_t d = 0; d < shape.size(); ++d)
-    if (shapeOf(op.getResult())[d] == 0)
+    if (b.shapeOf(op.getResult())[d] == 0)
       start[d] = 0;
   std::vector<int64_t> ints = start;
   ints.insert(ints.end(), step.begin(), step.end());

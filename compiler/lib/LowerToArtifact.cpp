@@ -1,6 +1,7 @@
 //===- LowerToArtifact.cpp - Rank programs, memory plan, serialisation ----===//
 
 #include "Lowering.h"
+#include "Partition.h"
 
 #include "shardc/Compiler/Compiler.h"
 #include "shardc/Compiler/MemoryPlan.h"
@@ -13,6 +14,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <map>
 
 using namespace mlir;
 using namespace shardc::sc;
@@ -53,9 +55,31 @@ FailureOr<uint32_t> ProgramBuilder::define(Operation *op, Value value) {
              << "; the cpu target takes statically shaped f32 and i1 tensors";
   }
   FailureOr<uint32_t> id = temporary(op, value.getType());
-  if (succeeded(id))
+  if (succeeded(id)) {
+    auto local = localShapes.find(value);
+    if (local != localShapes.end())
+      buffers[*id].shape = local->second;
     buffers_[value] = *id;
+  }
   return id;
+}
+
+std::vector<int64_t> ProgramBuilder::shapeOf(Value value) const {
+  auto it = localShapes.find(value);
+  if (it != localShapes.end())
+    return it->second;
+  ArrayRef<int64_t> s = cast<RankedTensorType>(value.getType()).getShape();
+  return {s.begin(), s.end()};
+}
+
+uint32_t ProgramBuilder::temporary(fb::DType dtype,
+                                   std::vector<int64_t> shape) {
+  Buffer b;
+  b.dtype = dtype;
+  b.shape = std::move(shape);
+  b.first = b.last = int64_t(program.size());
+  buffers.push_back(std::move(b));
+  return uint32_t(buffers.size() - 1);
 }
 
 FailureOr<uint32_t> ProgramBuilder::temporary(Operation *op, Type type) {
@@ -74,7 +98,9 @@ art::InstructionSpec &ProgramBuilder::emit(fb::Opcode opcode,
   for (uint32_t i : inputs)
     buffers[i].last = std::max(buffers[i].last, index);
   for (uint32_t o : outputs) {
-    buffers[o].first = index;
+    // A buffer may be written by several instructions (a pad, then the
+    // exchange that fills its halo): it is live from the first.
+    buffers[o].first = std::min(buffers[o].first, index);
     buffers[o].last = std::max(buffers[o].last, index);
   }
   art::InstructionSpec inst;
@@ -139,10 +165,29 @@ std::string shapeText(const std::vector<int64_t> &shape) {
   return s + ")";
 }
 
-void describeProgram(const ProgramBuilder &b, const MemoryPlan &plan,
+std::string rankList(const std::vector<int32_t> &ranks) {
+  std::string s = "[";
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    // Runs of consecutive ranks print as a range.
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+      ++j;
+    s += (i ? ", " : "") + std::to_string(ranks[i]);
+    if (j > i + 1)
+      s += ".." + std::to_string(ranks[j]), i = j;
+  }
+  return s + "]";
+}
+
+void describeProgram(const std::string &name,
+                     const std::vector<int32_t> &ranks,
+                     const ProgramBuilder &b, const MemoryPlan &plan,
+                     const RankTraffic &traffic,
+                     const std::vector<uint32_t> &inputs,
+                     const std::vector<uint32_t> &outputs,
                      LoweredArtifact &out) {
   llvm::raw_string_ostream os(out.programText);
-  os << "rank class 'all' (ranks 0):\n";
+  os << "rank class '" << name << "' (ranks " << rankList(ranks) << "):\n";
   for (size_t i = 0; i < b.program.size(); ++i) {
     const art::InstructionSpec &inst = b.program[i];
     os << "  " << i << ": " << fb::EnumNameOpcode(inst.opcode);
@@ -164,12 +209,31 @@ void describeProgram(const ProgramBuilder &b, const MemoryPlan &plan,
         os << (k ? ", " : "") << inst.floats[k];
       os << "]";
     }
+    for (const art::TransferSpec &t : inst.transfers) {
+      os << (t.kind == fb::TransferKind::Send ? " send" : " recv") << " %"
+         << t.slot << "[";
+      for (size_t k = 0; k < t.lo.size(); ++k)
+        os << (k ? "," : "") << t.lo[k] << ":" << t.hi[k];
+      os << "] peer (";
+      for (size_t k = 0; k < t.peer.size(); ++k)
+        os << (k ? "," : "") << t.peer[k];
+      os << ")" << (t.periodic ? " periodic" : "");
+    }
     os << "  // " << b.sourceOps[i] << "\n";
   }
   llvm::raw_string_ostream ps(out.planText);
-  ps << "rank class 'all': ranks [0]\n";
-  ps << "  instructions: " << b.program.size()
-     << ", halo exchanges: 0, collectives: 0, bytes sent: 0, received: 0\n";
+  ps << "rank class '" << name << "': ranks " << rankList(ranks) << "\n";
+  ps << "  inputs:";
+  for (uint32_t i : inputs)
+    ps << " " << shapeText(b.buffers[i].shape);
+  ps << "\n  outputs:";
+  for (uint32_t i : outputs)
+    ps << " " << shapeText(b.buffers[i].shape);
+  ps << "\n  instructions: " << b.program.size()
+     << ", halo exchanges: " << traffic.haloExchanges
+     << ", collectives: " << traffic.collectives
+     << ", bytes sent: " << traffic.bytesSent
+     << ", received: " << traffic.bytesReceived << "\n";
   ps << "  arena: " << plan.arenaBytes << " bytes (peak live "
      << plan.peakLiveBytes << " bytes)\n";
   for (size_t i = 0; i < b.buffers.size(); ++i) {
@@ -219,6 +283,44 @@ std::optional<Location> firstRealSharding(func::FuncOp f) {
       check(op->getLoc(), r.getSharding());
   });
   return found;
+}
+
+/// Liveness, memory plan and slots of one finished rank program.
+std::pair<art::RankClassSpec, MemoryPlan>
+finishRankProgram(ProgramBuilder &b, const std::vector<uint32_t> &inputs,
+                  const std::vector<uint32_t> &outputs) {
+  int64_t end = int64_t(b.program.size());
+  std::vector<BufferLifetime> lifetimes;
+  for (Buffer &buf : b.buffers) {
+    if (buf.pinned)
+      buf.last = end;
+    // Inputs are written before the first instruction.
+    BufferLifetime l{bufferBytes(buf), buf.first, buf.last};
+    if (buf.constant >= 0)
+      l.bytes = 0; // lives in the file, not the arena
+    lifetimes.push_back(l);
+  }
+  for (uint32_t i : inputs)
+    lifetimes[i].first = -1;
+  MemoryPlan plan = planMemory(lifetimes);
+
+  art::RankClassSpec rc;
+  rc.program = b.program;
+  rc.inputSlots = inputs;
+  rc.outputSlots = outputs;
+  for (size_t i = 0; i < b.buffers.size(); ++i) {
+    const Buffer &buf = b.buffers[i];
+    art::BufferSlotSpec slot;
+    slot.dtype = buf.dtype;
+    slot.shape = buf.shape;
+    slot.bytes = bufferBytes(buf);
+    slot.offset = buf.constant >= 0 ? 0 : plan.offsets[i];
+    if (buf.constant >= 0) // read in place from the file
+      rc.constants.push_back({uint32_t(buf.constant), uint32_t(i)});
+    rc.buffers.push_back(std::move(slot));
+  }
+  rc.arenaBytes = plan.arenaBytes;
+  return {std::move(rc), std::move(plan)};
 }
 
 /// Lowers `f` for one rank, ignoring shardings; embeds `reference` (a
@@ -284,39 +386,9 @@ lowerWorldOfOne(func::FuncOp f, const std::vector<uint8_t> *reference) {
     if (failed(lowerOp(&op, b)))
       return failure();
   }
-  int64_t end = int64_t(b.program.size());
-  std::vector<BufferLifetime> lifetimes;
-  for (Buffer &buf : b.buffers) {
-    if (buf.pinned)
-      buf.last = end;
-    // Inputs are written before the first instruction.
-    BufferLifetime l{bufferBytes(buf), buf.first, buf.last};
-    if (buf.constant >= 0)
-      l.bytes = 0; // lives in the file, not the arena
-    lifetimes.push_back(l);
-  }
-  for (uint32_t i : inputs)
-    lifetimes[i].first = -1;
-  MemoryPlan plan = planMemory(lifetimes);
-
-  art::RankClassSpec rc;
+  auto [rc, plan] = finishRankProgram(b, inputs, outputs);
   rc.name = "all";
   rc.ranks = {0};
-  rc.program = b.program;
-  rc.inputSlots = inputs;
-  rc.outputSlots = outputs;
-  for (size_t i = 0; i < b.buffers.size(); ++i) {
-    const Buffer &buf = b.buffers[i];
-    art::BufferSlotSpec slot;
-    slot.dtype = buf.dtype;
-    slot.shape = buf.shape;
-    slot.bytes = bufferBytes(buf);
-    slot.offset = buf.constant >= 0 ? 0 : plan.offsets[i];
-    if (buf.constant >= 0) // read in place from the file
-      rc.constants.push_back({uint32_t(buf.constant), uint32_t(i)});
-    rc.buffers.push_back(std::move(slot));
-  }
-  rc.arenaBytes = plan.arenaBytes;
   writer.addRankClass(std::move(rc));
   for (size_t i = 0; i < inputs.size(); ++i)
     writer.addInput(
@@ -328,11 +400,119 @@ lowerWorldOfOne(func::FuncOp f, const std::vector<uint8_t> *reference) {
     writer.addConstant(std::move(c));
 
   LoweredArtifact out;
-  describeProgram(b, plan, out);
+  describeProgram("all", {0}, b, plan, RankTraffic(), inputs, outputs, out);
   shardrt::StatusOr<std::vector<uint8_t>> bytes = writer.serialize();
   if (!bytes.ok())
     return emitError(f.getLoc())
            << "internal error: the lowered artifact fails its own checks: "
+           << bytes.status().message();
+  out.bytes = std::move(*bytes);
+  return out;
+}
+
+art::TensorDescSpec shardedDesc(std::string name, fb::DType dtype,
+                                const ValueSharding &s) {
+  art::TensorDescSpec t;
+  t.name = std::move(name);
+  t.dtype = dtype;
+  t.shape = s.layout.shape;
+  for (const plan::DimSplit &d : s.layout.dims) {
+    art::DimShardingSpec spec;
+    for (int a : d.axes)
+      spec.meshAxes.push_back(uint32_t(a));
+    spec.extents = d.extents();
+    t.dims.push_back(std::move(spec));
+  }
+  return t;
+}
+
+/// Everything that makes two ranks' programs interchangeable.
+std::string classKey(const art::RankClassSpec &rc) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  auto list = [&](const auto &v) {
+    os << "[";
+    for (const auto &x : v)
+      os << x << ",";
+    os << "]";
+  };
+  for (const art::InstructionSpec &i : rc.program) {
+    os << int(i.opcode) << i.str << int(i.reduce);
+    list(i.inputs), list(i.outputs), list(i.ints), list(i.floats);
+    list(i.meshAxes);
+    for (const art::TransferSpec &t : i.transfers) {
+      os << int(t.kind) << t.periodic << t.slot << ":" << t.tag;
+      list(t.peer), list(t.lo), list(t.hi);
+    }
+    os << ";";
+  }
+  for (const art::BufferSlotSpec &b : rc.buffers) {
+    os << int(b.dtype) << "@" << b.offset;
+    if (b.shape)
+      list(*b.shape);
+  }
+  for (const art::ConstantBindingSpec &c : rc.constants)
+    os << c.constant << ">" << c.slot << ",";
+  list(rc.inputSlots), list(rc.outputSlots);
+  os << rc.arenaBytes;
+  return key;
+}
+
+/// Lowers `f` partitioned over `mesh`: one program per rank, ranks with
+/// identical programs merged into a class.
+FailureOr<LoweredArtifact>
+lowerPartitioned(func::FuncOp f, MeshOp mesh,
+                 const std::vector<uint8_t> &reference) {
+  Partitioner p(f, mesh);
+  if (failed(p.run()))
+    return failure();
+  std::vector<std::string> axisNames;
+  for (Attribute a : mesh.getAxisNames())
+    axisNames.push_back(cast<StringAttr>(a).str());
+  art::ArtifactWriter writer(axisNames, std::vector<int32_t>(
+                                            mesh.getShape().begin(),
+                                            mesh.getShape().end()));
+  writer.setProducer("shardc 0.1");
+  writer.setReference(art::BlobBytes::borrow(reference.data(), reference.size()));
+  struct Class {
+    art::RankClassSpec spec;
+    MemoryPlan plan;
+    int64_t firstRank;
+  };
+  std::vector<Class> classes;
+  std::map<std::string, size_t> byKey;
+  for (int64_t r = 0; r < p.numRanks(); ++r) {
+    auto [rc, plan] = finishRankProgram(p.ranks[r], p.inputs[r], p.outputs[r]);
+    std::string key = classKey(rc);
+    auto [it, fresh] = byKey.try_emplace(key, classes.size());
+    if (fresh)
+      classes.push_back({std::move(rc), std::move(plan), r});
+    classes[it->second].spec.ranks.push_back(int32_t(r));
+  }
+  LoweredArtifact out;
+  for (size_t c = 0; c < classes.size(); ++c) {
+    Class &cls = classes[c];
+    cls.spec.name = "class" + std::to_string(c);
+    int64_t r = cls.firstRank;
+    describeProgram(cls.spec.name, cls.spec.ranks, p.ranks[r], cls.plan,
+                    p.traffic[r], p.inputs[r], p.outputs[r], out);
+    writer.addRankClass(std::move(cls.spec));
+  }
+  for (size_t i = 0; i < p.inputShardings.size(); ++i)
+    writer.addInput(shardedDesc("arg" + std::to_string(i),
+                                p.ranks[0].buffers[p.inputs[0][i]].dtype,
+                                p.inputShardings[i]));
+  for (size_t i = 0; i < p.outputShardings.size(); ++i)
+    writer.addOutput(shardedDesc("result" + std::to_string(i),
+                                 p.ranks[0].buffers[p.outputs[0][i]].dtype,
+                                 p.outputShardings[i]));
+  for (art::ConstantSpec &c : p.constants)
+    writer.addConstant(std::move(c));
+  shardrt::StatusOr<std::vector<uint8_t>> bytes = writer.serialize();
+  if (!bytes.ok())
+    return emitError(f.getLoc())
+           << "internal error: the partitioned artifact fails its own "
+              "checks: "
            << bytes.status().message();
   out.bytes = std::move(*bytes);
   return out;
@@ -376,18 +556,27 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
   FailureOr<func::FuncOp> entry = entryFunction(module);
   if (failed(entry))
     return failure();
-  if (!options.unpartitioned)
-    if (std::optional<Location> at = firstRealSharding(*entry))
-      return emitError(*at)
-             << "partitioning over more than one device is not implemented "
-                "yet (the partitioner lands with sc-partition); compile with "
-                "--unpartitioned to run the model on one rank";
   if (reference && failed(checkReference(*entry, *reference)))
     return failure();
-  // Until the partitioner lands the program is the world-of-one program
-  // itself, so there is nothing of our own to embed as its reference; an
-  // independent one may be given (shardc --reference).
-  return lowerWorldOfOne(*entry, reference);
+  FailureOr<MeshOp> mesh = functionMesh(*entry);
+  if (failed(mesh))
+    return failure();
+  if (options.unpartitioned || !*mesh || !firstRealSharding(*entry) ||
+      (*mesh).getNumDevices() == 1)
+    // One rank: nothing of our own to embed as a reference (it would be
+    // the program itself); an independent one may be given.
+    return lowerWorldOfOne(*entry, reference);
+  // The partitioned program carries the world-of-one program of the same
+  // source as its reference (shard-run --check), unless one is given.
+  std::vector<uint8_t> own;
+  if (!reference) {
+    FailureOr<LoweredArtifact> single = lowerWorldOfOne(*entry, nullptr);
+    if (failed(single))
+      return failure();
+    own = std::move(single->bytes);
+    reference = &own;
+  }
+  return lowerPartitioned(*entry, *mesh, *reference);
 }
 
 } // namespace shardc

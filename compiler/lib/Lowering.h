@@ -3,12 +3,14 @@
 #ifndef SHARDC_COMPILER_LIB_LOWERING_H
 #define SHARDC_COMPILER_LIB_LOWERING_H
 
+#include "shardc/Dialect/Sc/WindowMath.h"
 #include "shardrt/artifact/ArtifactWriter.h"
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,9 +27,23 @@ struct Buffer {
   int64_t constant = -1;       ///< index of the artifact constant, if any
 };
 
+/// How a windowed dim is computed on one rank of a partitioned program: the
+/// padding the local op applies (edges only) and where the local output and
+/// input start in global coordinates (interpolate, neighbourhood attention).
+struct LocalWindow {
+  int64_t padLo = 0, padHi = 0;
+  int64_t outOffset = 0, inOffset = 0;
+};
+
 /// Builds one rank program. Buffers become slots one to one.
 class ProgramBuilder {
 public:
+  /// The shape `value` has in this program: its local shape when
+  /// partitioned, else its type's.
+  std::vector<int64_t> shapeOf(mlir::Value value) const;
+  /// A scratch buffer of an explicit shape.
+  uint32_t temporary(fb::DType dtype, std::vector<int64_t> shape);
+
   /// A buffer for `value` (its type must be a static tensor of a dtype the
   /// CPU target computes in); fails with a diagnostic at `op`.
   llvm::FailureOr<uint32_t> define(mlir::Operation *op, mlir::Value value);
@@ -45,6 +61,10 @@ public:
   std::vector<shardrt::artifact::InstructionSpec> program;
   std::vector<std::string> sourceOps; ///< per instruction: the sc op name
   std::string currentOp;
+  /// Partitioned lowering: local shapes of values, and the local windows of
+  /// the op being lowered, by input dim (absent: the global window).
+  llvm::DenseMap<mlir::Value, std::vector<int64_t>> localShapes;
+  std::map<int64_t, LocalWindow> windows;
 
 private:
   llvm::DenseMap<mlir::Value, uint32_t> buffers_;
@@ -52,6 +72,9 @@ private:
 
 /// Emits the instructions of one sc op (everything but func.return).
 llvm::LogicalResult lowerOp(mlir::Operation *op, ProgramBuilder &builder);
+
+/// PyTorch's source-coordinate scale of a resize window (global sizes).
+double coordinateScale(const sc::WindowSpec &spec);
 
 /// The artifact dtype of an element type, or failure with a diagnostic.
 llvm::FailureOr<fb::DType> artifactDType(mlir::Operation *op, mlir::Type type);

@@ -8,6 +8,7 @@
 
 #include "shardc/Compiler/Compiler.h"
 #include "shardc/Dialect/Sc/ScDialect.h"
+#include "shardc/Passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -38,11 +39,10 @@ cl::opt<Emit> emit(
     "emit", cl::desc("Print a stage instead of writing the artifact"),
     cl::init(Emit::Artifact),
     cl::values(clEnumValN(Emit::Sharded, "sharded",
-                          "the module after sharding propagation (at one "
-                          "rank: the optimised module)"),
+                          "the module after sharding propagation and "
+                          "reshard insertion"),
                clEnumValN(Emit::Partitioned, "partitioned",
-                          "the per-rank-class local programs (at one rank: "
-                          "the optimised module)"),
+                          "the per-rank-class local programs"),
                clEnumValN(Emit::Plan, "plan",
                           "per rank class: ranks, shapes, exchanges, memory"),
                clEnumValN(Emit::Kernels, "kernels",
@@ -63,15 +63,19 @@ cl::opt<bool> unpartitioned(
     cl::desc("Compile for one rank, ignoring sharding annotations"),
     cl::init(false));
 
-/// The module stays the same at one rank; until sc-propagate-sharding and
-/// sc-partition land a sharded module cannot get past them.
+/// Optimisation, then (unless --unpartitioned) sharding propagation and
+/// reshard insertion; the partitioning itself happens while lowering.
 LogicalResult runStages(ModuleOp module, TimingScope &root) {
   PassManager pm(module.getContext());
-  TimingScope passes = root.nest("Optimise (canonicalize, cse)");
+  TimingScope passes = root.nest("Passes");
   pm.enableTiming(passes);
   if (optLevel > 0) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+  }
+  if (!unpartitioned) {
+    pm.addPass(shardc::createScPropagateSharding());
+    pm.addPass(shardc::createScInsertReshards());
   }
   return pm.run(module);
 }
@@ -154,10 +158,10 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   }
   switch (emit) {
   case Emit::Sharded:
-  case Emit::Partitioned:
     module->print(output->os());
     output->os() << "\n";
     break;
+  case Emit::Partitioned:
   case Emit::Plan:
     output->os() << lowered->planText;
     break;

@@ -44,4 +44,65 @@ def ScModelSummary : Pass<"sc-model-summary", "mlir::ModuleOp"> {
   }];
 }
 
+def ScPropagateSharding : Pass<"sc-propagate-sharding", "mlir::ModuleOp"> {
+  let summary = "Gives every value a sharding, starting from the annotations";
+  let description = [{
+    Walks each function forward through every op's sharding rule and records
+    the inferred sharding of each op result as an `sc.sharding` attribute.
+    A factor takes its split from the operand dims mapped to it; when
+    operands disagree the split of the operand with the most bytes wins
+    (ties: lower operand index). Windowed factors derive the result extents
+    from the input's: output index o belongs to the shard that owns
+    `anchorInputIndex(o)`, so an uneven split stays aligned through strided,
+    transposed and resizing ops. Reduction factors leave a *partial* result,
+    statistic factors keep the split, needs-replication factors drop it.
+    User annotations (arguments, `sc.sharding_constraint`, `sc.reshard`)
+    are kept.
+
+    Before:
+    ```mlir
+    sc.mesh @mesh ["x"=3]
+    func.func @f(%x: tensor<1x1x250xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[90, 90, 70]]>},
+                 %w: tensor<1x1x3xf32>) -> tensor<1x1x125xf32> {
+      %y = sc.conv %x, %w {padding = array<i64: 1>, stride = array<i64: 2>}
+          : (tensor<1x1x250xf32>, tensor<1x1x3xf32>) -> tensor<1x1x125xf32>
+      return %y : tensor<1x1x125xf32>
+    }
+    ```
+    After (the stride-2 output keeps each rank's windows):
+    ```mlir
+      %y = sc.conv %x, %w {padding = array<i64: 1>, sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[45, 45, 35]]>, stride = array<i64: 2>} ...
+    ```
+  }];
+  let options = [
+    Option<"checkOnly", "check-only", "bool", /*default=*/"false",
+           "Report each inferred sharding as a remark and leave the IR unchanged">
+  ];
+}
+
+def ScInsertReshards : Pass<"sc-insert-reshards", "mlir::ModuleOp"> {
+  let summary = "Inserts sc.reshard where an operand arrives in another layout";
+  let description = [{
+    Runs after `sc-propagate-sharding`. For every op, each operand must
+    arrive split like the result dims it shares a factor with; contracted
+    dims may stay split over the result's partial axes; windowed dims keep
+    their split (halos are the partitioner's job); every other dim is
+    gathered. Partial operands are resolved. An operand that differs gets an
+    `sc.reshard`; misaligned operands of elementwise ops are therefore never
+    paired silently. Function results take their declared `sc.sharding`, or
+    lose any pending reduction.
+
+    Before (operands split with different extents):
+    ```mlir
+    %z = sc.add %x, %y {sc.sharding = #sc.sharding<@mesh, [{"x"}[6, 2]]>}
+        : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>   // %y is [4, 4]
+    ```
+    After:
+    ```mlir
+    %0 = sc.reshard %y : tensor<8xf32> to #sc.sharding<@mesh, [{"x"}[6, 2]]>
+    %z = sc.add %x, %0 {sc.sharding = ...} : ...
+    ```
+  }];
+}
+
 #endif // SHARDC_PASSES_TD

@@ -1,0 +1,497 @@
+//===- Partition.cpp - Per-rank programs: driver, fetch, windows ----------===//
+
+#include "Partition.h"
+
+#include "shardc/Dialect/Sc/ScOps.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace shardc::sc;
+namespace art = shardrt::artifact;
+
+namespace shardc {
+
+Partitioner::Partitioner(func::FuncOp f, MeshOp meshOp)
+    : mesh(meshShape(meshOp)), func(f), meshOp(meshOp) {
+  ranks.resize(mesh.numRanks());
+  traffic.resize(mesh.numRanks());
+  inputs.resize(mesh.numRanks());
+  outputs.resize(mesh.numRanks());
+}
+
+const ValueSharding &Partitioner::shardingOf(Value v) const {
+  return shardings_.find(v)->second;
+}
+
+namespace {
+
+std::vector<int64_t> boxShape(const plan::Box &box) {
+  std::vector<int64_t> s;
+  for (const Interval &i : box)
+    s.push_back(i.size());
+  return s;
+}
+
+std::vector<int32_t> relativePeer(const plan::Mesh &mesh, int64_t from,
+                                  int64_t to) {
+  std::vector<int64_t> a = mesh.coords(from), b = mesh.coords(to);
+  std::vector<int32_t> peer;
+  for (size_t i = 0; i < a.size(); ++i)
+    peer.push_back(int32_t(b[i] - a[i]));
+  return peer;
+}
+
+art::TransferSpec transfer(fb::TransferKind kind, std::vector<int32_t> peer,
+                           uint32_t slot, const plan::Box &box, int tag) {
+  art::TransferSpec t;
+  t.kind = kind;
+  t.peer = std::move(peer);
+  t.slot = slot;
+  for (const Interval &i : box) {
+    t.lo.push_back(i.lo);
+    t.hi.push_back(i.hi);
+  }
+  t.tag = uint32_t(tag);
+  return t;
+}
+
+bool sameBox(const plan::Need &need, const plan::Box &owned) {
+  for (size_t d = 0; d < need.dims.size(); ++d)
+    if (need.dims[d].size() != 1 || need.dims[d][0].shift != 0 ||
+        !(need.dims[d][0].virt == owned[d]))
+      return false;
+  return true;
+}
+
+} // namespace
+
+FailureOr<std::vector<uint32_t>>
+Partitioner::fetch(Operation *op, Value v,
+                   const std::vector<plan::Need> &needs) {
+  const ValueSharding &s = shardingOf(v);
+  if (s.isPartial())
+    return op->emitOpError("internal error: reads a partial value that was "
+                           "not resolved");
+  std::vector<uint32_t> result(numRanks());
+  std::vector<plan::Need> moving(numRanks());
+  bool anyMoves = false;
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    result[r] = ranks[r].lookup(v);
+    if (!sameBox(needs[r], s.layout.owned(mesh, r)))
+      moving[r] = needs[r], anyMoves = true;
+  }
+  if (!anyMoves)
+    return result;
+  std::vector<plan::Move> moves = planMoves(mesh, s.layout, moving);
+  // Destination buffers.
+  for (int64_t r = 0; r < numRanks(); ++r)
+    if (!moving[r].dims.empty())
+      result[r] = ranks[r].temporary(ranks[r].buffers[result[r]].dtype,
+                                     moving[r].shape());
+  std::vector<std::vector<art::TransferSpec>> transfers(numRanks());
+  std::vector<std::vector<const plan::Move *>> selfMoves(numRanks());
+  for (const plan::Move &m : moves) {
+    if (m.from == m.to) {
+      selfMoves[m.to].push_back(&m);
+      continue;
+    }
+    uint32_t src = ranks[m.from].lookup(v);
+    transfers[m.from].push_back(transfer(fb::TransferKind::Send,
+                                         relativePeer(mesh, m.from, m.to), src,
+                                         m.src, m.tag));
+    transfers[m.to].push_back(transfer(fb::TransferKind::Recv,
+                                       relativePeer(mesh, m.to, m.from),
+                                       result[m.to], m.dst, m.tag));
+    int64_t bytes = int64_t(art::tensorBytes(
+        ranks[m.to].buffers[result[m.to]].dtype, boxShape(m.src)));
+    traffic[m.from].bytesSent += bytes;
+    traffic[m.to].bytesReceived += bytes;
+  }
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    ProgramBuilder &b = ranks[r];
+    uint32_t own = b.lookup(v);
+    // The rank's own part goes in with one pad (crop and extend), which
+    // also zeroes what the exchange then overwrites. A part that wraps onto
+    // the rank itself goes through the exchange like any other.
+    if (selfMoves[r].size() == 1 && moving[r].dims.size()) {
+      const plan::Move &m = *selfMoves[r][0];
+      std::vector<int64_t> ownShape = b.buffers[own].shape;
+      std::vector<int64_t> bufShape = b.buffers[result[r]].shape;
+      std::vector<int64_t> lo, hi;
+      bool translation = true;
+      for (size_t d = 0; d < m.src.size(); ++d) {
+        lo.push_back(m.dst[d].lo - m.src[d].lo);
+        hi.push_back((bufShape[d] - m.dst[d].hi) - (ownShape[d] - m.src[d].hi));
+        // Pad places own element i at i + lo; every element it places
+        // outside the move lands where a receive overwrites it, unless the
+        // crop leaves the box (then the layout wraps onto itself).
+        translation = translation && lo.back() + ownShape[d] + hi.back() ==
+                                         bufShape[d];
+      }
+      if (translation) {
+        std::vector<int64_t> ints = lo;
+        ints.insert(ints.end(), hi.begin(), hi.end());
+        art::InstructionSpec &pad =
+            b.emit(fb::Opcode::Pad, {own}, {result[r]});
+        pad.str = "constant";
+        pad.ints = ints;
+        pad.floats = {0.0};
+        selfMoves[r].clear();
+      }
+    }
+    for (const plan::Move *m : selfMoves[r]) {
+      std::vector<int32_t> zero(mesh.shape.size(), 0);
+      transfers[r].push_back(
+          transfer(fb::TransferKind::Send, zero, own, m->src, m->tag));
+      transfers[r].push_back(transfer(fb::TransferKind::Recv, zero, result[r],
+                                      m->dst, m->tag));
+    }
+    if (transfers[r].empty())
+      continue;
+    std::vector<uint32_t> outs;
+    if (!moving[r].dims.empty())
+      outs.push_back(result[r]);
+    art::InstructionSpec &x = b.emit(fb::Opcode::HaloExchange, {own}, outs);
+    x.transfers = std::move(transfers[r]);
+    ++traffic[r].haloExchanges;
+  }
+  return result;
+}
+
+FailureOr<std::vector<uint32_t>> Partitioner::resolvePartial(Operation *op,
+                                                             Value v) {
+  const ValueSharding &s = shardingOf(v);
+  std::vector<int> all;
+  for (size_t a = 0; a < mesh.shape.size(); ++a)
+    all.push_back(int(a));
+  if (s.partialAxes != all)
+    return op->emitOpError("needs a reduction over some but not all mesh "
+                           "axes, which the cpu runtime cannot run yet "
+                           "(it has no sub-communicators)");
+  fb::ReduceKind kind = fb::ReduceKind::Sum;
+  if (s.partialKind == ReductionKind::Max)
+    kind = fb::ReduceKind::Max;
+  else if (s.partialKind == ReductionKind::Min)
+    kind = fb::ReduceKind::Min;
+  std::vector<uint32_t> out(numRanks());
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    ProgramBuilder &b = ranks[r];
+    uint32_t in = b.lookup(v);
+    out[r] = b.temporary(b.buffers[in].dtype, b.buffers[in].shape);
+    art::InstructionSpec &inst =
+        b.emit(fb::Opcode::AllReduce, {in}, {out[r]});
+    inst.reduce = kind;
+    for (int a : all)
+      inst.meshAxes.push_back(uint32_t(a));
+    ++traffic[r].collectives;
+  }
+  return out;
+}
+
+std::vector<uint32_t>
+Partitioner::constantTensor(std::vector<int64_t> shape,
+                            const std::vector<float> &values) {
+  art::ConstantSpec spec;
+  spec.name = "partition" + std::to_string(constants.size());
+  spec.dtype = fb::DType::F32;
+  std::vector<uint8_t> bytes(values.size() * 4);
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  std::vector<int32_t> all;
+  for (int64_t r = 0; r < numRanks(); ++r)
+    all.push_back(int32_t(r));
+  spec.shards.push_back({all, shape, art::BlobBytes(std::move(bytes))});
+  std::vector<uint32_t> ids;
+  for (ProgramBuilder &b : ranks) {
+    uint32_t id = b.temporary(fb::DType::F32, shape);
+    b.buffers[id].constant = int64_t(constants.size());
+    ids.push_back(id);
+  }
+  constants.push_back(std::move(spec));
+  return ids;
+}
+
+uint32_t Partitioner::scalar(int64_t r, double value) {
+  ProgramBuilder &b = ranks[r];
+  uint32_t id = b.temporary(fb::DType::F32, {});
+  b.emit(fb::Opcode::Fill, {}, {id}).floats = {value};
+  return id;
+}
+
+//===----------------------------------------------------------------------===//
+// Needs of windowed dims
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The input a rank reads along one windowed dim for outputs `out`, and how
+/// its local op must window it.
+int64_t floorDiv(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+
+struct WindowNeed {
+  std::vector<plan::Piece> pieces;
+  LocalWindow local;
+};
+
+FailureOr<WindowNeed> windowNeed(Operation *op, const WindowSpec &spec,
+                                 Interval out) {
+  WindowNeed w;
+  w.local.outOffset = out.lo;
+  if (out.empty()) {
+    w.pieces.push_back({{0, 0}, 0});
+    return w;
+  }
+  int64_t n = spec.inputSize;
+  Interval virt = virtualInputRange(spec, out);
+  bool padded =
+      spec.kind == WindowKind::Strided || spec.kind == WindowKind::Pad;
+  Interval real;
+  if (padded && spec.boundary == BoundaryMode::Circular) {
+    // The buffer holds the whole virtual range, wrapped pieces included.
+    for (int64_t k = floorDiv(virt.lo, n); k * n < virt.hi; ++k) {
+      int64_t lo = std::max(virt.lo, k * n), hi = std::min(virt.hi, (k + 1) * n);
+      if (lo < hi)
+        w.pieces.push_back({{lo, hi}, -k * n});
+    }
+    w.local.inOffset = virt.lo;
+    return w;
+  }
+  if (padded) {
+    real = {std::max<int64_t>(virt.lo, 0), std::min(virt.hi, n)};
+    if (spec.boundary != BoundaryMode::Zeros)
+      for (const Interval &i : inputIntervals(spec, out))
+        real = {std::min(real.lo, i.lo), std::max(real.hi, i.hi)};
+    if (real.lo >= real.hi)
+      return op->emitOpError("reads only padding on one rank; partitioning "
+                             "such a split is not implemented");
+    w.local.padLo = real.lo - virt.lo;
+    w.local.padHi = virt.hi - real.hi;
+    if (spec.boundary != BoundaryMode::Zeros &&
+        (w.local.padLo < 0 || w.local.padHi < 0))
+      return op->emitOpError("has a shard so small that its reflected or "
+                             "replicated border comes from another rank; "
+                             "partitioning it is not implemented");
+  } else {
+    std::vector<Interval> taps = inputIntervals(spec, out);
+    if (taps.empty())
+      return op->emitOpError("has outputs on one rank that no input reaches; "
+                             "partitioning such a split is not implemented");
+    real = {taps.front().lo, taps.back().hi};
+    if (spec.kind == WindowKind::Transposed)
+      w.local.padLo = out.lo + spec.padLow - real.lo * spec.stride;
+  }
+  w.pieces.push_back({real, 0});
+  w.local.inOffset = real.lo;
+  return w;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult Partitioner::reshard(Operation *op) {
+  Value in = op->getOperand(0), out = op->getResult(0);
+  const ValueSharding &to = shardingOf(out);
+  if (to.isPartial())
+    return op->emitOpError("reshards to a partial value; only the compiler "
+                           "makes partial values");
+  std::vector<uint32_t> src(numRanks());
+  if (shardingOf(in).isPartial()) {
+    FailureOr<std::vector<uint32_t>> reduced = resolvePartial(op, in);
+    if (failed(reduced))
+      return failure();
+    // After the all-reduce every rank holds the whole value.
+    ValueSharding full = replicatedSharding(in.getType());
+    shardings_[in] = full;
+    for (int64_t r = 0; r < numRanks(); ++r)
+      ranks[r].bind(in, (*reduced)[r]);
+  }
+  std::vector<plan::Need> needs;
+  for (int64_t r = 0; r < numRanks(); ++r)
+    needs.push_back(plan::Need::box(to.layout.owned(mesh, r)));
+  FailureOr<std::vector<uint32_t>> got = fetch(op, in, needs);
+  if (failed(got))
+    return failure();
+  for (int64_t r = 0; r < numRanks(); ++r)
+    ranks[r].bind(out, (*got)[r]);
+  return success();
+}
+
+LogicalResult Partitioner::partitionOp(Operation *op) {
+  if (isa<ReshardOp, ShardingConstraintOp>(op))
+    return reshard(op);
+  Value result = op->getResult(0);
+  const ValueSharding &rs = shardingOf(result);
+  auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
+  if (!ruleOp)
+    return op->emitOpError("has no sharding rule; cannot partition it");
+  ShardingRule rule = ruleOp.getShardingRule();
+  std::vector<WindowedDim> windows;
+  if (auto w = dyn_cast<WindowOpInterface>(op))
+    windows = w.getWindowedDims();
+
+  // Each operand's need on each rank, and each rank's local windows.
+  std::vector<std::vector<plan::Need>> needs(op->getNumOperands());
+  std::vector<std::map<int64_t, LocalWindow>> localWindows(numRanks());
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    plan::Box outBox = rs.layout.owned(mesh, r);
+    for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+      Value v = op->getOperand(i);
+      const ValueSharding &s = shardingOf(v);
+      plan::Box own = s.layout.owned(mesh, r);
+      plan::Need need;
+      for (size_t d = 0; d < rule.operandDims[i].size(); ++d) {
+        int64_t f = rule.operandDims[i][d];
+        const WindowedDim *win = nullptr;
+        for (const WindowedDim &w : windows)
+          if (w.operand == i && w.inputDim == int64_t(d))
+            win = &w;
+        int64_t rd = -1;
+        for (size_t k = 0; f != ShardingRule::kNoFactor &&
+                           k < rule.resultDims[0].size();
+             ++k)
+          if (rule.resultDims[0][k] == f)
+            rd = int64_t(k);
+        if (win) {
+          // Windowed dims without a split compute the global window.
+          if (rs.layout.dims[rd].axes.empty() &&
+              s.layout.dims[d].axes.empty()) {
+            need.dims.push_back({{{0, s.layout.shape[d]}, 0}});
+            continue;
+          }
+          FailureOr<WindowNeed> wn = windowNeed(op, win->spec, outBox[rd]);
+          if (failed(wn))
+            return failure();
+          need.dims.push_back(wn->pieces);
+          localWindows[r][d] = wn->local;
+          continue;
+        }
+        Interval want{0, s.layout.shape[d]};
+        if (rd >= 0)
+          want = outBox[rd];
+        else if (f != ShardingRule::kNoFactor &&
+                 !s.layout.dims[d].axes.empty())
+          want = own[d]; // contracted or statistic dim: the local part
+        need.dims.push_back({{want, 0}});
+      }
+      needs[i].push_back(std::move(need));
+    }
+  }
+  std::vector<std::vector<uint32_t>> operandBuffers;
+  for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+    FailureOr<std::vector<uint32_t>> got =
+        fetch(op, op->getOperand(i), needs[i]);
+    if (failed(got))
+      return failure();
+    operandBuffers.push_back(std::move(*got));
+  }
+  std::vector<std::vector<int64_t>> resultShapes;
+  for (int64_t r = 0; r < numRanks(); ++r)
+    resultShapes.push_back(rs.layout.ownedShape(mesh, r));
+
+  if (std::optional<LogicalResult> handled =
+          lowerStatisticOp(*this, op, operandBuffers, resultShapes))
+    return *handled;
+
+  // The global op's own lowering on local buffers and shapes.
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    ProgramBuilder &b = ranks[r];
+    std::vector<std::pair<uint32_t, std::vector<int64_t>>> saved;
+    for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+      Value v = op->getOperand(i);
+      saved.push_back({b.lookup(v), b.shapeOf(v)});
+      b.bind(v, operandBuffers[i][r]);
+      b.localShapes[v] = b.buffers[operandBuffers[i][r]].shape;
+    }
+    b.localShapes[result] = resultShapes[r];
+    b.windows = localWindows[r];
+    LogicalResult lowered = lowerOp(op, b);
+    b.windows.clear();
+    for (unsigned i = op->getNumOperands(); i-- > 0;) {
+      Value v = op->getOperand(i);
+      b.bind(v, saved[i].first);
+      b.localShapes[v] = saved[i].second;
+    }
+    if (failed(lowered))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult Partitioner::finishReturn(Operation *op) {
+  for (Value v : op->getOperands()) {
+    if (shardingOf(v).isPartial())
+      return op->emitOpError("returns a partial value (internal error: "
+                             "sc-insert-reshards resolves them)");
+    outputShardings.push_back(shardingOf(v));
+    for (int64_t r = 0; r < numRanks(); ++r) {
+      ProgramBuilder &b = ranks[r];
+      b.currentOp = "func.return";
+      uint32_t id = b.lookup(v);
+      if (b.buffers[id].pinned || b.buffers[id].constant >= 0) {
+        uint32_t copy = b.temporary(b.buffers[id].dtype, b.buffers[id].shape);
+        b.emit(fb::Opcode::Copy, {id}, {copy});
+        id = copy;
+      }
+      b.buffers[id].pinned = true;
+      outputs[r].push_back(id);
+    }
+  }
+  return success();
+}
+
+LogicalResult Partitioner::run() {
+  auto record = [&](Value v) {
+    shardings_[v] = materialize(recordedSharding(v), v.getType(), meshOp);
+  };
+  for (BlockArgument arg : func.getArguments()) {
+    record(arg);
+    inputShardings.push_back(shardingOf(arg));
+    for (int64_t r = 0; r < numRanks(); ++r) {
+      ProgramBuilder &b = ranks[r];
+      b.localShapes[arg] = shardingOf(arg).layout.ownedShape(mesh, r);
+      FailureOr<uint32_t> id = b.define(func, arg);
+      if (failed(id))
+        return failure();
+      b.buffers[*id].pinned = true;
+      inputs[r].push_back(*id);
+    }
+  }
+  for (Operation &op : func.getBody().front()) {
+    if (isa<func::ReturnOp>(op))
+      return finishReturn(&op);
+    if (op.getNumResults() != 1)
+      return op.emitOpError("has ")
+             << op.getNumResults() << " results; the lowering expects one";
+    record(op.getResult(0));
+    for (ProgramBuilder &b : ranks)
+      b.currentOp = op.getName().getStringRef().str();
+    if (auto c = dyn_cast<ConstantOp>(op)) {
+      // Every rank holds the whole constant; consumers slice it locally.
+      shardings_[c.getResult()] = replicatedSharding(c.getType());
+      auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+      if (!dense || !dense.getElementType().isF32())
+        return c.emitOpError("partitioned programs take f32 dense constants "
+                             "only so far");
+      std::vector<float> values(dense.getValues<float>().begin(),
+                                dense.getValues<float>().end());
+      auto shape = cast<RankedTensorType>(c.getType()).getShape();
+      std::vector<uint32_t> ids =
+          constantTensor({shape.begin(), shape.end()}, values);
+      for (int64_t r = 0; r < numRanks(); ++r)
+        ranks[r].bind(c.getResult(), ids[r]);
+      continue;
+    }
+    if (failed(partitionOp(&op)))
+      return failure();
+  }
+  return func.emitError("the entry function has no return");
+}
+
+} // namespace shardc

@@ -1,0 +1,81 @@
+//===- Partition.h - Per-rank programs from a sharded sc function -*- C++ -*-===//
+//
+// The partitioned lowering: every op of the global program becomes, on every
+// rank, the local op on its shard plus the data movement its operands need,
+// planned from index intervals (BoxPlan.h). All ranks are lowered side by
+// side, op by op, because one rank's sends are another's receives; ranks
+// whose programs come out identical (peers are relative mesh offsets) then
+// share a rank class.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_COMPILER_LIB_PARTITION_H
+#define SHARDC_COMPILER_LIB_PARTITION_H
+
+#include "Lowering.h"
+
+#include "shardc/Passes/Sharding.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace shardc {
+
+/// What one rank's program moves, for `--emit=plan`.
+struct RankTraffic {
+  int64_t haloExchanges = 0, collectives = 0;
+  int64_t bytesSent = 0, bytesReceived = 0;
+};
+
+class Partitioner {
+public:
+  Partitioner(mlir::func::FuncOp f, sc::MeshOp mesh);
+
+  /// Lowers the function; fails with a located diagnostic on what it cannot
+  /// partition.
+  mlir::LogicalResult run();
+
+  plan::Mesh mesh;
+  std::vector<ProgramBuilder> ranks;
+  std::vector<RankTraffic> traffic;
+  std::vector<std::vector<uint32_t>> inputs, outputs; ///< per rank
+  std::vector<ValueSharding> inputShardings, outputShardings;
+  std::vector<shardrt::artifact::ConstantSpec> constants;
+
+  // Used by the op-family lowerings (PartitionOps.cpp).
+  int64_t numRanks() const { return int64_t(ranks.size()); }
+  const ValueSharding &shardingOf(mlir::Value v) const;
+  /// Assembles `needs[r]` of `v` on every rank r (a reused shard when the
+  /// need is exactly the owned box); returns each rank's buffer.
+  mlir::FailureOr<std::vector<uint32_t>>
+  fetch(mlir::Operation *op, mlir::Value v,
+        const std::vector<plan::Need> &needs);
+  /// Resolves a partial value with one all-reduce over the whole mesh.
+  mlir::FailureOr<std::vector<uint32_t>> resolvePartial(mlir::Operation *op,
+                                                        mlir::Value v);
+  /// A replicated f32 constant of `shape` bound on every rank.
+  std::vector<uint32_t> constantTensor(std::vector<int64_t> shape,
+                                       const std::vector<float> &values);
+  /// A scalar filled with `value` on rank r.
+  uint32_t scalar(int64_t r, double value);
+
+  mlir::func::FuncOp func;
+  sc::MeshOp meshOp;
+
+private:
+  mlir::LogicalResult partitionOp(mlir::Operation *op);
+  mlir::LogicalResult reshard(mlir::Operation *op);
+  mlir::LogicalResult finishReturn(mlir::Operation *op);
+  llvm::DenseMap<mlir::Value, ValueSharding> shardings_;
+};
+
+/// The op families whose local computation differs from the global op's
+/// (statistics over split dims, attention rings, partial means). Each
+/// returns failure() with a diagnostic, or success() when it handled `op`,
+/// or std::nullopt when the generic lowering applies.
+std::optional<mlir::LogicalResult>
+lowerStatisticOp(Partitioner &p, mlir::Operation *op,
+                 const std::vector<std::vector<uint32_t>> &operandBuffers,
+                 const std::vector<std::vector<int64_t>> &resultShapes);
+
+} // namespace shardc
+
+#endif // SHARDC_COMPILER_LIB_PARTITION_H

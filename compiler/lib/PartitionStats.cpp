@@ -1,0 +1,446 @@
+//===- PartitionStats.cpp - Ops whose local program differs ---------------===//
+//
+// Statistics over split dims (group/layer norm): each rank computes its
+// local mean and sum of squared deviations, one all-gather brings every
+// rank's pair, and each rank merges them with Chan's formula, weighting by
+// the (static, possibly uneven) shard sizes; the two-level form keeps the
+// merge as stable as the single-device two-pass one.
+//
+// Attention over a split key sequence: a ring. Each rank keeps its queries
+// and passes its key/value block around the mesh axis, accumulating with an
+// online softmax (running max, rescaled sum and output); blocks may differ
+// in size from rank to rank.
+//
+// A mean over split dims: a local sum scaled by the global count, leaving
+// a partial sum.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Partition.h"
+
+#include "shardc/Dialect/Sc/ScOps.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <numeric>
+
+using namespace mlir;
+using namespace shardc::sc;
+namespace art = shardrt::artifact;
+
+namespace shardc {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+int64_t product(const Shape &s, size_t from = 0, size_t to = size_t(-1)) {
+  int64_t p = 1;
+  for (size_t i = from; i < std::min(to, s.size()); ++i)
+    p *= s[i];
+  return p;
+}
+
+Shape broadcast(const Shape &a, const Shape &b) {
+  Shape out(std::max(a.size(), b.size()), 1);
+  for (size_t i = 0; i < out.size(); ++i) {
+    int64_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
+    int64_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+/// Instructions on one rank's program, each into a fresh buffer.
+struct Emit {
+  ProgramBuilder &b;
+
+  const Shape &shape(uint32_t x) const { return b.buffers[x].shape; }
+  uint32_t tmp(Shape s) { return b.temporary(fb::DType::F32, std::move(s)); }
+  uint32_t unary(const char *fn, uint32_t x) {
+    uint32_t y = tmp(shape(x));
+    b.emit(fb::Opcode::Unary, {x}, {y}).str = fn;
+    return y;
+  }
+  uint32_t binary(const char *fn, uint32_t x, uint32_t z) {
+    uint32_t y = tmp(broadcast(shape(x), shape(z)));
+    b.emit(fb::Opcode::Binary, {x, z}, {y}).str = fn;
+    return y;
+  }
+  uint32_t reduce(const char *fn, uint32_t x, std::vector<int64_t> dims,
+                  bool keepdim) {
+    Shape out;
+    for (size_t d = 0; d < shape(x).size(); ++d) {
+      bool reduced = llvm::is_contained(dims, int64_t(d));
+      if (!reduced)
+        out.push_back(shape(x)[d]);
+      else if (keepdim)
+        out.push_back(1);
+    }
+    uint32_t y = tmp(out);
+    art::InstructionSpec &inst = b.emit(fb::Opcode::Reduce, {x}, {y});
+    inst.str = fn;
+    inst.ints = dims;
+    return y;
+  }
+  uint32_t reshape(uint32_t x, Shape s) {
+    uint32_t y = tmp(std::move(s));
+    b.emit(fb::Opcode::Copy, {x}, {y});
+    return y;
+  }
+  uint32_t slice(uint32_t x, Shape start, Shape out) {
+    uint32_t y = tmp(std::move(out));
+    art::InstructionSpec &inst = b.emit(fb::Opcode::Slice, {x}, {y});
+    inst.ints = start;
+    inst.ints.insert(inst.ints.end(), start.size(), 1);
+    return y;
+  }
+  uint32_t concat(uint32_t x, uint32_t z, int64_t dim) {
+    Shape out = shape(x);
+    out[dim] += shape(z)[dim];
+    uint32_t y = tmp(out);
+    b.emit(fb::Opcode::Concat, {x, z}, {y}).ints = {dim};
+    return y;
+  }
+  uint32_t permute(uint32_t x, std::vector<int64_t> perm) {
+    Shape out;
+    for (int64_t p : perm)
+      out.push_back(shape(x)[p]);
+    uint32_t y = tmp(out);
+    b.emit(fb::Opcode::Permute, {x}, {y}).ints = perm;
+    return y;
+  }
+  uint32_t matmul(uint32_t x, uint32_t z) {
+    Shape out = shape(x);
+    out.back() = shape(z).back();
+    uint32_t y = tmp(out);
+    b.emit(fb::Opcode::Matmul, {x, z}, {y});
+    return y;
+  }
+};
+
+/// The mesh axes a value's dims `dims` are split over, and whether any
+/// other dim is split.
+struct SplitAxes {
+  std::vector<int> axes;
+  bool othersSplit = false;
+};
+SplitAxes splitAxes(const ValueSharding &s, const std::vector<int64_t> &dims) {
+  SplitAxes out;
+  for (size_t d = 0; d < s.layout.dims.size(); ++d) {
+    const std::vector<int> &axes = s.layout.dims[d].axes;
+    if (llvm::is_contained(dims, int64_t(d)))
+      out.axes.insert(out.axes.end(), axes.begin(), axes.end());
+    else if (!axes.empty())
+      out.othersSplit = true;
+  }
+  return out;
+}
+
+/// Normalises x over the trailing `statDims` dims of its (M, ...) grouping:
+/// x is viewed as (rows, count) per rank; returns per rank the normalised
+/// buffer, same shape as x.
+LogicalResult normalize(Partitioner &p, Operation *op,
+                        const std::vector<uint32_t> &xs, int64_t rows,
+                        const std::vector<int64_t> &counts, double eps,
+                        std::vector<uint32_t> &out) {
+  int64_t P = p.numRanks();
+  int64_t total = 0;
+  for (int64_t c : counts)
+    total += c;
+  // A shard held by several ranks (mesh axes the dims are not split over)
+  // is gathered once per holder: its weight and its share of the squared
+  // deviations are counted that many times in `total` too, so the ratios
+  // are exact.
+  for (int64_t c : counts)
+    if (c == 0)
+      return op->emitOpError("normalises over a split with an empty shard; "
+                             "partitioning that is not implemented");
+  std::vector<float> weights, sizes;
+  for (int64_t c : counts) {
+    weights.push_back(float(double(c) / double(total)));
+    sizes.push_back(float(c));
+  }
+  std::vector<uint32_t> w = p.constantTensor({P, 1, 1}, weights);
+  std::vector<uint32_t> n = p.constantTensor({P, 1, 1}, sizes);
+  for (int64_t r = 0; r < P; ++r) {
+    Emit e{p.ranks[r]};
+    Shape xShape = e.shape(xs[r]);
+    uint32_t x = e.reshape(xs[r], {rows, counts[r]});
+    uint32_t mean = e.reduce("mean", x, {1}, true);
+    uint32_t centered = e.binary("sub", x, mean);
+    uint32_t m2 = e.reduce("sum", e.binary("mul", centered, centered), {1}, true);
+    uint32_t stats = e.reshape(e.concat(mean, m2, 1), {1, rows, 2});
+    uint32_t all = e.tmp({P, rows, 2});
+    art::InstructionSpec &gather =
+        p.ranks[r].emit(fb::Opcode::AllGather, {stats}, {all});
+    gather.ints = {0};
+    gather.ints.insert(gather.ints.end(), size_t(P), 1);
+    for (size_t a = 0; a < p.mesh.shape.size(); ++a)
+      gather.meshAxes.push_back(uint32_t(a));
+    ++p.traffic[r].collectives;
+    uint32_t means = e.slice(all, {0, 0, 0}, {P, rows, 1});
+    uint32_t m2s = e.slice(all, {0, 0, 1}, {P, rows, 1});
+    // Chan: mean = sum w_q m_q; M2 = sum (M2_q + n_q (m_q - mean)^2).
+    uint32_t gmean = e.reduce("sum", e.binary("mul", means, w[r]), {0}, false);
+    uint32_t d = e.binary("sub", means, gmean);
+    uint32_t spread = e.binary("mul", e.binary("mul", d, d), n[r]);
+    uint32_t gm2 = e.reduce("sum", e.binary("add", m2s, spread), {0}, false);
+    uint32_t var = e.binary("mul", gm2, p.scalar(r, 1.0 / double(total)));
+    uint32_t rstd =
+        e.unary("rsqrt", e.binary("add", var, p.scalar(r, eps)));
+    uint32_t y = e.binary("mul", e.binary("sub", x, gmean), rstd);
+    out.push_back(e.reshape(y, xShape));
+  }
+  return success();
+}
+
+/// Binds `result` on rank r to a fresh buffer holding a * w + b (affine
+/// parameters optional).
+void finishAffine(Partitioner &p, Operation *op, int64_t r, uint32_t y,
+                  std::optional<uint32_t> weight, std::optional<uint32_t> bias,
+                  const Shape &paramShape) {
+  Emit e{p.ranks[r]};
+  if (weight)
+    y = e.binary("mul", y, e.reshape(*weight, paramShape));
+  if (bias)
+    y = e.binary("add", y, e.reshape(*bias, paramShape));
+  p.ranks[r].bind(op->getResult(0), y);
+}
+
+LogicalResult lowerNormOp(Partitioner &p, Operation *op,
+                          const std::vector<std::vector<uint32_t>> &in,
+                          std::vector<int64_t> statDims, int64_t firstStat,
+                          double eps, unsigned numAffine, bool grouped,
+                          int64_t groups) {
+  Value x = op->getOperand(0);
+  const ValueSharding &s = p.shardingOf(x);
+  SplitAxes split = splitAxes(s, statDims);
+  if (split.othersSplit)
+    return op->emitOpError("normalises over split dims while other dims are "
+                           "split too; partitioning that is not implemented");
+  std::vector<int64_t> counts;
+  int64_t rows = 0;
+  for (int64_t r = 0; r < p.numRanks(); ++r) {
+    const Shape &local = p.ranks[r].buffers[in[0][r]].shape;
+    int64_t perRow = product(local, firstStat);
+    rows = product(local, 0, firstStat);
+    if (grouped) {
+      rows *= groups;
+      perRow /= groups;
+    }
+    counts.push_back(perRow);
+  }
+  std::vector<uint32_t> normalized;
+  if (failed(normalize(p, op, in[0], rows, counts, eps, normalized)))
+    return failure();
+  for (int64_t r = 0; r < p.numRanks(); ++r) {
+    const Shape &local = p.ranks[r].buffers[in[0][r]].shape;
+    std::optional<uint32_t> weight, bias;
+    if (numAffine >= 1)
+      weight = in[1][r];
+    if (numAffine >= 2)
+      bias = in[2][r];
+    Shape paramShape;
+    if (grouped) { // (C) -> (C, 1, ...)
+      paramShape = {local[1]};
+      paramShape.insert(paramShape.end(), local.size() - 2, 1);
+    } else {
+      paramShape.assign(local.begin() + firstStat, local.end());
+    }
+    finishAffine(p, op, r, normalized[r], weight, bias, paramShape);
+  }
+  return success();
+}
+
+LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
+                        const std::vector<std::vector<uint32_t>> &in) {
+  const ValueSharding &ks = p.shardingOf(op.getKey());
+  int64_t rank = ks.layout.shape.size();
+  const plan::DimSplit &seq = ks.layout.dims[rank - 2];
+  if (op.getMask() || op.getIsCausal())
+    return op.emitOpError("attends over a split key sequence with a mask or "
+                          "causally; the ring does not take masks yet");
+  if (seq.axes.size() != 1 || p.shardingOf(op.getValue()).layout.dims[rank - 2]
+                                      .starts != seq.starts)
+    return op.emitOpError("has keys split over several mesh axes or keys and "
+                          "values split differently; the ring needs one axis");
+  for (Value v : {op.getQuery(), op.getKey(), op.getValue()})
+    if (cast<RankedTensorType>(v.getType()).getRank() != rank)
+      return op.emitOpError("broadcasts batch dims over a split key sequence; "
+                            "the ring needs q, k and v of one rank");
+  int axis = seq.axes[0];
+  int64_t ringSize = p.mesh.shape[axis];
+  double scale = op.getScale()
+                     ? op.getScale()->convertToDouble()
+                     : 1.0 / std::sqrt(double(cast<RankedTensorType>(
+                                                  op.getQuery().getType())
+                                                  .getShape()
+                                                  .back()));
+  std::vector<int64_t> perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  for (int64_t r = 0; r < p.numRanks(); ++r) {
+    Emit e{p.ranks[r]};
+    int64_t c = p.mesh.coords(r)[axis];
+    uint32_t k = in[1][r], v = in[2][r], q = in[0][r];
+    uint32_t sc = p.scalar(r, scale);
+    std::optional<uint32_t> m, l, o;
+    for (int64_t t = 0; t < ringSize; ++t) {
+      int64_t block = ((c - t) % ringSize + ringSize) % ringSize;
+      uint32_t kNext = 0, vNext = 0;
+      if (t + 1 < ringSize) {
+        // Pass the block on: send to +1, receive the previous rank's.
+        int64_t prev = ((block - 1) % ringSize + ringSize) % ringSize;
+        Shape kShape = e.shape(k), vShape = e.shape(v);
+        kShape[rank - 2] = vShape[rank - 2] = seq.shard(prev).size();
+        kNext = e.tmp(kShape);
+        vNext = e.tmp(vShape);
+        std::vector<int32_t> fwd(p.mesh.shape.size(), 0), back = fwd;
+        fwd[axis] = 1;
+        back[axis] = -1;
+        art::InstructionSpec &x =
+            p.ranks[r].emit(fb::Opcode::HaloExchange, {k, v}, {kNext, vNext});
+        auto box = [](const Shape &s) {
+          std::vector<int64_t> lo(s.size(), 0);
+          return std::make_pair(lo, s);
+        };
+        int tag = 0;
+        for (auto [slot, dir, kind] :
+             {std::tuple{k, fwd, fb::TransferKind::Send},
+              std::tuple{v, fwd, fb::TransferKind::Send},
+              std::tuple{kNext, back, fb::TransferKind::Recv},
+              std::tuple{vNext, back, fb::TransferKind::Recv}}) {
+          art::TransferSpec ts;
+          ts.kind = kind;
+          ts.peer = dir;
+          ts.periodic = true;
+          ts.slot = slot;
+          std::tie(ts.lo, ts.hi) = box(e.shape(slot));
+          ts.tag = uint32_t(tag++ % 2);
+          if (kind == fb::TransferKind::Send)
+            p.traffic[r].bytesSent += product(e.shape(slot)) * 4;
+          else
+            p.traffic[r].bytesReceived += product(e.shape(slot)) * 4;
+          x.transfers.push_back(std::move(ts));
+        }
+        ++p.traffic[r].haloExchanges;
+      }
+      if (seq.shard(block).size() > 0) {
+        uint32_t scores =
+            e.binary("mul", e.matmul(q, e.permute(k, perm)), sc);
+        uint32_t blockMax = e.reduce("amax", scores, {rank - 1}, true);
+        if (!m) {
+          uint32_t probs = e.unary("exp", e.binary("sub", scores, blockMax));
+          m = blockMax;
+          l = e.reduce("sum", probs, {rank - 1}, true);
+          o = e.matmul(probs, v);
+        } else {
+          uint32_t newMax = e.binary("maximum", *m, blockMax);
+          uint32_t alpha = e.unary("exp", e.binary("sub", *m, newMax));
+          uint32_t probs = e.unary("exp", e.binary("sub", scores, newMax));
+          l = e.binary("add", e.binary("mul", *l, alpha),
+                       e.reduce("sum", probs, {rank - 1}, true));
+          o = e.binary("add", e.binary("mul", *o, alpha), e.matmul(probs, v));
+          m = newMax;
+        }
+      }
+      if (t + 1 < ringSize)
+        k = kNext, v = vNext;
+    }
+    if (!o)
+      return op.emitOpError("has no keys at all on some rank's ring");
+    p.ranks[r].bind(op.getResult(), e.binary("div", *o, *l));
+  }
+  return success();
+}
+
+/// mean over split dims: local sum / global count, a partial sum.
+LogicalResult lowerPartialMean(Partitioner &p, MeanOp op,
+                               const std::vector<std::vector<uint32_t>> &in,
+                               const std::vector<std::vector<int64_t>> &out) {
+  auto type = cast<RankedTensorType>(op.getInput().getType());
+  int64_t rank = type.getRank();
+  std::vector<int64_t> dims;
+  if (!op.getDims() || op.getDims()->empty())
+    for (int64_t d = 0; d < rank; ++d)
+      dims.push_back(d);
+  else
+    for (int64_t d : *op.getDims())
+      dims.push_back(d < 0 ? d + rank : d);
+  std::sort(dims.begin(), dims.end());
+  int64_t count = 1;
+  for (int64_t d : dims)
+    count *= type.getDimSize(d);
+  for (int64_t r = 0; r < p.numRanks(); ++r) {
+    Emit e{p.ranks[r]};
+    uint32_t sum = e.tmp(out[r]);
+    art::InstructionSpec &inst = p.ranks[r].emit(fb::Opcode::Reduce,
+                                                 {in[0][r]}, {sum});
+    inst.str = "sum";
+    inst.ints = dims;
+    p.ranks[r].bind(op.getResult(),
+                    e.binary("mul", sum, p.scalar(r, 1.0 / double(count))));
+  }
+  return success();
+}
+
+} // namespace
+
+std::optional<LogicalResult>
+lowerStatisticOp(Partitioner &p, Operation *op,
+                 const std::vector<std::vector<uint32_t>> &in,
+                 const std::vector<std::vector<int64_t>> &resultShapes) {
+  auto splitAny = [&](Value v, std::vector<int64_t> dims) {
+    return !splitAxes(p.shardingOf(v), dims).axes.empty();
+  };
+  const ValueSharding &rs = p.shardingOf(op->getResult(0));
+  if (auto mean = dyn_cast<MeanOp>(op); mean && rs.isPartial())
+    return lowerPartialMean(p, mean, in, resultShapes);
+  if ((isa<LinearOp>(op) || isa<ConvOp>(op) || isa<ConvTransposeOp>(op)) &&
+      rs.isPartial() && op->getNumOperands() == 3)
+    return op->emitOpError("contracts a split dim and adds a bias; the bias "
+                           "would be added on every rank (partitioning it is "
+                           "not implemented: shard another dim)");
+  if (auto g = dyn_cast<GroupNormOp>(op)) {
+    int64_t rank = g.getType().getRank();
+    std::vector<int64_t> stat;
+    for (int64_t d = 1; d < rank; ++d)
+      stat.push_back(d);
+    if (!splitAny(g.getInput(), stat))
+      return std::nullopt;
+    return lowerNormOp(p, op, in, stat, 1, g.getEps().convertToDouble(),
+                       g.getAffine().size(), true, g.getNumGroups());
+  }
+  if (auto n = dyn_cast<LayerNormOp>(op)) {
+    int64_t rank = n.getType().getRank();
+    int64_t first = rank - int64_t(n.getNormalizedShape().size());
+    std::vector<int64_t> stat;
+    for (int64_t d = first; d < rank; ++d)
+      stat.push_back(d);
+    if (!splitAny(n.getInput(), stat))
+      return std::nullopt;
+    return lowerNormOp(p, op, in, stat, first, n.getEps().convertToDouble(),
+                       n.getAffine().size(), false, 1);
+  }
+  if (isa<SoftmaxOp, LogSoftmaxOp>(op)) {
+    int64_t rank = cast<RankedTensorType>(op->getResult(0).getType()).getRank();
+    int64_t dim = isa<SoftmaxOp>(op) ? cast<SoftmaxOp>(op).getDim()
+                                     : cast<LogSoftmaxOp>(op).getDim();
+    if (dim < 0)
+      dim += rank;
+    if (splitAny(op->getOperand(0), {dim}))
+      return op->emitOpError("takes a softmax over a split dim; partitioning "
+                             "that is not implemented yet");
+    return std::nullopt;
+  }
+  if (auto a = dyn_cast<ScaledDotProductAttentionOp>(op)) {
+    int64_t rank = cast<RankedTensorType>(a.getKey().getType()).getRank();
+    if (!splitAny(a.getKey(), {rank - 2}))
+      return std::nullopt;
+    return lowerRing(p, a, in);
+  }
+  return std::nullopt;
+}
+
+} // namespace shardc

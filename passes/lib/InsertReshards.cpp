@@ -1,0 +1,163 @@
+//===- InsertReshards.cpp - sc-insert-reshards ----------------------------===//
+//
+// After propagation every value has a sharding; here every operand is made
+// to arrive the way its consumer computes: dims that share a factor with a
+// result dim take the result's split (so misaligned elementwise operands are
+// resharded, never paired silently), contracted dims keep a split the
+// result's partial axes account for, windowed dims keep whatever split they
+// have (the partitioner fetches halos from any layout), and everything else
+// is gathered. Partial operands are resolved first. Function results take
+// their declared sharding, or lose their pending reduction.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Passes/Passes.h"
+#include "shardc/Passes/Sharding.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_SCINSERTRESHARDS
+#include "shardc/Passes/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::sc;
+
+namespace shardc {
+
+std::vector<ValueSharding> requiredOperandShardings(Operation *op,
+                                                    const ShardingRule &rule,
+                                                    const ValueSharding &result,
+                                                    ArrayRef<ValueSharding> current) {
+  std::vector<WindowedDim> windows;
+  if (auto w = dyn_cast<WindowOpInterface>(op))
+    windows = w.getWindowedDims();
+  // The split each factor computes with.
+  std::vector<std::optional<plan::DimSplit>> factorSplit(rule.factors.size());
+  for (size_t rd = 0; rd < rule.resultDims[0].size(); ++rd)
+    if (int64_t f = rule.resultDims[0][rd]; f != ShardingRule::kNoFactor)
+      factorSplit[f] = result.layout.dims[rd];
+  auto inPartial = [&](const plan::DimSplit &s) {
+    return !s.axes.empty() &&
+           llvm::all_of(s.axes, [&](int a) {
+             return llvm::is_contained(result.partialAxes, a);
+           });
+  };
+  // Contracted factors may stay split over the result's partial axes;
+  // statistic factors the result lacks (attention's key sequence) stay split
+  // too, the same way on every operand: the partitioner runs a ring.
+  for (size_t f = 0; f < rule.factors.size(); ++f) {
+    FactorKind kind = rule.factors[f].kind;
+    if (factorSplit[f] ||
+        (kind != FactorKind::Reduction && kind != FactorKind::Statistic))
+      continue;
+    int64_t bestBytes = -1;
+    for (size_t i = 0; i < current.size(); ++i)
+      for (size_t d = 0; d < rule.operandDims[i].size(); ++d) {
+        const plan::DimSplit &s = current[i].layout.dims[d];
+        int64_t bytes = 1;
+        for (int64_t n : current[i].layout.shape)
+          bytes *= n;
+        bool allowed =
+            kind == FactorKind::Statistic ? !s.axes.empty() : inPartial(s);
+        if (rule.operandDims[i][d] == int64_t(f) && allowed &&
+            bytes > bestBytes)
+          factorSplit[f] = s, bestBytes = bytes;
+      }
+  }
+  std::vector<ValueSharding> required;
+  for (size_t i = 0; i < current.size(); ++i) {
+    ValueSharding req;
+    req.layout = plan::Layout::replicated(current[i].layout.shape);
+    for (size_t d = 0; d < rule.operandDims[i].size(); ++d) {
+      int64_t f = rule.operandDims[i][d];
+      if (f == ShardingRule::kNoFactor)
+        continue;
+      bool windowed = llvm::any_of(windows, [&](const WindowedDim &w) {
+        return w.operand == i && w.inputDim == int64_t(d);
+      });
+      if (windowed) {
+        req.layout.dims[d] = current[i].layout.dims[d];
+        continue;
+      }
+      FactorKind kind = rule.factors[f].kind;
+      if (kind == FactorKind::NeedsReplication || !factorSplit[f])
+        continue;
+      if (factorSplit[f]->starts.back() == req.layout.shape[d])
+        req.layout.dims[d] = *factorSplit[f];
+    }
+    required.push_back(std::move(req));
+  }
+  return required;
+}
+
+} // namespace shardc
+
+namespace {
+
+struct InsertReshardsPass
+    : public shardc::impl::ScInsertReshardsBase<InsertReshardsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    for (auto f : getOperation().getOps<func::FuncOp>())
+      if (!f.isExternal() && failed(runOnFunction(f)))
+        return signalPassFailure();
+  }
+
+  LogicalResult runOnFunction(func::FuncOp f) {
+    FailureOr<MeshOp> mesh = functionMesh(f);
+    if (failed(mesh))
+      return failure();
+    if (!*mesh)
+      return success();
+    MLIRContext *ctx = f.getContext();
+    auto shardingOf = [&](Value v) {
+      return materialize(recordedSharding(v), v.getType(), *mesh);
+    };
+    auto reshard = [&](OpOperand &use, const ValueSharding &to) {
+      Value v = use.get();
+      if (shardingOf(v) == to)
+        return;
+      OpBuilder b(use.getOwner());
+      auto r = b.create<ReshardOp>(use.getOwner()->getLoc(), v.getType(), v,
+                                   toAttr(ctx, *mesh, to));
+      use.set(r.getResult());
+    };
+    SmallVector<Operation *> ops;
+    f.walk([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : ops) {
+      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        for (OpOperand &use : ret->getOpOperands()) {
+          unsigned i = use.getOperandNumber();
+          ValueSharding want = shardingOf(use.get());
+          if (auto declared = f.getResultAttrOfType<ShardingAttr>(
+                  i, kShardingAttrName))
+            want = materialize(declared, use.get().getType(), *mesh);
+          want.partialAxes.clear();
+          reshard(use, want);
+        }
+        continue;
+      }
+      if (isa<ReshardOp, ShardingConstraintOp>(op) || op->getNumResults() != 1)
+        continue;
+      auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
+      if (!ruleOp || !recordedSharding(op->getResult(0)))
+        continue;
+      SmallVector<ValueSharding> current;
+      for (Value v : op->getOperands())
+        current.push_back(shardingOf(v));
+      std::vector<ValueSharding> required = requiredOperandShardings(
+          op, ruleOp.getShardingRule(), shardingOf(op->getResult(0)), current);
+      for (OpOperand &use : op->getOpOperands())
+        reshard(use, required[use.getOperandNumber()]);
+    }
+    return success();
+  }
+};
+
+} // namespace
