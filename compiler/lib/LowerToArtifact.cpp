@@ -196,7 +196,11 @@ void describeProgram(const std::string &name,
     os << " (";
     for (size_t k = 0; k < inst.inputs.size(); ++k)
       os << (k ? ", " : "") << "%" << inst.inputs[k];
-    os << ") -> %" << (inst.outputs.empty() ? 0 : inst.outputs[0]);
+    os << ") -> ";
+    if (inst.outputs.empty())
+      os << "()";
+    else
+      os << "%" << inst.outputs[0];
     if (!inst.ints.empty()) {
       os << " ints [";
       for (size_t k = 0; k < inst.ints.size(); ++k)

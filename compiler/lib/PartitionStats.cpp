@@ -362,11 +362,12 @@ LogicalResult lowerPartialMean(Partitioner &p, MeanOp op,
   auto type = cast<RankedTensorType>(op.getInput().getType());
   int64_t rank = type.getRank();
   std::vector<int64_t> dims;
-  if (!op.getDims() || op.getDims()->empty())
+  std::optional<ArrayRef<int64_t>> given = op.getDims();
+  if (!given || given->empty())
     for (int64_t d = 0; d < rank; ++d)
       dims.push_back(d);
   else
-    for (int64_t d : *op.getDims())
+    for (int64_t d : *given)
       dims.push_back(d < 0 ? d + rank : d);
   std::sort(dims.begin(), dims.end());
   int64_t count = 1;

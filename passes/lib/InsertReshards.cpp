@@ -119,18 +119,27 @@ struct InsertReshardsPass
     auto shardingOf = [&](Value v) {
       return materialize(recordedSharding(v), v.getType(), *mesh);
     };
+    // One reshard per (value, layout) and consumer, however many operands
+    // read it.
+    llvm::DenseMap<std::pair<Value, Attribute>, Value> made;
     auto reshard = [&](OpOperand &use, const ValueSharding &to) {
       Value v = use.get();
       if (shardingOf(v) == to)
         return;
-      OpBuilder b(use.getOwner());
-      auto r = b.create<ReshardOp>(use.getOwner()->getLoc(), v.getType(), v,
-                                   toAttr(ctx, *mesh, to));
-      use.set(r.getResult());
+      Attribute attr = toAttr(ctx, *mesh, to);
+      Value &r = made[{v, attr}];
+      if (!r) {
+        OpBuilder b(use.getOwner());
+        r = b.create<ReshardOp>(use.getOwner()->getLoc(), v.getType(), v,
+                                cast<ShardingAttr>(attr))
+                .getResult();
+      }
+      use.set(r);
     };
     SmallVector<Operation *> ops;
     f.walk([&](Operation *op) { ops.push_back(op); });
     for (Operation *op : ops) {
+      made.clear();
       if (auto ret = dyn_cast<func::ReturnOp>(op)) {
         for (OpOperand &use : ret->getOpOperands()) {
           unsigned i = use.getOperandNumber();

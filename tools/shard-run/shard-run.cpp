@@ -42,6 +42,8 @@ struct Args {
   std::map<std::string, std::string> inputs, outputs;
   bool randomInputs = false;
   uint64_t seed = 0;
+  std::map<std::string, double> randomBounds; // default 1
+
   bool check = false;
   double atol = 1e-5, rtol = 1e-5;
   int bench = 0;
@@ -51,7 +53,8 @@ struct Args {
 
 const char *kUsage =
     "usage: shard-run model.shardbin [--ranks N] [--input NAME=FILE.npy]...\n"
-    "         [--random-inputs [--seed S]] [--output NAME=FILE.npy]...\n"
+    "         [--random-inputs [--seed S] [--random-bound NAME=B]...]\n"
+    "         [--output NAME=FILE.npy]...\n"
     "         [--check [--atol A] [--rtol R]] [--bench K] [--threads T]\n"
     "         [--timeout-ms MS]\n"
     "Under mpirun/srun each process runs one rank (MPI backend).\n";
@@ -121,7 +124,14 @@ Status parseArgs(int argc, char **argv, Args &args) {
       args.atol = d;
     else if (a == "--rtol" && parseNumber(v, d) && d >= 0)
       args.rtol = d;
-    else if (a == "--input" || a == "--output") {
+    else if (a == "--random-bound") {
+      size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0 ||
+          !parseNumber(v.substr(eq + 1), d) || !(d > 0))
+        return Status::invalidArgument(
+            "--random-bound expects NAME=B with B > 0; got '" + v + "'");
+      args.randomBounds[v.substr(0, eq)] = d;
+    } else if (a == "--input" || a == "--output") {
       size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
         return Status::invalidArgument(a + " expects NAME=FILE.npy; got '" + v +
@@ -136,9 +146,12 @@ Status parseArgs(int argc, char **argv, Args &args) {
   return Status();
 }
 
-/// Uniform in [-1, 1) (bools: 0/1) from the seed and the input's index, so
-/// every process and every world size sees the same global inputs.
-GlobalTensor randomTensor(const TensorInfo &t, uint64_t seed, size_t index) {
+/// Uniform in [-bound, bound) (bools: 0/1) from the seed and the input's
+/// index, so every process and every world size sees the same global inputs.
+/// (Weights drawn like PyTorch's default init, bound 1/sqrt(fan_in), keep
+/// activations O(1), where f32 tolerances mean what they say.)
+GlobalTensor randomTensor(const TensorInfo &t, uint64_t seed, size_t index,
+                          double bound) {
   GlobalTensor g;
   g.dtype = t.dtype;
   g.shape = t.shape;
@@ -147,7 +160,7 @@ GlobalTensor randomTensor(const TensorInfo &t, uint64_t seed, size_t index) {
     n *= d;
   g.data.resize(size_t(n) * dtypeSize(t.dtype));
   std::mt19937_64 rng(seed * 1000003u + index);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::uniform_real_distribution<float> dist(-float(bound), float(bound));
   for (int64_t i = 0; i < n; ++i) {
     if (t.dtype == DType::F32) {
       float f = dist(rng);
@@ -161,6 +174,10 @@ GlobalTensor randomTensor(const TensorInfo &t, uint64_t seed, size_t index) {
 
 Status loadInputs(const Engine &engine, const Args &args,
                   std::vector<GlobalTensor> &inputs) {
+  for (const auto &[name, bound] : args.randomBounds)
+    if (engine.findInput(name) < 0)
+      return Status::invalidArgument("--random-bound names no input: '" +
+                                     name + "'");
   for (const auto &[name, file] : args.inputs)
     if (engine.findInput(name) < 0)
       return Status::invalidArgument("the model has no input named '" + name +
@@ -170,8 +187,11 @@ Status loadInputs(const Engine &engine, const Args &args,
     const TensorInfo &t = engine.input(i);
     auto it = args.inputs.find(t.name);
     if (it == args.inputs.end()) {
-      if (args.randomInputs)
-        inputs.push_back(randomTensor(t, args.seed, i));
+      if (args.randomInputs) {
+        auto b = args.randomBounds.find(t.name);
+        inputs.push_back(randomTensor(
+            t, args.seed, i, b == args.randomBounds.end() ? 1.0 : b->second));
+      }
       else
         missing += "\n  " + t.name + ": " + dtypeName(t.dtype) + " " +
                    shapeStr(t.shape);

@@ -1,0 +1,60 @@
+// RUN: shardc-opt %s -split-input-file -sc-propagate-sharding -sc-insert-reshards | FileCheck %s
+
+// Misaligned operands of an elementwise op: the smaller one is resharded,
+// never paired silently.
+sc.mesh @mesh ["x"=2]
+// CHECK-LABEL: func.func @misaligned
+func.func @misaligned(%a: tensor<4x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}[6, 2]]>},
+                      %b: tensor<8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}]>}) -> tensor<4x8xf32> {
+  // CHECK: %[[R:.*]] = sc.reshard %arg1 : tensor<8xf32> to #sc.sharding<@mesh, [{"x"}[6, 2]]>
+  // CHECK: sc.add %arg0, %[[R]]
+  %y = sc.add %a, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// A partial result is resolved where it is returned, to the declared
+// sharding.
+sc.mesh @mesh ["x"=4]
+// CHECK-LABEL: func.func @resolve
+func.func @resolve(%x: tensor<2x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}]>})
+    -> (tensor<2xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}]>}) {
+  // CHECK: %[[S:.*]] = sc.sum
+  // CHECK: %[[R:.*]] = sc.reshard %[[S]] : tensor<2xf32> to #sc.sharding<@mesh, [{"x"}]>
+  // CHECK: return %[[R]]
+  %s = sc.sum %x {dims = array<i64: 1>} : (tensor<2x8xf32>) -> tensor<2xf32>
+  return %s : tensor<2xf32>
+}
+
+// -----
+
+// Affine parameters of a layer norm over a split dim are split like it;
+// windowed operands keep their split (halos are the partitioner's job);
+// concat gathers its concatenated dim.
+sc.mesh @mesh ["x"=2]
+// CHECK-LABEL: func.func @params
+func.func @params(%x: tensor<2x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}]>},
+                  %g: tensor<8xf32>) -> tensor<2x16xf32> {
+  // CHECK: %[[G:.*]] = sc.reshard %arg1 : tensor<8xf32> to #sc.sharding<@mesh, [{"x"}]>
+  // CHECK: sc.layer_norm %arg0, %[[G]]
+  %n = sc.layer_norm %x, %g {normalized_shape = array<i64: 8>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  // CHECK: %[[N:.*]] = sc.reshard %{{.*}} : tensor<2x8xf32> to #sc.sharding<@mesh, [{}, {}]>
+  // CHECK: sc.concat %[[N]], %[[N]]
+  %c = sc.concat %n, %n {dim = 1} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x16xf32>
+  return %c : tensor<2x16xf32>
+}
+
+// -----
+
+// Attention over a split key sequence keeps keys and values split (a ring).
+sc.mesh @mesh ["x"=2]
+// CHECK-LABEL: func.func @ring
+func.func @ring(%q: tensor<1x4x2xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}, {}]>},
+                %k: tensor<1x4x2xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}, {}]>},
+                %v: tensor<1x4x2xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}, {}]>}) -> tensor<1x4x2xf32> {
+  // CHECK-NOT: sc.reshard
+  // CHECK: sc.scaled_dot_product_attention %arg0, %arg1, %arg2 {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}, {}]>}
+  %y = sc.scaled_dot_product_attention %q, %k, %v : (tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>) -> tensor<1x4x2xf32>
+  return %y : tensor<1x4x2xf32>
+}
