@@ -12,8 +12,8 @@
 // RUN: not shardc %s -O7 -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPT
 
 // PLAN: rank class 'all': ranks [0]
-// PLAN-NEXT: inputs: (2,8,16,16)
-// PLAN-NEXT: outputs:
+// PLAN-NEXT: inputs: (2,4,16,16) (8,4,3,3) (8)
+// PLAN-NEXT: outputs: (2,8) (2,8,16,16)
 // PLAN-NEXT: instructions: 4, halo exchanges: 0, collectives: 0, bytes sent: 0, received: 0
 // PLAN-NEXT: arena: {{[0-9]+}} bytes (peak live {{[0-9]+}} bytes)
 // PLAN: F32(2,8,16,16)
