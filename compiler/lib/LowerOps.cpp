@@ -242,8 +242,9 @@ LogicalResult lowerNeighborhood(NeighborhoodAttentionOp op, ProgramBuilder &b) {
   for (WindowedDim &d : dims)
     ints.push_back(d.spec.inputSize);
   double scale =
-      op.getScale() ? op.getScale()->convertToDouble()
-                    : 1.0 / std::sqrt(double(globalShape(op.getQuery()).back()));
+      op.getScale()
+          ? op.getScale()->convertToDouble()
+          : 1.0 / std::sqrt(double(globalShape(op.getQuery()).back()));
   return simple(op, b, fb::Opcode::NeighborhoodAttention, "", ints, {scale});
 }
 
@@ -277,8 +278,9 @@ LogicalResult lowerSdpa(ScaledDotProductAttentionOp op, ProgramBuilder &b) {
   if (failed(result))
     return failure();
   double scale =
-      op.getScale() ? op.getScale()->convertToDouble()
-                    : 1.0 / std::sqrt(double(globalShape(op.getQuery()).back()));
+      op.getScale()
+          ? op.getScale()->convertToDouble()
+          : 1.0 / std::sqrt(double(globalShape(op.getQuery()).back()));
   InstructionSpec &inst = b.emit(fb::Opcode::Attention, inputs, {*result});
   inst.ints = {op.getIsCausal(), op.getMask() ? 1 : 0};
   inst.floats = {scale};

@@ -179,8 +179,7 @@ std::string rankList(const std::vector<int32_t> &ranks) {
   return s + "]";
 }
 
-void describeProgram(const std::string &name,
-                     const std::vector<int32_t> &ranks,
+void describeProgram(const std::string &name, const std::vector<int32_t> &ranks,
                      const ProgramBuilder &b, const MemoryPlan &plan,
                      const RankTraffic &traffic,
                      const std::vector<uint32_t> &inputs,
@@ -473,11 +472,12 @@ lowerPartitioned(func::FuncOp f, MeshOp mesh,
   std::vector<std::string> axisNames;
   for (Attribute a : mesh.getAxisNames())
     axisNames.push_back(cast<StringAttr>(a).str());
-  art::ArtifactWriter writer(axisNames, std::vector<int32_t>(
-                                            mesh.getShape().begin(),
-                                            mesh.getShape().end()));
+  art::ArtifactWriter writer(
+      axisNames,
+      std::vector<int32_t>(mesh.getShape().begin(), mesh.getShape().end()));
   writer.setProducer("shardc 0.1");
-  writer.setReference(art::BlobBytes::borrow(reference.data(), reference.size()));
+  writer.setReference(
+      art::BlobBytes::borrow(reference.data(), reference.size()));
   struct Class {
     art::RankClassSpec spec;
     MemoryPlan plan;

@@ -128,14 +128,13 @@ Partitioner::fetch(Operation *op, Value v,
         // Pad places own element i at i + lo; every element it places
         // outside the move lands where a receive overwrites it, unless the
         // crop leaves the box (then the layout wraps onto itself).
-        translation = translation && lo.back() + ownShape[d] + hi.back() ==
-                                         bufShape[d];
+        translation =
+            translation && lo.back() + ownShape[d] + hi.back() == bufShape[d];
       }
       if (translation) {
         std::vector<int64_t> ints = lo;
         ints.insert(ints.end(), hi.begin(), hi.end());
-        art::InstructionSpec &pad =
-            b.emit(fb::Opcode::Pad, {own}, {result[r]});
+        art::InstructionSpec &pad = b.emit(fb::Opcode::Pad, {own}, {result[r]});
         pad.str = "constant";
         pad.ints = ints;
         pad.floats = {0.0};
@@ -146,8 +145,8 @@ Partitioner::fetch(Operation *op, Value v,
       std::vector<int32_t> zero(mesh.shape.size(), 0);
       transfers[r].push_back(
           transfer(fb::TransferKind::Send, zero, own, m->src, m->tag));
-      transfers[r].push_back(transfer(fb::TransferKind::Recv, zero, result[r],
-                                      m->dst, m->tag));
+      transfers[r].push_back(
+          transfer(fb::TransferKind::Recv, zero, result[r], m->dst, m->tag));
     }
     if (transfers[r].empty())
       continue;
@@ -181,8 +180,7 @@ FailureOr<std::vector<uint32_t>> Partitioner::resolvePartial(Operation *op,
     ProgramBuilder &b = ranks[r];
     uint32_t in = b.lookup(v);
     out[r] = b.temporary(b.buffers[in].dtype, b.buffers[in].shape);
-    art::InstructionSpec &inst =
-        b.emit(fb::Opcode::AllReduce, {in}, {out[r]});
+    art::InstructionSpec &inst = b.emit(fb::Opcode::AllReduce, {in}, {out[r]});
     inst.reduce = kind;
     for (int a : all)
       inst.meshAxes.push_back(uint32_t(a));
@@ -253,7 +251,8 @@ FailureOr<WindowNeed> windowNeed(Operation *op, const WindowSpec &spec,
   if (padded && spec.boundary == BoundaryMode::Circular) {
     // The buffer holds the whole virtual range, wrapped pieces included.
     for (int64_t k = floorDiv(virt.lo, n); k * n < virt.hi; ++k) {
-      int64_t lo = std::max(virt.lo, k * n), hi = std::min(virt.hi, (k + 1) * n);
+      int64_t lo = std::max(virt.lo, k * n),
+              hi = std::min(virt.hi, (k + 1) * n);
       if (lo < hi)
         w.pieces.push_back({{lo, hi}, -k * n});
     }
@@ -353,9 +352,8 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
           if (w.operand == i && w.inputDim == int64_t(d))
             win = &w;
         int64_t rd = -1;
-        for (size_t k = 0; f != ShardingRule::kNoFactor &&
-                           k < rule.resultDims[0].size();
-             ++k)
+        for (size_t k = 0;
+             f != ShardingRule::kNoFactor && k < rule.resultDims[0].size(); ++k)
           if (rule.resultDims[0][k] == f)
             rd = int64_t(k);
         if (win) {
@@ -375,8 +373,7 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
         Interval want{0, s.layout.shape[d]};
         if (rd >= 0)
           want = outBox[rd];
-        else if (f != ShardingRule::kNoFactor &&
-                 !s.layout.dims[d].axes.empty())
+        else if (f != ShardingRule::kNoFactor && !s.layout.dims[d].axes.empty())
           want = own[d]; // contracted or statistic dim: the local part
         need.dims.push_back({{want, 0}});
       }

@@ -1,4 +1,5 @@
-//===- Partition.h - Per-rank programs from a sharded sc function -*- C++ -*-===//
+//===- Partition.h - Per-rank programs from a sharded sc function -*- C++
+//-*-===//
 //
 // The partitioned lowering: every op of the global program becomes, on every
 // rank, the local op on its shard plus the data movement its operands need,

@@ -169,7 +169,8 @@ LogicalResult normalize(Partitioner &p, Operation *op,
     uint32_t x = e.reshape(xs[r], {rows, counts[r]});
     uint32_t mean = e.reduce("mean", x, {1}, true);
     uint32_t centered = e.binary("sub", x, mean);
-    uint32_t m2 = e.reduce("sum", e.binary("mul", centered, centered), {1}, true);
+    uint32_t m2 =
+        e.reduce("sum", e.binary("mul", centered, centered), {1}, true);
     uint32_t stats = e.reshape(e.concat(mean, m2, 1), {1, rows, 2});
     uint32_t all = e.tmp({P, rows, 2});
     art::InstructionSpec &gather =
@@ -187,8 +188,7 @@ LogicalResult normalize(Partitioner &p, Operation *op,
     uint32_t spread = e.binary("mul", e.binary("mul", d, d), n[r]);
     uint32_t gm2 = e.reduce("sum", e.binary("add", m2s, spread), {0}, false);
     uint32_t var = e.binary("mul", gm2, p.scalar(r, 1.0 / double(total)));
-    uint32_t rstd =
-        e.unary("rsqrt", e.binary("add", var, p.scalar(r, eps)));
+    uint32_t rstd = e.unary("rsqrt", e.binary("add", var, p.scalar(r, eps)));
     uint32_t y = e.binary("mul", e.binary("sub", x, gmean), rstd);
     out.push_back(e.reshape(y, xShape));
   }
@@ -261,8 +261,8 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
   if (op.getMask() || op.getIsCausal())
     return op.emitOpError("attends over a split key sequence with a mask or "
                           "causally; the ring does not take masks yet");
-  if (seq.axes.size() != 1 || p.shardingOf(op.getValue()).layout.dims[rank - 2]
-                                      .starts != seq.starts)
+  if (seq.axes.size() != 1 ||
+      p.shardingOf(op.getValue()).layout.dims[rank - 2].starts != seq.starts)
     return op.emitOpError("has keys split over several mesh axes or keys and "
                           "values split differently; the ring needs one axis");
   for (Value v : {op.getQuery(), op.getKey(), op.getValue()})
@@ -271,12 +271,13 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
                             "the ring needs q, k and v of one rank");
   int axis = seq.axes[0];
   int64_t ringSize = p.mesh.shape[axis];
-  double scale = op.getScale()
-                     ? op.getScale()->convertToDouble()
-                     : 1.0 / std::sqrt(double(cast<RankedTensorType>(
-                                                  op.getQuery().getType())
-                                                  .getShape()
-                                                  .back()));
+  double scale =
+      op.getScale()
+          ? op.getScale()->convertToDouble()
+          : 1.0 /
+                std::sqrt(double(cast<RankedTensorType>(op.getQuery().getType())
+                                     .getShape()
+                                     .back()));
   std::vector<int64_t> perm(rank);
   std::iota(perm.begin(), perm.end(), 0);
   std::swap(perm[rank - 1], perm[rank - 2]);
@@ -327,8 +328,7 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
         ++p.traffic[r].haloExchanges;
       }
       if (seq.shard(block).size() > 0) {
-        uint32_t scores =
-            e.binary("mul", e.matmul(q, e.permute(k, perm)), sc);
+        uint32_t scores = e.binary("mul", e.matmul(q, e.permute(k, perm)), sc);
         uint32_t blockMax = e.reduce("amax", scores, {rank - 1}, true);
         if (!m) {
           uint32_t probs = e.unary("exp", e.binary("sub", scores, blockMax));
@@ -376,8 +376,8 @@ LogicalResult lowerPartialMean(Partitioner &p, MeanOp op,
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
     uint32_t sum = e.tmp(out[r]);
-    art::InstructionSpec &inst = p.ranks[r].emit(fb::Opcode::Reduce,
-                                                 {in[0][r]}, {sum});
+    art::InstructionSpec &inst =
+        p.ranks[r].emit(fb::Opcode::Reduce, {in[0][r]}, {sum});
     inst.str = "sum";
     inst.ints = dims;
     p.ranks[r].bind(op.getResult(),

@@ -126,9 +126,9 @@ Need Need::box(const Box &box) {
 Box Need::virtualBox() const {
   Box b;
   for (const std::vector<Piece> &pieces : dims)
-    b.push_back(pieces.empty() ? Interval{0, 0}
-                               : Interval{pieces.front().virt.lo,
-                                          pieces.back().virt.hi});
+    b.push_back(pieces.empty()
+                    ? Interval{0, 0}
+                    : Interval{pieces.front().virt.lo, pieces.back().virt.hi});
   return b;
 }
 
@@ -182,7 +182,8 @@ std::vector<DimHit> dimHits(const DimSplit &split,
     auto [first, last] = split.overlapping(real);
     for (int64_t s = first; s < last; ++s) {
       Interval shard = split.shard(s);
-      int64_t lo = std::max(shard.lo, real.lo), hi = std::min(shard.hi, real.hi);
+      int64_t lo = std::max(shard.lo, real.lo),
+              hi = std::min(shard.hi, real.hi);
       if (lo >= hi)
         continue;
       hits.push_back({s,
@@ -247,9 +248,10 @@ std::vector<Move> planMoves(const Mesh &mesh, const Layout &owner,
       done = d == size_t(-1);
     }
   }
-  std::stable_sort(moves.begin(), moves.end(), [](const Move &a, const Move &b) {
-    return a.to != b.to ? a.to < b.to : a.from < b.from;
-  });
+  std::stable_sort(moves.begin(), moves.end(),
+                   [](const Move &a, const Move &b) {
+                     return a.to != b.to ? a.to < b.to : a.from < b.from;
+                   });
   return moves;
 }
 

@@ -29,10 +29,10 @@ using namespace shardc::sc;
 
 namespace shardc {
 
-std::vector<ValueSharding> requiredOperandShardings(Operation *op,
-                                                    const ShardingRule &rule,
-                                                    const ValueSharding &result,
-                                                    ArrayRef<ValueSharding> current) {
+std::vector<ValueSharding>
+requiredOperandShardings(Operation *op, const ShardingRule &rule,
+                         const ValueSharding &result,
+                         ArrayRef<ValueSharding> current) {
   std::vector<WindowedDim> windows;
   if (auto w = dyn_cast<WindowOpInterface>(op))
     windows = w.getWindowedDims();
@@ -42,10 +42,9 @@ std::vector<ValueSharding> requiredOperandShardings(Operation *op,
     if (int64_t f = rule.resultDims[0][rd]; f != ShardingRule::kNoFactor)
       factorSplit[f] = result.layout.dims[rd];
   auto inPartial = [&](const plan::DimSplit &s) {
-    return !s.axes.empty() &&
-           llvm::all_of(s.axes, [&](int a) {
-             return llvm::is_contained(result.partialAxes, a);
-           });
+    return !s.axes.empty() && llvm::all_of(s.axes, [&](int a) {
+      return llvm::is_contained(result.partialAxes, a);
+    });
   };
   // Contracted factors may stay split over the result's partial axes;
   // statistic factors the result lacks (attention's key sequence) stay split
@@ -144,8 +143,8 @@ struct InsertReshardsPass
         for (OpOperand &use : ret->getOpOperands()) {
           unsigned i = use.getOperandNumber();
           ValueSharding want = shardingOf(use.get());
-          if (auto declared = f.getResultAttrOfType<ShardingAttr>(
-                  i, kShardingAttrName))
+          if (auto declared =
+                  f.getResultAttrOfType<ShardingAttr>(i, kShardingAttrName))
             want = materialize(declared, use.get().getType(), *mesh);
           want.partialAxes.clear();
           reshard(use, want);

@@ -90,15 +90,15 @@ ValueSharding inferResult(Operation *op, const ShardingRule &rule,
         const plan::DimSplit &split = operands[i].layout.dims[d];
         if (split.axes.empty())
           continue;
-        if (!best || bytesOf(op->getOperand(i)) >
-                         bytesOf(op->getOperand(best->operand)))
+        if (!best ||
+            bytesOf(op->getOperand(i)) > bytesOf(op->getOperand(best->operand)))
           best = Candidate{i, int64_t(d), split};
       }
     }
     if (!best)
       continue;
-    bool free = llvm::none_of(best->split.axes,
-                              [&](int a) { return axisUsed[a]; });
+    bool free =
+        llvm::none_of(best->split.axes, [&](int a) { return axisUsed[a]; });
     if (!free)
       continue;
     FactorKind kind = rule.factors[f].kind;
@@ -158,7 +158,8 @@ struct PropagateShardingPass
     for (BlockArgument arg : f.getArguments())
       known[arg] = shardingOf(arg);
     WalkResult walk = f.walk([&](Operation *op) {
-      if (op->getNumResults() != 1 || !isa<RankedTensorType>(op->getResult(0).getType()))
+      if (op->getNumResults() != 1 ||
+          !isa<RankedTensorType>(op->getResult(0).getType()))
         return WalkResult::advance();
       Value result = op->getResult(0);
       ValueSharding s;

@@ -11,8 +11,7 @@ using namespace shardc::sc;
 namespace shardc {
 
 bool ValueSharding::operator==(const ValueSharding &other) const {
-  if (layout.shape != other.layout.shape ||
-      partialAxes != other.partialAxes ||
+  if (layout.shape != other.layout.shape || partialAxes != other.partialAxes ||
       (isPartial() && partialKind != other.partialKind))
     return false;
   for (size_t d = 0; d < layout.dims.size(); ++d) {
@@ -105,14 +104,12 @@ FailureOr<MeshOp> functionMesh(func::FuncOp f) {
       return success();
     auto mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(f, s.getMesh());
     if (!mesh)
-      return emitError(at) << "sharding refers to unknown mesh "
-                           << s.getMesh();
+      return emitError(at) << "sharding refers to unknown mesh " << s.getMesh();
     if (found && found != mesh) {
-      InFlightDiagnostic diag = emitError(at)
-                                << "this sharding uses mesh @"
-                                << mesh.getSymName() << " but @"
-                                << found.getSymName()
-                                << " is used too; a model runs on one mesh";
+      InFlightDiagnostic diag =
+          emitError(at) << "this sharding uses mesh @" << mesh.getSymName()
+                        << " but @" << found.getSymName()
+                        << " is used too; a model runs on one mesh";
       diag.attachNote(foundAt) << "@" << found.getSymName() << " used here";
       return diag;
     }
@@ -124,8 +121,8 @@ FailureOr<MeshOp> functionMesh(func::FuncOp f) {
                      f.getArgAttrOfType<ShardingAttr>(i, kShardingAttrName))))
       return failure();
   for (unsigned i = 0; i < f.getNumResults(); ++i)
-    if (failed(visit(f.getLoc(),
-                     f.getResultAttrOfType<ShardingAttr>(i, kShardingAttrName))))
+    if (failed(visit(f.getLoc(), f.getResultAttrOfType<ShardingAttr>(
+                                     i, kShardingAttrName))))
       return failure();
   WalkResult walk = f.walk([&](Operation *op) {
     for (Value v : op->getResults())

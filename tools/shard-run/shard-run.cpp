@@ -176,8 +176,8 @@ Status loadInputs(const Engine &engine, const Args &args,
                   std::vector<GlobalTensor> &inputs) {
   for (const auto &[name, bound] : args.randomBounds)
     if (engine.findInput(name) < 0)
-      return Status::invalidArgument("--random-bound names no input: '" +
-                                     name + "'");
+      return Status::invalidArgument("--random-bound names no input: '" + name +
+                                     "'");
   for (const auto &[name, file] : args.inputs)
     if (engine.findInput(name) < 0)
       return Status::invalidArgument("the model has no input named '" + name +
@@ -191,8 +191,7 @@ Status loadInputs(const Engine &engine, const Args &args,
         auto b = args.randomBounds.find(t.name);
         inputs.push_back(randomTensor(
             t, args.seed, i, b == args.randomBounds.end() ? 1.0 : b->second));
-      }
-      else
+      } else
         missing += "\n  " + t.name + ": " + dtypeName(t.dtype) + " " +
                    shapeStr(t.shape);
       continue;

@@ -1,4 +1,5 @@
-//===- BoxPlan.h - who sends which box to whom --------------------*- C++ -*-===//
+//===- BoxPlan.h - who sends which box to whom --------------------*- C++
+//-*-===//
 //
 // The partitioner's data movement, planned from index intervals (DESIGN.md,
 // core idea 2). Every rank owns a box of a value; every rank needs a box of

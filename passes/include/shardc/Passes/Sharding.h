@@ -1,4 +1,5 @@
-//===- Sharding.h - #sc.sharding <-> index layouts ----------------*- C++ -*-===//
+//===- Sharding.h - #sc.sharding <-> index layouts ----------------*- C++
+//-*-===//
 //
 // The bridge between the IR's sharding attributes and the planner's plain
 // layouts (BoxPlan.h): extents materialised, axes as mesh indices.
@@ -24,7 +25,9 @@ struct ValueSharding {
 
   bool isPartial() const { return !partialAxes.empty(); }
   bool operator==(const ValueSharding &other) const;
-  bool operator!=(const ValueSharding &other) const { return !(*this == other); }
+  bool operator!=(const ValueSharding &other) const {
+    return !(*this == other);
+  }
 };
 
 plan::Mesh meshShape(sc::MeshOp mesh);
