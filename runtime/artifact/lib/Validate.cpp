@@ -66,6 +66,16 @@ bool tensorBytes(fb::DType dtype, const Vector<int64_t> *shape,
   return true;
 }
 
+/// Shapes as stored (a 0-d shape may be an absent vector).
+bool sameShape(const Vector<int64_t> *a, const Vector<int64_t> *b) {
+  if (sizeOf(a) != sizeOf(b))
+    return false;
+  for (uint32_t i = 0; i < sizeOf(a); ++i)
+    if (a->Get(i) != b->Get(i))
+      return false;
+  return true;
+}
+
 bool sameShape(const Vector<int64_t> *a, const std::vector<int64_t> &b) {
   if (sizeOf(a) != b.size())
     return false;
@@ -612,9 +622,7 @@ Status Validator::checkConstants() {
                            to_string(rank));
           const fb::ConstantShard &shard = *c.shards()->Get(shardOfRank[rank]);
           if (slot.dtype() != c.dtype() || !slot.has_shape() ||
-              sizeOf(slot.shape()) != sizeOf(shard.shape()) ||
-              !std::equal(slot.shape()->begin(), slot.shape()->end(),
-                          shard.shape()->begin()))
+              !sameShape(slot.shape(), shard.shape()))
             return invalid(where + ": the shard of rank " + to_string(rank) +
                            " does not match buffer slot " +
                            to_string(binding.slot()) + "'s dtype and shape");
