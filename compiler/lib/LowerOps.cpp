@@ -168,6 +168,20 @@ LogicalResult lowerPool(Operation *op, ProgramBuilder &b, bool isMax,
 
 } // namespace
 
+std::vector<int64_t> reducedDims(int64_t rank,
+                                 std::optional<ArrayRef<int64_t>> dims) {
+  std::vector<int64_t> ints;
+  if (!dims || dims->empty()) {
+    for (int64_t d = 0; d < rank; ++d)
+      ints.push_back(d);
+    return ints;
+  }
+  for (int64_t d : *dims)
+    ints.push_back(d < 0 ? d + rank : d);
+  std::sort(ints.begin(), ints.end());
+  return ints;
+}
+
 /// PyTorch's source-coordinate scale (area_pixel_compute_scale), including
 /// the size-based shortcuts its kernels take before looking at a user's scale
 /// factor: equal sizes copy, and nearest at exactly twice the size reads
@@ -298,17 +312,8 @@ LogicalResult lowerNorm(NormOp op, ProgramBuilder &b, const char *kind,
 
 LogicalResult lowerReduction(Operation *op, ProgramBuilder &b, const char *kind,
                              std::optional<ArrayRef<int64_t>> dims) {
-  int64_t rank = rankOf(op->getOperand(0));
-  std::vector<int64_t> ints;
-  if (!dims || dims->empty()) {
-    for (int64_t d = 0; d < rank; ++d)
-      ints.push_back(d);
-  } else {
-    for (int64_t d : *dims)
-      ints.push_back(d < 0 ? d + rank : d);
-    std::sort(ints.begin(), ints.end());
-  }
-  return simple(op, b, fb::Opcode::Reduce, kind, ints);
+  return simple(op, b, fb::Opcode::Reduce, kind,
+                reducedDims(rankOf(op->getOperand(0)), dims));
 }
 
 int64_t normDim(int64_t dim, int64_t rank) {

@@ -73,6 +73,11 @@ private:
 /// Emits the instructions of one sc op (everything but func.return).
 llvm::LogicalResult lowerOp(mlir::Operation *op, ProgramBuilder &builder);
 
+/// The dims a reduction with attribute `dims` reduces (all when absent or
+/// empty), non-negative and sorted.
+std::vector<int64_t> reducedDims(int64_t rank,
+                                 std::optional<llvm::ArrayRef<int64_t>> dims);
+
 /// PyTorch's source-coordinate scale of a resize window (global sizes).
 double coordinateScale(const sc::WindowSpec &spec);
 

@@ -300,7 +300,6 @@ LogicalResult Partitioner::reshard(Operation *op) {
   if (to.isPartial())
     return op->emitOpError("reshards to a partial value; only the compiler "
                            "makes partial values");
-  std::vector<uint32_t> src(numRanks());
   if (shardingOf(in).isPartial()) {
     FailureOr<std::vector<uint32_t>> reduced = resolvePartial(op, in);
     if (failed(reduced))
@@ -393,7 +392,7 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     resultShapes.push_back(rs.layout.ownedShape(mesh, r));
 
   if (std::optional<LogicalResult> handled =
-          lowerStatisticOp(*this, op, operandBuffers, resultShapes))
+          lowerStatisticOp(*this, op, operandBuffers))
     return *handled;
 
   // The global op's own lowering on local buffers and shapes.

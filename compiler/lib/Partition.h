@@ -74,8 +74,7 @@ private:
 /// or std::nullopt when the generic lowering applies.
 std::optional<mlir::LogicalResult>
 lowerStatisticOp(Partitioner &p, mlir::Operation *op,
-                 const std::vector<std::vector<uint32_t>> &operandBuffers,
-                 const std::vector<std::vector<int64_t>> &resultShapes);
+                 const std::vector<std::vector<uint32_t>> &operandBuffers);
 
 } // namespace shardc
 

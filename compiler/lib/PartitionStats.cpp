@@ -357,29 +357,15 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
 
 /// mean over split dims: local sum / global count, a partial sum.
 LogicalResult lowerPartialMean(Partitioner &p, MeanOp op,
-                               const std::vector<std::vector<uint32_t>> &in,
-                               const std::vector<std::vector<int64_t>> &out) {
+                               const std::vector<std::vector<uint32_t>> &in) {
   auto type = cast<RankedTensorType>(op.getInput().getType());
-  int64_t rank = type.getRank();
-  std::vector<int64_t> dims;
-  std::optional<ArrayRef<int64_t>> given = op.getDims();
-  if (!given || given->empty())
-    for (int64_t d = 0; d < rank; ++d)
-      dims.push_back(d);
-  else
-    for (int64_t d : *given)
-      dims.push_back(d < 0 ? d + rank : d);
-  std::sort(dims.begin(), dims.end());
+  std::vector<int64_t> dims = reducedDims(type.getRank(), op.getDims());
   int64_t count = 1;
   for (int64_t d : dims)
     count *= type.getDimSize(d);
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
-    uint32_t sum = e.tmp(out[r]);
-    art::InstructionSpec &inst =
-        p.ranks[r].emit(fb::Opcode::Reduce, {in[0][r]}, {sum});
-    inst.str = "sum";
-    inst.ints = dims;
+    uint32_t sum = e.reduce("sum", in[0][r], dims, /*keepdim=*/false);
     p.ranks[r].bind(op.getResult(),
                     e.binary("mul", sum, p.scalar(r, 1.0 / double(count))));
   }
@@ -390,14 +376,13 @@ LogicalResult lowerPartialMean(Partitioner &p, MeanOp op,
 
 std::optional<LogicalResult>
 lowerStatisticOp(Partitioner &p, Operation *op,
-                 const std::vector<std::vector<uint32_t>> &in,
-                 const std::vector<std::vector<int64_t>> &resultShapes) {
+                 const std::vector<std::vector<uint32_t>> &in) {
   auto splitAny = [&](Value v, std::vector<int64_t> dims) {
     return !splitAxes(p.shardingOf(v), dims).axes.empty();
   };
   const ValueSharding &rs = p.shardingOf(op->getResult(0));
   if (auto mean = dyn_cast<MeanOp>(op); mean && rs.isPartial())
-    return lowerPartialMean(p, mean, in, resultShapes);
+    return lowerPartialMean(p, mean, in);
   if ((isa<LinearOp>(op) || isa<ConvOp>(op) || isa<ConvTransposeOp>(op)) &&
       rs.isPartial() && op->getNumOperands() == 3)
     return op->emitOpError("contracts a split dim and adds a bias; the bias "

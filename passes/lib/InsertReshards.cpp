@@ -55,18 +55,19 @@ requiredOperandShardings(Operation *op, const ShardingRule &rule,
         (kind != FactorKind::Reduction && kind != FactorKind::Statistic))
       continue;
     int64_t bestBytes = -1;
-    for (size_t i = 0; i < current.size(); ++i)
+    for (size_t i = 0; i < current.size(); ++i) {
+      int64_t bytes = 1;
+      for (int64_t n : current[i].layout.shape)
+        bytes *= n;
       for (size_t d = 0; d < rule.operandDims[i].size(); ++d) {
         const plan::DimSplit &s = current[i].layout.dims[d];
-        int64_t bytes = 1;
-        for (int64_t n : current[i].layout.shape)
-          bytes *= n;
         bool allowed =
             kind == FactorKind::Statistic ? !s.axes.empty() : inPartial(s);
         if (rule.operandDims[i][d] == int64_t(f) && allowed &&
             bytes > bestBytes)
           factorSplit[f] = s, bestBytes = bytes;
       }
+    }
   }
   std::vector<ValueSharding> required;
   for (size_t i = 0; i < current.size(); ++i) {
@@ -103,20 +104,17 @@ struct InsertReshardsPass
   using Base::Base;
 
   void runOnOperation() override {
-    for (auto f : getOperation().getOps<func::FuncOp>())
-      if (!f.isExternal() && failed(runOnFunction(f)))
-        return signalPassFailure();
+    if (failed(forEachShardedFunction(getOperation(),
+                                      [&](func::FuncOp f, MeshOp mesh) {
+                                        return runOnFunction(f, mesh);
+                                      })))
+      signalPassFailure();
   }
 
-  LogicalResult runOnFunction(func::FuncOp f) {
-    FailureOr<MeshOp> mesh = functionMesh(f);
-    if (failed(mesh))
-      return failure();
-    if (!*mesh)
-      return success();
+  LogicalResult runOnFunction(func::FuncOp f, MeshOp mesh) {
     MLIRContext *ctx = f.getContext();
     auto shardingOf = [&](Value v) {
-      return materialize(recordedSharding(v), v.getType(), *mesh);
+      return materialize(recordedSharding(v), v.getType(), mesh);
     };
     // One reshard per (value, layout) and consumer, however many operands
     // read it.
@@ -125,7 +123,7 @@ struct InsertReshardsPass
       Value v = use.get();
       if (shardingOf(v) == to)
         return;
-      Attribute attr = toAttr(ctx, *mesh, to);
+      Attribute attr = toAttr(ctx, mesh, to);
       Value &r = made[{v, attr}];
       if (!r) {
         OpBuilder b(use.getOwner());
@@ -145,7 +143,7 @@ struct InsertReshardsPass
           ValueSharding want = shardingOf(use.get());
           if (auto declared =
                   f.getResultAttrOfType<ShardingAttr>(i, kShardingAttrName))
-            want = materialize(declared, use.get().getType(), *mesh);
+            want = materialize(declared, use.get().getType(), mesh);
           want.partialAxes.clear();
           reshard(use, want);
         }

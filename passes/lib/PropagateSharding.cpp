@@ -137,23 +137,20 @@ struct PropagateShardingPass
   using Base::Base;
 
   void runOnOperation() override {
-    for (auto f : getOperation().getOps<func::FuncOp>())
-      if (!f.isExternal() && failed(runOnFunction(f)))
-        return signalPassFailure();
+    if (failed(forEachShardedFunction(getOperation(),
+                                      [&](func::FuncOp f, MeshOp mesh) {
+                                        return runOnFunction(f, mesh);
+                                      })))
+      signalPassFailure();
   }
 
-  LogicalResult runOnFunction(func::FuncOp f) {
-    FailureOr<MeshOp> mesh = functionMesh(f);
-    if (failed(mesh))
-      return failure();
-    if (!*mesh)
-      return success(); // nothing is sharded
+  LogicalResult runOnFunction(func::FuncOp f, MeshOp mesh) {
     llvm::DenseMap<Value, ValueSharding> known;
     auto shardingOf = [&](Value v) -> ValueSharding {
       auto it = known.find(v);
       if (it != known.end())
         return it->second;
-      return materialize(recordedSharding(v), v.getType(), *mesh);
+      return materialize(recordedSharding(v), v.getType(), mesh);
     };
     for (BlockArgument arg : f.getArguments())
       known[arg] = shardingOf(arg);
@@ -175,9 +172,9 @@ struct PropagateShardingPass
       }
       known[result] = s;
       if (checkOnly) {
-        op->emitRemark("sharding ") << toAttr(op->getContext(), *mesh, s);
+        op->emitRemark("sharding ") << toAttr(op->getContext(), mesh, s);
       } else if (!isa<ShardingConstraintOp, ReshardOp>(op)) {
-        op->setAttr(kShardingAttrName, toAttr(op->getContext(), *mesh, s));
+        op->setAttr(kShardingAttrName, toAttr(op->getContext(), mesh, s));
       }
       return WalkResult::advance();
     });

@@ -3,6 +3,7 @@
 #include "shardc/Passes/Sharding.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -133,6 +134,21 @@ FailureOr<MeshOp> functionMesh(func::FuncOp f) {
   if (walk.wasInterrupted())
     return failure();
   return found;
+}
+
+LogicalResult
+forEachShardedFunction(ModuleOp module,
+                       function_ref<LogicalResult(func::FuncOp, MeshOp)> fn) {
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isExternal())
+      continue;
+    FailureOr<MeshOp> mesh = functionMesh(f);
+    if (failed(mesh))
+      return failure();
+    if (*mesh && failed(fn(f, *mesh)))
+      return failure();
+  }
+  return success();
 }
 
 } // namespace shardc

@@ -11,9 +11,12 @@
 #include "shardc/Dialect/Sc/ScOps.h"
 #include "shardc/Passes/BoxPlan.h"
 
-namespace mlir::func {
+namespace mlir {
+class ModuleOp;
+namespace func {
 class FuncOp;
 }
+} // namespace mlir
 
 namespace shardc {
 
@@ -53,6 +56,12 @@ sc::ShardingAttr recordedSharding(mlir::Value value);
 /// The one mesh every sharding in `f` refers to; null when none is used.
 /// Fails (with a diagnostic) when shardings name different meshes.
 mlir::FailureOr<sc::MeshOp> functionMesh(mlir::func::FuncOp f);
+
+/// Runs `fn` on every function of `module` with a body that uses a mesh
+/// (functions without shardings are skipped); fails on the first failure.
+mlir::LogicalResult forEachShardedFunction(
+    mlir::ModuleOp module,
+    llvm::function_ref<mlir::LogicalResult(mlir::func::FuncOp, sc::MeshOp)> fn);
 
 /// How each operand of `op` must arrive for the op to compute `result`
 /// locally from `current` operand shardings (see sc-insert-reshards).
