@@ -6,9 +6,11 @@
 // relative mesh offsets resolved against this rank's coordinates once, at
 // prepare time.
 //
-// Collectives run over the whole world; groups that are a proper subset of
-// the mesh axes need sub-communicators, which the comm layer does not offer
-// yet, and are rejected at prepare time.
+// Collectives over the whole mesh use the communicator's collectives.
+// Groups over a subset of the mesh axes (a row of a 2-D mesh) and
+// reduce-scatters run point to point among the group's members under one
+// reserved tag; each member reduces the blocks in group order, so all
+// members get bitwise the same result.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 #include "shardrt/comm/Communicator.h"
 #include "shardrt/cpu/Kernels.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -24,6 +27,9 @@ namespace shardrt::exec {
 namespace {
 
 using fb::Opcode;
+
+/// The tag of group collectives; exchanges may not use it.
+constexpr int kGroupCollectiveTag = comm::kMaxTag;
 
 struct BoxTransfer {
   bool send = false;
@@ -65,10 +71,11 @@ StatusOr<RunFn> prepareExchange(const fb::Instruction &inst,
     if (bt.peer < 0)
       return invalid("transfer " + std::to_string(i) +
                      " names a peer outside the mesh");
-    if (t.tag() > uint32_t(comm::kMaxTag))
+    if (t.tag() >= uint32_t(kGroupCollectiveTag))
       return invalid("transfer " + std::to_string(i) + " has tag " +
-                     std::to_string(t.tag()) + " > " +
-                     std::to_string(comm::kMaxTag));
+                     std::to_string(t.tag()) + "; exchanges use tags below " +
+                     std::to_string(kGroupCollectiveTag) +
+                     " (the last is reserved for group collectives)");
     bt.tag = int(t.tag());
     bt.slot = t.slot();
     const SlotInfo &slot = ctx.slots[bt.slot];
@@ -120,10 +127,9 @@ Status wholeWorld(const fb::Instruction &inst, const PrepareContext &ctx) {
   size_t axes = inst.mesh_axes() ? inst.mesh_axes()->size() : 0;
   if (axes != ctx.meshShape.size())
     return Status::unimplemented(
-        "collectives over a subset of the mesh axes (" + std::to_string(axes) +
-        " of " + std::to_string(ctx.meshShape.size()) +
-        ") are not supported "
-        "by the CPU backend yet");
+        "this collective runs over the whole mesh only (" +
+        std::to_string(axes) + " of " + std::to_string(ctx.meshShape.size()) +
+        " axes given)");
   // The group must list the axes major to minor so that group order is world
   // rank order.
   for (uint32_t a = 0; a < axes; ++a)
@@ -133,100 +139,326 @@ Status wholeWorld(const fb::Instruction &inst, const PrepareContext &ctx) {
   return Status();
 }
 
+/// The ranks a collective over `mesh_axes` runs among: those sharing this
+/// rank's coordinates on every other axis, ordered by their coordinates on
+/// the group's axes (major to minor, i.e. world rank order).
+struct Group {
+  std::vector<int> ranks;
+  size_t index = 0;   ///< this rank's place in `ranks`
+  bool whole = false; ///< the group is the whole world
+};
+
+StatusOr<Group> groupOf(const fb::Instruction &inst,
+                        const PrepareContext &ctx) {
+  std::vector<uint32_t> axes;
+  if (inst.mesh_axes())
+    axes.assign(inst.mesh_axes()->begin(), inst.mesh_axes()->end());
+  for (size_t i = 0; i < axes.size(); ++i)
+    if (axes[i] >= ctx.meshShape.size() || (i && axes[i] <= axes[i - 1]))
+      return invalid("the group's mesh axes must be distinct, ascending and "
+                     "inside the mesh");
+  Group g;
+  g.whole = axes.size() == ctx.meshShape.size();
+  // Enumerate the group's coordinates major to minor.
+  std::vector<int64_t> coords = ctx.meshCoords;
+  for (uint32_t a : axes)
+    coords[a] = 0;
+  while (true) {
+    int64_t rank = 0;
+    bool self = true;
+    for (size_t a = 0; a < coords.size(); ++a) {
+      rank = rank * ctx.meshShape[a] + coords[a];
+      self = self && coords[a] == ctx.meshCoords[a];
+    }
+    if (self)
+      g.index = g.ranks.size();
+    g.ranks.push_back(int(rank));
+    size_t i = axes.size();
+    while (i > 0 && ++coords[axes[i - 1]] == ctx.meshShape[axes[i - 1]])
+      coords[axes[--i]] = 0;
+    if (i == 0)
+      break;
+  }
+  return g;
+}
+
+/// Point-to-point form of a group collective: this rank sends `sends[q]`
+/// to member q and receives `recvs[q]` from it (q != index), all under one
+/// reserved tag. Every member runs the group's collectives in program
+/// order, and messages of one pair and tag arrive in order, so successive
+/// collectives cannot mix.
+struct GroupMessage {
+  const void *send = nullptr;
+  void *recv = nullptr;
+  size_t sendBytes = 0, recvBytes = 0;
+};
+
+Status exchangeInGroup(comm::Communicator &comm, const Group &g,
+                       const std::vector<GroupMessage> &messages) {
+  std::vector<comm::Request> requests;
+  for (size_t q = 0; q < g.ranks.size(); ++q) {
+    if (q == g.index)
+      continue;
+    StatusOr<comm::Request> r =
+        comm.irecv(messages[q].recv, messages[q].recvBytes, g.ranks[q],
+                   kGroupCollectiveTag);
+    if (!r.ok())
+      return r.status();
+    requests.push_back(std::move(*r));
+    r = comm.isend(messages[q].send, messages[q].sendBytes, g.ranks[q],
+                   kGroupCollectiveTag);
+    if (!r.ok())
+      return r.status();
+    requests.push_back(std::move(*r));
+  }
+  return comm.waitAll(
+      comm::Span<comm::Request>(requests.data(), requests.size()));
+}
+
+StatusOr<comm::ReduceOp> reduceOp(const fb::Instruction &inst) {
+  switch (inst.reduce()) {
+  case fb::ReduceKind::Sum:
+    return comm::ReduceOp::Sum;
+  case fb::ReduceKind::Max:
+    return comm::ReduceOp::Max;
+  case fb::ReduceKind::Min:
+    return comm::ReduceOp::Min;
+  case fb::ReduceKind::Prod:
+    return comm::ReduceOp::Prod;
+  default:
+    return Status::unimplemented(std::string("reductions of kind ") +
+                                 fb::EnumNameReduceKind(inst.reduce()));
+  }
+}
+
+/// acc[i] = acc[i] (op) x[i].
+void accumulate(float *acc, const float *x, int64_t n, comm::ReduceOp op) {
+  for (int64_t i = 0; i < n; ++i) {
+    switch (op) {
+    case comm::ReduceOp::Sum:
+      acc[i] += x[i];
+      break;
+    case comm::ReduceOp::Prod:
+      acc[i] *= x[i];
+      break;
+    case comm::ReduceOp::Max:
+      acc[i] = std::max(acc[i], x[i]);
+      break;
+    case comm::ReduceOp::Min:
+      acc[i] = std::min(acc[i], x[i]);
+      break;
+    }
+  }
+}
+
+/// Reduces the members' blocks in group order into `out`, so that every
+/// member gets bitwise the same result. blocks[q] is member q's block.
+void reduceInOrder(const std::vector<const float *> &blocks, float *out,
+                   int64_t n, comm::ReduceOp op) {
+  std::vector<float> acc(blocks[0], blocks[0] + n);
+  for (size_t q = 1; q < blocks.size(); ++q)
+    accumulate(acc.data(), blocks[q], n, op);
+  std::copy(acc.begin(), acc.end(), out);
+}
+
 StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
-  SHARDRT_RETURN_IF_ERROR(wholeWorld(inst, ctx));
+  StatusOr<Group> group = groupOf(inst, ctx);
+  if (!group.ok())
+    return group.status();
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   SHARDRT_RETURN_IF_ERROR(requireDType(in, fb::DType::F32, "the input"));
   SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
   SHARDRT_RETURN_IF_ERROR(requireShape(out, in.shape, "the output"));
-  comm::ReduceOp op;
-  switch (inst.reduce()) {
-  case fb::ReduceKind::Sum:
-    op = comm::ReduceOp::Sum;
-    break;
-  case fb::ReduceKind::Max:
-    op = comm::ReduceOp::Max;
-    break;
-  case fb::ReduceKind::Min:
-    op = comm::ReduceOp::Min;
-    break;
-  case fb::ReduceKind::Prod:
-    op = comm::ReduceOp::Prod;
-    break;
-  default:
-    return Status::unimplemented(std::string("all-reduce of kind ") +
-                                 fb::EnumNameReduceKind(inst.reduce()));
-  }
+  StatusOr<comm::ReduceOp> op = reduceOp(inst);
+  if (!op.ok())
+    return op.status();
   int64_t n = numElements(in.shape);
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  Group g = *group;
+  comm::ReduceOp kind = *op;
+  if (g.whole)
+    return RunFn([=](RunContext &rc) -> Status {
+      if (!rc.comm)
+        return Status::failedPrecondition("an all-reduce needs a communicator");
+      return rc.comm->allReduce(rc.slots[x], rc.slots[y], n,
+                                comm::DataType::F32, kind);
+    });
+  auto staging =
+      std::make_shared<std::vector<float>>(size_t(n) * g.ranks.size());
   return RunFn([=](RunContext &rc) -> Status {
     if (!rc.comm)
       return Status::failedPrecondition("an all-reduce needs a communicator");
-    return rc.comm->allReduce(rc.slots[x], rc.slots[y], n, comm::DataType::F32,
-                              op);
+    const float *own = static_cast<const float *>(rc.slots[x]);
+    std::vector<GroupMessage> messages(g.ranks.size());
+    std::vector<const float *> blocks(g.ranks.size());
+    for (size_t q = 0; q < g.ranks.size(); ++q) {
+      float *block = staging->data() + q * size_t(n);
+      messages[q] = {own, block, size_t(n) * 4, size_t(n) * 4};
+      blocks[q] = q == g.index ? own : block;
+    }
+    SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, g, messages));
+    reduceInOrder(blocks, static_cast<float *>(rc.slots[y]), n, kind);
+    return Status();
   });
 }
 
-/// ints: dim, then the extent of every rank's shard along dim.
+/// Reads `dim` and one extent per group member, checks them against this
+/// rank's block shape (`block`, whose `dim` must equal its own extent) and
+/// returns the extents.
+StatusOr<std::vector<int64_t>> groupExtents(const fb::Instruction &inst,
+                                            const Group &g, const Shape &block,
+                                            int64_t &dim) {
+  IntReader ints(inst);
+  dim = ints.next();
+  std::vector<int64_t> extents = ints.next(g.ranks.size());
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
+  if (dim < 0 || dim >= int64_t(block.size()))
+    return invalid("splits along dim " + std::to_string(dim) + " of a rank-" +
+                   std::to_string(block.size()) + " tensor");
+  for (int64_t e : extents)
+    if (e < 0)
+      return invalid("negative extent");
+  if (extents[g.index] != block[size_t(dim)])
+    return invalid("this rank's extent is " + std::to_string(extents[g.index]) +
+                   " but its block has " + std::to_string(block[size_t(dim)]));
+  return extents;
+}
+
+/// ints: dim, then the extent of every group member's shard along dim.
 StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
-  SHARDRT_RETURN_IF_ERROR(wholeWorld(inst, ctx));
+  StatusOr<Group> group = groupOf(inst, ctx);
+  if (!group.ok())
+    return group.status();
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   if (in.dtype != out.dtype)
     return invalid("the input and output differ in dtype");
-  int64_t world = 1;
-  for (int64_t n : ctx.meshShape)
-    world *= n;
-  IntReader ints(inst);
-  int64_t dim = ints.next();
-  std::vector<int64_t> extents = ints.next(size_t(world));
-  SHARDRT_RETURN_IF_ERROR(ints.finish());
-  if (dim < 0 || dim >= int64_t(in.shape.size()))
-    return invalid("gathers along dim " + std::to_string(dim));
+  int64_t dim = 0;
+  StatusOr<std::vector<int64_t>> ext =
+      groupExtents(inst, *group, in.shape, dim);
+  if (!ext.ok())
+    return ext.status();
+  std::vector<int64_t> extents = *ext;
   Shape expected = in.shape;
-  expected[dim] = 0;
-  for (int64_t e : extents) {
-    if (e < 0)
-      return invalid("negative extent");
-    expected[dim] += e;
-  }
-  if (extents[size_t(ctx.rank)] != in.shape[dim])
-    return invalid("this rank's extent is " +
-                   std::to_string(extents[size_t(ctx.rank)]) +
-                   " but its shard has " + std::to_string(in.shape[dim]));
+  expected[size_t(dim)] = 0;
+  for (int64_t e : extents)
+    expected[size_t(dim)] += e;
   SHARDRT_RETURN_IF_ERROR(requireShape(out, expected, "the output"));
   size_t elem = artifact::dtypeSize(in.dtype);
   std::vector<int64_t> counts;
   for (int64_t e : extents) {
     Shape s = in.shape;
-    s[dim] = e;
+    s[size_t(dim)] = e;
     counts.push_back(numElements(s) * int64_t(elem));
   }
   Shape inShape = in.shape, outShape = out.shape;
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  Group g = *group;
   auto staging = std::make_shared<std::vector<uint8_t>>(
       size_t(numElements(outShape)) * elem);
   return RunFn([=](RunContext &rc) -> Status {
     if (!rc.comm)
       return Status::failedPrecondition("an all-gather needs a communicator");
-    SHARDRT_RETURN_IF_ERROR(
-        rc.comm->allGatherV(rc.slots[x], counts[size_t(rc.comm->rank())],
-                            staging->data(), counts, comm::DataType::Byte));
-    // Rank-major blocks -> their place along `dim`.
+    if (g.whole) {
+      SHARDRT_RETURN_IF_ERROR(rc.comm->allGatherV(rc.slots[x], counts[g.index],
+                                                  staging->data(), counts,
+                                                  comm::DataType::Byte));
+    } else {
+      std::vector<GroupMessage> messages(g.ranks.size());
+      int64_t at = 0;
+      for (size_t q = 0; q < g.ranks.size(); ++q) {
+        messages[q] = {rc.slots[x], staging->data() + at,
+                       size_t(counts[g.index]), size_t(counts[q])};
+        if (q == g.index && counts[q])
+          std::memcpy(staging->data() + at, rc.slots[x], size_t(counts[q]));
+        at += counts[q];
+      }
+      SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, g, messages));
+    }
+    // Member-major blocks -> their place along `dim`.
     int64_t at = 0, byteAt = 0;
-    for (size_t r = 0; r < extents.size(); ++r) {
+    for (size_t q = 0; q < extents.size(); ++q) {
       Shape block = inShape;
-      block[dim] = extents[r];
+      block[size_t(dim)] = extents[q];
       Shape dst(outShape.size(), 0);
-      dst[dim] = at;
+      dst[size_t(dim)] = at;
       cpu::copyBox(staging->data() + byteAt, block, Shape(block.size(), 0),
                    rc.slots[y], outShape, dst, block, elem);
-      at += extents[r];
-      byteAt += counts[r];
+      at += extents[q];
+      byteAt += counts[q];
     }
+    return Status();
+  });
+}
+
+/// ints: dim, then the extent of every group member's block along dim. The
+/// input holds every member's block (the sum of the extents along dim); the
+/// output gets this member's block reduced over the group, in group order.
+StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
+                                     const PrepareContext &ctx) {
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
+  StatusOr<Group> group = groupOf(inst, ctx);
+  if (!group.ok())
+    return group.status();
+  const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
+  SHARDRT_RETURN_IF_ERROR(requireDType(in, fb::DType::F32, "the input"));
+  SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
+  StatusOr<comm::ReduceOp> op = reduceOp(inst);
+  if (!op.ok())
+    return op.status();
+  int64_t dim = 0;
+  StatusOr<std::vector<int64_t>> ext =
+      groupExtents(inst, *group, out.shape, dim);
+  if (!ext.ok())
+    return ext.status();
+  std::vector<int64_t> extents = *ext;
+  Shape expected = out.shape;
+  expected[size_t(dim)] = 0;
+  for (int64_t e : extents)
+    expected[size_t(dim)] += e;
+  SHARDRT_RETURN_IF_ERROR(requireShape(in, expected, "the input"));
+  Group g = *group;
+  comm::ReduceOp kind = *op;
+  Shape inShape = in.shape, outShape = out.shape;
+  // Member q's block of the input, packed: blocks[q].
+  std::vector<int64_t> starts;
+  int64_t at = 0;
+  for (int64_t e : extents) {
+    starts.push_back(at);
+    at += e;
+  }
+  int64_t own = numElements(outShape);
+  size_t members = g.ranks.size();
+  auto packed = std::make_shared<std::vector<std::vector<float>>>(members);
+  for (size_t q = 0; q < members; ++q) {
+    Shape block = inShape;
+    block[size_t(dim)] = extents[q];
+    (*packed)[q].resize(size_t(numElements(block)));
+  }
+  auto received = std::make_shared<std::vector<float>>(size_t(own) * members);
+  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  return RunFn([=](RunContext &rc) -> Status {
+    if (!rc.comm)
+      return Status::failedPrecondition("a reduce-scatter needs a "
+                                        "communicator");
+    std::vector<GroupMessage> messages(members);
+    std::vector<const float *> blocks(members);
+    for (size_t q = 0; q < members; ++q) {
+      Shape block = inShape, lo(inShape.size(), 0);
+      block[size_t(dim)] = extents[q];
+      lo[size_t(dim)] = starts[q];
+      cpu::copyBox(rc.slots[x], inShape, lo, (*packed)[q].data(), block,
+                   Shape(block.size(), 0), block, 4);
+      float *from = received->data() + q * size_t(own);
+      messages[q] = {(*packed)[q].data(), from, (*packed)[q].size() * 4,
+                     size_t(own) * 4};
+      blocks[q] = q == g.index ? (*packed)[q].data() : from;
+    }
+    SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, g, messages));
+    reduceInOrder(blocks, static_cast<float *>(rc.slots[y]), own, kind);
     return Status();
   });
 }
@@ -283,6 +515,7 @@ StatusOr<RunFn> prepareComm(const fb::Instruction &inst,
     // a Wait names are already done.
     return RunFn([](RunContext &) { return Status(); });
   case Opcode::ReduceScatter:
+    return prepareReduceScatter(inst, ctx);
   case Opcode::AllToAll:
     return Status::unimplemented(std::string("the CPU backend does not run ") +
                                  fb::EnumNameOpcode(inst.opcode()) +

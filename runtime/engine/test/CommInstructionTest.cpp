@@ -2,7 +2,9 @@
 //
 // Hand-built 3-rank artifacts (a ring) run on the local backend: a periodic
 // halo exchange, an all-reduce and an all-gather-v, checked against values
-// computed here; and a missing peer that must turn into an error, not a hang.
+// computed here; collectives over one axis of a 2x2 mesh and
+// reduce-scatter-v; and a missing peer that must turn into an error, not a
+// hang.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -255,6 +258,155 @@ TEST(CommInstructions, MissingPeerTimesOutInsteadOfHanging) {
             std::string::npos)
       << results[0].message();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+/// A 2x2 mesh ("x" major): rank r = 2 * cx + cy holds x = (10r, 10r + 1,
+/// 10r + 2, 10r + 3) and runs collectives over one axis or both.
+struct GroupOutputs {
+  std::vector<float> rowSum, rowMax, colGather, rowScatter, worldScatter;
+};
+
+std::vector<GroupOutputs> runGroupCollectives() {
+  ArtifactWriter w({"x", "y"}, {2, 2});
+  auto collective = [](fb::Opcode opcode, uint32_t in, uint32_t out,
+                       std::vector<uint32_t> axes, fb::ReduceKind kind,
+                       std::vector<int64_t> ints) {
+    InstructionSpec inst;
+    inst.opcode = opcode;
+    inst.inputs = {in};
+    inst.outputs = {out};
+    inst.meshAxes = std::move(axes);
+    inst.reduce = kind;
+    inst.ints = std::move(ints);
+    return inst;
+  };
+  for (int r = 0; r < 4; ++r) {
+    int64_t cy = r % 2;
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    rc.buffers = {slot(0, {4}),   slot(64, {4}),           slot(128, {4}),
+                  slot(192, {8}), slot(256, {cy ? 3 : 1}), slot(320, {1})};
+    rc.arenaBytes = 384;
+    rc.program = {
+        collective(fb::Opcode::AllReduce, 0, 1, {1}, fb::ReduceKind::Sum, {}),
+        collective(fb::Opcode::AllReduce, 0, 2, {1}, fb::ReduceKind::Max, {}),
+        collective(fb::Opcode::AllGather, 0, 3, {0}, fb::ReduceKind::None,
+                   {0, 4, 4}),
+        collective(fb::Opcode::ReduceScatter, 0, 4, {1}, fb::ReduceKind::Sum,
+                   {0, 1, 3}),
+        collective(fb::Opcode::ReduceScatter, 0, 5, {0, 1}, fb::ReduceKind::Sum,
+                   {0, 1, 1, 1, 1})};
+    rc.inputSlots = {0};
+    rc.outputSlots = {1, 2, 3, 4, 5};
+    w.addRankClass(std::move(rc));
+  }
+  auto perRank = [](std::string name, std::vector<int64_t> extents) {
+    TensorDescSpec t = split(std::move(name), std::move(extents));
+    t.dims[0].meshAxes = {0, 1};
+    return t;
+  };
+  w.addInput(perRank("x", {4, 4, 4, 4}));
+  w.addOutput(perRank("row_sum", {4, 4, 4, 4}));
+  w.addOutput(perRank("row_max", {4, 4, 4, 4}));
+  w.addOutput(perRank("col_gather", {8, 8, 8, 8}));
+  w.addOutput(perRank("row_scatter", {1, 3, 1, 3}));
+  w.addOutput(perRank("world_scatter", {1, 1, 1, 1}));
+  auto bytes = w.serialize();
+  EXPECT_TRUE(bytes.ok()) << bytes.status().toString();
+  std::vector<GroupOutputs> results(4);
+  if (!bytes.ok())
+    return results;
+  auto engine = Engine::loadFromMemory(bytes->data(), bytes->size());
+  EXPECT_TRUE(engine.ok()) << engine.status().toString();
+  if (!engine.ok())
+    return results;
+  Status s = comm::LocalWorld::run(4, [&](comm::Communicator &c) -> Status {
+    auto session = Session::create(*engine, &c);
+    if (!session.ok())
+      return session.status();
+    int r = c.rank();
+    std::vector<float> x = {float(10 * r), float(10 * r + 1), float(10 * r + 2),
+                            float(10 * r + 3)};
+    SHARDRT_RETURN_IF_ERROR(
+        (*session)->bindInput(0, x.data(), DType::F32, {4}));
+    SHARDRT_RETURN_IF_ERROR((*session)->run());
+    GroupOutputs &out = results[size_t(r)];
+    std::vector<float> *dst[] = {&out.rowSum, &out.rowMax, &out.colGather,
+                                 &out.rowScatter, &out.worldScatter};
+    for (size_t o = 0; o < 5; ++o) {
+      const float *p = static_cast<const float *>((*session)->outputData(o));
+      dst[o]->assign(p, p + (*session)->outputShape(o)[0]);
+    }
+    return Status();
+  });
+  EXPECT_TRUE(s.ok()) << s.toString();
+  return results;
+}
+
+TEST(CommInstructions, CollectivesOverOneAxisOfA2x2Mesh) {
+  std::vector<GroupOutputs> res = runGroupCollectives();
+  auto x = [](int r, int i) { return float(10 * r + i); };
+  for (int r = 0; r < 4; ++r) {
+    int cx = r / 2, cy = r % 2;
+    int row0 = 2 * cx, row1 = 2 * cx + 1; // the ranks sharing cx
+    int col0 = cy, col1 = 2 + cy;         // the ranks sharing cy
+    const GroupOutputs &o = res[size_t(r)];
+    std::vector<float> sum, max, gather;
+    for (int i = 0; i < 4; ++i) {
+      sum.push_back(x(row0, i) + x(row1, i));
+      max.push_back(std::max(x(row0, i), x(row1, i)));
+    }
+    for (int q : {col0, col1})
+      for (int i = 0; i < 4; ++i)
+        gather.push_back(x(q, i));
+    EXPECT_EQ(o.rowSum, sum) << "rank " << r;
+    EXPECT_EQ(o.rowMax, max) << "rank " << r;
+    EXPECT_EQ(o.colGather, gather) << "rank " << r;
+    // Reduce-scatter over y with blocks [0,1) and [1,4).
+    std::vector<float> scatter(sum.begin() + (cy ? 1 : 0),
+                               sum.begin() + (cy ? 4 : 1));
+    EXPECT_EQ(o.rowScatter, scatter) << "rank " << r;
+    // Over the whole mesh, element r of the sum of all four inputs.
+    float all = 0;
+    for (int q = 0; q < 4; ++q)
+      all += x(q, r);
+    EXPECT_EQ(o.worldScatter, std::vector<float>{all}) << "rank " << r;
+  }
+}
+
+TEST(CommInstructions, GroupAxesMustAscend) {
+  ArtifactWriter w({"x", "y"}, {2, 2});
+  for (int r = 0; r < 4; ++r) {
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    rc.buffers = {slot(0, {4}), slot(64, {4})};
+    rc.arenaBytes = 128;
+    InstructionSpec reduce;
+    reduce.opcode = fb::Opcode::AllReduce;
+    reduce.inputs = {0};
+    reduce.outputs = {1};
+    reduce.meshAxes = {1, 0};
+    reduce.reduce = fb::ReduceKind::Sum;
+    rc.program = {reduce};
+    rc.inputSlots = {0};
+    rc.outputSlots = {1};
+    w.addRankClass(std::move(rc));
+  }
+  TensorDescSpec x = split("x", {4, 4, 4, 4}), y = split("y", {4, 4, 4, 4});
+  x.dims[0].meshAxes = y.dims[0].meshAxes = {0, 1};
+  w.addInput(x);
+  w.addOutput(y);
+  std::vector<uint8_t> bytes = w.serializeUnchecked();
+  auto engine = Engine::loadFromMemory(bytes.data(), bytes.size());
+  ASSERT_TRUE(engine.ok()) << engine.status().toString();
+  Status s = comm::LocalWorld::run(4, [&](comm::Communicator &c) -> Status {
+    auto session = Session::create(*engine, &c);
+    return session.ok() ? Status() : session.status();
+  });
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("ascending"), std::string::npos) << s.message();
 }
 
 TEST(CommInstructions, PeerOutsideTheMeshIsRejectedAtLoad) {
