@@ -212,6 +212,14 @@ void describeProgram(const std::string &name, const std::vector<int32_t> &ranks,
         os << (k ? ", " : "") << inst.floats[k];
       os << "]";
     }
+    if (!inst.meshAxes.empty()) {
+      os << " group [";
+      for (size_t k = 0; k < inst.meshAxes.size(); ++k)
+        os << (k ? ", " : "") << inst.meshAxes[k];
+      os << "]";
+    }
+    if (inst.reduce != fb::ReduceKind::None)
+      os << " reduce " << fb::EnumNameReduceKind(inst.reduce);
     for (const art::TransferSpec &t : inst.transfers) {
       os << (t.kind == fb::TransferKind::Send ? " send" : " recv") << " %"
          << t.slot << "[";

@@ -160,33 +160,97 @@ Partitioner::fetch(Operation *op, Value v,
   return result;
 }
 
+namespace {
+
+fb::ReduceKind reduceKindOf(const ValueSharding &s) {
+  if (s.partialKind == ReductionKind::Max)
+    return fb::ReduceKind::Max;
+  if (s.partialKind == ReductionKind::Min)
+    return fb::ReduceKind::Min;
+  return fb::ReduceKind::Sum;
+}
+
+/// `axes` ascending, for a collective's group.
+std::vector<uint32_t> groupAxes(std::vector<int> axes) {
+  llvm::sort(axes);
+  return std::vector<uint32_t>(axes.begin(), axes.end());
+}
+
+} // namespace
+
 FailureOr<std::vector<uint32_t>> Partitioner::resolvePartial(Operation *op,
                                                              Value v) {
   const ValueSharding &s = shardingOf(v);
-  std::vector<int> all;
-  for (size_t a = 0; a < mesh.shape.size(); ++a)
-    all.push_back(int(a));
-  if (s.partialAxes != all)
-    return op->emitOpError("needs a reduction over some but not all mesh "
-                           "axes, which the cpu runtime cannot run yet "
-                           "(it has no sub-communicators)");
-  fb::ReduceKind kind = fb::ReduceKind::Sum;
-  if (s.partialKind == ReductionKind::Max)
-    kind = fb::ReduceKind::Max;
-  else if (s.partialKind == ReductionKind::Min)
-    kind = fb::ReduceKind::Min;
   std::vector<uint32_t> out(numRanks());
   for (int64_t r = 0; r < numRanks(); ++r) {
     ProgramBuilder &b = ranks[r];
     uint32_t in = b.lookup(v);
     out[r] = b.temporary(b.buffers[in].dtype, b.buffers[in].shape);
     art::InstructionSpec &inst = b.emit(fb::Opcode::AllReduce, {in}, {out[r]});
-    inst.reduce = kind;
-    for (int a : all)
-      inst.meshAxes.push_back(uint32_t(a));
+    inst.reduce = reduceKindOf(s);
+    inst.meshAxes = groupAxes(s.partialAxes);
     ++traffic[r].collectives;
   }
   return out;
+}
+
+namespace {
+
+/// The one dim along which `to` is split over exactly `axes` (in ascending
+/// order) while `from` leaves it whole, every other dim alike; -1 if none.
+/// That reshard is one collective over the group `axes`: a reduce-scatter
+/// of a partial value or, the other way round, an all-gather.
+int64_t collectiveDim(const plan::Layout &from, const plan::Layout &to,
+                      const std::vector<int> &axes) {
+  if (axes.empty() || !std::is_sorted(axes.begin(), axes.end()))
+    return -1;
+  int64_t found = -1;
+  for (size_t d = 0; d < to.dims.size(); ++d) {
+    const plan::DimSplit &f = from.dims[d], &t = to.dims[d];
+    if (f.axes == t.axes && f.starts == t.starts)
+      continue;
+    if (found >= 0 || !f.axes.empty() || t.axes != axes)
+      return -1;
+    found = int64_t(d);
+  }
+  return found;
+}
+
+} // namespace
+
+LogicalResult Partitioner::collective(Operation *op, Value in, Value out,
+                                      fb::Opcode opcode, int64_t dim,
+                                      const plan::DimSplit &split) {
+  const ValueSharding &s = shardingOf(in);
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    ProgramBuilder &b = ranks[r];
+    uint32_t x = b.lookup(in);
+    std::vector<int64_t> shape = b.buffers[x].shape;
+    int64_t own = shape[dim];
+    shape[dim] = opcode == fb::Opcode::AllGather
+                     ? split.starts.back()
+                     : split.shard(split.shardOf(mesh, mesh.coords(r))).size();
+    uint32_t y = b.temporary(b.buffers[x].dtype, shape);
+    art::InstructionSpec &inst = b.emit(opcode, {x}, {y});
+    inst.meshAxes = groupAxes(split.axes);
+    inst.ints = {dim};
+    std::vector<int64_t> extents = split.extents();
+    inst.ints.insert(inst.ints.end(), extents.begin(), extents.end());
+    if (opcode == fb::Opcode::ReduceScatter)
+      inst.reduce = reduceKindOf(s);
+    // Traffic as a ring algorithm moves it: everything but the own block.
+    int64_t rowBytes = int64_t(art::tensorBytes(b.buffers[x].dtype, {1}));
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (int64_t(d) != dim)
+        rowBytes *= shape[d];
+    int64_t total = split.starts.back();
+    int64_t mine = opcode == fb::Opcode::AllGather ? own : shape[dim];
+    traffic[r].bytesSent += (total - mine) * rowBytes;
+    traffic[r].bytesReceived += (total - mine) * rowBytes;
+    ++traffic[r].collectives;
+    b.bind(out, y);
+  }
+  return success();
 }
 
 std::vector<uint32_t>
@@ -300,15 +364,29 @@ LogicalResult Partitioner::reshard(Operation *op) {
   if (to.isPartial())
     return op->emitOpError("reshards to a partial value; only the compiler "
                            "makes partial values");
-  if (shardingOf(in).isPartial()) {
+  ValueSharding from = shardingOf(in);
+  if (from.isPartial()) {
+    int64_t dim = collectiveDim(from.layout, to.layout, from.partialAxes);
+    if (dim >= 0)
+      return collective(op, in, out, fb::Opcode::ReduceScatter, dim,
+                        to.layout.dims[dim]);
     FailureOr<std::vector<uint32_t>> reduced = resolvePartial(op, in);
     if (failed(reduced))
       return failure();
-    // After the all-reduce every rank holds the whole value.
-    ValueSharding full = replicatedSharding(in.getType());
-    shardings_[in] = full;
+    // After the all-reduce the value is whole along the partial axes.
+    from.partialAxes.clear();
+    shardings_[in] = from;
     for (int64_t r = 0; r < numRanks(); ++r)
       ranks[r].bind(in, (*reduced)[r]);
+  }
+  if (from.layout.dims.size() == to.layout.dims.size()) {
+    int64_t dim = -1;
+    for (size_t d = 0; d < to.layout.dims.size() && dim < 0; ++d)
+      if (!from.layout.dims[d].axes.empty())
+        dim = collectiveDim(to.layout, from.layout, from.layout.dims[d].axes);
+    if (dim >= 0)
+      return collective(op, in, out, fb::Opcode::AllGather, dim,
+                        from.layout.dims[dim]);
   }
   std::vector<plan::Need> needs;
   for (int64_t r = 0; r < numRanks(); ++r)

@@ -49,7 +49,7 @@ public:
   mlir::FailureOr<std::vector<uint32_t>>
   fetch(mlir::Operation *op, mlir::Value v,
         const std::vector<plan::Need> &needs);
-  /// Resolves a partial value with one all-reduce over the whole mesh.
+  /// Resolves a partial value with one all-reduce over its partial axes.
   mlir::FailureOr<std::vector<uint32_t>> resolvePartial(mlir::Operation *op,
                                                         mlir::Value v);
   /// A replicated f32 constant of `shape` bound on every rank.
@@ -64,17 +64,23 @@ public:
 private:
   mlir::LogicalResult partitionOp(mlir::Operation *op);
   mlir::LogicalResult reshard(mlir::Operation *op);
+  /// Binds `out` to one all-gather (`in` whole along `dim` afterwards) or
+  /// reduce-scatter (`in` partial, `out` split along `dim` as `split`).
+  mlir::LogicalResult collective(mlir::Operation *op, mlir::Value in,
+                                 mlir::Value out, fb::Opcode opcode,
+                                 int64_t dim, const plan::DimSplit &split);
   mlir::LogicalResult finishReturn(mlir::Operation *op);
   llvm::DenseMap<mlir::Value, ValueSharding> shardings_;
 };
 
 /// The op families whose local computation differs from the global op's
-/// (statistics over split dims, attention rings, partial means). Each
-/// returns failure() with a diagnostic, or success() when it handled `op`,
-/// or std::nullopt when the generic lowering applies.
+/// (statistics over split dims, attention rings, partial means, biases of
+/// split contractions). Each returns failure() with a diagnostic, or
+/// success() when it handled `op`, or std::nullopt when the generic lowering
+/// applies (to `operandBuffers`, which it may have rewritten).
 std::optional<mlir::LogicalResult>
 lowerStatisticOp(Partitioner &p, mlir::Operation *op,
-                 const std::vector<std::vector<uint32_t>> &operandBuffers);
+                 std::vector<std::vector<uint32_t>> &operandBuffers);
 
 } // namespace shardc
 

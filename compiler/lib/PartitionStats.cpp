@@ -11,6 +11,9 @@
 // online softmax (running max, rescaled sum and output); blocks may differ
 // in size from rank to rank.
 //
+// Softmax over a split dim: local max and sum of exponentials, one
+// all-gather of the pairs, and the online-softmax merge.
+//
 // A mean over split dims: a local sum scaled by the global count, leaving
 // a partial sum.
 //
@@ -88,11 +91,18 @@ struct Emit {
     b.emit(fb::Opcode::Copy, {x}, {y});
     return y;
   }
-  uint32_t slice(uint32_t x, Shape start, Shape out) {
+  uint32_t slice(uint32_t x, Shape start, Shape out, Shape step = {}) {
     uint32_t y = tmp(std::move(out));
     art::InstructionSpec &inst = b.emit(fb::Opcode::Slice, {x}, {y});
     inst.ints = start;
-    inst.ints.insert(inst.ints.end(), start.size(), 1);
+    if (step.empty())
+      step.assign(start.size(), 1);
+    inst.ints.insert(inst.ints.end(), step.begin(), step.end());
+    return y;
+  }
+  uint32_t fill(Shape s, double value) {
+    uint32_t y = tmp(std::move(s));
+    b.emit(fb::Opcode::Fill, {}, {y}).floats = {value};
     return y;
   }
   uint32_t concat(uint32_t x, uint32_t z, int64_t dim) {
@@ -355,6 +365,67 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
   return success();
 }
 
+/// softmax / log_softmax over a dim split over mesh axes `axes`: each rank
+/// takes its local max m and sum s = sum exp(x - m) per row; one all-gather
+/// over the group brings every member's (m, s); each rank merges them into
+/// the global max M = max m_q and sum S = sum s_q exp(m_q - M) (the same
+/// merge an online softmax does, so no exp overflows), then normalises its
+/// shard. Other dims may be split too: the group is the ranks sharing the
+/// rank's coordinates on the other axes.
+LogicalResult lowerSoftmax(Partitioner &p, Operation *op, int64_t dim, bool log,
+                           const std::vector<uint32_t> &xs) {
+  std::vector<int> axes =
+      splitAxes(p.shardingOf(op->getOperand(0)), {dim}).axes;
+  llvm::sort(axes);
+  int64_t members = 1;
+  for (int a : axes)
+    members *= p.mesh.shape[a];
+  // An empty shard contributes m = lowest float and s = 0, which the merge
+  // ignores (exp(lowest - M) is 0).
+  const double lowest = -3.4028234663852886e38;
+  for (int64_t r = 0; r < p.numRanks(); ++r) {
+    Emit e{p.ranks[r]};
+    uint32_t x = xs[r];
+    Shape rowShape = e.shape(x);
+    rowShape[dim] = 1;
+    bool empty = e.shape(x)[dim] == 0;
+    uint32_t m =
+        empty ? e.fill(rowShape, lowest) : e.reduce("amax", x, {dim}, true);
+    uint32_t sum = empty
+                       ? e.fill(rowShape, 0.0)
+                       : e.reduce("sum", e.unary("exp", e.binary("sub", x, m)),
+                                  {dim}, true);
+    uint32_t stats = e.concat(m, sum, dim);
+    Shape allShape = e.shape(stats);
+    allShape[dim] = 2 * members;
+    uint32_t all = e.tmp(allShape);
+    art::InstructionSpec &gather =
+        p.ranks[r].emit(fb::Opcode::AllGather, {stats}, {all});
+    gather.ints = {dim};
+    gather.ints.insert(gather.ints.end(), size_t(members), 2);
+    gather.meshAxes.assign(axes.begin(), axes.end());
+    ++p.traffic[r].collectives;
+    p.traffic[r].bytesSent += product(e.shape(stats)) * 4 * (members - 1);
+    p.traffic[r].bytesReceived += product(e.shape(stats)) * 4 * (members - 1);
+    Shape start(rowShape.size(), 0), step(rowShape.size(), 1);
+    Shape each = rowShape;
+    each[dim] = members;
+    step[dim] = 2;
+    uint32_t ms = e.slice(all, start, each, step);
+    start[dim] = 1;
+    uint32_t ss = e.slice(all, start, each, step);
+    uint32_t gmax = e.reduce("amax", ms, {dim}, true);
+    uint32_t gsum = e.reduce(
+        "sum", e.binary("mul", ss, e.unary("exp", e.binary("sub", ms, gmax))),
+        {dim}, true);
+    uint32_t shifted = e.binary("sub", x, gmax);
+    uint32_t y = log ? e.binary("sub", shifted, e.unary("log", gsum))
+                     : e.binary("div", e.unary("exp", shifted), gsum);
+    p.ranks[r].bind(op->getResult(0), y);
+  }
+  return success();
+}
+
 /// mean over split dims: local sum / global count, a partial sum.
 LogicalResult lowerPartialMean(Partitioner &p, MeanOp op,
                                const std::vector<std::vector<uint32_t>> &in) {
@@ -376,18 +447,27 @@ LogicalResult lowerPartialMean(Partitioner &p, MeanOp op,
 
 std::optional<LogicalResult>
 lowerStatisticOp(Partitioner &p, Operation *op,
-                 const std::vector<std::vector<uint32_t>> &in) {
+                 std::vector<std::vector<uint32_t>> &in) {
   auto splitAny = [&](Value v, std::vector<int64_t> dims) {
     return !splitAxes(p.shardingOf(v), dims).axes.empty();
   };
   const ValueSharding &rs = p.shardingOf(op->getResult(0));
   if (auto mean = dyn_cast<MeanOp>(op); mean && rs.isPartial())
     return lowerPartialMean(p, mean, in);
-  if ((isa<LinearOp>(op) || isa<ConvOp>(op) || isa<ConvTransposeOp>(op)) &&
-      rs.isPartial() && op->getNumOperands() == 3)
-    return op->emitOpError("contracts a split dim and adds a bias; the bias "
-                           "would be added on every rank (partitioning it is "
-                           "not implemented: shard another dim)");
+  if (isa<LinearOp, ConvOp, ConvTransposeOp>(op) && rs.isPartial() &&
+      op->getNumOperands() == 3) {
+    // A contraction over a split dim with a bias: the partial sums add up
+    // over the partial axes, so only the ranks at coordinate 0 on all of
+    // them add the bias; the others add zeros.
+    for (int64_t r = 0; r < p.numRanks(); ++r) {
+      std::vector<int64_t> coords = p.mesh.coords(r);
+      if (llvm::all_of(rs.partialAxes, [&](int a) { return coords[a] == 0; }))
+        continue;
+      Emit e{p.ranks[r]};
+      in[2][r] = e.fill(e.shape(in[2][r]), 0.0);
+    }
+    return std::nullopt;
+  }
   if (auto g = dyn_cast<GroupNormOp>(op)) {
     int64_t rank = g.getType().getRank();
     std::vector<int64_t> stat;
@@ -415,10 +495,9 @@ lowerStatisticOp(Partitioner &p, Operation *op,
                                      : cast<LogSoftmaxOp>(op).getDim();
     if (dim < 0)
       dim += rank;
-    if (splitAny(op->getOperand(0), {dim}))
-      return op->emitOpError("takes a softmax over a split dim; partitioning "
-                             "that is not implemented yet");
-    return std::nullopt;
+    if (!splitAny(op->getOperand(0), {dim}))
+      return std::nullopt;
+    return lowerSoftmax(p, op, dim, isa<LogSoftmaxOp>(op), in[0]);
   }
   if (auto a = dyn_cast<ScaledDotProductAttentionOp>(op)) {
     int64_t rank = cast<RankedTensorType>(a.getKey().getType()).getRank();

@@ -69,26 +69,44 @@ requiredOperandShardings(Operation *op, const ShardingRule &rule,
       }
     }
   }
+  std::vector<bool> inResult(rule.factors.size(), false);
+  for (int64_t f : rule.resultDims[0])
+    if (f != ShardingRule::kNoFactor)
+      inResult[f] = true;
   std::vector<ValueSharding> required;
   for (size_t i = 0; i < current.size(); ++i) {
     ValueSharding req;
     req.layout = plan::Layout::replicated(current[i].layout.shape);
-    for (size_t d = 0; d < rule.operandDims[i].size(); ++d) {
-      int64_t f = rule.operandDims[i][d];
-      if (f == ShardingRule::kNoFactor)
-        continue;
-      bool windowed = llvm::any_of(windows, [&](const WindowedDim &w) {
-        return w.operand == i && w.inputDim == int64_t(d);
-      });
-      if (windowed) {
-        req.layout.dims[d] = current[i].layout.dims[d];
-        continue;
+    // A mesh axis splits one dim of an operand at most: dims that follow a
+    // result dim claim their axes first, so an operand holding both an
+    // output factor and a kept statistic factor (an attention mask's query
+    // and key dims) keeps the first split and gathers the other.
+    llvm::SmallVector<int> used;
+    auto claim = [&](size_t d, const plan::DimSplit &split) {
+      if (llvm::any_of(split.axes,
+                       [&](int a) { return llvm::is_contained(used, a); }))
+        return;
+      used.append(split.axes.begin(), split.axes.end());
+      req.layout.dims[d] = split;
+    };
+    for (bool resultFactors : {true, false}) {
+      for (size_t d = 0; d < rule.operandDims[i].size(); ++d) {
+        int64_t f = rule.operandDims[i][d];
+        if (f == ShardingRule::kNoFactor || inResult[f] != resultFactors)
+          continue;
+        bool windowed = llvm::any_of(windows, [&](const WindowedDim &w) {
+          return w.operand == i && w.inputDim == int64_t(d);
+        });
+        if (windowed) {
+          claim(d, current[i].layout.dims[d]);
+          continue;
+        }
+        FactorKind kind = rule.factors[f].kind;
+        if (kind == FactorKind::NeedsReplication || !factorSplit[f])
+          continue;
+        if (factorSplit[f]->starts.back() == req.layout.shape[d])
+          claim(d, *factorSplit[f]);
       }
-      FactorKind kind = rule.factors[f].kind;
-      if (kind == FactorKind::NeedsReplication || !factorSplit[f])
-        continue;
-      if (factorSplit[f]->starts.back() == req.layout.shape[d])
-        req.layout.dims[d] = *factorSplit[f];
     }
     required.push_back(std::move(req));
   }
