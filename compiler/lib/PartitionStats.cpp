@@ -129,11 +129,9 @@ struct Emit {
   }
 };
 
-/// The mesh axes a value's dims `dims` are split over, and whether any
-/// other dim is split.
+/// The mesh axes a value's dims `dims` are split over.
 struct SplitAxes {
   std::vector<int> axes;
-  bool othersSplit = false;
 };
 SplitAxes splitAxes(const ValueSharding &s, const std::vector<int64_t> &dims) {
   SplitAxes out;
@@ -141,8 +139,6 @@ SplitAxes splitAxes(const ValueSharding &s, const std::vector<int64_t> &dims) {
     const std::vector<int> &axes = s.layout.dims[d].axes;
     if (llvm::is_contained(dims, int64_t(d)))
       out.axes.insert(out.axes.end(), axes.begin(), axes.end());
-    else if (!axes.empty())
-      out.othersSplit = true;
   }
   return out;
 }
@@ -150,18 +146,40 @@ SplitAxes splitAxes(const ValueSharding &s, const std::vector<int64_t> &dims) {
 /// Normalises x over the trailing `statDims` dims of its (M, ...) grouping:
 /// x is viewed as (rows, count) per rank; returns per rank the normalised
 /// buffer, same shape as x.
+/// The ranks of r's group over mesh axes `axes` (ascending), in group order:
+/// those sharing r's coordinates on the other axes.
+std::vector<int64_t> groupRanks(const plan::Mesh &mesh,
+                                const std::vector<int> &axes, int64_t r) {
+  std::vector<int64_t> coords = mesh.coords(r), out;
+  for (int a : axes)
+    coords[a] = 0;
+  while (true) {
+    out.push_back(mesh.rankAt(coords));
+    size_t i = axes.size();
+    while (i > 0 && ++coords[axes[i - 1]] == mesh.shape[axes[i - 1]])
+      coords[axes[--i]] = 0;
+    if (i == 0)
+      return out;
+  }
+}
+
 LogicalResult normalize(Partitioner &p, Operation *op,
-                        const std::vector<uint32_t> &xs, int64_t rows,
-                        const std::vector<int64_t> &counts, double eps,
+                        const std::vector<uint32_t> &xs,
+                        const std::vector<int64_t> &rows,
+                        const std::vector<int64_t> &rankCounts,
+                        std::vector<int> axes, double eps,
                         std::vector<uint32_t> &out) {
-  int64_t P = p.numRanks();
+  // The statistics are gathered over the stat dims' axes only. Per-row
+  // counts depend only on the coordinates on those axes, so every group
+  // sees the same counts in group order (rank 0's group).
+  llvm::sort(axes);
+  std::vector<int64_t> counts;
+  for (int64_t q : groupRanks(p.mesh, axes, 0))
+    counts.push_back(rankCounts[q]);
+  int64_t P = int64_t(counts.size());
   int64_t total = 0;
   for (int64_t c : counts)
     total += c;
-  // A shard held by several ranks (mesh axes the dims are not split over)
-  // is gathered once per holder: its weight and its share of the squared
-  // deviations are counted that many times in `total` too, so the ratios
-  // are exact.
   for (int64_t c : counts)
     if (c == 0)
       return op->emitOpError("normalises over a split with an empty shard; "
@@ -173,25 +191,30 @@ LogicalResult normalize(Partitioner &p, Operation *op,
   }
   std::vector<uint32_t> w = p.constantTensor({P, 1, 1}, weights);
   std::vector<uint32_t> n = p.constantTensor({P, 1, 1}, sizes);
-  for (int64_t r = 0; r < P; ++r) {
+  for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
     Shape xShape = e.shape(xs[r]);
-    uint32_t x = e.reshape(xs[r], {rows, counts[r]});
+    int64_t R = rows[r];
+    uint32_t x = e.reshape(xs[r], {R, rankCounts[r]});
     uint32_t mean = e.reduce("mean", x, {1}, true);
     uint32_t centered = e.binary("sub", x, mean);
     uint32_t m2 =
         e.reduce("sum", e.binary("mul", centered, centered), {1}, true);
-    uint32_t stats = e.reshape(e.concat(mean, m2, 1), {1, rows, 2});
-    uint32_t all = e.tmp({P, rows, 2});
-    art::InstructionSpec &gather =
-        p.ranks[r].emit(fb::Opcode::AllGather, {stats}, {all});
-    gather.ints = {0};
-    gather.ints.insert(gather.ints.end(), size_t(P), 1);
-    for (size_t a = 0; a < p.mesh.shape.size(); ++a)
-      gather.meshAxes.push_back(uint32_t(a));
-    ++p.traffic[r].collectives;
-    uint32_t means = e.slice(all, {0, 0, 0}, {P, rows, 1});
-    uint32_t m2s = e.slice(all, {0, 0, 1}, {P, rows, 1});
+    uint32_t stats = e.reshape(e.concat(mean, m2, 1), {1, R, 2});
+    uint32_t all = stats; // no split stat dim: the local moments are whole
+    if (!axes.empty()) {
+      all = e.tmp({P, R, 2});
+      art::InstructionSpec &gather =
+          p.ranks[r].emit(fb::Opcode::AllGather, {stats}, {all});
+      gather.ints = {0};
+      gather.ints.insert(gather.ints.end(), size_t(P), 1);
+      gather.meshAxes.assign(axes.begin(), axes.end());
+      ++p.traffic[r].collectives;
+      p.traffic[r].bytesSent += R * 8 * (P - 1);
+      p.traffic[r].bytesReceived += R * 8 * (P - 1);
+    }
+    uint32_t means = e.slice(all, {0, 0, 0}, {P, R, 1});
+    uint32_t m2s = e.slice(all, {0, 0, 1}, {P, R, 1});
     // Chan: mean = sum w_q m_q; M2 = sum (M2_q + n_q (m_q - mean)^2).
     uint32_t gmean = e.reduce("sum", e.binary("mul", means, w[r]), {0}, false);
     uint32_t d = e.binary("sub", means, gmean);
@@ -225,24 +248,38 @@ LogicalResult lowerNormOp(Partitioner &p, Operation *op,
                           int64_t groups) {
   Value x = op->getOperand(0);
   const ValueSharding &s = p.shardingOf(x);
+  // group_norm: a channel split along group boundaries keeps each group on
+  // one rank, so only the spatial dims' axes gather statistics.
+  int64_t perGroup = 0;
+  if (grouped) {
+    perGroup = s.layout.shape[1] / groups;
+    for (int64_t start : s.layout.dims[1].starts)
+      if (start % perGroup != 0)
+        return op->emitOpError("splits the channels inside a group (")
+               << groups << " groups of " << perGroup
+               << " channels, a shard starts at channel " << start
+               << "); partitioning that is not implemented: split the "
+                  "channels at group boundaries or split a spatial dim";
+    statDims.erase(statDims.begin()); // the channel dim
+  }
   SplitAxes split = splitAxes(s, statDims);
-  if (split.othersSplit)
-    return op->emitOpError("normalises over split dims while other dims are "
-                           "split too; partitioning that is not implemented");
-  std::vector<int64_t> counts;
-  int64_t rows = 0;
+  std::vector<int64_t> counts, rows;
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     const Shape &local = p.ranks[r].buffers[in[0][r]].shape;
     int64_t perRow = product(local, firstStat);
-    rows = product(local, 0, firstStat);
+    int64_t n = product(local, 0, firstStat);
     if (grouped) {
-      rows *= groups;
-      perRow /= groups;
+      int64_t localGroups = local[1] / perGroup;
+      n *= localGroups;
+      perRow =
+          localGroups ? perRow / localGroups : perGroup * product(local, 2);
     }
     counts.push_back(perRow);
+    rows.push_back(n);
   }
   std::vector<uint32_t> normalized;
-  if (failed(normalize(p, op, in[0], rows, counts, eps, normalized)))
+  if (failed(
+          normalize(p, op, in[0], rows, counts, split.axes, eps, normalized)))
     return failure();
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     const Shape &local = p.ranks[r].buffers[in[0][r]].shape;
