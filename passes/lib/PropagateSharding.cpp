@@ -132,6 +132,75 @@ ValueSharding inferResult(Operation *op, const ShardingRule &rule,
   return out;
 }
 
+bool isReplicated(const ValueSharding &s) {
+  return !s.isPartial() &&
+         llvm::all_of(s.layout.dims,
+                      [](const plan::DimSplit &d) { return d.axes.empty(); });
+}
+
+/// The split of a windowed input dim under which forward derivation gives
+/// the result split `out`: each output shard's first anchor starts an input
+/// shard. None when no such split exists (several output shards share an
+/// anchor, as upsampling can make them).
+std::optional<plan::DimSplit> inputSplitFor(const plan::DimSplit &out,
+                                            const WindowSpec &spec) {
+  std::vector<int64_t> starts = {0};
+  for (int64_t k = 1; k < out.numShards(); ++k) {
+    int64_t b = out.starts[k];
+    starts.push_back(b >= spec.outputSize ? spec.inputSize
+                                          : anchorInputIndex(spec, b));
+  }
+  starts.push_back(spec.inputSize);
+  plan::DimSplit in{out.axes, starts};
+  for (size_t k = 1; k < starts.size(); ++k)
+    if (starts[k] < starts[k - 1])
+      return std::nullopt;
+  if (plan::DimSplit::fromExtents(out.axes, derivedExtents(in, spec)).starts !=
+      out.starts)
+    return std::nullopt;
+  return in;
+}
+
+/// The sharding operand `i` of `op` needs for its result to come out as
+/// `result`: each dim takes the split of the result dim it shares a factor
+/// with (windowed dims the split whose windows produce it). Dims of factors
+/// the result lacks (contracted, reduced) and needs-replication factors stay
+/// whole, and an axis splits one dim at most.
+ValueSharding inferOperand(Operation *op, const ShardingRule &rule,
+                           const ValueSharding &result, unsigned i) {
+  Value v = op->getOperand(i);
+  ValueSharding out = replicatedSharding(v.getType());
+  std::vector<WindowedDim> windows;
+  if (auto w = dyn_cast<WindowOpInterface>(op))
+    windows = w.getWindowedDims();
+  llvm::SmallVector<int> used;
+  for (size_t d = 0; d < rule.operandDims[i].size(); ++d) {
+    int64_t f = rule.operandDims[i][d];
+    if (f == ShardingRule::kNoFactor)
+      continue;
+    if (rule.factors[f].kind == FactorKind::NeedsReplication)
+      continue;
+    for (size_t rd = 0; rd < rule.resultDims[0].size(); ++rd) {
+      const plan::DimSplit &split = result.layout.dims[rd];
+      if (rule.resultDims[0][rd] != f || split.axes.empty())
+        continue;
+      std::optional<plan::DimSplit> in = split;
+      for (const WindowedDim &w : windows)
+        if (w.operand == i && w.inputDim == int64_t(d) &&
+            w.resultDim == int64_t(rd))
+          in = inputSplitFor(split, w.spec);
+      if (!in || in->starts.back() != out.layout.shape[d] ||
+          llvm::any_of(in->axes,
+                       [&](int a) { return llvm::is_contained(used, a); }))
+        continue;
+      used.append(in->axes.begin(), in->axes.end());
+      out.layout.dims[d] = *in;
+      break;
+    }
+  }
+  return out;
+}
+
 struct PropagateShardingPass
     : public shardc::impl::ScPropagateShardingBase<PropagateShardingPass> {
   using Base::Base;
@@ -145,40 +214,119 @@ struct PropagateShardingPass
   }
 
   LogicalResult runOnFunction(func::FuncOp f, MeshOp mesh) {
+    bool backward;
+    if (strategy == "bidirectional")
+      backward = true;
+    else if (strategy == "forward")
+      backward = false;
+    else
+      return f.emitError("sc-propagate-sharding: unknown strategy '")
+             << strategy << "' (expected 'bidirectional' or 'forward')";
+
+    // Values whose sharding the user gave: annotated arguments and the
+    // results of sharding_constraint / reshard. Everything else is inferred.
+    llvm::DenseSet<Value> fixed;
     llvm::DenseMap<Value, ValueSharding> known;
+    for (BlockArgument arg : f.getArguments()) {
+      if (recordedSharding(arg))
+        fixed.insert(arg);
+      known[arg] = materialize(recordedSharding(arg), arg.getType(), mesh);
+    }
+    SmallVector<Operation *> ops;
+    f.walk([&](Operation *op) {
+      if (op->getNumResults() == 1 &&
+          isa<RankedTensorType>(op->getResult(0).getType())) {
+        ops.push_back(op);
+        if (isa<ShardingConstraintOp, ReshardOp>(op)) {
+          fixed.insert(op->getResult(0));
+          known[op->getResult(0)] =
+              materialize(recordedSharding(op->getResult(0)),
+                          op->getResult(0).getType(), mesh);
+        }
+      }
+    });
     auto shardingOf = [&](Value v) -> ValueSharding {
       auto it = known.find(v);
-      if (it != known.end())
-        return it->second;
-      return materialize(recordedSharding(v), v.getType(), mesh);
+      return it != known.end() ? it->second : replicatedSharding(v.getType());
     };
-    for (BlockArgument arg : f.getArguments())
-      known[arg] = shardingOf(arg);
-    WalkResult walk = f.walk([&](Operation *op) {
-      if (op->getNumResults() != 1 ||
-          !isa<RankedTensorType>(op->getResult(0).getType()))
-        return WalkResult::advance();
-      Value result = op->getResult(0);
-      ValueSharding s;
-      if (isa<ShardingConstraintOp, ReshardOp>(op)) {
-        s = shardingOf(result); // the user's
-      } else if (auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op)) {
-        SmallVector<ValueSharding> operands;
-        for (Value v : op->getOperands())
-          operands.push_back(shardingOf(v));
-        s = inferResult(op, ruleOp.getShardingRule(), operands);
-      } else {
-        s = replicatedSharding(result.getType());
+
+    // Forward from the operands; backward (bidirectional) into values that
+    // are still replicated, from consumers' results, constraints and the
+    // declared function results. Forward never replaces a split with a
+    // replication and backward only fills replicated values, so the rounds
+    // settle; user annotations are never changed.
+    for (int round = 0; round < 8; ++round) {
+      bool changed = false;
+      for (Operation *op : ops) {
+        Value result = op->getResult(0);
+        if (fixed.contains(result))
+          continue;
+        ValueSharding s = replicatedSharding(result.getType());
+        if (auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op)) {
+          SmallVector<ValueSharding> operands;
+          for (Value v : op->getOperands())
+            operands.push_back(shardingOf(v));
+          s = inferResult(op, ruleOp.getShardingRule(), operands);
+        }
+        auto it = known.find(result);
+        if (it == known.end() || (it->second != s && !isReplicated(s))) {
+          known[result] = s;
+          changed = true;
+        }
       }
-      known[result] = s;
-      if (checkOnly) {
-        op->emitRemark("sharding ") << toAttr(op->getContext(), mesh, s);
-      } else if (!isa<ShardingConstraintOp, ReshardOp>(op)) {
-        op->setAttr(kShardingAttrName, toAttr(op->getContext(), mesh, s));
+      if (!backward)
+        break;
+      auto fill = [&](Value v, const ValueSharding &s) {
+        if (fixed.contains(v) || !isReplicated(shardingOf(v)) ||
+            isReplicated(s))
+          return;
+        known[v] = s;
+        changed = true;
+      };
+      Operation *ret = f.getBody().back().getTerminator();
+      for (auto [i, v] : llvm::enumerate(ret->getOperands()))
+        if (auto declared =
+                f.getResultAttrOfType<ShardingAttr>(i, kShardingAttrName)) {
+          ValueSharding s = materialize(declared, v.getType(), mesh);
+          s.partialAxes.clear();
+          fill(v, s);
+        }
+      for (Operation *op : llvm::reverse(ops)) {
+        ValueSharding r = shardingOf(op->getResult(0));
+        if (isa<ShardingConstraintOp>(op)) {
+          fill(op->getOperand(0), r);
+          continue;
+        }
+        auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
+        if (!ruleOp || isa<ReshardOp>(op) || isReplicated(r))
+          continue;
+        ShardingRule rule = ruleOp.getShardingRule();
+        for (unsigned i = 0; i < op->getNumOperands(); ++i)
+          fill(op->getOperand(i), inferOperand(op, rule, r, i));
       }
-      return WalkResult::advance();
-    });
-    return failure(walk.wasInterrupted());
+      if (!changed)
+        break;
+    }
+
+    MLIRContext *ctx = f.getContext();
+    for (BlockArgument arg : f.getArguments()) {
+      if (fixed.contains(arg) || isReplicated(shardingOf(arg)))
+        continue;
+      ShardingAttr attr = toAttr(ctx, mesh, shardingOf(arg));
+      if (checkOnly)
+        emitRemark(arg.getLoc(), "argument ")
+            << arg.getArgNumber() << " sharding " << attr;
+      else
+        f.setArgAttr(arg.getArgNumber(), kShardingAttrName, attr);
+    }
+    for (Operation *op : ops) {
+      ValueSharding s = shardingOf(op->getResult(0));
+      if (checkOnly)
+        op->emitRemark("sharding ") << toAttr(ctx, mesh, s);
+      else if (!isa<ShardingConstraintOp, ReshardOp>(op))
+        op->setAttr(kShardingAttrName, toAttr(ctx, mesh, s));
+    }
+    return success();
   }
 };
 

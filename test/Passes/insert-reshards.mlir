@@ -29,13 +29,14 @@ func.func @resolve(%x: tensor<2x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {
 
 // -----
 
-// Affine parameters of a layer norm over a split dim are split like it;
-// windowed operands keep their split (halos are the partitioner's job);
+// Affine parameters of a layer norm over a split dim are split like it
+// (here the user pinned the parameter replicated, so it is resharded;
+// unannotated, backward propagation splits the argument instead);
 // concat gathers its concatenated dim.
 sc.mesh @mesh ["x"=2]
 // CHECK-LABEL: func.func @params
 func.func @params(%x: tensor<2x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}]>},
-                  %g: tensor<8xf32>) -> tensor<2x16xf32> {
+                  %g: tensor<8xf32> {sc.sharding = #sc.sharding<@mesh, [{}]>}) -> tensor<2x16xf32> {
   // CHECK: %[[G:.*]] = sc.reshard %arg1 : tensor<8xf32> to #sc.sharding<@mesh, [{"x"}]>
   // CHECK: sc.layer_norm %arg0, %[[G]]
   %n = sc.layer_norm %x, %g {normalized_shape = array<i64: 8>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>

@@ -47,8 +47,17 @@ def ScModelSummary : Pass<"sc-model-summary", "mlir::ModuleOp"> {
 def ScPropagateSharding : Pass<"sc-propagate-sharding", "mlir::ModuleOp"> {
   let summary = "Gives every value a sharding, starting from the annotations";
   let description = [{
-    Walks each function forward through every op's sharding rule and records
-    the inferred sharding of each op result as an `sc.sharding` attribute.
+    Walks each function through every op's sharding rule and records the
+    inferred sharding of each op result as an `sc.sharding` attribute (and of
+    each unannotated argument that backward propagation splits as an
+    argument attribute). Forward: a result takes its operands' splits.
+    Backward (`strategy=bidirectional`, the default): a value still
+    replicated takes the split its consumer's result, a
+    `sc.sharding_constraint` or the function's declared result sharding
+    needs, so annotating an output shards the computation that produces it.
+    Rounds repeat until nothing changes; forward never replaces a split with
+    a replication and backward only fills replicated values, so inferred
+    shardings settle and user annotations are never changed.
     A factor takes its split from the operand dims mapped to it; when
     operands disagree the split of the operand with the most bytes wins
     (ties: lower operand index). Windowed factors derive the result extents
@@ -76,7 +85,10 @@ def ScPropagateSharding : Pass<"sc-propagate-sharding", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"checkOnly", "check-only", "bool", /*default=*/"false",
-           "Report each inferred sharding as a remark and leave the IR unchanged">
+           "Report each inferred sharding as a remark and leave the IR unchanged">,
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"bidirectional\"",
+           "'bidirectional' (forward, then backward into replicated values, "
+           "until nothing changes) or 'forward' (forward from the annotations only)">
   ];
 }
 

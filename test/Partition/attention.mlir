@@ -1,0 +1,151 @@
+// Attention. SDPA over a split key sequence is a ring: in P-1 steps every
+// rank passes the K and V blocks it holds to the next rank (periodic peer)
+// and receives the previous rank's, so with blocks b_q rank r sends blocks
+// r, r-1, ..., r-P+2 and receives r-1, ..., r-P+1 (mod P). Neighbourhood
+// attention is windowed: query o reads keys [clamp(o - k/2, 0, n-k), +k),
+// K and V are fetched like a halo, Q stays local. Pins classes, shapes,
+// exchange counts, bytes and boxes for an uneven and an even ring, a ring
+// over one axis of a 2-D mesh, one-query shards, world size 1, a multi-hop
+// neighbourhood (both checked numerically) and the located error for a
+// causal ring.
+// RUN: rm -rf %t && split-file --leading-lines %s %t
+// RUN: shardc %t/ring-uneven.mlir --emit=plan | FileCheck %s --check-prefix=RING
+// RUN: shardc %t/ring-uneven.mlir --emit=kernels | FileCheck %s --check-prefix=BOXR
+// RUN: shardc %t/ring-uneven.mlir -o %t/ring-uneven.shardbin
+// RUN: shard-run %t/ring-uneven.shardbin --ranks 3 --random-inputs --seed 1 --check --atol 1e-4 --rtol 1e-4 | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/ring-even.mlir --emit=plan | FileCheck %s --check-prefix=EVEN
+// RUN: sed -e 's/"x"=3/"x"=4/' -e 's/1x2x12x4/1x2x4x4/g' %t/ring-even.mlir | shardc - --emit=plan | FileCheck %s --check-prefix=ONE
+// RUN: sed 's/"x"=3/"x"=1/' %t/ring-even.mlir | shardc - --emit=plan | FileCheck %s --check-prefix=W1
+// RUN: shardc %t/ring-mesh2d.mlir --emit=plan | FileCheck %s --check-prefix=MESH2D
+// RUN: shardc %t/ring-mesh2d.mlir --emit=kernels | FileCheck %s --check-prefix=BOX2D
+// RUN: shardc %t/natten.mlir --emit=plan | FileCheck %s --check-prefix=NA
+// RUN: shardc %t/natten.mlir --emit=kernels | FileCheck %s --check-prefix=BOXNA
+// RUN: shardc %t/natten.mlir -o %t/natten.shardbin
+// RUN: shard-run %t/natten.shardbin --ranks 4 --random-inputs --seed 2 --check | FileCheck %s --check-prefix=NUM
+// RUN: not shardc %t/causal-unsupported.mlir --emit=plan 2>&1 | FileCheck %s --check-prefix=UNSUP
+// NUM: check result0: {{.*}}: ok
+
+//--- ring-uneven.mlir
+// S = 10 over [5, 3, 2]; a block of b keys is K + V = 2 x (2 heads x b x
+// 4) floats = 64 b bytes. Rank 0 sends blocks 0, 2 (448 B) and receives
+// 2, 1 (320 B); rank 1 sends 1, 0 (512) and receives 0, 2 (448); rank 2
+// sends 2, 1 (320) and receives 1, 0 (512). Two steps, two exchanges.
+sc.mesh @mesh ["x"=3]
+func.func @main(%q: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>},
+                %k: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>},
+                %v: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>}) -> tensor<1x2x10x4xf32> {
+  %y = sc.scaled_dot_product_attention %q, %k, %v : (tensor<1x2x10x4xf32>, tensor<1x2x10x4xf32>, tensor<1x2x10x4xf32>) -> tensor<1x2x10x4xf32>
+  return %y : tensor<1x2x10x4xf32>
+}
+// RING: rank class 'class0': ranks [0]
+// RING-NEXT: inputs: (1,2,5,4) (1,2,5,4) (1,2,5,4)
+// RING-NEXT: outputs: (1,2,5,4)
+// RING-NEXT: halo exchanges: 2, collectives: 0, bytes sent: 448, received: 320
+// RING: rank class 'class1': ranks [1]
+// RING-NEXT: inputs: (1,2,3,4) (1,2,3,4) (1,2,3,4)
+// RING-NEXT: outputs: (1,2,3,4)
+// RING-NEXT: halo exchanges: 2, collectives: 0, bytes sent: 512, received: 448
+// RING: rank class 'class2': ranks [2]
+// RING-NEXT: inputs: (1,2,2,4) (1,2,2,4) (1,2,2,4)
+// RING-NEXT: outputs: (1,2,2,4)
+// RING-NEXT: halo exchanges: 2, collectives: 0, bytes sent: 320, received: 512
+// RING-NOT: rank class
+// Rank 0's second step forwards the 2-key block it got from rank 2 and
+// receives rank 1's 3-key block.
+// BOXR: rank class 'class0'
+// BOXR: HaloExchange
+// BOXR-SAME: send %1[0:1,0:2,0:5,0:4] peer (1) periodic send %2[0:1,0:2,0:5,0:4] peer (1) periodic recv %[[K1:[0-9]+]][0:1,0:2,0:2,0:4] peer (-1) periodic
+// BOXR: HaloExchange (%[[K1]], %{{[0-9]+}})
+// BOXR-SAME: send %[[K1]][0:1,0:2,0:2,0:4] peer (1) periodic
+// BOXR-SAME: recv %{{[0-9]+}}[0:1,0:2,0:3,0:4] peer (-1) periodic
+
+//--- ring-even.mlir
+// S = 12 over 3: blocks of 4 keys (2 x 2 x 4 x 4 x 4 B = 256 B a step),
+// two steps: 512 B each way on every rank, one program for all.
+// ONE (4 keys over 4 ranks): 64 B a step, three steps, 192 B.
+sc.mesh @mesh ["x"=3]
+func.func @main(%q: tensor<1x2x12x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
+                %k: tensor<1x2x12x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
+                %v: tensor<1x2x12x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>}) -> tensor<1x2x12x4xf32> {
+  %y = sc.scaled_dot_product_attention %q, %k, %v : (tensor<1x2x12x4xf32>, tensor<1x2x12x4xf32>, tensor<1x2x12x4xf32>) -> tensor<1x2x12x4xf32>
+  return %y : tensor<1x2x12x4xf32>
+}
+// EVEN: rank class 'class0': ranks [0..2]
+// EVEN-NEXT: inputs: (1,2,4,4) (1,2,4,4) (1,2,4,4)
+// EVEN-NEXT: outputs: (1,2,4,4)
+// EVEN-NEXT: halo exchanges: 2, collectives: 0, bytes sent: 512, received: 512
+// EVEN-NOT: rank class
+// ONE: rank class 'class0': ranks [0..3]
+// ONE-NEXT: inputs: (1,2,1,4) (1,2,1,4) (1,2,1,4)
+// ONE-NEXT: outputs: (1,2,1,4)
+// ONE-NEXT: halo exchanges: 3, collectives: 0, bytes sent: 192, received: 192
+// ONE-NOT: rank class
+// W1: rank class 'all': ranks [0]
+// W1-NEXT: inputs: (1,2,12,4) (1,2,12,4) (1,2,12,4)
+// W1-NEXT: outputs: (1,2,12,4)
+// W1-NEXT: halo exchanges: 0, collectives: 0, bytes sent: 0, received: 0
+// W1-NOT: rank class
+
+//--- ring-mesh2d.mlir
+// Batch over x, sequence 6 over y: a ring of 2 within each mesh row, one
+// step of K + V = 2 x (2 x 3 x 4) floats = 192 B.
+sc.mesh @mesh ["x"=2, "y"=2]
+func.func @main(%q: tensor<2x2x6x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}, {"y"}, {}]>},
+                %k: tensor<2x2x6x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}, {"y"}, {}]>},
+                %v: tensor<2x2x6x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}, {"y"}, {}]>}) -> tensor<2x2x6x4xf32> {
+  %y = sc.scaled_dot_product_attention %q, %k, %v : (tensor<2x2x6x4xf32>, tensor<2x2x6x4xf32>, tensor<2x2x6x4xf32>) -> tensor<2x2x6x4xf32>
+  return %y : tensor<2x2x6x4xf32>
+}
+// MESH2D: rank class 'class0': ranks [0..3]
+// MESH2D-NEXT: inputs: (1,2,3,4) (1,2,3,4) (1,2,3,4)
+// MESH2D-NEXT: outputs: (1,2,3,4)
+// MESH2D-NEXT: halo exchanges: 1, collectives: 0, bytes sent: 192, received: 192
+// MESH2D-NOT: rank class
+// BOX2D: HaloExchange
+// BOX2D-SAME: send %1[0:1,0:2,0:3,0:4] peer (0,1) periodic
+// BOX2D-SAME: recv %{{[0-9]+}}[0:1,0:2,0:3,0:4] peer (0,-1) periodic
+
+//--- natten.mlir
+// 1-D neighbourhood, k = 5, L = 16 over [6, 1, 1, 8]; a key row is
+// 2 heads x 4 floats = 32 B, for K and V each (two exchanges). Keys read:
+// rank 0 [0,8), rank 1 (query 6) [4,9), rank 2 (query 7) [5,10),
+// rank 3 [6,16). Rank 2 receives row 5 from two ranks back, 6, and 8-9:
+// 4 rows x 64 B = 256 B; rank 0 sends rows 4-5 and 5 (192 B).
+sc.mesh @mesh ["x"=4]
+func.func @main(%q: tensor<1x16x2x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}[6, 1, 1, 8], {}, {}]>},
+                %k: tensor<1x16x2x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}[6, 1, 1, 8], {}, {}]>},
+                %v: tensor<1x16x2x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}[6, 1, 1, 8], {}, {}]>}) -> tensor<1x16x2x4xf32> {
+  %y = sc.neighborhood_attention %q, %k, %v {kernel_size = array<i64: 5>} : (tensor<1x16x2x4xf32>, tensor<1x16x2x4xf32>, tensor<1x16x2x4xf32>) -> tensor<1x16x2x4xf32>
+  return %y : tensor<1x16x2x4xf32>
+}
+// NA: rank class 'class0': ranks [0]
+// NA-NEXT: inputs: (1,6,2,4) (1,6,2,4) (1,6,2,4)
+// NA-NEXT: outputs: (1,6,2,4)
+// NA-NEXT: halo exchanges: 2, collectives: 0, bytes sent: 192, received: 128
+// NA: rank class 'class1': ranks [1]
+// NA-NEXT: inputs: (1,1,2,4) (1,1,2,4) (1,1,2,4)
+// NA-NEXT: outputs: (1,1,2,4)
+// NA-NEXT: halo exchanges: 2, collectives: 0, bytes sent: 192, received: 256
+// NA: rank class 'class2': ranks [2]
+// NA-NEXT: inputs: (1,1,2,4) (1,1,2,4) (1,1,2,4)
+// NA-NEXT: outputs: (1,1,2,4)
+// NA-NEXT: halo exchanges: 2, collectives: 0, bytes sent: 192, received: 256
+// NA: rank class 'class3': ranks [3]
+// NA-NEXT: inputs: (1,8,2,4) (1,8,2,4) (1,8,2,4)
+// NA-NEXT: outputs: (1,8,2,4)
+// NA-NEXT: halo exchanges: 2, collectives: 0, bytes sent: 192, received: 128
+// NA-NOT: rank class
+// BOXNA: rank class 'class2'
+// BOXNA: HaloExchange (%1)
+// BOXNA-SAME: recv %[[B:[0-9]+]][0:1,0:1,0:2,0:4] peer (-2) recv %[[B]][0:1,1:2,0:2,0:4] peer (-1) recv %[[B]][0:1,3:5,0:2,0:4] peer (1)
+// BOXNA: HaloExchange (%2)
+
+//--- causal-unsupported.mlir
+sc.mesh @mesh ["x"=2]
+func.func @main(%q: tensor<1x2x8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
+                %k: tensor<1x2x8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
+                %v: tensor<1x2x8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>}) -> tensor<1x2x8x4xf32> {
+  // UNSUP: causal-unsupported.mlir:[[@LINE+1]]:8: error: 'sc.scaled_dot_product_attention' op attends over a split key sequence with a mask or causally; the ring does not take masks yet
+  %y = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %y : tensor<1x2x8x4xf32>
+}
