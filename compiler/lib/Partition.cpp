@@ -190,6 +190,15 @@ FailureOr<std::vector<uint32_t>> Partitioner::resolvePartial(Operation *op,
     inst.reduce = reduceKindOf(s);
     inst.meshAxes = groupAxes(s.partialAxes);
     ++traffic[r].collectives;
+    // Direct algorithm: the whole buffer to and from every other member.
+    int64_t members = 1;
+    for (int a : s.partialAxes)
+      members *= mesh.shape[a];
+    int64_t bytes =
+        int64_t(art::tensorBytes(b.buffers[in].dtype, b.buffers[in].shape)) *
+        (members - 1);
+    traffic[r].bytesSent += bytes;
+    traffic[r].bytesReceived += bytes;
   }
   return out;
 }
@@ -238,15 +247,19 @@ LogicalResult Partitioner::collective(Operation *op, Value in, Value out,
     inst.ints.insert(inst.ints.end(), extents.begin(), extents.end());
     if (opcode == fb::Opcode::ReduceScatter)
       inst.reduce = reduceKindOf(s);
-    // Traffic as a ring algorithm moves it: everything but the own block.
+    // Traffic as the direct algorithm moves it (what the CPU backend does):
+    // a gather sends the own block to every other member and receives the
+    // rest; a reduce-scatter the other way round.
     int64_t rowBytes = int64_t(art::tensorBytes(b.buffers[x].dtype, {1}));
     for (size_t d = 0; d < shape.size(); ++d)
       if (int64_t(d) != dim)
         rowBytes *= shape[d];
-    int64_t total = split.starts.back();
+    int64_t total = split.starts.back(), others = split.numShards() - 1;
     int64_t mine = opcode == fb::Opcode::AllGather ? own : shape[dim];
-    traffic[r].bytesSent += (total - mine) * rowBytes;
-    traffic[r].bytesReceived += (total - mine) * rowBytes;
+    int64_t toEach = mine * others * rowBytes, rest = (total - mine) * rowBytes;
+    bool gather = opcode == fb::Opcode::AllGather;
+    traffic[r].bytesSent += gather ? toEach : rest;
+    traffic[r].bytesReceived += gather ? rest : toEach;
     ++traffic[r].collectives;
     b.bind(out, y);
   }
@@ -332,7 +345,11 @@ FailureOr<WindowNeed> windowNeed(Operation *op, const WindowSpec &spec,
       return op->emitOpError("reads only padding on one rank; partitioning "
                              "such a split is not implemented");
     w.local.padLo = real.lo - virt.lo;
-    w.local.padHi = virt.hi - real.hi;
+    // A ceil-mode window may overhang the padded input; that overhang is not
+    // padding (avg_pool's count_include_pad does not count it), so the local
+    // op gets only the padding that exists globally and clips the rest, as
+    // the global op does.
+    w.local.padHi = std::min(virt.hi, n + spec.padHigh) - real.hi;
     if (spec.boundary != BoundaryMode::Zeros &&
         (w.local.padLo < 0 || w.local.padHi < 0))
       return op->emitOpError("has a shard so small that its reflected or "

@@ -1,12 +1,14 @@
 //===- PropagateSharding.cpp - sc-propagate-sharding ----------------------===//
 //
 // Gives every sc op result a sharding, walking the program forward from the
-// user's annotations through each op's sharding rule (factors). A factor
-// takes its split from the operand dims mapped to it; when operands
-// disagree, the split of the operand with the most bytes wins (moving the
-// smaller one is cheaper), ties going to the lower operand index, so the
-// result is deterministic. Windowed factors *derive* the result's extents
-// from the input's: an output index belongs to the shard that owns its
+// user's annotations through each op's sharding rule (factors), then
+// (strategy=bidirectional) backward into values still replicated, in rounds
+// until nothing changes. A factor takes its split from the operand dims
+// mapped to it; when operands disagree, the split of the operand with the
+// most bytes wins (moving the smaller one is cheaper), and factors competing
+// for one mesh axis are served in the same order, ties going to the lower
+// index, so the result is deterministic. Windowed factors *derive* the result's
+// extents from the input's: an output index belongs to the shard that owns its
 // window's anchor input (anchorInputIndex), so uneven splits stay aligned
 // through strided, transposed and resizing ops. Reduction factors leave a
 // partial result; statistic factors keep the split; needs-replication
@@ -79,9 +81,10 @@ ValueSharding inferResult(Operation *op, const ShardingRule &rule,
   if (auto w = dyn_cast<WindowOpInterface>(op))
     windows = w.getWindowedDims();
 
-  std::vector<bool> axisUsed(64, false);
+  // Each factor's best candidate: the split operand dim with the most bytes.
+  std::vector<std::optional<Candidate>> bestOf(rule.factors.size());
   for (size_t f = 0; f < rule.factors.size(); ++f) {
-    std::optional<Candidate> best;
+    std::optional<Candidate> &best = bestOf[f];
     for (unsigned i = 0; i < operands.size(); ++i) {
       const std::vector<int64_t> &dims = rule.operandDims[i];
       for (size_t d = 0; d < dims.size(); ++d) {
@@ -95,8 +98,21 @@ ValueSharding inferResult(Operation *op, const ShardingRule &rule,
           best = Candidate{i, int64_t(d), split};
       }
     }
-    if (!best)
-      continue;
+  }
+  // Factors competing for a mesh axis: the one whose operand has the most
+  // bytes claims it first (the others' operands are the cheaper ones to
+  // move), ties going to the lower factor.
+  std::vector<size_t> order;
+  for (size_t f = 0; f < rule.factors.size(); ++f)
+    if (bestOf[f])
+      order.push_back(f);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return bytesOf(op->getOperand(bestOf[a]->operand)) >
+           bytesOf(op->getOperand(bestOf[b]->operand));
+  });
+  std::vector<bool> axisUsed(64, false);
+  for (size_t f : order) {
+    std::optional<Candidate> best = bestOf[f];
     bool free =
         llvm::none_of(best->split.axes, [&](int a) { return axisUsed[a]; });
     if (!free)

@@ -5,6 +5,7 @@
 // the partial axes only. Each also runs against the unpartitioned program.
 // RUN: rm -rf %t && split-file %s %t
 // RUN: shardc %t/row-sum.mlir --emit=kernels | FileCheck %s --check-prefix=ROW
+// RUN: shardc %t/row-sum.mlir --emit=plan | FileCheck %s --check-prefix=ROW-PLAN
 // RUN: shardc %t/row-sum.mlir -o %t/row-sum.shardbin
 // RUN: shard-run %t/row-sum.shardbin --ranks 4 --random-inputs --check | FileCheck %s --check-prefix=OK
 // RUN: shardc %t/scatter.mlir --emit=kernels | FileCheck %s --check-prefix=RS
@@ -35,6 +36,9 @@ func.func @main(%a: tensor<6x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {
 // ROW-NEXT: AllReduce (%1) -> %2 group [1] reduce Sum
 // ROW: rank class 'class1' (ranks [1, 3]):
 // ROW-NOT: rank class
+// Three rows of partial sums go to and come from the other rank of the row.
+// ROW-PLAN: rank class 'class0': ranks [0, 2]
+// ROW-PLAN: collectives: 1, bytes sent: 12, received: 12
 
 //--- scatter.mlir
 sc.mesh @mesh ["x"=2]
@@ -45,15 +49,16 @@ func.func @main(%a: tensor<8x6xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"
 }
 // RS: rank class 'class0' (ranks [0]):
 // RS: ReduceScatter (%1) -> %2 ints [0, 3, 5] group [0] reduce Sum
-// Each rank sends the blocks it does not keep: 5 and 3 floats.
+// Each rank sends the blocks it does not keep (5 and 3 floats) and
+// receives its own block from the other rank.
 // RS-PLAN: rank class 'class0': ranks [0]
 // RS-PLAN-NEXT: inputs: (8,3)
 // RS-PLAN-NEXT: outputs: (3)
-// RS-PLAN-NEXT: collectives: 1, bytes sent: 20, received: 20
+// RS-PLAN-NEXT: collectives: 1, bytes sent: 20, received: 12
 // RS-PLAN: rank class 'class1': ranks [1]
 // RS-PLAN-NEXT: inputs: (8,3)
 // RS-PLAN-NEXT: outputs: (5)
-// RS-PLAN-NEXT: collectives: 1, bytes sent: 12, received: 12
+// RS-PLAN-NEXT: collectives: 1, bytes sent: 12, received: 20
 
 //--- gather.mlir
 sc.mesh @mesh ["x"=2, "y"=2]
@@ -70,7 +75,8 @@ func.func @main(%a: tensor<6x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {
 // AG-PLAN: rank class 'class0': ranks [0, 2]
 // AG-PLAN-NEXT: inputs: (3,3)
 // AG-PLAN-NEXT: outputs: (3,8)
-// AG-PLAN-NEXT: halo exchanges: 0, collectives: 1, bytes sent: 60, received: 60
+// It sends its 3 columns of 3 rows and receives the other 5.
+// AG-PLAN-NEXT: halo exchanges: 0, collectives: 1, bytes sent: 36, received: 60
 
 //--- bias.mlir
 sc.mesh @m ["x"=2, "y"=2]

@@ -8,6 +8,10 @@
 // RUN: shardc %t/uneven.mlir --emit=plan | FileCheck %s --check-prefix=UNEVEN
 // RUN: shardc %t/uneven.mlir --emit=kernels | FileCheck %s --check-prefix=BOXU
 // RUN: shardc %t/ceil.mlir --emit=plan | FileCheck %s --check-prefix=CEIL
+// RUN: shardc %t/avg-ceil.mlir -o %t/avg-ceil.shardbin
+// RUN: shard-run %t/avg-ceil.shardbin --ranks 2 --random-inputs --check | FileCheck %s --check-prefix=NUM
+// RUN: sed 's/\[5, 5\]/[9, 1]/' %t/avg-ceil.mlir | shardc - -o %t/avg-ceil-91.shardbin
+// RUN: shard-run %t/avg-ceil-91.shardbin --ranks 2 --random-inputs --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/multihop.mlir --emit=plan | FileCheck %s --check-prefix=MULTI
 // RUN: shardc %t/multihop.mlir --emit=kernels | FileCheck %s --check-prefix=BOXM
 // RUN: shardc %t/multihop.mlir -o %t/multihop.shardbin
@@ -76,6 +80,16 @@ func.func @main(%x: tensor<1x2x10xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {
 // CEIL-NEXT: outputs: (1,2,3)
 // CEIL-NEXT: halo exchanges: 1, collectives: 0, bytes sent: 0, received: 8
 // CEIL-NOT: rank class
+
+//--- avg-ceil.mlir
+// avg_pool k3 s2 with ceil_mode over 10: the last window [8, 11) overhangs
+// the input by one, which count_include_pad does not count (PyTorch divides
+// it by 2). The last rank must not treat the overhang as padding.
+sc.mesh @mesh ["x"=2]
+func.func @main(%x: tensor<1x2x10xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 5]]>}) -> tensor<1x2x5xf32> {
+  %y = sc.avg_pool %x {kernel_size = array<i64: 3>, stride = array<i64: 2>, ceil_mode = true} : (tensor<1x2x10xf32>) -> tensor<1x2x5xf32>
+  return %y : tensor<1x2x5xf32>
+}
 
 //--- multihop.mlir
 // k7 s1 p3 over [6, 1, 1, 8]: output o reads [o-3, o+3], outputs stay

@@ -108,3 +108,17 @@ func.func @tiny(%x: tensor<3xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}[1, 1
   %y = sc.neg %x : tensor<3xf32>
   return %y : tensor<3xf32>
 }
+
+// -----
+
+// Two factors want one axis: the rows of %a (192 bytes) and the contraction
+// of %b (120 bytes). The bigger operand's factor claims it, so the result
+// is split by rows (and %b is gathered), not a partial sum.
+sc.mesh @mesh ["x"=2]
+// CHECK-LABEL: func.func @factor_conflict
+func.func @factor_conflict(%a: tensor<8x6xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>},
+                           %b: tensor<6x5xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x5xf32> {
+  // CHECK: sc.matmul %arg0, %arg1 {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>}
+  %y = sc.matmul %a, %b : (tensor<8x6xf32>, tensor<6x5xf32>) -> tensor<8x5xf32>
+  return %y : tensor<8x5xf32>
+}
