@@ -304,26 +304,38 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
   });
 }
 
-/// Reads `dim` and one extent per group member, checks them against this
-/// rank's block shape (`block`, whose `dim` must equal its own extent) and
-/// returns the extents.
-StatusOr<std::vector<int64_t>> groupExtents(const fb::Instruction &inst,
-                                            const Group &g, const Shape &block,
-                                            int64_t &dim) {
+/// How a gather or scatter splits along one dim among the group.
+struct GroupSplit {
+  int64_t dim = 0;
+  std::vector<int64_t> extents; ///< one per member
+  Shape whole;                  ///< the block shape with every extent summed
+};
+
+/// Reads `dim` and one extent per group member and checks them against this
+/// rank's block shape `block` (whose `dim` must equal its own extent).
+StatusOr<GroupSplit> groupSplit(const fb::Instruction &inst, const Group &g,
+                                const Shape &block) {
   IntReader ints(inst);
-  dim = ints.next();
-  std::vector<int64_t> extents = ints.next(g.ranks.size());
+  GroupSplit out;
+  out.dim = ints.next();
+  out.extents = ints.next(g.ranks.size());
   SHARDRT_RETURN_IF_ERROR(ints.finish());
+  int64_t dim = out.dim;
   if (dim < 0 || dim >= int64_t(block.size()))
     return invalid("splits along dim " + std::to_string(dim) + " of a rank-" +
                    std::to_string(block.size()) + " tensor");
-  for (int64_t e : extents)
+  for (int64_t e : out.extents)
     if (e < 0)
       return invalid("negative extent");
-  if (extents[g.index] != block[size_t(dim)])
-    return invalid("this rank's extent is " + std::to_string(extents[g.index]) +
+  if (out.extents[g.index] != block[size_t(dim)])
+    return invalid("this rank's extent is " +
+                   std::to_string(out.extents[g.index]) +
                    " but its block has " + std::to_string(block[size_t(dim)]));
-  return extents;
+  out.whole = block;
+  out.whole[size_t(dim)] = 0;
+  for (int64_t e : out.extents)
+    out.whole[size_t(dim)] += e;
+  return out;
 }
 
 /// ints: dim, then the extent of every group member's shard along dim.
@@ -336,17 +348,12 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   if (in.dtype != out.dtype)
     return invalid("the input and output differ in dtype");
-  int64_t dim = 0;
-  StatusOr<std::vector<int64_t>> ext =
-      groupExtents(inst, *group, in.shape, dim);
-  if (!ext.ok())
-    return ext.status();
-  std::vector<int64_t> extents = *ext;
-  Shape expected = in.shape;
-  expected[size_t(dim)] = 0;
-  for (int64_t e : extents)
-    expected[size_t(dim)] += e;
-  SHARDRT_RETURN_IF_ERROR(requireShape(out, expected, "the output"));
+  StatusOr<GroupSplit> split = groupSplit(inst, *group, in.shape);
+  if (!split.ok())
+    return split.status();
+  int64_t dim = split->dim;
+  std::vector<int64_t> extents = split->extents;
+  SHARDRT_RETURN_IF_ERROR(requireShape(out, split->whole, "the output"));
   size_t elem = artifact::dtypeSize(in.dtype);
   std::vector<int64_t> counts;
   for (int64_t e : extents) {
@@ -409,17 +416,12 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
   StatusOr<comm::ReduceOp> op = reduceOp(inst);
   if (!op.ok())
     return op.status();
-  int64_t dim = 0;
-  StatusOr<std::vector<int64_t>> ext =
-      groupExtents(inst, *group, out.shape, dim);
-  if (!ext.ok())
-    return ext.status();
-  std::vector<int64_t> extents = *ext;
-  Shape expected = out.shape;
-  expected[size_t(dim)] = 0;
-  for (int64_t e : extents)
-    expected[size_t(dim)] += e;
-  SHARDRT_RETURN_IF_ERROR(requireShape(in, expected, "the input"));
+  StatusOr<GroupSplit> split = groupSplit(inst, *group, out.shape);
+  if (!split.ok())
+    return split.status();
+  int64_t dim = split->dim;
+  std::vector<int64_t> extents = split->extents;
+  SHARDRT_RETURN_IF_ERROR(requireShape(in, split->whole, "the input"));
   Group g = *group;
   comm::ReduceOp kind = *op;
   Shape inShape = in.shape, outShape = out.shape;
