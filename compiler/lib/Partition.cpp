@@ -178,6 +178,13 @@ std::vector<uint32_t> groupAxes(std::vector<int> axes) {
 
 } // namespace
 
+int64_t groupSize(const plan::Mesh &mesh, const std::vector<int> &axes) {
+  int64_t n = 1;
+  for (int a : axes)
+    n *= mesh.shape[a];
+  return n;
+}
+
 FailureOr<std::vector<uint32_t>> Partitioner::resolvePartial(Operation *op,
                                                              Value v) {
   const ValueSharding &s = shardingOf(v);
@@ -191,9 +198,7 @@ FailureOr<std::vector<uint32_t>> Partitioner::resolvePartial(Operation *op,
     inst.meshAxes = groupAxes(s.partialAxes);
     ++traffic[r].collectives;
     // Direct algorithm: the whole buffer to and from every other member.
-    int64_t members = 1;
-    for (int a : s.partialAxes)
-      members *= mesh.shape[a];
+    int64_t members = groupSize(mesh, s.partialAxes);
     int64_t bytes =
         int64_t(art::tensorBytes(b.buffers[in].dtype, b.buffers[in].shape)) *
         (members - 1);
@@ -231,12 +236,13 @@ LogicalResult Partitioner::collective(Operation *op, Value in, Value out,
                                       fb::Opcode opcode, int64_t dim,
                                       const plan::DimSplit &split) {
   const ValueSharding &s = shardingOf(in);
+  bool gather = opcode == fb::Opcode::AllGather;
   for (int64_t r = 0; r < numRanks(); ++r) {
     ProgramBuilder &b = ranks[r];
     uint32_t x = b.lookup(in);
     std::vector<int64_t> shape = b.buffers[x].shape;
     int64_t own = shape[dim];
-    shape[dim] = opcode == fb::Opcode::AllGather
+    shape[dim] = gather
                      ? split.starts.back()
                      : split.shard(split.shardOf(mesh, mesh.coords(r))).size();
     uint32_t y = b.temporary(b.buffers[x].dtype, shape);
@@ -245,7 +251,7 @@ LogicalResult Partitioner::collective(Operation *op, Value in, Value out,
     inst.ints = {dim};
     std::vector<int64_t> extents = split.extents();
     inst.ints.insert(inst.ints.end(), extents.begin(), extents.end());
-    if (opcode == fb::Opcode::ReduceScatter)
+    if (!gather)
       inst.reduce = reduceKindOf(s);
     // Traffic as the direct algorithm moves it (what the CPU backend does):
     // a gather sends the own block to every other member and receives the
@@ -255,9 +261,8 @@ LogicalResult Partitioner::collective(Operation *op, Value in, Value out,
       if (int64_t(d) != dim)
         rowBytes *= shape[d];
     int64_t total = split.starts.back(), others = split.numShards() - 1;
-    int64_t mine = opcode == fb::Opcode::AllGather ? own : shape[dim];
+    int64_t mine = gather ? own : shape[dim];
     int64_t toEach = mine * others * rowBytes, rest = (total - mine) * rowBytes;
-    bool gather = opcode == fb::Opcode::AllGather;
     traffic[r].bytesSent += gather ? toEach : rest;
     traffic[r].bytesReceived += gather ? rest : toEach;
     ++traffic[r].collectives;

@@ -73,6 +73,9 @@ private:
   llvm::DenseMap<mlir::Value, ValueSharding> shardings_;
 };
 
+/// The number of ranks in a collective group over mesh axes `axes`.
+int64_t groupSize(const plan::Mesh &mesh, const std::vector<int> &axes);
+
 /// The op families whose local computation differs from the global op's
 /// (statistics over split dims, attention rings, partial means, biases of
 /// split contractions). Each returns failure() with a diagnostic, or

@@ -129,17 +129,16 @@ struct Emit {
   }
 };
 
-/// The mesh axes a value's dims `dims` are split over.
-struct SplitAxes {
-  std::vector<int> axes;
-};
-SplitAxes splitAxes(const ValueSharding &s, const std::vector<int64_t> &dims) {
-  SplitAxes out;
-  for (size_t d = 0; d < s.layout.dims.size(); ++d) {
+/// The mesh axes a value's dims `dims` are split over, ascending (the
+/// order a collective's group lists them in).
+std::vector<int> splitAxes(const ValueSharding &s,
+                           const std::vector<int64_t> &dims) {
+  std::vector<int> out;
+  for (int64_t d : dims) {
     const std::vector<int> &axes = s.layout.dims[d].axes;
-    if (llvm::is_contained(dims, int64_t(d)))
-      out.axes.insert(out.axes.end(), axes.begin(), axes.end());
+    out.insert(out.end(), axes.begin(), axes.end());
   }
+  llvm::sort(out);
   return out;
 }
 
@@ -167,12 +166,11 @@ LogicalResult normalize(Partitioner &p, Operation *op,
                         const std::vector<uint32_t> &xs,
                         const std::vector<int64_t> &rows,
                         const std::vector<int64_t> &rankCounts,
-                        std::vector<int> axes, double eps,
+                        const std::vector<int> &axes, double eps,
                         std::vector<uint32_t> &out) {
   // The statistics are gathered over the stat dims' axes only. Per-row
   // counts depend only on the coordinates on those axes, so every group
   // sees the same counts in group order (rank 0's group).
-  llvm::sort(axes);
   std::vector<int64_t> counts;
   for (int64_t q : groupRanks(p.mesh, axes, 0))
     counts.push_back(rankCounts[q]);
@@ -262,7 +260,7 @@ LogicalResult lowerNormOp(Partitioner &p, Operation *op,
                   "channels at group boundaries or split a spatial dim";
     statDims.erase(statDims.begin()); // the channel dim
   }
-  SplitAxes split = splitAxes(s, statDims);
+  std::vector<int> axes = splitAxes(s, statDims);
   std::vector<int64_t> counts, rows;
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     const Shape &local = p.ranks[r].buffers[in[0][r]].shape;
@@ -278,8 +276,7 @@ LogicalResult lowerNormOp(Partitioner &p, Operation *op,
     rows.push_back(n);
   }
   std::vector<uint32_t> normalized;
-  if (failed(
-          normalize(p, op, in[0], rows, counts, split.axes, eps, normalized)))
+  if (failed(normalize(p, op, in[0], rows, counts, axes, eps, normalized)))
     return failure();
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     const Shape &local = p.ranks[r].buffers[in[0][r]].shape;
@@ -411,12 +408,8 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
 /// rank's coordinates on the other axes.
 LogicalResult lowerSoftmax(Partitioner &p, Operation *op, int64_t dim, bool log,
                            const std::vector<uint32_t> &xs) {
-  std::vector<int> axes =
-      splitAxes(p.shardingOf(op->getOperand(0)), {dim}).axes;
-  llvm::sort(axes);
-  int64_t members = 1;
-  for (int a : axes)
-    members *= p.mesh.shape[a];
+  std::vector<int> axes = splitAxes(p.shardingOf(op->getOperand(0)), {dim});
+  int64_t members = groupSize(p.mesh, axes);
   // An empty shard contributes m = lowest float and s = 0, which the merge
   // ignores (exp(lowest - M) is 0).
   const double lowest = -3.4028234663852886e38;
@@ -486,7 +479,7 @@ std::optional<LogicalResult>
 lowerStatisticOp(Partitioner &p, Operation *op,
                  std::vector<std::vector<uint32_t>> &in) {
   auto splitAny = [&](Value v, std::vector<int64_t> dims) {
-    return !splitAxes(p.shardingOf(v), dims).axes.empty();
+    return !splitAxes(p.shardingOf(v), dims).empty();
   };
   const ValueSharding &rs = p.shardingOf(op->getResult(0));
   if (auto mean = dyn_cast<MeanOp>(op); mean && rs.isPartial())
