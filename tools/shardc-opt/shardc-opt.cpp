@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Dialect/Sc/ScDialect.h"
+#include "shardc/Dialect/ScLocal/ScLocal.h"
 #include "shardc/Passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -14,7 +15,8 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<shardc::sc::ScDialect, mlir::func::FuncDialect>();
+  registry.insert<shardc::sc::ScDialect, shardc::scl::SclDialect,
+                  mlir::func::FuncDialect, mlir::memref::MemRefDialect>();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();

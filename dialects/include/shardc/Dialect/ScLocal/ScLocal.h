@@ -1,0 +1,53 @@
+//===- ScLocal.h - The scl dialect: per-rank-class local programs -*- C++ -*-===//
+//
+// Ops, attributes and the helpers that read a rank-class function's context
+// (its mesh and ranks). See ScLocalBase.td for what the dialect is for.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_DIALECT_SCLOCAL_SCLOCAL_H
+#define SHARDC_DIALECT_SCLOCAL_SCLOCAL_H
+
+#include "shardc/Dialect/Sc/ScOps.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "shardc/Dialect/ScLocal/ScLocalDialect.h.inc"
+#include "shardc/Dialect/ScLocal/ScLocalEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "shardc/Dialect/ScLocal/ScLocalAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "shardc/Dialect/ScLocal/ScLocalOps.h.inc"
+
+namespace shardc::scl {
+
+/// Where an op of a rank program runs: the mesh its peers and groups refer
+/// to (null in a world of one) and the ranks of its class.
+struct RankContext {
+  sc::MeshOp mesh;
+  llvm::SmallVector<int64_t> meshShape; ///< empty without a mesh
+  llvm::SmallVector<int32_t> ranks;
+  int64_t worldSize() const;
+  /// Mesh coordinates of world rank `rank` (row-major, last axis fastest).
+  llvm::SmallVector<int64_t> coords(int64_t rank) const;
+};
+
+/// The context of `op` from its enclosing function's `scl.ranks` and
+/// `scl.mesh`; fails with a diagnostic on `op` when there is none.
+mlir::FailureOr<RankContext> rankContextOf(mlir::Operation *op);
+
+/// The members of `rank`'s group over mesh axes `axes` (ascending): the
+/// ranks sharing its coordinates on the other axes, in world-rank order.
+llvm::SmallVector<int64_t> groupMembers(const RankContext &context,
+                                        llvm::ArrayRef<int64_t> axes,
+                                        int64_t rank);
+
+} // namespace shardc::scl
+
+#endif // SHARDC_DIALECT_SCLOCAL_SCLOCAL_H

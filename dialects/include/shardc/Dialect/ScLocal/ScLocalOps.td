@@ -1,0 +1,184 @@
+//===- ScLocalOps.td - scl ops -------------------------------*- tablegen -*-===//
+#ifndef SHARDC_DIALECT_SCLOCAL_OPS_TD
+#define SHARDC_DIALECT_SCLOCAL_OPS_TD
+
+include "shardc/Dialect/ScLocal/ScLocalBase.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Scl_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Scl_Dialect, mnemonic, traits>;
+
+// The buffers a rank program computes on: static shapes, the element types
+// the runtime stores.
+def Scl_Buffer : StaticShapeMemRefOf<[F32, I1]>;
+
+def Scl_TransferArrayAttr
+    : TypedArrayAttrBase<Scl_TransferAttr, "array of #scl.transfer">;
+def Scl_ShardArrayAttr
+    : TypedArrayAttrBase<Scl_ShardAttr, "array of #scl.shard">;
+
+def Scl_KernelOp : Scl_Op<"kernel", [AttrSizedOperandSegments]> {
+  let summary = "one local compute instruction of the runtime";
+  let description = [{
+    Reads `ins` and writes `outs` with the runtime instruction `opcode`
+    (the artifact schema's names: `Conv`, `Pool`, `Binary`, `Pad`, ...),
+    configured by `ints`, `floats` and `mode` as the schema documents for that
+    opcode. The location names the `sc` op it came from.
+
+    ```mlir
+    scl.kernel "Binary" mode "add" ins(%a, %b : memref<4xf32>, memref<4xf32>)
+        outs(%c : memref<4xf32>)
+    ```
+  }];
+  let arguments = (ins
+    StrAttr:$opcode,
+    Variadic<Scl_Buffer>:$ins,
+    Variadic<Scl_Buffer>:$outs,
+    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$ints,
+    DefaultValuedAttr<DenseF64ArrayAttr, "{}">:$floats,
+    OptionalAttr<StrAttr>:$mode
+  );
+  let assemblyFormat = [{
+    $opcode (`mode` $mode^)? (`ins` `(` $ins^ `:` type($ins) `)`)?
+    `outs` `(` $outs `:` type($outs) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Scl_HaloExchangeOp : Scl_Op<"halo_exchange", [AttrSizedOperandSegments]> {
+  let summary = "point-to-point sends and receives of boxes, as one step";
+  let description = [{
+    Sends boxes of `ins` to relative peers and receives boxes into `outs`,
+    all at once (edge and corner blocks of an N-D halo in one step). Each
+    `#scl.transfer` names the operand it reads (send) or writes (recv).
+
+    ```mlir
+    scl.halo_exchange ins(%x : memref<1x1x4xf32>) outs(%h : memref<1x1x5xf32>)
+        [#scl.transfer<send 0 peer [1] box [0:1, 0:1, 3:4] tag 0>,
+         #scl.transfer<recv 0 peer [1] box [0:1, 0:1, 4:5] tag 1>]
+    ```
+  }];
+  let arguments = (ins
+    Variadic<Scl_Buffer>:$ins,
+    Variadic<Scl_Buffer>:$outs,
+    Scl_TransferArrayAttr:$transfers
+  );
+  let assemblyFormat = [{
+    `ins` `(` $ins `:` type($ins) `)` (`outs` `(` $outs^ `:` type($outs) `)`)?
+    $transfers attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+class Scl_CollectiveOp<string mnemonic> : Scl_Op<mnemonic> {
+  let hasVerifier = 1;
+}
+
+def Scl_AllReduceOp : Scl_CollectiveOp<"all_reduce"> {
+  let summary = "every member of the group gets the reduction of all members";
+  let description = [{
+    The group is the ranks sharing this rank's coordinates on every mesh axis
+    not in `mesh_axes`. Members combine in group order, so all get bitwise
+    the same result.
+
+    ```mlir
+    scl.all_reduce sum over [0] ins(%p : memref<4x4xf32>) outs(%r : memref<4x4xf32>)
+    ```
+  }];
+  let arguments = (ins
+    Scl_ReductionAttr:$reduction,
+    DenseI64ArrayAttr:$mesh_axes,
+    Scl_Buffer:$input,
+    Scl_Buffer:$output
+  );
+  let assemblyFormat = [{
+    $reduction `over` $mesh_axes `ins` `(` $input `:` type($input) `)`
+    `outs` `(` $output `:` type($output) `)` attr-dict
+  }];
+}
+
+def Scl_AllGatherOp : Scl_CollectiveOp<"all_gather"> {
+  let summary = "concatenate the members' blocks along one dim (gather-v)";
+  let description = [{
+    Member i of the group contributes `extents[i]` rows along `dim`; every
+    member receives all blocks in group order. Extents may differ (uneven
+    splits) and may be zero.
+
+    ```mlir
+    scl.all_gather dim 2 extents [3, 1] over [0]
+        ins(%x : memref<1x4x3xf32>) outs(%y : memref<1x4x4xf32>)
+    ```
+  }];
+  let arguments = (ins
+    I64Attr:$dim,
+    DenseI64ArrayAttr:$extents,
+    DenseI64ArrayAttr:$mesh_axes,
+    Scl_Buffer:$input,
+    Scl_Buffer:$output
+  );
+  let assemblyFormat = [{
+    `dim` $dim `extents` $extents `over` $mesh_axes
+    `ins` `(` $input `:` type($input) `)` `outs` `(` $output `:` type($output) `)`
+    attr-dict
+  }];
+}
+
+def Scl_ReduceScatterOp : Scl_CollectiveOp<"reduce_scatter"> {
+  let summary = "reduce over the group and keep one block along a dim "
+                "(reduce-scatter-v)";
+  let description = [{
+    Every member holds the whole `dim`; member i keeps rows
+    `[sum(extents[:i]), sum(extents[:i+1]))` of the reduction.
+
+    ```mlir
+    scl.reduce_scatter sum dim 0 extents [1, 3] over [1]
+        ins(%p : memref<4x8xf32>) outs(%y : memref<1x8xf32>)
+    ```
+  }];
+  let arguments = (ins
+    Scl_ReductionAttr:$reduction,
+    I64Attr:$dim,
+    DenseI64ArrayAttr:$extents,
+    DenseI64ArrayAttr:$mesh_axes,
+    Scl_Buffer:$input,
+    Scl_Buffer:$output
+  );
+  let assemblyFormat = [{
+    $reduction `dim` $dim `extents` $extents `over` $mesh_axes
+    `ins` `(` $input `:` type($input) `)` `outs` `(` $output `:` type($output) `)`
+    attr-dict
+  }];
+}
+
+def Scl_GlobalOp : Scl_Op<"global", [Symbol, HasParent<"::mlir::ModuleOp">]> {
+  let summary = "a constant, with its value on each rank";
+  let description = [{
+    The artifact stores one value per shard; `scl.constant` binds it in a
+    rank program. Every rank that reads the constant must hold exactly one
+    shard.
+
+    ```mlir
+    scl.global @constant0 [#scl.shard<[0], dense<1.0> : tensor<2xf32>>,
+                           #scl.shard<[1], dense<2.0> : tensor<2xf32>>]
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Scl_ShardArrayAttr:$shards);
+  let assemblyFormat = "$sym_name $shards attr-dict";
+  let hasVerifier = 1;
+}
+
+def Scl_ConstantOp : Scl_Op<"constant",
+    [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "this rank's shard of an scl.global, read in place";
+  let description = [{
+    ```mlir
+    %w = scl.constant @constant0 : memref<2xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$name);
+  let results = (outs Scl_Buffer:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+}
+
+#endif // SHARDC_DIALECT_SCLOCAL_OPS_TD

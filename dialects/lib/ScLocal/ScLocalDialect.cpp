@@ -1,0 +1,241 @@
+//===- ScLocalDialect.cpp - scl registration, attributes, contexts --------===//
+
+#include "shardc/Dialect/ScLocal/ScLocal.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::scl;
+
+#include "shardc/Dialect/ScLocal/ScLocalDialect.cpp.inc"
+#include "shardc/Dialect/ScLocal/ScLocalEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "shardc/Dialect/ScLocal/ScLocalAttrs.cpp.inc"
+
+void SclDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "shardc/Dialect/ScLocal/ScLocalAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "shardc/Dialect/ScLocal/ScLocalOps.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// #scl.transfer
+//===----------------------------------------------------------------------===//
+
+bool TransferAttr::isSelf() const {
+  return llvm::all_of(getPeer(), [](int64_t p) { return p == 0; });
+}
+
+// send 0 peer [1, 0] box [0:2, 0:16] tag 3 periodic
+Attribute TransferAttr::parse(AsmParser &parser, Type) {
+  StringRef kindName;
+  int64_t operand = 0, tag = 0;
+  SmallVector<int64_t> peer, lo, hi;
+  auto parseInt = [&](SmallVectorImpl<int64_t> &into) {
+    return parser.parseCommaSeparatedList(
+        AsmParser::Delimiter::Square, [&]() -> ParseResult {
+          return parser.parseInteger(into.emplace_back());
+        });
+  };
+  if (parser.parseLess() || parser.parseKeyword(&kindName))
+    return {};
+  std::optional<TransferKind> kind = symbolizeTransferKind(kindName);
+  if (!kind) {
+    parser.emitError(parser.getNameLoc(), "expected 'send' or 'recv'");
+    return {};
+  }
+  if (parser.parseInteger(operand) || parser.parseKeyword("peer") ||
+      parseInt(peer) || parser.parseKeyword("box") ||
+      parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Square,
+          [&]() -> ParseResult {
+            return failure(parser.parseInteger(lo.emplace_back()) ||
+                           parser.parseColon() ||
+                           parser.parseInteger(hi.emplace_back()));
+          }) ||
+      parser.parseKeyword("tag") || parser.parseInteger(tag))
+    return {};
+  bool periodic = succeeded(parser.parseOptionalKeyword("periodic"));
+  if (parser.parseGreater())
+    return {};
+  return TransferAttr::get(parser.getContext(), *kind, operand, peer, lo, hi,
+                           tag, periodic);
+}
+
+void TransferAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyTransferKind(getKind()) << " " << getOperand()
+          << " peer [";
+  llvm::interleaveComma(getPeer(), printer);
+  printer << "] box [";
+  for (size_t d = 0; d < getLo().size(); ++d)
+    printer << (d ? ", " : "") << getLo()[d] << ":" << getHi()[d];
+  printer << "] tag " << getTag() << (getPeriodic() ? " periodic" : "") << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// Rank contexts
+//===----------------------------------------------------------------------===//
+
+int64_t RankContext::worldSize() const {
+  int64_t n = 1;
+  for (int64_t s : meshShape)
+    n *= s;
+  return n;
+}
+
+SmallVector<int64_t> RankContext::coords(int64_t rank) const {
+  ArrayRef<int64_t> shape = meshShape;
+  SmallVector<int64_t> c(shape.size());
+  for (size_t a = shape.size(); a-- > 0;) {
+    c[a] = rank % shape[a];
+    rank /= shape[a];
+  }
+  return c;
+}
+
+SmallVector<int64_t> scl::groupMembers(const RankContext &context,
+                                       ArrayRef<int64_t> axes, int64_t rank) {
+  SmallVector<int64_t> members;
+  int64_t world = context.worldSize();
+  SmallVector<int64_t> mine = context.coords(rank);
+  for (int64_t r = 0; r < world; ++r) {
+    SmallVector<int64_t> c = context.coords(r);
+    bool same = true;
+    for (size_t a = 0; a < c.size(); ++a)
+      same = same && (llvm::is_contained(axes, int64_t(a)) || c[a] == mine[a]);
+    if (same)
+      members.push_back(r);
+  }
+  return members;
+}
+
+/// `scl.mesh` of a function: the sc.mesh it names, or a diagnostic.
+static FailureOr<sc::MeshOp> meshOfFunction(Operation *func,
+                                            Operation *diagnosed) {
+  auto ref = func->getAttrOfType<FlatSymbolRefAttr>(SclDialect::kMeshAttrName);
+  if (!ref)
+    return sc::MeshOp();
+  auto mesh = SymbolTable::lookupNearestSymbolFrom<sc::MeshOp>(func, ref);
+  if (!mesh)
+    return diagnosed->emitOpError("runs on mesh ")
+           << ref << ", which is not an sc.mesh in scope";
+  return mesh;
+}
+
+FailureOr<RankContext> scl::rankContextOf(Operation *op) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  auto ranks = func ? func->getAttrOfType<DenseI32ArrayAttr>(
+                          SclDialect::kRanksAttrName)
+                    : DenseI32ArrayAttr();
+  if (!ranks)
+    return op->emitOpError("must be in a rank-class function (a func.func "
+                           "with '")
+           << SclDialect::kRanksAttrName << "')";
+  FailureOr<sc::MeshOp> mesh = meshOfFunction(func, op);
+  if (failed(mesh))
+    return failure();
+  RankContext context;
+  context.mesh = *mesh;
+  if (*mesh)
+    context.meshShape.assign((*mesh).getShape().begin(),
+                             (*mesh).getShape().end());
+  context.ranks.assign(ranks.asArrayRef().begin(), ranks.asArrayRef().end());
+  return context;
+}
+
+//===----------------------------------------------------------------------===//
+// Function attributes
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyRanks(Operation *op, Attribute attr) {
+  auto ranks = dyn_cast<DenseI32ArrayAttr>(attr);
+  if (!ranks || ranks.empty())
+    return op->emitError("'") << SclDialect::kRanksAttrName
+                              << "' must be a non-empty array<i32>";
+  FailureOr<sc::MeshOp> mesh = meshOfFunction(op, op);
+  if (failed(mesh))
+    return failure();
+  int64_t world = *mesh ? (*mesh).getNumDevices() : 1;
+  int64_t previous = -1;
+  for (int32_t r : ranks.asArrayRef()) {
+    if (r <= previous || r >= world)
+      return op->emitError("'")
+             << SclDialect::kRanksAttrName
+             << "' must list distinct ranks in ascending order below the "
+                "world size "
+             << world << "; got " << r << " after " << previous;
+    previous = r;
+  }
+  return success();
+}
+
+/// The rank classes of a partitioned entry cover the world exactly once and
+/// each takes the entry's inputs and returns its outputs.
+static LogicalResult verifyRankClasses(Operation *op, Attribute attr) {
+  auto entry = dyn_cast<func::FuncOp>(op);
+  auto classes = dyn_cast<ArrayAttr>(attr);
+  if (!entry || !classes || classes.empty())
+    return op->emitError("'") << SclDialect::kRankClassesAttrName
+                              << "' must be a non-empty array of function "
+                                 "symbols on a func.func";
+  std::vector<int> seen;
+  int64_t world = -1;
+  for (Attribute a : classes) {
+    auto ref = dyn_cast<FlatSymbolRefAttr>(a);
+    auto cls = ref ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref)
+                   : func::FuncOp();
+    auto ranks = cls ? cls->getAttrOfType<DenseI32ArrayAttr>(
+                           SclDialect::kRanksAttrName)
+                     : DenseI32ArrayAttr();
+    if (!ranks)
+      return op->emitError("rank class ")
+             << a << " is not a function with '" << SclDialect::kRanksAttrName
+             << "'";
+    if (cls.getNumArguments() != entry.getNumArguments() ||
+        cls.getNumResults() != entry.getNumResults())
+      return op->emitError("rank class ")
+             << a << " takes " << cls.getNumArguments() << " and returns "
+             << cls.getNumResults() << " buffers; the entry takes "
+             << entry.getNumArguments() << " and returns "
+             << entry.getNumResults();
+    FailureOr<sc::MeshOp> mesh = meshOfFunction(cls, op);
+    if (failed(mesh))
+      return failure();
+    world = *mesh ? (*mesh).getNumDevices() : 1;
+    seen.resize(world, 0);
+    for (int32_t r : ranks.asArrayRef())
+      if (r >= 0 && r < world && seen[r]++)
+        return op->emitError("rank ") << r << " is in two rank classes";
+  }
+  for (int64_t r = 0; r < world; ++r)
+    if (!seen[r])
+      return op->emitError("rank ") << r << " is in no rank class";
+  return success();
+}
+
+LogicalResult SclDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == kRanksAttrName)
+    return verifyRanks(op, attr.getValue());
+  if (name == kMeshAttrName) {
+    if (!isa<FlatSymbolRefAttr>(attr.getValue()))
+      return op->emitError("'") << kMeshAttrName << "' must name an sc.mesh";
+    if (!op->hasAttr(kRanksAttrName))
+      return op->emitError("'")
+             << kMeshAttrName << "' needs '" << kRanksAttrName << "' beside it";
+    return meshOfFunction(op, op);
+  }
+  if (name == kRankClassesAttrName)
+    return verifyRankClasses(op, attr.getValue());
+  return op->emitError("unknown scl attribute '") << name << "'";
+}

@@ -1,0 +1,273 @@
+//===- ScLocalOps.cpp - scl op verifiers ----------------------------------===//
+//
+// A rank program is checked against its class: every rank that runs it must
+// find its peers on the mesh and hold the block its group expects.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Dialect/ScLocal/ScLocal.h"
+
+#include "shardrt/artifact/shardbin_generated.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace shardc;
+using namespace shardc::scl;
+
+#define GET_OP_CLASSES
+#include "shardc/Dialect/ScLocal/ScLocalOps.cpp.inc"
+
+namespace {
+
+/// The largest tag an exchange may use: the runtime reserves the MPI tag
+/// upper bound (32767) for collectives over part of the mesh.
+constexpr int64_t kMaxExchangeTag = 32766;
+
+bool isCommunication(shardrt::fb::Opcode op) {
+  using shardrt::fb::Opcode;
+  return op >= Opcode::HaloExchange && op <= Opcode::Wait;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// scl.kernel
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelOp::verify() {
+  for (shardrt::fb::Opcode op : shardrt::fb::EnumValuesOpcode()) {
+    if (getOpcode() != shardrt::fb::EnumNameOpcode(op))
+      continue;
+    if (op == shardrt::fb::Opcode::Invalid || isCommunication(op))
+      return emitOpError("'")
+             << getOpcode()
+             << "' is not a compute instruction (communication has its own "
+                "scl ops)";
+    if (getOuts().empty())
+      return emitOpError("writes no buffer");
+    return success();
+  }
+  return emitOpError("unknown runtime instruction '") << getOpcode() << "'";
+}
+
+//===----------------------------------------------------------------------===//
+// scl.halo_exchange
+//===----------------------------------------------------------------------===//
+
+static bool boxesOverlap(TransferAttr a, TransferAttr b) {
+  for (size_t d = 0; d < a.getLo().size(); ++d)
+    if (a.getHi()[d] <= b.getLo()[d] || b.getHi()[d] <= a.getLo()[d] ||
+        a.getLo()[d] == a.getHi()[d] || b.getLo()[d] == b.getHi()[d])
+      return false;
+  return true;
+}
+
+LogicalResult HaloExchangeOp::verify() {
+  FailureOr<RankContext> context = rankContextOf(*this);
+  if (failed(context))
+    return failure();
+  ArrayRef<int64_t> meshShape = context->meshShape;
+  auto transfers = getTransfers().getAsRange<TransferAttr>();
+  for (auto [index, t] : llvm::enumerate(transfers)) {
+    auto fail = [&, index = index]() {
+      return emitOpError("transfer ") << index << " ";
+    };
+    ValueRange buffers = t.isSend() ? getIns() : getOuts();
+    if (t.getOperand() < 0 || t.getOperand() >= int64_t(buffers.size()))
+      return fail() << (t.isSend() ? "sends from input " : "receives into "
+                                                           "output ")
+                    << t.getOperand() << " of " << buffers.size();
+    auto type = cast<MemRefType>(buffers[t.getOperand()].getType());
+    if (t.getLo().size() != size_t(type.getRank()) ||
+        t.getHi().size() != t.getLo().size())
+      return fail() << "has a box of rank " << t.getLo().size() << " on a "
+                    << type;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (t.getLo()[d] < 0 || t.getLo()[d] > t.getHi()[d] ||
+          t.getHi()[d] > type.getDimSize(d))
+        return fail() << "box [" << t.getLo()[d] << ":" << t.getHi()[d]
+                      << "] on dim " << d << " is outside " << type;
+    if (t.getTag() < 0 || t.getTag() > kMaxExchangeTag)
+      return fail() << "has tag " << t.getTag() << "; exchanges use 0.."
+                    << kMaxExchangeTag;
+    if (t.getPeer().size() != meshShape.size())
+      return fail() << "names a peer of " << t.getPeer().size()
+                    << " coordinates on a mesh of " << meshShape.size()
+                    << " axes";
+    if (t.getPeriodic())
+      continue;
+    for (int32_t rank : context->ranks) {
+      SmallVector<int64_t> c = context->coords(rank);
+      for (size_t a = 0; a < c.size(); ++a)
+        if (c[a] + t.getPeer()[a] < 0 || c[a] + t.getPeer()[a] >= meshShape[a])
+          return fail() << "has no peer on rank " << rank << ": offset "
+                        << t.getPeer()[a] << " leaves mesh axis " << a
+                        << " (not periodic)";
+    }
+  }
+  // A rank's receives must not write one element twice, and its sends to
+  // itself must each meet a receive.
+  SmallVector<TransferAttr> list(transfers.begin(), transfers.end());
+  for (size_t i = 0; i < list.size(); ++i) {
+    TransferAttr a = list[i];
+    for (size_t j = i + 1; j < list.size(); ++j)
+      if (!a.isSend() && !list[j].isSend() &&
+          a.getOperand() == list[j].getOperand() && boxesOverlap(a, list[j]))
+        return emitOpError("receives ")
+               << i << " and " << j << " write overlapping boxes";
+    if (!a.isSend() || !a.isSelf())
+      continue;
+    bool met = llvm::any_of(list, [&](TransferAttr b) {
+      return !b.isSend() && b.isSelf() && b.getTag() == a.getTag();
+    });
+    if (!met)
+      return emitOpError("transfer ")
+             << i << " sends to the rank itself with tag " << a.getTag()
+             << " and nothing receives it";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// Checks `axes` names a group on the context's mesh.
+static LogicalResult verifyGroup(Operation *op, const RankContext &context,
+                                 ArrayRef<int64_t> axes) {
+  if (!context.mesh)
+    return op->emitOpError("needs a mesh: its function has no '")
+           << SclDialect::kMeshAttrName << "'";
+  int64_t previous = -1, meshRank = int64_t(context.meshShape.size());
+  for (int64_t a : axes) {
+    if (a <= previous || a >= meshRank)
+      return op->emitOpError("mesh_axes must be ascending axes of the mesh (0..")
+             << meshRank - 1 << "); got " << a;
+    previous = a;
+  }
+  if (axes.empty())
+    return op->emitOpError("has an empty group (no mesh_axes)");
+  return success();
+}
+
+/// Gather and scatter: the whole side along `dim` is the extents' sum, the
+/// block side holds every class rank's own extent; other dims agree.
+static LogicalResult verifyBlocks(Operation *op, const RankContext &context,
+                                  ArrayRef<int64_t> axes, int64_t dim,
+                                  ArrayRef<int64_t> extents, MemRefType block,
+                                  MemRefType whole) {
+  if (block.getRank() != whole.getRank() || dim < 0 || dim >= whole.getRank())
+    return op->emitOpError("dim ")
+           << dim << " must be a dim of both " << block << " and " << whole;
+  if (block.getElementType() != whole.getElementType())
+    return op->emitOpError("mixes element types ")
+           << block.getElementType() << " and " << whole.getElementType();
+  for (int64_t d = 0; d < whole.getRank(); ++d)
+    if (d != dim && block.getDimSize(d) != whole.getDimSize(d))
+      return op->emitOpError("dim ")
+             << d << " differs between " << block << " and " << whole;
+  int64_t members = 1;
+  for (int64_t a : axes)
+    members *= context.meshShape[a];
+  if (int64_t(extents.size()) != members)
+    return op->emitOpError("lists ")
+           << extents.size() << " extents for a group of " << members;
+  int64_t total = 0;
+  for (int64_t e : extents) {
+    if (e < 0)
+      return op->emitOpError("has a negative extent ") << e;
+    total += e;
+  }
+  if (total != whole.getDimSize(dim))
+    return op->emitOpError("extents sum to ")
+           << total << " but dim " << dim << " of " << whole << " is "
+           << whole.getDimSize(dim);
+  for (int32_t rank : context.ranks) {
+    SmallVector<int64_t> members = groupMembers(context, axes, rank);
+    int64_t position = llvm::find(members, rank) - members.begin();
+    if (extents[position] != block.getDimSize(dim))
+      return op->emitOpError("block of rank ")
+             << rank << " (member " << position << ") has extent "
+             << extents[position] << " but its buffer " << block
+             << " has " << block.getDimSize(dim);
+  }
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() {
+  FailureOr<RankContext> context = rankContextOf(*this);
+  if (failed(context) ||
+      failed(verifyGroup(*this, *context, getMeshAxes())))
+    return failure();
+  if (getInput().getType() != getOutput().getType())
+    return emitOpError("reduces ")
+           << getInput().getType() << " into " << getOutput().getType();
+  return success();
+}
+
+LogicalResult AllGatherOp::verify() {
+  FailureOr<RankContext> context = rankContextOf(*this);
+  if (failed(context) ||
+      failed(verifyGroup(*this, *context, getMeshAxes())))
+    return failure();
+  return verifyBlocks(*this, *context, getMeshAxes(), getDim(), getExtents(),
+                      getInput().getType(), getOutput().getType());
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  FailureOr<RankContext> context = rankContextOf(*this);
+  if (failed(context) ||
+      failed(verifyGroup(*this, *context, getMeshAxes())))
+    return failure();
+  return verifyBlocks(*this, *context, getMeshAxes(), getDim(), getExtents(),
+                      getOutput().getType(), getInput().getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+LogicalResult GlobalOp::verify() {
+  if (getShards().empty())
+    return emitOpError("has no shards");
+  llvm::SmallDenseSet<int32_t> seen;
+  for (ShardAttr s : getShards().getAsRange<ShardAttr>()) {
+    Type elem = s.getValue().getElementType();
+    if (!elem.isF32() && !elem.isInteger(1))
+      return emitOpError("holds ") << elem << "; buffers are f32 or i1";
+    if (s.getRanks().empty())
+      return emitOpError("has a shard held by no rank");
+    for (int32_t r : s.getRanks())
+      if (r < 0 || !seen.insert(r).second)
+        return emitOpError("gives rank ") << r << " two shards";
+  }
+  return success();
+}
+
+LogicalResult
+ConstantOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto global = symbolTable.lookupNearestSymbolFrom<GlobalOp>(*this,
+                                                              getNameAttr());
+  if (!global)
+    return emitOpError("reads ") << getNameAttr() << ", which is no scl.global";
+  FailureOr<RankContext> context = rankContextOf(*this);
+  if (failed(context))
+    return failure();
+  MemRefType type = getResult().getType();
+  for (int32_t rank : context->ranks) {
+    auto shards = global.getShards().getAsRange<ShardAttr>();
+    auto it = llvm::find_if(
+        shards, [&](ShardAttr s) { return llvm::is_contained(s.getRanks(), rank); });
+    if (it == shards.end())
+      return emitOpError("runs on rank ")
+             << rank << ", which holds no shard of " << getNameAttr();
+    ShapedType value = (*it).getValue().getType();
+    if (value.getShape() != type.getShape() ||
+        value.getElementType() != type.getElementType())
+      return emitOpError("reads ")
+             << value << " on rank " << rank << " as " << type;
+  }
+  return success();
+}

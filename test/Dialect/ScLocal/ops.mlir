@@ -1,0 +1,98 @@
+// RUN: shardc-opt %s -split-input-file | FileCheck %s
+// RUN: shardc-opt %s -split-input-file | shardc-opt -split-input-file | FileCheck %s
+
+// A two-rank halo exchange: the own shard is padded into the halo buffer,
+// then one exchange fills the border from the neighbour.
+
+sc.mesh @mesh ["x"=2]
+// CHECK-LABEL: func.func @halo
+// CHECK-SAME: scl.mesh = @mesh, scl.ranks = array<i32: 0>
+func.func @halo(%x: memref<1x1x4xf32>) -> memref<1x1x5xf32>
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<1x1x5xf32>
+  // CHECK: scl.kernel "Pad" mode "constant" ins(%{{.*}} : memref<1x1x4xf32>) outs(%{{.*}} : memref<1x1x5xf32>) {floats = array<f64: 0.000000e+00>, ints = array<i64: 0, 0, 0, 0, 0, 1>}
+  scl.kernel "Pad" mode "constant" ins(%x : memref<1x1x4xf32>)
+      outs(%h : memref<1x1x5xf32>)
+      {ints = array<i64: 0, 0, 0, 0, 0, 1>, floats = array<f64: 0.0>}
+  // CHECK: scl.halo_exchange ins(%{{.*}} : memref<1x1x4xf32>) outs(%{{.*}} : memref<1x1x5xf32>) [#scl.transfer<send 0 peer [1] box [0:1, 0:1, 3:4] tag 0>, #scl.transfer<recv 0 peer [1] box [0:1, 0:1, 4:5] tag 1>]
+  scl.halo_exchange ins(%x : memref<1x1x4xf32>) outs(%h : memref<1x1x5xf32>)
+      [#scl.transfer<send 0 peer [1] box [0:1, 0:1, 3:4] tag 0>,
+       #scl.transfer<recv 0 peer [1] box [0:1, 0:1, 4:5] tag 1>]
+  return %h : memref<1x1x5xf32>
+}
+
+// -----
+
+// Ring step: periodic sends of two buffers, receives into two others.
+sc.mesh @ringmesh ["x"=3]
+// CHECK-LABEL: func.func @ring
+func.func @ring(%k: memref<2x4xf32>, %v: memref<2x4xf32>)
+    attributes {scl.mesh = @ringmesh, scl.ranks = array<i32: 0, 1, 2>} {
+  %k1 = memref.alloc() : memref<2x4xf32>
+  %v1 = memref.alloc() : memref<2x4xf32>
+  // CHECK: #scl.transfer<send 1 peer [1] box [0:2, 0:4] tag 1 periodic>
+  // CHECK-SAME: #scl.transfer<recv 1 peer [-1] box [0:2, 0:4] tag 1 periodic>
+  scl.halo_exchange ins(%k, %v : memref<2x4xf32>, memref<2x4xf32>)
+      outs(%k1, %v1 : memref<2x4xf32>, memref<2x4xf32>)
+      [#scl.transfer<send 0 peer [1] box [0:2, 0:4] tag 0 periodic>,
+       #scl.transfer<send 1 peer [1] box [0:2, 0:4] tag 1 periodic>,
+       #scl.transfer<recv 0 peer [-1] box [0:2, 0:4] tag 0 periodic>,
+       #scl.transfer<recv 1 peer [-1] box [0:2, 0:4] tag 1 periodic>]
+  return
+}
+
+// -----
+
+// Collectives over one axis of a 2x2 mesh, with uneven blocks.
+sc.mesh @grid ["x"=2, "y"=2]
+// CHECK-LABEL: func.func @collectives
+func.func @collectives(%p: memref<4x8xf32>, %b: memref<3x8xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  %r = memref.alloc() : memref<4x8xf32>
+  // CHECK: scl.all_reduce {{ *}}max over [1] ins(%{{.*}} : memref<4x8xf32>) outs(%{{.*}} : memref<4x8xf32>)
+  scl.all_reduce max over [1] ins(%p : memref<4x8xf32>) outs(%r : memref<4x8xf32>)
+  %g = memref.alloc() : memref<4x8xf32>
+  // CHECK: scl.all_gather dim 0 extents [3, 1] over [1]
+  scl.all_gather dim 0 extents [3, 1] over [1]
+      ins(%b : memref<3x8xf32>) outs(%g : memref<4x8xf32>)
+  %s = memref.alloc() : memref<3x8xf32>
+  // CHECK: scl.reduce_scatter {{ *}}sum dim 0 extents [3, 1] over [1]
+  scl.reduce_scatter sum dim 0 extents [3, 1] over [1]
+      ins(%p : memref<4x8xf32>) outs(%s : memref<3x8xf32>)
+  return
+}
+
+// -----
+
+// Constants: one value per shard, read in place.
+// CHECK: scl.global @c [#scl.shard<[0], dense<1.000000e+00> : tensor<2xf32>>, #scl.shard<[1], dense<2.000000e+00> : tensor<2xf32>>]
+scl.global @c [#scl.shard<[0], dense<1.0> : tensor<2xf32>>,
+               #scl.shard<[1], dense<2.0> : tensor<2xf32>>]
+sc.mesh @pair ["x"=2]
+func.func @constant() -> memref<2xf32>
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  // CHECK: scl.constant @c : memref<2xf32>
+  %c = scl.constant @c : memref<2xf32>
+  return %c : memref<2xf32>
+}
+
+// -----
+
+// A partitioned entry: the declaration keeps the global signature and
+// names its rank classes, which cover the world once.
+sc.mesh @m ["x"=2]
+// CHECK: scl.rank_classes = [@f_class0, @f_class1]
+func.func private @f(tensor<4xf32>) -> tensor<4xf32>
+    attributes {scl.rank_classes = [@f_class0, @f_class1]}
+func.func @f_class0(%x: memref<3xf32>) -> memref<3xf32>
+    attributes {scl.mesh = @m, scl.ranks = array<i32: 0>} {
+  %y = memref.alloc() : memref<3xf32>
+  scl.kernel "Unary" mode "relu" ins(%x : memref<3xf32>) outs(%y : memref<3xf32>)
+  return %y : memref<3xf32>
+}
+func.func @f_class1(%x: memref<1xf32>) -> memref<1xf32>
+    attributes {scl.mesh = @m, scl.ranks = array<i32: 1>} {
+  %y = memref.alloc() : memref<1xf32>
+  scl.kernel "Unary" mode "relu" ins(%x : memref<1xf32>) outs(%y : memref<1xf32>)
+  return %y : memref<1xf32>
+}
