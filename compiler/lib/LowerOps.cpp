@@ -344,6 +344,7 @@ LogicalResult lowerSlice(SliceOp op, ProgramBuilder &b) {
 
 LogicalResult lowerOp(Operation *op, ProgramBuilder &b) {
   b.currentOp = op->getName().getStringRef().str();
+  b.currentLoc = op->getLoc();
   auto unary = [&](const char *name) {
     return simple(op, b, fb::Opcode::Unary, name);
   };

@@ -1,15 +1,18 @@
 //===- LowerToArtifact.cpp - Rank programs, memory plan, serialisation ----===//
 
 #include "Lowering.h"
-#include "Partition.h"
+#include "RankClasses.h"
 
 #include "shardc/Compiler/Compiler.h"
 #include "shardc/Compiler/MemoryPlan.h"
+#include "shardc/Compiler/Passes.h"
+#include "shardc/Dialect/ScLocal/ScLocal.h"
 #include "shardc/Dialect/Sc/ScAttrs.h"
 #include "shardc/Dialect/Sc/ScOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "shardrt/artifact/Artifact.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -109,6 +112,7 @@ art::InstructionSpec &ProgramBuilder::emit(fb::Opcode opcode,
   inst.outputs = std::move(outputs);
   program.push_back(std::move(inst));
   sourceOps.push_back(currentOp);
+  sourceLocs.push_back(currentLoc);
   return program.back();
 }
 
@@ -116,46 +120,6 @@ namespace {
 
 uint64_t bufferBytes(const Buffer &b) {
   return art::tensorBytes(b.dtype, b.shape);
-}
-
-FailureOr<func::FuncOp> entryFunction(ModuleOp module) {
-  func::FuncOp entry, onlyPublic;
-  unsigned publics = 0;
-  for (auto f : module.getOps<func::FuncOp>()) {
-    if (f.getName() == "main")
-      entry = f;
-    if (f.isPublic() && !f.isExternal())
-      onlyPublic = f, ++publics;
-  }
-  if (entry && entry.isExternal())
-    return entry.emitError("the entry function @main has no body");
-  if (entry)
-    return entry;
-  if (publics == 1)
-    return onlyPublic;
-  return emitError(module.getLoc())
-         << "cannot tell the model's entry function: name it @main or keep "
-            "exactly one public function (found "
-         << publics << ")";
-}
-
-/// A constant's bytes in the artifact's layout (i1 as one byte each).
-FailureOr<std::vector<uint8_t>> constantBytes(ConstantOp op, fb::DType dtype) {
-  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
-  if (!dense)
-    return op.emitOpError("holds a non-dense constant, which the cpu target "
-                          "cannot embed yet");
-  std::vector<uint8_t> bytes;
-  if (dtype == fb::DType::F32) {
-    bytes.resize(size_t(dense.getNumElements()) * 4);
-    size_t i = 0;
-    for (float f : dense.getValues<float>())
-      std::memcpy(bytes.data() + 4 * i++, &f, 4);
-  } else {
-    for (bool v : dense.getValues<bool>())
-      bytes.push_back(v ? 1 : 0);
-  }
-  return bytes;
 }
 
 std::string shapeText(const std::vector<int64_t> &shape) {
@@ -260,42 +224,6 @@ void describeProgram(const std::string &name, const std::vector<int32_t> &ranks,
   }
 }
 
-art::TensorDescSpec replicatedDesc(std::string name, const Buffer &b) {
-  art::TensorDescSpec t;
-  t.name = std::move(name);
-  t.dtype = b.dtype;
-  t.shape = b.shape;
-  for (int64_t n : b.shape) {
-    art::DimShardingSpec d;
-    d.extents = {n};
-    t.dims.push_back(std::move(d));
-  }
-  return t;
-}
-
-/// The first sharding annotation that splits or leaves a value partial over
-/// more than one device, if any.
-std::optional<Location> firstRealSharding(func::FuncOp f) {
-  std::optional<Location> found;
-  auto check = [&](Location at, Attribute attr) {
-    if (auto s = dyn_cast_or_null<ShardingAttr>(attr); s && !s.isReplicated())
-      if (!found)
-        found = at;
-  };
-  for (unsigned i = 0; i < f.getNumArguments(); ++i)
-    check(f.getArgument(i).getLoc(), f.getArgAttr(i, "sc.sharding"));
-  for (unsigned i = 0; i < f.getNumResults(); ++i)
-    check(f.getLoc(), f.getResultAttr(i, "sc.sharding"));
-  f.walk([&](Operation *op) {
-    check(op->getLoc(), op->getAttr("sc.sharding"));
-    if (auto c = dyn_cast<ShardingConstraintOp>(op))
-      check(op->getLoc(), c.getSharding());
-    if (auto r = dyn_cast<ReshardOp>(op))
-      check(op->getLoc(), r.getSharding());
-  });
-  return found;
-}
-
 /// Liveness, memory plan and slots of one finished rank program.
 std::pair<art::RankClassSpec, MemoryPlan>
 finishRankProgram(ProgramBuilder &b, const std::vector<uint32_t> &inputs,
@@ -334,202 +262,6 @@ finishRankProgram(ProgramBuilder &b, const std::vector<uint32_t> &inputs,
   return {std::move(rc), std::move(plan)};
 }
 
-/// Lowers `f` for one rank, ignoring shardings; embeds `reference` (a
-/// complete artifact) when given.
-FailureOr<LoweredArtifact>
-lowerWorldOfOne(func::FuncOp f, const std::vector<uint8_t> *reference) {
-  art::ArtifactWriter writer({}, {});
-  writer.setProducer("shardc 0.1");
-  if (reference)
-    writer.setReference(
-        art::BlobBytes::borrow(reference->data(), reference->size()));
-  ProgramBuilder b;
-  std::vector<uint32_t> inputs, outputs;
-  for (BlockArgument arg : f.getArguments()) {
-    FailureOr<uint32_t> id = b.define(f, arg);
-    if (failed(id))
-      return failure();
-    b.buffers[*id].pinned = true;
-    inputs.push_back(*id);
-  }
-  std::vector<art::ConstantSpec> constants;
-  for (Operation &op : f.getBody().front()) {
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      for (Value v : ret.getOperands()) {
-        uint32_t id = b.lookup(v);
-        const Buffer &src = b.buffers[id];
-        // Outputs get their own slot: the caller may bind it, and it must not
-        // alias an input, a constant or another output.
-        // (A value returned twice is pinned by its first use.)
-        if (src.pinned || src.constant >= 0) {
-          b.currentOp = "func.return";
-          FailureOr<uint32_t> copy = b.temporary(&op, v.getType());
-          if (failed(copy))
-            return failure();
-          b.emit(fb::Opcode::Copy, {id}, {*copy});
-          id = *copy;
-        }
-        b.buffers[id].pinned = true;
-        outputs.push_back(id);
-      }
-      continue;
-    }
-    if (auto c = dyn_cast<ConstantOp>(op)) {
-      FailureOr<uint32_t> id = b.define(&op, c.getResult());
-      if (failed(id))
-        return failure();
-      FailureOr<std::vector<uint8_t>> bytes =
-          constantBytes(c, b.buffers[*id].dtype);
-      if (failed(bytes))
-        return failure();
-      art::ConstantSpec spec;
-      spec.name = "constant" + std::to_string(constants.size());
-      spec.dtype = b.buffers[*id].dtype;
-      spec.shards.push_back(
-          {{0}, b.buffers[*id].shape, art::BlobBytes(std::move(*bytes))});
-      b.buffers[*id].constant = int64_t(constants.size());
-      constants.push_back(std::move(spec));
-      continue;
-    }
-    if (op.getNumResults() != 1)
-      return op.emitOpError("has ")
-             << op.getNumResults() << " results; the lowering expects one";
-    if (failed(lowerOp(&op, b)))
-      return failure();
-  }
-  auto [rc, plan] = finishRankProgram(b, inputs, outputs);
-  rc.name = "all";
-  rc.ranks = {0};
-  writer.addRankClass(std::move(rc));
-  for (size_t i = 0; i < inputs.size(); ++i)
-    writer.addInput(
-        replicatedDesc("arg" + std::to_string(i), b.buffers[inputs[i]]));
-  for (size_t i = 0; i < outputs.size(); ++i)
-    writer.addOutput(
-        replicatedDesc("result" + std::to_string(i), b.buffers[outputs[i]]));
-  for (art::ConstantSpec &c : constants)
-    writer.addConstant(std::move(c));
-
-  LoweredArtifact out;
-  describeProgram("all", {0}, b, plan, RankTraffic(), inputs, outputs, out);
-  shardrt::StatusOr<std::vector<uint8_t>> bytes = writer.serialize();
-  if (!bytes.ok())
-    return emitError(f.getLoc())
-           << "internal error: the lowered artifact fails its own checks: "
-           << bytes.status().message();
-  out.bytes = std::move(*bytes);
-  return out;
-}
-
-art::TensorDescSpec shardedDesc(std::string name, fb::DType dtype,
-                                const ValueSharding &s) {
-  art::TensorDescSpec t;
-  t.name = std::move(name);
-  t.dtype = dtype;
-  t.shape = s.layout.shape;
-  for (const plan::DimSplit &d : s.layout.dims) {
-    art::DimShardingSpec spec;
-    for (int a : d.axes)
-      spec.meshAxes.push_back(uint32_t(a));
-    spec.extents = d.extents();
-    t.dims.push_back(std::move(spec));
-  }
-  return t;
-}
-
-/// Everything that makes two ranks' programs interchangeable.
-std::string classKey(const art::RankClassSpec &rc) {
-  std::string key;
-  llvm::raw_string_ostream os(key);
-  auto list = [&](const auto &v) {
-    os << "[";
-    for (const auto &x : v)
-      os << x << ",";
-    os << "]";
-  };
-  for (const art::InstructionSpec &i : rc.program) {
-    os << int(i.opcode) << i.str << int(i.reduce);
-    list(i.inputs), list(i.outputs), list(i.ints), list(i.floats);
-    list(i.meshAxes);
-    for (const art::TransferSpec &t : i.transfers) {
-      os << int(t.kind) << t.periodic << t.slot << ":" << t.tag;
-      list(t.peer), list(t.lo), list(t.hi);
-    }
-    os << ";";
-  }
-  for (const art::BufferSlotSpec &b : rc.buffers) {
-    os << int(b.dtype) << "@" << b.offset;
-    if (b.shape)
-      list(*b.shape);
-  }
-  for (const art::ConstantBindingSpec &c : rc.constants)
-    os << c.constant << ">" << c.slot << ",";
-  list(rc.inputSlots), list(rc.outputSlots);
-  os << rc.arenaBytes;
-  return key;
-}
-
-/// Lowers `f` partitioned over `mesh`: one program per rank, ranks with
-/// identical programs merged into a class.
-FailureOr<LoweredArtifact>
-lowerPartitioned(func::FuncOp f, MeshOp mesh,
-                 const std::vector<uint8_t> &reference) {
-  Partitioner p(f, mesh);
-  if (failed(p.run()))
-    return failure();
-  std::vector<std::string> axisNames;
-  for (Attribute a : mesh.getAxisNames())
-    axisNames.push_back(cast<StringAttr>(a).str());
-  art::ArtifactWriter writer(
-      axisNames,
-      std::vector<int32_t>(mesh.getShape().begin(), mesh.getShape().end()));
-  writer.setProducer("shardc 0.1");
-  writer.setReference(
-      art::BlobBytes::borrow(reference.data(), reference.size()));
-  struct Class {
-    art::RankClassSpec spec;
-    MemoryPlan plan;
-    int64_t firstRank;
-  };
-  std::vector<Class> classes;
-  std::map<std::string, size_t> byKey;
-  for (int64_t r = 0; r < p.numRanks(); ++r) {
-    auto [rc, plan] = finishRankProgram(p.ranks[r], p.inputs[r], p.outputs[r]);
-    std::string key = classKey(rc);
-    auto [it, fresh] = byKey.try_emplace(key, classes.size());
-    if (fresh)
-      classes.push_back({std::move(rc), std::move(plan), r});
-    classes[it->second].spec.ranks.push_back(int32_t(r));
-  }
-  LoweredArtifact out;
-  for (size_t c = 0; c < classes.size(); ++c) {
-    Class &cls = classes[c];
-    cls.spec.name = "class" + std::to_string(c);
-    int64_t r = cls.firstRank;
-    describeProgram(cls.spec.name, cls.spec.ranks, p.ranks[r], cls.plan,
-                    p.traffic[r], p.inputs[r], p.outputs[r], out);
-    writer.addRankClass(std::move(cls.spec));
-  }
-  for (size_t i = 0; i < p.inputShardings.size(); ++i)
-    writer.addInput(shardedDesc("arg" + std::to_string(i),
-                                p.ranks[0].buffers[p.inputs[0][i]].dtype,
-                                p.inputShardings[i]));
-  for (size_t i = 0; i < p.outputShardings.size(); ++i)
-    writer.addOutput(shardedDesc("result" + std::to_string(i),
-                                 p.ranks[0].buffers[p.outputs[0][i]].dtype,
-                                 p.outputShardings[i]));
-  for (art::ConstantSpec &c : p.constants)
-    writer.addConstant(std::move(c));
-  shardrt::StatusOr<std::vector<uint8_t>> bytes = writer.serialize();
-  if (!bytes.ok())
-    return emitError(f.getLoc())
-           << "internal error: the partitioned artifact fails its own "
-              "checks: "
-           << bytes.status().message();
-  out.bytes = std::move(*bytes);
-  return out;
-}
-
 /// The reference must take and return exactly what `f` does.
 LogicalResult checkReference(func::FuncOp f,
                              const std::vector<uint8_t> &reference) {
@@ -560,35 +292,166 @@ LogicalResult checkReference(func::FuncOp f,
   return success();
 }
 
+/// An input's or output's descriptor: global shape and layout.
+art::TensorDescSpec tensorDesc(std::string name, Type type,
+                               ShardingAttr sharding, MeshOp mesh) {
+  auto tensor = cast<RankedTensorType>(type);
+  art::TensorDescSpec t;
+  t.name = std::move(name);
+  t.dtype = tensor.getElementType().isInteger(1) ? fb::DType::I1
+                                                  : fb::DType::F32;
+  t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  ValueSharding s = mesh && sharding ? materialize(sharding, type, mesh)
+                                     : replicatedSharding(type);
+  for (const plan::DimSplit &d : s.layout.dims) {
+    art::DimShardingSpec spec;
+    for (int a : d.axes)
+      spec.meshAxes.push_back(uint32_t(a));
+    spec.extents = d.extents();
+    t.dims.push_back(std::move(spec));
+  }
+  return t;
+}
+
+/// The artifact's constants: one per scl.global, in module order.
+std::vector<art::ConstantSpec> constantsOf(ModuleOp module,
+                                           llvm::StringMap<int64_t> &index) {
+  std::vector<art::ConstantSpec> constants;
+  for (auto global : module.getOps<scl::GlobalOp>()) {
+    index[global.getSymName()] = int64_t(constants.size());
+    art::ConstantSpec spec;
+    spec.name = global.getSymName().str();
+    for (auto shard : global.getShards().getAsRange<scl::ShardAttr>()) {
+      DenseElementsAttr value = shard.getValue();
+      std::vector<uint8_t> bytes;
+      if (value.getElementType().isInteger(1)) {
+        spec.dtype = fb::DType::I1;
+        for (bool v : value.getValues<bool>())
+          bytes.push_back(v ? 1 : 0);
+      } else {
+        bytes.resize(size_t(value.getNumElements()) * 4);
+        size_t i = 0;
+        for (float f : value.getValues<float>())
+          std::memcpy(bytes.data() + 4 * i++, &f, 4);
+      }
+      ArrayRef<int64_t> shape = value.getType().getShape();
+      spec.shards.push_back({{shard.getRanks().begin(), shard.getRanks().end()},
+                             {shape.begin(), shape.end()},
+                             art::BlobBytes(std::move(bytes))});
+    }
+    constants.push_back(std::move(spec));
+  }
+  return constants;
+}
+
+/// Serialises the partitioned `entry` of `module`: its rank classes, their
+/// memory plans, inputs, outputs and constants.
+FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
+                                         const std::vector<uint8_t> *reference) {
+  llvm::StringMap<int64_t> constantIndex;
+  std::vector<art::ConstantSpec> constants = constantsOf(module, constantIndex);
+  MeshOp mesh;
+  std::vector<std::pair<RankClassProgram, func::FuncOp>> classes;
+  for (Attribute a : entry->getAttrOfType<ArrayAttr>(
+           scl::SclDialect::kRankClassesAttrName)) {
+    auto f = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        entry, cast<FlatSymbolRefAttr>(a));
+    FailureOr<RankClassProgram> program = readRankClass(f, constantIndex);
+    if (failed(program))
+      return failure();
+    if (auto ref = f->getAttrOfType<FlatSymbolRefAttr>(
+            scl::SclDialect::kMeshAttrName))
+      mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(f, ref);
+    classes.push_back({std::move(*program), f});
+  }
+  std::vector<std::string> axisNames;
+  std::vector<int32_t> meshShape;
+  if (mesh) {
+    for (Attribute a : mesh.getAxisNames())
+      axisNames.push_back(cast<StringAttr>(a).str());
+    meshShape.assign(mesh.getShape().begin(), mesh.getShape().end());
+  }
+  art::ArtifactWriter writer(axisNames, meshShape);
+  writer.setProducer("shardc 0.1");
+  if (reference)
+    writer.setReference(
+        art::BlobBytes::borrow(reference->data(), reference->size()));
+  LoweredArtifact out;
+  std::string prefix = entry.getName().str() + "_";
+  for (auto &[program, f] : classes) {
+    auto [rc, plan] =
+        finishRankProgram(program.builder, program.inputs, program.outputs);
+    StringRef name = program.name;
+    name.consume_front(prefix);
+    rc.name = name.str();
+    rc.ranks = program.ranks;
+    describeProgram(rc.name, rc.ranks, program.builder, plan, program.traffic,
+                    program.inputs, program.outputs, out);
+    writer.addRankClass(std::move(rc));
+  }
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    writer.addInput(tensorDesc(
+        "arg" + std::to_string(i), entry.getArgumentTypes()[i],
+        entry.getArgAttrOfType<ShardingAttr>(i, kShardingAttrName), mesh));
+  for (unsigned i = 0; i < entry.getNumResults(); ++i)
+    writer.addOutput(tensorDesc(
+        "result" + std::to_string(i), entry.getResultTypes()[i],
+        entry.getResultAttrOfType<ShardingAttr>(i, kShardingAttrName), mesh));
+  for (art::ConstantSpec &c : constants)
+    writer.addConstant(std::move(c));
+  shardrt::StatusOr<std::vector<uint8_t>> bytes = writer.serialize();
+  if (!bytes.ok())
+    return emitError(entry.getLoc())
+           << "internal error: the lowered artifact fails its own checks: "
+           << bytes.status().message();
+  out.bytes = std::move(*bytes);
+  return out;
+}
+
+/// Runs sc-partition on `module`.
+LogicalResult partition(ModuleOp module, bool unpartitioned) {
+  PassManager pm(module.getContext());
+  ScPartitionOptions options;
+  options.unpartitioned = unpartitioned;
+  pm.addPass(createScPartition(options));
+  return pm.run(module);
+}
+
 } // namespace
 
 FailureOr<LoweredArtifact>
 lowerToArtifact(ModuleOp module, const LowerOptions &options,
                 const std::vector<uint8_t> *reference) {
-  FailureOr<func::FuncOp> entry = entryFunction(module);
-  if (failed(entry))
-    return failure();
-  if (reference && failed(checkReference(*entry, *reference)))
-    return failure();
-  FailureOr<MeshOp> mesh = functionMesh(*entry);
-  if (failed(mesh))
-    return failure();
-  if (options.unpartitioned || !*mesh || !firstRealSharding(*entry) ||
-      (*mesh).getNumDevices() == 1)
-    // One rank: nothing of our own to embed as a reference (it would be
-    // the program itself); an independent one may be given.
-    return lowerWorldOfOne(*entry, reference);
-  // The partitioned program carries the world-of-one program of the same
-  // source as its reference (shard-run --check), unless one is given.
-  std::vector<uint8_t> own;
-  if (!reference) {
-    FailureOr<LoweredArtifact> single = lowerWorldOfOne(*entry, nullptr);
-    if (failed(single))
+  func::FuncOp entry = partitionedEntry(module);
+  if (!entry) {
+    FailureOr<func::FuncOp> source = entryFunction(module);
+    if (failed(source))
       return failure();
-    own = std::move(single->bytes);
-    reference = &own;
+    if (reference && failed(checkReference(*source, *reference)))
+      return failure();
+    // A partitioned program carries the world-of-one program of the same
+    // source as its reference (shard-run --check), unless one is given.
+    std::vector<uint8_t> own;
+    if (!reference && !options.unpartitioned &&
+        isShardedOverSeveralRanks(*source)) {
+      OwningOpRef<ModuleOp> single = module.clone();
+      if (failed(partition(*single, /*unpartitioned=*/true)))
+        return failure();
+      FailureOr<LoweredArtifact> lowered =
+          writeArtifact(*single, partitionedEntry(*single), nullptr);
+      if (failed(lowered))
+        return failure();
+      own = std::move(lowered->bytes);
+      reference = &own;
+    }
+    if (failed(partition(module, options.unpartitioned)))
+      return failure();
+    entry = partitionedEntry(module);
+    return writeArtifact(module, entry, reference);
   }
-  return lowerPartitioned(*entry, *mesh, *reference);
+  if (reference && failed(checkReference(entry, *reference)))
+    return failure();
+  return writeArtifact(module, entry, reference);
 }
 
 } // namespace shardc

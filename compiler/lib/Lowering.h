@@ -6,6 +6,7 @@
 #include "shardc/Dialect/Sc/WindowMath.h"
 #include "shardrt/artifact/ArtifactWriter.h"
 
+#include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
@@ -60,7 +61,9 @@ public:
   std::vector<Buffer> buffers;
   std::vector<shardrt::artifact::InstructionSpec> program;
   std::vector<std::string> sourceOps; ///< per instruction: the sc op name
+  std::vector<mlir::LocationAttr> sourceLocs; ///< per instruction
   std::string currentOp;
+  mlir::LocationAttr currentLoc;
   /// Partitioned lowering: local shapes of values, and the local windows of
   /// the op being lowered, by input dim (absent: the global window).
   llvm::DenseMap<mlir::Value, std::vector<int64_t>> localShapes;

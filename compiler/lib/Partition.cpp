@@ -17,7 +17,6 @@ namespace shardc {
 Partitioner::Partitioner(func::FuncOp f, MeshOp meshOp)
     : mesh(meshShape(meshOp)), func(f), meshOp(meshOp) {
   ranks.resize(mesh.numRanks());
-  traffic.resize(mesh.numRanks());
   inputs.resize(mesh.numRanks());
   outputs.resize(mesh.numRanks());
 }
@@ -27,13 +26,6 @@ const ValueSharding &Partitioner::shardingOf(Value v) const {
 }
 
 namespace {
-
-std::vector<int64_t> boxShape(const plan::Box &box) {
-  std::vector<int64_t> s;
-  for (const Interval &i : box)
-    s.push_back(i.size());
-  return s;
-}
 
 std::vector<int32_t> relativePeer(const plan::Mesh &mesh, int64_t from,
                                   int64_t to) {
@@ -105,10 +97,6 @@ Partitioner::fetch(Operation *op, Value v,
     transfers[m.to].push_back(transfer(fb::TransferKind::Recv,
                                        relativePeer(mesh, m.to, m.from),
                                        result[m.to], m.dst, m.tag));
-    int64_t bytes = int64_t(art::tensorBytes(
-        ranks[m.to].buffers[result[m.to]].dtype, boxShape(m.src)));
-    traffic[m.from].bytesSent += bytes;
-    traffic[m.to].bytesReceived += bytes;
   }
   for (int64_t r = 0; r < numRanks(); ++r) {
     ProgramBuilder &b = ranks[r];
@@ -155,7 +143,6 @@ Partitioner::fetch(Operation *op, Value v,
       outs.push_back(result[r]);
     art::InstructionSpec &x = b.emit(fb::Opcode::HaloExchange, {own}, outs);
     x.transfers = std::move(transfers[r]);
-    ++traffic[r].haloExchanges;
   }
   return result;
 }
@@ -196,14 +183,6 @@ FailureOr<std::vector<uint32_t>> Partitioner::resolvePartial(Operation *op,
     art::InstructionSpec &inst = b.emit(fb::Opcode::AllReduce, {in}, {out[r]});
     inst.reduce = reduceKindOf(s);
     inst.meshAxes = groupAxes(s.partialAxes);
-    ++traffic[r].collectives;
-    // Direct algorithm: the whole buffer to and from every other member.
-    int64_t members = groupSize(mesh, s.partialAxes);
-    int64_t bytes =
-        int64_t(art::tensorBytes(b.buffers[in].dtype, b.buffers[in].shape)) *
-        (members - 1);
-    traffic[r].bytesSent += bytes;
-    traffic[r].bytesReceived += bytes;
   }
   return out;
 }
@@ -241,7 +220,6 @@ LogicalResult Partitioner::collective(Operation *op, Value in, Value out,
     ProgramBuilder &b = ranks[r];
     uint32_t x = b.lookup(in);
     std::vector<int64_t> shape = b.buffers[x].shape;
-    int64_t own = shape[dim];
     shape[dim] = gather
                      ? split.starts.back()
                      : split.shard(split.shardOf(mesh, mesh.coords(r))).size();
@@ -253,19 +231,6 @@ LogicalResult Partitioner::collective(Operation *op, Value in, Value out,
     inst.ints.insert(inst.ints.end(), extents.begin(), extents.end());
     if (!gather)
       inst.reduce = reduceKindOf(s);
-    // Traffic as the direct algorithm moves it (what the CPU backend does):
-    // a gather sends the own block to every other member and receives the
-    // rest; a reduce-scatter the other way round.
-    int64_t rowBytes = int64_t(art::tensorBytes(b.buffers[x].dtype, {1}));
-    for (size_t d = 0; d < shape.size(); ++d)
-      if (int64_t(d) != dim)
-        rowBytes *= shape[d];
-    int64_t total = split.starts.back(), others = split.numShards() - 1;
-    int64_t mine = gather ? own : shape[dim];
-    int64_t toEach = mine * others * rowBytes, rest = (total - mine) * rowBytes;
-    traffic[r].bytesSent += gather ? toEach : rest;
-    traffic[r].bytesReceived += gather ? rest : toEach;
-    ++traffic[r].collectives;
     b.bind(out, y);
   }
   return success();
@@ -529,6 +494,7 @@ LogicalResult Partitioner::finishReturn(Operation *op) {
     for (int64_t r = 0; r < numRanks(); ++r) {
       ProgramBuilder &b = ranks[r];
       b.currentOp = "func.return";
+      b.currentLoc = op->getLoc();
       uint32_t id = b.lookup(v);
       if (b.buffers[id].pinned || b.buffers[id].constant >= 0) {
         uint32_t copy = b.temporary(b.buffers[id].dtype, b.buffers[id].shape);
@@ -566,8 +532,10 @@ LogicalResult Partitioner::run() {
       return op.emitOpError("has ")
              << op.getNumResults() << " results; the lowering expects one";
     record(op.getResult(0));
-    for (ProgramBuilder &b : ranks)
+    for (ProgramBuilder &b : ranks) {
       b.currentOp = op.getName().getStringRef().str();
+      b.currentLoc = op.getLoc();
+    }
     if (auto c = dyn_cast<ConstantOp>(op)) {
       // Every rank holds the whole constant; consumers slice it locally.
       shardings_[c.getResult()] = replicatedSharding(c.getType());

@@ -20,12 +20,6 @@
 
 namespace shardc {
 
-/// What one rank's program moves, for `--emit=plan`.
-struct RankTraffic {
-  int64_t haloExchanges = 0, collectives = 0;
-  int64_t bytesSent = 0, bytesReceived = 0;
-};
-
 class Partitioner {
 public:
   Partitioner(mlir::func::FuncOp f, sc::MeshOp mesh);
@@ -36,7 +30,6 @@ public:
 
   plan::Mesh mesh;
   std::vector<ProgramBuilder> ranks;
-  std::vector<RankTraffic> traffic;
   std::vector<std::vector<uint32_t>> inputs, outputs; ///< per rank
   std::vector<ValueSharding> inputShardings, outputShardings;
   std::vector<shardrt::artifact::ConstantSpec> constants;

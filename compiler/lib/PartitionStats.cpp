@@ -207,9 +207,6 @@ LogicalResult normalize(Partitioner &p, Operation *op,
       gather.ints = {0};
       gather.ints.insert(gather.ints.end(), size_t(P), 1);
       gather.meshAxes.assign(axes.begin(), axes.end());
-      ++p.traffic[r].collectives;
-      p.traffic[r].bytesSent += R * 8 * (P - 1);
-      p.traffic[r].bytesReceived += R * 8 * (P - 1);
     }
     uint32_t means = e.slice(all, {0, 0, 0}, {P, R, 1});
     uint32_t m2s = e.slice(all, {0, 0, 1}, {P, R, 1});
@@ -363,13 +360,8 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
           ts.slot = slot;
           std::tie(ts.lo, ts.hi) = box(e.shape(slot));
           ts.tag = uint32_t(tag++ % 2);
-          if (kind == fb::TransferKind::Send)
-            p.traffic[r].bytesSent += product(e.shape(slot)) * 4;
-          else
-            p.traffic[r].bytesReceived += product(e.shape(slot)) * 4;
           x.transfers.push_back(std::move(ts));
         }
-        ++p.traffic[r].haloExchanges;
       }
       if (seq.shard(block).size() > 0) {
         uint32_t scores = e.binary("mul", e.matmul(q, e.permute(k, perm)), sc);
@@ -434,9 +426,6 @@ LogicalResult lowerSoftmax(Partitioner &p, Operation *op, int64_t dim, bool log,
     gather.ints = {dim};
     gather.ints.insert(gather.ints.end(), size_t(members), 2);
     gather.meshAxes.assign(axes.begin(), axes.end());
-    ++p.traffic[r].collectives;
-    p.traffic[r].bytesSent += product(e.shape(stats)) * 4 * (members - 1);
-    p.traffic[r].bytesReceived += product(e.shape(stats)) * 4 * (members - 1);
     Shape start(rowShape.size(), 0), step(rowShape.size(), 1);
     Shape each = rowShape;
     each[dim] = members;

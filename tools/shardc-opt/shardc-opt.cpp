@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "shardc/Compiler/Passes.h"
 #include "shardc/Dialect/Sc/ScDialect.h"
 #include "shardc/Dialect/ScLocal/ScLocal.h"
 #include "shardc/Passes/Passes.h"
@@ -21,6 +22,8 @@ int main(int argc, char **argv) {
   mlir::registerCSEPass();
   mlir::registerSymbolDCEPass();
   shardc::registerShardcPasses();
+  shardc::registerShardcCompilerPasses();
+  shardc::registerPartitionPipeline();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "shardc pass driver\n", registry));
 }

@@ -8,6 +8,7 @@
 
 #include "shardc/Compiler/Compiler.h"
 #include "shardc/Dialect/Sc/ScDialect.h"
+#include "shardc/Dialect/ScLocal/ScLocal.h"
 #include "shardc/Passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -64,7 +65,8 @@ cl::opt<bool> unpartitioned(
     cl::init(false));
 
 /// Optimisation, then (unless --unpartitioned) sharding propagation and
-/// reshard insertion; the partitioning itself happens while lowering.
+/// reshard insertion; sc-partition runs while lowering (so that the
+/// world-of-one reference can be taken from the same sharded module).
 LogicalResult runStages(ModuleOp module, TimingScope &root) {
   PassManager pm(module.getContext());
   TimingScope passes = root.nest("Passes");
@@ -137,6 +139,12 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     reference = compileReference(context, root);
   if (failed(reference))
     return 1;
+  // Lowering partitions the module in place.
+  std::string sharded;
+  if (emit == Emit::Sharded) {
+    llvm::raw_string_ostream os(sharded);
+    module->print(os);
+  }
   shardc::LowerOptions options;
   options.unpartitioned = unpartitioned;
   FailureOr<shardc::LoweredArtifact> lowered;
@@ -158,10 +166,12 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   }
   switch (emit) {
   case Emit::Sharded:
+    output->os() << sharded << "\n";
+    break;
+  case Emit::Partitioned:
     module->print(output->os());
     output->os() << "\n";
     break;
-  case Emit::Partitioned:
   case Emit::Plan:
     output->os() << lowered->planText;
     break;
@@ -190,7 +200,8 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "shardc: sc model compiler\n");
   DialectRegistry registry;
-  registry.insert<shardc::sc::ScDialect, func::FuncDialect>();
+  registry.insert<shardc::sc::ScDialect, shardc::scl::SclDialect,
+                  func::FuncDialect, memref::MemRefDialect>();
   MLIRContext context(registry);
   // Diagnostics point at the source line; dumping the whole op (a model's
   // entry function) after each one would bury them.

@@ -1,0 +1,64 @@
+//===- Passes.td - shardc partitioning passes ---------------*- tablegen -*-===//
+#ifndef SHARDC_COMPILER_PASSES_TD
+#define SHARDC_COMPILER_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ScPartition : Pass<"sc-partition", "mlir::ModuleOp"> {
+  let summary = "Rewrites the sharded entry function into per-rank-class "
+                "local programs (scl)";
+  let description = [{
+    Lowers the entry function (`@main`, or the only public function), whose
+    values all carry shardings (run `sc-propagate-sharding` and
+    `sc-insert-reshards` first, or `sc-partition-pipeline`), into one program
+    per rank on its local static shapes. All data movement is planned from
+    index intervals: halo exchanges for windowed ops (per-side widths, halos
+    wider than a neighbour's shard, N-D corners in one step, edge padding,
+    periodic wrap-around), collectives for reshards and partial values
+    (all-reduce, all-gather-v, reduce-scatter-v), rings for attention over a
+    split sequence, one gather of local moments for norms and softmax over a
+    split dim. Ranks whose programs come out identical share one `scl`
+    function (peers are relative mesh offsets), so an even 1-D split gives at
+    most three classes at any world size. What cannot be partitioned yet is a
+    located error naming the op and the sharding.
+
+    Without a split over several ranks (or with `unpartitioned`) the result
+    is one class `@<entry>_all` for rank 0: the unpartitioned model.
+
+    Input:
+    ```mlir
+    sc.mesh @mesh ["x"=2]
+    func.func @main(%x: tensor<1x1x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[4, 4]]>})
+        -> tensor<1x1x8xf32> {
+      %y = sc.max_pool %x {kernel_size = array<i64: 3>, stride = array<i64: 1>,
+                           padding = array<i64: 1>} {sc.sharding = ...}
+      return %y : tensor<1x1x8xf32>
+    }
+    ```
+    Output (rank class 0 of 2; class 1 mirrors it):
+    ```mlir
+    func.func private @main(tensor<1x1x8xf32> {sc.sharding = ...}) -> (...)
+        attributes {scl.rank_classes = [@main_class0, @main_class1]}
+    func.func @main_class0(%arg0: memref<1x1x4xf32>) -> memref<1x1x4xf32>
+        attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+      %0 = memref.alloc() : memref<1x1x5xf32>
+      scl.kernel "Pad" mode "constant" ins(%arg0 : memref<1x1x4xf32>)
+          outs(%0 : memref<1x1x5xf32>) {ints = array<i64: 0, 0, 0, 0, 0, 1>, ...}
+      scl.halo_exchange ins(%arg0 : memref<1x1x4xf32>) outs(%0 : memref<1x1x5xf32>)
+          [#scl.transfer<send 0 peer [1] box [0:1, 0:1, 3:4] tag 0>,
+           #scl.transfer<recv 0 peer [1] box [0:1, 0:1, 4:5] tag 1>]
+      %1 = memref.alloc() : memref<1x1x4xf32>
+      scl.kernel "Pool" mode "max" ins(%0 : ...) outs(%1 : ...) {ints = ...}
+      return %1 : memref<1x1x4xf32>
+    }
+    ```
+  }];
+  let options = [
+    Option<"unpartitioned", "unpartitioned", "bool", /*default=*/"false",
+           "Lower for one rank, ignoring every sharding (the reference model)">
+  ];
+  let dependentDialects = ["::shardc::scl::SclDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
+#endif // SHARDC_COMPILER_PASSES_TD

@@ -1,0 +1,517 @@
+//===- RankClasses.cpp - Rank programs <-> scl rank-class functions -------===//
+
+#include "RankClasses.h"
+
+#include "shardc/Dialect/ScLocal/ScLocal.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <map>
+
+using namespace mlir;
+using namespace shardc::sc;
+namespace art = shardrt::artifact;
+
+namespace shardc {
+
+FailureOr<func::FuncOp> entryFunction(ModuleOp module) {
+  func::FuncOp entry, onlyPublic;
+  unsigned publics = 0;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.getName() == "main")
+      entry = f;
+    if (f.isPublic() && !f.isExternal())
+      onlyPublic = f, ++publics;
+  }
+  if (entry && entry.isExternal())
+    return entry.emitError("the entry function @main has no body");
+  if (entry)
+    return entry;
+  if (publics == 1)
+    return onlyPublic;
+  return emitError(module.getLoc())
+         << "cannot tell the model's entry function: name it @main or keep "
+            "exactly one public function (found "
+         << publics << ")";
+}
+
+bool isShardedOverSeveralRanks(func::FuncOp f) {
+  FailureOr<MeshOp> mesh = functionMesh(f);
+  if (failed(mesh) || !*mesh || (*mesh).getNumDevices() == 1)
+    return false;
+  bool found = false;
+  auto check = [&](Attribute attr) {
+    if (auto s = dyn_cast_or_null<ShardingAttr>(attr))
+      found = found || !s.isReplicated();
+  };
+  for (unsigned i = 0; i < f.getNumArguments(); ++i)
+    check(f.getArgAttr(i, kShardingAttrName));
+  for (unsigned i = 0; i < f.getNumResults(); ++i)
+    check(f.getResultAttr(i, kShardingAttrName));
+  f.walk([&](Operation *op) {
+    check(op->getAttr(kShardingAttrName));
+    if (auto c = dyn_cast<ShardingConstraintOp>(op))
+      check(c.getSharding());
+    if (auto r = dyn_cast<ReshardOp>(op))
+      check(r.getSharding());
+  });
+  return found;
+}
+
+func::FuncOp partitionedEntry(ModuleOp module) {
+  for (auto f : module.getOps<func::FuncOp>())
+    if (f->hasAttr(scl::SclDialect::kRankClassesAttrName))
+      return f;
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Programs -> scl
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Everything that makes two ranks' programs interchangeable.
+std::string programKey(const ProgramBuilder &b,
+                       const std::vector<uint32_t> &inputs,
+                       const std::vector<uint32_t> &outputs) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  auto list = [&](const auto &v) {
+    os << "[";
+    for (const auto &x : v)
+      os << x << ",";
+    os << "]";
+  };
+  for (const art::InstructionSpec &i : b.program) {
+    os << int(i.opcode) << i.str << int(i.reduce);
+    list(i.inputs), list(i.outputs), list(i.ints), list(i.floats);
+    list(i.meshAxes);
+    for (const art::TransferSpec &t : i.transfers) {
+      os << int(t.kind) << t.periodic << t.slot << ":" << t.tag;
+      list(t.peer), list(t.lo), list(t.hi);
+    }
+    os << ";";
+  }
+  for (const Buffer &buf : b.buffers) {
+    os << int(buf.dtype) << buf.first << ":" << buf.last << buf.pinned
+       << buf.constant;
+    list(buf.shape);
+  }
+  list(inputs), list(outputs);
+  return key;
+}
+
+Type elementType(MLIRContext *ctx, fb::DType dtype) {
+  if (dtype == fb::DType::I1)
+    return IntegerType::get(ctx, 1);
+  return Float32Type::get(ctx);
+}
+
+MemRefType bufferType(MLIRContext *ctx, const Buffer &b) {
+  return MemRefType::get(b.shape, elementType(ctx, b.dtype));
+}
+
+/// A constant's value as an attribute (the artifact's bytes: f32, or one
+/// byte per i1).
+DenseElementsAttr constantValue(MLIRContext *ctx, fb::DType dtype,
+                                const art::ConstantShardSpec &shard) {
+  auto type = RankedTensorType::get(shard.shape, elementType(ctx, dtype));
+  const uint8_t *data = shard.data.data();
+  if (dtype == fb::DType::I1) {
+    std::vector<bool> values(data, data + shard.data.size());
+    SmallVector<bool> v(values.begin(), values.end());
+    return DenseElementsAttr::get(type, ArrayRef<bool>(v));
+  }
+  std::vector<float> values(shard.data.size() / 4);
+  std::memcpy(values.data(), data, values.size() * 4);
+  return DenseElementsAttr::get(type, ArrayRef<float>(values));
+}
+
+Location instructionLoc(MLIRContext *ctx, const ProgramBuilder &b, size_t i) {
+  if (i >= b.program.size())
+    return UnknownLoc::get(ctx);
+  Location inner = b.sourceLocs[i] ? Location(b.sourceLocs[i])
+                                   : Location(UnknownLoc::get(ctx));
+  return NameLoc::get(StringAttr::get(ctx, b.sourceOps[i]), inner);
+}
+
+/// Writes rank `r`'s program as the body of `f`.
+LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
+                           const RankPrograms &programs, int64_t r,
+                           ArrayRef<FlatSymbolRefAttr> constantSymbols) {
+  const ProgramBuilder &b = programs.ranks[r];
+  MLIRContext *ctx = builder.getContext();
+  Block *body = f.addEntryBlock();
+  builder.setInsertionPointToEnd(body);
+  std::vector<Value> values(b.buffers.size());
+  for (auto [i, id] : llvm::enumerate(programs.inputs[r]))
+    values[id] = body->getArgument(i);
+  // Buffers are numbered in the order they were made, and a buffer's live
+  // range starts where it was made: allocate each just before the
+  // instruction that was next when it was made.
+  size_t nextBuffer = 0;
+  auto allocateUpTo = [&](size_t instruction) {
+    for (; nextBuffer < b.buffers.size(); ++nextBuffer) {
+      const Buffer &buf = b.buffers[nextBuffer];
+      if (values[nextBuffer])
+        continue;
+      if (buf.first > int64_t(instruction))
+        break;
+      Location loc = instructionLoc(ctx, b, instruction);
+      if (buf.constant >= 0)
+        values[nextBuffer] = builder.create<scl::ConstantOp>(
+            loc, bufferType(ctx, buf), constantSymbols[buf.constant]);
+      else
+        values[nextBuffer] =
+            builder.create<memref::AllocOp>(loc, bufferType(ctx, buf));
+    }
+  };
+  auto operands = [&](const std::vector<uint32_t> &ids) {
+    SmallVector<Value> v;
+    for (uint32_t id : ids)
+      v.push_back(values[id]);
+    return v;
+  };
+  for (size_t i = 0; i < b.program.size(); ++i) {
+    allocateUpTo(i);
+    const art::InstructionSpec &inst = b.program[i];
+    Location loc = instructionLoc(ctx, b, i);
+    SmallVector<Value> ins = operands(inst.inputs), outs = operands(inst.outputs);
+    auto axes = [&] {
+      return SmallVector<int64_t>(inst.meshAxes.begin(), inst.meshAxes.end());
+    };
+    auto reduction = [&] {
+      if (inst.reduce == fb::ReduceKind::Max)
+        return scl::Reduction::Max;
+      if (inst.reduce == fb::ReduceKind::Min)
+        return scl::Reduction::Min;
+      return scl::Reduction::Sum;
+    };
+    auto extents = [&] {
+      return ArrayRef<int64_t>(inst.ints).drop_front();
+    };
+    switch (inst.opcode) {
+    case fb::Opcode::HaloExchange: {
+      SmallVector<Attribute> transfers;
+      for (const art::TransferSpec &t : inst.transfers) {
+        bool send = t.kind == fb::TransferKind::Send;
+        const std::vector<uint32_t> &side = send ? inst.inputs : inst.outputs;
+        int64_t operand = llvm::find(side, t.slot) - side.begin();
+        transfers.push_back(scl::TransferAttr::get(
+            ctx, send ? scl::TransferKind::Send : scl::TransferKind::Recv,
+            operand, SmallVector<int64_t>(t.peer.begin(), t.peer.end()), t.lo,
+            t.hi, t.tag, t.periodic));
+      }
+      builder.create<scl::HaloExchangeOp>(loc, ins, outs,
+                                          builder.getArrayAttr(transfers));
+      break;
+    }
+    case fb::Opcode::AllReduce:
+      builder.create<scl::AllReduceOp>(loc, reduction(), axes(), ins[0],
+                                       outs[0]);
+      break;
+    case fb::Opcode::AllGather:
+      builder.create<scl::AllGatherOp>(loc, inst.ints[0], extents(), axes(),
+                                       ins[0], outs[0]);
+      break;
+    case fb::Opcode::ReduceScatter:
+      builder.create<scl::ReduceScatterOp>(loc, reduction(), inst.ints[0],
+                                           extents(), axes(), ins[0], outs[0]);
+      break;
+    case fb::Opcode::SendRecv:
+    case fb::Opcode::AllToAll:
+    case fb::Opcode::Broadcast:
+    case fb::Opcode::Barrier:
+    case fb::Opcode::Wait:
+      return emitError(loc, "internal error: no scl op for the instruction ")
+             << fb::EnumNameOpcode(inst.opcode);
+    default: {
+      auto kernel = builder.create<scl::KernelOp>(
+          loc, builder.getStringAttr(fb::EnumNameOpcode(inst.opcode)), ins,
+          outs, builder.getDenseI64ArrayAttr(inst.ints),
+          builder.getDenseF64ArrayAttr(inst.floats),
+          inst.str.empty() ? StringAttr() : builder.getStringAttr(inst.str));
+      (void)kernel;
+    }
+    }
+  }
+  allocateUpTo(b.program.size() + b.buffers.size());
+  builder.create<func::ReturnOp>(f.getLoc(), operands(programs.outputs[r]));
+  return success();
+}
+
+} // namespace
+
+LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
+  MLIRContext *ctx = entry.getContext();
+  auto module = entry->getParentOfType<ModuleOp>();
+  SymbolTable symbols(module);
+  OpBuilder builder(ctx);
+
+  // Classes, in order of their first rank.
+  std::vector<std::vector<int32_t>> classRanks;
+  std::map<std::string, size_t> byKey;
+  for (size_t r = 0; r < programs.ranks.size(); ++r) {
+    std::string key = programKey(programs.ranks[r], programs.inputs[r],
+                                 programs.outputs[r]);
+    auto [it, fresh] = byKey.try_emplace(key, classRanks.size());
+    if (fresh)
+      classRanks.emplace_back();
+    classRanks[it->second].push_back(int32_t(r));
+  }
+
+  builder.setInsertionPoint(entry);
+  SmallVector<FlatSymbolRefAttr> constantSymbols;
+  for (const art::ConstantSpec &c : programs.constants) {
+    SmallVector<Attribute> shards;
+    for (const art::ConstantShardSpec &s : c.shards)
+      shards.push_back(scl::ShardAttr::get(ctx, s.ranks,
+                                           constantValue(ctx, c.dtype, s)));
+    auto global = builder.create<scl::GlobalOp>(
+        entry.getLoc(), c.name, builder.getArrayAttr(shards));
+    constantSymbols.push_back(FlatSymbolRefAttr::get(symbols.insert(global)));
+  }
+
+  SmallVector<Attribute> classSymbols;
+  Block::iterator after = std::next(Block::iterator(entry));
+  for (size_t c = 0; c < classRanks.size(); ++c) {
+    int64_t r = classRanks[c].front();
+    const ProgramBuilder &b = programs.ranks[r];
+    SmallVector<Type> in, out;
+    for (uint32_t id : programs.inputs[r])
+      in.push_back(bufferType(ctx, b.buffers[id]));
+    for (uint32_t id : programs.outputs[r])
+      out.push_back(bufferType(ctx, b.buffers[id]));
+    std::string name = entry.getName().str() + "_" +
+                       (programs.mesh ? "class" + std::to_string(c) : "all");
+    builder.setInsertionPoint(module.getBody(), after);
+    auto f = builder.create<func::FuncOp>(entry.getLoc(), name,
+                                          builder.getFunctionType(in, out));
+    f->setAttr(scl::SclDialect::kRanksAttrName,
+               builder.getDenseI32ArrayAttr(classRanks[c]));
+    if (programs.mesh)
+      f->setAttr(scl::SclDialect::kMeshAttrName,
+                 FlatSymbolRefAttr::get(programs.mesh.getSymNameAttr()));
+    classSymbols.push_back(FlatSymbolRefAttr::get(symbols.insert(f)));
+    after = std::next(Block::iterator(f));
+    if (failed(writeProgram(builder, f, programs, r, constantSymbols)))
+      return failure();
+  }
+
+  // The entry becomes a declaration: global types and how each input and
+  // output is laid out over the ranks.
+  entry.getBody().getBlocks().clear();
+  entry.setPrivate();
+  entry->setAttr(scl::SclDialect::kRankClassesAttrName,
+                 builder.getArrayAttr(classSymbols));
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+    entry.removeArgAttr(i, kShardingAttrName);
+    if (programs.mesh)
+      entry.setArgAttr(i, kShardingAttrName,
+                       toAttr(ctx, programs.mesh, programs.inputShardings[i]));
+  }
+  for (unsigned i = 0; i < entry.getNumResults(); ++i) {
+    entry.removeResultAttr(i, StringAttr::get(ctx, kShardingAttrName));
+    if (programs.mesh)
+      entry.setResultAttr(
+          i, kShardingAttrName,
+          toAttr(ctx, programs.mesh, programs.outputShardings[i]));
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// scl -> programs
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+fb::DType dtypeOf(MemRefType type) {
+  return type.getElementType().isInteger(1) ? fb::DType::I1 : fb::DType::F32;
+}
+
+fb::ReduceKind reduceKind(scl::Reduction r) {
+  switch (r) {
+  case scl::Reduction::Max:
+    return fb::ReduceKind::Max;
+  case scl::Reduction::Min:
+    return fb::ReduceKind::Min;
+  case scl::Reduction::Sum:
+    break;
+  }
+  return fb::ReduceKind::Sum;
+}
+
+int64_t bytesOf(MemRefType type) {
+  return int64_t(art::tensorBytes(
+      dtypeOf(type), {type.getShape().begin(), type.getShape().end()}));
+}
+
+/// Traffic of a gather or scatter as the direct algorithm moves it (what
+/// the CPU backend does): a gather sends the own block to every other member
+/// and receives the rest; a reduce-scatter the other way round.
+void countBlocks(RankTraffic &t, bool gather, MemRefType block, int64_t dim,
+                 ArrayRef<int64_t> extents) {
+  int64_t rowBytes = int64_t(art::tensorBytes(dtypeOf(block), {1}));
+  for (int64_t d = 0; d < block.getRank(); ++d)
+    if (d != dim)
+      rowBytes *= block.getDimSize(d);
+  int64_t total = 0;
+  for (int64_t e : extents)
+    total += e;
+  int64_t mine = block.getDimSize(dim), others = int64_t(extents.size()) - 1;
+  int64_t toEach = mine * others * rowBytes, rest = (total - mine) * rowBytes;
+  t.bytesSent += gather ? toEach : rest;
+  t.bytesReceived += gather ? rest : toEach;
+  ++t.collectives;
+}
+
+std::string sourceOpName(Operation *op) {
+  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+    return name.getName().str();
+  return op->getName().getStringRef().str();
+}
+
+} // namespace
+
+FailureOr<RankClassProgram>
+readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
+  RankClassProgram p;
+  p.name = f.getName().str();
+  auto ranks =
+      f->getAttrOfType<DenseI32ArrayAttr>(scl::SclDialect::kRanksAttrName);
+  if (!ranks || f.isExternal() || !f.getBody().hasOneBlock())
+    return f.emitOpError("is not a rank-class function with one block");
+  p.ranks.assign(ranks.asArrayRef().begin(), ranks.asArrayRef().end());
+  ProgramBuilder &b = p.builder;
+  llvm::DenseMap<Value, uint32_t> ids;
+  auto define = [&](Value v) {
+    auto type = cast<MemRefType>(v.getType());
+    uint32_t id = b.temporary(dtypeOf(type), {type.getShape().begin(),
+                                              type.getShape().end()});
+    ids[v] = id;
+    return id;
+  };
+  auto slots = [&](ValueRange values) {
+    std::vector<uint32_t> v;
+    for (Value x : values)
+      v.push_back(ids.lookup(x));
+    return v;
+  };
+  for (BlockArgument arg : f.getArguments()) {
+    if (!isa<MemRefType>(arg.getType()))
+      return emitError(arg.getLoc(), "rank-class input ")
+             << arg.getArgNumber() << " is not a buffer";
+    uint32_t id = define(arg);
+    b.buffers[id].pinned = true;
+    p.inputs.push_back(id);
+  }
+  for (Operation &op : f.getBody().front()) {
+    b.currentOp = sourceOpName(&op);
+    b.currentLoc = op.getLoc();
+    auto emit = [&](fb::Opcode opcode, ValueRange ins,
+                    ValueRange outs) -> art::InstructionSpec & {
+      return b.emit(opcode, slots(ins), slots(outs));
+    };
+    if (isa<memref::AllocOp>(op)) {
+      define(op.getResult(0));
+    } else if (auto c = dyn_cast<scl::ConstantOp>(op)) {
+      auto it = constantIndex.find(c.getName());
+      if (it == constantIndex.end())
+        return c.emitOpError("reads an unknown constant");
+      b.buffers[define(c.getResult())].constant = it->second;
+    } else if (auto k = dyn_cast<scl::KernelOp>(op)) {
+      std::optional<fb::Opcode> opcode;
+      for (fb::Opcode o : fb::EnumValuesOpcode())
+        if (k.getOpcode() == fb::EnumNameOpcode(o))
+          opcode = o;
+      art::InstructionSpec &inst = emit(*opcode, k.getIns(), k.getOuts());
+      inst.ints.assign(k.getInts().begin(), k.getInts().end());
+      inst.floats.assign(k.getFloats().begin(), k.getFloats().end());
+      inst.str = k.getMode().value_or("").str();
+    } else if (auto x = dyn_cast<scl::HaloExchangeOp>(op)) {
+      art::InstructionSpec &inst =
+          emit(fb::Opcode::HaloExchange, x.getIns(), x.getOuts());
+      for (auto t : x.getTransfers().getAsRange<scl::TransferAttr>()) {
+        art::TransferSpec spec;
+        spec.kind = t.isSend() ? fb::TransferKind::Send : fb::TransferKind::Recv;
+        spec.peer.assign(t.getPeer().begin(), t.getPeer().end());
+        spec.periodic = t.getPeriodic();
+        Value buffer = (t.isSend() ? x.getIns() : x.getOuts())[t.getOperand()];
+        spec.slot = ids.lookup(buffer);
+        spec.lo.assign(t.getLo().begin(), t.getLo().end());
+        spec.hi.assign(t.getHi().begin(), t.getHi().end());
+        spec.tag = uint32_t(t.getTag());
+        inst.transfers.push_back(std::move(spec));
+        if (t.isSelf())
+          continue; // a local copy
+        auto type = cast<MemRefType>(buffer.getType());
+        std::vector<int64_t> box;
+        for (size_t d = 0; d < t.getLo().size(); ++d)
+          box.push_back(t.getHi()[d] - t.getLo()[d]);
+        int64_t bytes = int64_t(art::tensorBytes(dtypeOf(type), box));
+        (t.isSend() ? p.traffic.bytesSent : p.traffic.bytesReceived) += bytes;
+      }
+      ++p.traffic.haloExchanges;
+    } else if (auto a = dyn_cast<scl::AllReduceOp>(op)) {
+      art::InstructionSpec &inst =
+          emit(fb::Opcode::AllReduce, a.getInput(), a.getOutput());
+      inst.reduce = reduceKind(a.getReduction());
+      inst.meshAxes.assign(a.getMeshAxes().begin(), a.getMeshAxes().end());
+      // Direct algorithm: the whole buffer to and from every other member.
+      FailureOr<scl::RankContext> context = scl::rankContextOf(&op);
+      if (failed(context))
+        return failure();
+      int64_t members = 1;
+      for (int64_t axis : a.getMeshAxes())
+        members *= context->meshShape[axis];
+      int64_t bytes = bytesOf(a.getInput().getType()) * (members - 1);
+      p.traffic.bytesSent += bytes;
+      p.traffic.bytesReceived += bytes;
+      ++p.traffic.collectives;
+    } else if (auto g = dyn_cast<scl::AllGatherOp>(op)) {
+      art::InstructionSpec &inst =
+          emit(fb::Opcode::AllGather, g.getInput(), g.getOutput());
+      inst.meshAxes.assign(g.getMeshAxes().begin(), g.getMeshAxes().end());
+      inst.ints = {g.getDim()};
+      inst.ints.insert(inst.ints.end(), g.getExtents().begin(),
+                       g.getExtents().end());
+      countBlocks(p.traffic, true, g.getInput().getType(), g.getDim(),
+                  g.getExtents());
+    } else if (auto s = dyn_cast<scl::ReduceScatterOp>(op)) {
+      art::InstructionSpec &inst =
+          emit(fb::Opcode::ReduceScatter, s.getInput(), s.getOutput());
+      inst.reduce = reduceKind(s.getReduction());
+      inst.meshAxes.assign(s.getMeshAxes().begin(), s.getMeshAxes().end());
+      inst.ints = {s.getDim()};
+      inst.ints.insert(inst.ints.end(), s.getExtents().begin(),
+                       s.getExtents().end());
+      countBlocks(p.traffic, false, s.getOutput().getType(), s.getDim(),
+                  s.getExtents());
+    } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      for (Value v : ret.getOperands()) {
+        uint32_t id = ids.lookup(v);
+        Buffer &buf = b.buffers[id];
+        // The caller binds output slots: they must not alias an input, a
+        // constant or another output.
+        if (buf.pinned || buf.constant >= 0)
+          return ret.emitOpError("returns a buffer that is an input, a "
+                                 "constant or another output; rank programs "
+                                 "return buffers of their own");
+        buf.pinned = true;
+        p.outputs.push_back(id);
+      }
+    } else {
+      return op.emitOpError("cannot run in a rank program (expected scl ops, "
+                            "memref.alloc and func.return)");
+    }
+  }
+  return p;
+}
+
+} // namespace shardc

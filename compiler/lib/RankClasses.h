@@ -1,0 +1,71 @@
+//===- RankClasses.h - Rank programs <-> scl rank-class functions -*- C++ -*-===//
+//
+// sc-partition builds one program per rank (ProgramBuilder), groups ranks
+// whose programs are identical into classes and writes each class as an scl
+// function; the artifact writer reads those functions back into programs.
+// Both directions live here so that they stay each other's inverse.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_COMPILER_LIB_RANKCLASSES_H
+#define SHARDC_COMPILER_LIB_RANKCLASSES_H
+
+#include "Lowering.h"
+
+#include "shardc/Passes/Sharding.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace shardc {
+
+/// What one rank's program moves, for `--emit=plan`.
+struct RankTraffic {
+  int64_t haloExchanges = 0, collectives = 0;
+  int64_t bytesSent = 0, bytesReceived = 0;
+};
+
+/// Every rank's program, before ranks are grouped into classes.
+struct RankPrograms {
+  sc::MeshOp mesh; ///< null: a world of one
+  std::vector<ProgramBuilder> ranks;
+  std::vector<std::vector<uint32_t>> inputs, outputs; ///< per rank
+  /// Per entry input/output; empty in a world of one (replicated).
+  std::vector<ValueSharding> inputShardings, outputShardings;
+  std::vector<shardrt::artifact::ConstantSpec> constants;
+};
+
+/// The model's entry function: `main`, or the only public function.
+mlir::FailureOr<mlir::func::FuncOp> entryFunction(mlir::ModuleOp module);
+
+/// Whether `entry` runs on more than one rank (some value split or partial
+/// over a mesh of several devices).
+bool isShardedOverSeveralRanks(mlir::func::FuncOp entry);
+
+/// Rewrites `entry` into rank-class functions: groups identical programs,
+/// writes one scl function per class and one scl.global per constant, and
+/// leaves `entry` a declaration (global types, final shardings) naming its
+/// classes.
+mlir::LogicalResult writeRankClasses(mlir::func::FuncOp entry,
+                                     RankPrograms &programs);
+
+/// A partitioned entry: the declaration carrying `scl.rank_classes`.
+mlir::func::FuncOp partitionedEntry(mlir::ModuleOp module);
+
+/// One rank-class function read back as a program.
+struct RankClassProgram {
+  std::string name;
+  std::vector<int32_t> ranks;
+  ProgramBuilder builder;
+  std::vector<uint32_t> inputs, outputs;
+  RankTraffic traffic;
+};
+
+/// Reads the scl function `f`; `constantIndex` maps scl.global names to
+/// artifact constant indices. Fails with a diagnostic on what the runtime
+/// cannot run.
+mlir::FailureOr<RankClassProgram>
+readRankClass(mlir::func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex);
+
+} // namespace shardc
+
+#endif // SHARDC_COMPILER_LIB_RANKCLASSES_H

@@ -1,0 +1,730 @@
+// RUN: shardc-opt %s -split-input-file -verify-diagnostics
+
+// Verifier and parser errors of the scl dialect, one per case. Each `// case:`
+// comment states the intent; the expected-error text is a short, distinctive
+// substring of the message. Everything in a case other than the one error is
+// valid (ranks, meshes, peers, shapes).
+
+//===----------------------------------------------------------------------===//
+// #scl.transfer parser
+//===----------------------------------------------------------------------===//
+
+// case: a transfer kind that is neither send nor recv
+sc.mesh @mesh ["x"=2]
+func.func @transfer_kind(%x: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{expected 'send' or 'recv'}}
+  scl.halo_exchange ins(%x : memref<4xf32>) [#scl.transfer<sned 0 peer [1] box [0:1] tag 0>]
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// scl.kernel
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// case: kernel with an opcode the runtime does not have
+func.func @kernel_unknown(%x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-error @+1 {{unknown runtime instruction 'Frobnicate'}}
+  scl.kernel "Frobnicate" ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
+  return
+}
+
+// -----
+
+// case: kernel with a communication opcode (communication has its own ops)
+func.func @kernel_communication(%x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-error @+1 {{'AllReduce' is not a compute instruction}}
+  scl.kernel "AllReduce" ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
+  return
+}
+
+// -----
+
+// case: kernel with the schema's placeholder opcode "Invalid"
+func.func @kernel_invalid_opcode(%x: memref<4xf32>, %y: memref<4xf32>) {
+  // expected-error @+1 {{'Invalid' is not a compute instruction}}
+  scl.kernel "Invalid" ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
+  return
+}
+
+// -----
+
+// case: kernel that writes no buffer (no outs; the custom syntax cannot spell
+// an empty outs list, hence the generic form)
+func.func @kernel_no_outs(%x: memref<4xf32>) {
+  // expected-error @+1 {{writes no buffer}}
+  "scl.kernel"(%x) <{opcode = "Unary", mode = "relu", operandSegmentSizes = array<i32: 1, 0>}> : (memref<4xf32>) -> ()
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// scl.halo_exchange
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// case: send from input 1 of an exchange with one input
+sc.mesh @mesh ["x"=2]
+func.func @send_operand(%x: memref<1x4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{transfer 0 sends from input 1 of 1}}
+  scl.halo_exchange ins(%x : memref<1x4xf32>) [#scl.transfer<send 1 peer [1] box [0:1, 3:4] tag 0>]
+  return
+}
+
+// -----
+
+// case: receive into output 1 of an exchange with one output
+sc.mesh @mesh ["x"=2]
+func.func @recv_operand(%x: memref<1x4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<1x5xf32>
+  // expected-error @+1 {{transfer 1 receives into output 1 of 1}}
+  scl.halo_exchange ins(%x : memref<1x4xf32>) outs(%h : memref<1x5xf32>) [
+      #scl.transfer<send 0 peer [1] box [0:1, 3:4] tag 0>,
+      #scl.transfer<recv 1 peer [1] box [0:1, 4:5] tag 1>]
+  return
+}
+
+// -----
+
+// case: receive into a negative output index
+sc.mesh @mesh ["x"=2]
+func.func @recv_operand_negative(%x: memref<1x4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<1x5xf32>
+  // expected-error @+1 {{transfer 0 receives into output -1 of 1}}
+  scl.halo_exchange ins(%x : memref<1x4xf32>) outs(%h : memref<1x5xf32>) [
+      #scl.transfer<recv -1 peer [1] box [0:1, 4:5] tag 1>]
+  return
+}
+
+// -----
+
+// case: box of rank 2 on a rank-3 buffer
+sc.mesh @mesh ["x"=2]
+func.func @box_rank(%x: memref<1x1x4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{has a box of rank 2}}
+  scl.halo_exchange ins(%x : memref<1x1x4xf32>) [#scl.transfer<send 0 peer [1] box [0:1, 3:4] tag 0>]
+  return
+}
+
+// -----
+
+// case: box past the end of the buffer (dim 2 has 4 elements, box ends at 5)
+sc.mesh @mesh ["x"=2]
+func.func @box_outside_hi(%x: memref<1x1x4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{box [3:5] on dim 2 is outside}}
+  scl.halo_exchange ins(%x : memref<1x1x4xf32>) [#scl.transfer<send 0 peer [1] box [0:1, 0:1, 3:5] tag 0>]
+  return
+}
+
+// -----
+
+// case: box starting before the buffer (negative lower bound)
+sc.mesh @mesh ["x"=2]
+func.func @box_outside_lo(%x: memref<1x1x4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{box [-1:1] on dim 1 is outside}}
+  scl.halo_exchange ins(%x : memref<1x1x4xf32>) [#scl.transfer<send 0 peer [1] box [0:1, -1:1, 3:4] tag 0>]
+  return
+}
+
+// -----
+
+// case: box with its lower bound above its upper bound
+sc.mesh @mesh ["x"=2]
+func.func @box_reversed(%x: memref<1x1x4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{box [3:2] on dim 2 is outside}}
+  scl.halo_exchange ins(%x : memref<1x1x4xf32>) [#scl.transfer<send 0 peer [1] box [0:1, 0:1, 3:2] tag 0>]
+  return
+}
+
+// -----
+
+// case: negative tag
+sc.mesh @mesh ["x"=2]
+func.func @tag_negative(%x: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{has tag -1; exchanges use 0..32766}}
+  scl.halo_exchange ins(%x : memref<4xf32>) [#scl.transfer<send 0 peer [1] box [3:4] tag -1>]
+  return
+}
+
+// -----
+
+// case: tag 32767, reserved by the runtime for collectives (exchanges use
+// 0..32766)
+sc.mesh @mesh ["x"=2]
+func.func @tag_too_large(%x: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{has tag 32767; exchanges use 0..32766}}
+  scl.halo_exchange ins(%x : memref<4xf32>) [#scl.transfer<send 0 peer [1] box [3:4] tag 32767>]
+  return
+}
+
+// -----
+
+// case: peer of 2 coordinates on a 1-axis mesh
+sc.mesh @mesh ["x"=2]
+func.func @peer_coordinates(%x: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{names a peer of 2 coordinates on a mesh of 1 axes}}
+  scl.halo_exchange ins(%x : memref<4xf32>) [#scl.transfer<send 0 peer [1, 0] box [3:4] tag 0>]
+  return
+}
+
+// -----
+
+// case: non-periodic peer +1 exists for rank 0 but leaves the mesh for rank 1
+// of the same class
+sc.mesh @mesh ["x"=2]
+func.func @peer_leaves_mesh(%x: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{has no peer on rank 1: offset 1 leaves mesh axis 0 (not periodic)}}
+  scl.halo_exchange ins(%x : memref<4xf32>) [#scl.transfer<send 0 peer [1] box [3:4] tag 0>]
+  return
+}
+
+// -----
+
+// case: non-periodic peer -1 on axis 1 of a 2x2 mesh: rank 2 = (1, 0) has no
+// left neighbour
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @peer_leaves_mesh_2d(%x: memref<4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 2>} {
+  // expected-error @+1 {{has no peer on rank 2: offset -1 leaves mesh axis 1}}
+  scl.halo_exchange ins(%x : memref<4xf32>) [#scl.transfer<send 0 peer [0, -1] box [0:1] tag 0>]
+  return
+}
+
+// -----
+
+// case: two receives into output 0 whose boxes overlap on element 2
+sc.mesh @mesh ["x"=2]
+func.func @recv_overlap(%x: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<4xf32>
+  // expected-error @+1 {{receives 0 and 1 write overlapping boxes}}
+  scl.halo_exchange ins(%x : memref<4xf32>) outs(%h : memref<4xf32>) [
+      #scl.transfer<recv 0 peer [1] box [0:3] tag 0>,
+      #scl.transfer<recv 0 peer [1] box [2:4] tag 1>]
+  return
+}
+
+// -----
+
+// case: a send to the rank itself that no self receive meets (the receive
+// with the same tag comes from another peer)
+sc.mesh @mesh ["x"=2]
+func.func @self_send_unmet(%x: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<4xf32>
+  // expected-error @+1 {{transfer 0 sends to the rank itself with tag 0 and nothing receives it}}
+  scl.halo_exchange ins(%x : memref<4xf32>) outs(%h : memref<4xf32>) [
+      #scl.transfer<send 0 peer [0] box [0:4] tag 0>,
+      #scl.transfer<recv 0 peer [1] box [0:4] tag 0>]
+  return
+}
+
+// -----
+
+// case: halo_exchange in a function that is no rank class (no scl.ranks)
+sc.mesh @mesh ["x"=2]
+func.func @exchange_no_ranks(%x: memref<4xf32>) {
+  // expected-error @+1 {{must be in a rank-class function}}
+  scl.halo_exchange ins(%x : memref<4xf32>) [#scl.transfer<send 0 peer [1] box [3:4] tag 0>]
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// case: collective in a rank-class function without a mesh (scl.ranks only)
+func.func @collective_no_mesh(%p: memref<4xf32>, %r: memref<4xf32>)
+    attributes {scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{needs a mesh}}
+  scl.all_reduce sum over [0] ins(%p : memref<4xf32>) outs(%r : memref<4xf32>)
+  return
+}
+
+// -----
+
+// case: collective over no mesh axes
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @collective_empty_axes(%p: memref<4xf32>, %r: memref<4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{has an empty group (no mesh_axes)}}
+  scl.all_reduce sum over [] ins(%p : memref<4xf32>) outs(%r : memref<4xf32>)
+  return
+}
+
+// -----
+
+// case: mesh_axes not ascending
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @collective_axes_order(%p: memref<4xf32>, %r: memref<4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{mesh_axes must be ascending axes of the mesh (0..1); got 0}}
+  scl.all_reduce sum over [1, 0] ins(%p : memref<4xf32>) outs(%r : memref<4xf32>)
+  return
+}
+
+// -----
+
+// case: mesh_axes listing one axis twice
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @collective_axes_twice(%p: memref<4xf32>, %r: memref<4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{mesh_axes must be ascending axes of the mesh (0..1); got 1}}
+  scl.all_reduce sum over [1, 1] ins(%p : memref<4xf32>) outs(%r : memref<4xf32>)
+  return
+}
+
+// -----
+
+// case: mesh_axes naming axis 2 of a 2-axis mesh
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @collective_axes_range(%p: memref<4xf32>, %r: memref<4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{mesh_axes must be ascending axes of the mesh (0..1); got 2}}
+  scl.all_reduce sum over [0, 2] ins(%p : memref<4xf32>) outs(%r : memref<4xf32>)
+  return
+}
+
+// -----
+
+// case: all_reduce into a buffer of another type
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_reduce_type(%p: memref<4x8xf32>, %r: memref<4x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{reduces 'memref<4x8xf32>' into 'memref<4x4xf32>'}}
+  scl.all_reduce max over [1] ins(%p : memref<4x8xf32>) outs(%r : memref<4x4xf32>)
+  return
+}
+
+// -----
+
+// case: all_gather with 3 extents for a group of 2 (axis y)
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_gather_extents_count(%b: memref<3x8xf32>, %g: memref<4x8xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{lists 3 extents for a group of 2}}
+  scl.all_gather dim 0 extents [3, 1, 0] over [1] ins(%b : memref<3x8xf32>) outs(%g : memref<4x8xf32>)
+  return
+}
+
+// -----
+
+// case: reduce_scatter with 2 extents for a group of 4 (both axes)
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @reduce_scatter_extents_count(%p: memref<4x8xf32>, %s: memref<2x8xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{lists 2 extents for a group of 4}}
+  scl.reduce_scatter sum dim 0 extents [2, 2] over [0, 1] ins(%p : memref<4x8xf32>) outs(%s : memref<2x8xf32>)
+  return
+}
+
+// -----
+
+// case: extents summing to 5 while the gathered dim is 4
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_gather_extents_sum(%b: memref<3x8xf32>, %g: memref<4x8xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{extents sum to 5 but dim 0 of 'memref<4x8xf32>' is 4}}
+  scl.all_gather dim 0 extents [3, 2] over [1] ins(%b : memref<3x8xf32>) outs(%g : memref<4x8xf32>)
+  return
+}
+
+// -----
+
+// case: negative extent (the extents still sum to the dim, 5 - 1 = 4)
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_gather_extent_negative(%b: memref<5x8xf32>, %g: memref<4x8xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{has a negative extent -1}}
+  scl.all_gather dim 0 extents [5, -1] over [1] ins(%b : memref<5x8xf32>) outs(%g : memref<4x8xf32>)
+  return
+}
+
+// -----
+
+// case: ranks 0 and 1 share the class with a block of 3, but member 1's
+// extent is 1
+sc.mesh @mesh ["x"=2]
+func.func @all_gather_block(%b: memref<3xf32>, %g: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{block of rank 1 (member 1) has extent 1 but its buffer 'memref<3xf32>' has 3}}
+  scl.all_gather dim 0 extents [3, 1] over [0] ins(%b : memref<3xf32>) outs(%g : memref<4xf32>)
+  return
+}
+
+// -----
+
+// case: reduce_scatter output (the block) of 1 row on rank 0, whose extent is 3
+sc.mesh @mesh ["x"=2]
+func.func @reduce_scatter_block(%p: memref<4xf32>, %s: memref<1xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{block of rank 0 (member 0) has extent 3 but its buffer 'memref<1xf32>' has 1}}
+  scl.reduce_scatter sum dim 0 extents [3, 1] over [0] ins(%p : memref<4xf32>) outs(%s : memref<1xf32>)
+  return
+}
+
+// -----
+
+// case: gather along dim 2 of rank-2 buffers
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_gather_dim_range(%b: memref<3x8xf32>, %g: memref<4x8xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{dim 2 must be a dim of both}}
+  scl.all_gather dim 2 extents [3, 1] over [1] ins(%b : memref<3x8xf32>) outs(%g : memref<4x8xf32>)
+  return
+}
+
+// -----
+
+// case: block and whole buffer of different ranks
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_gather_rank(%b: memref<3x8xf32>, %g: memref<4x8x1xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{dim 0 must be a dim of both 'memref<3x8xf32>' and 'memref<4x8x1xf32>'}}
+  scl.all_gather dim 0 extents [3, 1] over [1] ins(%b : memref<3x8xf32>) outs(%g : memref<4x8x1xf32>)
+  return
+}
+
+// -----
+
+// case: block and whole buffer differ on a dim other than the gathered one
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_gather_other_dim(%b: memref<3x8xf32>, %g: memref<4x6xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{dim 1 differs between 'memref<3x8xf32>' and 'memref<4x6xf32>'}}
+  scl.all_gather dim 0 extents [3, 1] over [1] ins(%b : memref<3x8xf32>) outs(%g : memref<4x6xf32>)
+  return
+}
+
+// -----
+
+// case: block of i1 gathered into a buffer of f32
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_gather_element_type(%b: memref<3x8xi1>, %g: memref<4x8xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{mixes element types 'i1' and 'f32'}}
+  scl.all_gather dim 0 extents [3, 1] over [1] ins(%b : memref<3x8xi1>) outs(%g : memref<4x8xf32>)
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Rank-class functions: scl.ranks, scl.mesh
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// case: scl.ranks not ascending
+sc.mesh @mesh ["x"=2]
+// expected-error @+1 {{got 0 after 1}}
+func.func @ranks_order() attributes {scl.mesh = @mesh, scl.ranks = array<i32: 1, 0>} {
+  return
+}
+
+// -----
+
+// case: scl.ranks listing a rank twice
+sc.mesh @mesh ["x"=2]
+// expected-error @+1 {{got 1 after 1}}
+func.func @ranks_twice() attributes {scl.mesh = @mesh, scl.ranks = array<i32: 1, 1>} {
+  return
+}
+
+// -----
+
+// case: scl.ranks naming rank 2 of a mesh of 2
+sc.mesh @mesh ["x"=2]
+// expected-error @+1 {{below the world size 2; got 2 after 0}}
+func.func @ranks_world() attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0, 2>} {
+  return
+}
+
+// -----
+
+// case: scl.ranks naming rank 1 without a mesh (a world of one rank)
+// expected-error @+1 {{below the world size 1; got 1}}
+func.func @ranks_world_no_mesh() attributes {scl.ranks = array<i32: 1>} {
+  return
+}
+
+// -----
+
+// case: scl.ranks naming a negative rank
+sc.mesh @mesh ["x"=2]
+// expected-error @+1 {{below the world size 2; got -1}}
+func.func @ranks_negative() attributes {scl.mesh = @mesh, scl.ranks = array<i32: -1>} {
+  return
+}
+
+// -----
+
+// case: empty scl.ranks
+sc.mesh @mesh ["x"=2]
+// expected-error @+1 {{'scl.ranks' must be a non-empty array<i32>}}
+func.func @ranks_empty() attributes {scl.mesh = @mesh, scl.ranks = array<i32>} {
+  return
+}
+
+// -----
+
+// case: scl.ranks of the wrong attribute kind (an ArrayAttr, not array<i32>)
+sc.mesh @mesh ["x"=2]
+// expected-error @+1 {{'scl.ranks' must be a non-empty array<i32>}}
+func.func @ranks_kind() attributes {scl.mesh = @mesh, scl.ranks = [0 : i32, 1 : i32]} {
+  return
+}
+
+// -----
+
+// case: scl.mesh naming a function rather than an sc.mesh
+sc.mesh @mesh ["x"=2]
+func.func private @other()
+// expected-error @+1 {{runs on mesh @other, which is not an sc.mesh in scope}}
+func.func @mesh_not_mesh() attributes {scl.mesh = @other, scl.ranks = array<i32: 0>} {
+  return
+}
+
+// -----
+
+// case: scl.mesh naming no symbol at all
+// expected-error @+1 {{runs on mesh @nomesh, which is not an sc.mesh in scope}}
+func.func @mesh_missing() attributes {scl.mesh = @nomesh, scl.ranks = array<i32: 0>} {
+  return
+}
+
+// -----
+
+// case: scl.mesh that is a string, not a symbol reference
+sc.mesh @mesh ["x"=2]
+// expected-error @+1 {{'scl.mesh' must name an sc.mesh}}
+func.func @mesh_string() attributes {scl.mesh = "mesh", scl.ranks = array<i32: 0>} {
+  return
+}
+
+// -----
+
+// case: scl.mesh without scl.ranks
+sc.mesh @mesh ["x"=2]
+// expected-error @+1 {{'scl.mesh' needs 'scl.ranks' beside it}}
+func.func @mesh_no_ranks() attributes {scl.mesh = @mesh} {
+  return
+}
+
+// -----
+
+// case: an scl attribute the dialect does not define
+sc.mesh @mesh ["x"=2]
+// expected-error @+1 {{unknown scl attribute 'scl.rank'}}
+func.func @unknown_attr() attributes {scl.mesh = @mesh, scl.rank = array<i32: 0>, scl.ranks = array<i32: 0>} {
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// scl.rank_classes
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// case: empty scl.rank_classes
+// expected-error @+1 {{'scl.rank_classes' must be a non-empty array of function symbols on a func.func}}
+func.func private @f(tensor<4xf32>) -> tensor<4xf32> attributes {scl.rank_classes = []}
+
+// -----
+
+// case: scl.rank_classes on an op that is not a func.func
+// expected-error @+1 {{'scl.rank_classes' must be a non-empty array of function symbols on a func.func}}
+module attributes {scl.rank_classes = [@f_class0]} {
+  sc.mesh @m ["x"=1]
+  func.func @f_class0(%x: memref<4xf32>) -> memref<4xf32>
+      attributes {scl.mesh = @m, scl.ranks = array<i32: 0>} {
+    return %x : memref<4xf32>
+  }
+}
+
+// -----
+
+// case: a rank class that does not exist (@f_class1 is missing)
+sc.mesh @m ["x"=2]
+// expected-error @+1 {{rank class @f_class1 is not a function with 'scl.ranks'}}
+func.func private @f(tensor<4xf32>) -> tensor<4xf32>
+    attributes {scl.rank_classes = [@f_class0, @f_class1]}
+func.func @f_class0(%x: memref<4xf32>) -> memref<4xf32>
+    attributes {scl.mesh = @m, scl.ranks = array<i32: 0, 1>} {
+  return %x : memref<4xf32>
+}
+
+// -----
+
+// case: a rank class that is a function without scl.ranks
+sc.mesh @m ["x"=2]
+// expected-error @+1 {{rank class @f_class1 is not a function with 'scl.ranks'}}
+func.func private @f(tensor<4xf32>) -> tensor<4xf32>
+    attributes {scl.rank_classes = [@f_class0, @f_class1]}
+func.func @f_class0(%x: memref<4xf32>) -> memref<4xf32>
+    attributes {scl.mesh = @m, scl.ranks = array<i32: 0>} {
+  return %x : memref<4xf32>
+}
+func.func @f_class1(%x: memref<4xf32>) -> memref<4xf32> {
+  return %x : memref<4xf32>
+}
+
+// -----
+
+// case: a rank class taking two buffers for an entry of one input
+sc.mesh @m ["x"=2]
+// expected-error @+1 {{rank class @f_class1 takes 2 and returns 1 buffers; the entry takes 1 and returns 1}}
+func.func private @f(tensor<4xf32>) -> tensor<4xf32>
+    attributes {scl.rank_classes = [@f_class0, @f_class1]}
+func.func @f_class0(%x: memref<3xf32>) -> memref<3xf32>
+    attributes {scl.mesh = @m, scl.ranks = array<i32: 0>} {
+  return %x : memref<3xf32>
+}
+func.func @f_class1(%x: memref<1xf32>, %y: memref<1xf32>) -> memref<1xf32>
+    attributes {scl.mesh = @m, scl.ranks = array<i32: 1>} {
+  return %x : memref<1xf32>
+}
+
+// -----
+
+// case: a rank class returning nothing for an entry with one result
+sc.mesh @m ["x"=2]
+// expected-error @+1 {{rank class @f_class0 takes 1 and returns 0 buffers; the entry takes 1 and returns 1}}
+func.func private @f(tensor<4xf32>) -> tensor<4xf32>
+    attributes {scl.rank_classes = [@f_class0]}
+func.func @f_class0(%x: memref<2xf32>)
+    attributes {scl.mesh = @m, scl.ranks = array<i32: 0, 1>} {
+  return
+}
+
+// -----
+
+// case: rank 1 in two rank classes
+sc.mesh @m ["x"=2]
+// expected-error @+1 {{rank 1 is in two rank classes}}
+func.func private @f(tensor<4xf32>) -> tensor<4xf32>
+    attributes {scl.rank_classes = [@f_class0, @f_class1]}
+func.func @f_class0(%x: memref<2xf32>) -> memref<2xf32>
+    attributes {scl.mesh = @m, scl.ranks = array<i32: 0, 1>} {
+  return %x : memref<2xf32>
+}
+func.func @f_class1(%x: memref<2xf32>) -> memref<2xf32>
+    attributes {scl.mesh = @m, scl.ranks = array<i32: 1>} {
+  return %x : memref<2xf32>
+}
+
+// -----
+
+// case: rank 1 of a mesh of 3 in no rank class
+sc.mesh @m ["x"=3]
+// expected-error @+1 {{rank 1 is in no rank class}}
+func.func private @f(tensor<3xf32>) -> tensor<3xf32>
+    attributes {scl.rank_classes = [@f_class0, @f_class1]}
+func.func @f_class0(%x: memref<1xf32>) -> memref<1xf32>
+    attributes {scl.mesh = @m, scl.ranks = array<i32: 0>} {
+  return %x : memref<1xf32>
+}
+func.func @f_class1(%x: memref<1xf32>) -> memref<1xf32>
+    attributes {scl.mesh = @m, scl.ranks = array<i32: 2>} {
+  return %x : memref<1xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// scl.global, scl.constant
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// case: global without shards
+// expected-error @+1 {{has no shards}}
+scl.global @c []
+
+// -----
+
+// case: rank 1 holding two shards of one global
+// expected-error @+1 {{gives rank 1 two shards}}
+scl.global @c [#scl.shard<[0, 1], dense<1.0> : tensor<2xf32>>,
+               #scl.shard<[1], dense<2.0> : tensor<2xf32>>]
+
+// -----
+
+// case: a shard held by a negative rank
+// expected-error @+1 {{rank -1}}
+scl.global @c [#scl.shard<[-1], dense<1.0> : tensor<2xf32>>]
+
+// -----
+
+// case: global of i32, which no buffer holds (f32 or i1 only)
+// expected-error @+1 {{holds 'i32'; buffers are f32 or i1}}
+scl.global @c [#scl.shard<[0], dense<1> : tensor<2xi32>>]
+
+// -----
+
+// case: constant reading a symbol that is no scl.global
+sc.mesh @pair ["x"=2]
+func.func @constant_no_global() -> memref<2xf32>
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{reads @nothere, which is no scl.global}}
+  %c = scl.constant @nothere : memref<2xf32>
+  return %c : memref<2xf32>
+}
+
+// -----
+
+// case: constant read on rank 1, which holds no shard of the global
+scl.global @c [#scl.shard<[0], dense<1.0> : tensor<2xf32>>]
+sc.mesh @pair ["x"=2]
+func.func @constant_no_shard() -> memref<2xf32>
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{runs on rank 1, which holds no shard of @c}}
+  %c = scl.constant @c : memref<2xf32>
+  return %c : memref<2xf32>
+}
+
+// -----
+
+// case: constant read with a shape other than rank 1's shard
+scl.global @c [#scl.shard<[0], dense<1.0> : tensor<2xf32>>,
+               #scl.shard<[1], dense<2.0> : tensor<3xf32>>]
+sc.mesh @pair ["x"=2]
+func.func @constant_shape() -> memref<2xf32>
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{reads 'tensor<3xf32>' on rank 1 as 'memref<2xf32>'}}
+  %c = scl.constant @c : memref<2xf32>
+  return %c : memref<2xf32>
+}
+
+// -----
+
+// case: constant read with an element type other than its shard's
+scl.global @c [#scl.shard<[0], dense<true> : tensor<2xi1>>]
+sc.mesh @pair ["x"=2]
+func.func @constant_element_type() -> memref<2xf32>
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{reads 'tensor<2xi1>' on rank 0 as 'memref<2xf32>'}}
+  %c = scl.constant @c : memref<2xf32>
+  return %c : memref<2xf32>
+}
+
+// -----
+
+// case: constant in a function that is no rank class (no scl.ranks)
+scl.global @c [#scl.shard<[0], dense<1.0> : tensor<2xf32>>]
+func.func @constant_no_ranks() -> memref<2xf32> {
+  // expected-error @+1 {{must be in a rank-class function}}
+  %c = scl.constant @c : memref<2xf32>
+  return %c : memref<2xf32>
+}
