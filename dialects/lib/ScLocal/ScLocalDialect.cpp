@@ -167,12 +167,15 @@ static LogicalResult verifyRanks(Operation *op, Attribute attr) {
   int64_t world = *mesh ? (*mesh).getNumDevices() : 1;
   int64_t previous = -1;
   for (int32_t r : ranks.asArrayRef()) {
-    if (r <= previous || r >= world)
+    if (r < 0 || r >= world)
+      return op->emitError("'")
+             << SclDialect::kRanksAttrName << "' holds rank " << r
+             << ", outside the world of " << world;
+    if (r <= previous)
       return op->emitError("'")
              << SclDialect::kRanksAttrName
-             << "' must list distinct ranks in ascending order below the "
-                "world size "
-             << world << "; got " << r << " after " << previous;
+             << "' must list distinct ranks in ascending order; got " << r
+             << " after " << previous;
     previous = r;
   }
   return success();
@@ -188,7 +191,8 @@ static LogicalResult verifyRankClasses(Operation *op, Attribute attr) {
                               << "' must be a non-empty array of function "
                                  "symbols on a func.func";
   std::vector<int> seen;
-  int64_t world = -1;
+  int64_t world = 0;
+  Attribute firstMesh;
   for (Attribute a : classes) {
     auto ref = dyn_cast<FlatSymbolRefAttr>(a);
     auto cls = ref ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref)
@@ -207,11 +211,20 @@ static LogicalResult verifyRankClasses(Operation *op, Attribute attr) {
              << cls.getNumResults() << " buffers; the entry takes "
              << entry.getNumArguments() << " and returns "
              << entry.getNumResults();
-    FailureOr<sc::MeshOp> mesh = meshOfFunction(cls, op);
-    if (failed(mesh))
-      return failure();
-    world = *mesh ? (*mesh).getNumDevices() : 1;
-    seen.resize(world, 0);
+    // Every class runs on the first class's mesh (its own verifier checks
+    // that the mesh exists).
+    Attribute meshRef = cls->getAttr(SclDialect::kMeshAttrName);
+    if (a == classes[0]) {
+      firstMesh = meshRef;
+      auto mesh = meshRef ? SymbolTable::lookupNearestSymbolFrom<sc::MeshOp>(
+                                cls, cast<FlatSymbolRefAttr>(meshRef))
+                          : sc::MeshOp();
+      world = mesh ? mesh.getNumDevices() : 1;
+      seen.assign(world, 0);
+    } else if (meshRef != firstMesh) {
+      return op->emitError("rank class ")
+             << a << " runs on another mesh than " << classes[0];
+    }
     for (int32_t r : ranks.asArrayRef())
       if (r >= 0 && r < world && seen[r]++)
         return op->emitError("rank ") << r << " is in two rank classes";

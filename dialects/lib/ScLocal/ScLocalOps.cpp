@@ -40,7 +40,9 @@ LogicalResult KernelOp::verify() {
   for (shardrt::fb::Opcode op : shardrt::fb::EnumValuesOpcode()) {
     if (getOpcode() != shardrt::fb::EnumNameOpcode(op))
       continue;
-    if (op == shardrt::fb::Opcode::Invalid || isCommunication(op))
+    if (op == shardrt::fb::Opcode::Invalid)
+      return emitOpError("'Invalid' is no instruction");
+    if (isCommunication(op))
       return emitOpError("'")
              << getOpcode()
              << "' is not a compute instruction (communication has its own "
@@ -117,15 +119,30 @@ LogicalResult HaloExchangeOp::verify() {
           a.getOperand() == list[j].getOperand() && boxesOverlap(a, list[j]))
         return emitOpError("receives ")
                << i << " and " << j << " write overlapping boxes";
-    if (!a.isSend() || !a.isSelf())
+    // Transfers between one pair of ranks pair up by tag: one send and one
+    // receive per tag and direction, of equal box sizes when local.
+    for (size_t j = i + 1; j < list.size(); ++j)
+      if (a.isSend() == list[j].isSend() && a.getTag() == list[j].getTag() &&
+          a.getPeer() == list[j].getPeer())
+        return emitOpError("transfers ")
+               << i << " and " << j << " both " << (a.isSend() ? "send to" : "receive from")
+               << " one peer with tag " << a.getTag();
+    if (!a.isSelf())
       continue;
-    bool met = llvm::any_of(list, [&](TransferAttr b) {
-      return !b.isSend() && b.isSelf() && b.getTag() == a.getTag();
+    auto partner = llvm::find_if(list, [&](TransferAttr b) {
+      return b.isSend() != a.isSend() && b.isSelf() && b.getTag() == a.getTag();
     });
-    if (!met)
+    if (partner == list.end())
       return emitOpError("transfer ")
-             << i << " sends to the rank itself with tag " << a.getTag()
-             << " and nothing receives it";
+             << i << (a.isSend() ? " sends to" : " receives from")
+             << " the rank itself with tag " << a.getTag()
+             << " and nothing on the other side";
+    for (size_t d = 0; d < a.getLo().size(); ++d)
+      if (a.getHi()[d] - a.getLo()[d] !=
+          (*partner).getHi()[d] - (*partner).getLo()[d])
+        return emitOpError("transfer ")
+               << i << " copies a box whose dim " << d
+               << " differs in size from its partner's";
   }
   return success();
 }
@@ -239,9 +256,12 @@ LogicalResult GlobalOp::verify() {
       return emitOpError("holds ") << elem << "; buffers are f32 or i1";
     if (s.getRanks().empty())
       return emitOpError("has a shard held by no rank");
-    for (int32_t r : s.getRanks())
-      if (r < 0 || !seen.insert(r).second)
+    for (int32_t r : s.getRanks()) {
+      if (r < 0)
+        return emitOpError("gives a shard to rank ") << r;
+      if (!seen.insert(r).second)
         return emitOpError("gives rank ") << r << " two shards";
+    }
   }
   return success();
 }

@@ -44,7 +44,7 @@ func.func @kernel_communication(%x: memref<4xf32>, %y: memref<4xf32>) {
 
 // case: kernel with the schema's placeholder opcode "Invalid"
 func.func @kernel_invalid_opcode(%x: memref<4xf32>, %y: memref<4xf32>) {
-  // expected-error @+1 {{'Invalid' is not a compute instruction}}
+  // expected-error @+1 {{'Invalid' is no instruction}}
   scl.kernel "Invalid" ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
   return
 }
@@ -225,7 +225,7 @@ sc.mesh @mesh ["x"=2]
 func.func @self_send_unmet(%x: memref<4xf32>)
     attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
   %h = memref.alloc() : memref<4xf32>
-  // expected-error @+1 {{transfer 0 sends to the rank itself with tag 0 and nothing receives it}}
+  // expected-error @+1 {{transfer 0 sends to the rank itself with tag 0 and nothing on the other side}}
   scl.halo_exchange ins(%x : memref<4xf32>) outs(%h : memref<4xf32>) [
       #scl.transfer<send 0 peer [0] box [0:4] tag 0>,
       #scl.transfer<recv 0 peer [1] box [0:4] tag 0>]
@@ -448,7 +448,7 @@ func.func @ranks_twice() attributes {scl.mesh = @mesh, scl.ranks = array<i32: 1,
 
 // case: scl.ranks naming rank 2 of a mesh of 2
 sc.mesh @mesh ["x"=2]
-// expected-error @+1 {{below the world size 2; got 2 after 0}}
+// expected-error @+1 {{holds rank 2, outside the world of 2}}
 func.func @ranks_world() attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0, 2>} {
   return
 }
@@ -456,7 +456,7 @@ func.func @ranks_world() attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0,
 // -----
 
 // case: scl.ranks naming rank 1 without a mesh (a world of one rank)
-// expected-error @+1 {{below the world size 1; got 1}}
+// expected-error @+1 {{holds rank 1, outside the world of 1}}
 func.func @ranks_world_no_mesh() attributes {scl.ranks = array<i32: 1>} {
   return
 }
@@ -465,7 +465,7 @@ func.func @ranks_world_no_mesh() attributes {scl.ranks = array<i32: 1>} {
 
 // case: scl.ranks naming a negative rank
 sc.mesh @mesh ["x"=2]
-// expected-error @+1 {{below the world size 2; got -1}}
+// expected-error @+1 {{holds rank -1, outside the world of 2}}
 func.func @ranks_negative() attributes {scl.mesh = @mesh, scl.ranks = array<i32: -1>} {
   return
 }
@@ -662,7 +662,7 @@ scl.global @c [#scl.shard<[0, 1], dense<1.0> : tensor<2xf32>>,
 // -----
 
 // case: a shard held by a negative rank
-// expected-error @+1 {{rank -1}}
+// expected-error @+1 {{gives a shard to rank -1}}
 scl.global @c [#scl.shard<[-1], dense<1.0> : tensor<2xf32>>]
 
 // -----
@@ -727,4 +727,63 @@ func.func @constant_no_ranks() -> memref<2xf32> {
   // expected-error @+1 {{must be in a rank-class function}}
   %c = scl.constant @c : memref<2xf32>
   return %c : memref<2xf32>
+}
+
+// -----
+
+// case: a receive from the rank itself that no send feeds
+sc.mesh @mesh ["x"=2]
+func.func @self_recv_alone(%x: memref<4xf32>, %h: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{transfer 0 receives from the rank itself with tag 2 and nothing on the other side}}
+  scl.halo_exchange ins(%x : memref<4xf32>) outs(%h : memref<4xf32>)
+      [#scl.transfer<recv 0 peer [0] box [0:2] tag 2>]
+  return
+}
+
+// -----
+
+// case: a local copy whose send and receive boxes differ in size
+sc.mesh @mesh ["x"=2]
+func.func @self_sizes(%x: memref<4xf32>, %h: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{transfer 0 copies a box whose dim 0 differs in size}}
+  scl.halo_exchange ins(%x : memref<4xf32>) outs(%h : memref<4xf32>)
+      [#scl.transfer<send 0 peer [0] box [0:2] tag 0>,
+       #scl.transfer<recv 0 peer [0] box [0:3] tag 0>]
+  return
+}
+
+// -----
+
+// case: two sends to one peer with one tag cannot be told apart
+sc.mesh @mesh ["x"=2]
+func.func @tag_twice(%x: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{transfers 0 and 1 both send to one peer with tag 5}}
+  scl.halo_exchange ins(%x : memref<4xf32>)
+      [#scl.transfer<send 0 peer [1] box [0:1] tag 5>,
+       #scl.transfer<send 0 peer [1] box [1:2] tag 5>]
+  return
+}
+
+// -----
+
+// case: rank classes on two meshes
+sc.mesh @m2 ["x"=2]
+sc.mesh @m4 ["x"=4]
+// expected-error @+1 {{runs on another mesh than @f_class0}}
+func.func private @f(tensor<4xf32>) -> tensor<4xf32>
+    attributes {scl.rank_classes = [@f_class0, @f_class1]}
+func.func @f_class0(%x: memref<2xf32>) -> memref<2xf32>
+    attributes {scl.mesh = @m2, scl.ranks = array<i32: 0, 1>} {
+  %y = memref.alloc() : memref<2xf32>
+  scl.kernel "Unary" mode "relu" ins(%x : memref<2xf32>) outs(%y : memref<2xf32>)
+  return %y : memref<2xf32>
+}
+func.func @f_class1(%x: memref<2xf32>) -> memref<2xf32>
+    attributes {scl.mesh = @m4, scl.ranks = array<i32: 2, 3>} {
+  %y = memref.alloc() : memref<2xf32>
+  scl.kernel "Unary" mode "relu" ins(%x : memref<2xf32>) outs(%y : memref<2xf32>)
+  return %y : memref<2xf32>
 }
