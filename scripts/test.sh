@@ -14,7 +14,7 @@ python3 "$root/examples/gen_models.py" --check
 python3 "$root/test/acceptance/gen_cases.py" --check
 
 # The committed op/pass reference must match what TableGen generates now.
-for f in ScDialect.md ShardcPasses.md; do
+for f in ScDialect.md ScLocalDialect.md ShardcPasses.md ShardcCompilerPasses.md; do
   if ! diff -q "$root/docs/generated/$f" "$(find "$build/docs" -name "$f" | head -1)" >/dev/null; then
     echo "docs/generated/$f is stale: copy it from $build/docs" >&2
     exit 1

@@ -36,17 +36,20 @@ def Scl_Dialect : Dialect {
     sc.mesh @mesh ["x"=2]
     func.func private @main(tensor<1x1x8xf32> {sc.sharding = ...}) -> ...
         attributes {scl.rank_classes = [@main_class0, @main_class1]}
-    func.func @main_class0(%x: memref<1x1x4xf32>, %y: memref<1x1x4xf32>)
+    func.func @main_class0(%x: memref<1x1x4xf32>) -> memref<1x1x4xf32>
         attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
       %h = memref.alloc() : memref<1x1x5xf32>
-      scl.kernel "Pad" ins(%x : memref<1x1x4xf32>) outs(%h : memref<1x1x5xf32>)
-          {ints = array<i64: 0, 0, 0, 0, 0, 1>, floats = array<f64: 0.0>,
-           mode = "constant"}
+      scl.kernel "Pad" mode "constant" ins(%x : memref<1x1x4xf32>)
+          outs(%h : memref<1x1x5xf32>)
+          {ints = array<i64: 0, 0, 0, 0, 0, 1>, floats = array<f64: 0.0>}
       scl.halo_exchange ins(%x : memref<1x1x4xf32>)
           outs(%h : memref<1x1x5xf32>) [
-            #scl.transfer<send 0 peer [1] box [0:1, 0:1, 3:4] tag 0>,
-            #scl.transfer<recv 0 peer [1] box [0:1, 0:1, 4:5] tag 1>]
-      ...
+            #scl.transfer<recv 0 peer [1] box [0:1, 0:1, 4:5] tag 0>,
+            #scl.transfer<send 0 peer [1] box [0:1, 0:1, 3:4] tag 0>]
+      %y = memref.alloc() : memref<1x1x4xf32>
+      scl.kernel "Pool" mode "max" ins(%h : memref<1x1x5xf32>)
+          outs(%y : memref<1x1x4xf32>) {ints = ...}
+      return %y : memref<1x1x4xf32>
     }
     ```
   }];
@@ -96,8 +99,9 @@ def Scl_TransferAttr : Scl_Attr<"Transfer", "transfer"> {
     `[0,2) x [0,16)` of the exchange's input 0 to the rank one step along
     mesh axis 0; a `recv` writes the box of output `operand`. `peer` is a
     relative mesh offset, so ranks of one class share the op; `periodic`
-    wraps the offset around the mesh (rings, circular padding). Sends and
-    receives between one pair of ranks pair up by tag.
+    wraps the offset around the mesh (rings). A send pairs with the peer's
+    receive of the same tag; an op has at most one send and one receive per
+    peer and tag. A transfer to peer 0 (all zeros) is a local copy.
   }];
   let parameters = (ins
     "::shardc::scl::TransferKind":$kind,

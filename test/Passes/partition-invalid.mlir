@@ -1,0 +1,60 @@
+// RUN: shardc-opt %s -split-input-file -sc-partition-pipeline -verify-diagnostics
+
+// What sc-partition cannot partition yet is a located error naming the op
+// and the sharding, never wrong code. One case each.
+
+// case: attention over a split key sequence, causally (the ring takes no
+// masks yet)
+sc.mesh @mesh ["x"=2]
+func.func @main(%q: tensor<1x2x8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
+                %k: tensor<1x2x8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
+                %v: tensor<1x2x8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>}) -> tensor<1x2x8x4xf32> {
+  // expected-error @+1 {{attends over a split key sequence with a mask or causally}}
+  %y = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
+  return %y : tensor<1x2x8x4xf32>
+}
+
+// -----
+
+// case: group_norm with the channels split inside a group (channels [1, 3]
+// in groups of 2)
+sc.mesh @m ["x"=2]
+func.func @main(%x: tensor<1x4x6xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[1, 3], {}]>}) -> tensor<1x4x6xf32> {
+  // expected-error @+1 {{splits the channels inside a group}}
+  %y = sc.group_norm %x {num_groups = 2} : (tensor<1x4x6xf32>) -> tensor<1x4x6xf32>
+  return %y : tensor<1x4x6xf32>
+}
+
+// -----
+
+// case: layer_norm over a dim split with an empty shard
+sc.mesh @mesh ["x"=2]
+func.func @main(%x: tensor<4x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}[0, 8]]>}) -> tensor<4x8xf32> {
+  // expected-error @+1 {{normalises over a split with an empty shard}}
+  %y = sc.layer_norm %x {normalized_shape = array<i64: 8>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// case: a reflected border that another rank holds (reflect 2 on a
+// one-element shard)
+sc.mesh @mesh ["x"=3]
+func.func @main(%x: tensor<1x2x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[1, 3, 4]]>}) -> tensor<1x2x12xf32> {
+  // expected-error @+1 {{reflected or replicated border comes from another rank}}
+  %y = sc.pad %x {pad = array<i64: 2, 2>, mode = "reflect"} : (tensor<1x2x8xf32>) -> tensor<1x2x12xf32>
+  return %y : tensor<1x2x12xf32>
+}
+
+// -----
+
+// case: the entry cannot be told (two public functions); nothing changes
+// expected-error @+1 {{cannot tell the model's entry function}}
+module {
+  func.func @a(%x: tensor<2xf32>) -> tensor<2xf32> {
+    return %x : tensor<2xf32>
+  }
+  func.func @b(%x: tensor<2xf32>) -> tensor<2xf32> {
+    return %x : tensor<2xf32>
+  }
+}
