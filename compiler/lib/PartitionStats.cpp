@@ -87,12 +87,12 @@ struct Emit {
     return y;
   }
   uint32_t reshape(uint32_t x, Shape s) {
-    uint32_t y = tmp(std::move(s));
+    uint32_t y = b.temporary(b.buffers[x].dtype, std::move(s));
     b.emit(fb::Opcode::Copy, {x}, {y});
     return y;
   }
   uint32_t slice(uint32_t x, Shape start, Shape out, Shape step = {}) {
-    uint32_t y = tmp(std::move(out));
+    uint32_t y = b.temporary(b.buffers[x].dtype, std::move(out));
     art::InstructionSpec &inst = b.emit(fb::Opcode::Slice, {x}, {y});
     inst.ints = start;
     if (step.empty())
@@ -294,14 +294,33 @@ LogicalResult lowerNormOp(Partitioner &p, Operation *op,
   return success();
 }
 
+/// `scores` (..., Lq, keys of one ring block) plus the user's additive mask
+/// for the block (its key dim arrives whole), kept at `floor` or above so
+/// that -inf entries cannot make a block's row max -inf.
+uint32_t maskScores(Emit &e, uint32_t scores, uint32_t mask, Interval keys,
+                    uint32_t floor) {
+  Shape shape = e.shape(mask);
+  if (shape.back() != 1) {
+    Shape start(shape.size(), 0);
+    start.back() = keys.lo;
+    shape.back() = keys.size();
+    mask = e.slice(mask, start, shape);
+  }
+  return e.binary("maximum", e.binary("add", scores, mask), floor);
+}
+
 LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
                         const std::vector<std::vector<uint32_t>> &in) {
   const ValueSharding &ks = p.shardingOf(op.getKey());
   int64_t rank = ks.layout.shape.size();
   const plan::DimSplit &seq = ks.layout.dims[rank - 2];
-  if (op.getMask() || op.getIsCausal())
-    return op.emitOpError("attends over a split key sequence with a mask or "
-                          "causally; the ring does not take masks yet");
+  const plan::DimSplit &qseq =
+      p.shardingOf(op.getQuery()).layout.dims[rank - 2];
+  // Positions are compared as f32, exact up to 2^24.
+  if (op.getIsCausal() &&
+      std::max(seq.starts.back(), qseq.starts.back()) > (int64_t(1) << 24))
+    return op.emitOpError("attends causally over more than 2^24 positions; "
+                          "the causal ring compares positions in f32");
   if (seq.axes.size() != 1 ||
       p.shardingOf(op.getValue()).layout.dims[rank - 2].starts != seq.starts)
     return op.emitOpError("has keys split over several mesh axes or keys and "
@@ -322,12 +341,50 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
   std::vector<int64_t> perm(rank);
   std::iota(perm.begin(), perm.end(), 0);
   std::swap(perm[rank - 1], perm[rank - 2]);
+  // Masked scores become the lowest float, not -inf: a row whose keys in
+  // one block are all masked then has a finite block max, and the online
+  // merge scales its terms to zero once a visible key arrives.
+  const double lowest = -3.4028234663852886e38;
+  int64_t seqLength = seq.starts.back();
+  // Causal (query i sees keys j <= i): a block wholly after the rank's
+  // queries is skipped, one wholly before them is visible, and one that
+  // straddles them keeps the scores where the query's position is at least
+  // the key's, both taken from one shared constant of positions.
+  std::vector<uint32_t> positions;
+  if (op.getIsCausal()) {
+    int64_t longest = 0;
+    for (const plan::DimSplit *d : {&seq, &qseq})
+      for (int64_t b = 0; b < d->numShards(); ++b)
+        longest = std::max(longest, d->shard(b).size());
+    std::vector<float> values(static_cast<size_t>(longest));
+    std::iota(values.begin(), values.end(), 0.0f);
+    positions = p.constantTensor({longest}, values);
+  }
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
     int64_t c = p.mesh.coords(r)[axis];
     uint32_t k = in[1][r], v = in[2][r], q = in[0][r];
     uint32_t sc = p.scalar(r, scale);
     std::optional<uint32_t> m, l, o;
+    std::optional<uint32_t> mask;
+    uint32_t floor = p.scalar(r, lowest);
+    if (op.getMask()) {
+      mask = in[3][r];
+      int64_t keys = e.shape(*mask).back();
+      if (keys != 1 && keys != seqLength)
+        return op.emitOpError("internal error: the mask reaches the ring with "
+                              "a split key dim");
+    }
+    Interval queries = qseq.shard(qseq.shardOf(p.mesh, p.mesh.coords(r)));
+    // Global positions of the rank's queries (n, 1) or of a key block (1, n).
+    auto positionsOf = [&](Interval range, Shape shape) {
+      uint32_t local = e.slice(positions[r], {0}, {range.size()});
+      return e.binary("add", e.reshape(local, std::move(shape)),
+                      p.scalar(r, double(range.lo)));
+    };
+    std::optional<uint32_t> queryPositions;
+    if (op.getIsCausal())
+      queryPositions = positionsOf(queries, {queries.size(), 1});
     for (int64_t t = 0; t < ringSize; ++t) {
       int64_t block = ((c - t) % ringSize + ringSize) % ringSize;
       uint32_t kNext = 0, vNext = 0;
@@ -363,8 +420,25 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
           x.transfers.push_back(std::move(ts));
         }
       }
-      if (seq.shard(block).size() > 0) {
+      Interval keys = seq.shard(block);
+      bool causal = op.getIsCausal();
+      bool hidden = causal && keys.lo >= queries.hi;
+      if (keys.size() > 0 && !hidden) {
         uint32_t scores = e.binary("mul", e.matmul(q, e.permute(k, perm)), sc);
+        if (mask)
+          scores = maskScores(e, scores, *mask, keys, floor);
+        if (causal && keys.hi - 1 > queries.lo) {
+          uint32_t seen = p.ranks[r].temporary(fb::DType::I1,
+                                               {queries.size(), keys.size()});
+          p.ranks[r]
+              .emit(fb::Opcode::Compare,
+                    {*queryPositions, positionsOf(keys, {1, keys.size()})},
+                    {seen})
+              .str = "ge";
+          uint32_t kept = e.tmp(e.shape(scores));
+          p.ranks[r].emit(fb::Opcode::Select, {seen, scores, floor}, {kept});
+          scores = kept;
+        }
         uint32_t blockMax = e.reduce("amax", scores, {rank - 1}, true);
         if (!m) {
           uint32_t probs = e.unary("exp", e.binary("sub", scores, blockMax));
@@ -383,6 +457,13 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
       }
       if (t + 1 < ringSize)
         k = kNext, v = vNext;
+    }
+    if (!o && e.shape(q)[rank - 2] == 0) {
+      // No queries here (an empty shard that sees no keys causally).
+      Shape out = e.shape(q);
+      out.back() = e.shape(v).back();
+      p.ranks[r].bind(op.getResult(), e.fill(out, 0.0));
+      continue;
     }
     if (!o)
       return op.emitOpError("has no keys at all on some rank's ring");

@@ -6,8 +6,11 @@
 // K and V are fetched like a halo, Q stays local. Pins classes, shapes,
 // exchange counts, bytes and boxes for an uneven and an even ring, a ring
 // over one axis of a 2-D mesh, one-query shards, world size 1, a multi-hop
-// neighbourhood (both checked numerically) and the located error for a
-// causal ring.
+// neighbourhood (both checked numerically), and causal and masked rings:
+// causally a block wholly after a rank's queries is skipped (still passed
+// on), one that straddles them is masked by comparing positions; a user
+// mask (additive, key dim whole) is sliced per block, -inf entries
+// included. Each is checked against the unpartitioned run.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // RUN: shardc %t/ring-uneven.mlir --emit=plan | FileCheck %s --check-prefix=RING
 // RUN: shardc %t/ring-uneven.mlir --emit=kernels | FileCheck %s --check-prefix=BOXR
@@ -22,7 +25,17 @@
 // RUN: shardc %t/natten.mlir --emit=kernels | FileCheck %s --check-prefix=BOXNA
 // RUN: shardc %t/natten.mlir -o %t/natten.shardbin
 // RUN: shard-run %t/natten.shardbin --ranks 4 --random-inputs --seed 2 --check | FileCheck %s --check-prefix=NUM
-// RUN: not shardc %t/causal-unsupported.mlir --emit=plan 2>&1 | FileCheck %s --check-prefix=UNSUP
+// RUN: shardc %t/causal.mlir --emit=plan | FileCheck %s --check-prefix=CAUSAL
+// RUN: shardc %t/causal.mlir -o %t/causal.shardbin
+// RUN: shard-run %t/causal.shardbin --ranks 3 --random-inputs --seed 3 --check | FileCheck %s --check-prefix=NUM
+// RUN: sed 's/\[5, 3, 2\]/[0, 4, 6]/g' %t/causal.mlir | shardc - -o %t/causal-empty.shardbin
+// RUN: shard-run %t/causal-empty.shardbin --random-inputs --seed 4 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/causal-unlike.mlir -o %t/causal-unlike.shardbin
+// RUN: shard-run %t/causal-unlike.shardbin --random-inputs --seed 5 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/mask-inf.mlir -o %t/mask-inf.shardbin
+// RUN: shard-run %t/mask-inf.shardbin --random-inputs --seed 6 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/mask-mesh2d.mlir -o %t/mask-mesh2d.shardbin
+// RUN: shard-run %t/mask-mesh2d.shardbin --random-inputs --seed 7 --check | FileCheck %s --check-prefix=NUM
 // NUM: check result0: {{.*}}: ok
 
 //--- ring-uneven.mlir
@@ -140,12 +153,60 @@ func.func @main(%q: tensor<1x16x2x4xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // BOXNA-SAME: recv %[[B:[0-9]+]][0:1,0:1,0:2,0:4] peer (-2) recv %[[B]][0:1,1:2,0:2,0:4] peer (-1) recv %[[B]][0:1,3:5,0:2,0:4] peer (1)
 // BOXNA: HaloExchange (%2)
 
-//--- causal-unsupported.mlir
+//--- causal.mlir
+// Causal over [5, 3, 2]: rank 0 computes its own block only, rank 1 blocks
+// 1 and 0, rank 2 all three; every rank still passes two blocks on.
+sc.mesh @mesh ["x"=3]
+func.func @main(%q: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>},
+                %k: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>},
+                %v: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>}) -> tensor<1x2x10x4xf32> {
+  %y = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<1x2x10x4xf32>, tensor<1x2x10x4xf32>, tensor<1x2x10x4xf32>) -> tensor<1x2x10x4xf32>
+  return %y : tensor<1x2x10x4xf32>
+}
+// CAUSAL: rank class 'class0': ranks [0]
+// CAUSAL-NEXT: inputs: (1,2,5,4) (1,2,5,4) (1,2,5,4)
+// CAUSAL-NEXT: outputs: (1,2,5,4)
+// CAUSAL-NEXT: instructions: 23, halo exchanges: 2, collectives: 0, bytes sent: 448, received: 320
+// CAUSAL: rank class 'class1': ranks [1]
+// CAUSAL-NEXT: inputs: (1,2,3,4)
+// CAUSAL-NEXT: outputs: (1,2,3,4)
+// CAUSAL-NEXT: instructions: 38, halo exchanges: 2
+// CAUSAL: rank class 'class2': ranks [2]
+// CAUSAL-NEXT: inputs: (1,2,2,4)
+// CAUSAL-NEXT: outputs: (1,2,2,4)
+// CAUSAL-NEXT: instructions: 53, halo exchanges: 2
+
+//--- causal-unlike.mlir
+// Causal with queries [4, 4] and keys [6, 2]: rank 0's queries 0-3 see
+// part of key block 0 and none of block 1; rank 1's queries 4-7 see block
+// 0 partly (keys 4, 5 only for some) and block 1 partly.
 sc.mesh @mesh ["x"=2]
 func.func @main(%q: tensor<1x2x8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
-                %k: tensor<1x2x8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
-                %v: tensor<1x2x8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>}) -> tensor<1x2x8x4xf32> {
-  // UNSUP: causal-unsupported.mlir:[[@LINE+1]]:8: error: 'sc.scaled_dot_product_attention' op attends over a split key sequence with a mask or causally; the ring does not take masks yet
+                %k: tensor<1x2x8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[6, 2], {}]>},
+                %v: tensor<1x2x8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[6, 2], {}]>}) -> tensor<1x2x8x4xf32> {
   %y = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
   return %y : tensor<1x2x8x4xf32>
+}
+
+//--- mask-inf.mlir
+// An additive mask with -inf: query 2 sees no key of block 0 (keys 0-4),
+// query 0 only the last key, the rest causally.
+sc.mesh @mesh ["x"=3]
+func.func @main(%q: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>},
+                %k: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>},
+                %v: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>}) -> tensor<1x2x10x4xf32> {
+  %m = sc.constant dense<[[0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0.5], [0.0, 0.0, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0.0, 0.0, 0.0, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0.0, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0.0, 0.0, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0xFF800000], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<10x10xf32>
+  %y = sc.scaled_dot_product_attention %q, %k, %v, %m : (tensor<1x2x10x4xf32>, tensor<1x2x10x4xf32>, tensor<1x2x10x4xf32>, tensor<10x10xf32>) -> tensor<1x2x10x4xf32>
+  return %y : tensor<1x2x10x4xf32>
+}
+
+//--- mask-mesh2d.mlir
+// Batch over "b", sequence [4, 3] over "x"; a (2, 1, 7, 7) mask arrives
+// split like the queries and whole along the keys.
+sc.mesh @mesh ["b"=2, "x"=2]
+func.func @main(%q: tensor<2x2x7x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"b"}, {}, {"x"}[4, 3], {}]>},
+                %k: tensor<2x2x7x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"b"}, {}, {"x"}[4, 3], {}]>},
+                %v: tensor<2x2x7x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"b"}, {}, {"x"}[4, 3], {}]>}, %m: tensor<2x1x7x7xf32>) -> tensor<2x2x7x4xf32> {
+  %y = sc.scaled_dot_product_attention %q, %k, %v, %m : (tensor<2x2x7x4xf32>, tensor<2x2x7x4xf32>, tensor<2x2x7x4xf32>, tensor<2x1x7x7xf32>) -> tensor<2x2x7x4xf32>
+  return %y : tensor<2x2x7x4xf32>
 }

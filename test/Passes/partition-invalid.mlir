@@ -3,15 +3,14 @@
 // What sc-partition cannot partition yet is a located error naming the op
 // and the sharding, never wrong code. One case each.
 
-// case: attention over a split key sequence, causally (the ring takes no
-// masks yet)
+// case: a causal ring over more positions than f32 counts exactly
 sc.mesh @mesh ["x"=2]
-func.func @main(%q: tensor<1x2x8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
-                %k: tensor<1x2x8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
-                %v: tensor<1x2x8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>}) -> tensor<1x2x8x4xf32> {
-  // expected-error @+1 {{attends over a split key sequence with a mask or causally}}
-  %y = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x8x4xf32>
-  return %y : tensor<1x2x8x4xf32>
+func.func @main(%q: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
+                %k: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
+                %v: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>}) -> tensor<1x1x16777218x1xf32> {
+  // expected-error @+1 {{attends causally over more than 2^24 positions}}
+  %y = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<1x1x16777218x1xf32>, tensor<1x1x16777218x1xf32>, tensor<1x1x16777218x1xf32>) -> tensor<1x1x16777218x1xf32>
+  return %y : tensor<1x1x16777218x1xf32>
 }
 
 // -----
