@@ -6,9 +6,9 @@
 #include "shardc/Compiler/Compiler.h"
 #include "shardc/Compiler/MemoryPlan.h"
 #include "shardc/Compiler/Passes.h"
-#include "shardc/Dialect/ScLocal/ScLocal.h"
 #include "shardc/Dialect/Sc/ScAttrs.h"
 #include "shardc/Dialect/Sc/ScOps.h"
+#include "shardc/Dialect/ScLocal/ScLocal.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -298,8 +298,8 @@ art::TensorDescSpec tensorDesc(std::string name, Type type,
   auto tensor = cast<RankedTensorType>(type);
   art::TensorDescSpec t;
   t.name = std::move(name);
-  t.dtype = tensor.getElementType().isInteger(1) ? fb::DType::I1
-                                                  : fb::DType::F32;
+  t.dtype =
+      tensor.getElementType().isInteger(1) ? fb::DType::I1 : fb::DType::F32;
   t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
   ValueSharding s = mesh && sharding ? materialize(sharding, type, mesh)
                                      : replicatedSharding(type);
@@ -346,21 +346,22 @@ std::vector<art::ConstantSpec> constantsOf(ModuleOp module,
 
 /// Serialises the partitioned `entry` of `module`: its rank classes, their
 /// memory plans, inputs, outputs and constants.
-FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
-                                         const std::vector<uint8_t> *reference) {
+FailureOr<LoweredArtifact>
+writeArtifact(ModuleOp module, func::FuncOp entry,
+              const std::vector<uint8_t> *reference) {
   llvm::StringMap<int64_t> constantIndex;
   std::vector<art::ConstantSpec> constants = constantsOf(module, constantIndex);
   MeshOp mesh;
   std::vector<std::pair<RankClassProgram, func::FuncOp>> classes;
-  for (Attribute a : entry->getAttrOfType<ArrayAttr>(
-           scl::SclDialect::kRankClassesAttrName)) {
+  for (Attribute a :
+       entry->getAttrOfType<ArrayAttr>(scl::SclDialect::kRankClassesAttrName)) {
     auto f = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
         entry, cast<FlatSymbolRefAttr>(a));
     FailureOr<RankClassProgram> program = readRankClass(f, constantIndex);
     if (failed(program))
       return failure();
-    if (auto ref = f->getAttrOfType<FlatSymbolRefAttr>(
-            scl::SclDialect::kMeshAttrName))
+    if (auto ref =
+            f->getAttrOfType<FlatSymbolRefAttr>(scl::SclDialect::kMeshAttrName))
       mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(f, ref);
     classes.push_back({std::move(*program), f});
   }

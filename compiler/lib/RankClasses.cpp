@@ -181,7 +181,8 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
     allocateUpTo(i);
     const art::InstructionSpec &inst = b.program[i];
     Location loc = instructionLoc(ctx, b, i);
-    SmallVector<Value> ins = operands(inst.inputs), outs = operands(inst.outputs);
+    SmallVector<Value> ins = operands(inst.inputs),
+                       outs = operands(inst.outputs);
     auto axes = [&] {
       return SmallVector<int64_t>(inst.meshAxes.begin(), inst.meshAxes.end());
     };
@@ -192,9 +193,7 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
         return scl::Reduction::Min;
       return scl::Reduction::Sum;
     };
-    auto extents = [&] {
-      return ArrayRef<int64_t>(inst.ints).drop_front();
-    };
+    auto extents = [&] { return ArrayRef<int64_t>(inst.ints).drop_front(); };
     switch (inst.opcode) {
     case fb::Opcode::HaloExchange: {
       SmallVector<Attribute> transfers;
@@ -257,8 +256,8 @@ LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
   std::vector<std::vector<int32_t>> classRanks;
   std::map<std::string, size_t> byKey;
   for (size_t r = 0; r < programs.ranks.size(); ++r) {
-    std::string key = programKey(programs.ranks[r], programs.inputs[r],
-                                 programs.outputs[r]);
+    std::string key =
+        programKey(programs.ranks[r], programs.inputs[r], programs.outputs[r]);
     auto [it, fresh] = byKey.try_emplace(key, classRanks.size());
     if (fresh)
       classRanks.emplace_back();
@@ -270,10 +269,10 @@ LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
   for (const art::ConstantSpec &c : programs.constants) {
     SmallVector<Attribute> shards;
     for (const art::ConstantShardSpec &s : c.shards)
-      shards.push_back(scl::ShardAttr::get(ctx, s.ranks,
-                                           constantValue(ctx, c.dtype, s)));
-    auto global = builder.create<scl::GlobalOp>(
-        entry.getLoc(), c.name, builder.getArrayAttr(shards));
+      shards.push_back(
+          scl::ShardAttr::get(ctx, s.ranks, constantValue(ctx, c.dtype, s)));
+    auto global = builder.create<scl::GlobalOp>(entry.getLoc(), c.name,
+                                                builder.getArrayAttr(shards));
     constantSymbols.push_back(FlatSymbolRefAttr::get(symbols.insert(global)));
   }
 
@@ -392,8 +391,8 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
   llvm::DenseMap<Value, uint32_t> ids;
   auto define = [&](Value v) {
     auto type = cast<MemRefType>(v.getType());
-    uint32_t id = b.temporary(dtypeOf(type), {type.getShape().begin(),
-                                              type.getShape().end()});
+    uint32_t id = b.temporary(dtypeOf(type),
+                              {type.getShape().begin(), type.getShape().end()});
     ids[v] = id;
     return id;
   };
@@ -439,7 +438,8 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
           emit(fb::Opcode::HaloExchange, x.getIns(), x.getOuts());
       for (auto t : x.getTransfers().getAsRange<scl::TransferAttr>()) {
         art::TransferSpec spec;
-        spec.kind = t.isSend() ? fb::TransferKind::Send : fb::TransferKind::Recv;
+        spec.kind =
+            t.isSend() ? fb::TransferKind::Send : fb::TransferKind::Recv;
         spec.peer.assign(t.getPeer().begin(), t.getPeer().end());
         spec.periodic = t.getPeriodic();
         Value buffer = (t.isSend() ? x.getIns() : x.getOuts())[t.getOperand()];

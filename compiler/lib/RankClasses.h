@@ -1,4 +1,5 @@
-//===- RankClasses.h - Rank programs <-> scl rank-class functions -*- C++ -*-===//
+//===- RankClasses.h - Rank programs <-> scl rank-class functions -*- C++
+//-*-===//
 //
 // sc-partition builds one program per rank (ProgramBuilder), groups ranks
 // whose programs are identical into classes and writes each class as an scl
@@ -64,7 +65,8 @@ struct RankClassProgram {
 /// artifact constant indices. Fails with a diagnostic on what the runtime
 /// cannot run.
 mlir::FailureOr<RankClassProgram>
-readRankClass(mlir::func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex);
+readRankClass(mlir::func::FuncOp f,
+              const llvm::StringMap<int64_t> &constantIndex);
 
 } // namespace shardc
 

@@ -133,9 +133,9 @@ static FailureOr<sc::MeshOp> meshOfFunction(Operation *func,
 
 FailureOr<RankContext> scl::rankContextOf(Operation *op) {
   auto func = op->getParentOfType<func::FuncOp>();
-  auto ranks = func ? func->getAttrOfType<DenseI32ArrayAttr>(
-                          SclDialect::kRanksAttrName)
-                    : DenseI32ArrayAttr();
+  auto ranks =
+      func ? func->getAttrOfType<DenseI32ArrayAttr>(SclDialect::kRanksAttrName)
+           : DenseI32ArrayAttr();
   if (!ranks)
     return op->emitOpError("must be in a rank-class function (a func.func "
                            "with '")
@@ -159,8 +159,8 @@ FailureOr<RankContext> scl::rankContextOf(Operation *op) {
 static LogicalResult verifyRanks(Operation *op, Attribute attr) {
   auto ranks = dyn_cast<DenseI32ArrayAttr>(attr);
   if (!ranks || ranks.empty())
-    return op->emitError("'") << SclDialect::kRanksAttrName
-                              << "' must be a non-empty array<i32>";
+    return op->emitError("'")
+           << SclDialect::kRanksAttrName << "' must be a non-empty array<i32>";
   FailureOr<sc::MeshOp> mesh = meshOfFunction(op, op);
   if (failed(mesh))
     return failure();
@@ -168,9 +168,8 @@ static LogicalResult verifyRanks(Operation *op, Attribute attr) {
   int64_t previous = -1;
   for (int32_t r : ranks.asArrayRef()) {
     if (r < 0 || r >= world)
-      return op->emitError("'")
-             << SclDialect::kRanksAttrName << "' holds rank " << r
-             << ", outside the world of " << world;
+      return op->emitError("'") << SclDialect::kRanksAttrName << "' holds rank "
+                                << r << ", outside the world of " << world;
     if (r <= previous)
       return op->emitError("'")
              << SclDialect::kRanksAttrName
@@ -197,13 +196,12 @@ static LogicalResult verifyRankClasses(Operation *op, Attribute attr) {
     auto ref = dyn_cast<FlatSymbolRefAttr>(a);
     auto cls = ref ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref)
                    : func::FuncOp();
-    auto ranks = cls ? cls->getAttrOfType<DenseI32ArrayAttr>(
-                           SclDialect::kRanksAttrName)
-                     : DenseI32ArrayAttr();
+    auto ranks =
+        cls ? cls->getAttrOfType<DenseI32ArrayAttr>(SclDialect::kRanksAttrName)
+            : DenseI32ArrayAttr();
     if (!ranks)
-      return op->emitError("rank class ")
-             << a << " is not a function with '" << SclDialect::kRanksAttrName
-             << "'";
+      return op->emitError("rank class ") << a << " is not a function with '"
+                                          << SclDialect::kRanksAttrName << "'";
     if (cls.getNumArguments() != entry.getNumArguments() ||
         cls.getNumResults() != entry.getNumResults())
       return op->emitError("rank class ")

@@ -78,8 +78,9 @@ LogicalResult HaloExchangeOp::verify() {
     };
     ValueRange buffers = t.isSend() ? getIns() : getOuts();
     if (t.getOperand() < 0 || t.getOperand() >= int64_t(buffers.size()))
-      return fail() << (t.isSend() ? "sends from input " : "receives into "
-                                                           "output ")
+      return fail() << (t.isSend() ? "sends from input "
+                                   : "receives into "
+                                     "output ")
                     << t.getOperand() << " of " << buffers.size();
     auto type = cast<MemRefType>(buffers[t.getOperand()].getType());
     if (t.getLo().size() != size_t(type.getRank()) ||
@@ -125,7 +126,8 @@ LogicalResult HaloExchangeOp::verify() {
       if (a.isSend() == list[j].isSend() && a.getTag() == list[j].getTag() &&
           a.getPeer() == list[j].getPeer())
         return emitOpError("transfers ")
-               << i << " and " << j << " both " << (a.isSend() ? "send to" : "receive from")
+               << i << " and " << j << " both "
+               << (a.isSend() ? "send to" : "receive from")
                << " one peer with tag " << a.getTag();
     if (!a.isSelf())
       continue;
@@ -160,7 +162,8 @@ static LogicalResult verifyGroup(Operation *op, const RankContext &context,
   int64_t previous = -1, meshRank = int64_t(context.meshShape.size());
   for (int64_t a : axes) {
     if (a <= previous || a >= meshRank)
-      return op->emitOpError("mesh_axes must be ascending axes of the mesh (0..")
+      return op->emitOpError(
+                 "mesh_axes must be ascending axes of the mesh (0..")
              << meshRank - 1 << "); got " << a;
     previous = a;
   }
@@ -207,16 +210,15 @@ static LogicalResult verifyBlocks(Operation *op, const RankContext &context,
     if (extents[position] != block.getDimSize(dim))
       return op->emitOpError("block of rank ")
              << rank << " (member " << position << ") has extent "
-             << extents[position] << " but its buffer " << block
-             << " has " << block.getDimSize(dim);
+             << extents[position] << " but its buffer " << block << " has "
+             << block.getDimSize(dim);
   }
   return success();
 }
 
 LogicalResult AllReduceOp::verify() {
   FailureOr<RankContext> context = rankContextOf(*this);
-  if (failed(context) ||
-      failed(verifyGroup(*this, *context, getMeshAxes())))
+  if (failed(context) || failed(verifyGroup(*this, *context, getMeshAxes())))
     return failure();
   if (getInput().getType() != getOutput().getType())
     return emitOpError("reduces ")
@@ -226,8 +228,7 @@ LogicalResult AllReduceOp::verify() {
 
 LogicalResult AllGatherOp::verify() {
   FailureOr<RankContext> context = rankContextOf(*this);
-  if (failed(context) ||
-      failed(verifyGroup(*this, *context, getMeshAxes())))
+  if (failed(context) || failed(verifyGroup(*this, *context, getMeshAxes())))
     return failure();
   return verifyBlocks(*this, *context, getMeshAxes(), getDim(), getExtents(),
                       getInput().getType(), getOutput().getType());
@@ -235,8 +236,7 @@ LogicalResult AllGatherOp::verify() {
 
 LogicalResult ReduceScatterOp::verify() {
   FailureOr<RankContext> context = rankContextOf(*this);
-  if (failed(context) ||
-      failed(verifyGroup(*this, *context, getMeshAxes())))
+  if (failed(context) || failed(verifyGroup(*this, *context, getMeshAxes())))
     return failure();
   return verifyBlocks(*this, *context, getMeshAxes(), getDim(), getExtents(),
                       getOutput().getType(), getInput().getType());
@@ -266,10 +266,9 @@ LogicalResult GlobalOp::verify() {
   return success();
 }
 
-LogicalResult
-ConstantOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto global = symbolTable.lookupNearestSymbolFrom<GlobalOp>(*this,
-                                                              getNameAttr());
+LogicalResult ConstantOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto global =
+      symbolTable.lookupNearestSymbolFrom<GlobalOp>(*this, getNameAttr());
   if (!global)
     return emitOpError("reads ") << getNameAttr() << ", which is no scl.global";
   FailureOr<RankContext> context = rankContextOf(*this);
@@ -278,8 +277,9 @@ ConstantOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   MemRefType type = getResult().getType();
   for (int32_t rank : context->ranks) {
     auto shards = global.getShards().getAsRange<ShardAttr>();
-    auto it = llvm::find_if(
-        shards, [&](ShardAttr s) { return llvm::is_contained(s.getRanks(), rank); });
+    auto it = llvm::find_if(shards, [&](ShardAttr s) {
+      return llvm::is_contained(s.getRanks(), rank);
+    });
     if (it == shards.end())
       return emitOpError("runs on rank ")
              << rank << ", which holds no shard of " << getNameAttr();

@@ -1,4 +1,5 @@
-//===- ScLocal.h - The scl dialect: per-rank-class local programs -*- C++ -*-===//
+//===- ScLocal.h - The scl dialect: per-rank-class local programs -*- C++
+//-*-===//
 //
 // Ops, attributes and the helpers that read a rank-class function's context
 // (its mesh and ranks). See ScLocalBase.td for what the dialect is for.
