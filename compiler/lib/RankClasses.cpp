@@ -370,6 +370,46 @@ void countBlocks(RankTraffic &t, bool gather, MemRefType block, int64_t dim,
   ++t.collectives;
 }
 
+/// The transfers of `x` into `inst`, and their traffic (local copies move
+/// nothing between ranks).
+void readHaloExchange(RankClassProgram &p, art::InstructionSpec &inst,
+                      scl::HaloExchangeOp x,
+                      const llvm::DenseMap<Value, uint32_t> &ids) {
+  for (auto t : x.getTransfers().getAsRange<scl::TransferAttr>()) {
+    art::TransferSpec spec;
+    spec.kind = t.isSend() ? fb::TransferKind::Send : fb::TransferKind::Recv;
+    spec.peer.assign(t.getPeer().begin(), t.getPeer().end());
+    spec.periodic = t.getPeriodic();
+    Value buffer = (t.isSend() ? x.getIns() : x.getOuts())[t.getOperand()];
+    spec.slot = ids.lookup(buffer);
+    spec.lo.assign(t.getLo().begin(), t.getLo().end());
+    spec.hi.assign(t.getHi().begin(), t.getHi().end());
+    spec.tag = uint32_t(t.getTag());
+    inst.transfers.push_back(std::move(spec));
+    if (t.isSelf())
+      continue;
+    std::vector<int64_t> box;
+    for (size_t d = 0; d < t.getLo().size(); ++d)
+      box.push_back(t.getHi()[d] - t.getLo()[d]);
+    auto type = cast<MemRefType>(buffer.getType());
+    int64_t bytes = int64_t(art::tensorBytes(dtypeOf(type), box));
+    (t.isSend() ? p.traffic.bytesSent : p.traffic.bytesReceived) += bytes;
+  }
+  ++p.traffic.haloExchanges;
+}
+
+/// A gather or scatter's group, dim and extents into `inst`; `block` is the
+/// per-member side.
+void readBlockCollective(RankClassProgram &p, art::InstructionSpec &inst,
+                         ArrayRef<int64_t> axes, int64_t dim,
+                         ArrayRef<int64_t> extents, MemRefType block) {
+  inst.meshAxes.assign(axes.begin(), axes.end());
+  inst.ints = {dim};
+  inst.ints.insert(inst.ints.end(), extents.begin(), extents.end());
+  countBlocks(p.traffic, inst.opcode == fb::Opcode::AllGather, block, dim,
+              extents);
+}
+
 std::string sourceOpName(Operation *op) {
   if (auto name = dyn_cast<NameLoc>(op->getLoc()))
     return name.getName().str();
@@ -434,30 +474,8 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
       inst.floats.assign(k.getFloats().begin(), k.getFloats().end());
       inst.str = k.getMode().value_or("").str();
     } else if (auto x = dyn_cast<scl::HaloExchangeOp>(op)) {
-      art::InstructionSpec &inst =
-          emit(fb::Opcode::HaloExchange, x.getIns(), x.getOuts());
-      for (auto t : x.getTransfers().getAsRange<scl::TransferAttr>()) {
-        art::TransferSpec spec;
-        spec.kind =
-            t.isSend() ? fb::TransferKind::Send : fb::TransferKind::Recv;
-        spec.peer.assign(t.getPeer().begin(), t.getPeer().end());
-        spec.periodic = t.getPeriodic();
-        Value buffer = (t.isSend() ? x.getIns() : x.getOuts())[t.getOperand()];
-        spec.slot = ids.lookup(buffer);
-        spec.lo.assign(t.getLo().begin(), t.getLo().end());
-        spec.hi.assign(t.getHi().begin(), t.getHi().end());
-        spec.tag = uint32_t(t.getTag());
-        inst.transfers.push_back(std::move(spec));
-        if (t.isSelf())
-          continue; // a local copy
-        auto type = cast<MemRefType>(buffer.getType());
-        std::vector<int64_t> box;
-        for (size_t d = 0; d < t.getLo().size(); ++d)
-          box.push_back(t.getHi()[d] - t.getLo()[d]);
-        int64_t bytes = int64_t(art::tensorBytes(dtypeOf(type), box));
-        (t.isSend() ? p.traffic.bytesSent : p.traffic.bytesReceived) += bytes;
-      }
-      ++p.traffic.haloExchanges;
+      readHaloExchange(
+          p, emit(fb::Opcode::HaloExchange, x.getIns(), x.getOuts()), x, ids);
     } else if (auto a = dyn_cast<scl::AllReduceOp>(op)) {
       art::InstructionSpec &inst =
           emit(fb::Opcode::AllReduce, a.getInput(), a.getOutput());
@@ -475,24 +493,15 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
       p.traffic.bytesReceived += bytes;
       ++p.traffic.collectives;
     } else if (auto g = dyn_cast<scl::AllGatherOp>(op)) {
-      art::InstructionSpec &inst =
-          emit(fb::Opcode::AllGather, g.getInput(), g.getOutput());
-      inst.meshAxes.assign(g.getMeshAxes().begin(), g.getMeshAxes().end());
-      inst.ints = {g.getDim()};
-      inst.ints.insert(inst.ints.end(), g.getExtents().begin(),
-                       g.getExtents().end());
-      countBlocks(p.traffic, true, g.getInput().getType(), g.getDim(),
-                  g.getExtents());
+      readBlockCollective(
+          p, emit(fb::Opcode::AllGather, g.getInput(), g.getOutput()),
+          g.getMeshAxes(), g.getDim(), g.getExtents(), g.getInput().getType());
     } else if (auto s = dyn_cast<scl::ReduceScatterOp>(op)) {
       art::InstructionSpec &inst =
           emit(fb::Opcode::ReduceScatter, s.getInput(), s.getOutput());
       inst.reduce = reduceKind(s.getReduction());
-      inst.meshAxes.assign(s.getMeshAxes().begin(), s.getMeshAxes().end());
-      inst.ints = {s.getDim()};
-      inst.ints.insert(inst.ints.end(), s.getExtents().begin(),
-                       s.getExtents().end());
-      countBlocks(p.traffic, false, s.getOutput().getType(), s.getDim(),
-                  s.getExtents());
+      readBlockCollective(p, inst, s.getMeshAxes(), s.getDim(), s.getExtents(),
+                          s.getOutput().getType());
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       for (Value v : ret.getOperands()) {
         uint32_t id = ids.lookup(v);
