@@ -323,21 +323,12 @@ std::vector<art::ConstantSpec> constantsOf(ModuleOp module,
     spec.name = global.getSymName().str();
     for (auto shard : global.getShards().getAsRange<scl::ShardAttr>()) {
       DenseElementsAttr value = shard.getValue();
-      std::vector<uint8_t> bytes;
-      if (value.getElementType().isInteger(1)) {
+      if (value.getElementType().isInteger(1))
         spec.dtype = fb::DType::I1;
-        for (bool v : value.getValues<bool>())
-          bytes.push_back(v ? 1 : 0);
-      } else {
-        bytes.resize(size_t(value.getNumElements()) * 4);
-        size_t i = 0;
-        for (float f : value.getValues<float>())
-          std::memcpy(bytes.data() + 4 * i++, &f, 4);
-      }
       ArrayRef<int64_t> shape = value.getType().getShape();
       spec.shards.push_back({{shard.getRanks().begin(), shard.getRanks().end()},
                              {shape.begin(), shape.end()},
-                             art::BlobBytes(std::move(bytes))});
+                             art::BlobBytes(constantBytes(value))});
     }
     constants.push_back(std::move(spec));
   }

@@ -12,8 +12,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
-#include <cstring>
-
 namespace shardc {
 #define GEN_PASS_DEF_SCPARTITION
 #include "shardc/Compiler/Passes.h.inc"
@@ -25,25 +23,6 @@ namespace art = shardrt::artifact;
 
 namespace shardc {
 namespace {
-
-/// A constant's bytes in the artifact's layout (i1 as one byte each).
-FailureOr<std::vector<uint8_t>> constantBytes(ConstantOp op, fb::DType dtype) {
-  auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
-  if (!dense)
-    return op.emitOpError("holds a non-dense constant, which the cpu target "
-                          "cannot embed yet");
-  std::vector<uint8_t> bytes;
-  if (dtype == fb::DType::F32) {
-    bytes.resize(size_t(dense.getNumElements()) * 4);
-    size_t i = 0;
-    for (float f : dense.getValues<float>())
-      std::memcpy(bytes.data() + 4 * i++, &f, 4);
-  } else {
-    for (bool v : dense.getValues<bool>())
-      bytes.push_back(v ? 1 : 0);
-  }
-  return bytes;
-}
 
 /// The program of `f` on one rank, every sharding ignored.
 FailureOr<RankPrograms> worldOfOne(func::FuncOp f) {
@@ -85,15 +64,15 @@ FailureOr<RankPrograms> worldOfOne(func::FuncOp f) {
       FailureOr<uint32_t> id = b.define(&op, c.getResult());
       if (failed(id))
         return failure();
-      FailureOr<std::vector<uint8_t>> bytes =
-          constantBytes(c, b.buffers[*id].dtype);
-      if (failed(bytes))
-        return failure();
+      auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+      if (!dense)
+        return c.emitOpError("holds a non-dense constant, which the cpu "
+                             "target cannot embed yet");
       art::ConstantSpec spec;
       spec.name = "constant" + std::to_string(p.constants.size());
       spec.dtype = b.buffers[*id].dtype;
       spec.shards.push_back(
-          {{0}, b.buffers[*id].shape, art::BlobBytes(std::move(*bytes))});
+          {{0}, b.buffers[*id].shape, art::BlobBytes(constantBytes(dense))});
       b.buffers[*id].constant = int64_t(p.constants.size());
       p.constants.push_back(std::move(spec));
       continue;

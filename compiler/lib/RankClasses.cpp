@@ -123,14 +123,31 @@ DenseElementsAttr constantValue(MLIRContext *ctx, fb::DType dtype,
   auto type = RankedTensorType::get(shard.shape, elementType(ctx, dtype));
   const uint8_t *data = shard.data.data();
   if (dtype == fb::DType::I1) {
-    std::vector<bool> values(data, data + shard.data.size());
-    SmallVector<bool> v(values.begin(), values.end());
-    return DenseElementsAttr::get(type, ArrayRef<bool>(v));
+    SmallVector<bool> values(data, data + shard.data.size());
+    return DenseElementsAttr::get(type, ArrayRef<bool>(values));
   }
   std::vector<float> values(shard.data.size() / 4);
   std::memcpy(values.data(), data, values.size() * 4);
   return DenseElementsAttr::get(type, ArrayRef<float>(values));
 }
+
+} // namespace
+
+std::vector<uint8_t> constantBytes(DenseElementsAttr value) {
+  std::vector<uint8_t> bytes;
+  if (value.getElementType().isInteger(1)) {
+    for (bool v : value.getValues<bool>())
+      bytes.push_back(v ? 1 : 0);
+    return bytes;
+  }
+  bytes.resize(size_t(value.getNumElements()) * 4);
+  size_t i = 0;
+  for (float f : value.getValues<float>())
+    std::memcpy(bytes.data() + 4 * i++, &f, 4);
+  return bytes;
+}
+
+namespace {
 
 Location instructionLoc(MLIRContext *ctx, const ProgramBuilder &b, size_t i) {
   if (i >= b.program.size())
@@ -229,14 +246,12 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
     case fb::Opcode::Wait:
       return emitError(loc, "internal error: no scl op for the instruction ")
              << fb::EnumNameOpcode(inst.opcode);
-    default: {
-      auto kernel = builder.create<scl::KernelOp>(
+    default:
+      builder.create<scl::KernelOp>(
           loc, builder.getStringAttr(fb::EnumNameOpcode(inst.opcode)), ins,
           outs, builder.getDenseI64ArrayAttr(inst.ints),
           builder.getDenseF64ArrayAttr(inst.floats),
           inst.str.empty() ? StringAttr() : builder.getStringAttr(inst.str));
-      (void)kernel;
-    }
     }
   }
   allocateUpTo(b.program.size() + b.buffers.size());
@@ -429,6 +444,7 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
   p.ranks.assign(ranks.asArrayRef().begin(), ranks.asArrayRef().end());
   ProgramBuilder &b = p.builder;
   llvm::DenseMap<Value, uint32_t> ids;
+  std::optional<FailureOr<scl::RankContext>> context; // read once, on need
   auto define = [&](Value v) {
     auto type = cast<MemRefType>(v.getType());
     uint32_t id = b.temporary(dtypeOf(type),
@@ -465,11 +481,9 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
         return c.emitOpError("reads an unknown constant");
       b.buffers[define(c.getResult())].constant = it->second;
     } else if (auto k = dyn_cast<scl::KernelOp>(op)) {
-      std::optional<fb::Opcode> opcode;
-      for (fb::Opcode o : fb::EnumValuesOpcode())
-        if (k.getOpcode() == fb::EnumNameOpcode(o))
-          opcode = o;
-      art::InstructionSpec &inst = emit(*opcode, k.getIns(), k.getOuts());
+      // The verifier made sure the opcode names a compute instruction.
+      art::InstructionSpec &inst =
+          emit(*scl::computeOpcode(k.getOpcode()), k.getIns(), k.getOuts());
       inst.ints.assign(k.getInts().begin(), k.getInts().end());
       inst.floats.assign(k.getFloats().begin(), k.getFloats().end());
       inst.str = k.getMode().value_or("").str();
@@ -482,12 +496,11 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
       inst.reduce = reduceKind(a.getReduction());
       inst.meshAxes.assign(a.getMeshAxes().begin(), a.getMeshAxes().end());
       // Direct algorithm: the whole buffer to and from every other member.
-      FailureOr<scl::RankContext> context = scl::rankContextOf(&op);
-      if (failed(context))
+      if (!context)
+        context = scl::rankContextOf(&op);
+      if (failed(*context))
         return failure();
-      int64_t members = 1;
-      for (int64_t axis : a.getMeshAxes())
-        members *= context->meshShape[axis];
+      int64_t members = (*context)->groupSize(a.getMeshAxes());
       int64_t bytes = bytesOf(a.getInput().getType()) * (members - 1);
       p.traffic.bytesSent += bytes;
       p.traffic.bytesReceived += bytes;

@@ -35,6 +35,10 @@ struct RankPrograms {
   std::vector<shardrt::artifact::ConstantSpec> constants;
 };
 
+/// A dense f32 or i1 value in the artifact's layout (f32 little endian, i1
+/// one byte each); the inverse of how sc-partition writes scl.global values.
+std::vector<uint8_t> constantBytes(mlir::DenseElementsAttr value);
+
 /// The model's entry function: `main`, or the only public function.
 mlir::FailureOr<mlir::func::FuncOp> entryFunction(mlir::ModuleOp module);
 

@@ -102,20 +102,21 @@ SmallVector<int64_t> RankContext::coords(int64_t rank) const {
   return c;
 }
 
-SmallVector<int64_t> scl::groupMembers(const RankContext &context,
-                                       ArrayRef<int64_t> axes, int64_t rank) {
-  SmallVector<int64_t> members;
-  int64_t world = context.worldSize();
-  SmallVector<int64_t> mine = context.coords(rank);
-  for (int64_t r = 0; r < world; ++r) {
-    SmallVector<int64_t> c = context.coords(r);
-    bool same = true;
-    for (size_t a = 0; a < c.size(); ++a)
-      same = same && (llvm::is_contained(axes, int64_t(a)) || c[a] == mine[a]);
-    if (same)
-      members.push_back(r);
-  }
-  return members;
+int64_t RankContext::groupSize(ArrayRef<int64_t> axes) const {
+  int64_t n = 1;
+  for (int64_t a : axes)
+    n *= meshShape[a];
+  return n;
+}
+
+int64_t RankContext::groupPosition(ArrayRef<int64_t> axes, int64_t rank) const {
+  // Row-major ranks: ordering the members by world rank orders them by
+  // their coordinates on `axes`, the last axis fastest.
+  SmallVector<int64_t> c = coords(rank);
+  int64_t position = 0;
+  for (int64_t a : axes)
+    position = position * meshShape[a] + c[a];
+  return position;
 }
 
 /// `scl.mesh` of a function: the sc.mesh it names, or a diagnostic.

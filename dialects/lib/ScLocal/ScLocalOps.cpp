@@ -36,22 +36,29 @@ bool isCommunication(shardrt::fb::Opcode op) {
 // scl.kernel
 //===----------------------------------------------------------------------===//
 
+std::optional<shardrt::fb::Opcode> scl::computeOpcode(StringRef name) {
+  for (shardrt::fb::Opcode op : shardrt::fb::EnumValuesOpcode())
+    if (name == shardrt::fb::EnumNameOpcode(op) &&
+        op != shardrt::fb::Opcode::Invalid && !isCommunication(op))
+      return op;
+  return std::nullopt;
+}
+
 LogicalResult KernelOp::verify() {
-  for (shardrt::fb::Opcode op : shardrt::fb::EnumValuesOpcode()) {
-    if (getOpcode() != shardrt::fb::EnumNameOpcode(op))
-      continue;
-    if (op == shardrt::fb::Opcode::Invalid)
+  if (!computeOpcode(getOpcode())) {
+    if (getOpcode() == "Invalid")
       return emitOpError("'Invalid' is no instruction");
-    if (isCommunication(op))
-      return emitOpError("'")
-             << getOpcode()
-             << "' is not a compute instruction (communication has its own "
-                "scl ops)";
-    if (getOuts().empty())
-      return emitOpError("writes no buffer");
-    return success();
+    for (shardrt::fb::Opcode op : shardrt::fb::EnumValuesOpcode())
+      if (getOpcode() == shardrt::fb::EnumNameOpcode(op))
+        return emitOpError("'")
+               << getOpcode()
+               << "' is not a compute instruction (communication has its "
+                  "own scl ops)";
+    return emitOpError("unknown runtime instruction '") << getOpcode() << "'";
   }
-  return emitOpError("unknown runtime instruction '") << getOpcode() << "'";
+  if (getOuts().empty())
+    return emitOpError("writes no buffer");
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -188,9 +195,7 @@ static LogicalResult verifyBlocks(Operation *op, const RankContext &context,
     if (d != dim && block.getDimSize(d) != whole.getDimSize(d))
       return op->emitOpError("dim ")
              << d << " differs between " << block << " and " << whole;
-  int64_t members = 1;
-  for (int64_t a : axes)
-    members *= context.meshShape[a];
+  int64_t members = context.groupSize(axes);
   if (int64_t(extents.size()) != members)
     return op->emitOpError("lists ")
            << extents.size() << " extents for a group of " << members;
@@ -205,8 +210,7 @@ static LogicalResult verifyBlocks(Operation *op, const RankContext &context,
            << total << " but dim " << dim << " of " << whole << " is "
            << whole.getDimSize(dim);
   for (int32_t rank : context.ranks) {
-    SmallVector<int64_t> members = groupMembers(context, axes, rank);
-    int64_t position = llvm::find(members, rank) - members.begin();
+    int64_t position = context.groupPosition(axes, rank);
     if (extents[position] != block.getDimSize(dim))
       return op->emitOpError("block of rank ")
              << rank << " (member " << position << ") has extent "

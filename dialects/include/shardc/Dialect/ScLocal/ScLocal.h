@@ -17,6 +17,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+
 #include "shardc/Dialect/ScLocal/ScLocalDialect.h.inc"
 #include "shardc/Dialect/ScLocal/ScLocalEnums.h.inc"
 
@@ -25,6 +27,10 @@
 
 #define GET_OP_CLASSES
 #include "shardc/Dialect/ScLocal/ScLocalOps.h.inc"
+
+namespace shardrt::fb {
+enum class Opcode : uint16_t; // shardbin_generated.h
+} // namespace shardrt::fb
 
 namespace shardc::scl {
 
@@ -35,6 +41,11 @@ struct RankContext {
   llvm::SmallVector<int64_t> meshShape; ///< empty without a mesh
   llvm::SmallVector<int32_t> ranks;
   int64_t worldSize() const;
+  /// The number of ranks in a group over mesh axes `axes`.
+  int64_t groupSize(llvm::ArrayRef<int64_t> axes) const;
+  /// `rank`'s index in its group over `axes` (ascending): members are the
+  /// ranks sharing its other coordinates, in world-rank order.
+  int64_t groupPosition(llvm::ArrayRef<int64_t> axes, int64_t rank) const;
   /// Mesh coordinates of world rank `rank` (row-major, last axis fastest).
   llvm::SmallVector<int64_t> coords(int64_t rank) const;
 };
@@ -43,11 +54,9 @@ struct RankContext {
 /// `scl.mesh`; fails with a diagnostic on `op` when there is none.
 mlir::FailureOr<RankContext> rankContextOf(mlir::Operation *op);
 
-/// The members of `rank`'s group over mesh axes `axes` (ascending): the
-/// ranks sharing its coordinates on the other axes, in world-rank order.
-llvm::SmallVector<int64_t> groupMembers(const RankContext &context,
-                                        llvm::ArrayRef<int64_t> axes,
-                                        int64_t rank);
+/// The runtime compute instruction named `name` (an scl.kernel opcode): a
+/// schema name that is neither Invalid nor communication.
+std::optional<shardrt::fb::Opcode> computeOpcode(llvm::StringRef name);
 
 } // namespace shardc::scl
 
