@@ -182,6 +182,19 @@ StatusOr<Group> groupOf(const fb::Instruction &inst,
   return g;
 }
 
+/// A collective's operands (one input, one output) checked, and its group.
+StatusOr<Group> collectiveGroup(const fb::Instruction &inst,
+                                const PrepareContext &ctx) {
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
+  return groupOf(inst, ctx);
+}
+
+/// Reductions run on f32 buffers.
+Status requireFloatReduction(const SlotInfo &in, const SlotInfo &out) {
+  SHARDRT_RETURN_IF_ERROR(requireDType(in, fb::DType::F32, "the input"));
+  return requireDType(out, fb::DType::F32, "the output");
+}
+
 /// Point-to-point form of a group collective: this rank sends `sends[q]`
 /// to member q and receives `recvs[q]` from it (q != index), all under one
 /// reserved tag. Every member runs the group's collectives in program
@@ -263,13 +276,11 @@ void reduceInOrder(const std::vector<const float *> &blocks, float *out,
 
 StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
-  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
-  StatusOr<Group> group = groupOf(inst, ctx);
+  StatusOr<Group> group = collectiveGroup(inst, ctx);
   if (!group.ok())
     return group.status();
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
-  SHARDRT_RETURN_IF_ERROR(requireDType(in, fb::DType::F32, "the input"));
-  SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireFloatReduction(in, out));
   SHARDRT_RETURN_IF_ERROR(requireShape(out, in.shape, "the output"));
   StatusOr<comm::ReduceOp> op = reduceOp(inst);
   if (!op.ok())
@@ -341,8 +352,7 @@ StatusOr<GroupSplit> groupSplit(const fb::Instruction &inst, const Group &g,
 /// ints: dim, then the extent of every group member's shard along dim.
 StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
-  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
-  StatusOr<Group> group = groupOf(inst, ctx);
+  StatusOr<Group> group = collectiveGroup(inst, ctx);
   if (!group.ok())
     return group.status();
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
@@ -406,13 +416,11 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
 /// output gets this member's block reduced over the group, in group order.
 StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
                                      const PrepareContext &ctx) {
-  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
-  StatusOr<Group> group = groupOf(inst, ctx);
+  StatusOr<Group> group = collectiveGroup(inst, ctx);
   if (!group.ok())
     return group.status();
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
-  SHARDRT_RETURN_IF_ERROR(requireDType(in, fb::DType::F32, "the input"));
-  SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
+  SHARDRT_RETURN_IF_ERROR(requireFloatReduction(in, out));
   StatusOr<comm::ReduceOp> op = reduceOp(inst);
   if (!op.ok())
     return op.status();
