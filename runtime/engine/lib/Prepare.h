@@ -82,6 +82,8 @@ public:
   /// Ok when exactly all ints were consumed.
   Status finish() const;
   size_t size() const { return size_; }
+  /// True once a read went past the end.
+  bool overrun() const { return shortfall_; }
 
 private:
   const flatbuffers::Vector<int64_t> *ints_;

@@ -322,15 +322,16 @@ struct GroupSplit {
   Shape whole;                  ///< the block shape with every extent summed
 };
 
-/// Reads `dim` and one extent per group member and checks them against this
-/// rank's block shape `block` (whose `dim` must equal its own extent).
-StatusOr<GroupSplit> groupSplit(const fb::Instruction &inst, const Group &g,
-                                const Shape &block) {
-  IntReader ints(inst);
+/// Reads `dim` and one extent per group member from `ints` and checks them
+/// against this rank's block shape `block` (whose `dim` must equal its own
+/// extent).
+StatusOr<GroupSplit> readGroupSplit(IntReader &ints, const Group &g,
+                                    const Shape &block) {
   GroupSplit out;
   out.dim = ints.next();
   out.extents = ints.next(g.ranks.size());
-  SHARDRT_RETURN_IF_ERROR(ints.finish());
+  if (ints.overrun())
+    return ints.finish();
   int64_t dim = out.dim;
   if (dim < 0 || dim >= int64_t(block.size()))
     return invalid("splits along dim " + std::to_string(dim) + " of a rank-" +
@@ -347,6 +348,17 @@ StatusOr<GroupSplit> groupSplit(const fb::Instruction &inst, const Group &g,
   for (int64_t e : out.extents)
     out.whole[size_t(dim)] += e;
   return out;
+}
+
+/// A gather's or scatter's ints: one split and nothing else.
+StatusOr<GroupSplit> groupSplit(const fb::Instruction &inst, const Group &g,
+                                const Shape &block) {
+  IntReader ints(inst);
+  StatusOr<GroupSplit> split = readGroupSplit(ints, g, block);
+  if (!split.ok())
+    return split.status();
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
+  return split;
 }
 
 /// ints: dim, then the extent of every group member's shard along dim.
@@ -473,6 +485,95 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
   });
 }
 
+/// ints: the split dim and every member's extent along it, then the concat
+/// dim and every member's extent along it. The input holds this member's
+/// block of the concat dim and the whole split dim; member q gets its rows of
+/// the split dim. The output holds this member's rows of the split dim and
+/// every member's block of the concat dim, in group order.
+StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
+                                const PrepareContext &ctx) {
+  StatusOr<Group> group = collectiveGroup(inst, ctx);
+  if (!group.ok())
+    return group.status();
+  const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
+  if (in.dtype != out.dtype)
+    return invalid("the input and output differ in dtype");
+  IntReader ints(inst);
+  StatusOr<GroupSplit> split = readGroupSplit(ints, *group, out.shape);
+  if (!split.ok())
+    return split.status();
+  StatusOr<GroupSplit> concat = readGroupSplit(ints, *group, in.shape);
+  if (!concat.ok())
+    return concat.status();
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
+  if (split->dim == concat->dim)
+    return invalid("splits and concatenates the same dim " +
+                   std::to_string(split->dim));
+  Shape expected = split->whole;
+  expected[size_t(concat->dim)] = in.shape[size_t(concat->dim)];
+  SHARDRT_RETURN_IF_ERROR(requireShape(in, expected, "the input"));
+  size_t elem = artifact::dtypeSize(in.dtype), members = group->ranks.size();
+  // Member q's block as sent (input rows of the split dim) and as received
+  // (its concat block of the output), packed member-major.
+  std::vector<Shape> sendBlock(members), recvBlock(members);
+  std::vector<int64_t> sendCounts, sendDispls, recvCounts, recvDispls;
+  int64_t sendAt = 0, recvAt = 0;
+  for (size_t q = 0; q < members; ++q) {
+    sendBlock[q] = in.shape;
+    sendBlock[q][size_t(split->dim)] = split->extents[q];
+    recvBlock[q] = out.shape;
+    recvBlock[q][size_t(concat->dim)] = concat->extents[q];
+    sendCounts.push_back(numElements(sendBlock[q]) * int64_t(elem));
+    recvCounts.push_back(numElements(recvBlock[q]) * int64_t(elem));
+    sendDispls.push_back(sendAt);
+    recvDispls.push_back(recvAt);
+    sendAt += sendCounts.back();
+    recvAt += recvCounts.back();
+  }
+  auto staging =
+      std::make_shared<std::vector<uint8_t>>(size_t(sendAt + recvAt));
+  Shape inShape = in.shape, outShape = out.shape;
+  int64_t splitDim = split->dim, concatDim = concat->dim;
+  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  Group g = *group;
+  return RunFn([=](RunContext &rc) -> Status {
+    if (!rc.comm)
+      return Status::failedPrecondition("an all-to-all needs a communicator");
+    uint8_t *send = staging->data(), *recv = send + sendAt;
+    int64_t row = 0;
+    for (size_t q = 0; q < members; ++q) {
+      Shape lo(inShape.size(), 0);
+      lo[size_t(splitDim)] = row;
+      cpu::copyBox(rc.slots[x], inShape, lo, send + sendDispls[q], sendBlock[q],
+                   Shape(inShape.size(), 0), sendBlock[q], elem);
+      row += sendBlock[q][size_t(splitDim)];
+    }
+    if (g.whole) {
+      SHARDRT_RETURN_IF_ERROR(rc.comm->allToAllV(send, sendCounts, sendDispls,
+                                                 recv, recvCounts, recvDispls,
+                                                 comm::DataType::Byte));
+    } else {
+      std::vector<GroupMessage> messages(members);
+      for (size_t q = 0; q < members; ++q)
+        messages[q] = {send + sendDispls[q], recv + recvDispls[q],
+                       size_t(sendCounts[q]), size_t(recvCounts[q])};
+      std::memcpy(recv + recvDispls[g.index], send + sendDispls[g.index],
+                  size_t(sendCounts[g.index]));
+      SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, g, messages));
+    }
+    int64_t at = 0;
+    for (size_t q = 0; q < members; ++q) {
+      Shape dst(outShape.size(), 0);
+      dst[size_t(concatDim)] = at;
+      cpu::copyBox(recv + recvDispls[q], recvBlock[q],
+                   Shape(outShape.size(), 0), rc.slots[y], outShape, dst,
+                   recvBlock[q], elem);
+      at += recvBlock[q][size_t(concatDim)];
+    }
+    return Status();
+  });
+}
+
 StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
@@ -527,9 +628,7 @@ StatusOr<RunFn> prepareComm(const fb::Instruction &inst,
   case Opcode::ReduceScatter:
     return prepareReduceScatter(inst, ctx);
   case Opcode::AllToAll:
-    return Status::unimplemented(std::string("the CPU backend does not run ") +
-                                 fb::EnumNameOpcode(inst.opcode()) +
-                                 " instructions yet");
+    return prepareAllToAll(inst, ctx);
   default:
     return unsupportedOpcode(inst);
   }

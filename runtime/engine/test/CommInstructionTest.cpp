@@ -3,8 +3,8 @@
 // Hand-built 3-rank artifacts (a ring) run on the local backend: a periodic
 // halo exchange, an all-reduce and an all-gather-v, checked against values
 // computed here; collectives over one axis of a 2x2 mesh and
-// reduce-scatter-v; and a missing peer that must turn into an error, not a
-// hang.
+// reduce-scatter-v; all-to-all-v over the world and over one axis; and a
+// missing peer that must turn into an error, not a hang.
 //
 //===----------------------------------------------------------------------===//
 
@@ -373,6 +373,109 @@ TEST(CommInstructions, CollectivesOverOneAxisOfA2x2Mesh) {
       all += x(q, r);
     EXPECT_EQ(o.worldScatter, std::vector<float>{all}) << "rank " << r;
   }
+}
+
+/// All-to-all-v of a (K, R, C) tensor x[k][i][j] = 100k + 10i + j: its
+/// rows (dim 1), split over mesh axis `axis` as `rows`, become its columns
+/// (dim 2) split as `cols`. On a 2-D mesh dim 0 is split one per coordinate
+/// of the other axis, so the groups hold different data.
+void checkAllToAll(std::vector<int32_t> meshShape, uint32_t axis,
+                   std::vector<int64_t> rows, std::vector<int64_t> cols) {
+  std::vector<std::string> names = {"x", "y"};
+  names.resize(meshShape.size());
+  ArtifactWriter w(names, meshShape);
+  int world = 1;
+  for (int64_t n : meshShape)
+    world *= int(n);
+  bool twoD = meshShape.size() == 2;
+  uint32_t other = 1 - axis;
+  int64_t groups = twoD ? meshShape[other] : 1, numRows = 0, numCols = 0;
+  for (int64_t e : rows)
+    numRows += e;
+  for (int64_t e : cols)
+    numCols += e;
+  auto coords = [&](int r) {
+    return twoD ? std::vector<int64_t>{r / meshShape[1], r % meshShape[1]}
+                : std::vector<int64_t>{r};
+  };
+  for (int r = 0; r < world; ++r) {
+    int64_t p = coords(r)[axis];
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    rc.buffers = {slot(0, {1, rows[size_t(p)], numCols}),
+                  slot(4096, {1, numRows, cols[size_t(p)]})};
+    rc.arenaBytes = 8192;
+    InstructionSpec a2a;
+    a2a.opcode = fb::Opcode::AllToAll;
+    a2a.inputs = {0};
+    a2a.outputs = {1};
+    a2a.meshAxes = {axis};
+    a2a.ints = {2};
+    a2a.ints.insert(a2a.ints.end(), cols.begin(), cols.end());
+    a2a.ints.push_back(1);
+    a2a.ints.insert(a2a.ints.end(), rows.begin(), rows.end());
+    rc.program = {a2a};
+    rc.inputSlots = {0};
+    rc.outputSlots = {1};
+    w.addRankClass(std::move(rc));
+  }
+  DimShardingSpec outer =
+      twoD ? DimShardingSpec{{other}, std::vector<int64_t>(size_t(groups), 1)}
+           : DimShardingSpec{{}, {1}};
+  TensorDescSpec x, y;
+  x.name = "x";
+  y.name = "y";
+  x.shape = y.shape = {groups, numRows, numCols};
+  x.dims = {outer, {{axis}, rows}, {{}, {numCols}}};
+  y.dims = {outer, {{}, {numRows}}, {{axis}, cols}};
+  w.addInput(x);
+  w.addOutput(y);
+  auto bytes = w.serialize();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
+  auto engine = Engine::loadFromMemory(bytes->data(), bytes->size());
+  ASSERT_TRUE(engine.ok()) << engine.status().toString();
+  auto value = [](int64_t k, int64_t i, int64_t j) {
+    return float(100 * k + 10 * i + j);
+  };
+  std::mutex mu;
+  Status s = comm::LocalWorld::run(world, [&](comm::Communicator &c) -> Status {
+    auto session = Session::create(*engine, &c);
+    if (!session.ok())
+      return session.status();
+    std::vector<int64_t> at = coords(c.rank());
+    int64_t p = at[axis], k = twoD ? at[other] : 0, row0 = 0, col0 = 0;
+    for (int64_t q = 0; q < p; ++q) {
+      row0 += rows[size_t(q)];
+      col0 += cols[size_t(q)];
+    }
+    std::vector<float> in;
+    for (int64_t i = 0; i < rows[size_t(p)]; ++i)
+      for (int64_t j = 0; j < numCols; ++j)
+        in.push_back(value(k, row0 + i, j));
+    SHARDRT_RETURN_IF_ERROR((*session)->bindInput(
+        0, in.data(), DType::F32, {1, rows[size_t(p)], numCols}));
+    SHARDRT_RETURN_IF_ERROR((*session)->run());
+    std::vector<float> expected;
+    for (int64_t i = 0; i < numRows; ++i)
+      for (int64_t j = 0; j < cols[size_t(p)]; ++j)
+        expected.push_back(value(k, i, col0 + j));
+    const float *got = static_cast<const float *>((*session)->outputData(0));
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(std::vector<float>(got, got + expected.size()), expected)
+        << "rank " << c.rank();
+    return Status();
+  });
+  EXPECT_TRUE(s.ok()) << s.toString();
+}
+
+TEST(CommInstructions, AllToAllVOverTheWholeWorld) {
+  checkAllToAll({3}, 0, {1, 2, 3}, {2, 1, 1});
+}
+
+TEST(CommInstructions, AllToAllVOverOneAxisOfA2x2Mesh) {
+  checkAllToAll({2, 2}, 1, {1, 3}, {3, 2});
+  checkAllToAll({2, 2}, 0, {2, 2}, {4, 1});
 }
 
 TEST(CommInstructions, GroupAxesMustAscend) {

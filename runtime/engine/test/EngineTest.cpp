@@ -2006,13 +2006,19 @@ TEST(EnginePrepare, UnimplementedOpcodes) {
   EXPECT_TRUE(
       rejected(prepare(m.bytes()), StatusCode::Unimplemented,
                {"instruction 0 (ElementwiseFused)", "ElementwiseFused"}));
-  // Nor is all-to-all (yet).
+  // An all-to-all must say how it splits and concatenates, on two dims.
   Model c;
-  uint32_t cx = c.input("x", {4});
-  uint32_t cy = c.output("y", {4});
-  c.op(Opcode::AllToAll, {cx}, {cy}).reduce = fb::ReduceKind::Sum;
-  EXPECT_TRUE(rejected(prepare(c.bytes()), StatusCode::Unimplemented,
-                       {"instruction 0 (AllToAll)"}));
+  uint32_t cx = c.input("x", {4, 2});
+  uint32_t cy = c.output("y", {4, 2});
+  c.op(Opcode::AllToAll, {cx}, {cy}).ints = {0, 4};
+  EXPECT_TRUE(rejected(prepare(c.bytes()), kInvalid,
+                       {"instruction 0 (AllToAll)", "integer"}));
+  Model same;
+  uint32_t sx = same.input("x", {4, 2});
+  uint32_t sy = same.output("y", {4, 2});
+  same.op(Opcode::AllToAll, {sx}, {sy}).ints = {1, 2, 1, 2};
+  EXPECT_TRUE(rejected(prepare(same.bytes()), kInvalid,
+                       {"instruction 0 (AllToAll)", "same dim 1"}));
   // A reduce-scatter must say how it splits.
   Model rs;
   uint32_t rx = rs.input("x", {4});
