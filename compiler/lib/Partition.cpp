@@ -209,31 +209,96 @@ int64_t collectiveDim(const plan::Layout &from, const plan::Layout &to,
   return found;
 }
 
+bool sameSplit(const plan::DimSplit &a, const plan::DimSplit &b) {
+  return a.axes == b.axes && a.starts == b.starts;
+}
+
+/// The dims `to` keeps whole that `from` splits over ascending axes, when
+/// those are all the differences: the reshard is one all-gather per dim.
+std::vector<int64_t> gatherDims(const plan::Layout &from,
+                                const plan::Layout &to) {
+  std::vector<int64_t> dims;
+  for (size_t d = 0; d < to.dims.size(); ++d) {
+    const plan::DimSplit &f = from.dims[d], &t = to.dims[d];
+    if (sameSplit(f, t))
+      continue;
+    if (!t.axes.empty() || !std::is_sorted(f.axes.begin(), f.axes.end()))
+      return {};
+    dims.push_back(int64_t(d));
+  }
+  return dims;
+}
+
+/// (split dim, concat dim) when the reshard moves a split over some axes from
+/// the concat dim to the split dim and changes nothing else: one all-to-all.
+std::optional<std::pair<int64_t, int64_t>>
+allToAllDims(const plan::Layout &from, const plan::Layout &to) {
+  std::vector<int64_t> changed;
+  for (size_t d = 0; d < to.dims.size(); ++d)
+    if (!sameSplit(from.dims[d], to.dims[d]))
+      changed.push_back(int64_t(d));
+  if (changed.size() != 2)
+    return std::nullopt;
+  for (int k = 0; k < 2; ++k) {
+    int64_t split = changed[k], concat = changed[1 - k];
+    const std::vector<int> &axes = from.dims[concat].axes;
+    if (!axes.empty() && std::is_sorted(axes.begin(), axes.end()) &&
+        to.dims[concat].axes.empty() && from.dims[split].axes.empty() &&
+        to.dims[split].axes == axes)
+      return std::make_pair(split, concat);
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
-LogicalResult Partitioner::collective(Operation *op, Value in, Value out,
-                                      fb::Opcode opcode, int64_t dim,
-                                      const plan::DimSplit &split) {
-  const ValueSharding &s = shardingOf(in);
+std::vector<uint32_t>
+Partitioner::blockCollective(const std::vector<uint32_t> &in, fb::Opcode opcode,
+                             int64_t dim, const plan::DimSplit &split,
+                             fb::ReduceKind reduce) {
   bool gather = opcode == fb::Opcode::AllGather;
+  std::vector<uint32_t> out(ranks.size());
   for (int64_t r = 0; r < numRanks(); ++r) {
     ProgramBuilder &b = ranks[r];
-    uint32_t x = b.lookup(in);
-    std::vector<int64_t> shape = b.buffers[x].shape;
+    std::vector<int64_t> shape = b.buffers[in[r]].shape;
     shape[dim] = gather
                      ? split.starts.back()
                      : split.shard(split.shardOf(mesh, mesh.coords(r))).size();
-    uint32_t y = b.temporary(b.buffers[x].dtype, shape);
-    art::InstructionSpec &inst = b.emit(opcode, {x}, {y});
+    out[r] = b.temporary(b.buffers[in[r]].dtype, shape);
+    art::InstructionSpec &inst = b.emit(opcode, {in[r]}, {out[r]});
     inst.meshAxes = groupAxes(split.axes);
     inst.ints = {dim};
     std::vector<int64_t> extents = split.extents();
     inst.ints.insert(inst.ints.end(), extents.begin(), extents.end());
-    if (!gather)
-      inst.reduce = reduceKindOf(s);
-    b.bind(out, y);
+    inst.reduce = reduce;
   }
-  return success();
+  return out;
+}
+
+std::vector<uint32_t> Partitioner::allToAll(const std::vector<uint32_t> &in,
+                                            int64_t splitDim,
+                                            const plan::DimSplit &split,
+                                            int64_t concatDim,
+                                            const plan::DimSplit &concat) {
+  std::vector<uint32_t> out(ranks.size());
+  std::vector<int64_t> splitExtents = split.extents(),
+                       concatExtents = concat.extents();
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    ProgramBuilder &b = ranks[r];
+    std::vector<int64_t> shape = b.buffers[in[r]].shape;
+    shape[concatDim] = concat.starts.back();
+    shape[splitDim] = split.shard(split.shardOf(mesh, mesh.coords(r))).size();
+    out[r] = b.temporary(b.buffers[in[r]].dtype, shape);
+    art::InstructionSpec &inst =
+        b.emit(fb::Opcode::AllToAll, {in[r]}, {out[r]});
+    inst.meshAxes = groupAxes(split.axes);
+    inst.ints = {splitDim};
+    inst.ints.insert(inst.ints.end(), splitExtents.begin(), splitExtents.end());
+    inst.ints.push_back(concatDim);
+    inst.ints.insert(inst.ints.end(), concatExtents.begin(),
+                     concatExtents.end());
+  }
+  return out;
 }
 
 std::vector<uint32_t>
@@ -352,28 +417,46 @@ LogicalResult Partitioner::reshard(Operation *op) {
     return op->emitOpError("reshards to a partial value; only the compiler "
                            "makes partial values");
   ValueSharding from = shardingOf(in);
+  auto buffersOf = [&](Value v) {
+    std::vector<uint32_t> ids;
+    for (ProgramBuilder &b : ranks)
+      ids.push_back(b.lookup(v));
+    return ids;
+  };
+  auto bindAll = [&](Value v, const std::vector<uint32_t> &ids) {
+    for (int64_t r = 0; r < numRanks(); ++r)
+      ranks[r].bind(v, ids[r]);
+    return success();
+  };
   if (from.isPartial()) {
     int64_t dim = collectiveDim(from.layout, to.layout, from.partialAxes);
     if (dim >= 0)
-      return collective(op, in, out, fb::Opcode::ReduceScatter, dim,
-                        to.layout.dims[dim]);
+      return bindAll(
+          out, blockCollective(buffersOf(in), fb::Opcode::ReduceScatter, dim,
+                               to.layout.dims[dim], reduceKindOf(from)));
     FailureOr<std::vector<uint32_t>> reduced = resolvePartial(op, in);
     if (failed(reduced))
       return failure();
     // After the all-reduce the value is whole along the partial axes.
     from.partialAxes.clear();
     shardings_[in] = from;
-    for (int64_t r = 0; r < numRanks(); ++r)
-      ranks[r].bind(in, (*reduced)[r]);
+    bindAll(in, *reduced);
   }
   if (from.layout.dims.size() == to.layout.dims.size()) {
-    int64_t dim = -1;
-    for (size_t d = 0; d < to.layout.dims.size() && dim < 0; ++d)
-      if (!from.layout.dims[d].axes.empty())
-        dim = collectiveDim(to.layout, from.layout, from.layout.dims[d].axes);
-    if (dim >= 0)
-      return collective(op, in, out, fb::Opcode::AllGather, dim,
-                        from.layout.dims[dim]);
+    if (auto dims = allToAllDims(from.layout, to.layout))
+      return bindAll(out, allToAll(buffersOf(in), dims->first,
+                                   to.layout.dims[dims->first], dims->second,
+                                   from.layout.dims[dims->second]));
+    std::vector<int64_t> gathers = gatherDims(from.layout, to.layout);
+    if (!gathers.empty()) {
+      // One gather per dim, each over that dim's axes; the groups of later
+      // gathers see the earlier dims whole, so the order does not matter.
+      std::vector<uint32_t> ids = buffersOf(in);
+      for (int64_t dim : gathers)
+        ids = blockCollective(ids, fb::Opcode::AllGather, dim,
+                              from.layout.dims[dim], fb::ReduceKind::None);
+      return bindAll(out, ids);
+    }
   }
   std::vector<plan::Need> needs;
   for (int64_t r = 0; r < numRanks(); ++r)
@@ -381,9 +464,7 @@ LogicalResult Partitioner::reshard(Operation *op) {
   FailureOr<std::vector<uint32_t>> got = fetch(op, in, needs);
   if (failed(got))
     return failure();
-  for (int64_t r = 0; r < numRanks(); ++r)
-    ranks[r].bind(out, (*got)[r]);
-  return success();
+  return bindAll(out, *got);
 }
 
 LogicalResult Partitioner::partitionOp(Operation *op) {

@@ -57,11 +57,19 @@ public:
 private:
   mlir::LogicalResult partitionOp(mlir::Operation *op);
   mlir::LogicalResult reshard(mlir::Operation *op);
-  /// Binds `out` to one all-gather (`in` whole along `dim` afterwards) or
-  /// reduce-scatter (`in` partial, `out` split along `dim` as `split`).
-  mlir::LogicalResult collective(mlir::Operation *op, mlir::Value in,
-                                 mlir::Value out, fb::Opcode opcode,
-                                 int64_t dim, const plan::DimSplit &split);
+  /// One all-gather (`in` split along `dim` as `split`, the result whole
+  /// there) or reduce-scatter (`in` partial, the result split as `split`)
+  /// on every rank; returns the results.
+  std::vector<uint32_t> blockCollective(const std::vector<uint32_t> &in,
+                                        fb::Opcode opcode, int64_t dim,
+                                        const plan::DimSplit &split,
+                                        fb::ReduceKind reduce);
+  /// One all-to-all on every rank: `in`, split along `concatDim` as
+  /// `concat`, becomes split along `splitDim` as `split` (same axes).
+  std::vector<uint32_t> allToAll(const std::vector<uint32_t> &in,
+                                 int64_t splitDim, const plan::DimSplit &split,
+                                 int64_t concatDim,
+                                 const plan::DimSplit &concat);
   mlir::LogicalResult finishReturn(mlir::Operation *op);
   llvm::DenseMap<mlir::Value, ValueSharding> shardings_;
 };

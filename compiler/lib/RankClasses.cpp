@@ -239,8 +239,16 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
       builder.create<scl::ReduceScatterOp>(loc, reduction(), inst.ints[0],
                                            extents(), axes(), ins[0], outs[0]);
       break;
+    case fb::Opcode::AllToAll: {
+      // ints: split dim, its extents, concat dim, its extents.
+      ArrayRef<int64_t> ints(inst.ints);
+      size_t members = (ints.size() - 2) / 2;
+      builder.create<scl::AllToAllOp>(
+          loc, ints[0], ints.slice(1, members), ints[1 + members],
+          ints.slice(2 + members, members), axes(), ins[0], outs[0]);
+      break;
+    }
     case fb::Opcode::SendRecv:
-    case fb::Opcode::AllToAll:
     case fb::Opcode::Broadcast:
     case fb::Opcode::Barrier:
     case fb::Opcode::Wait:
@@ -385,6 +393,18 @@ void countBlocks(RankTraffic &t, bool gather, MemRefType block, int64_t dim,
   ++t.collectives;
 }
 
+/// Traffic of an all-to-all: everything but the own block (the input's rows
+/// of the split dim this rank keeps) leaves, everything but it arrives.
+void countAllToAll(RankTraffic &t, MemRefType in, MemRefType out,
+                   int64_t splitDim) {
+  std::vector<int64_t> own(in.getShape().begin(), in.getShape().end());
+  own[size_t(splitDim)] = out.getDimSize(splitDim);
+  int64_t ownBytes = int64_t(art::tensorBytes(dtypeOf(in), own));
+  t.bytesSent += bytesOf(in) - ownBytes;
+  t.bytesReceived += bytesOf(out) - ownBytes;
+  ++t.collectives;
+}
+
 /// The transfers of `x` into `inst`, and their traffic (local copies move
 /// nothing between ranks).
 void readHaloExchange(RankClassProgram &p, art::InstructionSpec &inst,
@@ -515,6 +535,16 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
       inst.reduce = reduceKind(s.getReduction());
       readBlockCollective(p, inst, s.getMeshAxes(), s.getDim(), s.getExtents(),
                           s.getOutput().getType());
+    } else if (auto a = dyn_cast<scl::AllToAllOp>(op)) {
+      art::InstructionSpec &inst =
+          emit(fb::Opcode::AllToAll, a.getInput(), a.getOutput());
+      inst.meshAxes.assign(a.getMeshAxes().begin(), a.getMeshAxes().end());
+      inst.ints = {a.getSplitDim()};
+      llvm::append_range(inst.ints, a.getSplitExtents());
+      inst.ints.push_back(a.getConcatDim());
+      llvm::append_range(inst.ints, a.getConcatExtents());
+      countAllToAll(p.traffic, a.getInput().getType(), a.getOutput().getType(),
+                    a.getSplitDim());
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       for (Value v : ret.getOperands()) {
         uint32_t id = ids.lookup(v);

@@ -1,17 +1,27 @@
-// sc.reshard: a gather of one split dim over its axis is one AllGather;
-// any other change of layout is one HaloExchange built from the box
-// intersections of every rank's new box with every old owner's (own part
-// cropped locally, the rest point to point). Pins classes, shapes, bytes
-// and boxes for an uneven gather, an uneven all-to-all, re-extents over
-// one-element shards (multi-hop), a 2-D mesh, one-element and world-size-1
-// splits, and the located error for a user reshard to a partial value.
+// sc.reshard: a gather of split dims over their axes is one AllGather per
+// dim; a split moving from one dim to another over the same axes is one
+// AllToAll (all-to-all-v); any other change of layout is one HaloExchange
+// built from the box intersections of every rank's new box with every old
+// owner's (own part cropped locally, the rest point to point). Pins classes,
+// shapes, bytes and boxes for an uneven gather, an uneven all-to-all (with
+// an empty block), a gather of two dims of a 2-D mesh, all-to-alls over one
+// axis and over both axes of a 2-D mesh, re-extents over one-element shards
+// (multi-hop), a 2-D mesh, one-element and world-size-1 splits, and the
+// located error for a user reshard to a partial value. Every layout change
+// also runs on the CPU backend against the unpartitioned model.
 // For the uneven gather only the received bytes are pinned: a rank sends
 // its own block, so rank 0 should report 320 B sent, not 800.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // RUN: shardc %t/gather.mlir --emit=plan | FileCheck %s --check-prefix=GATHER
 // RUN: shardc %t/gather.mlir --emit=kernels | FileCheck %s --check-prefix=KGATHER
 // RUN: shardc %t/alltoall.mlir --emit=plan | FileCheck %s --check-prefix=A2A
-// RUN: shardc %t/alltoall.mlir --emit=kernels | FileCheck %s --check-prefix=BOXA
+// RUN: shardc %t/alltoall.mlir --emit=kernels | FileCheck %s --check-prefix=KA2A
+// RUN: shardc %t/alltoall.mlir --emit=partitioned | FileCheck %s --check-prefix=SCLA2A
+// RUN: sed 's/\[4, 10\]/[0, 14]/' %t/alltoall.mlir | shardc - --emit=kernels | FileCheck %s --check-prefix=KA2A0
+// RUN: shardc %t/gather2d.mlir --emit=plan | FileCheck %s --check-prefix=G2D
+// RUN: shardc %t/gather2d.mlir --emit=kernels | FileCheck %s --check-prefix=KG2D
+// RUN: shardc %t/alltoall2d.mlir --emit=plan | FileCheck %s --check-prefix=A2D
+// RUN: shardc %t/alltoall2d.mlir --emit=kernels | FileCheck %s --check-prefix=KA2D
 // RUN: shardc %t/extents.mlir --emit=plan | FileCheck %s --check-prefix=EXT
 // RUN: shardc %t/extents.mlir --emit=kernels | FileCheck %s --check-prefix=BOXE
 // RUN: shardc %t/mesh2d.mlir --emit=plan | FileCheck %s --check-prefix=MESH2D
@@ -19,6 +29,14 @@
 // RUN: shardc %t/one.mlir --emit=plan | FileCheck %s --check-prefix=ONE
 // RUN: sed 's/"x"=4/"x"=1/' %t/one.mlir | shardc - --emit=plan | FileCheck %s --check-prefix=W1
 // RUN: not shardc %t/partial-unsupported.mlir --emit=plan 2>&1 | FileCheck %s --check-prefix=UNSUP
+// RUN: for f in gather alltoall gather2d alltoall2d extents mesh2d one; do shardc %t/$f.mlir -o %t/$f.shardbin && shard-run %t/$f.shardbin --random-inputs --seed 5 --check || exit 1; done | FileCheck %s --check-prefix=NUM7
+// RUN: sed 's/\[4, 10\]/[0, 14]/' %t/alltoall.mlir | shardc - -o %t/alltoall0.shardbin
+// RUN: shard-run %t/alltoall0.shardbin --random-inputs --seed 6 --check | FileCheck %s --check-prefix=NUM
+// RUN: sed 's/{"x", "y"}\]>/{"y", "x"}]>/' %t/alltoall2d.mlir | shardc - -o %t/alltoall-yx.shardbin
+// RUN: shard-run %t/alltoall-yx.shardbin --random-inputs --seed 7 --check | FileCheck %s --check-prefix=NUM
+// NUM7-COUNT-7: check result0: {{.*}}: ok
+// NUM7-NOT: MISMATCH
+// NUM: check result0: {{.*}}: ok
 
 //--- gather.mlir
 // dim 1 (14) split [4, 10] -> replicated: rank 0 receives 10 x 2 x 10
@@ -52,14 +70,63 @@ func.func @main(%x: tensor<2x14x10xf32> {sc.sharding = #sc.sharding<@mesh, [{}, 
 // A2A: rank class 'class0': ranks [0]
 // A2A-NEXT: inputs: (2,4,10)
 // A2A-NEXT: outputs: (2,14,5)
-// A2A-NEXT: halo exchanges: 1, collectives: 0, bytes sent: 160, received: 400
+// A2A-NEXT: halo exchanges: 0, collectives: 1, bytes sent: 160, received: 400
 // A2A: rank class 'class1': ranks [1]
 // A2A-NEXT: inputs: (2,10,10)
 // A2A-NEXT: outputs: (2,14,5)
-// A2A-NEXT: halo exchanges: 1, collectives: 0, bytes sent: 400, received: 160
+// A2A-NEXT: halo exchanges: 0, collectives: 1, bytes sent: 400, received: 160
 // A2A-NOT: rank class
-// BOXA: rank class 'class0'
-// BOXA: HaloExchange (%0) -> %[[B:[0-9]+]] recv %[[B]][0:2,4:14,0:5] peer (1) send %0[0:2,0:4,5:10] peer (1)
+// KA2A: rank class 'class0'
+// KA2A: AllToAll (%0) -> %1 ints [2, 5, 5, 1, 4, 10] group [0]
+// KA2A-NOT: HaloExchange
+// SCLA2A: func.func @main_class0
+// SCLA2A: scl.all_to_all split 2 [5, 5] concat 1 [4, 10] over [0] ins(%arg0 : memref<2x4x10xf32>) outs(%{{.*}} : memref<2x14x5xf32>)
+// SCLA2A: func.func @main_class1
+// SCLA2A: scl.all_to_all split 2 [5, 5] concat 1 [4, 10] over [0] ins(%arg0 : memref<2x10x10xf32>) outs(%{{.*}} : memref<2x14x5xf32>)
+// Rank 0 holds no rows: it only receives.
+// KA2A0: rank class 'class0'
+// KA2A0: AllToAll (%0) -> %1 ints [2, 5, 5, 1, 0, 14] group [0]
+
+//--- gather2d.mlir
+// dim 0 (6) over x [2, 4], dim 1 (5) over y [3, 2] -> replicated: one
+// gather per dim, each within its mesh row or column. Rank (0, 0) holds
+// 2 x 3 floats; its gather over y receives 2 x 2 (16 B), then its gather
+// over x receives 4 x 5 (80 B): 96 B in all.
+sc.mesh @mesh ["x"=2, "y"=2]
+func.func @main(%x: tensor<6x5xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}[2, 4], {"y"}[3, 2]]>}) -> (tensor<6x5xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}]>}) {
+  %y = sc.reshard %x : tensor<6x5xf32> to #sc.sharding<@mesh, [{}, {}]>
+  return %y : tensor<6x5xf32>
+}
+// G2D: rank class 'class0': ranks [0]
+// G2D-NEXT: inputs: (2,3)
+// G2D-NEXT: outputs: (6,5)
+// G2D-NEXT: instructions: 2, halo exchanges: 0, collectives: 2, bytes sent: {{[0-9]+}}, received: 96
+// KG2D: rank class 'class0'
+// KG2D: 0: AllGather (%0) -> %1 ints [0, 2, 4] group [0]
+// KG2D: 1: AllGather (%1) -> %2 ints [1, 3, 2] group [1]
+// KG2D-NOT: HaloExchange
+
+//--- alltoall2d.mlir
+// dim 0 (8) over y [3, 5] -> dim 1 (6) over y [4, 2], dim 2 over x kept:
+// an all-to-all within each mesh row. Next, dim 2 over x -> over (x, y)
+// while dim 1 gathers, which is no single collective (boxes). Then dim 2
+// (4) over (x, y) -> dim 0 over (x, y) [1, 2, 3, 2]: an all-to-all over
+// the whole mesh.
+sc.mesh @mesh ["x"=2, "y"=2]
+func.func @main(%x: tensor<8x6x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"y"}[3, 5], {}, {"x"}]>}) -> (tensor<8x6x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x", "y"}[1, 2, 3, 2], {}, {}]>}) {
+  %y = sc.reshard %x : tensor<8x6x4xf32> to #sc.sharding<@mesh, [{}, {"y"}[4, 2], {"x"}]>
+  %z = sc.reshard %y : tensor<8x6x4xf32> to #sc.sharding<@mesh, [{}, {}, {"x", "y"}]>
+  %w = sc.reshard %z : tensor<8x6x4xf32> to #sc.sharding<@mesh, [{"x", "y"}[1, 2, 3, 2], {}, {}]>
+  return %w : tensor<8x6x4xf32>
+}
+// A2D: rank class 'class0': ranks [0]
+// A2D-NEXT: inputs: (3,6,2)
+// A2D-NEXT: outputs: (1,6,4)
+// A2D-NEXT: instructions: 4, halo exchanges: 1, collectives: 2
+// KA2D: rank class 'class0'
+// KA2D: 0: AllToAll (%0) -> %1 ints [1, 4, 2, 0, 3, 5] group [1]
+// KA2D: 2: HaloExchange
+// KA2D: 3: AllToAll (%2) -> %3 ints [0, 1, 2, 3, 2, 2, 1, 1, 1, 1] group [0, 1]
 
 //--- extents.mlir
 // [6, 1, 1, 8] -> canonical [4, 4, 4, 4] on dim 1 (3 rows, 12 B a column).

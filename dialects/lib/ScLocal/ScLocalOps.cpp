@@ -179,6 +179,51 @@ static LogicalResult verifyGroup(Operation *op, const RankContext &context,
   return success();
 }
 
+/// The extents of a split along `dim` (named `kind` in messages, e.g.
+/// "split "): one per group member, summing to `whole`'s dim, and each class
+/// rank's own extent equal to `block`'s dim.
+static LogicalResult verifyExtents(Operation *op, const RankContext &context,
+                                   ArrayRef<int64_t> axes, StringRef kind,
+                                   int64_t dim, ArrayRef<int64_t> extents,
+                                   MemRefType block, MemRefType whole) {
+  int64_t members = context.groupSize(axes);
+  if (int64_t(extents.size()) != members)
+    return op->emitOpError("lists ") << extents.size() << " " << kind
+                                     << "extents for a group of " << members;
+  int64_t total = 0;
+  for (int64_t e : extents) {
+    if (e < 0)
+      return op->emitOpError("has a negative ") << kind << "extent " << e;
+    total += e;
+  }
+  if (total != whole.getDimSize(dim))
+    return op->emitOpError()
+           << kind << "extents sum to " << total << " but dim " << dim << " of "
+           << whole << " is " << whole.getDimSize(dim);
+  for (int32_t rank : context.ranks) {
+    int64_t position = context.groupPosition(axes, rank);
+    if (extents[position] != block.getDimSize(dim))
+      return op->emitOpError("block of rank ")
+             << rank << " (member " << position << ") has " << kind << "extent "
+             << extents[position] << " but its buffer " << block << " has "
+             << block.getDimSize(dim);
+  }
+  return success();
+}
+
+/// `a` and `b` have one element type and agree on every dim but `skip`.
+static LogicalResult verifyAlike(Operation *op, MemRefType a, MemRefType b,
+                                 ArrayRef<int64_t> skip) {
+  if (a.getElementType() != b.getElementType())
+    return op->emitOpError("mixes element types ")
+           << a.getElementType() << " and " << b.getElementType();
+  for (int64_t d = 0; d < b.getRank(); ++d)
+    if (!llvm::is_contained(skip, d) && a.getDimSize(d) != b.getDimSize(d))
+      return op->emitOpError("dim ")
+             << d << " differs between " << a << " and " << b;
+  return success();
+}
+
 /// Gather and scatter: the whole side along `dim` is the extents' sum, the
 /// block side holds every class rank's own extent; other dims agree.
 static LogicalResult verifyBlocks(Operation *op, const RankContext &context,
@@ -188,36 +233,9 @@ static LogicalResult verifyBlocks(Operation *op, const RankContext &context,
   if (block.getRank() != whole.getRank() || dim < 0 || dim >= whole.getRank())
     return op->emitOpError("dim ")
            << dim << " must be a dim of both " << block << " and " << whole;
-  if (block.getElementType() != whole.getElementType())
-    return op->emitOpError("mixes element types ")
-           << block.getElementType() << " and " << whole.getElementType();
-  for (int64_t d = 0; d < whole.getRank(); ++d)
-    if (d != dim && block.getDimSize(d) != whole.getDimSize(d))
-      return op->emitOpError("dim ")
-             << d << " differs between " << block << " and " << whole;
-  int64_t members = context.groupSize(axes);
-  if (int64_t(extents.size()) != members)
-    return op->emitOpError("lists ")
-           << extents.size() << " extents for a group of " << members;
-  int64_t total = 0;
-  for (int64_t e : extents) {
-    if (e < 0)
-      return op->emitOpError("has a negative extent ") << e;
-    total += e;
-  }
-  if (total != whole.getDimSize(dim))
-    return op->emitOpError("extents sum to ")
-           << total << " but dim " << dim << " of " << whole << " is "
-           << whole.getDimSize(dim);
-  for (int32_t rank : context.ranks) {
-    int64_t position = context.groupPosition(axes, rank);
-    if (extents[position] != block.getDimSize(dim))
-      return op->emitOpError("block of rank ")
-             << rank << " (member " << position << ") has extent "
-             << extents[position] << " but its buffer " << block << " has "
-             << block.getDimSize(dim);
-  }
-  return success();
+  if (failed(verifyAlike(op, block, whole, {dim})))
+    return failure();
+  return verifyExtents(op, context, axes, "", dim, extents, block, whole);
 }
 
 LogicalResult AllReduceOp::verify() {
@@ -244,6 +262,28 @@ LogicalResult ReduceScatterOp::verify() {
     return failure();
   return verifyBlocks(*this, *context, getMeshAxes(), getDim(), getExtents(),
                       getOutput().getType(), getInput().getType());
+}
+
+LogicalResult AllToAllOp::verify() {
+  FailureOr<RankContext> context = rankContextOf(*this);
+  if (failed(context) || failed(verifyGroup(*this, *context, getMeshAxes())))
+    return failure();
+  MemRefType in = getInput().getType(), out = getOutput().getType();
+  int64_t split = getSplitDim(), concat = getConcatDim();
+  if (in.getRank() != out.getRank())
+    return emitOpError("maps rank-") << in.getRank() << " " << in << " to rank-"
+                                     << out.getRank() << " " << out;
+  for (int64_t d : {split, concat})
+    if (d < 0 || d >= in.getRank())
+      return emitOpError("dim ") << d << " is not a dim of " << in;
+  if (split == concat)
+    return emitOpError("splits and concatenates the same dim ") << split;
+  if (failed(verifyAlike(*this, in, out, {split, concat})) ||
+      failed(verifyExtents(*this, *context, getMeshAxes(), "split ", split,
+                           getSplitExtents(), out, in)))
+    return failure();
+  return verifyExtents(*this, *context, getMeshAxes(), "concat ", concat,
+                       getConcatExtents(), in, out);
 }
 
 //===----------------------------------------------------------------------===//

@@ -422,6 +422,127 @@ func.func @all_gather_element_type(%b: memref<3x8xi1>, %g: memref<4x8xf32>)
   return
 }
 
+// -----
+
+// case: all_to_all with input and output of different ranks
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_to_all_0(%x: memref<3x8xf32>, %y: memref<4x5x1xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{maps rank-2 'memref<3x8xf32>' to rank-3 'memref<4x5x1xf32>'}}
+  scl.all_to_all split 1 [5, 3] concat 0 [3, 1] over [1] ins(%x : memref<3x8xf32>) outs(%y : memref<4x5x1xf32>)
+  return
+}
+
+// -----
+
+// case: all_to_all with split dim outside the buffers
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_to_all_1(%x: memref<3x8xf32>, %y: memref<4x5xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{dim 2 is not a dim of 'memref<3x8xf32>'}}
+  scl.all_to_all split 2 [5, 3] concat 0 [3, 1] over [1] ins(%x : memref<3x8xf32>) outs(%y : memref<4x5xf32>)
+  return
+}
+
+// -----
+
+// case: all_to_all with one dim both split and concatenated
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_to_all_2(%x: memref<3x8xf32>, %y: memref<4x8xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{splits and concatenates the same dim 0}}
+  scl.all_to_all split 0 [3, 1] concat 0 [3, 1] over [1] ins(%x : memref<3x8xf32>) outs(%y : memref<4x8xf32>)
+  return
+}
+
+// -----
+
+// case: all_to_all with a third dim that differs
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_to_all_3(%x: memref<3x8x2xf32>, %y: memref<4x5x3xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{dim 2 differs between 'memref<3x8x2xf32>' and 'memref<4x5x3xf32>'}}
+  scl.all_to_all split 1 [5, 3] concat 0 [3, 1] over [1] ins(%x : memref<3x8x2xf32>) outs(%y : memref<4x5x3xf32>)
+  return
+}
+
+// -----
+
+// case: all_to_all with element types differ
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_to_all_4(%x: memref<3x8xf32>, %y: memref<4x5xi1>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{mixes element types 'f32' and 'i1'}}
+  scl.all_to_all split 1 [5, 3] concat 0 [3, 1] over [1] ins(%x : memref<3x8xf32>) outs(%y : memref<4x5xi1>)
+  return
+}
+
+// -----
+
+// case: all_to_all with three split extents for a group of two
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_to_all_5(%x: memref<3x8xf32>, %y: memref<4x5xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{lists 3 split extents for a group of 2}}
+  scl.all_to_all split 1 [5, 3, 0] concat 0 [3, 1] over [1] ins(%x : memref<3x8xf32>) outs(%y : memref<4x5xf32>)
+  return
+}
+
+// -----
+
+// case: all_to_all with a negative concat extent
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_to_all_6(%x: memref<3x8xf32>, %y: memref<4x5xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{has a negative concat extent -1}}
+  scl.all_to_all split 1 [5, 3] concat 0 [3, -1] over [1] ins(%x : memref<3x8xf32>) outs(%y : memref<4x5xf32>)
+  return
+}
+
+// -----
+
+// case: all_to_all with split extents that do not cover the input's dim
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_to_all_7(%x: memref<3x8xf32>, %y: memref<4x5xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{split extents sum to 7 but dim 1 of 'memref<3x8xf32>' is 8}}
+  scl.all_to_all split 1 [5, 2] concat 0 [3, 1] over [1] ins(%x : memref<3x8xf32>) outs(%y : memref<4x5xf32>)
+  return
+}
+
+// -----
+
+// case: all_to_all with this rank's rows of the split dim differ from its output
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_to_all_8(%x: memref<3x8xf32>, %y: memref<4x5xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{block of rank 0 (member 0) has split extent 3 but its buffer 'memref<4x5xf32>' has 5}}
+  scl.all_to_all split 1 [3, 5] concat 0 [3, 1] over [1] ins(%x : memref<3x8xf32>) outs(%y : memref<4x5xf32>)
+  return
+}
+
+// -----
+
+// case: all_to_all with this rank's concat block differs from its input
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_to_all_9(%x: memref<3x8xf32>, %y: memref<4x5xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{block of rank 0 (member 0) has concat extent 1 but its buffer 'memref<3x8xf32>' has 3}}
+  scl.all_to_all split 1 [5, 3] concat 0 [1, 3] over [1] ins(%x : memref<3x8xf32>) outs(%y : memref<4x5xf32>)
+  return
+}
+
+// -----
+
+// case: all_to_all with an empty group
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @all_to_all_10(%x: memref<3x8xf32>, %y: memref<4x5xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{has an empty group (no mesh_axes)}}
+  scl.all_to_all split 1 [5, 3] concat 0 [3, 1] over [] ins(%x : memref<3x8xf32>) outs(%y : memref<4x5xf32>)
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Rank-class functions: scl.ranks, scl.mesh
 //===----------------------------------------------------------------------===//

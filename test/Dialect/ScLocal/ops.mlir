@@ -59,6 +59,10 @@ func.func @collectives(%p: memref<4x8xf32>, %b: memref<3x8xf32>)
   // CHECK: scl.reduce_scatter {{ *}}sum dim 0 extents [3, 1] over [1]
   scl.reduce_scatter sum dim 0 extents [3, 1] over [1]
       ins(%p : memref<4x8xf32>) outs(%s : memref<3x8xf32>)
+  %t = memref.alloc() : memref<4x5xf32>
+  // CHECK: scl.all_to_all split 1 [5, 3] concat 0 [3, 1] over [1] ins(%{{.*}} : memref<3x8xf32>) outs(%{{.*}} : memref<4x5xf32>)
+  scl.all_to_all split 1 [5, 3] concat 0 [3, 1] over [1]
+      ins(%b : memref<3x8xf32>) outs(%t : memref<4x5xf32>)
   return
 }
 

@@ -151,6 +151,40 @@ def Scl_ReduceScatterOp : Scl_CollectiveOp<"reduce_scatter"> {
   }];
 }
 
+def Scl_AllToAllOp : Scl_CollectiveOp<"all_to_all"> {
+  let summary = "move a split from one dim to another (all-to-all-v)";
+  let description = [{
+    Member i holds its block of `concat_dim` (`concat_extents[i]` rows) and
+    the whole `split_dim`. It sends member j rows
+    `[sum(split_extents[:j]), sum(split_extents[:j+1]))` of `split_dim` and
+    receives member j's block of `concat_dim`, so the output holds the whole
+    `concat_dim` (blocks in group order) and its own rows of `split_dim`.
+    Extents may differ and may be zero. This is the reshard that moves a
+    split from `concat_dim` to `split_dim` over the same mesh axes.
+
+    ```mlir
+    // dim 1 split [4, 10] -> dim 2 split [5, 5] over mesh axis 0
+    scl.all_to_all split 2 [5, 5] concat 1 [4, 10] over [0]
+        ins(%x : memref<2x4x10xf32>) outs(%y : memref<2x14x5xf32>)
+    ```
+  }];
+  let arguments = (ins
+    I64Attr:$split_dim,
+    DenseI64ArrayAttr:$split_extents,
+    I64Attr:$concat_dim,
+    DenseI64ArrayAttr:$concat_extents,
+    DenseI64ArrayAttr:$mesh_axes,
+    Scl_Buffer:$input,
+    Scl_Buffer:$output
+  );
+  let assemblyFormat = [{
+    `split` $split_dim $split_extents `concat` $concat_dim $concat_extents
+    `over` $mesh_axes
+    `ins` `(` $input `:` type($input) `)` `outs` `(` $output `:` type($output) `)`
+    attr-dict
+  }];
+}
+
 def Scl_GlobalOp : Scl_Op<"global", [Symbol, HasParent<"::mlir::ModuleOp">]> {
   let summary = "a constant, with its value on each rank";
   let description = [{
