@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "shardrt/artifact/Artifact.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -116,11 +117,11 @@ art::InstructionSpec &ProgramBuilder::emit(fb::Opcode opcode,
   return program.back();
 }
 
-namespace {
-
 uint64_t bufferBytes(const Buffer &b) {
   return art::tensorBytes(b.dtype, b.shape);
 }
+
+namespace {
 
 std::string shapeText(const std::vector<int64_t> &shape) {
   std::string s = "(";
@@ -210,7 +211,11 @@ void describeProgram(const std::string &name, const std::vector<int32_t> &ranks,
      << ", bytes sent: " << traffic.bytesSent
      << ", received: " << traffic.bytesReceived << "\n";
   ps << "  arena: " << plan.arenaBytes << " bytes (peak live "
-     << plan.peakLiveBytes << " bytes)\n";
+     << plan.peakLiveBytes << " bytes, "
+     << llvm::format("%.3f", plan.peakLiveBytes
+                                 ? double(plan.arenaBytes) / plan.peakLiveBytes
+                                 : 1.0)
+     << "x)\n";
   for (size_t i = 0; i < b.buffers.size(); ++i) {
     const Buffer &buf = b.buffers[i];
     ps << "  %" << i << " " << fb::EnumNameDType(buf.dtype)
@@ -224,29 +229,14 @@ void describeProgram(const std::string &name, const std::vector<int32_t> &ranks,
   }
 }
 
-/// Liveness, memory plan and slots of one finished rank program.
-std::pair<art::RankClassSpec, MemoryPlan>
-finishRankProgram(ProgramBuilder &b, const std::vector<uint32_t> &inputs,
-                  const std::vector<uint32_t> &outputs) {
-  int64_t end = int64_t(b.program.size());
-  std::vector<BufferLifetime> lifetimes;
-  for (Buffer &buf : b.buffers) {
-    if (buf.pinned)
-      buf.last = end;
-    // Inputs are written before the first instruction.
-    BufferLifetime l{bufferBytes(buf), buf.first, buf.last};
-    if (buf.constant >= 0)
-      l.bytes = 0; // lives in the file, not the arena
-    lifetimes.push_back(l);
-  }
-  for (uint32_t i : inputs)
-    lifetimes[i].first = -1;
-  MemoryPlan plan = planMemory(lifetimes);
-
+/// The slots of one finished rank program, placed by `plan`.
+art::RankClassSpec rankClassSpec(const RankClassProgram &program,
+                                 const MemoryPlan &plan) {
+  const ProgramBuilder &b = program.builder;
   art::RankClassSpec rc;
   rc.program = b.program;
-  rc.inputSlots = inputs;
-  rc.outputSlots = outputs;
+  rc.inputSlots = program.inputs;
+  rc.outputSlots = program.outputs;
   for (size_t i = 0; i < b.buffers.size(); ++i) {
     const Buffer &buf = b.buffers[i];
     art::BufferSlotSpec slot;
@@ -259,7 +249,7 @@ finishRankProgram(ProgramBuilder &b, const std::vector<uint32_t> &inputs,
     rc.buffers.push_back(std::move(slot));
   }
   rc.arenaBytes = plan.arenaBytes;
-  return {std::move(rc), std::move(plan)};
+  return rc;
 }
 
 /// The reference must take and return exactly what `f` does.
@@ -371,13 +361,15 @@ writeArtifact(ModuleOp module, func::FuncOp entry,
   LoweredArtifact out;
   std::string prefix = entry.getName().str() + "_";
   for (auto &[program, f] : classes) {
-    auto [rc, plan] =
-        finishRankProgram(program.builder, program.inputs, program.outputs);
+    FailureOr<MemoryPlan> plan = memoryPlanOf(f, program);
+    if (failed(plan))
+      return failure();
+    art::RankClassSpec rc = rankClassSpec(program, *plan);
     StringRef name = program.name;
     name.consume_front(prefix);
     rc.name = name.str();
     rc.ranks = program.ranks;
-    describeProgram(rc.name, rc.ranks, program.builder, plan, program.traffic,
+    describeProgram(rc.name, rc.ranks, program.builder, *plan, program.traffic,
                     program.inputs, program.outputs, out);
     writer.addRankClass(std::move(rc));
   }

@@ -28,6 +28,9 @@ struct Buffer {
   int64_t constant = -1;       ///< index of the artifact constant, if any
 };
 
+/// The bytes of a buffer's slot.
+uint64_t bufferBytes(const Buffer &b);
+
 /// How a windowed dim is computed on one rank of a partitioned program: the
 /// padding the local op applies (edges only) and where the local output and
 /// input start in global coordinates (interpolate, neighbourhood attention).

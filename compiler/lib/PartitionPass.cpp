@@ -131,13 +131,14 @@ void buildPartitionPipeline(OpPassManager &pm) {
   pm.addPass(createScPropagateSharding());
   pm.addPass(createScInsertReshards());
   pm.addPass(createScPartition());
+  pm.addPass(createScPlanMemory());
 }
 
 void registerPartitionPipeline() {
   PassPipelineRegistration<>(
       "sc-partition-pipeline",
-      "Propagates shardings, inserts reshards and partitions the entry "
-      "function into per-rank-class scl programs",
+      "Propagates shardings, inserts reshards, partitions the entry "
+      "function into per-rank-class scl programs and plans their memory",
       buildPartitionPipeline);
 }
 

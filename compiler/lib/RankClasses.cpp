@@ -470,6 +470,7 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
     uint32_t id = b.temporary(dtypeOf(type),
                               {type.getShape().begin(), type.getShape().end()});
     ids[v] = id;
+    p.values.push_back(v);
     return id;
   };
   auto slots = [&](ValueRange values) {
@@ -564,6 +565,76 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
     }
   }
   return p;
+}
+
+std::vector<BufferLifetime> bufferLifetimes(RankClassProgram &program) {
+  ProgramBuilder &b = program.builder;
+  int64_t end = int64_t(b.program.size());
+  std::vector<BufferLifetime> lifetimes;
+  for (Buffer &buf : b.buffers) {
+    if (buf.pinned)
+      buf.last = end;
+    BufferLifetime l{bufferBytes(buf), buf.first, buf.last};
+    if (buf.constant >= 0)
+      l.bytes = 0; // lives in the file, not the arena
+    lifetimes.push_back(l);
+  }
+  // Inputs are written before the first instruction.
+  for (uint32_t i : program.inputs)
+    lifetimes[i].first = -1;
+  return lifetimes;
+}
+
+FailureOr<MemoryPlan> memoryPlanOf(func::FuncOp f, RankClassProgram &program) {
+  std::vector<BufferLifetime> lifetimes = bufferLifetimes(program);
+  auto arena =
+      f->getAttrOfType<IntegerAttr>(scl::SclDialect::kArenaBytesAttrName);
+  if (!arena)
+    return planMemory(lifetimes);
+  MemoryPlan plan;
+  plan.arenaBytes = uint64_t(arena.getInt());
+  plan.peakLiveBytes = peakLiveBytes(lifetimes);
+  auto inputs = f->getAttrOfType<DenseI64ArrayAttr>(
+      scl::SclDialect::kInputOffsetsAttrName);
+  for (Value v : program.values) {
+    int64_t offset = 0;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (!inputs)
+        return f.emitOpError("has '")
+               << scl::SclDialect::kArenaBytesAttrName << "' but no '"
+               << scl::SclDialect::kInputOffsetsAttrName << "'";
+      offset = inputs[arg.getArgNumber()];
+    } else if (isa<memref::AllocOp>(v.getDefiningOp())) {
+      auto attr = v.getDefiningOp()->getAttrOfType<IntegerAttr>(
+          scl::SclDialect::kOffsetAttrName);
+      if (!attr)
+        return v.getDefiningOp()->emitOpError("has no '")
+               << scl::SclDialect::kOffsetAttrName
+               << "' in a function with a memory plan";
+      offset = attr.getInt();
+    }
+    plan.offsets.push_back(uint64_t(offset));
+  }
+  std::string problem = checkOffsets(lifetimes, plan.offsets, plan.arenaBytes);
+  if (!problem.empty())
+    return f.emitOpError("has a memory plan that does not hold: ") << problem;
+  return plan;
+}
+
+LogicalResult forEachRankClass(
+    ModuleOp module,
+    function_ref<LogicalResult(func::FuncOp, RankClassProgram &)> fn) {
+  llvm::StringMap<int64_t> constantIndex;
+  for (auto global : module.getOps<scl::GlobalOp>())
+    constantIndex[global.getSymName()] = int64_t(constantIndex.size());
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (!f->hasAttr(scl::SclDialect::kRanksAttrName))
+      continue;
+    FailureOr<RankClassProgram> program = readRankClass(f, constantIndex);
+    if (failed(program) || failed(fn(f, *program)))
+      return failure();
+  }
+  return success();
 }
 
 } // namespace shardc

@@ -12,6 +12,8 @@
 
 #include "Lowering.h"
 
+#include "shardc/Compiler/MemoryPlan.h"
+
 #include "shardc/Passes/Sharding.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -63,7 +65,27 @@ struct RankClassProgram {
   ProgramBuilder builder;
   std::vector<uint32_t> inputs, outputs;
   RankTraffic traffic;
+  /// The value that defines each buffer (argument, alloc or constant).
+  std::vector<mlir::Value> values;
 };
+
+/// Each buffer's bytes and live range: inputs from before the first
+/// instruction, inputs and outputs to the end, constants 0 bytes (they stay
+/// in the file).
+std::vector<BufferLifetime> bufferLifetimes(RankClassProgram &program);
+
+/// The memory plan of `f` (read as `program`): the one sc-plan-memory wrote
+/// on it, checked against the buffers' liveness, or a new one.
+mlir::FailureOr<MemoryPlan> memoryPlanOf(mlir::func::FuncOp f,
+                                         RankClassProgram &program);
+
+/// Reads every rank-class function of `module` (constants indexed in
+/// module order) and calls `fn` on each; stops at the first failure.
+mlir::LogicalResult
+forEachRankClass(mlir::ModuleOp module,
+                 llvm::function_ref<mlir::LogicalResult(mlir::func::FuncOp,
+                                                        RankClassProgram &)>
+                     fn);
 
 /// Reads the scl function `f`; `constantIndex` maps scl.global names to
 /// artifact constant indices. Fails with a diagnostic on what the runtime

@@ -15,7 +15,7 @@
 // PLAN-NEXT: inputs: (2,4,16,16) (8,4,3,3) (8)
 // PLAN-NEXT: outputs: (2,8) (2,8,16,16)
 // PLAN-NEXT: instructions: 4, halo exchanges: 0, collectives: 0, bytes sent: 0, received: 0
-// PLAN-NEXT: arena: {{[0-9]+}} bytes (peak live {{[0-9]+}} bytes)
+// PLAN-NEXT: arena: {{[0-9]+}} bytes (peak live {{[0-9]+}} bytes, {{[0-9.]+}}x)
 // PLAN: F32(2,8,16,16)
 
 // KERNELS: 0: Pad "reflect" (%0) -> %{{[0-9]+}} ints [0, 0, 1, 1, 0, 0, 1, 1] floats [0.000000e+00]  // sc.conv

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 
 using namespace shardc;
@@ -29,6 +30,8 @@ void expectValid(const std::vector<BufferLifetime> &buffers,
     peak = std::max(peak, live);
   }
   EXPECT_EQ(plan.peakLiveBytes, peak);
+  EXPECT_EQ(peakLiveBytes(buffers), peak);
+  EXPECT_EQ(checkOffsets(buffers, plan.offsets, plan.arenaBytes), "");
   EXPECT_GE(plan.arenaBytes, peak);
   for (size_t i = 0; i < buffers.size(); ++i) {
     EXPECT_EQ(plan.offsets[i] % alignment, 0u);
@@ -54,6 +57,30 @@ TEST(MemoryPlan, ReusesDeadBuffers) {
   EXPECT_EQ(plan.arenaBytes, 2 * 1024u);
 }
 
+TEST(MemoryPlan, StacksTheHeaviestCliqueFirst) {
+  // Greedy by size alone puts the two 5-byte buffers one above the other,
+  // the 4-byte one at 0, and strands the 3-byte one at 10: 13 bytes for a
+  // peak of 12 (buffers 1, 2 and 3 at instruction 4). Placing the buffers
+  // of the heaviest instant first stacks them exactly.
+  std::vector<BufferLifetime> buffers = {
+      {5, 3, 3}, {3, 4, 6}, {5, 3, 4}, {4, 4, 4}};
+  MemoryPlan plan = planMemory(buffers, 1);
+  expectValid(buffers, plan, 1);
+  EXPECT_EQ(plan.peakLiveBytes, 12u);
+  EXPECT_EQ(plan.arenaBytes, 12u);
+}
+
+TEST(MemoryPlan, CheckOffsetsFindsSharedBytes) {
+  std::vector<BufferLifetime> buffers = {{100, 0, 2}, {100, 2, 3}, {50, 3, 4}};
+  // Buffer 2 may reuse buffer 0's bytes (they never live together).
+  EXPECT_EQ(checkOffsets(buffers, {0, 100, 0}, 200), "");
+  EXPECT_EQ(checkOffsets(buffers, {0, 50, 150}, 200),
+            "buffers 0 and 1 live together and share bytes");
+  EXPECT_EQ(checkOffsets(buffers, {0, 100, 160}, 200),
+            "buffer 2 ends past the arena");
+  EXPECT_EQ(checkOffsets(buffers, {0, 100}, 200), "2 offsets for 3 buffers");
+}
+
 TEST(MemoryPlan, EmptyAndZeroSized) {
   EXPECT_EQ(planMemory({}).arenaBytes, 0u);
   std::vector<BufferLifetime> zeros = {{0, 0, 5}, {0, 1, 2}};
@@ -62,7 +89,8 @@ TEST(MemoryPlan, EmptyAndZeroSized) {
 
 TEST(MemoryPlan, RandomLifetimes) {
   std::mt19937 rng(1234);
-  double worst = 1.0;
+  double worst = 1.0, sum = 0;
+  int counted = 0;
   for (int trial = 0; trial < 2000; ++trial) {
     int n = 1 + int(rng() % 24);
     int len = 1 + int(rng() % 30);
@@ -75,12 +103,18 @@ TEST(MemoryPlan, RandomLifetimes) {
     uint64_t alignment = trial % 2 ? 64 : 1;
     MemoryPlan plan = planMemory(buffers, alignment);
     expectValid(buffers, plan, alignment);
-    if (plan.peakLiveBytes > 0 && alignment == 1)
-      worst = std::max(worst, double(plan.arenaBytes) / plan.peakLiveBytes);
+    if (plan.peakLiveBytes > 0 && alignment == 1) {
+      double ratio = double(plan.arenaBytes) / plan.peakLiveBytes;
+      worst = std::max(worst, ratio);
+      sum += ratio;
+      ++counted;
+    }
   }
-  // Greedy by size is not optimal, but on random interval sets it stays
-  // within a small factor of the lower bound.
-  EXPECT_LT(worst, 2.0);
+  // No ordering is optimal on every interval set, but the best of them
+  // stays close to the lower bound on random ones.
+  EXPECT_LT(worst, 1.3);
+  EXPECT_LT(sum / counted, 1.01);
+  std::printf("worst %.4f mean %.4f\n", worst, sum / counted);
 }
 
 } // namespace

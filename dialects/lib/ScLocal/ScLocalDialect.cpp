@@ -3,6 +3,7 @@
 #include "shardc/Dialect/ScLocal/ScLocal.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -234,6 +235,56 @@ static LogicalResult verifyRankClasses(Operation *op, Attribute attr) {
   return success();
 }
 
+/// sc-plan-memory's attributes: where they may appear and that every
+/// offset is non-negative and inside its function's arena. (Which buffers
+/// may share bytes is checked where the plan is used: the artifact writer
+/// recomputes liveness.)
+static LogicalResult verifyMemoryPlanAttr(Operation *op, StringRef name,
+                                          Attribute value) {
+  auto fn = dyn_cast<func::FuncOp>(
+      name == SclDialect::kOffsetAttrName ? op->getParentOp() : op);
+  if (!fn || !fn->hasAttr(SclDialect::kRanksAttrName) ||
+      (name == SclDialect::kOffsetAttrName && !isa<memref::AllocOp>(op)))
+    return op->emitError("'")
+           << name << "' belongs "
+           << (name == SclDialect::kOffsetAttrName
+                   ? "on a memref.alloc in a rank-class function"
+                   : "on a rank-class function");
+  auto arena = fn->getAttrOfType<IntegerAttr>(SclDialect::kArenaBytesAttrName);
+  if (!arena || arena.getInt() < 0)
+    return op->emitError("'") << SclDialect::kArenaBytesAttrName
+                              << "' must be a non-negative integer";
+  SmallVector<std::pair<int64_t, Type>> placed;
+  if (name == SclDialect::kOffsetAttrName) {
+    auto offset = dyn_cast<IntegerAttr>(value);
+    if (!offset)
+      return op->emitError("'") << name << "' must be an integer";
+    placed.push_back({offset.getInt(), op->getResult(0).getType()});
+  } else if (name == SclDialect::kInputOffsetsAttrName) {
+    auto offsets = dyn_cast<DenseI64ArrayAttr>(value);
+    if (!offsets || offsets.size() != int64_t(fn.getNumArguments()))
+      return op->emitError("'")
+             << name << "' must list one offset per argument ("
+             << fn.getNumArguments() << ")";
+    for (auto [offset, type] :
+         llvm::zip(offsets.asArrayRef(), fn.getArgumentTypes()))
+      placed.push_back({offset, type});
+  }
+  for (auto [offset, type] : placed) {
+    auto memref = dyn_cast<MemRefType>(type);
+    int64_t bytes =
+        memref && memref.hasStaticShape()
+            ? memref.getNumElements() *
+                  std::max<int64_t>(1, memref.getElementTypeBitWidth() / 8)
+            : 0;
+    if (offset < 0 || offset + bytes > arena.getInt())
+      return op->emitError("'")
+             << name << "' places " << type << " at " << offset
+             << ", outside the arena of " << arena.getInt() << " bytes";
+  }
+  return success();
+}
+
 LogicalResult SclDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
@@ -249,5 +300,8 @@ LogicalResult SclDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kRankClassesAttrName)
     return verifyRankClasses(op, attr.getValue());
+  if (name == kArenaBytesAttrName || name == kInputOffsetsAttrName ||
+      name == kOffsetAttrName)
+    return verifyMemoryPlanAttr(op, name, attr.getValue());
   return op->emitError("unknown scl attribute '") << name << "'";
 }

@@ -908,3 +908,62 @@ func.func @f_class1(%x: memref<2xf32>) -> memref<2xf32>
   scl.kernel "Unary" mode "relu" ins(%x : memref<2xf32>) outs(%y : memref<2xf32>)
   return %y : memref<2xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// Memory plan attributes (sc-plan-memory)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// case: an offset on an op that is not an alloc
+sc.mesh @pair ["x"=2]
+func.func @offset_not_alloc(%x: memref<4xf32>, %y: memref<4xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>,
+                scl.arena_bytes = 64, scl.input_offsets = array<i64: 0, 16>} {
+  // expected-error @+1 {{'scl.offset' belongs on a memref.alloc in a rank-class function}}
+  scl.kernel "Unary" mode "relu" ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) {scl.offset = 0}
+  return
+}
+
+// -----
+
+// case: a buffer that ends past the arena
+sc.mesh @pair ["x"=2]
+func.func @offset_past_arena(%x: memref<4xf32>) -> memref<4xf32>
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>,
+                scl.arena_bytes = 64, scl.input_offsets = array<i64: 0>} {
+  // expected-error @+1 {{'scl.offset' places 'memref<4xf32>' at 56, outside the arena of 64 bytes}}
+  %y = memref.alloc() {scl.offset = 56} : memref<4xf32>
+  scl.kernel "Unary" mode "relu" ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
+  return %y : memref<4xf32>
+}
+
+// -----
+
+// case: one input offset for two arguments
+sc.mesh @pair ["x"=2]
+// expected-error @+1 {{'scl.input_offsets' must list one offset per argument (2)}}
+func.func @input_offsets_count(%x: memref<4xf32>, %y: memref<4xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>,
+                scl.arena_bytes = 64, scl.input_offsets = array<i64: 0>} {
+  return
+}
+
+// -----
+
+// case: offsets without an arena size
+sc.mesh @pair ["x"=2]
+// expected-error @+1 {{'scl.arena_bytes' must be a non-negative integer}}
+func.func @no_arena(%x: memref<4xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>,
+                scl.input_offsets = array<i64: 0>} {
+  return
+}
+
+// -----
+
+// case: an arena on a function that is no rank class
+// expected-error @+1 {{'scl.arena_bytes' belongs on a rank-class function}}
+func.func @not_a_class() attributes {scl.arena_bytes = 64} {
+  return
+}

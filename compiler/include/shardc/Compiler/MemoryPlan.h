@@ -3,9 +3,12 @@
 //
 // Plain C++ (no MLIR): given each buffer's size and live interval in program
 // order, assign arena offsets so that buffers whose intervals overlap never
-// share bytes. Greedy by size (largest first, lowest fitting offset), which
-// is what TFLite's arena planner does and is within a few percent of the
-// lower bound (the largest sum of simultaneously live buffers) on conv nets.
+// share bytes. Each buffer goes to the lowest offset where it fits; the
+// order of placement decides how close the arena comes to the lower bound
+// (the largest sum of simultaneously live buffers), so several orders are
+// tried (by size as TFLite's arena planner does, by the pressure of the
+// busiest instruction a buffer lives through, by lifetime) and the smallest
+// arena is kept.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,7 @@
 #define SHARDC_COMPILER_MEMORYPLAN_H
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace shardc {
@@ -30,8 +34,19 @@ struct MemoryPlan {
   uint64_t peakLiveBytes = 0;
 };
 
+/// The arena offsets with the smallest arena that the planner finds.
 MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers,
                       uint64_t alignment = 64);
+
+/// The largest sum of bytes live at one instruction.
+uint64_t peakLiveBytes(const std::vector<BufferLifetime> &buffers);
+
+/// "" when `offsets` (one per buffer) place every buffer inside an arena of
+/// `arenaBytes` and no two buffers that live together share a byte; else
+/// which buffers break it.
+std::string checkOffsets(const std::vector<BufferLifetime> &buffers,
+                         const std::vector<uint64_t> &offsets,
+                         uint64_t arenaBytes);
 
 } // namespace shardc
 

@@ -65,6 +65,14 @@ def Scl_Dialect : Dialect {
     /// its rank-class functions.
     static constexpr ::llvm::StringLiteral kRankClassesAttrName =
         "scl.rank_classes";
+    /// Written by sc-plan-memory. On a rank-class function: its arena size
+    /// and the arena offset of each argument; on a memref.alloc in it: the
+    /// buffer's arena offset.
+    static constexpr ::llvm::StringLiteral kArenaBytesAttrName =
+        "scl.arena_bytes";
+    static constexpr ::llvm::StringLiteral kInputOffsetsAttrName =
+        "scl.input_offsets";
+    static constexpr ::llvm::StringLiteral kOffsetAttrName = "scl.offset";
   }];
 }
 
