@@ -392,12 +392,14 @@ writeArtifact(ModuleOp module, func::FuncOp entry,
   return out;
 }
 
-/// Runs sc-partition on `module`.
-LogicalResult partition(ModuleOp module, bool unpartitioned) {
+/// Runs sc-partition (then sc-fuse, if asked) on `module`.
+LogicalResult partition(ModuleOp module, bool unpartitioned, bool fuse) {
   PassManager pm(module.getContext());
   ScPartitionOptions options;
   options.unpartitioned = unpartitioned;
   pm.addPass(createScPartition(options));
+  if (fuse)
+    pm.addPass(createScFuse());
   return pm.run(module);
 }
 
@@ -419,7 +421,7 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
     if (!reference && !options.unpartitioned &&
         isShardedOverSeveralRanks(*source)) {
       OwningOpRef<ModuleOp> single = module.clone();
-      if (failed(partition(*single, /*unpartitioned=*/true)))
+      if (failed(partition(*single, /*unpartitioned=*/true, /*fuse=*/false)))
         return failure();
       FailureOr<LoweredArtifact> lowered =
           writeArtifact(*single, partitionedEntry(*single), nullptr);
@@ -428,7 +430,7 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
       own = std::move(lowered->bytes);
       reference = &own;
     }
-    if (failed(partition(module, options.unpartitioned)))
+    if (failed(partition(module, options.unpartitioned, options.fuse)))
       return failure();
     entry = partitionedEntry(module);
     return writeArtifact(module, entry, reference);

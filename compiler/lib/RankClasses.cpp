@@ -445,6 +445,30 @@ void readBlockCollective(RankClassProgram &p, art::InstructionSpec &inst,
               extents);
 }
 
+/// A fused body as registers: the inputs, then one per scl.scalar; `str`
+/// names the steps' functions and `ints` their operands, then the result.
+LogicalResult readFusedBody(scl::FusedElementwiseOp fused,
+                            art::InstructionSpec &inst) {
+  Block &body = fused.getBody().front();
+  llvm::DenseMap<Value, int64_t> reg;
+  for (BlockArgument arg : body.getArguments())
+    reg[arg] = arg.getArgNumber();
+  int64_t next = body.getNumArguments();
+  for (Operation &o : body.without_terminator()) {
+    auto scalar = cast<scl::ScalarOp>(o);
+    inst.str += (inst.str.empty() ? "" : " ") + scalar.getFn().str();
+    for (Value v : scalar.getOperands())
+      inst.ints.push_back(reg.lookup(v));
+    reg[scalar.getResult()] = next++;
+  }
+  int64_t result = reg.lookup(cast<scl::YieldOp>(body.back()).getValue());
+  if (next == body.getNumArguments() || result != next - 1)
+    return fused.emitOpError("must yield its last scl.scalar (the runtime "
+                             "evaluates bodies as a chain of steps)");
+  inst.ints.push_back(result);
+  return success();
+}
+
 std::string sourceOpName(Operation *op) {
   if (auto name = dyn_cast<NameLoc>(op->getLoc()))
     return name.getName().str();
@@ -546,6 +570,10 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
       llvm::append_range(inst.ints, a.getConcatExtents());
       countAllToAll(p.traffic, a.getInput().getType(), a.getOutput().getType(),
                     a.getSplitDim());
+    } else if (auto fused = dyn_cast<scl::FusedElementwiseOp>(op)) {
+      if (failed(readFusedBody(fused, emit(fb::Opcode::ElementwiseFused,
+                                           fused.getIns(), fused.getOutput()))))
+        return failure();
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       for (Value v : ret.getOperands()) {
         uint32_t id = ids.lookup(v);

@@ -59,6 +59,10 @@ cl::opt<std::string> referenceFilename(
     cl::desc("Embed this model, compiled for one rank, as the reference that "
              "shard-run --check compares with (same inputs and outputs)"),
     cl::value_desc("model.mlir"), cl::init(""));
+cl::opt<bool> fuse("fuse",
+                   cl::desc("Fuse chains of elementwise kernels (sc-fuse); "
+                            "on by default at -O3 and for --target=cuda"),
+                   cl::init(false));
 cl::opt<bool> unpartitioned(
     "unpartitioned",
     cl::desc("Compile for one rank, ignoring sharding annotations"),
@@ -147,6 +151,7 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   }
   shardc::LowerOptions options;
   options.unpartitioned = unpartitioned;
+  options.fuse = fuse || optLevel >= 3 || target == "cuda";
   FailureOr<shardc::LoweredArtifact> lowered;
   {
     TimingScope t = root.nest("Lower, plan memory, serialise");

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Dialect/ScLocal/ScLocal.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include "shardrt/artifact/shardbin_generated.h"
 
@@ -58,6 +59,64 @@ LogicalResult KernelOp::verify() {
   }
   if (getOuts().empty())
     return emitOpError("writes no buffer");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// scl.fused_elementwise
+//===----------------------------------------------------------------------===//
+
+int scl::scalarArity(StringRef fn) {
+  return llvm::StringSwitch<int>(fn)
+      .Cases({"neg", "abs", "exp", "log", "sqrt", "rsqrt"}, 1)
+      .Cases({"tanh", "sigmoid", "relu", "silu", "gelu", "gelu_tanh"}, 1)
+      .Cases({"add", "sub", "mul", "div", "maximum", "minimum", "pow"}, 2)
+      .Default(0);
+}
+
+LogicalResult ScalarOp::verify() {
+  int arity = scalarArity(getFn());
+  if (!arity)
+    return emitOpError("unknown elementwise function '") << getFn() << "'";
+  if (int(getOperands().size()) != arity)
+    return emitOpError("'") << getFn() << "' takes " << arity
+                            << " operand(s), got " << getOperands().size();
+  return success();
+}
+
+LogicalResult FusedElementwiseOp::verify() {
+  MemRefType out = getOutput().getType();
+  if (!out.getElementType().isF32())
+    return emitOpError("writes ") << out << "; fused kernels compute in f32";
+  for (auto [i, value] : llvm::enumerate(getIns())) {
+    auto in = cast<MemRefType>(value.getType());
+    bool broadcasts =
+        in.getElementType().isF32() && in.getRank() <= out.getRank();
+    for (int64_t d = 0; broadcasts && d < in.getRank(); ++d) {
+      int64_t size = in.getDimSize(d),
+              outSize = out.getDimSize(out.getRank() - in.getRank() + d);
+      broadcasts = size == outSize || size == 1;
+    }
+    if (!broadcasts)
+      return emitOpError("input ")
+             << i << " " << in << " does not broadcast to " << out
+             << " (f32, numpy rules)";
+  }
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getIns().size())
+    return emitOpError("body takes ")
+           << body.getNumArguments() << " arguments for " << getIns().size()
+           << " inputs";
+  for (BlockArgument arg : body.getArguments())
+    if (!arg.getType().isF32())
+      return emitOpError("body argument ")
+             << arg.getArgNumber() << " is " << arg.getType() << ", not f32";
+  if (body.empty() || !isa<YieldOp>(body.back()))
+    return emitOpError("body must end in scl.yield");
+  for (Operation &op : body.without_terminator())
+    if (!isa<ScalarOp>(op))
+      return op.emitOpError("cannot be in a fused elementwise body (only "
+                            "scl.scalar and scl.yield)");
   return success();
 }
 

@@ -105,9 +105,12 @@ bool isCollective(fb::Opcode op) {
          op == fb::Opcode::Broadcast || op == fb::Opcode::Barrier;
 }
 
-bool needsKernel(fb::Opcode op) {
-  return op == fb::Opcode::KernelLaunch || op == fb::Opcode::ElementwiseFused ||
-         op == fb::Opcode::ReductionFused;
+/// ElementwiseFused may instead carry its body (str and ints) for the CPU.
+bool needsKernel(const fb::Instruction &inst) {
+  fb::Opcode op = inst.opcode();
+  if (op == fb::Opcode::ElementwiseFused)
+    return !inst.str() || inst.str()->size() == 0;
+  return op == fb::Opcode::KernelLaunch || op == fb::Opcode::ReductionFused;
 }
 
 class Validator {
@@ -452,8 +455,11 @@ Status Validator::checkInstruction(const fb::RankClass &rc, uint32_t index,
     return invalid(where + " calls kernel '" +
                    str(root_.kernel_symbols()->Get(inst.kernel())) +
                    "', which no kernel binary defines");
-  if (needsKernel(inst.opcode()) && inst.kernel() < 0)
-    return invalid(where + " names no kernel");
+  if (needsKernel(inst) && inst.kernel() < 0)
+    return invalid(where + " names no kernel" +
+                   (inst.opcode() == fb::Opcode::ElementwiseFused
+                        ? " and carries no body"
+                        : ""));
   if (inst.reduce() > fb::ReduceKind::MAX)
     return unknownEnum(where, "reduction", uint64_t(inst.reduce()),
                        uint64_t(fb::ReduceKind::MAX));

@@ -147,7 +147,8 @@ TEST(ArtifactSemanticTest, KernelDefinedByNoBinary) {
 TEST(ArtifactSemanticTest, FusedRegionWithoutKernel) {
   ArtifactWriter w = richWriter();
   w.rankClass(kTopClass).program[kFusedInst].kernel = -1;
-  expectInvalid(w, "instruction 4 (ElementwiseFused) names no kernel");
+  expectInvalid(w, "instruction 4 (ElementwiseFused) names no kernel and "
+                   "carries no body");
 }
 
 TEST(ArtifactSemanticTest, CollectiveOverUnknownMeshAxis) {

@@ -169,6 +169,8 @@ StatusOr<RunFn> routeToFamily(const fb::Instruction &inst,
                               const PrepareContext &ctx) {
   using fb::Opcode;
   switch (inst.opcode()) {
+  case Opcode::ElementwiseFused:
+    return prepareElementwiseFused(inst, ctx);
   case Opcode::Unary:
   case Opcode::Binary:
   case Opcode::Compare:

@@ -21,6 +21,11 @@
 #include <string>
 #include <vector>
 
+namespace shardrt::cpu {
+enum class UnaryKind;  // shardrt/cpu/Kernels.h
+enum class BinaryKind; // shardrt/cpu/Kernels.h
+} // namespace shardrt::cpu
+
 namespace shardrt {
 namespace comm {
 class Communicator;
@@ -68,6 +73,12 @@ StatusOr<RunFn> prepareData(const fb::Instruction &inst,
                             const PrepareContext &ctx);
 StatusOr<RunFn> prepareComm(const fb::Instruction &inst,
                             const PrepareContext &ctx);
+StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
+                                        const PrepareContext &ctx);
+
+/// The CPU kernel of a Unary or Binary mode (the schema's names).
+StatusOr<cpu::UnaryKind> unaryKind(const std::string &mode);
+StatusOr<cpu::BinaryKind> binaryKind(const std::string &mode);
 
 //===----------------------------------------------------------------------===//
 // Helpers shared by the families

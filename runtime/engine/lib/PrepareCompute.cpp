@@ -23,8 +23,9 @@ StatusOr<E> lookup(const std::map<std::string, E> &table,
   return it->second;
 }
 
-StatusOr<RunFn> prepareUnary(const fb::Instruction &inst,
-                             const PrepareContext &ctx) {
+} // namespace
+
+StatusOr<cpu::UnaryKind> unaryKind(const std::string &mode) {
   static const std::map<std::string, cpu::UnaryKind> kinds = {
       {"neg", cpu::UnaryKind::Neg},   {"abs", cpu::UnaryKind::Abs},
       {"exp", cpu::UnaryKind::Exp},   {"log", cpu::UnaryKind::Log},
@@ -32,8 +33,27 @@ StatusOr<RunFn> prepareUnary(const fb::Instruction &inst,
       {"tanh", cpu::UnaryKind::Tanh}, {"sigmoid", cpu::UnaryKind::Sigmoid},
       {"relu", cpu::UnaryKind::Relu}, {"silu", cpu::UnaryKind::Silu},
       {"gelu", cpu::UnaryKind::Gelu}, {"gelu_tanh", cpu::UnaryKind::GeluTanh}};
+  return lookup(kinds, mode, "unary op");
+}
+
+StatusOr<cpu::BinaryKind> binaryKind(const std::string &mode) {
+  static const std::map<std::string, cpu::BinaryKind> binaries = {
+      {"add", cpu::BinaryKind::Add},
+      {"sub", cpu::BinaryKind::Sub},
+      {"mul", cpu::BinaryKind::Mul},
+      {"div", cpu::BinaryKind::Div},
+      {"maximum", cpu::BinaryKind::Maximum},
+      {"minimum", cpu::BinaryKind::Minimum},
+      {"pow", cpu::BinaryKind::Pow}};
+  return lookup(binaries, mode, "binary op");
+}
+
+namespace {
+
+StatusOr<RunFn> prepareUnary(const fb::Instruction &inst,
+                             const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
-  StatusOr<cpu::UnaryKind> kind = lookup(kinds, strAttr(inst), "unary op");
+  StatusOr<cpu::UnaryKind> kind = unaryKind(strAttr(inst));
   if (!kind.ok())
     return kind.status();
   SHARDRT_RETURN_IF_ERROR(
@@ -70,14 +90,6 @@ StatusOr<std::vector<Shape>> broadcastOperands(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareBinary(const fb::Instruction &inst,
                               const PrepareContext &ctx) {
-  static const std::map<std::string, cpu::BinaryKind> binaries = {
-      {"add", cpu::BinaryKind::Add},
-      {"sub", cpu::BinaryKind::Sub},
-      {"mul", cpu::BinaryKind::Mul},
-      {"div", cpu::BinaryKind::Div},
-      {"maximum", cpu::BinaryKind::Maximum},
-      {"minimum", cpu::BinaryKind::Minimum},
-      {"pow", cpu::BinaryKind::Pow}};
   static const std::map<std::string, cpu::CompareKind> compares = {
       {"eq", cpu::CompareKind::Eq}, {"ne", cpu::CompareKind::Ne},
       {"lt", cpu::CompareKind::Lt}, {"le", cpu::CompareKind::Le},
@@ -107,7 +119,7 @@ StatusOr<RunFn> prepareBinary(const fb::Instruction &inst,
       return Status();
     });
   }
-  StatusOr<cpu::BinaryKind> k = lookup(binaries, strAttr(inst), "binary op");
+  StatusOr<cpu::BinaryKind> k = binaryKind(strAttr(inst));
   if (!k.ok())
     return k.status();
   cpu::BinaryKind kind = *k;

@@ -2028,6 +2028,32 @@ TEST(EnginePrepare, UnimplementedOpcodes) {
                        {"instruction 0 (ReduceScatter)", "integer"}));
 }
 
+TEST(EnginePrepare, FusedBodiesAreChecked) {
+  // ElementwiseFused without a kernel carries its body; a malformed one is
+  // rejected at prepare, naming what is wrong.
+  auto fused = [](std::string fns, std::vector<int64_t> ints,
+                  Shape in = {2, 3}) {
+    Model m;
+    uint32_t x = m.input("x", in);
+    uint32_t y = m.output("y", {2, 3});
+    InstructionSpec &inst = m.op(Opcode::ElementwiseFused, {x}, {y});
+    inst.str = std::move(fns);
+    inst.ints = std::move(ints);
+    return prepare(m.bytes());
+  };
+  EXPECT_TRUE(fused("relu neg", {0, 1, 2}).ok());
+  EXPECT_TRUE(fused("mul", {0, 0, 1}, {3}).ok()); // broadcast input
+  EXPECT_TRUE(rejected(fused("relu cosh", {0, 1, 2}), kInvalid,
+                       {"(ElementwiseFused)", "unknown function 'cosh'"}));
+  EXPECT_TRUE(rejected(fused("relu neg", {0, 2, 2}), kInvalid,
+                       {"step 1 reads register 2 of 2 defined"}));
+  EXPECT_TRUE(
+      rejected(fused("relu neg", {0, 1, 1}), kInvalid, {"yields register 1"}));
+  EXPECT_TRUE(rejected(fused("add", {0}), kInvalid, {"integer"}));
+  EXPECT_TRUE(rejected(fused("relu", {0, 1}, {2, 2}), kInvalid,
+                       {"does not broadcast"}));
+}
+
 TEST(EnginePrepare, OverflowingAttributes) {
   // Values whose negation or sum overflows int64 are rejected, not computed.
   const int64_t kMin = std::numeric_limits<int64_t>::min(),

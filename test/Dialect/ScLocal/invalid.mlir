@@ -967,3 +967,76 @@ func.func @no_arena(%x: memref<4xf32>)
 func.func @not_a_class() attributes {scl.arena_bytes = 64} {
   return
 }
+
+// -----
+
+// case: fused_elementwise with an input that does not broadcast
+sc.mesh @pair ["x"=2]
+func.func @fused_0(%x: memref<4x3xf32>, %y: memref<4x4xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{input 0 'memref<4x3xf32>' does not broadcast to 'memref<4x4xf32>' (f32, numpy rules)}}
+  scl.fused_elementwise ins(%x : memref<4x3xf32>) outs(%y : memref<4x4xf32>) {
+  ^bb0(%a: f32):
+    %r = scl.scalar "relu"(%a) : f32
+    scl.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// case: fused_elementwise with a body with too few arguments
+sc.mesh @pair ["x"=2]
+func.func @fused_1(%x: memref<4xf32>, %y: memref<4xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{body takes 0 arguments for 1 inputs}}
+  scl.fused_elementwise ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) {
+    %r = scl.scalar "relu"(%r) : f32
+    scl.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// case: fused_elementwise with an i1 output
+sc.mesh @pair ["x"=2]
+func.func @fused_2(%x: memref<4xf32>, %y: memref<4xi1>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{writes 'memref<4xi1>'; fused kernels compute in f32}}
+  scl.fused_elementwise ins(%x : memref<4xf32>) outs(%y : memref<4xi1>) {
+  ^bb0(%a: f32):
+    scl.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// case: scl.scalar with an unknown function
+sc.mesh @pair ["x"=2]
+func.func @scalar_unknown(%x: memref<4xf32>, %y: memref<4xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  scl.fused_elementwise ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32):
+    // expected-error @+1 {{unknown elementwise function 'cosh'}}
+    %r = scl.scalar "cosh"(%a) : f32
+    scl.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// case: scl.scalar with the wrong operand count
+sc.mesh @pair ["x"=2]
+func.func @scalar_arity(%x: memref<4xf32>, %y: memref<4xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  scl.fused_elementwise ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32):
+    // expected-error @+1 {{'add' takes 2 operand(s), got 1}}
+    %r = scl.scalar "add"(%a) : f32
+    scl.yield %r : f32
+  }
+  return
+}

@@ -26,6 +26,9 @@ struct LowerOptions {
   /// Compile for one rank, ignoring every sharding annotation: the
   /// unpartitioned model.
   bool unpartitioned = false;
+  /// Run sc-fuse on the partitioned program (never on the world-of-one
+  /// reference it embeds, which stays the unfused, independent check).
+  bool fuse = false;
 };
 
 struct LoweredArtifact {

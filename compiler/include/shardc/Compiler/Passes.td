@@ -103,4 +103,42 @@ def ScPlanMemory : Pass<"sc-plan-memory", "mlir::ModuleOp"> {
   }];
 }
 
+def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
+  let summary = "Fuses chains of elementwise kernels into one kernel each";
+  let description = [{
+    In every rank-class function, a `Unary`, `Binary` or plain `Copy` kernel
+    joins the group of the kernel that wrote one of its inputs when nothing
+    else reads or writes that buffer and it has the consumer's shape. Each
+    group of two or more kernels becomes one `scl.fused_elementwise` at the
+    position of its last kernel: its inputs are the group's outside buffers
+    (broadcast ones included, such as a norm's per-channel scale), its body
+    one `scl.scalar` per kernel (a copy is just the value), and the
+    intermediate buffers disappear. Moving a read later is safe because rank
+    programs never write a buffer after it has been read.
+
+    Input (a group norm's epilogue and the activation after it):
+    ```mlir
+    %0 = memref.alloc() : memref<1x8x4xf32>
+    scl.kernel "Binary" mode "sub" ins(%x, %mean : memref<1x8x4xf32>, memref<1x8x1xf32>) outs(%0 : memref<1x8x4xf32>)
+    %1 = memref.alloc() : memref<1x8x4xf32>
+    scl.kernel "Binary" mode "mul" ins(%0, %rstd : memref<1x8x4xf32>, memref<1x8x1xf32>) outs(%1 : memref<1x8x4xf32>)
+    %2 = memref.alloc() : memref<1x8x4xf32>
+    scl.kernel "Unary" mode "silu" ins(%1 : memref<1x8x4xf32>) outs(%2 : memref<1x8x4xf32>)
+    ```
+    Output:
+    ```mlir
+    %2 = memref.alloc() : memref<1x8x4xf32>
+    scl.fused_elementwise ins(%x, %mean, %rstd : memref<1x8x4xf32>, memref<1x8x1xf32>, memref<1x8x1xf32>)
+        outs(%2 : memref<1x8x4xf32>) {
+    ^bb0(%a: f32, %m: f32, %r: f32):
+      %d = scl.scalar "sub"(%a, %m) : f32
+      %n = scl.scalar "mul"(%d, %r) : f32
+      %y = scl.scalar "silu"(%n) : f32
+      scl.yield %y : f32
+    }
+    ```
+  }];
+  let dependentDialects = ["::shardc::scl::SclDialect"];
+}
+
 #endif // SHARDC_COMPILER_PASSES_TD

@@ -34,6 +34,10 @@ enum class Opcode : uint16_t; // shardbin_generated.h
 
 namespace shardc::scl {
 
+/// The operand count of an elementwise function of scl.scalar (the runtime's
+/// Unary and Binary modes); 0 if `fn` is none.
+int scalarArity(llvm::StringRef fn);
+
 /// Where an op of a rank program runs: the mesh its peers and groups refer
 /// to (null in a world of one) and the ranks of its class.
 struct RankContext {

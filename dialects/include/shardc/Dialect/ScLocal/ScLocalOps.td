@@ -46,6 +46,58 @@ def Scl_KernelOp : Scl_Op<"kernel", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def Scl_FusedElementwiseOp : Scl_Op<"fused_elementwise"> {
+  let summary = "one kernel for a chain of elementwise instructions";
+  let description = [{
+    Computes `output` element by element: the body gets one f32 per input,
+    read at the output index (an input of lower rank or with dims of size 1
+    is broadcast, numpy rules), and yields the output's value. `sc-fuse`
+    forms it from chains of `Unary`, `Binary` and `Copy` kernels whose
+    intermediate buffers nothing else reads, so they are never written to
+    memory. The CUDA target turns each into a generated kernel; the CPU
+    backend evaluates the body tile by tile.
+
+    ```mlir
+    scl.fused_elementwise ins(%x, %mean : memref<1x8x4xf32>, memref<1x8x1xf32>)
+        outs(%y : memref<1x8x4xf32>) {
+    ^bb0(%a: f32, %m: f32):
+      %d = scl.scalar "sub"(%a, %m) : f32
+      %r = scl.scalar "silu"(%d) : f32
+      scl.yield %r : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Scl_Buffer>:$ins, Scl_Buffer:$output);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `ins` `(` $ins `:` type($ins) `)` `outs` `(` $output `:` type($output) `)`
+    $body attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Scl_ScalarOp : Scl_Op<"scalar",
+    [Pure, HasParent<"FusedElementwiseOp">]> {
+  let summary = "one elementwise function on f32 scalars";
+  let description = [{
+    `fn` is a mode of the runtime's `Unary` (one operand: neg, abs, exp, log,
+    sqrt, rsqrt, tanh, sigmoid, relu, silu, gelu, gelu_tanh) or `Binary`
+    (two operands: add, sub, mul, div, maximum, minimum, pow) instruction,
+    with the same semantics (PyTorch's).
+  }];
+  let arguments = (ins StrAttr:$fn, Variadic<F32>:$operands);
+  let results = (outs F32:$result);
+  let assemblyFormat = "$fn `(` $operands `)` attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Scl_YieldOp : Scl_Op<"yield",
+    [Pure, Terminator, HasParent<"FusedElementwiseOp">]> {
+  let summary = "the value a fused body computes for one element";
+  let arguments = (ins F32:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
 def Scl_HaloExchangeOp : Scl_Op<"halo_exchange", [AttrSizedOperandSegments]> {
   let summary = "point-to-point sends and receives of boxes, as one step";
   let description = [{
