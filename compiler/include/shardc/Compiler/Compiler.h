@@ -45,6 +45,11 @@ llvm::FailureOr<LoweredArtifact>
 lowerToArtifact(mlir::ModuleOp module, const LowerOptions &options,
                 const std::vector<uint8_t> *reference = nullptr);
 
+/// CUDA C++ for every scl.fused_elementwise of a partitioned module: one
+/// `extern "C" __global__` kernel per region, named
+/// `<rank-class function>_fused<k>`; compiles with nvcc on its own.
+std::string cudaKernelSource(mlir::ModuleOp module);
+
 } // namespace shardc
 
 #endif // SHARDC_COMPILER_COMPILER_H
