@@ -132,18 +132,17 @@ MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers,
   // deterministic.
   auto length = [&](size_t i) { return buffers[i].last - buffers[i].first; };
   using Before = std::function<bool(size_t, size_t)>;
+  auto bySize = [&](size_t a, size_t b) {
+    if (buffers[a].bytes != buffers[b].bytes)
+      return buffers[a].bytes > buffers[b].bytes;
+    return buffers[a].first < buffers[b].first;
+  };
   std::vector<Before> orderings = {
-      [&](size_t a, size_t b) {
-        if (buffers[a].bytes != buffers[b].bytes)
-          return buffers[a].bytes > buffers[b].bytes;
-        return buffers[a].first < buffers[b].first;
-      },
+      bySize,
       [&](size_t a, size_t b) {
         if (pressure[a] != pressure[b])
           return pressure[a] > pressure[b];
-        if (buffers[a].bytes != buffers[b].bytes)
-          return buffers[a].bytes > buffers[b].bytes;
-        return buffers[a].first < buffers[b].first;
+        return bySize(a, b);
       },
       [&](size_t a, size_t b) {
         if (pressure[a] != pressure[b])

@@ -361,15 +361,23 @@ StatusOr<GroupSplit> groupSplit(const fb::Instruction &inst, const Group &g,
   return split;
 }
 
+/// The group of a data-moving collective, whose output keeps its input's
+/// dtype.
+StatusOr<Group> sameDTypeGroup(const fb::Instruction &inst,
+                               const PrepareContext &ctx) {
+  StatusOr<Group> group = collectiveGroup(inst, ctx);
+  if (group.ok() && inSlot(inst, ctx, 0).dtype != outSlot(inst, ctx, 0).dtype)
+    return invalid("the input and output differ in dtype");
+  return group;
+}
+
 /// ints: dim, then the extent of every group member's shard along dim.
 StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
-  StatusOr<Group> group = collectiveGroup(inst, ctx);
+  StatusOr<Group> group = sameDTypeGroup(inst, ctx);
   if (!group.ok())
     return group.status();
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
-  if (in.dtype != out.dtype)
-    return invalid("the input and output differ in dtype");
   StatusOr<GroupSplit> split = groupSplit(inst, *group, in.shape);
   if (!split.ok())
     return split.status();
@@ -492,12 +500,10 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
 /// every member's block of the concat dim, in group order.
 StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
                                 const PrepareContext &ctx) {
-  StatusOr<Group> group = collectiveGroup(inst, ctx);
+  StatusOr<Group> group = sameDTypeGroup(inst, ctx);
   if (!group.ok())
     return group.status();
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
-  if (in.dtype != out.dtype)
-    return invalid("the input and output differ in dtype");
   IntReader ints(inst);
   StatusOr<GroupSplit> split = readGroupSplit(ints, *group, out.shape);
   if (!split.ok())
