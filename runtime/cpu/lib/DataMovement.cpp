@@ -188,27 +188,12 @@ template <typename T> void runCopy(const CopyPlan &p, const T *x, T *y) {
 void copy(CopyPlan &p, const void *x, void *y, size_t elemBytes) {
   if (p.empty() || elemBytes == 0)
     return;
-  size_t unit = 1;
-  for (size_t u : {8, 4, 2})
-    if (elemBytes % u == 0) {
-      unit = u;
-      break;
-    }
+  size_t unit = detail::byteUnit(elemBytes);
   p.finish(static_cast<int64_t>(elemBytes / unit));
-  switch (unit) {
-  case 8:
-    return runCopy(p, static_cast<const uint64_t *>(x),
-                   static_cast<uint64_t *>(y));
-  case 4:
-    return runCopy(p, static_cast<const uint32_t *>(x),
-                   static_cast<uint32_t *>(y));
-  case 2:
-    return runCopy(p, static_cast<const uint16_t *>(x),
-                   static_cast<uint16_t *>(y));
-  default:
-    return runCopy(p, static_cast<const uint8_t *>(x),
-                   static_cast<uint8_t *>(y));
-  }
+  detail::withByteUnit(unit, [&](auto tag) {
+    using T = decltype(tag);
+    runCopy(p, static_cast<const T *>(x), static_cast<T *>(y));
+  });
 }
 
 //===-- pad ---------------------------------------------------------------===//

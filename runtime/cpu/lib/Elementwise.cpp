@@ -167,24 +167,10 @@ void unaryApply(const float *x, float *y, int64_t n, F f) {
     y[i] = f(x[i]);
 }
 
-/// Unsigned type of exactly N bytes, used to move opaque elements.
-template <size_t N> struct UnitOf;
-template <> struct UnitOf<1> { using type = uint8_t; };
-template <> struct UnitOf<2> { using type = uint16_t; };
-template <> struct UnitOf<4> { using type = uint32_t; };
-template <> struct UnitOf<8> { using type = uint64_t; };
-
 /// Type-agnostic kernels move elements in the widest unit dividing
-/// elemBytes; an element of several units becomes one more (trailing,
-/// never broadcast) dim, so odd sizes such as 12 bytes take the same typed
-/// paths.
-size_t unitBytes(size_t elemBytes) {
-  for (size_t u : {8, 4, 2})
-    if (elemBytes % u == 0)
-      return u;
-  return 1;
-}
-
+/// elemBytes (detail::byteUnit); an element of several units becomes one
+/// more (trailing, never broadcast) dim, so odd sizes such as 12 bytes take
+/// the same typed paths.
 Shape withUnits(Shape s, size_t units) {
   s.push_back(static_cast<int64_t>(units));
   return s;
@@ -320,7 +306,7 @@ void select(const uint8_t *cond, const Shape &condShape, const void *t,
             const Shape &outShape, size_t elemBytes) {
   if (numElements(outShape) == 0 || elemBytes == 0)
     return;
-  size_t unit = unitBytes(elemBytes), units = elemBytes / unit;
+  size_t unit = detail::byteUnit(elemBytes), units = elemBytes / unit;
   Shape c = withUnits(condShape, 1), ts = withUnits(tShape, units),
         fs = withUnits(fShape, units), out = withUnits(outShape, units);
   auto run = [&](auto tag) {
@@ -328,38 +314,20 @@ void select(const uint8_t *cond, const Shape &condShape, const void *t,
     selectTyped(cond, c, static_cast<const T *>(t), ts,
                 static_cast<const T *>(f), fs, static_cast<T *>(y), out);
   };
-  switch (unit) {
-  case 8:
-    return run(UnitOf<8>::type());
-  case 4:
-    return run(UnitOf<4>::type());
-  case 2:
-    return run(UnitOf<2>::type());
-  default:
-    return run(UnitOf<1>::type());
-  }
+  detail::withByteUnit(unit, run);
 }
 
 void broadcastTo(const void *x, const Shape &xShape, void *y,
                  const Shape &outShape, size_t elemBytes) {
   if (numElements(outShape) == 0 || elemBytes == 0)
     return;
-  size_t unit = unitBytes(elemBytes), units = elemBytes / unit;
+  size_t unit = detail::byteUnit(elemBytes), units = elemBytes / unit;
   Shape xs = withUnits(xShape, units), out = withUnits(outShape, units);
   auto run = [&](auto tag) {
     using T = decltype(tag);
     broadcastTyped(static_cast<const T *>(x), xs, static_cast<T *>(y), out);
   };
-  switch (unit) {
-  case 8:
-    return run(UnitOf<8>::type());
-  case 4:
-    return run(UnitOf<4>::type());
-  case 2:
-    return run(UnitOf<2>::type());
-  default:
-    return run(UnitOf<1>::type());
-  }
+  detail::withByteUnit(unit, run);
 }
 
 void cast(ElemType from, const void *x, ElemType to, void *y, int64_t n) {

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 namespace shardrt::cpu::detail {
@@ -30,6 +31,46 @@ void forChunks(int64_t n, int64_t work, F &&f, int64_t align = 1) {
     };
     if (bound(t) < bound(t + 1))
       f(bound(t), bound(t + 1));
+  }
+}
+
+/// Sum of n contiguous floats in double, over 8 independent lanes (so the
+/// compiler vectorises it and rounding does not grow with n).
+inline double laneSum(const float *x, int64_t n) {
+  constexpr int kLanes = 8;
+  double s[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j)
+      s[j] += x[i + j];
+  for (; i < n; ++i)
+    s[0] += x[i];
+  double sum = 0.0;
+  for (int j = 0; j < kLanes; ++j)
+    sum += s[j];
+  return sum;
+}
+
+/// Type-agnostic kernels move elements in the widest unit (8, 4, 2 or 1
+/// bytes) dividing elemBytes.
+inline size_t byteUnit(size_t elemBytes) {
+  for (size_t u : {8, 4, 2})
+    if (elemBytes % u == 0)
+      return u;
+  return 1;
+}
+
+/// Calls run(T()) with the unsigned type of `unit` bytes (a byteUnit).
+template <typename F> void withByteUnit(size_t unit, F &&run) {
+  switch (unit) {
+  case 8:
+    return run(uint64_t());
+  case 4:
+    return run(uint32_t());
+  case 2:
+    return run(uint16_t());
+  default:
+    return run(uint8_t());
   }
 }
 

@@ -39,20 +39,11 @@ struct Moments {
 
 /// Two-pass mean and biased variance of n > 0 contiguous elements.
 Moments moments(const float *x, int64_t n, double eps) {
-  double s[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j)
-      s[j] += x[i + j];
-  for (; i < n; ++i)
-    s[0] += x[i];
-  double sum = 0.0;
-  for (int j = 0; j < kLanes; ++j)
-    sum += s[j];
-  const double mean = sum / static_cast<double>(n);
+  const double mean = detail::laneSum(x, n) / static_cast<double>(n);
 
   double q[kLanes] = {};
-  for (i = 0; i + kLanes <= n; i += kLanes)
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
     for (int j = 0; j < kLanes; ++j) {
       double d = x[i + j] - mean;
       q[j] += d * d;

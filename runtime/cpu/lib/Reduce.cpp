@@ -49,16 +49,7 @@ struct SumOp {
   using Acc = double;
   static Acc init() { return 0.0; }
   static Acc run(Acc acc, const float *x, int64_t n) {
-    double s[kLanes] = {};
-    int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-      for (int j = 0; j < kLanes; ++j)
-        s[j] += x[i + j];
-    for (; i < n; ++i)
-      s[0] += x[i];
-    for (int j = 0; j < kLanes; ++j)
-      acc += s[j];
-    return acc;
+    return acc + detail::laneSum(x, n);
   }
   static void addRow(Acc *acc, const float *x, int64_t n) {
     for (int64_t i = 0; i < n; ++i)

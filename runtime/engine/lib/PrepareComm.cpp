@@ -361,6 +361,34 @@ StatusOr<GroupSplit> groupSplit(const fb::Instruction &inst, const Group &g,
   return split;
 }
 
+/// Moves the blocks of a tensor of `shape` split along `dim` (member q's
+/// block is extents[q] wide, in member order) between the tensor and packed
+/// buffers blocks[q]: cuts them out of `whole`, or puts them into place.
+enum class BlockMove { Pack, Unpack };
+void moveBlocks(BlockMove move, void *whole, const Shape &shape, int64_t dim,
+                const std::vector<int64_t> &extents,
+                const std::vector<uint8_t *> &blocks, size_t elem) {
+  Shape lo(shape.size(), 0), origin(shape.size(), 0);
+  for (size_t q = 0; q < extents.size(); ++q) {
+    Shape block = shape;
+    block[size_t(dim)] = extents[q];
+    if (move == BlockMove::Pack)
+      cpu::copyBox(whole, shape, lo, blocks[q], block, origin, block, elem);
+    else
+      cpu::copyBox(blocks[q], block, origin, whole, shape, lo, block, elem);
+    lo[size_t(dim)] += extents[q];
+  }
+}
+
+/// `base` plus each offset.
+std::vector<uint8_t *> pointersAt(uint8_t *base,
+                                  const std::vector<int64_t> &offsets) {
+  std::vector<uint8_t *> p;
+  for (int64_t o : offsets)
+    p.push_back(base + o);
+  return p;
+}
+
 /// The group of a data-moving collective, whose output keeps its input's
 /// dtype.
 StatusOr<Group> sameDTypeGroup(const fb::Instruction &inst,
@@ -391,11 +419,19 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
     s[size_t(dim)] = e;
     counts.push_back(numElements(s) * int64_t(elem));
   }
-  Shape inShape = in.shape, outShape = out.shape;
+  Shape outShape = out.shape;
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
   Group g = *group;
   auto staging = std::make_shared<std::vector<uint8_t>>(
       size_t(numElements(outShape)) * elem);
+  // Member-major blocks in `staging`, then each in its place along `dim`.
+  std::vector<int64_t> displs;
+  int64_t at = 0;
+  for (int64_t c : counts) {
+    displs.push_back(at);
+    at += c;
+  }
+  std::vector<uint8_t *> blocks = pointersAt(staging->data(), displs);
   return RunFn([=](RunContext &rc) -> Status {
     if (!rc.comm)
       return Status::failedPrecondition("an all-gather needs a communicator");
@@ -405,28 +441,15 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
                                                   comm::DataType::Byte));
     } else {
       std::vector<GroupMessage> messages(g.ranks.size());
-      int64_t at = 0;
-      for (size_t q = 0; q < g.ranks.size(); ++q) {
-        messages[q] = {rc.slots[x], staging->data() + at,
-                       size_t(counts[g.index]), size_t(counts[q])};
-        if (q == g.index && counts[q])
-          std::memcpy(staging->data() + at, rc.slots[x], size_t(counts[q]));
-        at += counts[q];
-      }
+      for (size_t q = 0; q < g.ranks.size(); ++q)
+        messages[q] = {rc.slots[x], blocks[q], size_t(counts[g.index]),
+                       size_t(counts[q])};
+      if (counts[g.index])
+        std::memcpy(blocks[g.index], rc.slots[x], size_t(counts[g.index]));
       SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, g, messages));
     }
-    // Member-major blocks -> their place along `dim`.
-    int64_t at = 0, byteAt = 0;
-    for (size_t q = 0; q < extents.size(); ++q) {
-      Shape block = inShape;
-      block[size_t(dim)] = extents[q];
-      Shape dst(outShape.size(), 0);
-      dst[size_t(dim)] = at;
-      cpu::copyBox(staging->data() + byteAt, block, Shape(block.size(), 0),
-                   rc.slots[y], outShape, dst, block, elem);
-      at += extents[q];
-      byteAt += counts[q];
-    }
+    moveBlocks(BlockMove::Unpack, rc.slots[y], outShape, dim, extents, blocks,
+               elem);
     return Status();
   });
 }
@@ -453,13 +476,6 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
   Group g = *group;
   comm::ReduceOp kind = *op;
   Shape inShape = in.shape, outShape = out.shape;
-  // Member q's block of the input, packed: blocks[q].
-  std::vector<int64_t> starts;
-  int64_t at = 0;
-  for (int64_t e : extents) {
-    starts.push_back(at);
-    at += e;
-  }
   int64_t own = numElements(outShape);
   size_t members = g.ranks.size();
   auto packed = std::make_shared<std::vector<std::vector<float>>>(members);
@@ -469,26 +485,26 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
     (*packed)[q].resize(size_t(numElements(block)));
   }
   auto received = std::make_shared<std::vector<float>>(size_t(own) * members);
+  // Member q's block of the input, packed: (*packed)[q].
+  std::vector<uint8_t *> blocks;
+  for (std::vector<float> &b : *packed)
+    blocks.push_back(reinterpret_cast<uint8_t *>(b.data()));
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
   return RunFn([=](RunContext &rc) -> Status {
     if (!rc.comm)
       return Status::failedPrecondition("a reduce-scatter needs a "
                                         "communicator");
+    moveBlocks(BlockMove::Pack, rc.slots[x], inShape, dim, extents, blocks, 4);
     std::vector<GroupMessage> messages(members);
-    std::vector<const float *> blocks(members);
+    std::vector<const float *> terms(members);
     for (size_t q = 0; q < members; ++q) {
-      Shape block = inShape, lo(inShape.size(), 0);
-      block[size_t(dim)] = extents[q];
-      lo[size_t(dim)] = starts[q];
-      cpu::copyBox(rc.slots[x], inShape, lo, (*packed)[q].data(), block,
-                   Shape(block.size(), 0), block, 4);
       float *from = received->data() + q * size_t(own);
       messages[q] = {(*packed)[q].data(), from, (*packed)[q].size() * 4,
                      size_t(own) * 4};
-      blocks[q] = q == g.index ? (*packed)[q].data() : from;
+      terms[q] = q == g.index ? (*packed)[q].data() : from;
     }
     SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, g, messages));
-    reduceInOrder(blocks, static_cast<float *>(rc.slots[y]), own, kind);
+    reduceInOrder(terms, static_cast<float *>(rc.slots[y]), own, kind);
     return Status();
   });
 }
@@ -521,16 +537,14 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
   size_t elem = artifact::dtypeSize(in.dtype), members = group->ranks.size();
   // Member q's block as sent (input rows of the split dim) and as received
   // (its concat block of the output), packed member-major.
-  std::vector<Shape> sendBlock(members), recvBlock(members);
   std::vector<int64_t> sendCounts, sendDispls, recvCounts, recvDispls;
   int64_t sendAt = 0, recvAt = 0;
   for (size_t q = 0; q < members; ++q) {
-    sendBlock[q] = in.shape;
-    sendBlock[q][size_t(split->dim)] = split->extents[q];
-    recvBlock[q] = out.shape;
-    recvBlock[q][size_t(concat->dim)] = concat->extents[q];
-    sendCounts.push_back(numElements(sendBlock[q]) * int64_t(elem));
-    recvCounts.push_back(numElements(recvBlock[q]) * int64_t(elem));
+    Shape sendBlock = in.shape, recvBlock = out.shape;
+    sendBlock[size_t(split->dim)] = split->extents[q];
+    recvBlock[size_t(concat->dim)] = concat->extents[q];
+    sendCounts.push_back(numElements(sendBlock) * int64_t(elem));
+    recvCounts.push_back(numElements(recvBlock) * int64_t(elem));
     sendDispls.push_back(sendAt);
     recvDispls.push_back(recvAt);
     sendAt += sendCounts.back();
@@ -538,22 +552,21 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
   }
   auto staging =
       std::make_shared<std::vector<uint8_t>>(size_t(sendAt + recvAt));
+  uint8_t *send = staging->data(), *recv = send + sendAt;
+  std::vector<uint8_t *> sendBlocks = pointersAt(send, sendDispls),
+                         recvBlocks = pointersAt(recv, recvDispls);
   Shape inShape = in.shape, outShape = out.shape;
   int64_t splitDim = split->dim, concatDim = concat->dim;
+  std::vector<int64_t> splitExtents = split->extents,
+                       concatExtents = concat->extents;
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
   Group g = *group;
-  return RunFn([=](RunContext &rc) -> Status {
+  // The lambda owns `staging`: sendBlocks and recvBlocks point into it.
+  return RunFn([=, staging = staging](RunContext &rc) -> Status {
     if (!rc.comm)
       return Status::failedPrecondition("an all-to-all needs a communicator");
-    uint8_t *send = staging->data(), *recv = send + sendAt;
-    int64_t row = 0;
-    for (size_t q = 0; q < members; ++q) {
-      Shape lo(inShape.size(), 0);
-      lo[size_t(splitDim)] = row;
-      cpu::copyBox(rc.slots[x], inShape, lo, send + sendDispls[q], sendBlock[q],
-                   Shape(inShape.size(), 0), sendBlock[q], elem);
-      row += sendBlock[q][size_t(splitDim)];
-    }
+    moveBlocks(BlockMove::Pack, rc.slots[x], inShape, splitDim, splitExtents,
+               sendBlocks, elem);
     if (g.whole) {
       SHARDRT_RETURN_IF_ERROR(rc.comm->allToAllV(send, sendCounts, sendDispls,
                                                  recv, recvCounts, recvDispls,
@@ -567,15 +580,8 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
                   size_t(sendCounts[g.index]));
       SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, g, messages));
     }
-    int64_t at = 0;
-    for (size_t q = 0; q < members; ++q) {
-      Shape dst(outShape.size(), 0);
-      dst[size_t(concatDim)] = at;
-      cpu::copyBox(recv + recvDispls[q], recvBlock[q],
-                   Shape(outShape.size(), 0), rc.slots[y], outShape, dst,
-                   recvBlock[q], elem);
-      at += recvBlock[q][size_t(concatDim)];
-    }
+    moveBlocks(BlockMove::Unpack, rc.slots[y], outShape, concatDim,
+               concatExtents, recvBlocks, elem);
     return Status();
   });
 }
