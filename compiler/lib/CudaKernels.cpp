@@ -134,6 +134,10 @@ void emitKernel(scl::FusedElementwiseOp fused, const std::string &name,
 
 } // namespace
 
+std::string fusedKernelName(StringRef function, int64_t k) {
+  return function.str() + "_fused" + std::to_string(k);
+}
+
 std::string cudaKernelSource(ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -145,7 +149,7 @@ std::string cudaKernelSource(ModuleOp module) {
       continue;
     int64_t k = 0;
     f.walk([&](scl::FusedElementwiseOp fused) {
-      emitKernel(fused, f.getName().str() + "_fused" + std::to_string(k++), os);
+      emitKernel(fused, fusedKernelName(f.getName(), k++), os);
     });
   }
   return text;

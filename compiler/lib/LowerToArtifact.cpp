@@ -325,11 +325,45 @@ std::vector<art::ConstantSpec> constantsOf(ModuleOp module,
   return constants;
 }
 
+/// Compiles the generated kernels of `module` into one fatbin and points
+/// every ElementwiseFused instruction at its kernel. The bodies stay: the
+/// CPU backend evaluates them, and the same artifact runs on either.
+LogicalResult
+addCudaKernels(ModuleOp module, func::FuncOp entry, const LowerOptions &options,
+               std::vector<std::pair<RankClassProgram, func::FuncOp>> &classes,
+               art::ArtifactWriter &writer) {
+  size_t fused = 0;
+  for (auto &entry : classes)
+    fused += entry.first.fusedInstructions.size();
+  if (fused == 0)
+    return success();
+  llvm::Expected<std::vector<uint8_t>> fatbin =
+      options.compileCuda(cudaKernelSource(module));
+  if (!fatbin)
+    return emitError(entry.getLoc())
+           << "cannot compile the generated CUDA kernels: "
+           << llvm::toString(fatbin.takeError());
+  art::KernelBinarySpec spec;
+  spec.target = options.cudaTargets;
+  spec.format = fb::KernelFormat::Fatbin;
+  for (auto &[program, f] : classes)
+    for (auto [k, index] : llvm::enumerate(program.fusedInstructions)) {
+      uint32_t symbol =
+          writer.addKernelSymbol(fusedKernelName(f.getName(), int64_t(k)));
+      program.builder.program[index].kernel = int32_t(symbol);
+      spec.symbols.push_back(symbol);
+    }
+  spec.data = art::BlobBytes(std::move(*fatbin));
+  writer.addKernelBinary(std::move(spec));
+  return success();
+}
+
 /// Serialises the partitioned `entry` of `module`: its rank classes, their
-/// memory plans, inputs, outputs and constants.
-FailureOr<LoweredArtifact>
-writeArtifact(ModuleOp module, func::FuncOp entry,
-              const std::vector<uint8_t> *reference) {
+/// memory plans, inputs, outputs and constants (and, for the CUDA target,
+/// the compiled kernels).
+FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
+                                         const std::vector<uint8_t> *reference,
+                                         const LowerOptions &options) {
   llvm::StringMap<int64_t> constantIndex;
   std::vector<art::ConstantSpec> constants = constantsOf(module, constantIndex);
   MeshOp mesh;
@@ -358,6 +392,9 @@ writeArtifact(ModuleOp module, func::FuncOp entry,
   if (reference)
     writer.setReference(
         art::BlobBytes::borrow(reference->data(), reference->size()));
+  if (options.compileCuda &&
+      failed(addCudaKernels(module, entry, options, classes, writer)))
+    return failure();
   LoweredArtifact out;
   std::string prefix = entry.getName().str() + "_";
   for (auto &[program, f] : classes) {
@@ -424,7 +461,7 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
       if (failed(partition(*single, /*unpartitioned=*/true, /*fuse=*/false)))
         return failure();
       FailureOr<LoweredArtifact> lowered =
-          writeArtifact(*single, partitionedEntry(*single), nullptr);
+          writeArtifact(*single, partitionedEntry(*single), nullptr, {});
       if (failed(lowered))
         return failure();
       own = std::move(lowered->bytes);
@@ -433,11 +470,11 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
     if (failed(partition(module, options.unpartitioned, options.fuse)))
       return failure();
     entry = partitionedEntry(module);
-    return writeArtifact(module, entry, reference);
+    return writeArtifact(module, entry, reference, options);
   }
   if (reference && failed(checkReference(entry, *reference)))
     return failure();
-  return writeArtifact(module, entry, reference);
+  return writeArtifact(module, entry, reference, options);
 }
 
 } // namespace shardc

@@ -564,13 +564,14 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
       art::InstructionSpec &inst =
           emit(fb::Opcode::AllToAll, a.getInput(), a.getOutput());
       inst.meshAxes.assign(a.getMeshAxes().begin(), a.getMeshAxes().end());
-      inst.ints = {a.getSplitDim()};
+      inst.ints = {int64_t(a.getSplitDim())};
       llvm::append_range(inst.ints, a.getSplitExtents());
       inst.ints.push_back(a.getConcatDim());
       llvm::append_range(inst.ints, a.getConcatExtents());
       countAllToAll(p.traffic, a.getInput().getType(), a.getOutput().getType(),
                     a.getSplitDim());
     } else if (auto fused = dyn_cast<scl::FusedElementwiseOp>(op)) {
+      p.fusedInstructions.push_back(b.program.size());
       if (failed(readFusedBody(fused, emit(fb::Opcode::ElementwiseFused,
                                            fused.getIns(), fused.getOutput()))))
         return failure();

@@ -67,6 +67,9 @@ struct RankClassProgram {
   RankTraffic traffic;
   /// The value that defines each buffer (argument, alloc or constant).
   std::vector<mlir::Value> values;
+  /// Instruction index of every scl.fused_elementwise, in program order
+  /// (the order cudaKernelSource numbers their kernels in).
+  std::vector<size_t> fusedInstructions;
 };
 
 /// Each buffer's bytes and live range: inputs from before the first

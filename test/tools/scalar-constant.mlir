@@ -2,7 +2,7 @@
 // must compare without dereferencing it (it crashed once).
 // RUN: shardc %s -o %t.shardbin
 // RUN: shard-run %t.shardbin | FileCheck %s
-// CHECK: 1 rank(s), 0 input(s), 1 output(s)
+// CHECK: 1 rank(s) on cpu, 0 input(s), 1 output(s)
 
 func.func @main() -> tensor<f32> {
   %0 = sc.constant dense<2.5> : tensor<f32>

@@ -7,7 +7,7 @@
 // RUN: shardc %s -o %t.shardbin --timing 2>&1 | FileCheck %s --check-prefix=TIMING
 // RUN: shard-run %t.shardbin --random-inputs | FileCheck %s --check-prefix=EXEC
 // RUN: not shard-run %t.shardbin --random-inputs --check 2>&1 | FileCheck %s --check-prefix=NOREF
-// RUN: not shardc %s --target=cuda -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUDA
+// RUN: not shardc %s --target=cuda --cuda-arch=sm_90,sm_x -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUDA
 // RUN: not shardc %s --target=tpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not shardc %s -O7 -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPT
 
@@ -33,10 +33,10 @@
 // TIMING: Canonicalizer
 // TIMING: Lower, plan memory, serialise
 
-// EXEC: 1 rank(s), 3 input(s), 2 output(s)
+// EXEC: 1 rank(s) on cpu, 3 input(s), 2 output(s)
 // NOREF: carries no reference model to check against
 
-// CUDA: error: the cuda target only prints its generated kernels so far
+// CUDA: shardc: --cuda-arch: 'sm_x' is not an SM target (expected e.g. sm_80,sm_90)
 // TARGET: shardc: unknown target 'tpu'
 // OPT: shardc: -O7 (expected -O0 to -O3)
 

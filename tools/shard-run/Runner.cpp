@@ -20,7 +20,8 @@ struct RankIo {
 };
 
 Status prepareRank(const Engine &engine, Session &session, int rank,
-                   const std::vector<GlobalTensor> &inputs, RankIo &io) {
+                   const std::vector<GlobalTensor> &inputs, RankIo &io,
+                   const RunOptions &options) {
   io.inputs.resize(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     StatusOr<LocalBox> box = engine.localInput(i, rank);
@@ -29,8 +30,12 @@ Status prepareRank(const Engine &engine, Session &session, int rank,
     io.inputs[i].resize(size_t(cpu::numElements(box->shape)) *
                         dtypeSize(inputs[i].dtype));
     extractBox(inputs[i], *box, io.inputs[i].data());
-    if (Status s = session.bindInput(i, io.inputs[i].data(), inputs[i].dtype,
-                                     box->shape);
+    // Host memory binds without a copy only where kernels run on the host.
+    bool host = options.backend == BackendKind::Cpu;
+    if (Status s = host ? session.bindInput(i, io.inputs[i].data(),
+                                            inputs[i].dtype, box->shape)
+                        : session.copyInput(i, io.inputs[i].data(),
+                                            inputs[i].dtype, box->shape);
         !s.ok())
       return Status(s.code(),
                     "input '" + engine.input(i).name + "': " + s.message());
@@ -69,6 +74,25 @@ void allocateOutputs(const Engine &engine, std::vector<GlobalTensor> &outputs) {
     outputs[i].data.assign(
         size_t(cpu::numElements(t.shape)) * dtypeSize(t.dtype), 0);
   }
+}
+
+SessionOptions sessionOptions(const RunOptions &options) {
+  SessionOptions so;
+  so.backend = options.backend;
+  so.threads = options.threadsPerRank;
+  so.device = options.device;
+  so.cudaGraph = options.cudaGraph;
+  return so;
+}
+
+/// Output i of this rank, in host memory.
+StatusOr<std::vector<uint8_t>> hostOutput(const Session &session, size_t i) {
+  const TensorInfo &t = session.engine().output(i);
+  const std::vector<int64_t> &shape = session.outputShape(i);
+  std::vector<uint8_t> data(size_t(cpu::numElements(shape)) *
+                            dtypeSize(t.dtype));
+  SHARDRT_RETURN_IF_ERROR(session.copyOutput(i, data.data(), t.dtype, shape));
+  return data;
 }
 
 /// Runs one rank's session `warmup + iterations` times.
@@ -126,24 +150,24 @@ Status runLocal(const std::shared_ptr<const Engine> &engine,
   commOptions.timeout = std::chrono::milliseconds(options.timeoutMs);
   auto body = [&](comm::Communicator *c) -> Status {
     int rank = c ? c->rank() : 0;
-    SessionOptions so;
-    so.threads = options.threadsPerRank;
-    StatusOr<std::unique_ptr<Session>> session = Session::create(engine, c, so);
+    StatusOr<std::unique_ptr<Session>> session =
+        Session::create(engine, c, sessionOptions(options));
     if (!session.ok())
       return Status(session.status().code(), "rank " + std::to_string(rank) +
                                                  ": " +
                                                  session.status().message());
     RankIo io;
-    SHARDRT_RETURN_IF_ERROR(prepareRank(*engine, **session, rank, inputs, io));
+    SHARDRT_RETURN_IF_ERROR(
+        prepareRank(*engine, **session, rank, inputs, io, options));
     SHARDRT_RETURN_IF_ERROR(
         runRank(**session, rank, stats[size_t(rank)], options));
-    std::lock_guard<std::mutex> lock(outputMutex);
     for (size_t i = 0; i < outputs.size(); ++i) {
+      StatusOr<std::vector<uint8_t>> local = hostOutput(**session, i);
       StatusOr<LocalBox> box = engine->localOutput(i, rank);
-      if (!box.ok())
-        return box.status();
-      insertBox(outputs[i], *box,
-                static_cast<const uint8_t *>((*session)->outputData(i)));
+      if (!local.ok() || !box.ok())
+        return local.ok() ? box.status() : local.status();
+      std::lock_guard<std::mutex> lock(outputMutex);
+      insertBox(outputs[i], *box, local->data());
     }
     return Status();
   };
@@ -162,14 +186,14 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
   SHARDRT_RETURN_IF_ERROR(checkInputs(*engine, inputs));
   allocateOutputs(*engine, outputs);
   int rank = comm.rank(), world = comm.size();
-  SessionOptions so;
-  so.threads = options.threadsPerRank;
   StatusOr<std::unique_ptr<Session>> session = Session::create(
-      engine, world == 1 && engine->worldSize() == 1 ? nullptr : &comm, so);
+      engine, world == 1 && engine->worldSize() == 1 ? nullptr : &comm,
+      sessionOptions(options));
   if (!session.ok())
     return session.status();
   RankIo io;
-  SHARDRT_RETURN_IF_ERROR(prepareRank(*engine, **session, rank, inputs, io));
+  SHARDRT_RETURN_IF_ERROR(
+      prepareRank(*engine, **session, rank, inputs, io, options));
   RankStats mine;
   SHARDRT_RETURN_IF_ERROR(runRank(**session, rank, mine, options));
   // Gather every output box to every rank (bytes, rank order).
@@ -189,9 +213,12 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
     for (int64_t c : counts)
       total += c;
     all.resize(size_t(total));
-    SHARDRT_RETURN_IF_ERROR(comm.allGatherV((*session)->outputData(i),
-                                            counts[size_t(rank)], all.data(),
-                                            counts, comm::DataType::Byte));
+    StatusOr<std::vector<uint8_t>> local = hostOutput(**session, i);
+    if (!local.ok())
+      return local.status();
+    SHARDRT_RETURN_IF_ERROR(comm.allGatherV(local->data(), counts[size_t(rank)],
+                                            all.data(), counts,
+                                            comm::DataType::Byte));
     int64_t at = 0;
     for (int r = 0; r < world; ++r) {
       insertBox(outputs[i], boxes[size_t(r)], all.data() + at);

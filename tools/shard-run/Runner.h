@@ -44,6 +44,10 @@ struct RunOptions {
   int iterations = 1; ///< timed runs (the outputs are from the last)
   int warmup = 0;     ///< untimed runs first
   int threadsPerRank = 0;
+  /// Every rank's backend; CUDA ranks of a local world share `device`.
+  BackendKind backend = BackendKind::Cpu;
+  int device = 0;
+  bool cudaGraph = false;
   int timeoutMs = 60000;
   /// Called on rank 0 after each run with (done, total).
   std::function<void(int, int)> progress;

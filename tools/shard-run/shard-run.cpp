@@ -4,10 +4,14 @@
 //           [--input NAME=FILE.npy ...] [--random-inputs --seed S]
 //           [--output NAME=FILE.npy ...] [--check [--atol A --rtol R]]
 //           [--bench K] [--threads T] [--timeout-ms MS]
+//           [--backend cpu|cuda [--device D] [--cuda-graph]]
 //
 // Global inputs are scattered per the artifact's shardings and outputs
 // gathered. --check also runs the embedded unpartitioned model on one rank
-// and compares. Exit status: 0 ok, 1 error, 2 --check mismatch.
+// (always on the CPU backend) and compares. With --backend cuda and no
+// --ranks under mpirun, every rank is a thread of this process on one GPU.
+// Exit status: 0 ok, 1 error, 2 --check mismatch, 3 the backend is not
+// available here (no GPU, or a build without CUDA).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,12 +19,14 @@
 
 #include "shardrt/Engine.h"
 #include "shardrt/Npy.h"
+#include "shardrt/artifact/Artifact.h"
 
 #ifdef SHARDRUN_HAVE_MPI
 #include "shardrt/comm/Mpi.h"
 #endif
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -49,6 +55,9 @@ struct Args {
   int bench = 0;
   int threads = 0;
   int timeoutMs = 60000;
+  BackendKind backend = BackendKind::Cpu;
+  int device = 0;
+  bool cudaGraph = false;
 };
 
 const char *kUsage =
@@ -56,7 +65,8 @@ const char *kUsage =
     "         [--random-inputs [--seed S] [--random-bound NAME=B]...]\n"
     "         [--output NAME=FILE.npy]...\n"
     "         [--check [--atol A] [--rtol R]] [--bench K] [--threads T]\n"
-    "         [--timeout-ms MS]\n"
+    "         [--timeout-ms MS] [--backend cpu|cuda [--device D] "
+    "[--cuda-graph]]\n"
     "Under mpirun/srun each process runs one rank (MPI backend).\n";
 
 bool parseNumber(const std::string &s, double &out) {
@@ -109,6 +119,10 @@ Status parseArgs(int argc, char **argv, Args &args) {
       args.check = true;
       continue;
     }
+    if (a == "--cuda-graph") {
+      args.cudaGraph = true;
+      continue;
+    }
     SHARDRT_RETURN_IF_ERROR(value(v));
     if (a == "--ranks" && parseInt(v, 1, 1 << 20, n))
       args.ranks = int(n);
@@ -120,6 +134,10 @@ Status parseArgs(int argc, char **argv, Args &args) {
       args.threads = int(n);
     else if (a == "--timeout-ms" && parseInt(v, 1, INT_MAX, n))
       args.timeoutMs = int(n);
+    else if (a == "--device" && parseInt(v, 0, 1023, n))
+      args.device = int(n);
+    else if (a == "--backend" && (v == "cpu" || v == "cuda"))
+      args.backend = v == "cpu" ? BackendKind::Cpu : BackendKind::Cuda;
     else if (a == "--atol" && parseNumber(v, d) && d >= 0)
       args.atol = d;
     else if (a == "--rtol" && parseNumber(v, d) && d >= 0)
@@ -259,6 +277,26 @@ void printStats(const std::vector<RankStats> &stats, int iterations) {
               iterations == 1 ? "" : "s");
 }
 
+/// The artifact's generated kernel binaries, e.g. "kernels: 1 binary:
+/// fatbin for sm_80,sm_90 with 280 kernels".
+void printKernels(const Engine &engine) {
+  const fb::Artifact &root = engine.artifact().root();
+  if (!root.kernels() || root.kernels()->size() == 0)
+    return;
+  std::printf("kernels: %u binar%s:", root.kernels()->size(),
+              root.kernels()->size() == 1 ? "y" : "ies");
+  for (uint32_t k = 0; k < root.kernels()->size(); ++k) {
+    const fb::KernelBinary &kb = *root.kernels()->Get(k);
+    std::string format = fb::EnumNameKernelFormat(kb.format());
+    for (char &c : format)
+      c = char(std::tolower(static_cast<unsigned char>(c)));
+    uint32_t n = kb.symbols() ? kb.symbols()->size() : 0;
+    std::printf("%s %s for %s with %u kernel%s", k ? ";" : "", format.c_str(),
+                kb.target() ? kb.target()->c_str() : "?", n, n == 1 ? "" : "s");
+  }
+  std::printf("\n");
+}
+
 /// The run itself, on all ranks (local threads) or this MPI rank.
 Status execute(const std::shared_ptr<const Engine> &engine,
                comm::Communicator *mpi, const std::vector<GlobalTensor> &inputs,
@@ -269,12 +307,20 @@ Status execute(const std::shared_ptr<const Engine> &engine,
   return runLocal(engine, inputs, outputs, stats, options);
 }
 
+/// Exit status when the asked-for backend cannot run here (ctest's
+/// SKIP_RETURN_CODE for the GPU tests).
+constexpr int kExitUnavailable = 3;
+
 int run(const Args &args, comm::Communicator *mpi) {
   bool root = !mpi || mpi->rank() == 0;
   auto fail = [&](const Status &s) {
     std::fprintf(stderr, "shard-run: %s\n", s.toString().c_str());
     return 1;
   };
+  if (Status s = backendAvailable(args.backend, args.device); !s.ok()) {
+    fail(s);
+    return kExitUnavailable;
+  }
   StatusOr<std::shared_ptr<const Engine>> engine = Engine::load(args.model);
   if (!engine.ok())
     return fail(engine.status());
@@ -303,6 +349,9 @@ int run(const Args &args, comm::Communicator *mpi) {
       args.threads ? args.threads
                    : int(std::max(1u, hw / unsigned(mpi ? 1 : ranks)));
   options.timeoutMs = args.timeoutMs;
+  options.backend = args.backend;
+  options.device = args.device;
+  options.cudaGraph = args.cudaGraph;
   auto started = std::chrono::steady_clock::now();
   auto lastReport = started;
   options.progress = [&](int done, int total) {
@@ -319,8 +368,11 @@ int run(const Args &args, comm::Communicator *mpi) {
       !s.ok())
     return fail(s);
   if (root) {
-    std::printf("%s: %d rank(s), %zu input(s), %zu output(s)\n",
-                args.model.c_str(), world, inputs.size(), outputs.size());
+    std::printf("%s: %d rank(s) on %s, %zu input(s), %zu output(s)\n",
+                args.model.c_str(), world,
+                args.backend == BackendKind::Cpu ? "cpu" : "cuda",
+                inputs.size(), outputs.size());
+    printKernels(**engine);
     printStats(stats, options.iterations);
     if (Status s = writeOutputs(**engine, args, outputs); !s.ok())
       return fail(s);

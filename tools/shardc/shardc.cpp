@@ -2,9 +2,11 @@
 //
 // shardc model.mlir -o model.shardbin [--target=cpu|cuda]
 //        [--emit=sharded|partitioned|plan|kernels] [-O0..-O3] [--timing]
-//        [--unpartitioned]
+//        [--unpartitioned] [--cuda-arch=sm_80,sm_90] [--nvcc=<path>]
 //
 //===----------------------------------------------------------------------===//
+
+#include "Nvcc.h"
 
 #include "shardc/Compiler/Compiler.h"
 #include "shardc/Dialect/Sc/ScDialect.h"
@@ -63,6 +65,16 @@ cl::opt<bool> fuse("fuse",
                    cl::desc("Fuse chains of elementwise kernels (sc-fuse); "
                             "on by default at -O3 and for --target=cuda"),
                    cl::init(false));
+cl::opt<std::string> cudaArch(
+    "cuda-arch",
+    cl::desc("SM targets of --target=cuda's compiled kernels (the fatbin "
+             "also carries PTX of the newest)"),
+    cl::value_desc("sm_80,sm_90"), cl::init("sm_80,sm_90"));
+cl::opt<std::string>
+    nvccPath("nvcc",
+             cl::desc("nvcc for --target=cuda (default: $CUDACXX, nvcc on "
+                      "PATH, /usr/local/cuda/bin/nvcc)"),
+             cl::value_desc("path"), cl::init(""));
 cl::opt<bool> unpartitioned(
     "unpartitioned",
     cl::desc("Compile for one rank, ignoring sharding annotations"),
@@ -127,12 +139,24 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                  << "' (expected cpu or cuda)\n";
     return 1;
   }
-  if (target == "cuda" && emit != Emit::Kernels) {
-    emitError(module->getLoc())
-        << "the cuda target only prints its generated kernels so far "
-           "(--emit=kernels); its artifacts need the CUDA runtime backend, "
-           "which is not built yet: use --target=cpu";
-    return 1;
+  // The cuda target's artifact embeds kernels compiled now; find the
+  // compiler before the (longer) passes run.
+  std::string nvcc;
+  std::vector<int> sms;
+  if (target == "cuda" && emit == Emit::Artifact) {
+    llvm::Expected<std::vector<int>> parsed = shardc::parseSmTargets(cudaArch);
+    if (!parsed) {
+      llvm::errs() << "shardc: --cuda-arch: "
+                   << llvm::toString(parsed.takeError()) << "\n";
+      return 1;
+    }
+    llvm::Expected<std::string> found = shardc::findNvcc(nvccPath);
+    if (!found) {
+      llvm::errs() << "shardc: " << llvm::toString(found.takeError()) << "\n";
+      return 1;
+    }
+    nvcc = *found;
+    sms = *parsed;
   }
   if (optLevel > 3) {
     llvm::errs() << "shardc: -O" << optLevel << " (expected -O0 to -O3)\n";
@@ -154,6 +178,12 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   shardc::LowerOptions options;
   options.unpartitioned = unpartitioned;
   options.fuse = fuse || optLevel >= 3 || target == "cuda";
+  if (!nvcc.empty()) {
+    options.cudaTargets = cudaArch;
+    options.compileCuda = [&](const std::string &source) {
+      return shardc::compileFatbin(nvcc, source, sms);
+    };
+  }
   FailureOr<shardc::LoweredArtifact> lowered;
   {
     TimingScope t = root.nest("Lower, plan memory, serialise");

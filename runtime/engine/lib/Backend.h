@@ -2,8 +2,11 @@
 //
 // A backend owns the memory a rank's arena lives in, turns instructions into
 // runnable steps, and brackets each run (the CPU backend sets its thread
-// count; a CUDA backend binds its stream and synchronises its events there).
-// Sessions only talk to this interface.
+// count; the CUDA backend binds its device and stream, and replays or
+// captures a CUDA graph). Sessions only talk to this interface.
+//
+// "Backend memory" is host memory for the CPU backend and device memory for
+// the CUDA backend: the arena, constants, slots, zero-copy bindings.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +18,10 @@
 
 #include <memory>
 
+namespace shardrt::artifact {
+class Artifact;
+}
+
 namespace shardrt::exec {
 
 class Backend {
@@ -24,12 +31,35 @@ public:
   /// Arena memory, 64-byte aligned; released with release().
   virtual StatusOr<void *> allocate(size_t bytes) = 0;
   virtual void release(void *arena) = 0;
+  /// Host -> backend memory, backend memory -> host, and within backend
+  /// memory (regions may overlap).
+  virtual Status copyIn(void *dst, const void *src, size_t bytes) = 0;
+  virtual Status copyOut(void *dst, const void *src, size_t bytes) = 0;
+  virtual Status copyWithin(void *dst, const void *src, size_t bytes) = 0;
+  /// Where a constant (`bytes` at `data` in the loaded file) is read from
+  /// during runs; the backend owns any copy it makes.
+  virtual StatusOr<void *> placeConstant(const void *data, size_t bytes) = 0;
+  /// Called once before prepare(): the artifact's generated kernels.
+  virtual Status load(const artifact::Artifact &artifact) = 0;
   virtual StatusOr<RunFn> prepare(const fb::Instruction &inst,
                                   const PrepareContext &ctx) = 0;
-  virtual Status beginRun() = 0;
-  /// Waits for everything the run started.
-  virtual Status endRun() = 0;
+  /// After the last prepare(): a whole-program check (e.g. that a requested
+  /// CUDA graph can be captured).
+  virtual Status finishPrepare() { return Status(); }
+  /// Starts a run over `rc`. True when the backend ran the whole program
+  /// itself (a replayed CUDA graph): the session then skips the steps.
+  virtual StatusOr<bool> beginRun(const RunContext &rc) = 0;
+  /// Finishes what the run started (the CPU backend has nothing to wait
+  /// for; the CUDA backend ends a capture and waits for its own stream).
+  virtual Status endRun(bool failed) = 0;
 };
+
+#ifdef SHARDRT_HAVE_CUDA_BACKEND
+/// cuda/CudaBackend.cpp; Unavailable without a usable device.
+StatusOr<std::unique_ptr<Backend>>
+createCudaBackend(const SessionOptions &options);
+Status cudaBackendAvailable(int device);
+#endif
 
 /// The backend a session asks for; Unimplemented for one this build lacks.
 StatusOr<std::unique_ptr<Backend>> createBackend(BackendKind kind,

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <omp.h>
 
 namespace shardrt::exec {
@@ -11,6 +12,10 @@ namespace shardrt::exec {
 Backend::~Backend() = default;
 
 namespace {
+
+[[maybe_unused]] constexpr const char *kNoCudaBackend =
+    "this build of shardrt has no CUDA backend (configure with the CUDA "
+    "toolkit and SHARDRT_ENABLE_CUDA=ON)";
 
 class CpuBackend final : public Backend {
 public:
@@ -29,6 +34,24 @@ public:
     return p;
   }
   void release(void *arena) override { std::free(arena); }
+  Status copyIn(void *dst, const void *src, size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+    return Status();
+  }
+  Status copyOut(void *dst, const void *src, size_t bytes) override {
+    std::memcpy(dst, src, bytes);
+    return Status();
+  }
+  Status copyWithin(void *dst, const void *src, size_t bytes) override {
+    std::memmove(dst, src, bytes);
+    return Status();
+  }
+  // Kernels read constants where the loaded file holds them.
+  StatusOr<void *> placeConstant(const void *data, size_t) override {
+    return const_cast<void *>(data);
+  }
+  // Fused regions run from their bodies; generated kernels are not used.
+  Status load(const artifact::Artifact &) override { return Status(); }
 
   StatusOr<RunFn> prepare(const fb::Instruction &inst,
                           const PrepareContext &ctx) override {
@@ -37,13 +60,13 @@ public:
 
   // The thread count is per calling thread in OpenMP, so it is set at the
   // start of every run (a session may be run from different threads).
-  Status beginRun() override {
+  StatusOr<bool> beginRun(const RunContext &) override {
     if (threads_ > 0)
       omp_set_num_threads(threads_);
-    return Status();
+    return false;
   }
   // Kernels are synchronous.
-  Status endRun() override { return Status(); }
+  Status endRun(bool) override { return Status(); }
 
 private:
   int threads_;
@@ -51,14 +74,39 @@ private:
 
 } // namespace
 
+} // namespace shardrt::exec
+
+namespace shardrt {
+Status backendAvailable(BackendKind kind, int device) {
+  switch (kind) {
+  case BackendKind::Cpu:
+    return Status();
+  case BackendKind::Cuda:
+#ifdef SHARDRT_HAVE_CUDA_BACKEND
+    return exec::cudaBackendAvailable(device);
+#else
+    (void)device;
+    return Status::unimplemented(exec::kNoCudaBackend);
+#endif
+  }
+  return Status::invalidArgument("unknown backend kind " +
+                                 std::to_string(int(kind)));
+}
+} // namespace shardrt
+
+namespace shardrt::exec {
+
 StatusOr<std::unique_ptr<Backend>>
 createBackend(BackendKind kind, const SessionOptions &options) {
   switch (kind) {
   case BackendKind::Cpu:
     return std::unique_ptr<Backend>(new CpuBackend(options.threads));
   case BackendKind::Cuda:
-    return Status::unimplemented(
-        "the CUDA backend is not part of this build yet");
+#ifdef SHARDRT_HAVE_CUDA_BACKEND
+    return createCudaBackend(options);
+#else
+    return Status::unimplemented(kNoCudaBackend);
+#endif
   }
   return Status::invalidArgument("unknown backend kind " +
                                  std::to_string(int(kind)));

@@ -1,10 +1,11 @@
 //===- PrepareFused.cpp - Fused elementwise bodies on the CPU -------------===//
 //
-// An ElementwiseFused instruction without a generated kernel carries its
-// body: `str` lists the steps' functions (Unary and Binary modes, space
-// separated) and `ints` each step's operand registers, then the register the
-// output takes. Registers 0..n-1 are the inputs, read at the output index
-// (broadcast, numpy rules); register n+i is step i's result.
+// An ElementwiseFused instruction carries its body (and, from the CUDA
+// target, also a generated kernel, which this backend ignores): `str` lists the
+// steps' functions (Unary and Binary modes, space separated) and `ints` each
+// step's operand registers, then the register the output takes. Registers
+// 0..n-1 are the inputs, read at the output index (broadcast, numpy rules);
+// register n+i is step i's result.
 //
 // The body runs tile by tile: each step applies the CPU kernel of its mode to
 // a tile of registers that stays in cache, so the chain reads its inputs and
@@ -85,10 +86,12 @@ StatusOr<std::vector<Step>> parseBody(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
                                         const PrepareContext &ctx) {
-  if (inst.kernel() >= 0)
+  // A generated kernel (the CUDA target's) comes with its body, which is
+  // what the CPU backend evaluates.
+  if (!inst.str() || inst.str()->size() == 0)
     return Status::unimplemented(
-        "the CPU backend does not run generated kernels (ElementwiseFused "
-        "with a kernel); it evaluates fused bodies");
+        "the CPU backend evaluates fused bodies; this ElementwiseFused "
+        "carries only a generated kernel");
   size_t numIn = inst.inputs() ? inst.inputs()->size() : 0;
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 64, 1));
   StatusOr<std::vector<Step>> body = parseBody(inst, int64_t(numIn));

@@ -156,7 +156,10 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
       return Status::invalidArgument(
           "constant " + std::to_string(cb.constant()) + " bound to slot " +
           std::to_string(cb.slot()) + " is not aligned to its elements");
-    base[cb.slot()] = const_cast<uint8_t *>(data.data);
+    StatusOr<void *> placed = backend->placeConstant(data.data, data.size);
+    if (!placed.ok())
+      return placed.status();
+    base[cb.slot()] = *placed;
     readOnly[cb.slot()] = isConstant[cb.slot()] = true;
   }
   if (rc.input_slots())
@@ -175,6 +178,7 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
   inputReady.assign(inputSlots.size(), false);
   boundOutputs.assign(outputSlots.size(), nullptr);
 
+  SHARDRT_RETURN_IF_ERROR(backend->load(*artifact));
   exec::PrepareContext ctx{slots, rank, meshShape,
                            artifact->meshCoordinates(rank)};
   for (uint32_t i = 0; rc.program() && i < rc.program()->size(); ++i) {
@@ -194,7 +198,7 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
     program.push_back(std::move(*fn));
     names.push_back(where(rc, i, inst));
   }
-  return Status();
+  return backend->finishPrepare();
 }
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -304,7 +308,8 @@ Status Session::copyInput(size_t i, const void *data, DType dtype,
   if (!data && bytes > 0)
     return Status::invalidArgument("input " + std::to_string(i) + " is null");
   if (bytes)
-    std::memcpy(impl_->base[impl_->inputSlots[i]], data, bytes);
+    SHARDRT_RETURN_IF_ERROR(
+        impl_->backend->copyIn(impl_->base[impl_->inputSlots[i]], data, bytes));
   impl_->boundInputs[i] = nullptr;
   impl_->inputReady[i] = true;
   return Status();
@@ -338,6 +343,16 @@ const void *Session::outputData(size_t i) const {
   return impl_->slotData(impl_->outputSlots[i]);
 }
 
+Status Session::copyOutput(size_t i, void *data, DType dtype,
+                           const std::vector<int64_t> &shape) const {
+  SHARDRT_RETURN_IF_ERROR(impl_->checkBinding(i, false, dtype, shape));
+  size_t bytes = size_t(exec::numElements(shape)) * dtypeSize(dtype);
+  if (!data && bytes > 0)
+    return Status::invalidArgument("output " + std::to_string(i) +
+                                   " destination is null");
+  return bytes ? impl_->backend->copyOut(data, outputData(i), bytes) : Status();
+}
+
 Status Session::run() {
   Impl &im = *impl_;
   for (size_t i = 0; i < im.inputReady.size(); ++i)
@@ -354,13 +369,15 @@ Status Session::run() {
   for (size_t i = 0; i < im.outputSlots.size(); ++i)
     if (im.boundOutputs[i] && !im.outputReadOnly[i])
       rc.slots[im.outputSlots[i]] = im.boundOutputs[i];
-  SHARDRT_RETURN_IF_ERROR(im.backend->beginRun());
-  for (size_t i = 0; i < im.program.size(); ++i)
+  StatusOr<bool> replayed = im.backend->beginRun(rc);
+  if (!replayed.ok())
+    return replayed.status();
+  for (size_t i = 0; !*replayed && i < im.program.size(); ++i)
     if (Status s = im.program[i](rc); !s.ok()) {
-      (void)im.backend->endRun(); // the first error is the one to report
+      (void)im.backend->endRun(true); // the first error is the one to report
       return Status(s.code(), im.names[i] + ": " + s.message());
     }
-  SHARDRT_RETURN_IF_ERROR(im.backend->endRun());
+  SHARDRT_RETURN_IF_ERROR(im.backend->endRun(false));
   // An output that is an input or a constant: the program read the slot
   // where it is; the caller's buffer gets a copy.
   for (size_t i = 0; i < im.outputSlots.size(); ++i) {
@@ -368,7 +385,8 @@ Status Session::run() {
     size_t bytes = size_t(exec::numElements(im.slots[slot].shape)) *
                    artifact::dtypeSize(im.slots[slot].dtype);
     if (im.boundOutputs[i] && im.outputReadOnly[i] && bytes)
-      std::memmove(im.boundOutputs[i], rc.slots[slot], bytes);
+      SHARDRT_RETURN_IF_ERROR(
+          im.backend->copyWithin(im.boundOutputs[i], rc.slots[slot], bytes));
   }
   return Status();
 }

@@ -10,9 +10,11 @@
 #define SHARDC_COMPILER_COMPILER_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/LogicalResult.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,13 @@ struct LowerOptions {
   /// Run sc-fuse on the partitioned program (never on the world-of-one
   /// reference it embeds, which stays the unfused, independent check).
   bool fuse = false;
+  /// Compiles CUDA C++ (cudaKernelSource's) to a fatbin for `cudaTargets`.
+  /// When set, the artifact carries the fatbin and every ElementwiseFused
+  /// instruction names its kernel (and keeps its body for the CPU backend).
+  std::function<llvm::Expected<std::vector<uint8_t>>(const std::string &)>
+      compileCuda;
+  /// What the fatbin holds, e.g. "sm_80,sm_90" (the artifact's target).
+  std::string cudaTargets = "sm_80,sm_90";
 };
 
 struct LoweredArtifact {
@@ -49,6 +58,9 @@ lowerToArtifact(mlir::ModuleOp module, const LowerOptions &options,
 /// `extern "C" __global__` kernel per region, named
 /// `<rank-class function>_fused<k>`; compiles with nvcc on its own.
 std::string cudaKernelSource(mlir::ModuleOp module);
+
+/// The name cudaKernelSource gives the k-th fused region of `function`.
+std::string fusedKernelName(llvm::StringRef function, int64_t k);
 
 } // namespace shardc
 

@@ -114,14 +114,36 @@ private:
 /// Where a session executes. Every backend runs the same artifact.
 enum class BackendKind : int { Cpu = 0, Cuda = 1 };
 
+/// "Backend memory" below is host memory for the CPU backend and memory of
+/// the session's device for the CUDA backend.
+/// Ok when sessions of `kind` can run on `device` here: Unimplemented for a
+/// build without that backend, Unavailable without a usable device.
+Status backendAvailable(BackendKind kind, int device = 0);
+
 struct SessionOptions {
   BackendKind backend = BackendKind::Cpu;
-  /// Caller-provided arena (at least Engine::arenaBytes(rank) bytes, 64-byte
-  /// aligned) or null to let the session allocate one.
+  /// Caller-provided arena in backend memory (at least
+  /// Engine::arenaBytes(rank) bytes, 64-byte aligned) or null to let the
+  /// session allocate one.
   void *arena = nullptr;
   size_t arenaBytes = 0;
-  /// Kernel threads of this rank; 0: the OpenMP default.
+  /// CPU: kernel threads of this rank; 0: the OpenMP default.
   int threads = 0;
+  /// CUDA: the device this rank runs on (ranks of a local world may share
+  /// one).
+  int device = 0;
+  /// CUDA: a cudaStream_t of the caller's to run on, or null for the
+  /// session's own. With the caller's stream, run() returns once the work
+  /// is enqueued (steps the backend stages through the host still wait);
+  /// with its own, run() waits for it.
+  void *cudaStream = nullptr;
+  /// CUDA: capture the whole rank program as a CUDA graph on the first run
+  /// and replay it while the bound buffers stay the same. Session::create
+  /// fails if a step cannot be captured (host-staged steps).
+  bool cudaGraph = false;
+  /// CUDA: let cuBLAS and cuDNN use TF32 tensor cores for f32 (faster, about
+  /// 1e-3 relative error, PyTorch's default for convolutions).
+  bool allowTf32 = false;
 };
 
 class Session {
@@ -148,19 +170,24 @@ public:
   const std::vector<int64_t> &inputShape(size_t i) const;
   const std::vector<int64_t> &outputShape(size_t i) const;
 
-  /// Zero copy: the session reads input i from `data` during run(); the
-  /// memory must stay valid and unchanged until run() returns. dtype and
-  /// shape must match the local input exactly.
+  /// Zero copy: the session reads input i from `data` (backend memory)
+  /// during run(); the memory must stay valid and unchanged until run()
+  /// returns. dtype and shape must match the local input exactly.
   Status bindInput(size_t i, const void *data, DType dtype,
                    const std::vector<int64_t> &shape);
-  /// Copies input i into the arena now (data may be freed afterwards).
+  /// Copies input i from host memory into the arena now (data may be freed
+  /// afterwards).
   Status copyInput(size_t i, const void *data, DType dtype,
                    const std::vector<int64_t> &shape);
-  /// Zero copy: run() writes output i to `data`.
+  /// Zero copy: run() writes output i to `data` (backend memory).
   Status bindOutput(size_t i, void *data, DType dtype,
                     const std::vector<int64_t> &shape);
-  /// Where output i is after run(): the bound buffer or the arena.
+  /// Where output i is after run(): the bound buffer or the arena (backend
+  /// memory).
   const void *outputData(size_t i) const;
+  /// Copies output i, after run(), to host memory `data`.
+  Status copyOutput(size_t i, void *data, DType dtype,
+                    const std::vector<int64_t> &shape) const;
 
   /// Runs the rank's program. Every input must have been bound or copied.
   /// A failure in a collective (dead peer, timeout) is returned, not hung on.

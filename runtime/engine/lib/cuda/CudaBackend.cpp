@@ -1,0 +1,532 @@
+//===- CudaBackend.cpp - Device arena, stream, kernels, CUDA graphs -------===//
+//
+// One session = one device, one stream. Every instruction is first checked
+// by the CPU decoder (so both backends accept and reject the same
+// artifacts), then becomes one of:
+//  - a native step: a copy or fill on the stream, a generated kernel from
+//    the artifact's fatbin launched through the driver API, or a cuBLAS or
+//    cuDNN call (CudaLibrarySteps.cpp);
+//  - a host-staged step: its slots are copied to pinned host mirrors, the
+//    CPU step runs on them (with the session's communicator for
+//    communication), and what it wrote is copied back. Every opcode has one,
+//    so any artifact runs; staged steps are correct but slow and cannot be
+//    captured in a CUDA graph.
+//
+// The driver API is reached through cudaGetDriverEntryPointByVersion rather
+// than by linking libcuda: binaries built with this backend still start on
+// machines without a GPU driver (and then report Unavailable).
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Backend.h"
+#include "CudaSupport.h"
+#include "shardrt/artifact/Artifact.h"
+
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace shardrt::exec::cuda {
+
+Status cudaStatus(cudaError_t err, const char *call) {
+  // Clear a sticky-free error so an unrelated later call does not report it.
+  (void)cudaGetLastError();
+  bool unavailable = err == cudaErrorMemoryAllocation ||
+                     err == cudaErrorNoDevice ||
+                     err == cudaErrorInsufficientDriver;
+  StatusCode code =
+      unavailable ? StatusCode::Unavailable : StatusCode::Internal;
+  return Status(code, std::string(call) + ": " + cudaGetErrorName(err) + ": " +
+                          cudaGetErrorString(err));
+}
+
+Status cublasStatus(cublasStatus_t err, const char *call) {
+  return Status::internal(std::string(call) + ": " + cublasGetStatusName(err) +
+                          ": " + cublasGetStatusString(err));
+}
+
+#ifdef SHARDRT_HAVE_CUDNN
+Status cudnnStatus(cudnnStatus_t err, const char *call) {
+  return Status::internal(std::string(call) + ": " + cudnnGetErrorString(err));
+}
+#endif
+
+namespace {
+
+// The few driver entry points the backend uses (signatures of cuda.h).
+using ModuleLoadDataFn = CUresult (*)(CUmodule *, const void *);
+using ModuleUnloadFn = CUresult (*)(CUmodule);
+using ModuleGetFunctionFn = CUresult (*)(CUfunction *, CUmodule, const char *);
+using LaunchKernelFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned,
+                                    unsigned, unsigned, unsigned, unsigned,
+                                    CUstream, void **, void **);
+using GetErrorNameFn = CUresult (*)(CUresult, const char **);
+
+struct Driver {
+  ModuleLoadDataFn moduleLoadData = nullptr;
+  ModuleUnloadFn moduleUnload = nullptr;
+  ModuleGetFunctionFn moduleGetFunction = nullptr;
+  LaunchKernelFn launchKernel = nullptr;
+  GetErrorNameFn getErrorName = nullptr;
+
+  Status load() {
+    SHARDRT_RETURN_IF_ERROR(entry("cuModuleLoadData", moduleLoadData));
+    SHARDRT_RETURN_IF_ERROR(entry("cuModuleUnload", moduleUnload));
+    SHARDRT_RETURN_IF_ERROR(entry("cuModuleGetFunction", moduleGetFunction));
+    SHARDRT_RETURN_IF_ERROR(entry("cuLaunchKernel", launchKernel));
+    return entry("cuGetErrorName", getErrorName);
+  }
+  Status check(CUresult r, const std::string &call) const {
+    if (r == CUDA_SUCCESS)
+      return Status();
+    const char *name = nullptr;
+    if (!getErrorName || getErrorName(r, &name) != CUDA_SUCCESS)
+      name = "unknown CUresult";
+    return Status::internal(call + ": " + name + " (" + std::to_string(r) +
+                            ")");
+  }
+
+private:
+  template <typename Fn> Status entry(const char *symbol, Fn &fn) {
+    void *p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    SHARDRT_CUDA_TRY(cudaGetDriverEntryPointByVersion(
+        symbol, &p, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || !p)
+      return Status::unavailable(std::string("the CUDA driver has no ") +
+                                 symbol);
+    fn = reinterpret_cast<Fn>(p);
+    return Status();
+  }
+};
+
+size_t slotBytes(const SlotInfo &s) {
+  return s.hasShape
+             ? size_t(numElements(s.shape)) * artifact::dtypeSize(s.dtype)
+             : size_t(s.bytes);
+}
+
+/// Page-locked host memory, so that staging copies run at full speed.
+struct PinnedBuffer {
+  void *data = nullptr;
+  size_t bytes = 0;
+  ~PinnedBuffer() {
+    if (data)
+      cudaFreeHost(data);
+  }
+};
+
+class CudaBackend final : public Backend {
+public:
+  CudaBackend(const SessionOptions &options, cudaStream_t stream,
+              bool ownStream, Driver driver)
+      : device_(options.device), ownStream_(ownStream),
+        wantGraph_(options.cudaGraph), driver_(driver) {
+    lib_.stream = stream;
+    lib_.allowTf32 = options.allowTf32;
+  }
+  ~CudaBackend() override;
+
+  const char *name() const override { return "cuda"; }
+
+  StatusOr<void *> allocate(size_t bytes) override {
+    SHARDRT_CUDA_TRY(cudaSetDevice(device_));
+    void *p = nullptr;
+    cudaError_t err = cudaMalloc(&p, std::max<size_t>(bytes, 1));
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      return Status::unavailable("cannot allocate a device arena of " +
+                                 std::to_string(bytes) +
+                                 " bytes: " + cudaGetErrorString(err));
+    }
+    return p;
+  }
+  void release(void *arena) override { cudaFree(arena); }
+
+  Status copyIn(void *dst, const void *src, size_t bytes) override {
+    SHARDRT_CUDA_TRY(cudaSetDevice(device_));
+    SHARDRT_CUDA_TRY(
+        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, lib_.stream));
+    // The caller may free `src` once this returns.
+    SHARDRT_CUDA_TRY(cudaStreamSynchronize(lib_.stream));
+    return Status();
+  }
+  Status copyOut(void *dst, const void *src, size_t bytes) override {
+    SHARDRT_CUDA_TRY(cudaSetDevice(device_));
+    SHARDRT_CUDA_TRY(
+        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, lib_.stream));
+    SHARDRT_CUDA_TRY(cudaStreamSynchronize(lib_.stream));
+    return Status();
+  }
+  Status copyWithin(void *dst, const void *src, size_t bytes) override {
+    SHARDRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                                     lib_.stream));
+    return ownStream_ ? waitForStream() : Status();
+  }
+  StatusOr<void *> placeConstant(const void *data, size_t bytes) override {
+    StatusOr<void *> p = allocate(bytes);
+    if (!p.ok())
+      return p.status();
+    constants_.push_back(*p);
+    SHARDRT_RETURN_IF_ERROR(copyIn(*p, data, bytes));
+    return *p;
+  }
+
+  Status load(const artifact::Artifact &artifact) override;
+  StatusOr<RunFn> prepare(const fb::Instruction &inst,
+                          const PrepareContext &ctx) override;
+  Status finishPrepare() override;
+  StatusOr<bool> beginRun(const RunContext &rc) override;
+  Status endRun(bool failed) override;
+
+private:
+  Status waitForStream() {
+    SHARDRT_CUDA_TRY(cudaStreamSynchronize(lib_.stream));
+    return Status();
+  }
+  StatusOr<RunFn> prepareKernel(const fb::Instruction &inst,
+                                const PrepareContext &ctx);
+  RunFn prepareCopy(const fb::Instruction &inst, const PrepareContext &ctx);
+  RunFn prepareFill(const fb::Instruction &inst, const PrepareContext &ctx);
+  RunFn stageThroughHost(RunFn hostStep, const fb::Instruction &inst,
+                         const PrepareContext &ctx);
+  PinnedBuffer *mirror(uint32_t slot, size_t bytes);
+
+  int device_;
+  bool ownStream_;
+  bool wantGraph_;
+  Driver driver_;
+  LibraryContext lib_;
+  int smCount_ = 1;
+  std::vector<void *> constants_;
+  /// Loaded kernel binaries, and per kernel symbol: (module, load status).
+  std::vector<CUmodule> modules_;
+  std::map<uint32_t, std::pair<CUmodule, Status>> symbolModule_;
+  const artifact::Artifact *artifact_ = nullptr;
+  /// Host mirrors of the slots that staged steps touch, one per slot.
+  std::map<uint32_t, std::unique_ptr<PinnedBuffer>> mirrors_;
+  /// The first instruction that is staged through the host, if any.
+  std::string firstStaged_;
+  size_t prepared_ = 0;
+  // CUDA graph of the whole program, captured over `graphSlots_`.
+  cudaGraphExec_t graph_ = nullptr;
+  std::vector<void *> graphSlots_, captureSlots_;
+  bool capturing_ = false;
+};
+
+CudaBackend::~CudaBackend() {
+  cudaSetDevice(device_);
+  if (capturing_) {
+    cudaGraph_t g = nullptr;
+    cudaStreamEndCapture(lib_.stream, &g);
+    if (g)
+      cudaGraphDestroy(g);
+  }
+  if (graph_)
+    cudaGraphExecDestroy(graph_);
+  cudaStreamSynchronize(lib_.stream);
+  for (void *p : constants_)
+    cudaFree(p);
+  if (lib_.workspace)
+    cudaFree(lib_.workspace);
+  for (CUmodule m : modules_)
+    driver_.moduleUnload(m);
+  mirrors_.clear();
+  lib_.destroyHandles();
+  if (ownStream_)
+    cudaStreamDestroy(lib_.stream);
+}
+
+Status CudaBackend::load(const artifact::Artifact &artifact) {
+  artifact_ = &artifact;
+  SHARDRT_CUDA_TRY(cudaSetDevice(device_));
+  SHARDRT_CUDA_TRY(cudaDeviceGetAttribute(
+      &smCount_, cudaDevAttrMultiProcessorCount, device_));
+  const fb::Artifact &root = artifact.root();
+  for (uint32_t k = 0; root.kernels() && k < root.kernels()->size(); ++k) {
+    const fb::KernelBinary &kb = *root.kernels()->Get(k);
+    if (kb.format() == fb::KernelFormat::SharedObject)
+      continue; // host code for another backend
+    // The blob may sit at any offset in the file; the driver wants the
+    // image aligned (and PTX text terminated).
+    artifact::ByteSpan bytes = artifact.kernelBinary(k);
+    std::vector<uint64_t> image(bytes.size / 8 + 1, 0);
+    std::memcpy(image.data(), bytes.data, bytes.size);
+    CUmodule module = nullptr;
+    Status s = driver_.check(
+        driver_.moduleLoadData(&module, image.data()),
+        "cuModuleLoadData (kernel binary " + std::to_string(k) + " for " +
+            (kb.target() ? kb.target()->str() : "?") + ")");
+    if (s.ok())
+      modules_.push_back(module);
+    for (uint32_t i = 0; kb.symbols() && i < kb.symbols()->size(); ++i)
+      symbolModule_[kb.symbols()->Get(i)] = {module, s};
+  }
+  return Status();
+}
+
+StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
+                                     const PrepareContext &ctx) {
+  size_t index = prepared_++;
+  // The CPU decoder checks everything a kernel would trust, for both.
+  StatusOr<RunFn> host = prepareInstruction(inst, ctx);
+  if (!host.ok() && !(inst.opcode() == fb::Opcode::ElementwiseFused &&
+                      host.status().code() == StatusCode::Unimplemented))
+    return host.status();
+  StatusOr<RunFn> native = RunFn();
+  switch (inst.opcode()) {
+  case fb::Opcode::Copy:
+    native = prepareCopy(inst, ctx);
+    break;
+  case fb::Opcode::Fill:
+    native = prepareFill(inst, ctx);
+    break;
+  case fb::Opcode::ElementwiseFused:
+    native = prepareKernel(inst, ctx);
+    break;
+  case fb::Opcode::Matmul:
+  case fb::Opcode::Linear:
+    native = prepareBlasStep(inst, ctx, lib_);
+    break;
+  case fb::Opcode::Conv:
+  case fb::Opcode::Pool:
+    native = prepareDnnStep(inst, ctx, lib_);
+    break;
+  default:
+    break;
+  }
+  if (!native.ok())
+    return native.status();
+  if (*native)
+    return native;
+  if (!host.ok())
+    return host.status(); // a kernel-only fused region without its kernel
+  if (firstStaged_.empty())
+    firstStaged_ = "instruction " + std::to_string(index) + " (" +
+                   fb::EnumNameOpcode(inst.opcode()) + ")";
+  return stageThroughHost(std::move(*host), inst, ctx);
+}
+
+StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,
+                                           const PrepareContext &ctx) {
+  if (inst.kernel() < 0)
+    return RunFn();
+  auto found = symbolModule_.find(uint32_t(inst.kernel()));
+  if (found == symbolModule_.end())
+    return Status::unimplemented(
+        "its kernel is defined only by binaries for other backends");
+  SHARDRT_RETURN_IF_ERROR(found->second.second);
+  std::string symbol =
+      artifact_->root().kernel_symbols()->Get(uint32_t(inst.kernel()))->str();
+  CUfunction fn = nullptr;
+  SHARDRT_RETURN_IF_ERROR(driver_.check(
+      driver_.moduleGetFunction(&fn, found->second.first, symbol.c_str()),
+      "cuModuleGetFunction(" + symbol + ")"));
+  // Generated kernels take (in0, ..., out) and loop over the output's
+  // elements with a grid stride, 256 threads a block.
+  std::vector<uint32_t> operands;
+  for (size_t i = 0; i < numInputs(inst); ++i)
+    operands.push_back(inIdx(inst, i));
+  operands.push_back(outIdx(inst, 0));
+  int64_t n = numElements(outSlot(inst, ctx, 0).shape);
+  unsigned blocks = unsigned(std::min<int64_t>(
+      std::max<int64_t>((n + 255) / 256, 1), int64_t(smCount_) * 32));
+  const Driver *driver = &driver_;
+  cudaStream_t stream = lib_.stream;
+  return RunFn([=](RunContext &rc) -> Status {
+    if (n == 0)
+      return Status();
+    std::vector<void *> pointers(operands.size());
+    std::vector<void *> params(operands.size());
+    for (size_t i = 0; i < operands.size(); ++i) {
+      pointers[i] = rc.slots[operands[i]];
+      params[i] = &pointers[i];
+    }
+    return driver->check(driver->launchKernel(fn, blocks, 1, 1, 256, 1, 1, 0,
+                                              stream, params.data(), nullptr),
+                         "cuLaunchKernel(" + symbol + ")");
+  });
+}
+
+RunFn CudaBackend::prepareCopy(const fb::Instruction &inst,
+                               const PrepareContext &ctx) {
+  size_t bytes = slotBytes(outSlot(inst, ctx, 0));
+  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  cudaStream_t stream = lib_.stream;
+  return RunFn([=](RunContext &rc) -> Status {
+    if (bytes == 0 || rc.slots[x] == rc.slots[y])
+      return Status();
+    SHARDRT_CUDA_TRY(cudaMemcpyAsync(rc.slots[y], rc.slots[x], bytes,
+                                     cudaMemcpyDeviceToDevice, stream));
+    return Status();
+  });
+}
+
+RunFn CudaBackend::prepareFill(const fb::Instruction &inst,
+                               const PrepareContext &ctx) {
+  const SlotInfo &out = outSlot(inst, ctx, 0);
+  if (out.dtype != fb::DType::F32)
+    return RunFn();
+  int64_t n = numElements(out.shape);
+  float value = float(floatAttrs(inst).at(0));
+  uint32_t y = outIdx(inst, 0);
+  cudaStream_t stream = lib_.stream;
+  return RunFn([=](RunContext &rc) -> Status {
+    SHARDRT_CUDA_TRY(launchFill(slotPtr<float>(rc, y), n, value, stream));
+    return Status();
+  });
+}
+
+PinnedBuffer *CudaBackend::mirror(uint32_t slot, size_t bytes) {
+  std::unique_ptr<PinnedBuffer> &m = mirrors_[slot];
+  if (!m)
+    m = std::make_unique<PinnedBuffer>();
+  m->bytes = std::max(m->bytes, bytes);
+  return m.get();
+}
+
+RunFn CudaBackend::stageThroughHost(RunFn hostStep, const fb::Instruction &inst,
+                                    const PrepareContext &ctx) {
+  // Everything the step reads or writes. Outputs are copied in too: an
+  // exchange writes only the halo part of its slot.
+  std::vector<uint32_t> touched, written;
+  for (size_t i = 0; i < numInputs(inst); ++i)
+    touched.push_back(inIdx(inst, i));
+  for (uint32_t i = 0; inst.outputs() && i < inst.outputs()->size(); ++i)
+    written.push_back(outIdx(inst, i));
+  for (uint32_t i = 0; inst.transfers() && i < inst.transfers()->size(); ++i) {
+    const fb::Transfer &t = *inst.transfers()->Get(i);
+    (t.kind() == fb::TransferKind::Recv ? written : touched)
+        .push_back(t.slot());
+  }
+  touched.insert(touched.end(), written.begin(), written.end());
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  std::sort(written.begin(), written.end());
+  written.erase(std::unique(written.begin(), written.end()), written.end());
+  struct Staged {
+    uint32_t slot;
+    size_t bytes;
+    PinnedBuffer *host;
+  };
+  auto staged = std::make_shared<std::vector<Staged>>();
+  for (uint32_t s : touched) {
+    size_t bytes = slotBytes(ctx.slots[s]);
+    staged->push_back({s, bytes, mirror(s, bytes)});
+  }
+  cudaStream_t stream = lib_.stream;
+  auto step = std::make_shared<RunFn>(std::move(hostStep));
+  return RunFn([=](RunContext &rc) -> Status {
+    RunContext host = rc;
+    for (const Staged &s : *staged) {
+      host.slots[s.slot] = s.host->data;
+      if (s.bytes)
+        SHARDRT_CUDA_TRY(cudaMemcpyAsync(s.host->data, rc.slots[s.slot],
+                                         s.bytes, cudaMemcpyDeviceToHost,
+                                         stream));
+    }
+    SHARDRT_CUDA_TRY(cudaStreamSynchronize(stream));
+    SHARDRT_RETURN_IF_ERROR((*step)(host));
+    for (const Staged &s : *staged)
+      if (s.bytes && std::binary_search(written.begin(), written.end(), s.slot))
+        SHARDRT_CUDA_TRY(cudaMemcpyAsync(rc.slots[s.slot], s.host->data,
+                                         s.bytes, cudaMemcpyHostToDevice,
+                                         stream));
+    return Status();
+  });
+}
+
+Status CudaBackend::finishPrepare() {
+  for (auto &[slot, m] : mirrors_)
+    if (m->bytes) {
+      SHARDRT_CUDA_TRY(cudaMallocHost(&m->data, m->bytes));
+    }
+  if (lib_.workspaceBytes) {
+    StatusOr<void *> ws = allocate(lib_.workspaceBytes);
+    if (!ws.ok())
+      return ws.status();
+    lib_.workspace = *ws;
+  }
+  if (wantGraph_ && !firstStaged_.empty())
+    return Status::failedPrecondition(
+        "a CUDA graph was asked for, but " + firstStaged_ +
+        " runs staged through the host, which a graph cannot capture");
+  return Status();
+}
+
+StatusOr<bool> CudaBackend::beginRun(const RunContext &rc) {
+  SHARDRT_CUDA_TRY(cudaSetDevice(device_));
+  if (!wantGraph_)
+    return false;
+  if (graph_ && rc.slots == graphSlots_) {
+    SHARDRT_CUDA_TRY(cudaGraphLaunch(graph_, lib_.stream));
+    return true;
+  }
+  // New bindings: capture again.
+  if (graph_) {
+    SHARDRT_CUDA_TRY(cudaGraphExecDestroy(graph_));
+    graph_ = nullptr;
+  }
+  SHARDRT_CUDA_TRY(
+      cudaStreamBeginCapture(lib_.stream, cudaStreamCaptureModeThreadLocal));
+  capturing_ = true;
+  captureSlots_ = rc.slots;
+  return false;
+}
+
+Status CudaBackend::endRun(bool failed) {
+  if (capturing_) {
+    capturing_ = false;
+    cudaGraph_t g = nullptr;
+    SHARDRT_CUDA_TRY(cudaStreamEndCapture(lib_.stream, &g));
+    std::unique_ptr<CUgraph_st, cudaError_t (*)(cudaGraph_t)> owned(
+        g, cudaGraphDestroy);
+    if (failed)
+      return Status();
+    SHARDRT_CUDA_TRY(cudaGraphInstantiate(&graph_, g, 0));
+    graphSlots_ = captureSlots_;
+    SHARDRT_CUDA_TRY(cudaGraphLaunch(graph_, lib_.stream));
+  }
+  return ownStream_ || failed ? waitForStream() : Status();
+}
+
+} // namespace
+} // namespace shardrt::exec::cuda
+
+namespace shardrt::exec {
+
+Status cudaBackendAvailable(int device) {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return Status::unavailable(std::string("no usable CUDA device: ") +
+                               cudaGetErrorName(err) + ": " +
+                               cudaGetErrorString(err));
+  }
+  if (device < 0 || device >= count)
+    return Status::unavailable("CUDA device " + std::to_string(device) +
+                               " does not exist; this machine has " +
+                               std::to_string(count));
+  return Status();
+}
+
+StatusOr<std::unique_ptr<Backend>>
+createCudaBackend(const SessionOptions &options) {
+  SHARDRT_RETURN_IF_ERROR(cudaBackendAvailable(options.device));
+  SHARDRT_CUDA_TRY(cudaSetDevice(options.device));
+  cuda::Driver driver;
+  SHARDRT_RETURN_IF_ERROR(driver.load());
+  cudaStream_t stream = static_cast<cudaStream_t>(options.cudaStream);
+  bool own = stream == nullptr;
+  if (own)
+    SHARDRT_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  return std::unique_ptr<Backend>(
+      new cuda::CudaBackend(options, stream, own, driver));
+}
+
+} // namespace shardrt::exec

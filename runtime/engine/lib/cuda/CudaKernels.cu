@@ -1,0 +1,56 @@
+//===- CudaKernels.cu - The CUDA backend's own small kernels --------------===//
+//
+// Generated kernels (fused regions) come from the artifact; these are the
+// few fixed ones the backend needs around library calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaSupport.h"
+
+#include <algorithm>
+
+namespace shardrt::exec::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+/// Grid-stride loops: a bounded grid covers any n.
+unsigned gridFor(int64_t n) {
+  int64_t blocks = (n + kThreads - 1) / kThreads;
+  return unsigned(std::min<int64_t>(std::max<int64_t>(blocks, 1), 65535));
+}
+
+__global__ void fillKernel(float *data, long long n, float value) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    data[i] = value;
+}
+
+__global__ void addBiasKernel(float *y, const float *__restrict__ bias,
+                              long long rows, long long cols) {
+  long long n = rows * cols;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    y[i] += bias[i % cols];
+}
+
+} // namespace
+
+cudaError_t launchFill(float *data, int64_t n, float value,
+                       cudaStream_t stream) {
+  if (n <= 0)
+    return cudaSuccess;
+  fillKernel<<<gridFor(n), kThreads, 0, stream>>>(data, n, value);
+  return cudaGetLastError();
+}
+
+cudaError_t launchAddBias(float *y, const float *bias, int64_t rows,
+                          int64_t cols, cudaStream_t stream) {
+  if (rows <= 0 || cols <= 0)
+    return cudaSuccess;
+  addBiasKernel<<<gridFor(rows * cols), kThreads, 0, stream>>>(y, bias, rows,
+                                                               cols);
+  return cudaGetLastError();
+}
+
+} // namespace shardrt::exec::cuda

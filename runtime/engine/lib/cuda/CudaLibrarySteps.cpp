@@ -1,0 +1,413 @@
+//===- CudaLibrarySteps.cpp - cuBLAS GEMMs, cuDNN convolution and pooling -===//
+//
+// Each prepare function returns a native step when the library computes
+// exactly what the CPU kernel does for these shapes and attributes, and a
+// null RunFn otherwise (broadcast patterns a batch stride cannot express,
+// asymmetric padding, dilated or padded max pooling...): the backend then
+// stages the instruction through the host, so coverage never changes
+// results.
+//
+// Row-major GEMMs go through column-major cuBLAS as C^T = B^T A^T, which
+// needs no transposes. f32 stays f32 (no TF32) unless the session allows it,
+// so the GPU agrees with the CPU to f32 rounding.
+//
+// cuDNN's legacy convolution API is deprecated in cuDNN 9 but is still the
+// shortest path to a plain NCHW forward convolution; the graph API would add
+// fused epilogues (bias, activation), which sc-fuse does not request yet.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CudaSupport.h"
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+namespace shardrt::exec::cuda {
+
+void LibraryContext::destroyHandles() {
+  if (cublas_)
+    cublasDestroy(cublas_);
+  cublas_ = nullptr;
+#ifdef SHARDRT_HAVE_CUDNN
+  if (cudnn_)
+    cudnnDestroy(cudnn_);
+  cudnn_ = nullptr;
+#endif
+}
+
+StatusOr<cublasHandle_t> LibraryContext::cublas() {
+  if (!cublas_) {
+    cublasHandle_t h = nullptr;
+    SHARDRT_CUBLAS_TRY(cublasCreate(&h));
+    cublas_ = h;
+    SHARDRT_CUBLAS_TRY(cublasSetStream(h, stream));
+    SHARDRT_CUBLAS_TRY(cublasSetMathMode(
+        h, allowTf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+  }
+  return cublas_;
+}
+
+#ifdef SHARDRT_HAVE_CUDNN
+StatusOr<cudnnHandle_t> LibraryContext::cudnn() {
+  if (!cudnn_) {
+    cudnnHandle_t h = nullptr;
+    SHARDRT_CUDNN_TRY(cudnnCreate(&h));
+    cudnn_ = h;
+    SHARDRT_CUDNN_TRY(cudnnSetStream(h, stream));
+  }
+  return cudnn_;
+}
+#endif
+
+namespace {
+
+constexpr int64_t kIntMax = 0x7fffffff;
+
+bool fitsInt(std::initializer_list<int64_t> values) {
+  for (int64_t v : values)
+    if (v < 0 || v > kIntMax)
+      return false;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// cuBLAS
+//===----------------------------------------------------------------------===//
+
+/// torch.matmul where every operand's batch is either the output's or a
+/// single matrix (batch stride 0); other broadcasts and 1-d operands are
+/// staged.
+StatusOr<RunFn> prepareMatmul(const fb::Instruction &inst,
+                              const PrepareContext &ctx, LibraryContext &lib) {
+  Shape a = inSlot(inst, ctx, 0).shape, b = inSlot(inst, ctx, 1).shape;
+  const Shape &y = outSlot(inst, ctx, 0).shape;
+  if (a.size() < 2 || b.size() < 2 || y.size() < 2)
+    return RunFn();
+  int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
+  Shape outBatch(y.begin(), y.end() - 2);
+  Shape aBatch = padShape(Shape(a.begin(), a.end() - 2), outBatch.size());
+  Shape bBatch = padShape(Shape(b.begin(), b.end() - 2), outBatch.size());
+  int64_t count = numElements(outBatch);
+  auto strideOf = [&](const Shape &batch, int64_t matrix, int64_t &stride) {
+    if (numElements(batch) == 1)
+      stride = 0;
+    else if (batch == outBatch)
+      stride = matrix;
+    else
+      return false;
+    return true;
+  };
+  int64_t strideA = 0, strideB = 0;
+  if (!strideOf(aBatch, m * k, strideA) || !strideOf(bBatch, k * n, strideB) ||
+      !fitsInt({m, n, k, count}))
+    return RunFn();
+  uint32_t ai = inIdx(inst, 0), bi = inIdx(inst, 1), yi = outIdx(inst, 0);
+  LibraryContext *libp = &lib;
+  return RunFn([=](RunContext &rc) -> Status {
+    if (count == 0 || m == 0 || n == 0)
+      return Status();
+    StatusOr<cublasHandle_t> h = libp->cublas();
+    if (!h.ok())
+      return h.status();
+    const float one = 1.0f, zero = 0.0f;
+    // k == 0 leaves beta * C: zeros, as torch.matmul gives.
+    SHARDRT_CUBLAS_TRY(cublasSgemmStridedBatched(
+        *h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one,
+        slotPtr<float>(rc, bi), int(std::max<int64_t>(n, 1)), strideB,
+        slotPtr<float>(rc, ai), int(std::max<int64_t>(k, 1)), strideA, &zero,
+        slotPtr<float>(rc, yi), int(n), m * n, int(count)));
+    return Status();
+  });
+}
+
+/// y = x w^T (+ bias): one GEMM over all rows of x.
+StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
+                              const PrepareContext &ctx, LibraryContext &lib) {
+  const Shape &x = inSlot(inst, ctx, 0).shape, &w = inSlot(inst, ctx, 1).shape;
+  int64_t in = w[1], out = w[0];
+  int64_t rows = numElements(Shape(x.begin(), x.end() - 1));
+  if (!fitsInt({in, out, rows}))
+    return RunFn();
+  uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), yi = outIdx(inst, 0);
+  uint32_t bi = numInputs(inst) == 3 ? inIdx(inst, 2) : kNoSlot;
+  LibraryContext *libp = &lib;
+  return RunFn([=](RunContext &rc) -> Status {
+    if (rows == 0 || out == 0)
+      return Status();
+    StatusOr<cublasHandle_t> h = libp->cublas();
+    if (!h.ok())
+      return h.status();
+    const float one = 1.0f, zero = 0.0f;
+    float *y = slotPtr<float>(rc, yi);
+    SHARDRT_CUBLAS_TRY(
+        cublasSgemm(*h, CUBLAS_OP_T, CUBLAS_OP_N, int(out), int(rows), int(in),
+                    &one, slotPtr<float>(rc, wi), int(std::max<int64_t>(in, 1)),
+                    slotPtr<float>(rc, xi), int(std::max<int64_t>(in, 1)),
+                    &zero, y, int(out)));
+    if (bi != kNoSlot)
+      SHARDRT_CUDA_TRY(
+          launchAddBias(y, slotPtr<float>(rc, bi), rows, out, libp->stream));
+    return Status();
+  });
+}
+
+} // namespace
+
+StatusOr<RunFn> prepareBlasStep(const fb::Instruction &inst,
+                                const PrepareContext &ctx,
+                                LibraryContext &lib) {
+  switch (inst.opcode()) {
+  case fb::Opcode::Matmul:
+    return prepareMatmul(inst, ctx, lib);
+  case fb::Opcode::Linear:
+    return prepareLinear(inst, ctx, lib);
+  default:
+    return RunFn();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// cuDNN
+//===----------------------------------------------------------------------===//
+
+#ifdef SHARDRT_HAVE_CUDNN
+namespace {
+
+/// Owns the descriptors of one step.
+struct DnnDescriptors {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  cudnnPoolingDescriptor_t pool = nullptr;
+  ~DnnDescriptors() {
+    for (cudnnTensorDescriptor_t t : {x, y, bias})
+      if (t)
+        cudnnDestroyTensorDescriptor(t);
+    if (w)
+      cudnnDestroyFilterDescriptor(w);
+    if (conv)
+      cudnnDestroyConvolutionDescriptor(conv);
+    if (pool)
+      cudnnDestroyPoolingDescriptor(pool);
+  }
+};
+
+/// cuDNN wants at least 4-d tensors: a 1-d window op becomes 2-d with a
+/// leading spatial extent of 1.
+std::vector<int> dnnDims(const Shape &shape) {
+  std::vector<int> dims(shape.begin(), shape.end());
+  if (dims.size() == 3)
+    dims.insert(dims.begin() + 2, 1);
+  return dims;
+}
+
+std::vector<int> spatial(const std::vector<int64_t> &v, int r) {
+  std::vector<int> out(v.begin(), v.begin() + r);
+  if (r == 1)
+    out.insert(out.begin(), 0);
+  return out;
+}
+
+Status setTensor(cudnnTensorDescriptor_t &desc, const std::vector<int> &dims) {
+  SHARDRT_CUDNN_TRY(cudnnCreateTensorDescriptor(&desc));
+  std::vector<int> strides(dims.size());
+  int64_t s = 1;
+  for (size_t d = dims.size(); d-- > 0;) {
+    strides[d] = int(s);
+    s *= dims[d];
+  }
+  SHARDRT_CUDNN_TRY(cudnnSetTensorNdDescriptor(
+      desc, CUDNN_DATA_FLOAT, int(dims.size()), dims.data(), strides.data()));
+  return Status();
+}
+
+bool allFitInt(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    n *= std::max<int64_t>(d, 1);
+    if (d < 1 || n > kIntMax)
+      return false;
+  }
+  return true;
+}
+
+/// Reads the Conv ints (validated by the CPU prepare).
+struct ConvAttrs {
+  int r = 0;
+  std::vector<int64_t> stride, padLo, dilation;
+  int64_t groups = 1;
+};
+ConvAttrs convAttrs(const fb::Instruction &inst) {
+  IntReader ints(inst);
+  ConvAttrs a;
+  a.r = int(ints.next());
+  a.stride = ints.next(size_t(a.r));
+  a.padLo = ints.next(size_t(a.r));
+  a.dilation = ints.next(size_t(a.r));
+  a.groups = ints.next();
+  return a;
+}
+
+StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
+                            const PrepareContext &ctx, LibraryContext &lib) {
+  const Shape &x = inSlot(inst, ctx, 0).shape, &w = inSlot(inst, ctx, 1).shape,
+              &y = outSlot(inst, ctx, 0).shape;
+  if (!allFitInt(x) || !allFitInt(w) || !allFitInt(y))
+    return RunFn(); // empty or huge tensors: the host handles them
+  ConvAttrs a = convAttrs(inst);
+  auto d = std::make_shared<DnnDescriptors>();
+  std::vector<int> xDims = dnnDims(x), wDims = dnnDims(w), yDims = dnnDims(y);
+  SHARDRT_RETURN_IF_ERROR(setTensor(d->x, xDims));
+  SHARDRT_RETURN_IF_ERROR(setTensor(d->y, yDims));
+  SHARDRT_CUDNN_TRY(cudnnCreateFilterDescriptor(&d->w));
+  SHARDRT_CUDNN_TRY(
+      cudnnSetFilterNdDescriptor(d->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                                 int(wDims.size()), wDims.data()));
+  std::vector<int> pad = spatial(a.padLo, a.r), stride = spatial(a.stride, a.r),
+                   dil = spatial(a.dilation, a.r);
+  if (a.r == 1) {
+    stride[0] = dil[0] = 1;
+  }
+  SHARDRT_CUDNN_TRY(cudnnCreateConvolutionDescriptor(&d->conv));
+  SHARDRT_CUDNN_TRY(cudnnSetConvolutionNdDescriptor(
+      d->conv, int(pad.size()), pad.data(), stride.data(), dil.data(),
+      CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  SHARDRT_CUDNN_TRY(cudnnSetConvolutionGroupCount(d->conv, int(a.groups)));
+  SHARDRT_CUDNN_TRY(cudnnSetConvolutionMathType(
+      d->conv, lib.allowTf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+  // cuDNN pads symmetrically; the CPU kernel pads pad_lo before and whatever
+  // the output shape implies after. Only when both agree is this the same
+  // convolution.
+  std::vector<int> expected(yDims.size());
+  SHARDRT_CUDNN_TRY(cudnnGetConvolutionNdForwardOutputDim(
+      d->conv, d->x, d->w, int(expected.size()), expected.data()));
+  if (expected != yDims)
+    return RunFn();
+  StatusOr<cudnnHandle_t> h = lib.cudnn();
+  if (!h.ok())
+    return h.status();
+  std::array<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT>
+      perf{};
+  int returned = 0;
+  SHARDRT_CUDNN_TRY(cudnnGetConvolutionForwardAlgorithm_v7(
+      *h, d->x, d->w, d->conv, d->y, int(perf.size()), &returned, perf.data()));
+  constexpr size_t kMaxWorkspace = size_t(1) << 30;
+  const cudnnConvolutionFwdAlgoPerf_t *chosen = nullptr;
+  for (int i = 0; i < returned && !chosen; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS &&
+        perf[i].memory <= kMaxWorkspace &&
+        (lib.allowTf32 || perf[i].mathType != CUDNN_TENSOR_OP_MATH))
+      chosen = &perf[i];
+  if (!chosen)
+    return RunFn();
+  cudnnConvolutionFwdAlgo_t algo = chosen->algo;
+  size_t workspace = chosen->memory;
+  lib.needWorkspace(workspace);
+  bool hasBias = numInputs(inst) == 3;
+  if (hasBias) {
+    std::vector<int> bDims(yDims.size(), 1);
+    bDims[1] = yDims[1];
+    SHARDRT_RETURN_IF_ERROR(setTensor(d->bias, bDims));
+  }
+  uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), yi = outIdx(inst, 0);
+  uint32_t bi = hasBias ? inIdx(inst, 2) : kNoSlot;
+  LibraryContext *libp = &lib;
+  cudnnHandle_t handle = *h;
+  return RunFn([=](RunContext &rc) -> Status {
+    const float one = 1.0f, zero = 0.0f;
+    SHARDRT_CUDNN_TRY(cudnnConvolutionForward(
+        handle, &one, d->x, slotPtr<float>(rc, xi), d->w,
+        slotPtr<float>(rc, wi), d->conv, algo, libp->workspace, workspace,
+        &zero, d->y, slotPtr<float>(rc, yi)));
+    if (bi != kNoSlot)
+      SHARDRT_CUDNN_TRY(cudnnAddTensor(handle, &one, d->bias,
+                                       slotPtr<float>(rc, bi), &one, d->y,
+                                       slotPtr<float>(rc, yi)));
+    return Status();
+  });
+}
+
+/// Max pooling without padding or dilation, and average pooling without
+/// dilation or divisor override, with symmetric padding.
+StatusOr<RunFn> preparePool(const fb::Instruction &inst,
+                            const PrepareContext &ctx, LibraryContext &lib) {
+  const Shape &x = inSlot(inst, ctx, 0).shape, &y = outSlot(inst, ctx, 0).shape;
+  if (!allFitInt(x) || !allFitInt(y))
+    return RunFn();
+  bool isMax = strAttr(inst) == "max";
+  IntReader ints(inst);
+  int r = int(ints.next());
+  std::vector<int64_t> kernel = ints.next(size_t(r)),
+                       stride = ints.next(size_t(r)),
+                       padLo = ints.next(size_t(r)),
+                       padHi = ints.next(size_t(r)),
+                       dilation = ints.next(size_t(r));
+  bool countIncludePad = ints.next() != 0;
+  int64_t divisorOverride = ints.next();
+  for (int i = 0; i < r; ++i)
+    if (dilation[i] != 1 || padLo[i] != padHi[i] || (isMax && padLo[i] != 0) ||
+        !fitsInt({kernel[i], stride[i], padLo[i]}))
+      return RunFn();
+  if (divisorOverride != 0)
+    return RunFn();
+  auto d = std::make_shared<DnnDescriptors>();
+  std::vector<int> xDims = dnnDims(x), yDims = dnnDims(y);
+  SHARDRT_RETURN_IF_ERROR(setTensor(d->x, xDims));
+  SHARDRT_RETURN_IF_ERROR(setTensor(d->y, yDims));
+  std::vector<int> window = spatial(kernel, r), pad = spatial(padLo, r),
+                   step = spatial(stride, r);
+  if (r == 1)
+    window[0] = step[0] = 1;
+  cudnnPoolingMode_t mode =
+      isMax ? CUDNN_POOLING_MAX
+            : (countIncludePad ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                               : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING);
+  SHARDRT_CUDNN_TRY(cudnnCreatePoolingDescriptor(&d->pool));
+  SHARDRT_CUDNN_TRY(cudnnSetPoolingNdDescriptor(
+      d->pool, mode, CUDNN_PROPAGATE_NAN, int(window.size()), window.data(),
+      pad.data(), step.data()));
+  std::vector<int> expected(yDims.size());
+  SHARDRT_CUDNN_TRY(cudnnGetPoolingNdForwardOutputDim(
+      d->pool, d->x, int(expected.size()), expected.data()));
+  if (expected != yDims)
+    return RunFn(); // ceil mode: the host kernel handles the extra window
+  StatusOr<cudnnHandle_t> h = lib.cudnn();
+  if (!h.ok())
+    return h.status();
+  cudnnHandle_t handle = *h;
+  uint32_t xi = inIdx(inst, 0), yi = outIdx(inst, 0);
+  return RunFn([=](RunContext &rc) -> Status {
+    const float one = 1.0f, zero = 0.0f;
+    SHARDRT_CUDNN_TRY(cudnnPoolingForward(handle, d->pool, &one, d->x,
+                                          slotPtr<float>(rc, xi), &zero, d->y,
+                                          slotPtr<float>(rc, yi)));
+    return Status();
+  });
+}
+
+} // namespace
+#endif // SHARDRT_HAVE_CUDNN
+
+StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
+                               const PrepareContext &ctx, LibraryContext &lib) {
+#ifdef SHARDRT_HAVE_CUDNN
+  switch (inst.opcode()) {
+  case fb::Opcode::Conv:
+    return prepareConv(inst, ctx, lib);
+  case fb::Opcode::Pool:
+    return preparePool(inst, ctx, lib);
+  default:
+    break;
+  }
+#else
+  (void)inst;
+  (void)ctx;
+  (void)lib;
+#endif
+  return RunFn();
+}
+
+} // namespace shardrt::exec::cuda

@@ -1,0 +1,100 @@
+//===- CudaSupport.h - State and helpers of the CUDA backend ----*- C++ -*-===//
+//
+// Shared by CudaBackend.cpp (memory, streams, graphs, generated kernels,
+// host-staged steps) and CudaLibrarySteps.cpp (cuBLAS, cuDNN). Error codes
+// of every CUDA library become a Status naming the call; nothing aborts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDRT_ENGINE_CUDA_CUDASUPPORT_H
+#define SHARDRT_ENGINE_CUDA_CUDASUPPORT_H
+
+#include "../Prepare.h"
+#include "shardrt/Status.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#ifdef SHARDRT_HAVE_CUDNN
+#include <cudnn.h>
+#endif
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace shardrt::exec::cuda {
+
+Status cudaStatus(cudaError_t err, const char *call);
+Status cublasStatus(cublasStatus_t err, const char *call);
+#ifdef SHARDRT_HAVE_CUDNN
+Status cudnnStatus(cudnnStatus_t err, const char *call);
+#endif
+
+#define SHARDRT_CUDA_TRY(call)                                                 \
+  do {                                                                         \
+    cudaError_t shardrt_err_ = (call);                                         \
+    if (shardrt_err_ != cudaSuccess)                                           \
+      return ::shardrt::exec::cuda::cudaStatus(shardrt_err_, #call);           \
+  } while (0)
+#define SHARDRT_CUBLAS_TRY(call)                                               \
+  do {                                                                         \
+    cublasStatus_t shardrt_err_ = (call);                                      \
+    if (shardrt_err_ != CUBLAS_STATUS_SUCCESS)                                 \
+      return ::shardrt::exec::cuda::cublasStatus(shardrt_err_, #call);         \
+  } while (0)
+#define SHARDRT_CUDNN_TRY(call)                                                \
+  do {                                                                         \
+    cudnnStatus_t shardrt_err_ = (call);                                       \
+    if (shardrt_err_ != CUDNN_STATUS_SUCCESS)                                  \
+      return ::shardrt::exec::cuda::cudnnStatus(shardrt_err_, #call);          \
+  } while (0)
+
+/// What the library steps need of their session's backend. Owned by the
+/// backend, which outlives every step it prepared.
+struct LibraryContext {
+  cudaStream_t stream = nullptr;
+  bool allowTf32 = false;
+  /// Created on first use (creating a cuDNN handle costs ~100 ms).
+  StatusOr<cublasHandle_t> cublas();
+#ifdef SHARDRT_HAVE_CUDNN
+  StatusOr<cudnnHandle_t> cudnn();
+#endif
+  /// Scratch shared by all steps of a run (they are stream-ordered).
+  /// Steps record what they need while being prepared; the backend
+  /// allocates the largest before the first run.
+  void needWorkspace(size_t bytes) {
+    workspaceBytes = std::max(workspaceBytes, bytes);
+  }
+  void *workspace = nullptr;
+  size_t workspaceBytes = 0;
+
+  /// Destroys the handles (before the stream they were bound to goes).
+  void destroyHandles();
+  ~LibraryContext() { destroyHandles(); }
+
+private:
+  cublasHandle_t cublas_ = nullptr;
+#ifdef SHARDRT_HAVE_CUDNN
+  cudnnHandle_t cudnn_ = nullptr;
+#endif
+};
+
+/// A native step for `inst`, or a null RunFn when this family has none for
+/// its shapes (the caller then stages it through the host). `inst` has
+/// passed the CPU backend's checks.
+StatusOr<RunFn> prepareBlasStep(const fb::Instruction &inst,
+                                const PrepareContext &ctx, LibraryContext &lib);
+StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
+                               const PrepareContext &ctx, LibraryContext &lib);
+
+// CudaKernels.cu: small kernels of the backend's own.
+cudaError_t launchFill(float *data, int64_t n, float value,
+                       cudaStream_t stream);
+/// y[r, c] += bias[c] for a (rows, cols) row-major y.
+cudaError_t launchAddBias(float *y, const float *bias, int64_t rows,
+                          int64_t cols, cudaStream_t stream);
+
+} // namespace shardrt::exec::cuda
+
+#endif // SHARDRT_ENGINE_CUDA_CUDASUPPORT_H
