@@ -15,7 +15,10 @@
                promoted.
 
 With --mpiexec the run goes through `MPIEXEC -n N shard-run ...` (the MPI
-backend) instead of in-process ranks.
+backend) instead of in-process ranks. With --backend cuda the case is
+compiled with --target=cuda (generated kernels in a fatbin) and every rank
+runs on the one GPU, ranks as threads of one process (local multi-rank
+mode); without a GPU it exits 3, ctest's skip code for these tests.
 """
 import argparse
 import math
@@ -24,6 +27,10 @@ import re
 import shlex
 import subprocess
 import sys
+
+
+# shard-run's exit status when the backend cannot run here (no GPU).
+SKIP = 3
 
 
 def run(cmd):
@@ -64,12 +71,13 @@ def main():
     p.add_argument("--workdir", required=True)
     p.add_argument("--mpiexec", default="",
                    help="launcher command line, e.g. 'mpiexec --oversubscribe'")
+    p.add_argument("--backend", choices=["cpu", "cuda"], default="cpu")
     a = p.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     name = os.path.splitext(os.path.basename(a.case))[0]
     shardc = os.path.join(a.bin_dir, "shardc")
     shard_run = os.path.join(a.bin_dir, "shard-run")
-    art = os.path.join(a.workdir, name + ".shardbin")
+    art = os.path.join(a.workdir, name + "." + a.backend + ".shardbin")
     check = ["--random-inputs", "--seed", "7", "--check",
              "--atol", a.atol, "--rtol", a.rtol] + weight_bounds(a.case)
 
@@ -78,6 +86,15 @@ def main():
             return run(shlex.split(a.mpiexec) + ["-n", str(ranks), shard_run,
                                                  artifact] + flags)
         return run([shard_run, artifact, "--ranks", str(ranks)] + flags)
+
+    if a.backend == "cuda":
+        if a.mode != "partitioned":
+            print("SKIP: pending cases run on the CPU backend only")
+            return SKIP
+        if run([shardc, a.case, "--target=cuda", "-o", art]).returncode != 0:
+            return 1
+        r = launch(art, a.world, check + ["--backend", "cuda"])
+        return r.returncode if r.returncode in (0, SKIP) else 1
 
     if a.mode == "partitioned":
         if run([shardc, a.case, "-o", art]).returncode != 0:
