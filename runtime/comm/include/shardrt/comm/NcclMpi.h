@@ -1,0 +1,25 @@
+//===- NcclMpi.h - NCCL communicators bootstrapped over MPI -----*- C++ -*-===//
+//
+// Under mpirun or srun: rank 0 of MPI_COMM_WORLD creates the NCCL unique id
+// and broadcasts it; every process then joins with its world rank. Library
+// shardrt_comm_nccl_mpi (built when both NCCL and MPI are found).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDRT_COMM_NCCLMPI_H
+#define SHARDRT_COMM_NCCLMPI_H
+
+#include "shardrt/comm/Nccl.h"
+
+namespace shardrt::comm {
+
+/// Collective over MPI_COMM_WORLD (initialising MPI if needed). With
+/// `deviceByLocalRank`, options.device is replaced by this process's rank
+/// among the processes of its node, modulo the node's device count.
+StatusOr<std::unique_ptr<Communicator>>
+createNcclCommunicatorOverMpi(NcclOptions options = {},
+                              bool deviceByLocalRank = true);
+
+} // namespace shardrt::comm
+
+#endif // SHARDRT_COMM_NCCLMPI_H
