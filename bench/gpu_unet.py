@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""GPU benchmark: UNet-2D (ACCEPTANCE.md row 24's model) on one GPU at 1024^2
+and 2048^2, shardc at 1 rank against PyTorch eager and torch.compile on the
+same model and the same weights, side by side in one run.
+
+    python3 bench/gpu_unet.py [--build build] [--sizes 1024,2048] [--runs 20]
+
+Needs a GPU, numpy and torch (the device machine has them). For each size it
+  1. writes the model at that size (examples/gen_models.py, unpartitioned)
+     and compiles it with `shardc --unpartitioned --target=cuda`;
+  2. draws the input and every weight once (PyTorch's default init bounds)
+     and saves them as .npy files;
+  3. runs `shard-run --backend cuda --bench RUNS` on them, keeping the
+     output, and times the same forward pass in PyTorch eager and
+     torch.compile with CUDA events (f32, TF32 off for both, as shardc);
+  4. checks shardc's output against eager's (max abs error) and measures
+     the device's copy bandwidth (a large device-to-device copy).
+Prints a Markdown table for docs/benchmarks.md, with the date and device.
+"""
+import argparse
+import datetime
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "examples"))
+import gen_models  # noqa: E402
+
+
+def model_text(size):
+    """The UNet of gen_models at `size` x `size` (its sharding is ignored:
+    the model is compiled --unpartitioned)."""
+    gen_models.UNET_INPUT = (1, 4, size, size)
+    gen_models.UNET_EXTENTS = gen_models.array_split(size, 4)
+    text, _ = gen_models.gen_unet()
+    return text
+
+
+def unet_forward(F, x, params, groups=8):
+    """The same network as gen_models.gen_unet, argument order included."""
+    it = iter(params)
+
+    def conv(h, stride=1, padding=1):
+        w, b = next(it), next(it)
+        return F.conv2d(h, w, b, stride=stride, padding=padding)
+
+    def block(h):
+        for _ in range(2):
+            h = conv(h)
+            gw, gb = next(it), next(it)
+            h = F.silu(F.group_norm(h, groups, gw, gb, eps=1e-5))
+        return h
+
+    # gen_models declares all parameters first, in order of use.
+    enc = [block(x)]
+    h = enc[0]
+    for _ in range(1, 4):
+        h = conv(h, stride=2)
+        h = block(h)
+        enc.append(h)
+    for level in range(3, 0, -1):
+        h = F.interpolate(h, scale_factor=2.0, mode="nearest")
+        h = conv(h)
+        h = block(F.cat([h, enc[level - 1]], 1))
+    return conv(h, padding=0)
+
+
+def draw_params(torch, size):
+    """Input and weights in argument order: conv weights and biases uniform
+    in 1/sqrt(fan_in) (PyTorch's default init), group-norm affine values
+    near 1 and 0 so that the norm is not the identity."""
+    g = torch.Generator().manual_seed(0)
+    signature = model_text(size).split("func.func", 1)[1].split(") ->", 1)[0]
+    shapes = [[int(d) for d in s.split("x")]
+              for s in re.findall(r"%\w+: tensor<([\dx]+)xf32>", signature)]
+    tensors, fan_in, previous = [], 1, []
+    for i, shape in enumerate(shapes):
+        u = torch.rand(shape, generator=g) * 2 - 1
+        if i == 0:
+            t = u
+        elif len(shape) == 4:
+            fan_in = shape[1] * shape[2] * shape[3]
+            t = u / fan_in ** 0.5
+        elif len(previous) == 4:  # the bias after a conv weight
+            t = u / fan_in ** 0.5
+        else:  # group-norm gamma, then beta
+            t = 0.1 * u + (1.0 if len(tensors[-1].shape) == 1 and
+                           len(shapes[i - 2]) == 4 else 0.0)
+        previous = shape
+        tensors.append(t)
+    return tensors
+
+
+def time_cuda(torch, fn, runs):
+    fn()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(runs):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / runs
+
+
+def copy_bandwidth(torch):
+    a = torch.empty(1 << 28, dtype=torch.uint8, device="cuda")
+    b = torch.empty_like(a)
+    ms = time_cuda(torch, lambda: b.copy_(a), 20)
+    return 2 * a.numel() / (ms * 1e-3) / 1e9  # read + write, GB/s
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--sizes", default="1024,2048")
+    p.add_argument("--runs", type=int, default=20)
+    args = p.parse_args()
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    device = torch.cuda.get_device_name(0)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in [int(s) for s in args.sizes.split(",")]:
+            src = os.path.join(tmp, "unet%d.mlir" % size)
+            art = os.path.join(tmp, "unet%d.shardbin" % size)
+            with open(src, "w") as f:
+                f.write(model_text(size))
+            subprocess.run([os.path.join(args.build, "bin", "shardc"), src,
+                            "--unpartitioned", "--target=cuda", "-o", art],
+                           check=True)
+            host = draw_params(torch, size)
+            flags = []
+            for i, t in enumerate(host):
+                path = os.path.join(tmp, "arg%d.npy" % i)
+                np.save(path, t.numpy())
+                flags += ["--input", "arg%d=%s" % (i, path)]
+            out = os.path.join(tmp, "y.npy")
+            r = subprocess.run(
+                [os.path.join(args.build, "bin", "shard-run"), art,
+                 "--backend", "cuda", "--bench", str(args.runs),
+                 "--output", "result0=" + out] + flags,
+                capture_output=True, text=True, check=True)
+            ms = float(re.search(r"^0\s+([\d.]+)", r.stdout, re.M).group(1))
+            dev = [t.cuda() for t in host]
+            with torch.no_grad():
+                eager = lambda: unet_forward(F, dev[0], dev[1:])  # noqa
+                want = eager()
+                eager_ms = time_cuda(torch, eager, args.runs)
+                compiled = torch.compile(lambda x, *w: unet_forward(F, x, w))
+                run_c = lambda: compiled(*dev)  # noqa
+                compile_ms = time_cuda(torch, run_c, args.runs)
+            err = float(np.abs(np.load(out) - want.cpu().numpy()).max())
+            rows.append((size, ms, eager_ms, compile_ms, err))
+        bw = copy_bandwidth(torch)
+    print("Measured %s on %s; device copy bandwidth %.0f GB/s.\n"
+          % (datetime.date.today().isoformat(), device, bw))
+    print("| UNet-2D input | shardc (1 rank) ms | PyTorch eager ms "
+          "| torch.compile ms | shardc / eager | max abs err vs eager |")
+    print("|---|---|---|---|---|---|")
+    for size, ms, eager_ms, compile_ms, err in rows:
+        print("| 1x4x%dx%d | %.2f | %.2f | %.2f | %.2fx | %.2e |"
+              % (size, size, ms, eager_ms, compile_ms, ms / eager_ms, err))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
