@@ -21,6 +21,7 @@
 #include "../Backend.h"
 #include "CudaSupport.h"
 #include "shardrt/artifact/Artifact.h"
+#include "shardrt/cuda/Device.h"
 
 #include <cuda.h>
 
@@ -501,13 +502,8 @@ namespace shardrt::exec {
 
 Status cudaBackendAvailable(int device) {
   int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    return Status::unavailable(std::string("no usable CUDA device: ") +
-                               cudaGetErrorName(err) + ": " +
-                               cudaGetErrorString(err));
-  }
+  if (Status s = ::shardrt::cuda::deviceCount(&count); !s.ok())
+    return Status::unavailable("no usable CUDA device: " + s.message());
   if (device < 0 || device >= count)
     return Status::unavailable("CUDA device " + std::to_string(device) +
                                " does not exist; this machine has " +
