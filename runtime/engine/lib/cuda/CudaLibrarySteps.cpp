@@ -105,17 +105,19 @@ StatusOr<RunFn> prepareMatmul(const fb::Instruction &inst,
       !fitsInt({m, n, k, count}))
     return RunFn();
   uint32_t ai = inIdx(inst, 0), bi = inIdx(inst, 1), yi = outIdx(inst, 0);
-  LibraryContext *libp = &lib;
+  // The handle is made now, not in the first run, which may be a CUDA
+  // graph capture.
+  StatusOr<cublasHandle_t> h = lib.cublas();
+  if (!h.ok())
+    return h.status();
+  cublasHandle_t handle = *h;
   return RunFn([=](RunContext &rc) -> Status {
     if (count == 0 || m == 0 || n == 0)
       return Status();
-    StatusOr<cublasHandle_t> h = libp->cublas();
-    if (!h.ok())
-      return h.status();
     const float one = 1.0f, zero = 0.0f;
     // k == 0 leaves beta * C: zeros, as torch.matmul gives.
     SHARDRT_CUBLAS_TRY(cublasSgemmStridedBatched(
-        *h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one,
+        handle, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(k), &one,
         slotPtr<float>(rc, bi), int(std::max<int64_t>(n, 1)), strideB,
         slotPtr<float>(rc, ai), int(std::max<int64_t>(k, 1)), strideA, &zero,
         slotPtr<float>(rc, yi), int(n), m * n, int(count)));
@@ -133,23 +135,26 @@ StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
     return RunFn();
   uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), yi = outIdx(inst, 0);
   uint32_t bi = numInputs(inst) == 3 ? inIdx(inst, 2) : kNoSlot;
-  LibraryContext *libp = &lib;
+  // The handle is made now, not in the first run, which may be a CUDA
+  // graph capture.
+  StatusOr<cublasHandle_t> h = lib.cublas();
+  if (!h.ok())
+    return h.status();
+  cublasHandle_t handle = *h;
+  cudaStream_t stream = lib.stream;
   return RunFn([=](RunContext &rc) -> Status {
     if (rows == 0 || out == 0)
       return Status();
-    StatusOr<cublasHandle_t> h = libp->cublas();
-    if (!h.ok())
-      return h.status();
     const float one = 1.0f, zero = 0.0f;
     float *y = slotPtr<float>(rc, yi);
     SHARDRT_CUBLAS_TRY(
-        cublasSgemm(*h, CUBLAS_OP_T, CUBLAS_OP_N, int(out), int(rows), int(in),
-                    &one, slotPtr<float>(rc, wi), int(std::max<int64_t>(in, 1)),
-                    slotPtr<float>(rc, xi), int(std::max<int64_t>(in, 1)),
-                    &zero, y, int(out)));
+        cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, int(out), int(rows),
+                    int(in), &one, slotPtr<float>(rc, wi),
+                    int(std::max<int64_t>(in, 1)), slotPtr<float>(rc, xi),
+                    int(std::max<int64_t>(in, 1)), &zero, y, int(out)));
     if (bi != kNoSlot)
       SHARDRT_CUDA_TRY(
-          launchAddBias(y, slotPtr<float>(rc, bi), rows, out, libp->stream));
+          launchAddBias(y, slotPtr<float>(rc, bi), rows, out, stream));
     return Status();
   });
 }
