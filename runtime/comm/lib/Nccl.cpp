@@ -301,7 +301,11 @@ Status NcclCommunicator::run(const std::string &what,
     if (err != cudaSuccess)
       s = cudaFailure(err, what);
   }
-  release();
+  // After a failure the application's communicator (never aborted by us)
+  // may still have kernels reading the scratch: freeing it would block on
+  // them, so it is left allocated.
+  if (s.ok() || owned_)
+    release();
   return s;
 }
 
@@ -448,6 +452,9 @@ Status NcclCommunicator::doBroadcast(void *buffer, std::int64_t count,
 }
 
 Status NcclCommunicator::doBarrier() {
+  if (!usable_.ok())
+    return usable_;
+  SHARDRT_NCCL_CUDA(cudaSetDevice(device_), "barrier");
   if (!barrierScratch_)
     SHARDRT_NCCL_CUDA(cudaMalloc(&barrierScratch_, sizeof(int32_t)), "barrier");
   return run("barrier", {{barrierScratch_, nullptr, sizeof(int32_t), false}},

@@ -146,7 +146,12 @@ public:
     }
     return p;
   }
-  void release(void *arena) override { cudaFree(arena); }
+  void release(void *arena) override {
+    // Work on a caller's stream may still use the arena.
+    cudaSetDevice(device_);
+    cudaStreamSynchronize(lib_.stream);
+    cudaFree(arena);
+  }
 
   Status copyIn(void *dst, const void *src, size_t bytes) override {
     SHARDRT_CUDA_TRY(cudaSetDevice(device_));

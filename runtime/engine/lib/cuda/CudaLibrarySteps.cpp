@@ -309,7 +309,12 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   if (!chosen)
     return RunFn();
   cudnnConvolutionFwdAlgo_t algo = chosen->algo;
-  size_t workspace = chosen->memory;
+  // Run the algorithm with the math type it was ranked with, and ask for
+  // its workspace under that setting.
+  SHARDRT_CUDNN_TRY(cudnnSetConvolutionMathType(d->conv, chosen->mathType));
+  size_t workspace = 0;
+  SHARDRT_CUDNN_TRY(cudnnGetConvolutionForwardWorkspaceSize(
+      *h, d->x, d->w, d->conv, d->y, algo, &workspace));
   lib.needWorkspace(workspace);
   bool hasBias = numInputs(inst) == 3;
   if (hasBias) {
