@@ -1,6 +1,7 @@
 //===- Nccl.cpp - One GPU per rank over NCCL ------------------------------===//
 
 #include "shardrt/comm/Nccl.h"
+#include "shardrt/cuda/Device.h"
 
 #include <cuda_runtime.h>
 #include <nccl.h>
@@ -16,16 +17,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-Status cudaFailure(cudaError_t err, const std::string &what) {
-  (void)cudaGetLastError();
-  return Status::internal(what + ": " + cudaGetErrorName(err) + ": " +
-                          cudaGetErrorString(err));
-}
 #define SHARDRT_NCCL_CUDA(call, what)                                          \
   do {                                                                         \
     cudaError_t e_ = (call);                                                   \
     if (e_ != cudaSuccess)                                                     \
-      return cudaFailure(e_, what);                                            \
+      return cuda::cudaCallStatus(e_, what);                                   \
   } while (0)
 
 ncclDataType_t ncclType(DataType t) {
@@ -227,7 +223,7 @@ Status NcclCommunicator::wait(const std::string &what,
     if (q == cudaSuccess)
       return Status();
     if (q != cudaErrorNotReady)
-      return fail(cudaFailure(q, what));
+      return fail(cuda::cudaCallStatus(q, what));
     ncclResult_t async = ncclSuccess;
     if (ncclCommGetAsyncError(comm_, &async) != ncclSuccess ||
         (async != ncclSuccess && async != ncclInProgress))
@@ -266,8 +262,8 @@ Status NcclCommunicator::run(const std::string &what,
     cudaError_t err = cudaMalloc(&b.device, b.bytes);
     if (err != cudaSuccess) {
       release();
-      return cudaFailure(err, what + ": staging " + std::to_string(b.bytes) +
-                                  " bytes");
+      return cuda::cudaCallStatus(err, what + ": staging " +
+                                           std::to_string(b.bytes) + " bytes");
     }
     scratch.push_back(b.device);
     device[i] = b.device;
@@ -275,7 +271,7 @@ Status NcclCommunicator::run(const std::string &what,
                           stream_);
     if (err != cudaSuccess) {
       release();
-      return cudaFailure(err, what);
+      return cuda::cudaCallStatus(err, what);
     }
   }
   Status s = settle(comm_, ncclGroupStart(), what, deadline);
@@ -294,12 +290,12 @@ Status NcclCommunicator::run(const std::string &what,
                                         buffers[i].device, buffers[i].bytes,
                                         cudaMemcpyDeviceToHost, stream_);
       if (err != cudaSuccess)
-        s = cudaFailure(err, what);
+        s = cuda::cudaCallStatus(err, what);
     }
   if (s.ok()) {
     cudaError_t err = cudaStreamSynchronize(stream_);
     if (err != cudaSuccess)
-      s = cudaFailure(err, what);
+      s = cuda::cudaCallStatus(err, what);
   }
   // After a failure the application's communicator (never aborted by us)
   // may still have kernels reading the scratch: freeing it would block on

@@ -8,8 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestModel.h"
+
 #include "shardrt/Engine.h"
-#include "shardrt/artifact/ArtifactWriter.h"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -23,127 +24,11 @@
 namespace shardrt {
 namespace {
 
-using artifact::ArtifactWriter;
-using artifact::BlobBytes;
-using artifact::BufferSlotSpec;
-using artifact::ConstantSpec;
-using artifact::InstructionSpec;
-using artifact::RankClassSpec;
-using artifact::TensorDescSpec;
-using fb::Opcode;
-using Shape = std::vector<int64_t>;
-using Floats = std::vector<float>;
-using Bytes = std::vector<uint8_t>;
-
-/// A world-of-one model: slots one after another, 256-byte aligned.
-struct Model {
-  RankClassSpec rc;
-  uint64_t arena = 0;
-  std::vector<TensorDescSpec> inputs, outputs;
-  std::vector<ConstantSpec> constants;
-  std::vector<std::string> symbols;
-  std::vector<artifact::KernelBinarySpec> kernels;
-
-  uint32_t slot(const Shape &shape) {
-    BufferSlotSpec s;
-    s.offset = arena;
-    s.bytes = artifact::tensorBytes(fb::DType::F32, shape);
-    s.dtype = fb::DType::F32;
-    s.shape = shape;
-    arena += std::max<uint64_t>((s.bytes + 255) / 256 * 256, 256);
-    rc.buffers.push_back(s);
-    return uint32_t(rc.buffers.size() - 1);
-  }
-  static TensorDescSpec desc(const std::string &name, const Shape &shape) {
-    TensorDescSpec t;
-    t.name = name;
-    t.dtype = fb::DType::F32;
-    t.shape = shape;
-    for (int64_t n : shape)
-      t.dims.push_back({{}, {n}});
-    return t;
-  }
-  uint32_t input(const Shape &shape) {
-    uint32_t s = slot(shape);
-    inputs.push_back(desc("in" + std::to_string(inputs.size()), shape));
-    rc.inputSlots.push_back(s);
-    return s;
-  }
-  uint32_t output(const Shape &shape) {
-    uint32_t s = slot(shape);
-    outputs.push_back(desc("out" + std::to_string(outputs.size()), shape));
-    rc.outputSlots.push_back(s);
-    return s;
-  }
-  uint32_t constant(const Shape &shape, const Floats &values) {
-    uint32_t s = slot(shape);
-    ConstantSpec c;
-    c.name = "c" + std::to_string(constants.size());
-    c.dtype = fb::DType::F32;
-    Bytes bytes(values.size() * 4);
-    std::memcpy(bytes.data(), values.data(), bytes.size());
-    c.shards = {{{0}, shape, BlobBytes(std::move(bytes))}};
-    constants.push_back(c);
-    rc.constants.push_back({uint32_t(constants.size() - 1), s});
-    return s;
-  }
-  InstructionSpec &op(Opcode opcode, std::vector<uint32_t> ins,
-                      std::vector<uint32_t> outs,
-                      std::vector<int64_t> ints = {},
-                      std::vector<double> floats = {}, std::string str = "") {
-    InstructionSpec inst;
-    inst.opcode = opcode;
-    inst.inputs = std::move(ins);
-    inst.outputs = std::move(outs);
-    inst.ints = std::move(ints);
-    inst.floats = std::move(floats);
-    inst.str = std::move(str);
-    rc.program.push_back(std::move(inst));
-    return rc.program.back();
-  }
-  std::shared_ptr<const Engine> engine() const {
-    ArtifactWriter w({}, {});
-    w.setProducer("cuda backend tests");
-    RankClassSpec c = rc;
-    c.name = "all";
-    c.ranks = {0};
-    c.arenaBytes = arena;
-    w.addRankClass(c);
-    for (const TensorDescSpec &t : inputs)
-      w.addInput(t);
-    for (const TensorDescSpec &t : outputs)
-      w.addOutput(t);
-    for (const ConstantSpec &k : constants)
-      w.addConstant(k);
-    for (const std::string &s : symbols)
-      w.addKernelSymbol(s);
-    for (const artifact::KernelBinarySpec &k : kernels)
-      w.addKernelBinary(k);
-    StatusOr<Bytes> bytes = w.serialize();
-    EXPECT_TRUE(bytes.ok()) << bytes.status().toString();
-    if (!bytes.ok())
-      return nullptr;
-    StatusOr<std::shared_ptr<const Engine>> e =
-        Engine::loadFromMemory(bytes->data(), bytes->size());
-    EXPECT_TRUE(e.ok()) << e.status().toString();
-    return e.ok() ? *e : nullptr;
-  }
-};
+using namespace enginetest;
 
 Floats randomFloats(int64_t n, unsigned seed) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  Floats v(static_cast<size_t>(n));
-  for (float &x : v)
-    x = dist(rng);
-  return v;
-}
-
-int64_t count(const Shape &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
+  return enginetest::randomFloats(size_t(n), rng);
 }
 
 /// Copies the inputs in, runs `runs` times, copies every output out.
@@ -181,7 +66,7 @@ SessionOptions cudaOptions() {
 void expectBackendsAgree(const Model &m, const std::vector<Floats> &inputs,
                          SessionOptions cuda = cudaOptions(), int runs = 1,
                          float tolerance = 1e-4f) {
-  std::shared_ptr<const Engine> engine = m.engine();
+  std::shared_ptr<const Engine> engine = load(m.bytes());
   ASSERT_TRUE(engine);
   StatusOr<std::vector<Floats>> want = run(engine, inputs, SessionOptions());
   ASSERT_TRUE(want.ok()) << want.status().toString();
@@ -208,11 +93,11 @@ void expectBackendsAgree(const Model &m, const std::vector<Floats> &inputs,
 
 TEST(CudaBackend, WithoutADeviceSessionsFailWithAStatus) {
   Model m;
-  uint32_t x = m.input({4});
-  uint32_t y = m.output({4});
+  uint32_t x = m.input("in0", {4});
+  uint32_t y = m.output("out0", {4});
   m.op(Opcode::Unary, {x}, {y}, {}, {}, "relu");
   StatusOr<std::unique_ptr<Session>> s =
-      Session::create(m.engine(), cudaOptions());
+      Session::create(load(m.bytes()), cudaOptions());
   Status available = backendAvailable(BackendKind::Cuda);
   if (available.ok()) {
     EXPECT_TRUE(s.ok()) << s.status().toString();
@@ -231,9 +116,9 @@ TEST(CudaBackend, GeneratedKernelWithBodyRunsOnBothBackends) {
   Bytes fatbin((std::istreambuf_iterator<char>(file)),
                std::istreambuf_iterator<char>());
   Model m;
-  uint32_t x = m.input({10, 100});
-  uint32_t y = m.output({10, 100});
-  m.symbols = {"test_fused0"};
+  uint32_t x = m.input("in0", {10, 100});
+  uint32_t y = m.output("out0", {10, 100});
+  m.kernelSymbols = {"test_fused0"};
   m.kernels = {{"sm_80,sm_90",
                 fb::KernelFormat::Fatbin,
                 {0},
@@ -242,7 +127,8 @@ TEST(CudaBackend, GeneratedKernelWithBodyRunsOnBothBackends) {
       m.op(Opcode::ElementwiseFused, {x}, {y}, {0, 1, 0, 2}, {}, "relu mul");
   fused.kernel = 0;
   Floats in = randomFloats(1000, 1);
-  StatusOr<std::vector<Floats>> cpu = run(m.engine(), {in}, SessionOptions());
+  StatusOr<std::vector<Floats>> cpu =
+      run(load(m.bytes()), {in}, SessionOptions());
   ASSERT_TRUE(cpu.ok()) << cpu.status().toString();
   for (size_t i = 0; i < in.size(); ++i)
     ASSERT_EQ((*cpu)[0][i], std::max(in[i], 0.0f) * in[i]);
@@ -252,27 +138,27 @@ TEST(CudaBackend, GeneratedKernelWithBodyRunsOnBothBackends) {
 TEST(CudaBackend, LibraryStepsMatchTheCpu) {
   // conv (bias) -> max pool 2x2 -> linear (bias), and a batched matmul.
   Model m;
-  uint32_t x = m.input({2, 3, 16, 16});
-  uint32_t w = m.constant({8, 3, 3, 3}, randomFloats(8 * 27, 2));
-  uint32_t b = m.constant({8}, randomFloats(8, 3));
+  uint32_t x = m.input("in0", {2, 3, 16, 16});
+  uint32_t w = m.constant("c0", {8, 3, 3, 3}, randomFloats(8 * 27, 2));
+  uint32_t b = m.constant("c1", {8}, randomFloats(8, 3));
   uint32_t c = m.slot({2, 8, 16, 16});
   m.op(Opcode::Conv, {x, w, b}, {c}, {2, 1, 1, 1, 1, 1, 1, 1});
   uint32_t p = m.slot({2, 8, 8, 8});
   m.op(Opcode::Pool, {c}, {p}, {2, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 0, 0}, {},
        "max");
-  uint32_t lw = m.constant({5, 8}, randomFloats(40, 4));
-  uint32_t lb = m.constant({5}, randomFloats(5, 5));
+  uint32_t lw = m.constant("c2", {5, 8}, randomFloats(40, 4));
+  uint32_t lb = m.constant("c3", {5}, randomFloats(5, 5));
   uint32_t pt = m.slot({2, 8, 8, 8});
   m.op(Opcode::Copy, {p}, {pt});
   uint32_t perm = m.slot({2, 8, 8, 8});
   m.op(Opcode::Permute, {pt}, {perm}, {0, 2, 3, 1}); // staged
-  uint32_t l = m.output({2, 8, 8, 5});
+  uint32_t l = m.output("out0", {2, 8, 8, 5});
   m.op(Opcode::Linear, {perm, lw, lb}, {l});
-  uint32_t a = m.input({4, 7, 9});
-  uint32_t bm = m.input({4, 9, 6});
-  uint32_t mm = m.output({4, 7, 6});
+  uint32_t a = m.input("in1", {4, 7, 9});
+  uint32_t bm = m.input("in2", {4, 9, 6});
+  uint32_t mm = m.output("out1", {4, 7, 6});
   m.op(Opcode::Matmul, {a, bm}, {mm});
-  uint32_t f = m.output({33});
+  uint32_t f = m.output("out2", {33});
   m.op(Opcode::Fill, {}, {f}, {}, {2.5});
   expectBackendsAgree(m, {randomFloats(2 * 3 * 256, 6), randomFloats(4 * 63, 7),
                           randomFloats(4 * 54, 8)});
@@ -280,9 +166,9 @@ TEST(CudaBackend, LibraryStepsMatchTheCpu) {
 
 TEST(CudaBackend, GraphReplayAndCallerStream) {
   Model m;
-  uint32_t x = m.input({3, 32, 32});
-  uint32_t y = m.input({3, 32, 20});
-  uint32_t z = m.output({3, 32, 20});
+  uint32_t x = m.input("in0", {3, 32, 32});
+  uint32_t y = m.input("in1", {3, 32, 20});
+  uint32_t z = m.output("out0", {3, 32, 20});
   m.op(Opcode::Matmul, {x, y}, {z});
   std::vector<Floats> in = {randomFloats(3 * 1024, 9),
                             randomFloats(3 * 640, 10)};
@@ -301,12 +187,13 @@ TEST(CudaBackend, GraphReplayAndCallerStream) {
 TEST(CudaBackend, GraphsRefuseHostStagedSteps) {
   SKIP_WITHOUT_GPU();
   Model m;
-  uint32_t x = m.input({4, 4});
-  uint32_t y = m.output({4, 4});
+  uint32_t x = m.input("in0", {4, 4});
+  uint32_t y = m.output("out0", {4, 4});
   m.op(Opcode::Permute, {x}, {y}, {1, 0});
   SessionOptions graph = cudaOptions();
   graph.cudaGraph = true;
-  StatusOr<std::unique_ptr<Session>> s = Session::create(m.engine(), graph);
+  StatusOr<std::unique_ptr<Session>> s =
+      Session::create(load(m.bytes()), graph);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::FailedPrecondition);
   EXPECT_NE(s.status().message().find("instruction 0 (Permute)"),

@@ -14,16 +14,22 @@ Status deviceCount(int *count) {
   *count = 0;
   int n = 0;
   cudaError_t err = cudaGetDeviceCount(&n);
-  if (err != cudaSuccess) {
-    // Clear the error so that it does not surface from an unrelated later
-    // call through cudaGetLastError.
-    (void)cudaGetLastError();
-    return Status::unavailable(std::string("cudaGetDeviceCount failed: ") +
-                               cudaGetErrorName(err) + ": " +
-                               cudaGetErrorString(err));
-  }
+  if (err != cudaSuccess)
+    return Status::unavailable(
+        cudaCallStatus(err, "cudaGetDeviceCount").message());
   *count = n;
   return Status();
+}
+
+Status cudaCallStatus(int error, const std::string &call) {
+  auto err = static_cast<cudaError_t>(error);
+  (void)cudaGetLastError();
+  bool unavailable = err == cudaErrorMemoryAllocation ||
+                     err == cudaErrorNoDevice ||
+                     err == cudaErrorInsufficientDriver;
+  std::string message =
+      call + ": " + cudaGetErrorName(err) + ": " + cudaGetErrorString(err);
+  return unavailable ? Status::unavailable(message) : Status::internal(message);
 }
 
 } // namespace shardrt::cuda

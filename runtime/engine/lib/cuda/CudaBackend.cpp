@@ -33,18 +33,6 @@
 
 namespace shardrt::exec::cuda {
 
-Status cudaStatus(cudaError_t err, const char *call) {
-  // Clear a sticky-free error so an unrelated later call does not report it.
-  (void)cudaGetLastError();
-  bool unavailable = err == cudaErrorMemoryAllocation ||
-                     err == cudaErrorNoDevice ||
-                     err == cudaErrorInsufficientDriver;
-  StatusCode code =
-      unavailable ? StatusCode::Unavailable : StatusCode::Internal;
-  return Status(code, std::string(call) + ": " + cudaGetErrorName(err) + ": " +
-                          cudaGetErrorString(err));
-}
-
 Status cublasStatus(cublasStatus_t err, const char *call) {
   return Status::internal(std::string(call) + ": " + cublasGetStatusName(err) +
                           ": " + cublasGetStatusString(err));

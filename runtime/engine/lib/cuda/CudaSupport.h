@@ -11,6 +11,7 @@
 
 #include "../Prepare.h"
 #include "shardrt/Status.h"
+#include "shardrt/cuda/Device.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -25,7 +26,6 @@
 
 namespace shardrt::exec::cuda {
 
-Status cudaStatus(cudaError_t err, const char *call);
 Status cublasStatus(cublasStatus_t err, const char *call);
 #ifdef SHARDRT_HAVE_CUDNN
 Status cudnnStatus(cudnnStatus_t err, const char *call);
@@ -35,7 +35,7 @@ Status cudnnStatus(cudnnStatus_t err, const char *call);
   do {                                                                         \
     cudaError_t shardrt_err_ = (call);                                         \
     if (shardrt_err_ != cudaSuccess)                                           \
-      return ::shardrt::exec::cuda::cudaStatus(shardrt_err_, #call);           \
+      return ::shardrt::cuda::cudaCallStatus(shardrt_err_, #call);             \
   } while (0)
 #define SHARDRT_CUBLAS_TRY(call)                                               \
   do {                                                                         \

@@ -10,6 +10,8 @@
 
 #include "shardrt/Status.h"
 
+#include <string>
+
 namespace shardrt::cuda {
 
 /// Number of CUDA devices visible to this process. When CUDA cannot be used
@@ -17,6 +19,12 @@ namespace shardrt::cuda {
 /// carries CUDA's own message; a missing GPU is a condition to report, not a
 /// crash.
 Status deviceCount(int *count);
+
+/// The Status of a failed CUDA runtime call (`error` is its cudaError_t):
+/// "call: cudaErrorName: description". Unavailable when the machine cannot
+/// run it (no device, old driver, out of memory), Internal otherwise. Clears
+/// CUDA's last error so that a later, unrelated call does not report it.
+Status cudaCallStatus(int error, const std::string &call);
 
 } // namespace shardrt::cuda
 

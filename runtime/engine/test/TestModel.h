@@ -1,0 +1,204 @@
+//===- TestModel.h - World-size-1 artifacts for the engine tests -*- C++
+//-*-===//
+//
+// A small builder of one-rank-class artifacts (slots laid out one after
+// another, inputs and outputs replicated) shared by the engine tests and the
+// CUDA backend tests.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDRT_ENGINE_TEST_TESTMODEL_H
+#define SHARDRT_ENGINE_TEST_TESTMODEL_H
+
+#include "shardrt/Engine.h"
+#include "shardrt/artifact/ArtifactWriter.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace shardrt::enginetest {
+
+using artifact::ArtifactWriter;
+using artifact::BlobBytes;
+using artifact::BufferSlotSpec;
+using artifact::ConstantSpec;
+using artifact::InstructionSpec;
+using artifact::RankClassSpec;
+using artifact::TensorDescSpec;
+using fb::Opcode;
+using Shape = std::vector<int64_t>;
+using Floats = std::vector<float>;
+using Bytes = std::vector<uint8_t>;
+
+constexpr fb::DType F32 = fb::DType::F32;
+constexpr fb::DType I1 = fb::DType::I1;
+
+inline int64_t count(const Shape &shape) {
+  // Zero first: a zero-sized shape may have huge other dims.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end())
+    return 0;
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+inline Floats randomFloats(size_t n, std::mt19937 &rng, float lo = -1.0f,
+                           float hi = 1.0f) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  Floats v(n);
+  for (float &x : v)
+    x = dist(rng);
+  return v;
+}
+
+inline Bytes bytesOf(const Floats &values) {
+  Bytes b(values.size() * sizeof(float));
+  if (!b.empty())
+    std::memcpy(b.data(), values.data(), b.size());
+  return b;
+}
+
+//===----------------------------------------------------------------------===//
+// Building world-size-1 models
+//===----------------------------------------------------------------------===//
+
+/// A world-size-1 model under construction: one rank class (rank 0), slots
+/// laid out one after another 64-byte aligned, inputs and outputs replicated.
+class Model {
+public:
+  Model() {
+    rc.name = "all";
+    rc.ranks = {0};
+  }
+
+  uint32_t slot(const Shape &shape, fb::DType dtype = F32) {
+    BufferSlotSpec s;
+    s.offset = arena;
+    s.bytes = artifact::tensorBytes(dtype, shape);
+    s.dtype = dtype;
+    s.shape = shape;
+    arena += std::max<uint64_t>((s.bytes + 63) / 64 * 64, 64);
+    rc.buffers.push_back(s);
+    return uint32_t(rc.buffers.size() - 1);
+  }
+  /// Untyped scratch space.
+  uint32_t scratch(uint64_t bytes) {
+    BufferSlotSpec s;
+    s.offset = arena;
+    s.bytes = bytes;
+    arena += std::max<uint64_t>((bytes + 63) / 64 * 64, 64);
+    rc.buffers.push_back(s);
+    return uint32_t(rc.buffers.size() - 1);
+  }
+
+  uint32_t input(const std::string &name, const Shape &shape,
+                 fb::DType dtype = F32) {
+    uint32_t s = slot(shape, dtype);
+    inputs.push_back(desc(name, shape, dtype));
+    rc.inputSlots.push_back(s);
+    return s;
+  }
+  uint32_t output(const std::string &name, const Shape &shape,
+                  fb::DType dtype = F32) {
+    uint32_t s = slot(shape, dtype);
+    markOutput(name, s);
+    return s;
+  }
+  /// Makes an existing slot an output of the model.
+  void markOutput(const std::string &name, uint32_t s) {
+    const BufferSlotSpec &b = rc.buffers.at(s);
+    outputs.push_back(desc(name, *b.shape, b.dtype));
+    rc.outputSlots.push_back(s);
+  }
+  uint32_t constant(const std::string &name, const Shape &shape,
+                    const Floats &values) {
+    uint32_t s = slot(shape, F32);
+    ConstantSpec c;
+    c.name = name;
+    c.dtype = F32;
+    c.alignment = 64;
+    c.shards = {{{0}, shape, BlobBytes(bytesOf(values))}};
+    constants.push_back(c);
+    rc.constants.push_back({uint32_t(constants.size() - 1), s});
+    return s;
+  }
+
+  InstructionSpec &op(Opcode opcode, std::vector<uint32_t> ins,
+                      std::vector<uint32_t> outs,
+                      std::vector<int64_t> ints = {},
+                      std::vector<double> floats = {}, std::string str = "") {
+    InstructionSpec inst;
+    inst.opcode = opcode;
+    inst.inputs = std::move(ins);
+    inst.outputs = std::move(outs);
+    inst.ints = std::move(ints);
+    inst.floats = std::move(floats);
+    inst.str = std::move(str);
+    rc.program.push_back(std::move(inst));
+    return rc.program.back();
+  }
+
+  ArtifactWriter writer() const {
+    ArtifactWriter w({}, {});
+    w.setProducer("engine tests");
+    RankClassSpec c = rc;
+    c.arenaBytes = arena;
+    w.addRankClass(c);
+    for (const TensorDescSpec &t : inputs)
+      w.addInput(t);
+    for (const TensorDescSpec &t : outputs)
+      w.addOutput(t);
+    for (const ConstantSpec &c : constants)
+      w.addConstant(c);
+    for (const std::string &s : kernelSymbols)
+      w.addKernelSymbol(s);
+    for (const artifact::KernelBinarySpec &k : kernels)
+      w.addKernelBinary(k);
+    if (!reference.empty())
+      w.setReference(BlobBytes(reference));
+    return w;
+  }
+  Bytes bytes() const {
+    StatusOr<Bytes> b = writer().serialize();
+    EXPECT_TRUE(b.ok()) << b.status().toString();
+    return b.ok() ? *b : Bytes();
+  }
+  Bytes unchecked() const { return writer().serializeUnchecked(); }
+
+  static TensorDescSpec desc(const std::string &name, const Shape &shape,
+                             fb::DType dtype) {
+    TensorDescSpec t;
+    t.name = name;
+    t.dtype = dtype;
+    t.shape = shape;
+    for (int64_t n : shape)
+      t.dims.push_back({{}, {n}});
+    return t;
+  }
+
+  RankClassSpec rc;
+  uint64_t arena = 0;
+  std::vector<TensorDescSpec> inputs, outputs;
+  std::vector<ConstantSpec> constants;
+  std::vector<std::string> kernelSymbols;
+  std::vector<artifact::KernelBinarySpec> kernels;
+  Bytes reference;
+};
+
+inline std::shared_ptr<const Engine> load(const Bytes &bytes) {
+  StatusOr<std::shared_ptr<const Engine>> e =
+      Engine::loadFromMemory(bytes.data(), bytes.size());
+  EXPECT_TRUE(e.ok()) << e.status().toString();
+  return e.ok() ? *e : nullptr;
+}
+
+} // namespace shardrt::enginetest
+
+#endif // SHARDRT_ENGINE_TEST_TESTMODEL_H
