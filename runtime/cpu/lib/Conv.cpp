@@ -17,6 +17,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 namespace shardrt::cpu {
 
@@ -178,6 +180,34 @@ int64_t chooseTile(int64_t rows, int64_t positions, int64_t units,
   return std::max<int64_t>(1, std::min(tile, positions));
 }
 
+/// The flattened output positions of p's region as maximal contiguous runs
+/// [begin, end), in order. The whole output is one run.
+std::vector<std::pair<int64_t, int64_t>> regionRuns(const ConvParams &p,
+                                                    const Geometry &g) {
+  int64_t lo[3], hi[3];
+  detail::rightAlign3(p.regionLo, p.rank, 0, lo);
+  detail::rightAlign3(p.regionHi, p.rank, -1, hi);
+  for (int d = 0; d < 3; ++d) {
+    if (hi[d] < 0)
+      hi[d] = g.out[d];
+    lo[d] = std::clamp<int64_t>(lo[d], 0, g.out[d]);
+    hi[d] = std::clamp<int64_t>(hi[d], lo[d], g.out[d]);
+  }
+  std::vector<std::pair<int64_t, int64_t>> runs;
+  if (lo[2] == hi[2])
+    return runs;
+  for (int64_t o0 = lo[0]; o0 < hi[0]; ++o0)
+    for (int64_t o1 = lo[1]; o1 < hi[1]; ++o1) {
+      int64_t begin = (o0 * g.out[1] + o1) * g.out[2] + lo[2];
+      int64_t end = begin + hi[2] - lo[2];
+      if (!runs.empty() && runs.back().second == begin)
+        runs.back().second = end;
+      else
+        runs.push_back({begin, end});
+    }
+  return runs;
+}
+
 } // namespace
 
 void conv(const ConvParams &p, const float *x, const float *w,
@@ -185,18 +215,26 @@ void conv(const ConvParams &p, const float *x, const float *w,
   Geometry g(p);
   int64_t cinG = p.cin / p.groups, coutG = p.cout / p.groups;
   int64_t rows = cinG * g.kernelVol;
-  if (p.n <= 0 || p.cout <= 0 || g.outVol <= 0)
+  std::vector<std::pair<int64_t, int64_t>> runs = regionRuns(p, g);
+  int64_t positions = 0;
+  for (auto [begin, end] : runs)
+    positions += end - begin;
+  if (p.n <= 0 || p.cout <= 0 || positions <= 0)
     return;
-  int threads = threadsFor(2.0 * p.n * p.cout * g.outVol * rows);
+  int threads = threadsFor(2.0 * p.n * p.cout * positions * rows);
   int64_t units = p.n * p.groups;
-  int64_t tile = chooseTile(rows, g.outVol, units, threads);
-  int64_t tiles = (g.outVol + tile - 1) / tile;
+  int64_t tile = chooseTile(rows, positions, units, threads);
+  // Tiles never straddle two runs: a GEMM writes contiguous columns of y.
+  std::vector<std::pair<int64_t, int64_t>> tiles; // begin, width
+  for (auto [begin, end] : runs)
+    for (int64_t at = begin; at < end; at += tile)
+      tiles.push_back({at, std::min(tile, end - at)});
+  int64_t numTiles = int64_t(tiles.size());
   bool direct = g.pointwise();
 #pragma omp parallel for num_threads(threads) schedule(static)
-  for (int64_t item = 0; item < units * tiles; ++item) {
-    int64_t unit = item / tiles, grp = unit % p.groups;
-    int64_t begin = item % tiles * tile;
-    int64_t width = std::min(tile, g.outVol - begin);
+  for (int64_t item = 0; item < units * numTiles; ++item) {
+    int64_t unit = item / numTiles, grp = unit % p.groups;
+    auto [begin, width] = tiles[size_t(item % numTiles)];
     const float *xg = x + unit * cinG * g.inVol;
     float *yg = y + unit * coutG * g.outVol + begin;
     fillBias(bias ? bias + grp * coutG : nullptr, coutG, width, g.outVol, yg);

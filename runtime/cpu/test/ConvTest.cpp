@@ -286,6 +286,58 @@ TEST(CpuConv, PointwiseAndTiledImages) {
   checkConv(rng, params1d(600, 3, 300, 148, 5, 2, 0), false);
 }
 
+TEST(CpuConv, RegionWritesOnlyItsBox) {
+  // Interior/boundary splitting computes a conv in several output boxes;
+  // each call must match the full conv inside its box and leave the rest.
+  std::mt19937 rng(77);
+  for (int trial = 0; trial < 120; ++trial) {
+    SCOPED_TRACE(::testing::Message() << "trial " << trial);
+    ConvParams p = randomParams(rng, false);
+    for (int d = 0; d < p.rank; ++d) {
+      p.regionLo[d] = std::uniform_int_distribution<int64_t>(0, p.out[d])(rng);
+      p.regionHi[d] =
+          std::uniform_int_distribution<int64_t>(p.regionLo[d], p.out[d])(rng);
+    }
+    Problem pr = makeProblem(rng, p, false, trial % 2 == 0);
+    conv(p, pr.x.data(), pr.w.data(),
+         pr.bias.empty() ? nullptr : pr.bias.data(), pr.y.data());
+    Reference ref = referenceConv(p, pr.x, pr.w, pr.bias);
+    int64_t outVol = volume(p.out, p.rank);
+    for (size_t i = 0; i < pr.y.size(); ++i) {
+      int64_t idx[3];
+      unflatten(int64_t(i) % outVol, p.out, p.rank, idx);
+      bool inside = true;
+      for (int d = 0; d < p.rank; ++d)
+        inside = inside && idx[d] >= p.regionLo[d] && idx[d] < p.regionHi[d];
+      if (inside)
+        ASSERT_NEAR(ref.y[i], pr.y[i], 2e-5 * ref.mag[i] + 1e-6) << "at " << i;
+      else
+        ASSERT_EQ(pr.y[i], 1e30f) << "wrote outside the region at " << i;
+    }
+  }
+}
+
+TEST(CpuConv, InteriorAndBoundaryBoxesMakeTheWholeConv) {
+  // The split sc-overlap-halos makes: rows [1, 62) first, then the first
+  // and the last row, of a 63x65 image with a 3x3 kernel.
+  std::mt19937 rng(5);
+  ConvParams p;
+  p.rank = 2;
+  p.n = 1;
+  p.cin = p.cout = 4;
+  p.in[0] = p.out[0] = 63;
+  p.in[1] = p.out[1] = 65;
+  p.kernel[0] = p.kernel[1] = 3;
+  p.padLo[0] = p.padLo[1] = 1;
+  Problem pr = makeProblem(rng, p, false, true);
+  for (auto [lo, hi] : {std::pair<int64_t, int64_t>{1, 62}, {0, 1}, {62, 63}}) {
+    p.regionLo[0] = lo;
+    p.regionHi[0] = hi;
+    conv(p, pr.x.data(), pr.w.data(), pr.bias.data(), pr.y.data());
+  }
+  expectClose(referenceConv(p, pr.x, pr.w, pr.bias), pr.y);
+}
+
 TEST(CpuConvTranspose, KnownValues1d) {
   // F.conv_transpose1d([1, 2], [1, 2, 3], stride 2):
   // [1 2 3 0 0] + [0 0 2 4 6]; padding 1 crops one element per side.

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,11 +49,45 @@ struct RunContext {
 
 using RunFn = std::function<Status(RunContext &)>;
 
+struct ExchangeState; // PrepareComm.cpp
+
+/// Halo exchanges that one instruction starts and a later Wait completes, so
+/// that the interior of the consuming op runs while the halo is in flight.
+/// One per session: the start and the Wait share the exchange's state.
+class PendingExchanges {
+public:
+  PendingExchanges();
+  ~PendingExchanges();
+  PendingExchanges(const PendingExchanges &) = delete;
+  PendingExchanges &operator=(const PendingExchanges &) = delete;
+
+  void add(uint32_t instruction, std::shared_ptr<ExchangeState> state);
+  /// The exchange started by `instruction`, claimed by the Wait being
+  /// prepared; InvalidArgument when there is none or it was claimed before.
+  StatusOr<std::shared_ptr<ExchangeState>> claim(uint32_t instruction);
+  /// After preparing: every started exchange has its Wait.
+  Status checkAllClaimed() const;
+  /// After a failed run: completes the transfers still in flight (under the
+  /// communicator's timeout) so that the next run starts clean.
+  void drain();
+
+private:
+  struct Entry {
+    std::shared_ptr<ExchangeState> state;
+    bool claimed = false;
+  };
+  std::vector<std::pair<uint32_t, Entry>> entries_;
+};
+
 struct PrepareContext {
   const std::vector<SlotInfo> &slots;
   int rank = 0;
   std::vector<int64_t> meshShape;
   std::vector<int64_t> meshCoords;
+  /// The index of the instruction being prepared in its rank program.
+  uint32_t instruction = 0;
+  /// Where started exchanges meet their Wait; null: none may be deferred.
+  PendingExchanges *pending = nullptr;
 };
 
 /// Decodes one instruction; the error message names what is wrong (the

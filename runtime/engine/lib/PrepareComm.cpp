@@ -60,9 +60,115 @@ int peerRank(const PrepareContext &ctx,
   return int(rank);
 }
 
+} // namespace
+
+/// One exchange's transfers, their staging buffers and, between a deferred
+/// start and its Wait, the requests in flight.
+struct ExchangeState {
+  std::vector<BoxTransfer> transfers;
+  std::vector<std::vector<uint8_t>> staging;
+  std::vector<comm::Request> inFlight;
+  comm::Communicator *postedOn = nullptr;
+
+  /// Packs every send and posts every transfer, non-blocking.
+  Status post(RunContext &rc) {
+    if (!rc.comm)
+      return Status::failedPrecondition("an exchange needs a communicator");
+    if (!inFlight.empty())
+      drain(); // a failed run left it in flight
+    for (size_t i = 0; i < transfers.size(); ++i) {
+      const BoxTransfer &t = transfers[i];
+      uint8_t *buf = staging[i].data();
+      StatusOr<comm::Request> r = Status::internal("unset");
+      if (t.send) {
+        cpu::copyBox(rc.slots[t.slot], t.slotShape, t.lo, buf, t.box,
+                     Shape(t.box.size(), 0), t.box, t.elemBytes);
+        r = rc.comm->isend(buf, t.bytes, t.peer, t.tag);
+      } else {
+        r = rc.comm->irecv(buf, t.bytes, t.peer, t.tag);
+      }
+      if (!r.ok()) {
+        postedOn = rc.comm;
+        drain();
+        return r.status();
+      }
+      inFlight.push_back(std::move(*r));
+    }
+    postedOn = rc.comm;
+    return Status();
+  }
+
+  /// Waits for what post() started (under the communicator's timeout) and
+  /// unpacks the receives into rc's slots.
+  Status complete(RunContext &rc) {
+    if (!postedOn || postedOn != rc.comm)
+      return Status::failedPrecondition(
+          "no exchange of this instruction is in flight on this communicator");
+    Status s = rc.comm->waitAll(
+        comm::Span<comm::Request>(inFlight.data(), inFlight.size()));
+    inFlight.clear();
+    postedOn = nullptr;
+    SHARDRT_RETURN_IF_ERROR(s);
+    for (size_t i = 0; i < transfers.size(); ++i) {
+      const BoxTransfer &t = transfers[i];
+      if (!t.send)
+        cpu::copyBox(staging[i].data(), t.box, Shape(t.box.size(), 0),
+                     rc.slots[t.slot], t.slotShape, t.lo, t.box, t.elemBytes);
+    }
+    return Status();
+  }
+
+  /// Completes and drops transfers left in flight; their data is stale.
+  void drain() {
+    if (postedOn && !inFlight.empty())
+      (void)postedOn->waitAll(
+          comm::Span<comm::Request>(inFlight.data(), inFlight.size()));
+    inFlight.clear();
+    postedOn = nullptr;
+  }
+};
+
+PendingExchanges::PendingExchanges() = default;
+PendingExchanges::~PendingExchanges() = default;
+
+void PendingExchanges::add(uint32_t instruction,
+                           std::shared_ptr<ExchangeState> state) {
+  entries_.push_back({instruction, Entry{std::move(state), false}});
+}
+
+StatusOr<std::shared_ptr<ExchangeState>>
+PendingExchanges::claim(uint32_t instruction) {
+  for (auto &[index, entry] : entries_) {
+    if (index != instruction)
+      continue;
+    if (entry.claimed)
+      return invalid("instruction " + std::to_string(instruction) +
+                     " is waited for twice");
+    entry.claimed = true;
+    return entry.state;
+  }
+  return invalid("instruction " + std::to_string(instruction) +
+                 " is not a halo exchange that is only started");
+}
+
+Status PendingExchanges::checkAllClaimed() const {
+  for (const auto &[index, entry] : entries_)
+    if (!entry.claimed)
+      return invalid("the halo exchange started by instruction " +
+                     std::to_string(index) + " has no Wait");
+  return Status();
+}
+
+void PendingExchanges::drain() {
+  for (auto &[index, entry] : entries_)
+    entry.state->drain();
+}
+
+namespace {
+
 StatusOr<RunFn> prepareExchange(const fb::Instruction &inst,
                                 const PrepareContext &ctx) {
-  auto transfers = std::make_shared<std::vector<BoxTransfer>>();
+  auto state = std::make_shared<ExchangeState>();
   for (uint32_t i = 0; inst.transfers() && i < inst.transfers()->size(); ++i) {
     const fb::Transfer &t = *inst.transfers()->Get(i);
     BoxTransfer bt;
@@ -87,40 +193,49 @@ StatusOr<RunFn> prepareExchange(const fb::Instruction &inst,
       bt.box.push_back(t.hi()->Get(d) - t.lo()->Get(d));
     }
     bt.bytes = size_t(numElements(bt.box)) * bt.elemBytes;
-    transfers->push_back(std::move(bt));
+    state->transfers.push_back(std::move(bt));
   }
-  auto staging = std::make_shared<std::vector<std::vector<uint8_t>>>();
-  for (const BoxTransfer &t : *transfers)
-    staging->emplace_back(t.bytes);
-  return RunFn([transfers, staging](RunContext &rc) -> Status {
-    if (!rc.comm)
-      return Status::failedPrecondition("an exchange needs a communicator");
-    std::vector<comm::Request> requests;
-    for (size_t i = 0; i < transfers->size(); ++i) {
-      const BoxTransfer &t = (*transfers)[i];
-      uint8_t *buf = (*staging)[i].data();
-      StatusOr<comm::Request> r = Status::internal("unset");
-      if (t.send) {
-        cpu::copyBox(rc.slots[t.slot], t.slotShape, t.lo, buf, t.box,
-                     Shape(t.box.size(), 0), t.box, t.elemBytes);
-        r = rc.comm->isend(buf, t.bytes, t.peer, t.tag);
-      } else {
-        r = rc.comm->irecv(buf, t.bytes, t.peer, t.tag);
-      }
-      if (!r.ok())
-        return r.status();
-      requests.push_back(std::move(*r));
-    }
-    SHARDRT_RETURN_IF_ERROR(rc.comm->waitAll(
-        comm::Span<comm::Request>(requests.data(), requests.size())));
-    for (size_t i = 0; i < transfers->size(); ++i) {
-      const BoxTransfer &t = (*transfers)[i];
-      if (!t.send)
-        cpu::copyBox((*staging)[i].data(), t.box, Shape(t.box.size(), 0),
-                     rc.slots[t.slot], t.slotShape, t.lo, t.box, t.elemBytes);
-    }
-    return Status();
-  });
+  for (const BoxTransfer &t : state->transfers)
+    state->staging.emplace_back(t.bytes);
+  IntReader ints(inst);
+  bool startOnly = ints.size() > 0 && ints.next() != 0;
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
+  if (!startOnly)
+    return RunFn([state](RunContext &rc) -> Status {
+      SHARDRT_RETURN_IF_ERROR(state->post(rc));
+      return state->complete(rc);
+    });
+  if (inst.opcode() != Opcode::HaloExchange || !ctx.pending)
+    return invalid("only a halo exchange in a session's program can be "
+                   "started without completing it");
+  ctx.pending->add(ctx.instruction, state);
+  return RunFn([state](RunContext &rc) { return state->post(rc); });
+}
+
+/// Completes the exchange started by instruction ints[0]. Its inputs and
+/// outputs are the slots that exchange's receives write (so a backend that
+/// stages steps through the host moves them).
+StatusOr<RunFn> prepareWait(const fb::Instruction &inst,
+                            const PrepareContext &ctx) {
+  IntReader ints(inst);
+  int64_t started = ints.next();
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
+  if (!ctx.pending)
+    return invalid("a Wait needs a session's program");
+  StatusOr<std::shared_ptr<ExchangeState>> state =
+      ctx.pending->claim(uint32_t(started));
+  if (!state.ok())
+    return state.status();
+  std::vector<uint32_t> outs;
+  for (uint32_t i = 0; inst.outputs() && i < inst.outputs()->size(); ++i)
+    outs.push_back(outIdx(inst, i));
+  for (const BoxTransfer &t : (*state)->transfers)
+    if (!t.send && std::find(outs.begin(), outs.end(), t.slot) == outs.end())
+      return invalid("its outputs do not list slot " + std::to_string(t.slot) +
+                     ", which a receive of instruction " +
+                     std::to_string(started) + " writes");
+  std::shared_ptr<ExchangeState> s = *state;
+  return RunFn([s](RunContext &rc) { return s->complete(rc); });
 }
 
 Status wholeWorld(const fb::Instruction &inst, const PrepareContext &ctx) {
@@ -634,9 +749,7 @@ StatusOr<RunFn> prepareComm(const fb::Instruction &inst,
       return rc.comm ? rc.comm->barrier() : Status();
     });
   case Opcode::Wait:
-    // Exchanges complete before their instruction returns, so the transfers
-    // a Wait names are already done.
-    return RunFn([](RunContext &) { return Status(); });
+    return prepareWait(inst, ctx);
   case Opcode::ReduceScatter:
     return prepareReduceScatter(inst, ctx);
   case Opcode::AllToAll:

@@ -58,6 +58,12 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   std::vector<int64_t> stride = ints.next(r), padLo = ints.next(r),
                        dilation = ints.next(r);
   int64_t groups = ints.next();
+  // Optional (Conv only): the output box this instruction computes.
+  std::vector<int64_t> regionLo, regionHi;
+  if (!transposed && ints.size() == size_t(5 * r + 2)) {
+    regionLo = ints.next(r);
+    regionHi = ints.next(r);
+  }
   SHARDRT_RETURN_IF_ERROR(ints.finish());
   SHARDRT_RETURN_IF_ERROR(checkRange(stride, 1, "stride"));
   SHARDRT_RETURN_IF_ERROR(checkRange(padLo, 0, "padding"));
@@ -89,6 +95,15 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   copyTo(p.stride, stride);
   copyTo(p.padLo, padLo);
   copyTo(p.dilation, dilation);
+  for (int d = 0; d < int(regionLo.size()); ++d) {
+    if (regionLo[d] < 0 || regionLo[d] > regionHi[d] || regionHi[d] > p.out[d])
+      return invalid("the output region [" + std::to_string(regionLo[d]) +
+                     ", " + std::to_string(regionHi[d]) + ") of spatial dim " +
+                     std::to_string(d) + " is not inside [0, " +
+                     std::to_string(p.out[d]) + ")");
+    p.regionLo[d] = regionLo[d];
+    p.regionHi[d] = regionHi[d];
+  }
   // BLAS takes 32-bit sizes: the per-channel volumes and channel products
   // must fit.
   SHARDRT_RETURN_IF_ERROR(requireBlasDims(

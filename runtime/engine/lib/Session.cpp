@@ -35,6 +35,7 @@ struct Session::Impl {
   std::vector<std::vector<int64_t>> inputShapes, outputShapes;
   std::vector<RunFn> program;
   std::vector<std::string> names; // per instruction, for error messages
+  exec::PendingExchanges pending; // exchanges the program starts and waits
 
   ~Impl() {
     if (ownedArena)
@@ -181,8 +182,10 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
   SHARDRT_RETURN_IF_ERROR(backend->load(*artifact));
   exec::PrepareContext ctx{slots, rank, meshShape,
                            artifact->meshCoordinates(rank)};
+  ctx.pending = &pending;
   for (uint32_t i = 0; rc.program() && i < rc.program()->size(); ++i) {
     const fb::Instruction &inst = *rc.program()->Get(i);
+    ctx.instruction = i;
     for (uint32_t k = 0; inst.outputs() && k < inst.outputs()->size(); ++k)
       if (readOnly[inst.outputs()->Get(k)])
         return Status::invalidArgument(
@@ -198,6 +201,7 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
     program.push_back(std::move(*fn));
     names.push_back(where(rc, i, inst));
   }
+  SHARDRT_RETURN_IF_ERROR(pending.checkAllClaimed());
   return backend->finishPrepare();
 }
 
@@ -375,6 +379,7 @@ Status Session::run() {
   for (size_t i = 0; !*replayed && i < im.program.size(); ++i)
     if (Status s = im.program[i](rc); !s.ok()) {
       (void)im.backend->endRun(true); // the first error is the one to report
+      im.pending.drain();             // leave no transfer of this run in flight
       return Status(s.code(), im.names[i] + ": " + s.message());
     }
   SHARDRT_RETURN_IF_ERROR(im.backend->endRun(false));

@@ -60,8 +60,18 @@ TransferSpec transfer(fb::TransferKind kind, int peer, int64_t lo, int64_t hi,
 /// one on both sides, fills the pads from its ring neighbours, all-reduces
 /// the padded piece (with equal extents; otherwise copies it) and
 /// all-gathers the input.
-std::vector<uint8_t> ringArtifact(const std::vector<int64_t> &extents,
-                                  bool withReduce) {
+/// How the ring program runs its exchange.
+enum class ExchangeShape {
+  Blocking,   // pad, exchange, reduce, gather
+  Overlapped, // pad, start, gather (while the halo is in flight), Wait, reduce
+  NoWait,     // the exchange is started and never waited for
+  WaitTwice,  // two Waits name the same exchange
+  WaitMissesSlot, // the Wait does not list the slot the receives write
+};
+
+std::vector<uint8_t>
+ringArtifact(const std::vector<int64_t> &extents, bool withReduce,
+             ExchangeShape shape = ExchangeShape::Blocking) {
   int world = int(extents.size());
   ArtifactWriter w({"x"}, {world});
   int64_t total = 0;
@@ -108,6 +118,20 @@ std::vector<uint8_t> ringArtifact(const std::vector<int64_t> &extents,
       reduce.outputs = {2};
     }
     rc.program = {pad, halo, reduce, gather};
+    if (shape != ExchangeShape::Blocking) {
+      halo.ints = {1};
+      InstructionSpec wait;
+      wait.opcode = fb::Opcode::Wait;
+      wait.inputs = wait.outputs = {1};
+      if (shape == ExchangeShape::WaitMissesSlot)
+        wait.inputs = wait.outputs = {2};
+      wait.ints = {1};
+      rc.program = {pad, halo, gather, wait, reduce};
+      if (shape == ExchangeShape::NoWait)
+        rc.program = {pad, halo, gather, reduce};
+      if (shape == ExchangeShape::WaitTwice)
+        rc.program = {pad, halo, gather, wait, wait, reduce};
+    }
     rc.inputSlots = {0};
     rc.outputSlots = {1, 2, 3};
     w.addRankClass(std::move(rc));
@@ -133,8 +157,9 @@ struct RankResult {
 };
 
 std::vector<RankResult> runRing(const std::vector<int64_t> &extents,
-                                bool withReduce) {
-  std::vector<uint8_t> bytes = ringArtifact(extents, withReduce);
+                                bool withReduce,
+                                ExchangeShape shape = ExchangeShape::Blocking) {
+  std::vector<uint8_t> bytes = ringArtifact(extents, withReduce, shape);
   auto engine = Engine::loadFromMemory(bytes.data(), bytes.size());
   EXPECT_TRUE(engine.ok()) << engine.status().toString();
   int world = int(extents.size());
@@ -165,9 +190,15 @@ std::vector<RankResult> runRing(const std::vector<int64_t> &extents,
   return results;
 }
 
-TEST(CommInstructions, PeriodicHaloAllReduceAllGather) {
+class RingExchange : public ::testing::TestWithParam<ExchangeShape> {};
+
+INSTANTIATE_TEST_SUITE_P(BlockingAndOverlapped, RingExchange,
+                         ::testing::Values(ExchangeShape::Blocking,
+                                           ExchangeShape::Overlapped));
+
+TEST_P(RingExchange, PeriodicHaloAllReduceAllGather) {
   std::vector<int64_t> extents = {4, 4, 4};
-  std::vector<RankResult> res = runRing(extents, true);
+  std::vector<RankResult> res = runRing(extents, true, GetParam());
   ASSERT_EQ(res.size(), 3u);
   for (int r = 0; r < 3; ++r) {
     // Left pad = last element of the left neighbour (wrapping), right pad =
@@ -189,15 +220,43 @@ TEST(CommInstructions, PeriodicHaloAllReduceAllGather) {
   }
 }
 
-TEST(CommInstructions, UnevenExchangeAndGather) {
+TEST_P(RingExchange, UnevenExchangeAndGather) {
   std::vector<int64_t> extents = {5, 1, 3};
-  std::vector<RankResult> res = runRing(extents, false);
+  std::vector<RankResult> res = runRing(extents, false, GetParam());
   ASSERT_EQ(res.size(), 3u);
   EXPECT_EQ(res[1].halo, (std::vector<float>{4, 5, 6}));
   EXPECT_EQ(res[0].halo, (std::vector<float>{8, 0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(res[2].halo, (std::vector<float>{5, 6, 7, 8, 0}));
   for (const RankResult &r : res)
     EXPECT_EQ(r.all, (std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+}
+
+/// Creates every rank's session of a ring artifact; the first error.
+Status createRingSessions(ExchangeShape shape) {
+  std::vector<uint8_t> bytes = ringArtifact({4, 4, 4}, true, shape);
+  auto engine = Engine::loadFromMemory(bytes.data(), bytes.size());
+  if (!engine.ok())
+    return engine.status();
+  return comm::LocalWorld::run(3, [&](comm::Communicator &c) -> Status {
+    auto session = Session::create(*engine, &c);
+    return session.ok() ? Status() : session.status();
+  });
+}
+
+TEST(CommInstructions, StartedExchangeNeedsExactlyOneWaitForItsSlots) {
+  Status noWait = createRingSessions(ExchangeShape::NoWait);
+  EXPECT_EQ(noWait.code(), StatusCode::InvalidArgument) << noWait.toString();
+  EXPECT_NE(noWait.message().find("started by instruction 1 has no Wait"),
+            std::string::npos)
+      << noWait.message();
+  Status twice = createRingSessions(ExchangeShape::WaitTwice);
+  EXPECT_NE(twice.message().find("instruction 4 (Wait): instruction 1 is "
+                                 "waited for twice"),
+            std::string::npos)
+      << twice.message();
+  Status misses = createRingSessions(ExchangeShape::WaitMissesSlot);
+  EXPECT_NE(misses.message().find("do not list slot 1"), std::string::npos)
+      << misses.message();
 }
 
 TEST(CommInstructions, MissingPeerTimesOutInsteadOfHanging) {

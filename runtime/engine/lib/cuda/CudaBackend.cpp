@@ -392,10 +392,16 @@ RunFn CudaBackend::stageThroughHost(RunFn hostStep, const fb::Instruction &inst,
     touched.push_back(inIdx(inst, i));
   for (uint32_t i = 0; inst.outputs() && i < inst.outputs()->size(); ++i)
     written.push_back(outIdx(inst, i));
+  // An exchange that only starts packs its sends; its Wait (staged too)
+  // moves the slots the receives write.
+  bool startOnly = inst.opcode() == fb::Opcode::HaloExchange && inst.ints() &&
+                   inst.ints()->size() == 1 && inst.ints()->Get(0) != 0;
   for (uint32_t i = 0; inst.transfers() && i < inst.transfers()->size(); ++i) {
     const fb::Transfer &t = *inst.transfers()->Get(i);
-    (t.kind() == fb::TransferKind::Recv ? written : touched)
-        .push_back(t.slot());
+    if (t.kind() != fb::TransferKind::Recv)
+      touched.push_back(t.slot());
+    else if (!startOnly)
+      written.push_back(t.slot());
   }
   touched.insert(touched.end(), written.begin(), written.end());
   std::sort(touched.begin(), touched.end());

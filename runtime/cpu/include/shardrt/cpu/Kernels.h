@@ -137,9 +137,16 @@ struct ConvParams {
   int64_t padLo[3] = {0, 0, 0}; // zero padding before; the high side
                                 // follows from out (never read past in)
   int64_t dilation[3] = {1, 1, 1};
+  /// conv only: the output box [regionLo, regionHi) per spatial dim that the
+  /// call computes; the rest of y is left as it is. regionHi < 0 means the
+  /// whole extent (out). Lets a rank compute its interior while a halo is in
+  /// flight and the boundary after it arrives.
+  int64_t regionLo[3] = {0, 0, 0};
+  int64_t regionHi[3] = {-1, -1, -1};
 };
 /// conv{1,2,3}d with zero padding: x (n, cin, in...), w (cout, cin/groups,
-/// kernel...), bias (cout) or null, y (n, cout, out...).
+/// kernel...), bias (cout) or null, y (n, cout, out...); only the output
+/// positions inside p's region are written.
 void conv(const ConvParams &p, const float *x, const float *w,
           const float *bias, float *y);
 /// conv_transpose{1,2,3}d: x (n, cin, in...), w (cin, cout/groups,
