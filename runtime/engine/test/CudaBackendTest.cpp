@@ -20,6 +20,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <utility>
 
 namespace shardrt {
 namespace {
@@ -162,6 +163,24 @@ TEST(CudaBackend, LibraryStepsMatchTheCpu) {
   m.op(Opcode::Fill, {}, {f}, {}, {2.5});
   expectBackendsAgree(m, {randomFloats(2 * 3 * 256, 6), randomFloats(4 * 63, 7),
                           randomFloats(4 * 54, 8)});
+}
+
+TEST(CudaBackend, ConvRegionsMatchTheCpu) {
+  // The interior/boundary split of a halo consumer: rows [1, 15) first,
+  // then the edge rows, each a Conv over an output region (cuDNN views).
+  // One more with padding that differs between the region's sides, which
+  // runs staged.
+  Model m;
+  uint32_t x = m.input("in0", {1, 4, 16, 12});
+  uint32_t w = m.constant("c0", {6, 4, 3, 3}, randomFloats(6 * 36, 9));
+  uint32_t b = m.constant("c1", {6}, randomFloats(6, 10));
+  uint32_t y = m.output("out0", {1, 6, 16, 12});
+  for (auto [lo, hi] : {std::pair<int64_t, int64_t>{1, 15}, {0, 1}, {15, 16}})
+    m.op(Opcode::Conv, {x, w, b}, {y}, {2, 1, 1, 1, 1, 1, 1, 1, lo, 0, hi, 12});
+  uint32_t z = m.output("out1", {1, 6, 16, 12});
+  m.op(Opcode::Conv, {x, w}, {z}, {2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 15, 12});
+  m.op(Opcode::Conv, {x, w}, {z}, {2, 1, 1, 1, 1, 1, 1, 1, 15, 0, 16, 12});
+  expectBackendsAgree(m, {randomFloats(4 * 16 * 12, 11)});
 }
 
 TEST(CudaBackend, GraphReplayAndCallerStream) {

@@ -21,6 +21,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -216,14 +217,23 @@ std::vector<int> spatial(const std::vector<int64_t> &v, int r) {
   return out;
 }
 
-Status setTensor(cudnnTensorDescriptor_t &desc, const std::vector<int> &dims) {
-  SHARDRT_CUDNN_TRY(cudnnCreateTensorDescriptor(&desc));
+/// Row-major strides of dims.
+std::vector<int> denseStrides(const std::vector<int> &dims) {
   std::vector<int> strides(dims.size());
   int64_t s = 1;
   for (size_t d = dims.size(); d-- > 0;) {
     strides[d] = int(s);
     s *= dims[d];
   }
+  return strides;
+}
+
+/// A tensor of `dims`; with `whole`, a view of that size into a dense
+/// buffer of `whole` dims.
+Status setTensor(cudnnTensorDescriptor_t &desc, const std::vector<int> &dims,
+                 const std::vector<int> *whole = nullptr) {
+  SHARDRT_CUDNN_TRY(cudnnCreateTensorDescriptor(&desc));
+  std::vector<int> strides = denseStrides(whole ? *whole : dims);
   SHARDRT_CUDNN_TRY(cudnnSetTensorNdDescriptor(
       desc, CUDNN_DATA_FLOAT, int(dims.size()), dims.data(), strides.data()));
   return Status();
@@ -244,6 +254,7 @@ struct ConvAttrs {
   int r = 0;
   std::vector<int64_t> stride, padLo, dilation;
   int64_t groups = 1;
+  std::vector<int64_t> regionLo, regionHi; // empty: the whole output
 };
 ConvAttrs convAttrs(const fb::Instruction &inst) {
   IntReader ints(inst);
@@ -253,7 +264,61 @@ ConvAttrs convAttrs(const fb::Instruction &inst) {
   a.padLo = ints.next(size_t(a.r));
   a.dilation = ints.next(size_t(a.r));
   a.groups = ints.next();
+  if (ints.size() == size_t(5 * a.r + 2)) {
+    a.regionLo = ints.next(size_t(a.r));
+    a.regionHi = ints.next(size_t(a.r));
+  }
   return a;
+}
+
+/// A conv over an output region as a conv of an input view into an output
+/// view: per spatial dim the view's first input and output and their
+/// extents, and the padding the view needs (which cuDNN applies on both
+/// sides). Empty when the region needs unequal padding on its two sides.
+struct ConvView {
+  std::vector<int> xDims, yDims;    // the views' dims (cuDNN rank)
+  std::vector<int> pad;             // per spatial dim
+  int64_t xOffset = 0, yOffset = 0; // elements from the buffers' starts
+};
+std::optional<ConvView> regionView(const ConvAttrs &a, const Shape &x,
+                                   const Shape &w, const Shape &y) {
+  ConvView v;
+  v.xDims = {int(x[0]), int(x[1])};
+  v.yDims = {int(y[0]), int(y[1])};
+  std::vector<int64_t> xStart(x.size(), 0), yStart(y.size(), 0);
+  for (int d = 0; d < a.r; ++d) {
+    int64_t n = x[size_t(d) + 2], out = y[size_t(d) + 2];
+    int64_t lo = a.regionLo.empty() ? 0 : a.regionLo[size_t(d)];
+    int64_t hi = a.regionLo.empty() ? out : a.regionHi[size_t(d)];
+    int64_t span = a.dilation[size_t(d)] * (w[size_t(d) + 2] - 1);
+    int64_t first = lo * a.stride[size_t(d)] - a.padLo[size_t(d)];
+    int64_t last = (hi - 1) * a.stride[size_t(d)] - a.padLo[size_t(d)] + span;
+    int64_t padBefore = std::max<int64_t>(0, -first);
+    int64_t padAfter = std::max<int64_t>(0, last - (n - 1));
+    if (hi <= lo || padBefore != padAfter)
+      return std::nullopt;
+    int64_t begin = std::max<int64_t>(first, 0);
+    int64_t end = std::min<int64_t>(last + 1, n);
+    xStart[size_t(d) + 2] = begin;
+    yStart[size_t(d) + 2] = lo;
+    v.xDims.push_back(int(end - begin));
+    v.yDims.push_back(int(hi - lo));
+    v.pad.push_back(int(padBefore));
+  }
+  if (a.r == 1) { // cuDNN's leading unit spatial dim
+    v.xDims.insert(v.xDims.begin() + 2, 1);
+    v.yDims.insert(v.yDims.begin() + 2, 1);
+    v.pad.insert(v.pad.begin(), 0);
+  }
+  auto offset = [](const Shape &shape, const std::vector<int64_t> &start) {
+    int64_t off = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      off = off * shape[d] + start[d];
+    return off;
+  };
+  v.xOffset = offset(x, xStart);
+  v.yOffset = offset(y, yStart);
+  return v;
 }
 
 StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
@@ -264,15 +329,29 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
     return RunFn(); // empty or huge tensors: the host handles them
   ConvAttrs a = convAttrs(inst);
   auto d = std::make_shared<DnnDescriptors>();
-  std::vector<int> xDims = dnnDims(x), wDims = dnnDims(w), yDims = dnnDims(y);
-  SHARDRT_RETURN_IF_ERROR(setTensor(d->x, xDims));
-  SHARDRT_RETURN_IF_ERROR(setTensor(d->y, yDims));
+  std::vector<int> xWhole = dnnDims(x), wDims = dnnDims(w), yWhole = dnnDims(y);
+  std::vector<int> xDims = xWhole, yDims = yWhole;
+  std::vector<int> pad = spatial(a.padLo, a.r), stride = spatial(a.stride, a.r),
+                   dil = spatial(a.dilation, a.r);
+  int64_t xOffset = 0, yOffset = 0;
+  if (!a.regionLo.empty()) {
+    // An interior or boundary part: views into x and y (strided
+    // descriptors), padded where the region touches the edge.
+    std::optional<ConvView> view = regionView(a, x, w, y);
+    if (!view)
+      return RunFn();
+    xDims = view->xDims;
+    yDims = view->yDims;
+    pad = view->pad;
+    xOffset = view->xOffset;
+    yOffset = view->yOffset;
+  }
+  SHARDRT_RETURN_IF_ERROR(setTensor(d->x, xDims, &xWhole));
+  SHARDRT_RETURN_IF_ERROR(setTensor(d->y, yDims, &yWhole));
   SHARDRT_CUDNN_TRY(cudnnCreateFilterDescriptor(&d->w));
   SHARDRT_CUDNN_TRY(
       cudnnSetFilterNdDescriptor(d->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
                                  int(wDims.size()), wDims.data()));
-  std::vector<int> pad = spatial(a.padLo, a.r), stride = spatial(a.stride, a.r),
-                   dil = spatial(a.dilation, a.r);
   if (a.r == 1) {
     stride[0] = dil[0] = 1;
   }
@@ -328,14 +407,14 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   cudnnHandle_t handle = *h;
   return RunFn([=](RunContext &rc) -> Status {
     const float one = 1.0f, zero = 0.0f;
+    float *yv = slotPtr<float>(rc, yi) + yOffset;
     SHARDRT_CUDNN_TRY(cudnnConvolutionForward(
-        handle, &one, d->x, slotPtr<float>(rc, xi), d->w,
+        handle, &one, d->x, slotPtr<float>(rc, xi) + xOffset, d->w,
         slotPtr<float>(rc, wi), d->conv, algo, libp->workspace, workspace,
-        &zero, d->y, slotPtr<float>(rc, yi)));
+        &zero, d->y, yv));
     if (bi != kNoSlot)
       SHARDRT_CUDNN_TRY(cudnnAddTensor(handle, &one, d->bias,
-                                       slotPtr<float>(rc, bi), &one, d->y,
-                                       slotPtr<float>(rc, yi)));
+                                       slotPtr<float>(rc, bi), &one, d->y, yv));
     return Status();
   });
 }
