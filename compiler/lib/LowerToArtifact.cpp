@@ -429,14 +429,18 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
   return out;
 }
 
-/// Runs sc-partition (then sc-fuse, if asked) on `module`.
-LogicalResult partition(ModuleOp module, bool unpartitioned, bool fuse) {
+/// Runs sc-partition (then sc-fuse and sc-overlap-halos, if asked) on
+/// `module`.
+LogicalResult partition(ModuleOp module, bool unpartitioned, bool fuse,
+                        bool overlapHalos) {
   PassManager pm(module.getContext());
   ScPartitionOptions options;
   options.unpartitioned = unpartitioned;
   pm.addPass(createScPartition(options));
   if (fuse)
     pm.addPass(createScFuse());
+  if (overlapHalos)
+    pm.addPass(createScOverlapHalos());
   return pm.run(module);
 }
 
@@ -458,7 +462,8 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
     if (!reference && !options.unpartitioned &&
         isShardedOverSeveralRanks(*source)) {
       OwningOpRef<ModuleOp> single = module.clone();
-      if (failed(partition(*single, /*unpartitioned=*/true, /*fuse=*/false)))
+      if (failed(partition(*single, /*unpartitioned=*/true, /*fuse=*/false,
+                           /*overlapHalos=*/false)))
         return failure();
       FailureOr<LoweredArtifact> lowered =
           writeArtifact(*single, partitionedEntry(*single), nullptr, {});
@@ -467,7 +472,8 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
       own = std::move(lowered->bytes);
       reference = &own;
     }
-    if (failed(partition(module, options.unpartitioned, options.fuse)))
+    if (failed(partition(module, options.unpartitioned, options.fuse,
+                         options.overlapHalos)))
       return failure();
     entry = partitionedEntry(module);
     return writeArtifact(module, entry, reference, options);

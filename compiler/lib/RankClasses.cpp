@@ -223,8 +223,8 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
             operand, SmallVector<int64_t>(t.peer.begin(), t.peer.end()), t.lo,
             t.hi, t.tag, t.periodic));
       }
-      builder.create<scl::HaloExchangeOp>(loc, ins, outs,
-                                          builder.getArrayAttr(transfers));
+      scl::HaloExchangeOp::create(builder, loc, /*pending=*/Type(), ins, outs,
+                                  builder.getArrayAttr(transfers));
       break;
     }
     case fb::Opcode::AllReduce:
@@ -489,6 +489,7 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
   ProgramBuilder &b = p.builder;
   llvm::DenseMap<Value, uint32_t> ids;
   std::optional<FailureOr<scl::RankContext>> context; // read once, on need
+  llvm::DenseMap<Value, size_t> startedBy; // pending -> its instruction
   auto define = [&](Value v) {
     auto type = cast<MemRefType>(v.getType());
     uint32_t id = b.temporary(dtypeOf(type),
@@ -533,8 +534,18 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
       inst.floats.assign(k.getFloats().begin(), k.getFloats().end());
       inst.str = k.getMode().value_or("").str();
     } else if (auto x = dyn_cast<scl::HaloExchangeOp>(op)) {
-      readHaloExchange(
-          p, emit(fb::Opcode::HaloExchange, x.getIns(), x.getOuts()), x, ids);
+      if (x.getPending())
+        startedBy[x.getPending()] = b.program.size();
+      art::InstructionSpec &inst =
+          emit(fb::Opcode::HaloExchange, x.getIns(), x.getOuts());
+      readHaloExchange(p, inst, x, ids);
+      if (x.getPending())
+        inst.ints = {1}; // start only; the Wait completes it
+    } else if (auto w = dyn_cast<scl::WaitOp>(op)) {
+      // Reads and writes the receive buffers, so a staging backend moves
+      // them and the memory plan keeps them live until here.
+      emit(fb::Opcode::Wait, w.getOuts(), w.getOuts()).ints = {
+          int64_t(startedBy.lookup(w.getPending()))};
     } else if (auto a = dyn_cast<scl::AllReduceOp>(op)) {
       art::InstructionSpec &inst =
           emit(fb::Opcode::AllReduce, a.getInput(), a.getOutput());

@@ -65,6 +65,11 @@ cl::opt<bool> fuse("fuse",
                    cl::desc("Fuse chains of elementwise kernels (sc-fuse); "
                             "on by default at -O3 and for --target=cuda"),
                    cl::init(false));
+cl::opt<cl::boolOrDefault> overlapHalos(
+    "overlap-halos",
+    cl::desc("Compute each convolution's interior while its halo exchange is "
+             "in flight (sc-overlap-halos); default: on for --target=cpu at "
+             "-O1 and above, off for --target=cuda"));
 cl::opt<std::string> cudaArch(
     "cuda-arch",
     cl::desc("SM targets of --target=cuda's compiled kernels (the fatbin "
@@ -178,6 +183,11 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   shardc::LowerOptions options;
   options.unpartitioned = unpartitioned;
   options.fuse = fuse || optLevel >= 3 || target == "cuda";
+  // On CUDA a region conv runs on cuDNN only when its padding is equal on
+  // both sides, which the edge ranks' interiors are not: opt-in there.
+  options.overlapHalos = overlapHalos == cl::BOU_UNSET
+                             ? target == "cpu" && optLevel >= 1
+                             : overlapHalos == cl::BOU_TRUE;
   if (!nvcc.empty()) {
     options.cudaTargets = cudaArch;
     options.compileCuda = [&](const std::string &source) {

@@ -16,8 +16,14 @@ using namespace shardc::scl;
 #include "shardc/Dialect/ScLocal/ScLocalEnums.cpp.inc"
 #define GET_ATTRDEF_CLASSES
 #include "shardc/Dialect/ScLocal/ScLocalAttrs.cpp.inc"
+#define GET_TYPEDEF_CLASSES
+#include "shardc/Dialect/ScLocal/ScLocalTypes.cpp.inc"
 
 void SclDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "shardc/Dialect/ScLocal/ScLocalTypes.cpp.inc"
+      >();
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "shardc/Dialect/ScLocal/ScLocalAttrs.cpp.inc"

@@ -212,6 +212,27 @@ LogicalResult HaloExchangeOp::verify() {
                << i << " copies a box whose dim " << d
                << " differs in size from its partner's";
   }
+  if (Value pending = getPending()) {
+    if (!pending.hasOneUse() || !isa<WaitOp>(*pending.getUsers().begin()))
+      return emitOpError("starts transfers that exactly one scl.wait must "
+                         "complete; its result has ")
+             << llvm::range_size(pending.getUses()) << " uses";
+  }
+  return success();
+}
+
+LogicalResult WaitOp::verify() {
+  auto started = getPending().getDefiningOp<HaloExchangeOp>();
+  if (!started)
+    return emitOpError("waits for a value that no scl.halo_exchange started");
+  if (started->getBlock() != (*this)->getBlock() ||
+      !started->isBeforeInBlock(*this))
+    return emitOpError("must follow the scl.halo_exchange it completes in "
+                       "the same block");
+  if (getOuts() != started.getOuts())
+    return emitOpError("must list the outputs of the exchange it completes (")
+           << started.getOuts().size() << " buffers), which its receives "
+           << "write";
   return success();
 }
 

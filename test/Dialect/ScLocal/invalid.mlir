@@ -242,6 +242,57 @@ func.func @exchange_no_ranks(%x: memref<4xf32>) {
   return
 }
 
+// -----
+
+// case: a started exchange that nothing completes
+sc.mesh @mesh ["x"=2]
+func.func @pending_unused(%x: memref<1x4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<1x5xf32>
+  // expected-error @+1 {{exactly one scl.wait must complete; its result has 0 uses}}
+  %p = scl.halo_exchange ins(%x : memref<1x4xf32>) outs(%h : memref<1x5xf32>) [#scl.transfer<send 0 peer [1] box [0:1, 3:4] tag 0>, #scl.transfer<recv 0 peer [1] box [0:1, 4:5] tag 0>] -> !scl.pending
+  return
+}
+
+// -----
+
+// case: a started exchange completed twice
+sc.mesh @mesh ["x"=2]
+func.func @pending_twice(%x: memref<1x4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<1x5xf32>
+  // expected-error @+1 {{its result has 2 uses}}
+  %p = scl.halo_exchange ins(%x : memref<1x4xf32>) outs(%h : memref<1x5xf32>) [#scl.transfer<send 0 peer [1] box [0:1, 3:4] tag 0>, #scl.transfer<recv 0 peer [1] box [0:1, 4:5] tag 0>] -> !scl.pending
+  scl.wait %p outs(%h : memref<1x5xf32>)
+  scl.wait %p outs(%h : memref<1x5xf32>)
+  return
+}
+
+// -----
+
+// case: a wait that does not list the buffer the receives write
+sc.mesh @mesh ["x"=2]
+func.func @wait_outs(%x: memref<1x4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<1x5xf32>
+  %o = memref.alloc() : memref<1x5xf32>
+  %p = scl.halo_exchange ins(%x : memref<1x4xf32>) outs(%h : memref<1x5xf32>) [#scl.transfer<send 0 peer [1] box [0:1, 3:4] tag 0>, #scl.transfer<recv 0 peer [1] box [0:1, 4:5] tag 0>] -> !scl.pending
+  // expected-error @+1 {{must list the outputs of the exchange it completes (1 buffers)}}
+  scl.wait %p outs(%o : memref<1x5xf32>)
+  return
+}
+
+// -----
+
+// case: a wait on a value no exchange started
+sc.mesh @mesh ["x"=2]
+func.func @wait_argument(%p: !scl.pending, %h: memref<1x5xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{waits for a value that no scl.halo_exchange started}}
+  scl.wait %p outs(%h : memref<1x5xf32>)
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // Collectives
 //===----------------------------------------------------------------------===//

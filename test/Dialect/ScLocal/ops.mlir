@@ -23,6 +23,27 @@ func.func @halo(%x: memref<1x1x4xf32>) -> memref<1x1x5xf32>
 
 // -----
 
+// The same exchange started, with compute between it and its wait.
+sc.mesh @mesh ["x"=2]
+// CHECK-LABEL: func.func @started
+func.func @started(%x: memref<1x1x4xf32>, %w: memref<1x1x1xf32>) -> memref<1x1x5xf32>
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<1x1x5xf32>
+  %y = memref.alloc() : memref<1x1x5xf32>
+  // CHECK: %[[P:.*]] = scl.halo_exchange ins(%{{.*}} : memref<1x1x4xf32>) outs(%[[H:.*]] : memref<1x1x5xf32>) [{{.*}}] -> !scl.pending
+  %p = scl.halo_exchange ins(%x : memref<1x1x4xf32>) outs(%h : memref<1x1x5xf32>)
+      [#scl.transfer<send 0 peer [1] box [0:1, 0:1, 3:4] tag 0>,
+       #scl.transfer<recv 0 peer [1] box [0:1, 0:1, 4:5] tag 1>] -> !scl.pending
+  // CHECK-NEXT: scl.kernel "Conv"
+  scl.kernel "Conv" ins(%h, %w : memref<1x1x5xf32>, memref<1x1x1xf32>) outs(%y : memref<1x1x5xf32>)
+      {ints = array<i64: 1, 1, 0, 1, 1, 0, 4>}
+  // CHECK-NEXT: scl.wait %[[P]] outs(%[[H]] : memref<1x1x5xf32>)
+  scl.wait %p outs(%h : memref<1x1x5xf32>)
+  return %h : memref<1x1x5xf32>
+}
+
+// -----
+
 // Ring step: periodic sends of two buffers, receives into two others.
 sc.mesh @ringmesh ["x"=3]
 // CHECK-LABEL: func.func @ring

@@ -31,6 +31,9 @@ struct LowerOptions {
   /// Run sc-fuse on the partitioned program (never on the world-of-one
   /// reference it embeds, which stays the unfused, independent check).
   bool fuse = false;
+  /// Run sc-overlap-halos after sc-fuse: convolutions compute their interior
+  /// while their halo exchange is in flight.
+  bool overlapHalos = false;
   /// Compiles CUDA C++ (cudaKernelSource's) to a fatbin for `cudaTargets`.
   /// When set, the artifact carries the fatbin and every ElementwiseFused
   /// instruction names its kernel (and keeps its body for the CPU backend).

@@ -141,4 +141,47 @@ def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
   let dependentDialects = ["::shardc::scl::SclDialect"];
 }
 
+def ScOverlapHalos : Pass<"sc-overlap-halos", "mlir::ModuleOp"> {
+  let summary = "Computes a convolution's interior while its halo is in flight";
+  let description = [{
+    In every rank-class function, a `scl.halo_exchange` whose one output is
+    first read by a `Conv` kernel (as its input) becomes a start and an
+    `scl.wait`, and the conv becomes several kernels over output regions
+    (the Conv ints gain `region_lo`, `region_hi` per spatial dim):
+     1. the exchange starts (packs its sends, posts every transfer);
+     2. the *interior* runs: the output box whose windows read only the
+        rank's own part of the buffer (receive boxes are edge slabs);
+     3. `scl.wait` completes the exchange;
+     4. the *boundary* runs: the slabs around the interior, at most two per
+        spatial dim.
+
+    Cost model: a split pays when the interior is at least half of the
+    output, so that it can hide the transfer while the extra kernels stay
+    few; smaller local blocks keep the plain exchange. Pooling and other
+    consumers keep it too.
+
+    Input (a rank with halos of one column on both sides):
+    ```mlir
+    scl.halo_exchange ins(%x : memref<1x2x8xf32>) outs(%h : memref<1x2x10xf32>)
+        [#scl.transfer<send 0 peer [-1] box [0:1, 0:2, 0:1] tag 0>, ...,
+         #scl.transfer<recv 0 peer [1] box [0:1, 0:2, 9:10] tag 0>]
+    scl.kernel "Conv" ins(%h, %w : memref<1x2x10xf32>, memref<4x2x3xf32>)
+        outs(%y : memref<1x4x8xf32>) {ints = array<i64: 1, 1, 0, 1, 1>}
+    ```
+    Output:
+    ```mlir
+    %p = scl.halo_exchange ins(%x : memref<1x2x8xf32>)
+        outs(%h : memref<1x2x10xf32>) [...] -> !scl.pending
+    scl.kernel "Conv" ins(%h, %w : ...) outs(%y : memref<1x4x8xf32>)
+        {ints = array<i64: 1, 1, 0, 1, 1, 1, 7>}
+    scl.wait %p outs(%h : memref<1x2x10xf32>)
+    scl.kernel "Conv" ins(%h, %w : ...) outs(%y : memref<1x4x8xf32>)
+        {ints = array<i64: 1, 1, 0, 1, 1, 0, 1>}
+    scl.kernel "Conv" ins(%h, %w : ...) outs(%y : memref<1x4x8xf32>)
+        {ints = array<i64: 1, 1, 0, 1, 1, 7, 8>}
+    ```
+  }];
+  let dependentDialects = ["::shardc::scl::SclDialect"];
+}
+
 #endif // SHARDC_COMPILER_PASSES_TD

@@ -25,6 +25,9 @@
 #define GET_ATTRDEF_CLASSES
 #include "shardc/Dialect/ScLocal/ScLocalAttrs.h.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "shardc/Dialect/ScLocal/ScLocalTypes.h.inc"
+
 #define GET_OP_CLASSES
 #include "shardc/Dialect/ScLocal/ScLocalOps.h.inc"
 

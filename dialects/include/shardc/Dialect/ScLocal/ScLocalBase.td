@@ -54,6 +54,7 @@ def Scl_Dialect : Dialect {
     ```
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
   let extraClassDeclaration = [{
@@ -94,6 +95,17 @@ def Scl_Reduction : I32EnumAttr<"Reduction",
   let genSpecializedAttr = 0;
 }
 def Scl_ReductionAttr : EnumAttr<Scl_Dialect, Scl_Reduction, "reduction">;
+
+def Scl_PendingType : TypeDef<Scl_Dialect, "Pending"> {
+  let mnemonic = "pending";
+  let summary = "the transfers of a started halo exchange, still in flight";
+  let description = [{
+    A `scl.halo_exchange` that returns a `!scl.pending` only packs and posts
+    its transfers; the one `scl.wait` on the value completes them and writes
+    the received boxes. Compute in between (the interior of the consuming
+    op) overlaps the transfer.
+  }];
+}
 
 class Scl_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Scl_Dialect, name, traits> {

@@ -110,15 +110,46 @@ def Scl_HaloExchangeOp : Scl_Op<"halo_exchange", [AttrSizedOperandSegments]> {
         [#scl.transfer<send 0 peer [1] box [0:1, 0:1, 3:4] tag 0>,
          #scl.transfer<recv 0 peer [1] box [0:1, 0:1, 4:5] tag 1>]
     ```
+
+    With a `!scl.pending` result the op only packs its sends and posts every
+    transfer; the `scl.wait` on the result (its one use) completes them and
+    writes the received boxes into `outs`. Until then `outs` may be read
+    outside the receive boxes only.
   }];
   let arguments = (ins
     Variadic<Scl_Buffer>:$ins,
     Variadic<Scl_Buffer>:$outs,
     Scl_TransferArrayAttr:$transfers
   );
+  let results = (outs Optional<Scl_PendingType>:$pending);
   let assemblyFormat = [{
     `ins` `(` $ins `:` type($ins) `)` (`outs` `(` $outs^ `:` type($outs) `)`)?
-    $transfers attr-dict
+    $transfers attr-dict (`->` type($pending)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Scl_WaitOp : Scl_Op<"wait"> {
+  let summary = "completes a started halo exchange";
+  let description = [{
+    Waits for the transfers of the `scl.halo_exchange` that defined
+    `pending` and writes its received boxes into `outs`, which must be that
+    exchange's outputs. `sc-overlap-halos` places the interior part of the
+    consuming op between the two:
+
+    ```mlir
+    %p = scl.halo_exchange ins(%x : memref<1x2x8xf32>)
+        outs(%h : memref<1x2x10xf32>) [...] -> !scl.pending
+    scl.kernel "Conv" ins(%h, %w : ...) outs(%y : memref<1x4x8xf32>)
+        {ints = array<i64: 1, 1, 0, 1, 1, 1, 7>}   // output columns [1, 7)
+    scl.wait %p outs(%h : memref<1x2x10xf32>)
+    scl.kernel "Conv" ins(%h, %w : ...) outs(%y : memref<1x4x8xf32>)
+        {ints = array<i64: 1, 1, 0, 1, 1, 0, 1>}   // column 0
+    ```
+  }];
+  let arguments = (ins Scl_PendingType:$pending, Variadic<Scl_Buffer>:$outs);
+  let assemblyFormat = [{
+    $pending `outs` `(` $outs `:` type($outs) `)` attr-dict
   }];
   let hasVerifier = 1;
 }

@@ -1,0 +1,221 @@
+//===- OverlapHalosPass.cpp - sc-overlap-halos ----------------------------===//
+//
+// Splits the convolution that consumes a halo exchange into the output box
+// that reads only the rank's own data (the interior) and the slabs around it
+// that read the halo (the boundary), so that the interior is computed while
+// the halo is in flight: the exchange only starts, the interior runs, an
+// scl.wait completes the exchange, and the boundary runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Compiler/Passes.h"
+#include "shardc/Dialect/ScLocal/ScLocal.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_SCOVERLAPHALOS
+#include "shardc/Compiler/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+
+namespace shardc {
+namespace {
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
+
+/// A box per dim: [lo, hi).
+struct Box {
+  SmallVector<int64_t> lo, hi;
+  int64_t volume() const {
+    int64_t v = 1;
+    for (size_t d = 0; d < lo.size(); ++d)
+      v *= std::max<int64_t>(hi[d] - lo[d], 0);
+    return v;
+  }
+};
+
+/// The part of the exchange's output that its receives leave alone: each
+/// receive box is cut off along the spatial dim (>= 2) where it is a thin
+/// slab at an edge. Fails when a receive is not such a slab.
+FailureOr<Box> ownedBox(scl::HaloExchangeOp x, ArrayRef<int64_t> shape) {
+  Box own{SmallVector<int64_t>(shape.size(), 0),
+          SmallVector<int64_t>(shape.begin(), shape.end())};
+  for (auto t : x.getTransfers().getAsRange<scl::TransferAttr>()) {
+    if (t.isSend())
+      continue;
+    int64_t best = -1, bestExtent = 0;
+    for (size_t d = 2; d < shape.size(); ++d) {
+      int64_t lo = t.getLo()[d], hi = t.getHi()[d], n = shape[d];
+      bool atEdge = (lo == 0) != (hi == n);
+      if (atEdge && hi > lo && (best < 0 || hi - lo < bestExtent)) {
+        best = int64_t(d);
+        bestExtent = hi - lo;
+      }
+    }
+    if (best < 0)
+      return failure();
+    if (t.getLo()[best] == 0)
+      own.lo[best] = std::max(own.lo[best], t.getHi()[best]);
+    else
+      own.hi[best] = std::min(own.hi[best], t.getLo()[best]);
+  }
+  return own;
+}
+
+/// The convolution attributes sc-partition writes (Conv ints: r, stride,
+/// pad_lo, dilation, groups) and the weight's kernel extents.
+struct ConvGeometry {
+  int64_t r = 0;
+  SmallVector<int64_t> stride, padLo, dilation, kernel;
+};
+
+std::optional<ConvGeometry> convGeometry(scl::KernelOp k) {
+  ArrayRef<int64_t> ints = k.getInts();
+  if (k.getOpcode() != "Conv" || k.getIns().size() < 2 ||
+      k.getOuts().size() != 1 || ints.empty())
+    return std::nullopt;
+  ConvGeometry g;
+  g.r = ints[0];
+  auto w = cast<MemRefType>(k.getIns()[1].getType());
+  if (g.r < 1 || int64_t(ints.size()) != 3 * g.r + 2 || w.getRank() != g.r + 2)
+    return std::nullopt; // already split, or not what sc-partition writes
+  g.stride.assign(ints.begin() + 1, ints.begin() + 1 + g.r);
+  g.padLo.assign(ints.begin() + 1 + g.r, ints.begin() + 1 + 2 * g.r);
+  g.dilation.assign(ints.begin() + 1 + 2 * g.r, ints.begin() + 1 + 3 * g.r);
+  g.kernel.assign(w.getShape().begin() + 2, w.getShape().end());
+  return g;
+}
+
+/// The output box (spatial dims) whose windows read only `own` of the
+/// input, or of the virtual zero padding outside the input.
+Box interiorOutputs(const ConvGeometry &g, const Box &own,
+                    ArrayRef<int64_t> input, ArrayRef<int64_t> output) {
+  Box box;
+  for (int64_t d = 0; d < g.r; ++d) {
+    int64_t n = input[d + 2], out = output[d + 2];
+    int64_t span = g.dilation[d] * (g.kernel[d] - 1);
+    int64_t lo = 0, hi = out;
+    if (own.lo[d + 2] > 0)
+      lo = ceilDiv(own.lo[d + 2] + g.padLo[d], g.stride[d]);
+    if (own.hi[d + 2] < n)
+      hi = floorDiv(own.hi[d + 2] - 1 + g.padLo[d] - span, g.stride[d]) + 1;
+    lo = std::clamp<int64_t>(lo, 0, out);
+    box.lo.push_back(lo);
+    box.hi.push_back(std::clamp<int64_t>(hi, lo, out));
+  }
+  return box;
+}
+
+/// The output minus `interior`, as at most two slabs per dim: below and
+/// above the interior along d, within the interior on the dims before d.
+SmallVector<Box> boundaryOutputs(const Box &interior,
+                                 ArrayRef<int64_t> output) {
+  SmallVector<Box> slabs;
+  size_t r = interior.lo.size();
+  for (size_t d = 0; d < r; ++d)
+    for (bool below : {true, false}) {
+      Box slab;
+      for (size_t e = 0; e < r; ++e) {
+        int64_t out = output[e + 2];
+        if (e < d) {
+          slab.lo.push_back(interior.lo[e]);
+          slab.hi.push_back(interior.hi[e]);
+        } else if (e > d) {
+          slab.lo.push_back(0);
+          slab.hi.push_back(out);
+        } else {
+          slab.lo.push_back(below ? 0 : interior.hi[e]);
+          slab.hi.push_back(below ? interior.lo[e] : out);
+        }
+      }
+      if (slab.volume() > 0)
+        slabs.push_back(std::move(slab));
+    }
+  return slabs;
+}
+
+/// The first op after `x` in its block that uses `v`.
+Operation *firstUseAfter(Operation *x, Value v) {
+  for (Operation *op = x->getNextNode(); op; op = op->getNextNode())
+    if (llvm::is_contained(op->getOperands(), v))
+      return op;
+  return nullptr;
+}
+
+struct OverlapHalos : impl::ScOverlapHalosBase<OverlapHalos> {
+  using ScOverlapHalosBase::ScOverlapHalosBase;
+
+  /// Splits the conv consuming `x`'s output; false when it does not apply
+  /// or would not pay.
+  bool overlap(scl::HaloExchangeOp x) {
+    if (x.getPending() || x.getOuts().size() != 1)
+      return false;
+    Value halo = x.getOuts()[0];
+    auto conv = dyn_cast_or_null<scl::KernelOp>(firstUseAfter(x, halo));
+    if (!conv || conv.getIns()[0] != halo ||
+        llvm::is_contained(conv.getOuts(), halo) ||
+        llvm::count(conv.getIns(), halo) != 1)
+      return false;
+    std::optional<ConvGeometry> g = convGeometry(conv);
+    if (!g)
+      return false;
+    ArrayRef<int64_t> input = cast<MemRefType>(halo.getType()).getShape();
+    ArrayRef<int64_t> output =
+        cast<MemRefType>(conv.getOuts()[0].getType()).getShape();
+    FailureOr<Box> own = ownedBox(x, input);
+    if (failed(own))
+      return false;
+    Box interior = interiorOutputs(*g, *own, input, output);
+    int64_t whole = 1;
+    for (int64_t d = 0; d < g->r; ++d)
+      whole *= output[d + 2];
+    // Cost model: the interior must be most of the work, so that it can hide
+    // the transfer and the boundary pieces stay few and cheap.
+    if (interior.volume() * 2 < whole || interior.volume() == whole)
+      return false;
+
+    OpBuilder b(x);
+    auto started = scl::HaloExchangeOp::create(
+        b, x.getLoc(), scl::PendingType::get(x.getContext()), x.getIns(),
+        x.getOuts(), x.getTransfers());
+    x.erase();
+    b.setInsertionPoint(conv);
+    auto part = [&](const Box &box) {
+      SmallVector<int64_t> ints(conv.getInts());
+      ints.append(box.lo.begin(), box.lo.end());
+      ints.append(box.hi.begin(), box.hi.end());
+      scl::KernelOp::create(b, conv.getLoc(), conv.getOpcodeAttr(),
+                            conv.getIns(), conv.getOuts(),
+                            b.getDenseI64ArrayAttr(ints), conv.getFloatsAttr(),
+                            conv.getModeAttr());
+    };
+    part(interior);
+    scl::WaitOp::create(b, conv.getLoc(), started.getPending(),
+                        started.getOuts());
+    for (const Box &slab : boundaryOutputs(interior, output))
+      part(slab);
+    conv.erase();
+    return true;
+  }
+
+  void runOnOperation() override {
+    getOperation().walk([&](func::FuncOp f) {
+      if (!f->hasAttr(scl::SclDialect::kRanksAttrName))
+        return;
+      SmallVector<scl::HaloExchangeOp> exchanges;
+      f.walk([&](scl::HaloExchangeOp x) { exchanges.push_back(x); });
+      for (scl::HaloExchangeOp x : exchanges)
+        overlap(x);
+    });
+  }
+};
+
+} // namespace
+} // namespace shardc

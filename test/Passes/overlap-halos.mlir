@@ -1,0 +1,145 @@
+// sc-overlap-halos: the conv that reads a halo exchange's buffer runs its
+// interior (the output box reading only the rank's own rows) between the
+// exchange's start and its scl.wait, and its boundary slabs after. Checked
+// on the IR (1-D uneven with stride 2, 2-D split with corners, the cost
+// model's refusal, a pooling consumer left alone) and numerically against
+// the unpartitioned run (which is never split).
+// RUN: rm -rf %t && split-file %s %t
+// RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-overlap-halos %t/rows.mlir | FileCheck %s --check-prefix=ROWS
+// RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-overlap-halos %t/rows.mlir | shardc-opt | FileCheck %s --check-prefix=ROWS
+// RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-overlap-halos %t/strided.mlir | FileCheck %s --check-prefix=STRIDED
+// RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-overlap-halos %t/mesh2d.mlir | FileCheck %s --check-prefix=MESH2D
+// RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-overlap-halos %t/small.mlir | FileCheck %s --check-prefix=SMALL
+// RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-overlap-halos %t/pool.mlir | FileCheck %s --check-prefix=POOL
+// RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-overlap-halos -sc-plan-memory %t/rows.mlir | FileCheck %s --check-prefix=PLANNED
+// RUN: shardc %t/rows.mlir --emit=kernels | FileCheck %s --check-prefix=PROGRAM
+// RUN: shardc %t/rows.mlir --overlap-halos=false --emit=kernels | FileCheck %s --check-prefix=OFF
+// RUN: shardc %t/rows.mlir -o %t/rows.shardbin
+// RUN: shard-run %t/rows.shardbin --random-inputs --seed 4 --check --bench 2 | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/strided.mlir -o %t/strided.shardbin
+// RUN: shard-run %t/strided.shardbin --random-inputs --seed 5 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/mesh2d.mlir -o %t/mesh2d.shardbin
+// RUN: shard-run %t/mesh2d.shardbin --random-inputs --seed 6 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/chain.mlir -O3 -o %t/chain.shardbin
+// RUN: shard-run %t/chain.shardbin --random-inputs --seed 7 --check | FileCheck %s --check-prefix=NUM
+
+//--- rows.mlir
+// H split 24/24/16 over 3 ranks, 3x3 conv with padding 1.
+sc.mesh @mesh ["x"=3]
+func.func @main(%x: tensor<1x4x64x16xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[24, 24, 16], {}]>},
+                %w: tensor<6x4x3x3xf32>, %b: tensor<6xf32>)
+    -> (tensor<1x6x64x16xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[24, 24, 16], {}]>}) {
+  %y = sc.conv %x, %w, %b {padding = array<i64: 1, 1>} : (tensor<1x4x64x16xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) -> tensor<1x6x64x16xf32>
+  return %y : tensor<1x6x64x16xf32>
+}
+
+// The first rank has a halo below only: its interior is rows [0, 23) (the
+// top edge reads padding, not a halo), its boundary the last row.
+// ROWS-LABEL: func.func @main_class0
+// ROWS: %[[P:.*]] = scl.halo_exchange {{.*}} outs(%[[H:.*]] : memref<1x4x25x16xf32>) {{.*}} -> !scl.pending
+// ROWS-NEXT: memref.alloc
+// ROWS-NEXT: scl.kernel "Conv" ins(%[[H]], {{.*}} {ints = array<i64: 2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 23, 16>}
+// ROWS-NEXT: scl.wait %[[P]] outs(%[[H]] : memref<1x4x25x16xf32>)
+// ROWS-NEXT: scl.kernel "Conv" ins(%[[H]], {{.*}} {ints = array<i64: 2, 1, 1, 1, 1, 1, 1, 1, 23, 0, 24, 16>}
+// ROWS-NEXT: return
+// The middle rank: halos on both sides, interior rows [1, 23).
+// ROWS-LABEL: func.func @main_class1
+// ROWS: -> !scl.pending
+// ROWS: scl.kernel "Conv" {{.*}} {ints = array<i64: 2, 1, 1, 0, 1, 1, 1, 1, 1, 0, 23, 16>}
+// ROWS-NEXT: scl.wait
+// ROWS-NEXT: scl.kernel "Conv" {{.*}} {ints = array<i64: 2, 1, 1, 0, 1, 1, 1, 1, 0, 0, 1, 16>}
+// ROWS-NEXT: scl.kernel "Conv" {{.*}} {ints = array<i64: 2, 1, 1, 0, 1, 1, 1, 1, 23, 0, 24, 16>}
+// ROWS-NEXT: return
+// ROWS-LABEL: func.func @main_class2
+// ROWS: scl.kernel "Conv" {{.*}} {ints = array<i64: 2, 1, 1, 0, 1, 1, 1, 1, 1, 0, 16, 16>}
+// ROWS-NEXT: scl.wait
+// ROWS-NEXT: scl.kernel "Conv" {{.*}} {ints = array<i64: 2, 1, 1, 0, 1, 1, 1, 1, 0, 0, 1, 16>}
+// ROWS-NEXT: return
+
+// In the artifact: the exchange only starts (ints [1]) and the Wait names it.
+// PROGRAM: rank class 'class1'
+// PROGRAM: [[X:[0-9]+]]: HaloExchange
+// PROGRAM-SAME: ints [1]
+// PROGRAM: Conv
+// PROGRAM-NEXT: Wait
+// PROGRAM-SAME: ints [[[X]]]
+// PROGRAM-NEXT: Conv
+// PROGRAM-NEXT: Conv
+// OFF-NOT: Wait
+
+// sc-plan-memory after the split: the halo buffer stays live until the
+// boundary reads it.
+// PLANNED-LABEL: func.func @main_class1
+// PLANNED-SAME: scl.arena_bytes
+// PLANNED: scl.wait
+
+//--- strided.mlir
+// Stride 2 over 90/90/70 (row 2 of the acceptance table): a rank's first
+// window may start in its halo.
+sc.mesh @mesh ["x"=3]
+func.func @main(%x: tensor<2x16x250xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[90, 90, 70]]>},
+                %w: tensor<8x16x3xf32>, %b: tensor<8xf32>)
+    -> (tensor<2x8x125xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[45, 45, 35]]>}) {
+  %y = sc.conv %x, %w, %b {padding = array<i64: 1>, stride = array<i64: 2>} : (tensor<2x16x250xf32>, tensor<8x16x3xf32>, tensor<8xf32>) -> tensor<2x8x125xf32>
+  return %y : tensor<2x8x125xf32>
+}
+// STRIDED-LABEL: func.func @main_class1
+// STRIDED: -> !scl.pending
+// STRIDED: scl.kernel "Conv" {{.*}}outs(%{{.*}} : memref<2x8x45xf32>) {ints = array<i64: 1, 2, 0, 1, 1, 1, 45>}
+// STRIDED-NEXT: scl.wait
+// STRIDED-NEXT: scl.kernel "Conv" {{.*}} {ints = array<i64: 1, 2, 0, 1, 1, 0, 1>}
+// STRIDED-NEXT: return
+
+//--- mesh2d.mlir
+// A 2x2 mesh splitting H and W: the middle of the block is the interior;
+// the boundary is the slab of rows and the slab of columns next to the
+// halo (corners included).
+sc.mesh @mesh ["x"=2, "y"=2]
+func.func @main(%x: tensor<1x3x40x40xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {"y"}]>},
+                %w: tensor<5x3x3x3xf32>)
+    -> (tensor<1x5x40x40xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {"y"}]>}) {
+  %y = sc.conv %x, %w {padding = array<i64: 1, 1>} : (tensor<1x3x40x40xf32>, tensor<5x3x3x3xf32>) -> tensor<1x5x40x40xf32>
+  return %y : tensor<1x5x40x40xf32>
+}
+// MESH2D-LABEL: func.func @main_class0
+// MESH2D: scl.kernel "Conv" {{.*}} {ints = array<i64: 2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 19, 19>}
+// MESH2D-NEXT: scl.wait
+// MESH2D-NEXT: scl.kernel "Conv" {{.*}} {ints = array<i64: 2, 1, 1, 1, 1, 1, 1, 1, 19, 0, 20, 20>}
+// MESH2D-NEXT: scl.kernel "Conv" {{.*}} {ints = array<i64: 2, 1, 1, 1, 1, 1, 1, 1, 0, 19, 19, 20>}
+// MESH2D-NEXT: return
+
+//--- small.mlir
+// Three rows per rank and a 5-row kernel: the interior would be under half
+// of the output, so the exchange stays blocking.
+sc.mesh @mesh ["x"=4]
+func.func @main(%x: tensor<1x2x12x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
+                %w: tensor<2x2x5x5xf32>) -> tensor<1x2x12x8xf32> {
+  %y = sc.conv %x, %w {padding = array<i64: 2, 2>} : (tensor<1x2x12x8xf32>, tensor<2x2x5x5xf32>) -> tensor<1x2x12x8xf32>
+  return %y : tensor<1x2x12x8xf32>
+}
+// SMALL-NOT: scl.wait
+// SMALL-NOT: !scl.pending
+
+//--- pool.mlir
+// Pooling consumers keep the blocking exchange.
+sc.mesh @mesh ["x"=2]
+func.func @main(%x: tensor<1x2x64xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}]>}) -> tensor<1x2x64xf32> {
+  %y = sc.max_pool %x {kernel_size = array<i64: 3>, stride = array<i64: 1>, padding = array<i64: 1>} : (tensor<1x2x64xf32>) -> tensor<1x2x64xf32>
+  return %y : tensor<1x2x64xf32>
+}
+// POOL: scl.halo_exchange
+// POOL-NOT: !scl.pending
+
+//--- chain.mlir
+// conv -> silu -> conv at -O3 (fused epilogue between two split convs).
+sc.mesh @mesh ["x"=4]
+func.func @main(%x: tensor<1x4x48x20xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[16, 8, 12, 12], {}]>},
+                %w1: tensor<8x4x3x3xf32>, %w2: tensor<4x8x3x3xf32>)
+    -> (tensor<1x4x48x20xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[16, 8, 12, 12], {}]>}) {
+  %a = sc.conv %x, %w1 {padding = array<i64: 1, 1>} : (tensor<1x4x48x20xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x48x20xf32>
+  %s = sc.silu %a : tensor<1x8x48x20xf32>
+  %y = sc.conv %s, %w2 {padding = array<i64: 1, 1>} : (tensor<1x8x48x20xf32>, tensor<4x8x3x3xf32>) -> tensor<1x4x48x20xf32>
+  return %y : tensor<1x4x48x20xf32>
+}
+
+// NUM: check result0: {{.*}} ok
