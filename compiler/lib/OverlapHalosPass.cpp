@@ -149,6 +149,19 @@ Operation *firstUseAfter(Operation *x, Value v) {
   return nullptr;
 }
 
+/// Whether communication lies strictly between `first` and `last`. It would
+/// then run while the exchange is in flight: a communicator that posts
+/// point-to-point transfers only when waited on (NCCL groups them) would
+/// leave a peer that kept its blocking exchange waiting for this one.
+bool communicatesBetween(Operation *first, Operation *last) {
+  for (Operation *op = first->getNextNode(); op && op != last;
+       op = op->getNextNode())
+    if (isa<scl::HaloExchangeOp, scl::WaitOp, scl::AllReduceOp,
+            scl::AllGatherOp, scl::ReduceScatterOp, scl::AllToAllOp>(op))
+      return true;
+  return false;
+}
+
 struct OverlapHalos : impl::ScOverlapHalosBase<OverlapHalos> {
   using ScOverlapHalosBase::ScOverlapHalosBase;
 
@@ -159,7 +172,8 @@ struct OverlapHalos : impl::ScOverlapHalosBase<OverlapHalos> {
       return false;
     Value halo = x.getOuts()[0];
     auto conv = dyn_cast_or_null<scl::KernelOp>(firstUseAfter(x, halo));
-    if (!conv || conv.getIns()[0] != halo ||
+    if (!conv || conv.getOpcode() != "Conv" || conv.getIns().empty() ||
+        conv.getIns()[0] != halo || communicatesBetween(x, conv) ||
         llvm::is_contained(conv.getOuts(), halo) ||
         llvm::count(conv.getIns(), halo) != 1)
       return false;

@@ -12,6 +12,7 @@
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-overlap-halos %t/small.mlir | FileCheck %s --check-prefix=SMALL
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-overlap-halos %t/pool.mlir | FileCheck %s --check-prefix=POOL
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-overlap-halos -sc-plan-memory %t/rows.mlir | FileCheck %s --check-prefix=PLANNED
+// RUN: shardc-opt -sc-overlap-halos %t/between.mlir | FileCheck %s --check-prefix=BETWEEN
 // RUN: shardc %t/rows.mlir --emit=kernels | FileCheck %s --check-prefix=PROGRAM
 // RUN: shardc %t/rows.mlir --overlap-halos=false --emit=kernels | FileCheck %s --check-prefix=OFF
 // RUN: shardc %t/rows.mlir -o %t/rows.shardbin
@@ -129,6 +130,37 @@ func.func @main(%x: tensor<1x2x64xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {
 }
 // POOL: scl.halo_exchange
 // POOL-NOT: !scl.pending
+
+//--- between.mlir
+// Hand-written scl: communication between the exchange and its conv would
+// run while the halo is in flight (with NCCL, whose transfers start only
+// when waited on, a peer could wait on it forever), so that exchange stays
+// blocking; so does one whose buffer is next written, not read.
+sc.mesh @mesh ["x"=2]
+func.func @collective_between(%x: memref<1x1x16xf32>, %w: memref<1x1x3xf32>, %s: memref<4xf32>) -> (memref<1x1x16xf32>, memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<1x1x17xf32>
+  scl.kernel "Pad" mode "constant" ins(%x : memref<1x1x16xf32>) outs(%h : memref<1x1x17xf32>) {floats = array<f64: 0.0>, ints = array<i64: 0, 0, 0, 0, 0, 1>}
+  scl.halo_exchange ins(%x : memref<1x1x16xf32>) outs(%h : memref<1x1x17xf32>) [#scl.transfer<recv 0 peer [1] box [0:1, 0:1, 16:17] tag 0>, #scl.transfer<send 0 peer [1] box [0:1, 0:1, 15:16] tag 0>]
+  %r = memref.alloc() : memref<4xf32>
+  scl.all_reduce sum over [0] ins(%s : memref<4xf32>) outs(%r : memref<4xf32>)
+  %y = memref.alloc() : memref<1x1x16xf32>
+  scl.kernel "Conv" ins(%h, %w : memref<1x1x17xf32>, memref<1x1x3xf32>) outs(%y : memref<1x1x16xf32>) {ints = array<i64: 1, 1, 1, 1, 1>}
+  return %y, %r : memref<1x1x16xf32>, memref<4xf32>
+}
+func.func @written_next(%x: memref<1x1x16xf32>) -> memref<1x1x17xf32>
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 1>} {
+  %h = memref.alloc() : memref<1x1x17xf32>
+  scl.halo_exchange ins(%x : memref<1x1x16xf32>) outs(%h : memref<1x1x17xf32>) [#scl.transfer<recv 0 peer [-1] box [0:1, 0:1, 0:1] tag 0>, #scl.transfer<send 0 peer [-1] box [0:1, 0:1, 0:1] tag 0>]
+  scl.kernel "Fill" outs(%h : memref<1x1x17xf32>) {floats = array<f64: 1.0>}
+  return %h : memref<1x1x17xf32>
+}
+// BETWEEN-LABEL: func.func @collective_between
+// BETWEEN-NOT: scl.wait
+// BETWEEN: scl.kernel "Conv" {{.*}} {ints = array<i64: 1, 1, 1, 1, 1>}
+// BETWEEN-LABEL: func.func @written_next
+// BETWEEN-NOT: scl.wait
+// BETWEEN: scl.kernel "Fill"
 
 //--- chain.mlir
 // conv -> silu -> conv at -O3 (fused epilogue between two split convs).

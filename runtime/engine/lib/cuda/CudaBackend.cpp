@@ -390,12 +390,13 @@ RunFn CudaBackend::stageThroughHost(RunFn hostStep, const fb::Instruction &inst,
   std::vector<uint32_t> touched, written;
   for (size_t i = 0; i < numInputs(inst); ++i)
     touched.push_back(inIdx(inst, i));
-  for (uint32_t i = 0; inst.outputs() && i < inst.outputs()->size(); ++i)
-    written.push_back(outIdx(inst, i));
   // An exchange that only starts packs its sends; its Wait (staged too)
   // moves the slots the receives write.
   bool startOnly = inst.opcode() == fb::Opcode::HaloExchange && inst.ints() &&
                    inst.ints()->size() == 1 && inst.ints()->Get(0) != 0;
+  for (uint32_t i = 0;
+       !startOnly && inst.outputs() && i < inst.outputs()->size(); ++i)
+    written.push_back(outIdx(inst, i));
   for (uint32_t i = 0; inst.transfers() && i < inst.transfers()->size(); ++i) {
     const fb::Transfer &t = *inst.transfers()->Get(i);
     if (t.kind() != fb::TransferKind::Recv)
