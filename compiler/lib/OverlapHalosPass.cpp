@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_SCOVERLAPHALOS
@@ -24,11 +25,6 @@ using namespace mlir;
 
 namespace shardc {
 namespace {
-
-int64_t floorDiv(int64_t a, int64_t b) {
-  return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
 
 /// A box per dim: [lo, hi).
 struct Box {
@@ -103,9 +99,11 @@ Box interiorOutputs(const ConvGeometry &g, const Box &own,
     int64_t span = g.dilation[d] * (g.kernel[d] - 1);
     int64_t lo = 0, hi = out;
     if (own.lo[d + 2] > 0)
-      lo = ceilDiv(own.lo[d + 2] + g.padLo[d], g.stride[d]);
+      lo = llvm::divideCeilSigned(own.lo[d + 2] + g.padLo[d], g.stride[d]);
     if (own.hi[d + 2] < n)
-      hi = floorDiv(own.hi[d + 2] - 1 + g.padLo[d] - span, g.stride[d]) + 1;
+      hi = llvm::divideFloorSigned(own.hi[d + 2] - 1 + g.padLo[d] - span,
+                                   g.stride[d]) +
+           1;
     lo = std::clamp<int64_t>(lo, 0, out);
     box.lo.push_back(lo);
     box.hi.push_back(std::clamp<int64_t>(hi, lo, out));

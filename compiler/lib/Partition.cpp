@@ -5,6 +5,7 @@
 #include "shardc/Dialect/Sc/ScOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cstring>
 
@@ -338,10 +339,6 @@ namespace {
 
 /// The input a rank reads along one windowed dim for outputs `out`, and how
 /// its local op must window it.
-int64_t floorDiv(int64_t a, int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
-
 struct WindowNeed {
   std::vector<plan::Piece> pieces;
   LocalWindow local;
@@ -362,7 +359,8 @@ FailureOr<WindowNeed> windowNeed(Operation *op, const WindowSpec &spec,
   Interval real;
   if (padded && spec.boundary == BoundaryMode::Circular) {
     // The buffer holds the whole virtual range, wrapped pieces included.
-    for (int64_t k = floorDiv(virt.lo, n); k * n < virt.hi; ++k) {
+    for (int64_t k = llvm::divideFloorSigned(virt.lo, n); k * n < virt.hi;
+         ++k) {
       int64_t lo = std::max(virt.lo, k * n),
               hi = std::min(virt.hi, (k + 1) * n);
       if (lo < hi)

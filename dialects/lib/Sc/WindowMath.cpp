@@ -6,6 +6,8 @@
 
 #include "shardc/Dialect/Sc/WindowMath.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -33,14 +35,8 @@ namespace {
 
 // C++ division truncates towards zero; window math needs floor semantics
 // because virtual coordinates and cropped transposed outputs go negative.
-int64_t floorDiv(int64_t a, int64_t b) {
-  assert(b > 0 && "divisor must be positive");
-  int64_t q = a / b;
-  return (a % b != 0 && a < 0) ? q - 1 : q;
-}
-
-int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
-
+int64_t floorDiv(int64_t a, int64_t b) { return llvm::divideFloorSigned(a, b); }
+int64_t ceilDiv(int64_t a, int64_t b) { return llvm::divideCeilSigned(a, b); }
 int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
 
 int64_t clampIndex(int64_t v, int64_t n) {
