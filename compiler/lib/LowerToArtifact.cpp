@@ -429,17 +429,23 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
   return out;
 }
 
-/// Runs sc-partition (then sc-fuse and sc-overlap-halos, if asked) on
-/// `module`.
-LogicalResult partition(ModuleOp module, bool unpartitioned, bool fuse,
-                        bool overlapHalos) {
+/// Runs sc-partition (then sc-deepen-halos, sc-fuse and sc-overlap-halos,
+/// as `options` asks) on `module`.
+LogicalResult partition(ModuleOp module, const LowerOptions &options) {
   PassManager pm(module.getContext());
-  ScPartitionOptions options;
-  options.unpartitioned = unpartitioned;
-  pm.addPass(createScPartition(options));
-  if (fuse)
+  ScPartitionOptions partitionOptions;
+  partitionOptions.unpartitioned = options.unpartitioned;
+  pm.addPass(createScPartition(partitionOptions));
+  if (options.deepenHalos) {
+    ScDeepenHalosOptions rates;
+    rates.latencyUs = options.haloLatencyUs;
+    rates.gbytesPerS = options.haloGBytesPerS;
+    rates.gflops = options.convGFlops;
+    pm.addPass(createScDeepenHalos(rates));
+  }
+  if (options.fuse)
     pm.addPass(createScFuse());
-  if (overlapHalos)
+  if (options.overlapHalos)
     pm.addPass(createScOverlapHalos());
   return pm.run(module);
 }
@@ -462,8 +468,9 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
     if (!reference && !options.unpartitioned &&
         isShardedOverSeveralRanks(*source)) {
       OwningOpRef<ModuleOp> single = module.clone();
-      if (failed(partition(*single, /*unpartitioned=*/true, /*fuse=*/false,
-                           /*overlapHalos=*/false)))
+      LowerOptions plain;
+      plain.unpartitioned = true;
+      if (failed(partition(*single, plain)))
         return failure();
       FailureOr<LoweredArtifact> lowered =
           writeArtifact(*single, partitionedEntry(*single), nullptr, {});
@@ -472,8 +479,7 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
       own = std::move(lowered->bytes);
       reference = &own;
     }
-    if (failed(partition(module, options.unpartitioned, options.fuse,
-                         options.overlapHalos)))
+    if (failed(partition(module, options)))
       return failure();
     entry = partitionedEntry(module);
     return writeArtifact(module, entry, reference, options);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConvGeometry.h"
 #include "shardc/Compiler/Passes.h"
 #include "shardc/Dialect/ScLocal/ScLocal.h"
 
@@ -63,30 +64,6 @@ FailureOr<Box> ownedBox(scl::HaloExchangeOp x, ArrayRef<int64_t> shape) {
       own.hi[best] = std::min(own.hi[best], t.getLo()[best]);
   }
   return own;
-}
-
-/// The convolution attributes sc-partition writes (Conv ints: r, stride,
-/// pad_lo, dilation, groups) and the weight's kernel extents.
-struct ConvGeometry {
-  int64_t r = 0;
-  SmallVector<int64_t> stride, padLo, dilation, kernel;
-};
-
-std::optional<ConvGeometry> convGeometry(scl::KernelOp k) {
-  ArrayRef<int64_t> ints = k.getInts();
-  if (k.getOpcode() != "Conv" || k.getIns().size() < 2 ||
-      k.getOuts().size() != 1 || ints.empty())
-    return std::nullopt;
-  ConvGeometry g;
-  g.r = ints[0];
-  auto w = cast<MemRefType>(k.getIns()[1].getType());
-  if (g.r < 1 || int64_t(ints.size()) != 3 * g.r + 2 || w.getRank() != g.r + 2)
-    return std::nullopt; // already split, or not what sc-partition writes
-  g.stride.assign(ints.begin() + 1, ints.begin() + 1 + g.r);
-  g.padLo.assign(ints.begin() + 1 + g.r, ints.begin() + 1 + 2 * g.r);
-  g.dilation.assign(ints.begin() + 1 + 2 * g.r, ints.begin() + 1 + 3 * g.r);
-  g.kernel.assign(w.getShape().begin() + 2, w.getShape().end());
-  return g;
 }
 
 /// The output box (spatial dims) whose windows read only `own` of the

@@ -70,6 +70,11 @@ cl::opt<cl::boolOrDefault> overlapHalos(
     cl::desc("Compute each convolution's interior while its halo exchange is "
              "in flight (sc-overlap-halos); default: on for --target=cpu at "
              "-O1 and above, off for --target=cuda"));
+cl::opt<cl::boolOrDefault> deepenHalos(
+    "deepen-halos",
+    cl::desc("Exchange one deeper halo before a conv -> elementwise -> conv "
+             "chain where the cost model says it pays (sc-deepen-halos); "
+             "default: on at -O2 and above"));
 cl::opt<std::string> cudaArch(
     "cuda-arch",
     cl::desc("SM targets of --target=cuda's compiled kernels (the fatbin "
@@ -188,6 +193,16 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   options.overlapHalos = overlapHalos == cl::BOU_UNSET
                              ? target == "cpu" && optLevel >= 1
                              : overlapHalos == cl::BOU_TRUE;
+  options.deepenHalos = deepenHalos == cl::BOU_UNSET
+                            ? optLevel >= 2
+                            : deepenHalos == cl::BOU_TRUE;
+  // The rates the cost model weighs: NCCL between GPUs, or in-process /
+  // MPI ranks on CPU cores.
+  if (target == "cpu") {
+    options.haloLatencyUs = 10.0;
+    options.haloGBytesPerS = 5.0;
+    options.convGFlops = 50.0;
+  }
   if (!nvcc.empty()) {
     options.cudaTargets = cudaArch;
     options.compileCuda = [&](const std::string &source) {

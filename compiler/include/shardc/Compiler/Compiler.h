@@ -28,6 +28,11 @@ struct LowerOptions {
   /// Compile for one rank, ignoring every sharding annotation: the
   /// unpartitioned model.
   bool unpartitioned = false;
+  /// Run sc-deepen-halos right after sc-partition, weighing each exchange
+  /// pair with these rates: an exchange's fixed cost, the halo bandwidth and
+  /// the compute rate of the recomputed convolution rows.
+  bool deepenHalos = false;
+  double haloLatencyUs = 20.0, haloGBytesPerS = 20.0, convGFlops = 20000.0;
   /// Run sc-fuse on the partitioned program (never on the world-of-one
   /// reference it embeds, which stays the unfused, independent check).
   bool fuse = false;

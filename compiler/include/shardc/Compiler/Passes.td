@@ -141,6 +141,76 @@ def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
   let dependentDialects = ["::shardc::scl::SclDialect"];
 }
 
+def ScDeepenHalos : Pass<"sc-deepen-halos", "mlir::ModuleOp"> {
+  let summary = "Exchanges one deeper halo before a conv -> elementwise -> "
+                "conv chain and recomputes the overlap";
+  let description = [{
+    Where a convolution's output, after a chain of elementwise kernels
+    (`Unary`, `Binary`, `Copy`, `scl.fused_elementwise`; other operands may
+    only broadcast along the split dim), is padded and halo-exchanged for a
+    second stencil op, the second exchange is folded into the first: the
+    first exchange receives (and sends) that many more rows, the convolution
+    computes its output over the neighbours' rows the second op reads, the
+    chain runs on the grown buffers, and the second pad and exchange
+    disappear. One exchange and its latency are saved per pair; the price is
+    a wider first halo and the recomputed rows.
+
+    Applies to 1-D slab exchanges (one split spatial dim, nearest neighbours)
+    before a stride-1 convolution whose output rows are the input's rows
+    (`same` padding), when every neighbour owns enough rows to send the
+    deeper halo. Both ends of every transfer must agree, so each pair is
+    decided for all rank classes of the entry at once. Pairs do not chain:
+    of conv -> conv -> conv -> conv the exchanges go in pairs.
+
+    Cost model, per rank class (a pair is deepened when it pays for every
+    class): saved `latency + bytes(second exchange) / bandwidth` against
+    extra `bytes(deeper rows of the first) / bandwidth + recomputed conv
+    flops / compute rate`. The three rates are options; `shardc` sets them
+    per target.
+
+    Input (a middle rank; 3x3 convs with padding 1, one row of halo each):
+    ```mlir
+    %a = memref.alloc() : memref<1x4x10x20xf32>
+    scl.kernel "Pad" mode "constant" ins(%x : memref<1x4x8x20xf32>) outs(%a : memref<1x4x10x20xf32>)
+        {floats = array<f64: 0.0>, ints = array<i64: 0, 0, 1, 0, 0, 0, 1, 0>}
+    scl.halo_exchange ins(%x : ...) outs(%a : ...) [
+        #scl.transfer<send 0 peer [-1] box [0:1, 0:4, 0:1, 0:20] tag 0>,
+        #scl.transfer<recv 0 peer [-1] box [0:1, 0:4, 0:1, 0:20] tag 0>, ...]
+    %c = memref.alloc() : memref<1x8x8x20xf32>
+    scl.kernel "Conv" ins(%a, %w1 : ...) outs(%c : memref<1x8x8x20xf32>) {ints = array<i64: 2, 1, 1, 0, 1, 1, 1, 1>}
+    %s = memref.alloc() : memref<1x8x8x20xf32>
+    scl.kernel "Unary" mode "silu" ins(%c : ...) outs(%s : memref<1x8x8x20xf32>)
+    %b = memref.alloc() : memref<1x8x10x20xf32>
+    scl.kernel "Pad" mode "constant" ins(%s : ...) outs(%b : memref<1x8x10x20xf32>) {...}
+    scl.halo_exchange ins(%s : ...) outs(%b : ...) [...]
+    scl.kernel "Conv" ins(%b, %w2 : ...) outs(%y : memref<1x4x8x20xf32>) {...}
+    ```
+    Output:
+    ```mlir
+    %a = memref.alloc() : memref<1x4x12x20xf32>
+    scl.kernel "Pad" mode "constant" ins(%x : memref<1x4x8x20xf32>) outs(%a : memref<1x4x12x20xf32>)
+        {floats = array<f64: 0.0>, ints = array<i64: 0, 0, 2, 0, 0, 0, 2, 0>}
+    scl.halo_exchange ins(%x : ...) outs(%a : ...) [
+        #scl.transfer<send 0 peer [-1] box [0:1, 0:4, 0:2, 0:20] tag 0>,
+        #scl.transfer<recv 0 peer [-1] box [0:1, 0:4, 0:2, 0:20] tag 0>, ...]
+    %c = memref.alloc() : memref<1x8x10x20xf32>
+    scl.kernel "Conv" ins(%a, %w1 : ...) outs(%c : memref<1x8x10x20xf32>) {ints = array<i64: 2, 1, 1, 0, 1, 1, 1, 1>}
+    %s = memref.alloc() : memref<1x8x10x20xf32>
+    scl.kernel "Unary" mode "silu" ins(%c : ...) outs(%s : memref<1x8x10x20xf32>)
+    scl.kernel "Conv" ins(%s, %w2 : ...) outs(%y : memref<1x4x8x20xf32>) {...}
+    ```
+  }];
+  let options = [
+    Option<"latencyUs", "latency-us", "double", /*default=*/"20.0",
+           "Fixed cost of one halo exchange, in microseconds">,
+    Option<"gbytesPerS", "gbytes-per-s", "double", /*default=*/"20.0",
+           "Halo transfer bandwidth, in GB/s">,
+    Option<"gflops", "gflops", "double", /*default=*/"20000.0",
+           "Convolution compute rate for the recomputed rows, in GFLOP/s">
+  ];
+  let dependentDialects = ["::shardc::scl::SclDialect"];
+}
+
 def ScOverlapHalos : Pass<"sc-overlap-halos", "mlir::ModuleOp"> {
   let summary = "Computes a convolution's interior while its halo is in flight";
   let description = [{
