@@ -1,7 +1,8 @@
-//===- CudaKernels.cpp - CUDA C++ for fused elementwise regions -----------===//
+//===- CudaKernels.cpp - CUDA C++ for fused regions -----------------------===//
 //
 // Each scl.fused_elementwise becomes one grid-stride CUDA kernel over the
-// output's elements. Shapes are static, so every broadcast input's offset
+// output's elements; each scl.fused_reduction one kernel with a block per
+// output. Shapes are static, so every broadcast input's offset
 // is a fixed sum of (index / inner) % size * stride terms and nvcc folds the
 // constants. The scalar functions follow the runtime's CPU kernels
 // (PyTorch semantics: relu, maximum and minimum propagate NaN). CUDA C++
@@ -93,26 +94,16 @@ std::string inputOffset(ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
   return expr.empty() ? "0" : expr;
 }
 
-void emitKernel(scl::FusedElementwiseOp fused, const std::string &name,
-                llvm::raw_ostream &os) {
-  ArrayRef<int64_t> outShape = fused.getOutput().getType().getShape();
-  int64_t n = fused.getOutput().getType().getNumElements();
-  os << "// " << fused->getLoc() << "\n";
-  os << "extern \"C\" __global__ void __launch_bounds__(256)\n" << name << "(";
-  for (size_t k = 0; k < fused.getIns().size(); ++k)
-    os << "const float *__restrict__ in" << k << ", ";
-  os << "float *__restrict__ out) {\n";
-  os << "  const long long n = " << n << "LL;\n";
-  os << "  for (long long i = blockIdx.x * (long long)blockDim.x + "
-        "threadIdx.x; i < n;\n"
-     << "       i += (long long)gridDim.x * blockDim.x) {\n";
-  Block &body = fused.getBody().front();
+/// Declares a0.. (each input read at flat index `i` of `domain`) and one
+/// v<k> per scl.scalar of `body`; returns the yielded value's name.
+std::string emitBody(Block &body, ValueRange ins, ArrayRef<int64_t> domain,
+                     StringRef indent, llvm::raw_ostream &os) {
   llvm::DenseMap<Value, std::string> names;
-  for (auto [k, in] : llvm::enumerate(fused.getIns())) {
+  for (auto [k, in] : llvm::enumerate(ins)) {
     std::string v = "a" + std::to_string(k);
     names[body.getArgument(k)] = v;
-    os << "    const float " << v << " = __ldg(in" << k << " + "
-       << inputOffset(cast<MemRefType>(in.getType()).getShape(), outShape)
+    os << indent << "const float " << v << " = __ldg(in" << k << " + "
+       << inputOffset(cast<MemRefType>(in.getType()).getShape(), domain)
        << ");\n";
   }
   int64_t next = 0;
@@ -123,12 +114,112 @@ void emitKernel(scl::FusedElementwiseOp fused, const std::string &name,
     std::string b = scalar.getOperands().size() > 1
                         ? names.lookup(scalar.getOperands()[1])
                         : std::string();
-    os << "    const float " << v << " = " << scalarExpr(scalar.getFn(), a, b)
-       << ";\n";
+    os << indent << "const float " << v << " = "
+       << scalarExpr(scalar.getFn(), a, b) << ";\n";
     names[scalar.getResult()] = v;
   }
-  os << "    out[i] = "
-     << names.lookup(cast<scl::YieldOp>(body.back()).getValue()) << ";\n";
+  return names.lookup(cast<scl::YieldOp>(body.back()).getValue());
+}
+
+void emitSignature(Operation *op, ValueRange ins, const std::string &name,
+                   llvm::raw_ostream &os) {
+  os << "// " << op->getLoc() << "\n";
+  os << "extern \"C\" __global__ void __launch_bounds__(256)\n" << name << "(";
+  for (size_t k = 0; k < ins.size(); ++k)
+    os << "const float *__restrict__ in" << k << ", ";
+  os << "float *__restrict__ out) {\n";
+}
+
+void emitKernel(scl::FusedElementwiseOp fused, const std::string &name,
+                llvm::raw_ostream &os) {
+  ArrayRef<int64_t> outShape = fused.getOutput().getType().getShape();
+  int64_t n = fused.getOutput().getType().getNumElements();
+  emitSignature(fused, fused.getIns(), name, os);
+  os << "  const long long n = " << n << "LL;\n";
+  os << "  for (long long i = blockIdx.x * (long long)blockDim.x + "
+        "threadIdx.x; i < n;\n"
+     << "       i += (long long)gridDim.x * blockDim.x) {\n";
+  std::string result =
+      emitBody(fused.getBody().front(), fused.getIns(), outShape, "    ", os);
+  os << "    out[i] = " << result << ";\n";
+  os << "  }\n}\n\n";
+}
+
+/// The flat index into `domain` of the `index`-th element (row-major) of
+/// the sub-space spanned by `dims`, as a sum of constant-folded terms.
+std::string subspaceIndex(ArrayRef<int64_t> domain, ArrayRef<int64_t> dims,
+                          const std::string &index) {
+  SmallVector<int64_t> strides(domain.size(), 1);
+  for (size_t d = domain.size(); d-- > 1;)
+    strides[d - 1] = strides[d] * domain[d];
+  std::string expr;
+  int64_t inner = 1;
+  for (size_t j = dims.size(); j-- > 0;) {
+    int64_t d = dims[j];
+    std::string term = "(" + index + " / " + std::to_string(inner) + "LL % " +
+                       std::to_string(domain[d]) + "LL) * " +
+                       std::to_string(strides[d]) + "LL";
+    expr = expr.empty() ? term : term + " + " + expr;
+    inner *= domain[d];
+  }
+  return expr.empty() ? "0LL" : expr;
+}
+
+/// One block per output (grid-stride over outputs): the block's threads
+/// stride over the reduced elements, then reduce their partials in shared
+/// memory. Sums accumulate in double, like the CPU kernels; amax/amin
+/// propagate NaN.
+void emitReductionKernel(scl::FusedReductionOp fused, const std::string &name,
+                         llvm::raw_ostream &os) {
+  ArrayRef<int64_t> domain = fused.getDomain(), dims = fused.getDims();
+  SmallVector<int64_t> kept;
+  int64_t outputs = 1, count = 1;
+  for (int64_t d = 0; d < int64_t(domain.size()); ++d) {
+    bool reduced = llvm::is_contained(dims, d);
+    if (!reduced)
+      kept.push_back(d);
+    (reduced ? count : outputs) *= domain[d];
+  }
+  StringRef kind = fused.getKind();
+  bool sum = kind == "sum" || kind == "mean";
+  std::string combine =
+      sum ? "x + y"
+          : std::string("(x != x || y != y) ? x + y : ") +
+                (kind == "amax" ? "fmax(x, y)" : "fmin(x, y)");
+  emitSignature(fused, fused.getIns(), name, os);
+  os << "  const long long outputs = " << outputs << "LL, count = " << count
+     << "LL;\n";
+  os << "  __shared__ double partial[256];\n";
+  os << "  for (long long o = blockIdx.x; o < outputs; o += gridDim.x) {\n";
+  os << "    const long long base = " << subspaceIndex(domain, kept, "o")
+     << ";\n";
+  os << "    double acc = "
+     << (sum              ? "0.0"
+         : kind == "amax" ? "-INFINITY"
+                          : "INFINITY")
+     << ";\n";
+  os << "    for (long long r = threadIdx.x; r < count; r += blockDim.x) {\n";
+  os << "      const long long i = base + " << subspaceIndex(domain, dims, "r")
+     << ";\n";
+  std::string result =
+      emitBody(fused.getBody().front(), fused.getIns(), domain, "      ", os);
+  os << "      const double x = acc, y = (double)" << result << ";\n";
+  os << "      acc = " << combine << ";\n";
+  os << "    }\n";
+  os << "    partial[threadIdx.x] = acc;\n";
+  os << "    __syncthreads();\n";
+  os << "    for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {\n";
+  os << "      if (threadIdx.x < s) {\n";
+  os << "        const double x = partial[threadIdx.x], y = "
+        "partial[threadIdx.x + s];\n";
+  os << "        partial[threadIdx.x] = " << combine << ";\n";
+  os << "      }\n";
+  os << "      __syncthreads();\n";
+  os << "    }\n";
+  os << "    if (threadIdx.x == 0)\n";
+  os << "      out[o] = (float)(partial[0]"
+     << (kind == "mean" ? " / (double)count" : "") << ");\n";
+  os << "    __syncthreads();\n";
   os << "  }\n}\n\n";
 }
 
@@ -141,15 +232,21 @@ std::string fusedKernelName(StringRef function, int64_t k) {
 std::string cudaKernelSource(ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "// Generated by shardc: one kernel per fused elementwise region.\n"
-     << "// Launch with any grid (grid-stride loops), 256 threads a block.\n"
+  os << "// Generated by shardc: one kernel per fused region.\n"
+     << "// Launch with any grid (grid-stride loops), 256 threads a block;\n"
+     << "// a reduction kernel runs one block per output at a time.\n"
      << "#include <cuda_runtime.h>\n#include <math.h>\n\n";
   for (auto f : module.getOps<func::FuncOp>()) {
     if (!f->hasAttr(scl::SclDialect::kRanksAttrName))
       continue;
+    // One counter for both kinds, in program order: the artifact writer
+    // names the k-th fused instruction of a class the same way.
     int64_t k = 0;
-    f.walk([&](scl::FusedElementwiseOp fused) {
-      emitKernel(fused, fusedKernelName(f.getName(), k++), os);
+    f.walk([&](Operation *op) {
+      if (auto fused = dyn_cast<scl::FusedElementwiseOp>(op))
+        emitKernel(fused, fusedKernelName(f.getName(), k++), os);
+      else if (auto fused = dyn_cast<scl::FusedReductionOp>(op))
+        emitReductionKernel(fused, fusedKernelName(f.getName(), k++), os);
     });
   }
   return text;

@@ -388,20 +388,29 @@ struct DeepenHalos : impl::ScDeepenHalosBase<DeepenHalos> {
       if (!classes)
         continue;
       SmallVector<SmallVector<scl::HaloExchangeOp>> exchanges;
-      for (auto name : classes.getAsRange<FlatSymbolRefAttr>()) {
-        auto f =
-            SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(module, name);
-        if (!f || f.isExternal())
-          return;
-        exchanges.emplace_back();
-        f.walk([&](scl::HaloExchangeOp x) { exchanges.back().push_back(x); });
-        if (exchanges.back().size() != exchanges.front().size())
-          return; // classes that differ in shape: nothing to pair up
-      }
+      if (failed(exchangesOfClasses(module, classes, exchanges)))
+        continue; // classes that differ in shape: nothing to pair up
       size_t count = exchanges.empty() ? 0 : exchanges.front().size();
       for (size_t k = 0; k + 1 < count;)
         k += deepenPair(exchanges, k) ? 2 : 1;
     }
+  }
+
+  /// Each class's halo exchanges in program order; fails unless every
+  /// class has as many (the k-th are then one logical exchange).
+  static LogicalResult
+  exchangesOfClasses(ModuleOp module, ArrayAttr classes,
+                     SmallVector<SmallVector<scl::HaloExchangeOp>> &exchanges) {
+    for (auto name : classes.getAsRange<FlatSymbolRefAttr>()) {
+      auto f = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(module, name);
+      if (!f || f.isExternal())
+        return failure();
+      exchanges.emplace_back();
+      f.walk([&](scl::HaloExchangeOp x) { exchanges.back().push_back(x); });
+      if (exchanges.back().size() != exchanges.front().size())
+        return failure();
+    }
+    return success();
   }
 
   /// Deepens exchange `k` by `k + 1` in every class, or in none.

@@ -447,9 +447,9 @@ void readBlockCollective(RankClassProgram &p, art::InstructionSpec &inst,
 
 /// A fused body as registers: the inputs, then one per scl.scalar; `str`
 /// names the steps' functions and `ints` their operands, then the result.
-LogicalResult readFusedBody(scl::FusedElementwiseOp fused,
+LogicalResult readFusedBody(Operation *fused, Region &region,
                             art::InstructionSpec &inst) {
-  Block &body = fused.getBody().front();
+  Block &body = region.front();
   llvm::DenseMap<Value, int64_t> reg;
   for (BlockArgument arg : body.getArguments())
     reg[arg] = arg.getArgNumber();
@@ -463,8 +463,8 @@ LogicalResult readFusedBody(scl::FusedElementwiseOp fused,
   }
   int64_t result = reg.lookup(cast<scl::YieldOp>(body.back()).getValue());
   if (next == body.getNumArguments() || result != next - 1)
-    return fused.emitOpError("must yield its last scl.scalar (the runtime "
-                             "evaluates bodies as a chain of steps)");
+    return fused->emitOpError("must yield its last scl.scalar (the runtime "
+                              "evaluates bodies as a chain of steps)");
   inst.ints.push_back(result);
   return success();
 }
@@ -583,8 +583,23 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
                     a.getSplitDim());
     } else if (auto fused = dyn_cast<scl::FusedElementwiseOp>(op)) {
       p.fusedInstructions.push_back(b.program.size());
-      if (failed(readFusedBody(fused, emit(fb::Opcode::ElementwiseFused,
-                                           fused.getIns(), fused.getOutput()))))
+      if (failed(readFusedBody(fused, fused.getBody(),
+                               emit(fb::Opcode::ElementwiseFused,
+                                    fused.getIns(), fused.getOutput()))))
+        return failure();
+    } else if (auto fused = dyn_cast<scl::FusedReductionOp>(op)) {
+      // ReductionFused: str is the reduction, then the body's functions;
+      // ints the iteration space (rank, extents), the reduced dims (count,
+      // dims), then the body's registers.
+      p.fusedInstructions.push_back(b.program.size());
+      art::InstructionSpec &inst =
+          emit(fb::Opcode::ReductionFused, fused.getIns(), fused.getOutput());
+      inst.str = fused.getKind().str();
+      inst.ints.push_back(int64_t(fused.getDomain().size()));
+      llvm::append_range(inst.ints, fused.getDomain());
+      inst.ints.push_back(int64_t(fused.getDims().size()));
+      llvm::append_range(inst.ints, fused.getDims());
+      if (failed(readFusedBody(fused, fused.getBody(), inst)))
         return failure();
     } else if (auto ret = dyn_cast<func::ReturnOp>(op)) {
       for (Value v : ret.getOperands()) {

@@ -84,40 +84,82 @@ LogicalResult ScalarOp::verify() {
   return success();
 }
 
+/// The checks every fused op's inputs and body share: f32 inputs that
+/// broadcast (numpy rules) to `domain`, one f32 body argument per input, a
+/// body of scl.scalar ending in scl.yield.
+static LogicalResult verifyFusedBody(Operation *op, ValueRange ins,
+                                     ArrayRef<int64_t> domain, Region &region,
+                                     const std::string &domainText) {
+  for (auto [i, value] : llvm::enumerate(ins)) {
+    auto in = cast<MemRefType>(value.getType());
+    bool broadcasts =
+        in.getElementType().isF32() && in.getRank() <= int64_t(domain.size());
+    for (int64_t d = 0; broadcasts && d < in.getRank(); ++d) {
+      int64_t size = in.getDimSize(d),
+              outSize = domain[domain.size() - in.getRank() + d];
+      broadcasts = size == outSize || size == 1;
+    }
+    if (!broadcasts)
+      return op->emitOpError("input ")
+             << i << " " << in << " does not broadcast to " << domainText
+             << " (f32, numpy rules)";
+  }
+  Block &body = region.front();
+  if (body.getNumArguments() != ins.size())
+    return op->emitOpError("body takes ")
+           << body.getNumArguments() << " arguments for " << ins.size()
+           << " inputs";
+  for (BlockArgument arg : body.getArguments())
+    if (!arg.getType().isF32())
+      return op->emitOpError("body argument ")
+             << arg.getArgNumber() << " is " << arg.getType() << ", not f32";
+  if (body.empty() || !isa<YieldOp>(body.back()))
+    return op->emitOpError("body must end in scl.yield");
+  for (Operation &inner : body.without_terminator())
+    if (!isa<ScalarOp>(inner))
+      return inner.emitOpError("cannot be in a fused body (only scl.scalar "
+                               "and scl.yield)");
+  return success();
+}
+
 LogicalResult FusedElementwiseOp::verify() {
   MemRefType out = getOutput().getType();
   if (!out.getElementType().isF32())
     return emitOpError("writes ") << out << "; fused kernels compute in f32";
-  for (auto [i, value] : llvm::enumerate(getIns())) {
-    auto in = cast<MemRefType>(value.getType());
-    bool broadcasts =
-        in.getElementType().isF32() && in.getRank() <= out.getRank();
-    for (int64_t d = 0; broadcasts && d < in.getRank(); ++d) {
-      int64_t size = in.getDimSize(d),
-              outSize = out.getDimSize(out.getRank() - in.getRank() + d);
-      broadcasts = size == outSize || size == 1;
-    }
-    if (!broadcasts)
-      return emitOpError("input ")
-             << i << " " << in << " does not broadcast to " << out
-             << " (f32, numpy rules)";
-  }
-  Block &body = getBody().front();
-  if (body.getNumArguments() != getIns().size())
-    return emitOpError("body takes ")
-           << body.getNumArguments() << " arguments for " << getIns().size()
-           << " inputs";
-  for (BlockArgument arg : body.getArguments())
-    if (!arg.getType().isF32())
-      return emitOpError("body argument ")
-             << arg.getArgNumber() << " is " << arg.getType() << ", not f32";
-  if (body.empty() || !isa<YieldOp>(body.back()))
-    return emitOpError("body must end in scl.yield");
-  for (Operation &op : body.without_terminator())
-    if (!isa<ScalarOp>(op))
-      return op.emitOpError("cannot be in a fused elementwise body (only "
-                            "scl.scalar and scl.yield)");
-  return success();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "'" << out << "'";
+  return verifyFusedBody(*this, getIns(), out.getShape(), getBody(), text);
+}
+
+LogicalResult FusedReductionOp::verify() {
+  MemRefType out = getOutput().getType();
+  if (!out.getElementType().isF32())
+    return emitOpError("writes ") << out << "; fused kernels compute in f32";
+  if (!llvm::is_contained({"sum", "mean", "amax", "amin"}, getKind()))
+    return emitOpError("unknown reduction '")
+           << getKind() << "' (sum, mean, amax, amin)";
+  ArrayRef<int64_t> domain = getDomain(), dims = getDims();
+  if (llvm::any_of(domain, [](int64_t n) { return n < 0; }))
+    return emitOpError("iterates over a negative extent");
+  int64_t kept = 1, reduced = 1;
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d < 0 || d >= int64_t(domain.size()) || (i > 0 && d <= dims[i - 1]))
+      return emitOpError("reduces dim ")
+             << d << " of a rank-" << domain.size()
+             << " space (dims must be ascending and in range)";
+  for (auto [d, n] : llvm::enumerate(domain))
+    (llvm::is_contained(dims, int64_t(d)) ? reduced : kept) *= n;
+  if (out.getNumElements() != kept)
+    return emitOpError("writes ")
+           << out.getNumElements() << " elements; the kept dims hold " << kept;
+  if (reduced == 0 && (getKind() == "amax" || getKind() == "amin"))
+    return emitOpError(getKind()) << " over zero elements";
+  std::string text = "the iteration space [";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(domain, os);
+  os << "]";
+  return verifyFusedBody(*this, getIns(), domain, getBody(), text);
 }
 
 //===----------------------------------------------------------------------===//

@@ -105,12 +105,13 @@ bool isCollective(fb::Opcode op) {
          op == fb::Opcode::Broadcast || op == fb::Opcode::Barrier;
 }
 
-/// ElementwiseFused may instead carry its body (str and ints) for the CPU.
+/// Fused instructions may instead carry their body (str and ints) for the
+/// CPU.
 bool needsKernel(const fb::Instruction &inst) {
   fb::Opcode op = inst.opcode();
-  if (op == fb::Opcode::ElementwiseFused)
+  if (op == fb::Opcode::ElementwiseFused || op == fb::Opcode::ReductionFused)
     return !inst.str() || inst.str()->size() == 0;
-  return op == fb::Opcode::KernelLaunch || op == fb::Opcode::ReductionFused;
+  return op == fb::Opcode::KernelLaunch;
 }
 
 class Validator {

@@ -171,6 +171,8 @@ StatusOr<RunFn> routeToFamily(const fb::Instruction &inst,
   switch (inst.opcode()) {
   case Opcode::ElementwiseFused:
     return prepareElementwiseFused(inst, ctx);
+  case Opcode::ReductionFused:
+    return prepareReductionFused(inst, ctx);
   case Opcode::Unary:
   case Opcode::Binary:
   case Opcode::Compare:

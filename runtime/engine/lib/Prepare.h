@@ -110,6 +110,8 @@ StatusOr<RunFn> prepareComm(const fb::Instruction &inst,
                             const PrepareContext &ctx);
 StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
                                         const PrepareContext &ctx);
+StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
+                                      const PrepareContext &ctx);
 
 /// The CPU kernel of a Unary or Binary mode (the schema's names).
 StatusOr<cpu::UnaryKind> unaryKind(const std::string &mode);

@@ -1883,6 +1883,81 @@ TEST(EnginePrepare, FusedBodiesAreChecked) {
                        {"does not broadcast"}));
 }
 
+TEST(EngineRun, FusedReductionsMatchDirectLoops) {
+  // ReductionFused over [3, 4, 5] reducing dims 0 and 2 of x * w (w
+  // broadcast per dim-1 index): sum, mean, amax (one NaN propagates into
+  // its output only), amin; expected values from plain loops.
+  const Shape space = {3, 4, 5};
+  Floats x(60), w = {0.5f, -1.0f, 2.0f, 0.25f};
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(int(i * 37 % 23) - 11) / 4.0f;
+  x[1 * 20 + 2 * 5 + 3] = std::nanf(""); // (1, 2, 3): output 2 of amax
+  Model m;
+  uint32_t xs = m.input("x", space), wSlot = m.input("w", {4, 1});
+  std::vector<uint32_t> outs;
+  for (const char *kind : {"sum", "mean", "amax", "amin"}) {
+    outs.push_back(m.output(kind, {4}));
+    InstructionSpec &inst =
+        m.op(Opcode::ReductionFused, {xs, wSlot}, {outs.back()});
+    inst.str = std::string(kind) + " mul";
+    inst.ints = {3, 3, 4, 5, 2, 0, 2, 0, 1, 2};
+  }
+  StatusOr<std::vector<Floats>> out = runModel(m, {x, w});
+  ASSERT_TRUE(out.ok()) << out.status().toString();
+  for (int64_t j = 0; j < 4; ++j) {
+    double sum = 0, hi = -INFINITY, lo = INFINITY;
+    bool nan = false;
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t k = 0; k < 5; ++k) {
+        float v = x[size_t(i * 20 + j * 5 + k)] * w[size_t(j)];
+        nan = nan || std::isnan(v);
+        sum += v;
+        hi = std::max<double>(hi, v);
+        lo = std::min<double>(lo, v);
+      }
+    SCOPED_TRACE("output " + std::to_string(j));
+    EXPECT_EQ(std::isnan((*out)[0][size_t(j)]), nan);
+    if (nan) {
+      EXPECT_TRUE(std::isnan((*out)[2][size_t(j)]));
+      continue;
+    }
+    EXPECT_FLOAT_EQ((*out)[0][size_t(j)], float(sum));
+    EXPECT_FLOAT_EQ((*out)[1][size_t(j)], float(sum / 15));
+    EXPECT_EQ((*out)[2][size_t(j)], float(hi));
+    EXPECT_EQ((*out)[3][size_t(j)], float(lo));
+  }
+}
+
+TEST(EnginePrepare, FusedReductionHeadersAreChecked) {
+  // The iteration space and the reduced dims come before the body; a
+  // malformed header or a space the inputs do not fit is rejected.
+  auto fused = [](std::string str, std::vector<int64_t> ints, Shape out = {2}) {
+    Model m;
+    uint32_t x = m.input("x", {2, 3});
+    uint32_t y = m.output("y", out);
+    InstructionSpec &inst = m.op(Opcode::ReductionFused, {x}, {y});
+    inst.str = std::move(str);
+    inst.ints = std::move(ints);
+    return prepare(m.bytes());
+  };
+  EXPECT_TRUE(fused("sum abs", {2, 2, 3, 1, 1, 0, 1}).ok());
+  EXPECT_TRUE(rejected(fused("prod abs", {2, 2, 3, 1, 1, 0, 1}), kInvalid,
+                       {"(ReductionFused)", "unknown reduction 'prod'"}));
+  EXPECT_TRUE(rejected(fused("sum abs", {2, 2, 3, 2, 1, 0, 0, 1}), kInvalid,
+                       {"dims must ascend"}));
+  EXPECT_TRUE(rejected(fused("sum abs", {2, 2, 3, 1, 2, 0, 1}), kInvalid,
+                       {"reduces dim 2 of (2, 3)"}));
+  EXPECT_TRUE(rejected(fused("sum abs", {2, 2, 4, 1, 1, 0, 1}), kInvalid,
+                       {"does not broadcast to the iteration space"}));
+  EXPECT_TRUE(rejected(fused("sum abs", {2, 2, 3, 1, 1, 0, 1}, {3}), kInvalid,
+                       {"reducing (2, 3) leaves 2"}));
+  EXPECT_TRUE(rejected(fused("sum abs", {-1}), kInvalid, {"rank--1"}));
+  EXPECT_TRUE(rejected(fused("amax abs", {2, 2, 0, 1, 1, 0, 1}), kInvalid,
+                       {"does not broadcast"}));
+  EXPECT_TRUE(
+      rejected(fused("sum", {2, 2, 3, 1, 1}), kInvalid, {"has no body"}));
+}
+
 TEST(EnginePrepare, OverflowingAttributes) {
   // Values whose negation or sum overflows int64 are rejected, not computed.
   const int64_t kMin = std::numeric_limits<int64_t>::min(),

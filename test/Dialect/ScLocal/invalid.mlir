@@ -1064,6 +1064,81 @@ func.func @fused_2(%x: memref<4xf32>, %y: memref<4xi1>)
 
 // -----
 
+// case: fused_reduction with an unknown reduction
+sc.mesh @pair ["x"=2]
+func.func @reduction_kind(%x: memref<4x6xf32>, %y: memref<4xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{unknown reduction 'prod' (sum, mean, amax, amin)}}
+  scl.fused_reduction "prod" dims [1] over [4, 6] ins(%x : memref<4x6xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32):
+    %r = scl.scalar "abs"(%a) : f32
+    scl.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// case: fused_reduction with dims out of order
+sc.mesh @pair ["x"=2]
+func.func @reduction_dims(%x: memref<4x6x2xf32>, %y: memref<6xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{reduces dim 0 of a rank-3 space (dims must be ascending and in range)}}
+  scl.fused_reduction "sum" dims [2, 0] over [4, 6, 2] ins(%x : memref<4x6x2xf32>) outs(%y : memref<6xf32>) {
+  ^bb0(%a: f32):
+    %r = scl.scalar "abs"(%a) : f32
+    scl.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// case: fused_reduction whose output does not hold the kept dims
+sc.mesh @pair ["x"=2]
+func.func @reduction_output(%x: memref<4x6xf32>, %y: memref<6xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{writes 6 elements; the kept dims hold 4}}
+  scl.fused_reduction "mean" dims [1] over [4, 6] ins(%x : memref<4x6xf32>) outs(%y : memref<6xf32>) {
+  ^bb0(%a: f32):
+    %r = scl.scalar "abs"(%a) : f32
+    scl.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// case: fused_reduction with an input that does not broadcast to its space
+sc.mesh @pair ["x"=2]
+func.func @reduction_input(%x: memref<4x5xf32>, %y: memref<4xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{input 0 'memref<4x5xf32>' does not broadcast to the iteration space [4, 6] (f32, numpy rules)}}
+  scl.fused_reduction "sum" dims [1] over [4, 6] ins(%x : memref<4x5xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32):
+    %r = scl.scalar "abs"(%a) : f32
+    scl.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// case: fused_reduction taking the maximum of nothing
+sc.mesh @pair ["x"=2]
+func.func @reduction_empty(%x: memref<4x0xf32>, %y: memref<4xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{amax over zero elements}}
+  scl.fused_reduction "amax" dims [1] over [4, 0] ins(%x : memref<4x0xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32):
+    %r = scl.scalar "abs"(%a) : f32
+    scl.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // case: scl.scalar with an unknown function
 sc.mesh @pair ["x"=2]
 func.func @scalar_unknown(%x: memref<4xf32>, %y: memref<4xf32>)

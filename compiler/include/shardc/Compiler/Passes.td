@@ -104,7 +104,8 @@ def ScPlanMemory : Pass<"sc-plan-memory", "mlir::ModuleOp"> {
 }
 
 def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
-  let summary = "Fuses chains of elementwise kernels into one kernel each";
+  let summary = "Fuses chains of elementwise kernels, and the reductions "
+                "that read them, into one kernel each";
   let description = [{
     In every rank-class function, a `Unary`, `Binary` or plain `Copy` kernel
     joins the group of the kernel that wrote one of its inputs when nothing
@@ -115,6 +116,13 @@ def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
     one `scl.scalar` per kernel (a copy is just the value), and the
     intermediate buffers disappear. Moving a read later is safe because rank
     programs never write a buffer after it has been read.
+
+    A `Reduce` (sum, mean, amax, amin) that is the only reader of a group's
+    output takes the group in (one computing kernel suffices): an
+    `scl.fused_reduction` over the group's output shape whose body is the
+    group's, so the reduced tensor (a norm's centred squares, the size of an
+    activation) is never written. Groups whose outside inputs do not
+    broadcast to that shape stay apart.
 
     Input (a group norm's epilogue and the activation after it):
     ```mlir

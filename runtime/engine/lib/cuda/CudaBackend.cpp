@@ -268,8 +268,10 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
   size_t index = prepared_++;
   // The CPU decoder checks everything a kernel would trust, for both.
   StatusOr<RunFn> host = prepareInstruction(inst, ctx);
-  if (!host.ok() && !(inst.opcode() == fb::Opcode::ElementwiseFused &&
-                      host.status().code() == StatusCode::Unimplemented))
+  bool fused = inst.opcode() == fb::Opcode::ElementwiseFused ||
+               inst.opcode() == fb::Opcode::ReductionFused;
+  if (!host.ok() &&
+      !(fused && host.status().code() == StatusCode::Unimplemented))
     return host.status();
   StatusOr<RunFn> native = RunFn();
   switch (inst.opcode()) {
@@ -280,6 +282,7 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     native = prepareFill(inst, ctx);
     break;
   case fb::Opcode::ElementwiseFused:
+  case fb::Opcode::ReductionFused:
     native = prepareKernel(inst, ctx);
     break;
   case fb::Opcode::Matmul:
@@ -321,14 +324,17 @@ StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,
       driver_.moduleGetFunction(&fn, found->second.first, symbol.c_str()),
       "cuModuleGetFunction(" + symbol + ")"));
   // Generated kernels take (in0, ..., out) and loop over the output's
-  // elements with a grid stride, 256 threads a block.
+  // elements with a grid stride, 256 threads a block; a reduction kernel
+  // gives each output a block (grid-stride over outputs).
   std::vector<uint32_t> operands;
   for (size_t i = 0; i < numInputs(inst); ++i)
     operands.push_back(inIdx(inst, i));
   operands.push_back(outIdx(inst, 0));
   int64_t n = numElements(outSlot(inst, ctx, 0).shape);
-  unsigned blocks = unsigned(std::min<int64_t>(
-      std::max<int64_t>((n + 255) / 256, 1), int64_t(smCount_) * 32));
+  int64_t wanted =
+      inst.opcode() == fb::Opcode::ReductionFused ? n : (n + 255) / 256;
+  unsigned blocks = unsigned(
+      std::min<int64_t>(std::max<int64_t>(wanted, 1), int64_t(smCount_) * 32));
   const Driver *driver = &driver_;
   cudaStream_t stream = lib_.stream;
   return RunFn([=](RunContext &rc) -> Status {

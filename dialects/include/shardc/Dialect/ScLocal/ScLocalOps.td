@@ -76,8 +76,44 @@ def Scl_FusedElementwiseOp : Scl_Op<"fused_elementwise"> {
   let hasVerifier = 1;
 }
 
+def Scl_FusedReductionOp : Scl_Op<"fused_reduction"> {
+  let summary = "one kernel for an elementwise chain and the reduction after it";
+  let description = [{
+    Evaluates the body (as `scl.fused_elementwise` does) at every index of
+    the iteration space `over`, reading each input there (numpy
+    broadcasting), and reduces the values over `dims` with `kind` (`sum`,
+    `mean`, `amax`, `amin`: the runtime's `Reduce` modes, PyTorch's
+    semantics: sums in double, NaN propagates through amax/amin). `output`
+    holds the kept dims in order (a kept dim of size one may be anywhere:
+    keepdim does not change the layout). `sc-fuse` forms it from a `Reduce`
+    whose input only an elementwise chain writes, so that input (often the
+    size of an activation, as for a norm's centred squares) is never
+    written to memory.
+
+    ```mlir
+    scl.fused_reduction "sum" dims [1] over [8, 4096]
+        ins(%x, %mean : memref<8x4096xf32>, memref<8x1xf32>)
+        outs(%var : memref<8x1xf32>) {
+    ^bb0(%a: f32, %m: f32):
+      %d = scl.scalar "sub"(%a, %m) : f32
+      %q = scl.scalar "mul"(%d, %d) : f32
+      scl.yield %q : f32
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, DenseI64ArrayAttr:$dims,
+                       DenseI64ArrayAttr:$domain, Variadic<Scl_Buffer>:$ins,
+                       Scl_Buffer:$output);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind `dims` $dims `over` $domain `ins` `(` $ins `:` type($ins) `)`
+    `outs` `(` $output `:` type($output) `)` $body attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 def Scl_ScalarOp : Scl_Op<"scalar",
-    [Pure, HasParent<"FusedElementwiseOp">]> {
+    [Pure, ParentOneOf<["FusedElementwiseOp", "FusedReductionOp"]>]> {
   let summary = "one elementwise function on f32 scalars";
   let description = [{
     `fn` is a mode of the runtime's `Unary` (one operand: neg, abs, exp, log,
@@ -92,7 +128,8 @@ def Scl_ScalarOp : Scl_Op<"scalar",
 }
 
 def Scl_YieldOp : Scl_Op<"yield",
-    [Pure, Terminator, HasParent<"FusedElementwiseOp">]> {
+    [Pure, Terminator,
+     ParentOneOf<["FusedElementwiseOp", "FusedReductionOp"]>]> {
   let summary = "the value a fused body computes for one element";
   let arguments = (ins F32:$value);
   let assemblyFormat = "$value attr-dict `:` type($value)";
