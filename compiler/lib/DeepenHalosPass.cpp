@@ -152,6 +152,11 @@ scl::KernelOp padWriting(Value buffer, Value from) {
   return {};
 }
 
+/// `a` comes before `b` in one block (users may sit in nested regions).
+bool before(Operation *a, Operation *b) {
+  return a->getBlock() == b->getBlock() && a->isBeforeInBlock(b);
+}
+
 /// An elementwise kernel the grown rows can run through unchanged.
 bool isElementwise(Operation *op) {
   if (isa<scl::FusedElementwiseOp>(op))
@@ -159,8 +164,11 @@ bool isElementwise(Operation *op) {
   auto k = dyn_cast<scl::KernelOp>(op);
   if (!k || k.getOuts().size() != 1)
     return false;
+  // A Copy may reshape (it moves bytes): only a same-type copy is
+  // elementwise.
   if (k.getOpcode() == "Copy")
-    return k.getIns().size() == 1 && k.getInts().empty();
+    return k.getIns().size() == 1 && k.getInts().empty() &&
+           k.getIns()[0].getType() == k.getOuts()[0].getType();
   return k.getOpcode() == "Unary" || k.getOpcode() == "Binary";
 }
 
@@ -217,7 +225,7 @@ FailureOr<Pair> analyse(scl::HaloExchangeOp first, scl::HaloExchangeOp second) {
   if (!halo.getDefiningOp<memref::AllocOp>())
     return failure();
   p.firstPad = padWriting(halo, x);
-  if (!p.firstPad || !p.firstPad->isBeforeInBlock(first) ||
+  if (!p.firstPad || !before(p.firstPad, first) ||
       !padsHalo(p.firstPad, x, halo, dim, a->recvDepth(Lo), a->recvDepth(Hi)))
     return failure();
   for (Operation *user : halo.getUsers()) {
@@ -225,13 +233,13 @@ FailureOr<Pair> analyse(scl::HaloExchangeOp first, scl::HaloExchangeOp second) {
       continue;
     auto k = dyn_cast<scl::KernelOp>(user);
     if (p.conv || !k || k.getOpcode() != "Conv" || k.getIns()[0] != halo ||
-        llvm::count(k->getOperands(), halo) != 1 || !first->isBeforeInBlock(k))
+        llvm::count(k->getOperands(), halo) != 1 || !before(first, k))
       return failure();
     p.conv = k;
   }
   std::optional<ConvGeometry> g =
       p.conv ? convGeometry(p.conv) : std::optional<ConvGeometry>();
-  if (!g || g->stride[dim - 2] != 1 || !p.conv->isBeforeInBlock(second))
+  if (!g || g->stride[dim - 2] != 1 || !before(p.conv, second))
     return failure();
   Value convOut = p.conv.getOuts()[0];
   int64_t ownRows = shapeOf(x)[dim];
@@ -274,8 +282,8 @@ FailureOr<Pair> analyse(scl::HaloExchangeOp first, scl::HaloExchangeOp second) {
   if (!grows.contains(s) || !halo2.getDefiningOp<memref::AllocOp>())
     return failure();
   p.secondPad = padWriting(halo2, s);
-  if (!p.secondPad || !p.conv->isBeforeInBlock(p.secondPad) ||
-      !p.secondPad->isBeforeInBlock(second) ||
+  if (!p.secondPad || !before(p.conv, p.secondPad) ||
+      !before(p.secondPad, second) ||
       !padsHalo(p.secondPad, s, halo2, dim, b->recvDepth(Lo), b->recvDepth(Hi)))
     return failure();
   for (Operation *user : halo2.getUsers()) {
@@ -286,7 +294,7 @@ FailureOr<Pair> analyse(scl::HaloExchangeOp first, scl::HaloExchangeOp second) {
       reads = !llvm::is_contained(k.getOuts(), halo2);
     else if (auto f = dyn_cast<scl::FusedElementwiseOp>(user))
       reads = f.getOutput() != halo2;
-    if (!reads || !second->isBeforeInBlock(user))
+    if (!reads || !before(second, user))
       return failure();
   }
   // Nothing else may see a grown buffer.

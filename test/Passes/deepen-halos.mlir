@@ -12,6 +12,7 @@
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-deepen-halos %t/wide.mlir | FileCheck %s --check-prefix=WIDE
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-deepen-halos %t/four.mlir | FileCheck %s --check-prefix=FOUR
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-deepen-halos %t/thin.mlir | FileCheck %s --check-prefix=KEEP
+// RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-deepen-halos %t/short.mlir | FileCheck %s --check-prefix=KEEP
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-deepen-halos %t/norm.mlir | FileCheck %s --check-prefix=KEEP
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-deepen-halos %t/residual.mlir | FileCheck %s --check-prefix=KEEP
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-deepen-halos %t/strided.mlir | FileCheck %s --check-prefix=KEEP
@@ -141,6 +142,18 @@ func.func @main(%x: tensor<1x4x21x8xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // KEEP-COUNT-2: scl.halo_exchange
 // KEEP-LABEL: func.func @main_class1
 // KEEP-COUNT-2: scl.halo_exchange
+
+//--- short.mlir
+// Two 5x5 convs: the deeper halo would be 4 rows, and the middle rank owns
+// 3 (enough for each 2-row halo alone): no class deepens.
+sc.mesh @mesh ["x"=3]
+func.func @main(%x: tensor<1x2x15x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[6, 3, 6], {}]>},
+                %w1: tensor<2x2x5x5xf32>, %w2: tensor<2x2x5x5xf32>)
+    -> (tensor<1x2x15x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[6, 3, 6], {}]>}) {
+  %a = sc.conv %x, %w1 {padding = array<i64: 2, 2>} : (tensor<1x2x15x8xf32>, tensor<2x2x5x5xf32>) -> tensor<1x2x15x8xf32>
+  %y = sc.conv %a, %w2 {padding = array<i64: 2, 2>} : (tensor<1x2x15x8xf32>, tensor<2x2x5x5xf32>) -> tensor<1x2x15x8xf32>
+  return %y : tensor<1x2x15x8xf32>
+}
 
 //--- norm.mlir
 // A group norm between the convs reduces over the split dim: no deepening.

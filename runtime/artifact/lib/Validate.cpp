@@ -458,7 +458,8 @@ Status Validator::checkInstruction(const fb::RankClass &rc, uint32_t index,
                    "', which no kernel binary defines");
   if (needsKernel(inst) && inst.kernel() < 0)
     return invalid(where + " names no kernel" +
-                   (inst.opcode() == fb::Opcode::ElementwiseFused
+                   (inst.opcode() == fb::Opcode::ElementwiseFused ||
+                            inst.opcode() == fb::Opcode::ReductionFused
                         ? " and carries no body"
                         : ""));
   if (inst.reduce() > fb::ReduceKind::MAX)

@@ -1931,9 +1931,10 @@ TEST(EngineRun, FusedReductionsMatchDirectLoops) {
 TEST(EnginePrepare, FusedReductionHeadersAreChecked) {
   // The iteration space and the reduced dims come before the body; a
   // malformed header or a space the inputs do not fit is rejected.
-  auto fused = [](std::string str, std::vector<int64_t> ints, Shape out = {2}) {
+  auto fused = [](std::string str, std::vector<int64_t> ints, Shape out = {2},
+                  Shape in = {2, 3}) {
     Model m;
-    uint32_t x = m.input("x", {2, 3});
+    uint32_t x = m.input("x", in);
     uint32_t y = m.output("y", out);
     InstructionSpec &inst = m.op(Opcode::ReductionFused, {x}, {y});
     inst.str = std::move(str);
@@ -1952,8 +1953,9 @@ TEST(EnginePrepare, FusedReductionHeadersAreChecked) {
   EXPECT_TRUE(rejected(fused("sum abs", {2, 2, 3, 1, 1, 0, 1}, {3}), kInvalid,
                        {"reducing (2, 3) leaves 2"}));
   EXPECT_TRUE(rejected(fused("sum abs", {-1}), kInvalid, {"rank--1"}));
-  EXPECT_TRUE(rejected(fused("amax abs", {2, 2, 0, 1, 1, 0, 1}), kInvalid,
-                       {"does not broadcast"}));
+  EXPECT_TRUE(rejected(fused("amax abs", {2, 2, 0, 1, 1, 0, 1}, {2}, {2, 0}),
+                       kInvalid, {"amax/amin over zero elements"}));
+  EXPECT_TRUE(fused("sum abs", {2, 2, 0, 1, 1, 0, 1}, {2}, {2, 0}).ok());
   EXPECT_TRUE(
       rejected(fused("sum", {2, 2, 3, 1, 1}), kInvalid, {"has no body"}));
 }
