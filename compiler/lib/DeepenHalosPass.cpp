@@ -157,19 +157,13 @@ bool before(Operation *a, Operation *b) {
   return a->getBlock() == b->getBlock() && a->isBeforeInBlock(b);
 }
 
-/// An elementwise kernel the grown rows can run through unchanged.
+/// An elementwise kernel the grown rows can run through unchanged (what
+/// sc-fuse fuses, or what it fused).
 bool isElementwise(Operation *op) {
   if (isa<scl::FusedElementwiseOp>(op))
     return true;
   auto k = dyn_cast<scl::KernelOp>(op);
-  if (!k || k.getOuts().size() != 1)
-    return false;
-  // A Copy may reshape (it moves bytes): only a same-type copy is
-  // elementwise.
-  if (k.getOpcode() == "Copy")
-    return k.getIns().size() == 1 && k.getInts().empty() &&
-           k.getIns()[0].getType() == k.getOuts()[0].getType();
-  return k.getOpcode() == "Unary" || k.getOpcode() == "Binary";
+  return k && scl::elementwiseFunction(k).has_value();
 }
 
 SmallVector<Value> insOf(Operation *op) {

@@ -29,24 +29,6 @@ bool isF32(Value v) {
   return cast<MemRefType>(v.getType()).getElementType().isF32();
 }
 
-/// The scl.scalar function of a fusable kernel: its Unary or Binary mode,
-/// or "" for a plain copy (the value passes through).
-std::optional<std::string> scalarFunction(scl::KernelOp k) {
-  if (k.getOuts().size() != 1 || !isF32(k.getOuts()[0]) ||
-      !llvm::all_of(k.getIns(), isF32))
-    return std::nullopt;
-  StringRef opcode = k.getOpcode();
-  if (opcode == "Copy" && k.getIns().size() == 1 && k.getInts().empty() &&
-      k.getIns()[0].getType() == k.getOuts()[0].getType())
-    return std::string();
-  if ((opcode == "Unary" || opcode == "Binary") && k.getMode()) {
-    int arity = scl::scalarArity(*k.getMode());
-    if (arity == int(k.getIns().size()) && (arity == 1) == (opcode == "Unary"))
-      return k.getMode()->str();
-  }
-  return std::nullopt;
-}
-
 struct Group {
   SmallVector<scl::KernelOp> members; ///< in program order
   bool absorbed = false;
@@ -63,8 +45,9 @@ bool privateBetween(Value v, Operation *producer, Operation *consumer) {
 
 /// Whether a member computes (rather than only copying).
 bool computes(const Group &g) {
-  return llvm::any_of(
-      g.members, [](scl::KernelOp k) { return !scalarFunction(k)->empty(); });
+  return llvm::any_of(g.members, [](scl::KernelOp k) {
+    return !scl::elementwiseFunction(k)->empty();
+  });
 }
 
 /// The inputs a group reads from outside it, in first-use order, and the
@@ -97,7 +80,7 @@ void moveIntoBody(Group &g, const GroupBoundary &boundary, Region &region) {
   for (Value v : boundary.ins)
     scalarOf[v] = body->addArgument(b.getF32Type(), last.getLoc());
   for (scl::KernelOp k : g.members) {
-    std::string fn = *scalarFunction(k);
+    std::string fn = *scl::elementwiseFunction(k);
     if (fn.empty()) {
       scalarOf[k.getOuts()[0]] = scalarOf.lookup(k.getIns()[0]);
       continue;
@@ -134,15 +117,10 @@ bool isFusableReduce(scl::KernelOp k) {
 }
 
 /// Every input of `boundary` broadcasts (numpy rules) to `domain`.
-bool broadcastsTo(const GroupBoundary &boundary, ArrayRef<int64_t> domain) {
+bool inputsBroadcastTo(const GroupBoundary &boundary,
+                       ArrayRef<int64_t> domain) {
   return llvm::all_of(boundary.ins, [&](Value v) {
-    ArrayRef<int64_t> in = cast<MemRefType>(v.getType()).getShape();
-    if (in.size() > domain.size())
-      return false;
-    for (size_t d = 0; d < in.size(); ++d)
-      if (in[d] != 1 && in[d] != domain[domain.size() - in.size() + d])
-        return false;
-    return true;
+    return scl::broadcastsTo(cast<MemRefType>(v.getType()).getShape(), domain);
   });
 }
 
@@ -182,15 +160,15 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
         if (it != groupWriting.end() && !it->second->absorbed &&
             computes(*it->second) &&
             privateBetween(in, it->second->members.back(), k) &&
-            broadcastsTo(boundaryOf(*it->second, true),
-                         cast<MemRefType>(in.getType()).getShape())) {
+            inputsBroadcastTo(boundaryOf(*it->second, true),
+                              cast<MemRefType>(in.getType()).getShape())) {
           it->second->absorbed = true;
           reductions.emplace_back(it->second, k);
           groupWriting.erase(it);
         }
         continue;
       }
-      if (!k || !scalarFunction(k))
+      if (!k || !scl::elementwiseFunction(k))
         continue;
       auto g = std::make_unique<Group>();
       Value out = k.getOuts()[0];

@@ -74,6 +74,36 @@ int scl::scalarArity(StringRef fn) {
       .Default(0);
 }
 
+static bool isF32Buffer(Value v) {
+  return cast<MemRefType>(v.getType()).getElementType().isF32();
+}
+
+std::optional<std::string> scl::elementwiseFunction(KernelOp k) {
+  if (k.getOuts().size() != 1 || !isF32Buffer(k.getOuts()[0]) ||
+      !llvm::all_of(k.getIns(), isF32Buffer))
+    return std::nullopt;
+  StringRef opcode = k.getOpcode();
+  if (opcode == "Copy" && k.getIns().size() == 1 && k.getInts().empty() &&
+      k.getIns()[0].getType() == k.getOuts()[0].getType())
+    return std::string();
+  if ((opcode == "Unary" || opcode == "Binary") && k.getMode()) {
+    int arity = scalarArity(*k.getMode());
+    if (arity == int(k.getIns().size()) && (arity == 1) == (opcode == "Unary"))
+      return k.getMode()->str();
+  }
+  return std::nullopt;
+}
+
+bool scl::broadcastsTo(ArrayRef<int64_t> shape, ArrayRef<int64_t> target) {
+  if (shape.size() > target.size())
+    return false;
+  ArrayRef<int64_t> aligned = target.take_back(shape.size());
+  for (auto [size, to] : llvm::zip_equal(shape, aligned))
+    if (size != to && size != 1)
+      return false;
+  return true;
+}
+
 LogicalResult ScalarOp::verify() {
   int arity = scalarArity(getFn());
   if (!arity)

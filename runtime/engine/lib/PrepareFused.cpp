@@ -322,11 +322,12 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
     {
       std::vector<float> scratch(size_t(registers + 1) * kTile);
       std::vector<const float *> reg(static_cast<size_t>(registers));
-      std::vector<int64_t> index(reducedDims.size()), at(reads.size());
+      std::vector<int64_t> index(reducedDims.size()), at(reads.size()),
+          base(reads.size());
 #pragma omp for schedule(static)
       for (int64_t o = 0; o < outputs; ++o) {
         // Where this output's values start in each input.
-        std::vector<int64_t> base(reads.size(), 0);
+        std::fill(base.begin(), base.end(), 0);
         int64_t rest = o;
         for (size_t j = keptDims.size(); j-- > 0;) {
           size_t d = size_t(keptDims[j]);

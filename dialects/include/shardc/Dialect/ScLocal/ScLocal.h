@@ -41,6 +41,16 @@ namespace shardc::scl {
 /// Unary and Binary modes); 0 if `fn` is none.
 int scalarArity(llvm::StringRef fn);
 
+/// The scl.scalar function of a kernel that works element by element on f32
+/// buffers: its Unary or Binary mode, or "" for a same-type Copy (the value
+/// passes through); none for any other kernel.
+std::optional<std::string> elementwiseFunction(KernelOp k);
+
+/// Whether `shape` broadcasts to `target` (numpy rules: trailing dims align;
+/// each is equal or 1).
+bool broadcastsTo(llvm::ArrayRef<int64_t> shape,
+                  llvm::ArrayRef<int64_t> target);
+
 /// Where an op of a rank program runs: the mesh its peers and groups refer
 /// to (null in a world of one) and the ranks of its class.
 struct RankContext {
