@@ -12,10 +12,11 @@
 // writes its output once, as a generated kernel would.
 //
 // A ReductionFused instruction evaluates such a body over an iteration space
-// and reduces it over some of its dims: one thread per run of outputs, each
-// output's values gathered along the reduced dims in tiles and accumulated
-// (in double for sum and mean, as the Reduce kernel does), so the reduced
-// tensor is never written.
+// and reduces it over some of its dims: each output's values are gathered
+// along the reduced dims in tiles and accumulated (in double for sum and
+// mean, as the Reduce kernel does), so the reduced tensor is never written.
+// Threads take outputs; when there are few outputs, each one's reduced range
+// is also split into chunks whose partials are combined afterwards.
 //
 //===----------------------------------------------------------------------===//
 
@@ -265,6 +266,193 @@ Status readReductionHeader(IntReader &ints, Shape &domain,
   return Status();
 }
 
+/// The smallest stretch of one output's reduced range worth a unit of work,
+/// and how many units a reduction is split into at least (when its range is
+/// long enough): a full sum or a group norm's few groups would otherwise
+/// run on as many threads as they have outputs. Both are constants, not the
+/// thread count, so that the result does not depend on how many threads run.
+constexpr int64_t kMinChunk = 4 * kTile;
+constexpr int64_t kMinUnits = 64;
+
+/// Combines two partial results of `kind` (NaN wins for amax/amin, as in
+/// torch.amax).
+double combine(FusedReduce kind, double acc, double v) {
+  if (kind == FusedReduce::Sum || kind == FusedReduce::Mean)
+    return acc + v;
+  if (std::isnan(acc) || std::isnan(v))
+    return std::isnan(acc) ? acc : v;
+  return kind == FusedReduce::Max ? std::max(acc, v) : std::min(acc, v);
+}
+
+/// Per-thread buffers: the registers of one tile and the gather state.
+struct ReductionScratch {
+  std::vector<float> tile;
+  std::vector<const float *> reg;
+  std::vector<int64_t> index, at, base;
+};
+
+/// A prepared ReductionFused: the space, which dims it keeps and reduces,
+/// how each input is read, the body, and how each output's reduced range is
+/// split into chunks.
+struct FusedReduction {
+  FusedReduce kind{};
+  Shape domain;
+  std::vector<int64_t> keptDims, reducedDims;
+  int64_t outputs = 0, count = 0, chunks = 1, chunkLen = 0;
+  std::vector<InputRead> reads;
+  std::vector<Step> steps;
+  uint32_t y = 0;
+
+  int64_t registers() const { return int64_t(reads.size() + steps.size()); }
+
+  ReductionScratch scratch() const {
+    ReductionScratch s;
+    s.tile.resize(size_t(registers() + 1) * kTile);
+    s.reg.resize(size_t(registers()));
+    s.index.resize(reducedDims.size());
+    s.at.resize(reads.size());
+    s.base.resize(reads.size());
+    return s;
+  }
+
+  /// Output `o`'s partial result over its reduced elements [r0, r1) (flat,
+  /// row-major over the reduced dims).
+  double accumulate(RunContext &rc, ReductionScratch &s, int64_t o, int64_t r0,
+                    int64_t r1) const;
+
+  /// Gathers `len` elements of every input starting at the gather state
+  /// into the tile's registers, advancing the state.
+  void gather(RunContext &rc, ReductionScratch &s, int64_t len) const;
+
+  Status run(RunContext &rc) const;
+};
+
+double FusedReduction::accumulate(RunContext &rc, ReductionScratch &s,
+                                  int64_t o, int64_t r0, int64_t r1) const {
+  // Where this output's values start in each input, and where r0 is.
+  std::fill(s.base.begin(), s.base.end(), 0);
+  int64_t rest = o;
+  for (size_t j = keptDims.size(); j-- > 0;) {
+    size_t d = size_t(keptDims[j]);
+    int64_t idx = rest % domain[d];
+    rest /= domain[d];
+    for (size_t i = 0; i < reads.size(); ++i)
+      s.base[i] += idx * reads[i].strides[d];
+  }
+  std::fill(s.at.begin(), s.at.end(), 0);
+  rest = r0;
+  for (size_t j = reducedDims.size(); j-- > 0;) {
+    size_t d = size_t(reducedDims[j]);
+    s.index[j] = rest % domain[d];
+    rest /= domain[d];
+    for (size_t i = 0; i < reads.size(); ++i)
+      s.at[i] += s.index[j] * reads[i].strides[d];
+  }
+  double acc = kind == FusedReduce::Max   ? -INFINITY
+               : kind == FusedReduce::Min ? INFINITY
+                                          : 0.0;
+  float *values = s.tile.data() + size_t(registers()) * kTile;
+  for (int64_t t = r0; t < r1; t += kTile) {
+    int64_t len = std::min(kTile, r1 - t);
+    gather(rc, s, len);
+    for (size_t i = 0; i < reads.size(); ++i)
+      s.reg[i] = s.tile.data() + i * kTile;
+    runSteps(steps, reads.size(), s.reg, s.tile.data(), values, len);
+    if (kind == FusedReduce::Sum || kind == FusedReduce::Mean) {
+      // Four independent partial sums keep the adds pipelined.
+      double lane[4] = {0, 0, 0, 0};
+      int64_t e = 0;
+      for (; e + 4 <= len; e += 4)
+        for (int q = 0; q < 4; ++q)
+          lane[q] += double(values[e + q]);
+      for (; e < len; ++e)
+        lane[0] += double(values[e]);
+      acc += (lane[0] + lane[1]) + (lane[2] + lane[3]);
+    } else {
+      for (int64_t e = 0; e < len; ++e)
+        acc = combine(kind, acc, double(values[e]));
+    }
+  }
+  return acc;
+}
+
+void FusedReduction::gather(RunContext &rc, ReductionScratch &s,
+                            int64_t len) const {
+  // Runs along the innermost reduced dim (a copy, a repeated value or a
+  // strided walk), then a step of the odometer that moves every input's
+  // offset.
+  size_t inner = reducedDims.empty() ? 0 : reducedDims.size() - 1;
+  size_t innerDim = reducedDims.empty() ? 0 : size_t(reducedDims[inner]);
+  for (int64_t e = 0; e < len;) {
+    int64_t run = len - e;
+    if (!reducedDims.empty())
+      run = std::min(run, domain[innerDim] - s.index[inner]);
+    for (size_t i = 0; i < reads.size(); ++i) {
+      const float *src =
+          slotPtr<float>(rc, reads[i].slot) + s.base[i] + s.at[i];
+      float *dst = s.tile.data() + i * kTile + e;
+      int64_t step = reducedDims.empty() ? 0 : reads[i].strides[innerDim];
+      if (step == 1)
+        std::memcpy(dst, src, size_t(run) * sizeof(float));
+      else if (step == 0)
+        std::fill(dst, dst + run, *src);
+      else
+        for (int64_t q = 0; q < run; ++q)
+          dst[q] = src[q * step];
+    }
+    e += run;
+    if (reducedDims.empty())
+      return;
+    // The run ends the innermost dim (or the tile): advance by it.
+    for (size_t i = 0; i < reads.size(); ++i)
+      s.at[i] += run * reads[i].strides[innerDim];
+    s.index[inner] += run;
+    for (size_t j = inner + 1; j-- > 0;) {
+      size_t d = size_t(reducedDims[j]);
+      if (s.index[j] < domain[d] || j == 0)
+        break;
+      for (size_t i = 0; i < reads.size(); ++i)
+        s.at[i] += reads[i].strides[size_t(reducedDims[j - 1])] -
+                   reads[i].strides[d] * domain[d];
+      s.index[j] = 0;
+      ++s.index[j - 1];
+    }
+  }
+}
+
+Status FusedReduction::run(RunContext &rc) const {
+  // Units of work are (output, chunk) pairs; with one chunk per output its
+  // result is final, else the chunks' partials are combined in order.
+  float *result = slotPtr<float>(rc, y);
+  int64_t units = outputs * chunks;
+  std::vector<double> partials(chunks > 1 ? size_t(units) : 0);
+  auto finish = [&](int64_t o, double acc) {
+    result[o] = float(kind == FusedReduce::Mean ? acc / double(count) : acc);
+  };
+#pragma omp parallel
+  {
+    ReductionScratch s = scratch();
+#pragma omp for schedule(static)
+    for (int64_t u = 0; u < units; ++u) {
+      int64_t o = u / chunks, c = u % chunks;
+      int64_t r0 = std::min(count, c * chunkLen);
+      double acc = accumulate(rc, s, o, r0, std::min(count, r0 + chunkLen));
+      if (chunks == 1)
+        finish(o, acc);
+      else
+        partials[size_t(u)] = acc;
+    }
+  }
+  if (chunks > 1)
+    for (int64_t o = 0; o < outputs; ++o) {
+      double acc = partials[size_t(o * chunks)];
+      for (int64_t c = 1; c < chunks; ++c)
+        acc = combine(kind, acc, partials[size_t(o * chunks + c)]);
+      finish(o, acc);
+    }
+  return Status();
+}
+
 } // namespace
 
 StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
@@ -309,114 +497,25 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
     return invalid("the output has " + std::to_string(numElements(out.shape)) +
                    " elements; reducing " + shapeStr(domain) + " leaves " +
                    std::to_string(outputs));
-  FusedReduce k = kind->second;
-  if (count == 0 && (k == FusedReduce::Max || k == FusedReduce::Min))
+  FusedReduction plan;
+  plan.kind = kind->second;
+  if (count == 0 &&
+      (plan.kind == FusedReduce::Max || plan.kind == FusedReduce::Min))
     return invalid("amax/amin over zero elements");
-  std::vector<InputRead> reads = std::move(*inputReads);
-  std::vector<Step> steps = std::move(*body);
-  uint32_t y = outIdx(inst, 0);
-  int64_t registers = int64_t(numIn + steps.size());
-  return RunFn([=](RunContext &rc) -> Status {
-    float *result = slotPtr<float>(rc, y);
-#pragma omp parallel
-    {
-      std::vector<float> scratch(size_t(registers + 1) * kTile);
-      std::vector<const float *> reg(static_cast<size_t>(registers));
-      std::vector<int64_t> index(reducedDims.size()), at(reads.size()),
-          base(reads.size());
-#pragma omp for schedule(static)
-      for (int64_t o = 0; o < outputs; ++o) {
-        // Where this output's values start in each input.
-        std::fill(base.begin(), base.end(), 0);
-        int64_t rest = o;
-        for (size_t j = keptDims.size(); j-- > 0;) {
-          size_t d = size_t(keptDims[j]);
-          int64_t idx = rest % domain[d];
-          rest /= domain[d];
-          for (size_t i = 0; i < reads.size(); ++i)
-            base[i] += idx * reads[i].strides[d];
-        }
-        std::fill(index.begin(), index.end(), 0);
-        std::fill(at.begin(), at.end(), 0);
-        double acc = k == FusedReduce::Max   ? -INFINITY
-                     : k == FusedReduce::Min ? INFINITY
-                                             : 0.0;
-        float *values = scratch.data() + size_t(registers) * kTile;
-        for (int64_t r0 = 0; r0 < count; r0 += kTile) {
-          int64_t len = std::min(kTile, count - r0);
-          // Gather the inputs along the reduced dims in runs along the
-          // innermost one (a copy, a repeated value or a strided walk), then
-          // step the odometer that moves every input's offset.
-          for (int64_t e = 0; e < len;) {
-            int64_t run = len - e;
-            size_t inner = reducedDims.empty() ? 0 : reducedDims.size() - 1;
-            size_t innerDim =
-                reducedDims.empty() ? 0 : size_t(reducedDims[inner]);
-            if (!reducedDims.empty())
-              run = std::min(run, domain[innerDim] - index[inner]);
-            for (size_t i = 0; i < reads.size(); ++i) {
-              const float *src =
-                  slotPtr<float>(rc, reads[i].slot) + base[i] + at[i];
-              float *dst = scratch.data() + i * kTile + e;
-              int64_t step =
-                  reducedDims.empty() ? 0 : reads[i].strides[innerDim];
-              if (step == 1)
-                std::memcpy(dst, src, size_t(run) * sizeof(float));
-              else if (step == 0)
-                std::fill(dst, dst + run, *src);
-              else
-                for (int64_t q = 0; q < run; ++q)
-                  dst[q] = src[q * step];
-            }
-            e += run;
-            if (reducedDims.empty())
-              break;
-            // The run ends the innermost dim (or the tile): advance by it.
-            for (size_t i = 0; i < reads.size(); ++i)
-              at[i] += run * reads[i].strides[innerDim];
-            index[inner] += run;
-            for (size_t j = inner + 1; j-- > 0;) {
-              size_t d = size_t(reducedDims[j]);
-              if (index[j] < domain[d])
-                break;
-              for (size_t i = 0; i < reads.size(); ++i)
-                at[i] -= reads[i].strides[d] * domain[d];
-              index[j] = 0;
-              if (j == 0)
-                break;
-              size_t outer = size_t(reducedDims[j - 1]);
-              for (size_t i = 0; i < reads.size(); ++i)
-                at[i] += reads[i].strides[outer];
-              ++index[j - 1];
-            }
-          }
-          for (size_t i = 0; i < reads.size(); ++i)
-            reg[i] = scratch.data() + i * kTile;
-          runSteps(steps, reads.size(), reg, scratch.data(), values, len);
-          if (k == FusedReduce::Sum || k == FusedReduce::Mean) {
-            // Four independent partial sums keep the adds pipelined.
-            double lane[4] = {0, 0, 0, 0};
-            int64_t e = 0;
-            for (; e + 4 <= len; e += 4)
-              for (int q = 0; q < 4; ++q)
-                lane[q] += double(values[e + q]);
-            for (; e < len; ++e)
-              lane[0] += double(values[e]);
-            acc += (lane[0] + lane[1]) + (lane[2] + lane[3]);
-          } else {
-            for (int64_t e = 0; e < len; ++e) {
-              double v = values[e];
-              if (std::isnan(v) || (k == FusedReduce::Max ? v > acc : v < acc))
-                acc = std::isnan(acc) ? acc : v;
-            }
-          }
-        }
-        if (k == FusedReduce::Mean)
-          acc /= double(count);
-        result[o] = float(acc);
-      }
-    }
-    return Status();
+  plan.domain = std::move(domain);
+  plan.keptDims = std::move(keptDims);
+  plan.reducedDims = std::move(reducedDims);
+  plan.outputs = outputs;
+  plan.count = count;
+  if (outputs < kMinUnits)
+    plan.chunks = std::clamp<int64_t>(count / kMinChunk, 1,
+                                      (kMinUnits + outputs - 1) / outputs);
+  plan.chunkLen = (count + plan.chunks - 1) / plan.chunks;
+  plan.reads = std::move(*inputReads);
+  plan.steps = std::move(*body);
+  plan.y = outIdx(inst, 0);
+  return RunFn([plan = std::move(plan)](RunContext &rc) -> Status {
+    return plan.run(rc);
   });
 }
 

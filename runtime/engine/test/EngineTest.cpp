@@ -1928,6 +1928,80 @@ TEST(EngineRun, FusedReductionsMatchDirectLoops) {
   }
 }
 
+TEST(EngineRun, FusedReductionsSplitLongRanges) {
+  // Few outputs over long reduced ranges are split into chunks whose
+  // partials are combined: chunk starts fall inside the outer reduced dim
+  // (space 2x3x20000), on a strided inner dim (3x30000x2) and in a full
+  // reduction; a NaN in a late chunk must still reach amax. Expected values
+  // from plain loops over the space.
+  struct Case {
+    Shape space;
+    std::vector<int64_t> dims;
+  };
+  for (const Case &c : {Case{{2, 3, 20000}, {1, 2}}, Case{{3, 30000, 2}, {1}},
+                        Case{{50000}, {0}}}) {
+    SCOPED_TRACE("space of " + std::to_string(c.space.size()) + " dims, " +
+                 std::to_string(c.space.back()) + " innermost");
+    int64_t n = 1;
+    for (int64_t d : c.space)
+      n *= d;
+    Floats x(static_cast<size_t>(n));
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = float(int(i * 7919 % 1013) - 500) / 64.0f;
+    x[x.size() - 3] = std::nanf(""); // in the last chunk of the last output
+    Shape outShape;
+    std::vector<int64_t> ints = {int64_t(c.space.size())};
+    ints.insert(ints.end(), c.space.begin(), c.space.end());
+    ints.push_back(int64_t(c.dims.size()));
+    ints.insert(ints.end(), c.dims.begin(), c.dims.end());
+    ints.insert(ints.end(), {0, 1}); // neg: register 0 -> register 1
+    for (size_t d = 0; d < c.space.size(); ++d)
+      if (std::find(c.dims.begin(), c.dims.end(), int64_t(d)) == c.dims.end())
+        outShape.push_back(c.space[d]);
+    Model m;
+    uint32_t xs = m.input("x", c.space);
+    for (const char *kind : {"sum", "amax", "amin"}) {
+      InstructionSpec &inst =
+          m.op(Opcode::ReductionFused, {xs}, {m.output(kind, outShape)});
+      inst.str = std::string(kind) + " neg";
+      inst.ints = ints;
+    }
+    StatusOr<std::vector<Floats>> out = runModel(m, {x});
+    ASSERT_TRUE(out.ok()) << out.status().toString();
+    size_t outputs = (*out)[0].size();
+    std::vector<double> sum(outputs, 0), hi(outputs, -INFINITY),
+        lo(outputs, INFINITY);
+    std::vector<bool> nan(outputs, false);
+    for (int64_t flat = 0; flat < n; ++flat) {
+      int64_t rest = flat, o = 0, scale = 1;
+      for (size_t d = c.space.size(); d-- > 0;) {
+        int64_t idx = rest % c.space[d];
+        rest /= c.space[d];
+        if (std::find(c.dims.begin(), c.dims.end(), int64_t(d)) != c.dims.end())
+          continue;
+        o += idx * scale;
+        scale *= c.space[d];
+      }
+      float v = -x[size_t(flat)];
+      nan[size_t(o)] = nan[size_t(o)] || std::isnan(v);
+      sum[size_t(o)] += v;
+      hi[size_t(o)] = std::max<double>(hi[size_t(o)], v);
+      lo[size_t(o)] = std::min<double>(lo[size_t(o)], v);
+    }
+    for (size_t o = 0; o < outputs; ++o) {
+      SCOPED_TRACE("output " + std::to_string(o));
+      if (nan[o]) {
+        for (int k = 0; k < 3; ++k)
+          EXPECT_TRUE(std::isnan((*out)[size_t(k)][o]));
+        continue;
+      }
+      EXPECT_FLOAT_EQ((*out)[0][o], float(sum[o]));
+      EXPECT_EQ((*out)[1][o], float(hi[o]));
+      EXPECT_EQ((*out)[2][o], float(lo[o]));
+    }
+  }
+}
+
 TEST(EnginePrepare, FusedReductionHeadersAreChecked) {
   // The iteration space and the reduced dims come before the body; a
   // malformed header or a space the inputs do not fit is rejected.
