@@ -32,11 +32,18 @@ namespace cl = llvm::cl;
 
 namespace {
 
+// --help lists these alone: libMLIR.so registers hundreds of LLVM backend
+// options that say nothing about compiling a model.
+cl::OptionCategory shardcCategory("shardc options");
+
 cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<model.mlir>"),
-                                   cl::init("-"));
+                                   cl::init("-"), cl::cat(shardcCategory));
 cl::opt<std::string> outputFilename("o", cl::desc("Output .shardbin"),
-                                    cl::value_desc("file"), cl::init(""));
-cl::opt<std::string> target("target", cl::desc("cpu | cuda"), cl::init("cpu"));
+                                    cl::value_desc("file"), cl::init(""),
+                                    cl::cat(shardcCategory));
+cl::opt<std::string> target("target", cl::desc("Backend the artifact runs on"),
+                            cl::value_desc("cpu|cuda"), cl::init("cpu"),
+                            cl::cat(shardcCategory));
 enum class Emit { Artifact, Sharded, Partitioned, Plan, Kernels };
 cl::opt<Emit> emit(
     "emit", cl::desc("Print a stage instead of writing the artifact"),
@@ -49,46 +56,52 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::Plan, "plan",
                           "per rank class: ranks, shapes, exchanges, memory"),
                clEnumValN(Emit::Kernels, "kernels",
-                          "the instruction stream / generated kernels")));
+                          "the instruction stream / generated kernels")),
+    cl::cat(shardcCategory));
 cl::opt<unsigned> optLevel(cl::Prefix, "O",
                            cl::desc("Optimisation level 0-3 (today -O0 skips "
                                     "canonicalize and CSE; -O1..3 run them)"),
-                           cl::init(2));
+                           cl::init(2), cl::cat(shardcCategory));
 cl::opt<bool> timing("timing", cl::desc("Print per-stage times"),
-                     cl::init(false));
+                     cl::init(false), cl::cat(shardcCategory));
 cl::opt<std::string> referenceFilename(
     "reference",
     cl::desc("Embed this model, compiled for one rank, as the reference that "
              "shard-run --check compares with (same inputs and outputs)"),
-    cl::value_desc("model.mlir"), cl::init(""));
-cl::opt<bool> fuse("fuse",
-                   cl::desc("Fuse chains of elementwise kernels (sc-fuse); "
-                            "on by default at -O3 and for --target=cuda"),
-                   cl::init(false));
+    cl::value_desc("model.mlir"), cl::init(""), cl::cat(shardcCategory));
+cl::opt<bool>
+    fuse("fuse",
+         cl::desc("Fuse elementwise chains into kernels, and into the "
+                  "reductions that read them (sc-fuse); "
+                  "on by default at -O3 and for --target=cuda"),
+         cl::init(false), cl::cat(shardcCategory));
 cl::opt<cl::boolOrDefault> overlapHalos(
     "overlap-halos",
     cl::desc("Compute each convolution's interior while its halo exchange is "
              "in flight (sc-overlap-halos); default: on for --target=cpu at "
-             "-O1 and above, off for --target=cuda"));
+             "-O1 and above, off for --target=cuda"),
+    cl::cat(shardcCategory));
 cl::opt<cl::boolOrDefault> deepenHalos(
     "deepen-halos",
     cl::desc("Exchange one deeper halo before a conv -> elementwise -> conv "
              "chain where the cost model says it pays (sc-deepen-halos); "
-             "default: on at -O2 and above"));
+             "default: on at -O2 and above"),
+    cl::cat(shardcCategory));
 cl::opt<std::string> cudaArch(
     "cuda-arch",
     cl::desc("SM targets of --target=cuda's compiled kernels (the fatbin "
              "also carries PTX of the newest)"),
-    cl::value_desc("sm_80,sm_90"), cl::init("sm_80,sm_90"));
+    cl::value_desc("sm_80,sm_90"), cl::init("sm_80,sm_90"),
+    cl::cat(shardcCategory));
 cl::opt<std::string>
     nvccPath("nvcc",
              cl::desc("nvcc for --target=cuda (default: $CUDACXX, nvcc on "
                       "PATH, /usr/local/cuda/bin/nvcc)"),
-             cl::value_desc("path"), cl::init(""));
+             cl::value_desc("path"), cl::init(""), cl::cat(shardcCategory));
 cl::opt<bool> unpartitioned(
     "unpartitioned",
     cl::desc("Compile for one rank, ignoring sharding annotations"),
-    cl::init(false));
+    cl::init(false), cl::cat(shardcCategory));
 
 /// Optimisation, then (unless --unpartitioned) sharding propagation and
 /// reshard insertion; sc-partition runs while lowering (so that the
@@ -263,6 +276,7 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(shardcCategory);
   cl::ParseCommandLineOptions(argc, argv, "shardc: sc model compiler\n");
   DialectRegistry registry;
   registry.insert<shardc::sc::ScDialect, shardc::scl::SclDialect,
