@@ -339,6 +339,74 @@ void estimate(Pair &p, double latencyUs, double bytesPerUs, double flopsPerUs) {
       extraBytes / bytesPerUs + 2.0 * macsPerOutput * outputs / flopsPerUs;
 }
 
+/// Whether both ends of every transfer of the pairs agree across classes.
+/// The pass matches the k-th exchanges of the classes by position, and a
+/// deepened send must meet a receive deepened by as much: for every rank of
+/// every class, its neighbour on each side (in its own class's pair) must
+/// receive on the facing side, from the opposite peer, as many rows as this
+/// rank sends there, in the first exchange and in the second; and a rank
+/// may receive only from a neighbour that sends.
+bool endsAgree(ArrayRef<Pair> pairs) {
+  SmallVector<scl::RankContext> contexts;
+  llvm::DenseMap<int64_t, size_t> classOfRank;
+  for (const Pair &p : pairs) {
+    FailureOr<scl::RankContext> c = scl::rankContextOf(p.first);
+    if (failed(c) || c->meshShape.empty())
+      return false;
+    for (int32_t r : c->ranks)
+      classOfRank[r] = contexts.size();
+    contexts.push_back(std::move(*c));
+  }
+  // The class pair and rank `offset` away from `rank` on the mesh (none
+  // past the mesh's edge).
+  auto neighbour = [&](int64_t rank, ArrayRef<int64_t> offset,
+                       const scl::RankContext &c) -> std::optional<size_t> {
+    SmallVector<int64_t> at = c.coords(rank);
+    int64_t flat = 0;
+    for (size_t a = 0; a < at.size(); ++a) {
+      at[a] += offset[a];
+      if (at[a] < 0 || at[a] >= c.meshShape[a])
+        return std::nullopt;
+      flat = flat * c.meshShape[a] + at[a];
+    }
+    auto it = classOfRank.find(flat);
+    return it == classOfRank.end() ? std::nullopt
+                                   : std::optional<size_t>(it->second);
+  };
+  auto negated = [](ArrayRef<int64_t> v) {
+    return llvm::to_vector(llvm::map_range(v, [](int64_t x) { return -x; }));
+  };
+  for (size_t i = 0; i < pairs.size(); ++i)
+    for (int32_t rank : contexts[i].ranks)
+      for (bool second : {false, true}) {
+        const SlabExchange &mine =
+            second ? pairs[i].secondSlabs : pairs[i].firstSlabs;
+        for (int s : {Lo, Hi})
+          for (bool send : {true, false}) {
+            const std::optional<scl::TransferAttr> &t =
+                (send ? mine.send : mine.recv)[s];
+            if (!t)
+              continue;
+            std::optional<size_t> j =
+                neighbour(rank, t->getPeer(), contexts[i]);
+            if (!j)
+              return false;
+            const SlabExchange &theirs =
+                second ? pairs[*j].secondSlabs : pairs[*j].firstSlabs;
+            const std::optional<scl::TransferAttr> &u =
+                (send ? theirs.recv : theirs.send)[1 - s];
+            int64_t depth = send ? mine.sendDepth(s) : mine.recvDepth(s);
+            int64_t facing =
+                send ? theirs.recvDepth(1 - s) : theirs.sendDepth(1 - s);
+            if (!u ||
+                u->getPeer() != ArrayRef<int64_t>(negated(t->getPeer())) ||
+                theirs.dim != mine.dim || facing != depth)
+              return false;
+          }
+      }
+  return true;
+}
+
 /// Rewrites one class's pair (see the pass description).
 void deepen(Pair &p) {
   MLIRContext *ctx = p.first.getContext();
@@ -430,7 +498,7 @@ struct DeepenHalos : impl::ScDeepenHalosBase<DeepenHalos> {
       grows = grows || p->recvGrow[Lo] || p->recvGrow[Hi];
       pairs.push_back(std::move(*p));
     }
-    if (!grows)
+    if (!grows || !endsAgree(pairs))
       return false;
     for (Pair &p : pairs)
       deepen(p);

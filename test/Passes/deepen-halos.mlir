@@ -3,8 +3,8 @@
 // conv reads; the second pad and exchange go. Checked on the IR (uneven 1-D
 // split, a 5x5 before a 3x3, exchanges paired along a chain of four convs),
 // where it must not apply (the cost model, a neighbour too thin, a norm, a
-// residual, a stride, a 2-D split), and numerically against the unpartitioned
-// run (which is never deepened).
+// residual, a stride, a 2-D split, ends of a transfer that disagree), and
+// numerically against the unpartitioned run (which is never deepened).
 // RUN: rm -rf %t && split-file %s %t
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-deepen-halos %t/rows.mlir | FileCheck %s --check-prefix=ROWS
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-deepen-halos %t/rows.mlir | shardc-opt | FileCheck %s --check-prefix=ROWS
@@ -17,6 +17,10 @@
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-deepen-halos %t/residual.mlir | FileCheck %s --check-prefix=KEEP
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-deepen-halos %t/strided.mlir | FileCheck %s --check-prefix=KEEP
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-deepen-halos %t/mesh2d.mlir | FileCheck %s --check-prefix=KEEP
+// Both ends of every transfer must agree across classes: with rank 0's send
+// of the second exchange taken out, rank 1's receive has no sender, and
+// deepening would leave it waiting for rows rank 0 never sends.
+// RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition %t/rows.mlir | sed 's/, #scl.transfer<send 0 peer \[1\] box \[0:1, 0:8, 15:16, 0:20\] tag 0>//' | shardc-opt -sc-deepen-halos | FileCheck %s --check-prefix=KEEP
 // RUN: shardc %t/rows.mlir --emit=kernels | FileCheck %s --check-prefix=PROGRAM
 // RUN: shardc %t/rows.mlir --deepen-halos=false --emit=kernels | FileCheck %s --check-prefix=OFF
 // RUN: shardc %t/rows.mlir -o %t/rows.shardbin

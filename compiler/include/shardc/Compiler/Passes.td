@@ -167,7 +167,9 @@ def ScDeepenHalos : Pass<"sc-deepen-halos", "mlir::ModuleOp"> {
     before a stride-1 convolution whose output rows are the input's rows
     (`same` padding), when every neighbour owns enough rows to send the
     deeper halo. Both ends of every transfer must agree, so each pair is
-    decided for all rank classes of the entry at once. Pairs do not chain:
+    decided for all rank classes of the entry at once, and only when every
+    rank's neighbours receive (and send) on the facing side as many rows as
+    it sends (and receives) in both exchanges. Pairs do not chain:
     of conv -> conv -> conv -> conv the exchanges go in pairs.
 
     Cost model, per rank class (a pair is deepened when it pays for every
