@@ -63,9 +63,11 @@ struct World {
 class RecvState final : public RequestState {
 public:
   RecvState(const Communicator *owner, std::shared_ptr<World> world, int self,
-            int source, int tag, void *buffer, std::size_t bytes)
+            int source, int tag, void *buffer, std::size_t bytes,
+            CopyBytesFn copy)
       : RequestState(owner), world_(std::move(world)), self_(self),
-        source_(source), tag_(tag), buffer_(buffer), bytes_(bytes) {}
+        source_(source), tag_(tag), buffer_(buffer), bytes_(bytes),
+        copy_(copy) {}
 
   /// A pending receive is withdrawn, so that a later message is not copied
   /// into a buffer the caller may already have freed.
@@ -86,8 +88,11 @@ public:
     if (size != bytes_)
       error =
           describe() + " got a message of " + std::to_string(size) + " bytes";
-    else if (size > 0)
+    else if (size > 0 && !copy_)
       std::memcpy(buffer_, data, size);
+    else if (size > 0)
+      if (Status s = copy_(buffer_, data, size); !s.ok())
+        error = describe() + ": " + s.message();
     done = true;
   }
 
@@ -107,6 +112,7 @@ private:
   int self_, source_, tag_;
   void *buffer_;
   std::size_t bytes_;
+  CopyBytesFn copy_; ///< null: std::memcpy
 };
 
 /// Hands a message to the oldest posted receive of `channel` (mutex held).
@@ -144,19 +150,21 @@ class LocalCommunicator final : public Communicator {
 public:
   LocalCommunicator(std::shared_ptr<World> world, int rank, int size,
                     const CommOptions &options)
-      : Communicator(rank, size, options), world_(std::move(world)) {}
+      : Communicator(rank, size, options), world_(std::move(world)),
+        copyBytes_(options.copyBytes) {}
 
   const char *backendName() const override { return "local"; }
+  bool takesDeviceBuffers() const override { return copyBytes_ != nullptr; }
 
 protected:
   StatusOr<Request> doIsend(const void *buffer, std::size_t bytes, int peer,
                             int tag) override {
-    postSend(buffer, bytes, peer, tag);
+    SHARDRT_RETURN_IF_ERROR(postSend(buffer, bytes, peer, tag, copyBytes_));
     return Request(); // already complete: the message was copied
   }
   StatusOr<Request> doIrecv(void *buffer, std::size_t bytes, int peer,
                             int tag) override {
-    return postRecv(buffer, bytes, peer, tag);
+    return postRecv(buffer, bytes, peer, tag, copyBytes_);
   }
   Status doWaitAll(Span<Request> requests,
                    std::chrono::milliseconds timeout) override {
@@ -180,8 +188,17 @@ protected:
   Status doBarrier() override;
 
 private:
-  void postSend(const void *buffer, std::size_t bytes, int peer, int tag);
-  Request postRecv(void *buffer, std::size_t bytes, int peer, int tag);
+  /// Collectives move host buffers of their own with std::memcpy (`copy`
+  /// null); isend and irecv use the world's copy, which may take device
+  /// buffers.
+  Status postSend(const void *buffer, std::size_t bytes, int peer, int tag,
+                  CopyBytesFn copy = nullptr);
+  Request postRecv(void *buffer, std::size_t bytes, int peer, int tag,
+                   CopyBytesFn copy = nullptr);
+  /// A collective's send of a host buffer (std::memcpy cannot fail).
+  void sendHost(const void *buffer, std::size_t bytes, int peer, int tag) {
+    (void)postSend(buffer, bytes, peer, tag);
+  }
   Status wait(Span<Request> requests, std::chrono::milliseconds timeout,
               const char *op);
   /// Folds `count` elements of every rank's contribution in rank order into
@@ -191,10 +208,11 @@ private:
                        ReduceOp op, Fn contribution);
 
   std::shared_ptr<World> world_;
+  CopyBytesFn copyBytes_;
 };
 
-void LocalCommunicator::postSend(const void *buffer, std::size_t bytes,
-                                 int peer, int tag) {
+Status LocalCommunicator::postSend(const void *buffer, std::size_t bytes,
+                                   int peer, int tag, CopyBytesFn copy) {
   const auto *data = static_cast<const std::byte *>(buffer);
   Mailbox &box = world_->mailboxes[peer];
   std::unique_lock<std::mutex> lock(box.mutex);
@@ -204,23 +222,28 @@ void LocalCommunicator::postSend(const void *buffer, std::size_t bytes,
     // other traffic. Only this thread sends on this channel, so the order of
     // its messages cannot change meanwhile.
     lock.unlock();
-    std::vector<std::byte> message(data, data + bytes);
+    std::vector<std::byte> message(bytes);
+    if (bytes > 0 && !copy)
+      std::memcpy(message.data(), data, bytes);
+    else if (bytes > 0)
+      SHARDRT_RETURN_IF_ERROR(copy(message.data(), data, bytes));
     lock.lock();
     if (channel.posted.empty()) {
       channel.messages.push_back(std::move(message));
-      return; // nobody waits for a message without a posted receive
+      return Status(); // nobody waits for a message without a posted receive
     }
     deliver(channel, message.data(), message.size());
   } else {
     deliver(channel, data, bytes);
   }
   box.arrived.notify_all();
+  return Status();
 }
 
 Request LocalCommunicator::postRecv(void *buffer, std::size_t bytes, int peer,
-                                    int tag) {
+                                    int tag, CopyBytesFn copy) {
   auto state = std::make_unique<RecvState>(this, world_, rank(), peer, tag,
-                                           buffer, bytes);
+                                           buffer, bytes, copy);
   Mailbox &box = world_->mailboxes[rank()];
   std::vector<std::byte> message;
   {
@@ -308,7 +331,7 @@ Status LocalCommunicator::doAllReduce(const void *send, void *recv,
     }
   for (int q = 0; q < size(); ++q)
     if (q != rank())
-      postSend(send, bytes, q, kCollectiveTag);
+      sendHost(send, bytes, q, kCollectiveTag);
   if (Status s = wait(requests, timeout(), "allReduce"); !s.ok())
     return s;
   foldInRankOrder(recv, count, type, op, [&](int q) {
@@ -331,7 +354,7 @@ Status LocalCommunicator::doAllGatherV(const void *send, std::int64_t sendCount,
   std::size_t bytes = byteCount(sendCount, type);
   for (int q = 0; q < size(); ++q)
     if (q != rank())
-      postSend(send, bytes, q, kCollectiveTag);
+      sendHost(send, bytes, q, kCollectiveTag);
   // memmove: in place, `send` is this very slot.
   if (bytes > 0)
     std::memmove(at(recv, offsets[rank()], type), send, bytes);
@@ -353,7 +376,7 @@ Status LocalCommunicator::doReduceScatterV(const void *send, void *recv,
     }
   for (int q = 0; q < size(); ++q)
     if (q != rank())
-      postSend(at(send, offsets[q], type), byteCount(recvCounts[q], type), q,
+      sendHost(at(send, offsets[q], type), byteCount(recvCounts[q], type), q,
                kCollectiveTag);
   if (Status s = wait(requests, timeout(), "reduceScatterV"); !s.ok())
     return s;
@@ -378,7 +401,7 @@ Status LocalCommunicator::doAllToAllV(const void *send,
                                   kCollectiveTag));
   for (int q = 0; q < size(); ++q)
     if (q != rank())
-      postSend(at(send, sendDispls[q], type), byteCount(sendCounts[q], type), q,
+      sendHost(at(send, sendDispls[q], type), byteCount(sendCounts[q], type), q,
                kCollectiveTag);
   if (std::size_t bytes = byteCount(sendCounts[rank()], type); bytes > 0)
     std::memcpy(at(recv, recvDispls[rank()], type),
@@ -395,7 +418,7 @@ Status LocalCommunicator::doBroadcast(void *buffer, std::int64_t count,
   }
   for (int q = 0; q < size(); ++q)
     if (q != root)
-      postSend(buffer, bytes, q, kCollectiveTag);
+      sendHost(buffer, bytes, q, kCollectiveTag);
   return Status();
 }
 
@@ -408,7 +431,7 @@ Status LocalCommunicator::doBarrier() {
       requests.push_back(postRecv(nullptr, 0, q, kCollectiveTag));
   for (int q = 0; q < size(); ++q)
     if (q != rank())
-      postSend(nullptr, 0, q, kCollectiveTag);
+      sendHost(nullptr, 0, q, kCollectiveTag);
   return wait(requests, timeout(), "barrier");
 }
 

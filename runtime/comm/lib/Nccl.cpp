@@ -124,6 +124,7 @@ public:
   ~NcclCommunicator() override;
 
   const char *backendName() const override { return "nccl"; }
+  bool takesDeviceBuffers() const override { return true; }
 
 protected:
   StatusOr<Request> doIsend(const void *buffer, std::size_t bytes, int peer,

@@ -202,6 +202,63 @@ TEST(LocalComm, PostedReceivesMatchInPostOrder) {
   EXPECT_EQ(std::vector<int>(got, got + 3), (std::vector<int>{7, 8, 9}));
 }
 
+/// A copy that counts its calls and fails on a 3-byte message, standing in
+/// for the device-aware copy (cudaMemcpy) of CUDA ranks on one GPU.
+std::atomic<int> copiedMessages{0};
+Status countingCopy(void *dst, const void *src, std::size_t bytes) {
+  if (bytes == 3)
+    return Status::internal("copy refused 3 bytes");
+  ++copiedMessages;
+  std::memcpy(dst, src, bytes);
+  return Status();
+}
+
+TEST(LocalComm, PointToPointUsesTheWorldsCopy) {
+  // isend/irecv move messages with CommOptions::copyBytes (once when the
+  // receive is posted, twice through the mailbox when it is not), and a
+  // world with one takes device buffers; collectives keep std::memcpy.
+  CommOptions options = withTimeout(10s);
+  EXPECT_FALSE(makeWorld(2)[0]->takesDeviceBuffers());
+  options.copyBytes = countingCopy;
+  auto made = LocalWorld::create(2, options);
+  ASSERT_TRUE(made.ok()) << made.status().toString();
+  std::vector<std::unique_ptr<Communicator>> &world = *made;
+  EXPECT_TRUE(world[0]->takesDeviceBuffers());
+  copiedMessages = 0;
+  int posted = 0, buffered = 0, a = 41, b = 42;
+  std::vector<Request> requests;
+  requests.push_back(expectRequest(world[1]->irecv(&posted, 4, 0, 1)));
+  expectRequest(world[0]->isend(&a, 4, 1, 1)); // straight into `posted`
+  EXPECT_EQ(copiedMessages.load(), 1);
+  expectRequest(world[0]->isend(&b, 4, 1, 2)); // into the mailbox
+  requests.push_back(expectRequest(world[1]->irecv(&buffered, 4, 0, 2)));
+  Status s = world[1]->waitAll(requests, 1s);
+  ASSERT_TRUE(s.ok()) << s.toString();
+  EXPECT_EQ(posted, 41);
+  EXPECT_EQ(buffered, 42);
+  EXPECT_EQ(copiedMessages.load(), 3);
+  // A failing copy is the send's error, not a crash or a lost message.
+  char three[3] = {};
+  StatusOr<Request> refused = world[0]->isend(three, 3, 1, 3);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("copy refused 3 bytes"),
+            std::string::npos);
+  // Collectives do not go through it.
+  copiedMessages = 0;
+  float sums[2] = {1, 2};
+  std::thread other([&] {
+    float mine = 3;
+    EXPECT_TRUE(world[1]
+                    ->allReduce(&mine, &mine, 1, DataType::F32, ReduceOp::Sum)
+                    .ok());
+  });
+  EXPECT_TRUE(
+      world[0]->allReduce(sums, sums, 1, DataType::F32, ReduceOp::Sum).ok());
+  other.join();
+  EXPECT_EQ(sums[0], 4.0f);
+  EXPECT_EQ(copiedMessages.load(), 0);
+}
+
 TEST(LocalComm, ReceiveWithoutSendTimesOut) {
   auto world = makeWorld(2);
   int value = 0;

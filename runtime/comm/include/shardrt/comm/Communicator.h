@@ -77,9 +77,18 @@ constexpr int kMaxTag = 32767;
 
 constexpr std::chrono::milliseconds kDefaultTimeout{60000};
 
+/// Copies `bytes` bytes between two buffers of this process, each in host
+/// or device memory (cudaMemcpy with cudaMemcpyDefault does this).
+using CopyBytesFn = Status (*)(void *dst, const void *src, std::size_t bytes);
+
 struct CommOptions {
   /// Deadline of every collective and of waitAll without an explicit timeout.
   std::chrono::milliseconds timeout = kDefaultTimeout;
+  /// How the `local` backend copies point-to-point messages; std::memcpy
+  /// when null. With a device-aware copy, isend and irecv take device
+  /// buffers (takesDeviceBuffers()), so ranks on one GPU exchange halos
+  /// device to device. Collectives always take host buffers there.
+  CopyBytesFn copyBytes = nullptr;
 };
 
 /// A non-owning view of contiguous elements (std::span is C++20).
@@ -166,6 +175,11 @@ public:
   int size() const { return size_; }
   /// "local", "mpi", ...
   virtual const char *backendName() const = 0;
+
+  /// Whether isend and irecv take buffers in device memory of the GPU this
+  /// rank runs on (`nccl`; `local` with a device-aware copy). Host memory
+  /// is always accepted.
+  virtual bool takesDeviceBuffers() const { return false; }
 
   std::chrono::milliseconds timeout() const { return timeout_; }
   /// InvalidArgument unless timeout > 0.
