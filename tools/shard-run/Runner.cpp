@@ -148,6 +148,8 @@ Status runLocal(const std::shared_ptr<const Engine> &engine,
   std::mutex outputMutex;
   comm::CommOptions commOptions;
   commOptions.timeout = std::chrono::milliseconds(options.timeoutMs);
+  // CUDA ranks on one GPU exchange halos device to device.
+  commOptions.copyBytes = localMessageCopy(options.backend);
   auto body = [&](comm::Communicator *c) -> Status {
     int rank = c ? c->rank() : 0;
     StatusOr<std::unique_ptr<Session>> session =

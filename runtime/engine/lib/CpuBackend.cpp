@@ -1,6 +1,9 @@
 //===- CpuBackend.cpp - Host memory, OpenMP kernels -----------------------===//
 
 #include "Backend.h"
+#ifdef SHARDRT_HAVE_CUDA_BACKEND
+#include "shardrt/cuda/Device.h"
+#endif
 
 #include <cstdint>
 #include <cstdlib>
@@ -91,6 +94,16 @@ Status backendAvailable(BackendKind kind, int device) {
   }
   return Status::invalidArgument("unknown backend kind " +
                                  std::to_string(int(kind)));
+}
+
+comm::CopyBytesFn localMessageCopy(BackendKind kind) {
+#ifdef SHARDRT_HAVE_CUDA_BACKEND
+  if (kind == BackendKind::Cuda)
+    return cuda::copyAnyMemory;
+#else
+  (void)kind;
+#endif
+  return nullptr;
 }
 } // namespace shardrt
 

@@ -51,6 +51,18 @@ using RunFn = std::function<Status(RunContext &)>;
 
 struct ExchangeState; // PrepareComm.cpp
 
+/// One send or receive of a halo exchange, resolved for this rank: the
+/// peer's world rank, and the box [lo, lo + box) of `slot` it reads or
+/// writes.
+struct BoxTransfer {
+  bool send = false;
+  int peer = 0;
+  int tag = 0;
+  uint32_t slot = 0;
+  Shape slotShape, lo, box;
+  size_t elemBytes = 0, bytes = 0;
+};
+
 /// Halo exchanges that one instruction starts and a later Wait completes, so
 /// that the interior of the consuming op runs while the halo is in flight.
 /// One per session: the start and the Wait share the exchange's state.
@@ -112,6 +124,16 @@ StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
                                         const PrepareContext &ctx);
 StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
                                       const PrepareContext &ctx);
+
+/// A HaloExchange's transfers, checked (peers inside the mesh, tags below
+/// the one reserved for group collectives), and whether it only starts
+/// (a later Wait completes it).
+struct ExchangeTransfers {
+  std::vector<BoxTransfer> transfers;
+  bool startOnly = false;
+};
+StatusOr<ExchangeTransfers> exchangeTransfers(const fb::Instruction &inst,
+                                              const PrepareContext &ctx);
 
 /// The CPU kernel of a Unary or Binary mode (the schema's names).
 StatusOr<cpu::UnaryKind> unaryKind(const std::string &mode);

@@ -31,15 +31,6 @@ using fb::Opcode;
 /// The tag of group collectives; exchanges may not use it.
 constexpr int kGroupCollectiveTag = comm::kMaxTag;
 
-struct BoxTransfer {
-  bool send = false;
-  int peer = 0;
-  int tag = 0;
-  uint32_t slot = 0;
-  Shape slotShape, lo, box;
-  size_t elemBytes = 0, bytes = 0;
-};
-
 /// The world rank at `coords + offset` (wrapping when periodic), or -1 when
 /// the offset leaves the mesh.
 int peerRank(const PrepareContext &ctx,
@@ -164,11 +155,11 @@ void PendingExchanges::drain() {
     entry.state->drain();
 }
 
-namespace {
+namespace {} // namespace
 
-StatusOr<RunFn> prepareExchange(const fb::Instruction &inst,
-                                const PrepareContext &ctx) {
-  auto state = std::make_shared<ExchangeState>();
+StatusOr<ExchangeTransfers> exchangeTransfers(const fb::Instruction &inst,
+                                              const PrepareContext &ctx) {
+  ExchangeTransfers x;
   for (uint32_t i = 0; inst.transfers() && i < inst.transfers()->size(); ++i) {
     const fb::Transfer &t = *inst.transfers()->Get(i);
     BoxTransfer bt;
@@ -193,14 +184,26 @@ StatusOr<RunFn> prepareExchange(const fb::Instruction &inst,
       bt.box.push_back(t.hi()->Get(d) - t.lo()->Get(d));
     }
     bt.bytes = size_t(numElements(bt.box)) * bt.elemBytes;
-    state->transfers.push_back(std::move(bt));
+    x.transfers.push_back(std::move(bt));
   }
+  IntReader ints(inst);
+  x.startOnly = ints.size() > 0 && ints.next() != 0;
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
+  return x;
+}
+
+namespace {
+
+StatusOr<RunFn> prepareExchange(const fb::Instruction &inst,
+                                const PrepareContext &ctx) {
+  StatusOr<ExchangeTransfers> resolved = exchangeTransfers(inst, ctx);
+  if (!resolved.ok())
+    return resolved.status();
+  auto state = std::make_shared<ExchangeState>();
+  state->transfers = std::move(resolved->transfers);
   for (const BoxTransfer &t : state->transfers)
     state->staging.emplace_back(t.bytes);
-  IntReader ints(inst);
-  bool startOnly = ints.size() > 0 && ints.next() != 0;
-  SHARDRT_RETURN_IF_ERROR(ints.finish());
-  if (!startOnly)
+  if (!resolved->startOnly)
     return RunFn([state](RunContext &rc) -> Status {
       SHARDRT_RETURN_IF_ERROR(state->post(rc));
       return state->complete(rc);

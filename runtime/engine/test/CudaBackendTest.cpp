@@ -11,6 +11,7 @@
 #include "TestModel.h"
 
 #include "shardrt/Engine.h"
+#include "shardrt/comm/Local.h"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -181,6 +182,126 @@ TEST(CudaBackend, ConvRegionsMatchTheCpu) {
   m.op(Opcode::Conv, {x, w}, {z}, {2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 15, 12});
   m.op(Opcode::Conv, {x, w}, {z}, {2, 1, 1, 1, 1, 1, 1, 1, 15, 0, 16, 12});
   expectBackendsAgree(m, {randomFloats(4 * 16 * 12, 11)});
+}
+
+/// Two ranks hold rows [0, 5) and [5, 12) of a (2, 12, 3) tensor; each pads
+/// its rows by one on both sides and fills the pads from its ring
+/// neighbours: boxes that are not contiguous in the slot (one row of each
+/// of 2 batches). Output: the padded piece.
+std::vector<uint8_t> ringExchangeArtifact() {
+  const std::vector<int64_t> rows = {5, 7};
+  ArtifactWriter w({"x"}, {2});
+  for (int r = 0; r < 2; ++r) {
+    int64_t n = rows[size_t(r)];
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    auto slot = [](uint64_t offset, Shape shape) {
+      BufferSlotSpec b;
+      b.offset = offset;
+      b.bytes = artifact::tensorBytes(fb::DType::F32, shape);
+      b.shape = std::move(shape);
+      return b;
+    };
+    rc.buffers = {slot(0, {2, n, 3}), slot(256, {2, n + 2, 3})};
+    rc.arenaBytes = 256 + 4 * 2 * uint64_t(n + 2) * 3;
+    InstructionSpec pad;
+    pad.opcode = Opcode::Pad;
+    pad.inputs = {0};
+    pad.outputs = {1};
+    pad.str = "constant";
+    pad.ints = {0, 1, 0, 0, 1, 0};
+    pad.floats = {-100.0};
+    auto transfer = [](fb::TransferKind kind, int peer, int64_t lo,
+                       uint32_t tag) {
+      artifact::TransferSpec t;
+      t.kind = kind;
+      t.peer = {peer};
+      t.periodic = true;
+      t.slot = 1;
+      t.lo = {0, lo, 0};
+      t.hi = {2, lo + 1, 3};
+      t.tag = tag;
+      return t;
+    };
+    InstructionSpec halo;
+    halo.opcode = Opcode::HaloExchange;
+    halo.inputs = {1};
+    halo.outputs = {1};
+    halo.transfers = {transfer(fb::TransferKind::Send, -1, 1, 1),
+                      transfer(fb::TransferKind::Send, +1, n, 2),
+                      transfer(fb::TransferKind::Recv, +1, n + 1, 1),
+                      transfer(fb::TransferKind::Recv, -1, 0, 2)};
+    rc.program = {pad, halo};
+    rc.inputSlots = {0};
+    rc.outputSlots = {1};
+    w.addRankClass(std::move(rc));
+  }
+  TensorDescSpec x, y;
+  x.name = "x";
+  x.shape = {2, 12, 3};
+  x.dims = {{{}, {2}}, {{0}, rows}, {{}, {3}}};
+  y.name = "y";
+  y.shape = {2, 16, 3};
+  y.dims = {{{}, {2}}, {{0}, {7, 9}}, {{}, {3}}};
+  w.addInput(x);
+  w.addOutput(y);
+  StatusOr<Bytes> bytes = w.serialize();
+  EXPECT_TRUE(bytes.ok()) << bytes.status().toString();
+  return bytes.ok() ? *bytes : Bytes{};
+}
+
+/// Every rank's padded piece, run on `options` in a local world that
+/// copies messages with `copy`.
+StatusOr<std::vector<Floats>> runRing(const SessionOptions &options,
+                                      comm::CopyBytesFn copy) {
+  std::shared_ptr<const Engine> engine = load(ringExchangeArtifact());
+  if (!engine)
+    return Status::internal("the ring artifact does not load");
+  std::vector<Floats> pieces(2);
+  comm::CommOptions commOptions;
+  commOptions.copyBytes = copy;
+  Status s = comm::LocalWorld::run(
+      2,
+      [&](comm::Communicator &c) -> Status {
+        StatusOr<std::unique_ptr<Session>> session =
+            Session::create(engine, &c, options);
+        if (!session.ok())
+          return session.status();
+        Shape in = (*session)->inputShape(0);
+        Floats x(size_t(count(in)));
+        for (size_t i = 0; i < x.size(); ++i)
+          x[i] = float(c.rank() * 1000 + int(i));
+        SHARDRT_RETURN_IF_ERROR(
+            (*session)->copyInput(0, x.data(), DType::F32, in));
+        SHARDRT_RETURN_IF_ERROR((*session)->run());
+        Shape out = (*session)->outputShape(0);
+        Floats &y = pieces[size_t(c.rank())];
+        y.resize(size_t(count(out)));
+        return (*session)->copyOutput(0, y.data(), DType::F32, out);
+      },
+      commOptions);
+  if (!s.ok())
+    return s;
+  return pieces;
+}
+
+TEST(CudaBackend, HaloExchangesMoveBoxesOnTheDevice) {
+  // The native exchange packs and unpacks on the device and moves the
+  // boxes device to device (a local world with the device-aware copy) or
+  // through pinned host copies (plain memcpy); both must match the CPU.
+  StatusOr<std::vector<Floats>> want = runRing(SessionOptions(), nullptr);
+  ASSERT_TRUE(want.ok()) << want.status().toString();
+  // Rank 0's last padded row (batch 1) holds rank 1's first row.
+  EXPECT_EQ((*want)[0][size_t((1 * 7 + 6) * 3)], 1000.0f + 7 * 3);
+  SKIP_WITHOUT_GPU();
+  for (comm::CopyBytesFn copy :
+       {localMessageCopy(BackendKind::Cuda), comm::CopyBytesFn()}) {
+    SCOPED_TRACE(copy ? "device to device" : "through the host");
+    StatusOr<std::vector<Floats>> got = runRing(cudaOptions(), copy);
+    ASSERT_TRUE(got.ok()) << got.status().toString();
+    EXPECT_EQ(*got, *want);
+  }
 }
 
 TEST(CudaBackend, GraphReplayAndCallerStream) {

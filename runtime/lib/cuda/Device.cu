@@ -32,4 +32,15 @@ Status cudaCallStatus(int error, const std::string &call) {
   return unavailable ? Status::unavailable(message) : Status::internal(message);
 }
 
+Status copyAnyMemory(void *dst, const void *src, std::size_t bytes) {
+  // Unified addressing tells host from device pointers; the copy is
+  // synchronous, so the message is in place (or out of the sender's
+  // buffer) when the call returns, as the local backend's isend promises.
+  cudaError_t err = cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
+  return err == cudaSuccess
+             ? Status()
+             : cudaCallStatus(err, "cudaMemcpy(" + std::to_string(bytes) +
+                                       " bytes, cudaMemcpyDefault)");
+}
+
 } // namespace shardrt::cuda

@@ -17,6 +17,7 @@
 #define SHARDRT_ENGINE_H
 
 #include "shardrt/Status.h"
+#include "shardrt/comm/Communicator.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -28,9 +29,6 @@ namespace shardrt {
 
 namespace artifact {
 class Artifact;
-}
-namespace comm {
-class Communicator;
 }
 
 /// Element types of inputs and outputs (values of the schema's DType).
@@ -119,6 +117,12 @@ enum class BackendKind : int { Cpu = 0, Cuda = 1 };
 /// Ok when sessions of `kind` can run on `device` here: Unimplemented for a
 /// build without that backend, Unavailable without a usable device.
 Status backendAvailable(BackendKind kind, int device = 0);
+
+/// How a `local` world whose ranks run sessions of `kind` should copy its
+/// point-to-point messages (comm::CommOptions::copyBytes): for CUDA, a
+/// device-aware copy, so that ranks on one GPU exchange halos device to
+/// device; null (std::memcpy) for the CPU or a build without CUDA.
+comm::CopyBytesFn localMessageCopy(BackendKind kind);
 
 struct SessionOptions {
   BackendKind backend = BackendKind::Cpu;

@@ -6,6 +6,9 @@
 //  - a native step: a copy or fill on the stream, a generated kernel from
 //    the artifact's fatbin launched through the driver API, or a cuBLAS or
 //    cuDNN call (CudaLibrarySteps.cpp);
+//  - a native halo exchange: boxes packed and unpacked on the device, moved
+//    by the communicator device to device (nccl; local with a device-aware
+//    copy) or through pinned host copies of the boxes alone;
 //  - a host-staged step: its slots are copied to pinned host mirrors, the
 //    CPU step runs on them (with the session's communicator for
 //    communication), and what it wrote is copied back. Every opcode has one,
@@ -21,6 +24,7 @@
 #include "../Backend.h"
 #include "CudaSupport.h"
 #include "shardrt/artifact/Artifact.h"
+#include "shardrt/comm/Communicator.h"
 #include "shardrt/cuda/Device.h"
 
 #include <cuda.h>
@@ -186,6 +190,8 @@ private:
                                 const PrepareContext &ctx);
   RunFn prepareCopy(const fb::Instruction &inst, const PrepareContext &ctx);
   RunFn prepareFill(const fb::Instruction &inst, const PrepareContext &ctx);
+  StatusOr<RunFn> prepareExchange(const fb::Instruction &inst,
+                                  const PrepareContext &ctx);
   RunFn stageThroughHost(RunFn hostStep, const fb::Instruction &inst,
                          const PrepareContext &ctx);
   PinnedBuffer *mirror(uint32_t slot, size_t bytes);
@@ -203,8 +209,11 @@ private:
   const artifact::Artifact *artifact_ = nullptr;
   /// Host mirrors of the slots that staged steps touch, one per slot.
   std::map<uint32_t, std::unique_ptr<PinnedBuffer>> mirrors_;
-  /// The first instruction that is staged through the host, if any.
+  /// The first instruction that is staged through the host or waits for
+  /// the host, if any: a CUDA graph cannot capture it.
   std::string firstStaged_;
+  /// Device staging of the native halo exchanges.
+  std::vector<void *> exchangeBuffers_;
   size_t prepared_ = 0;
   // CUDA graph of the whole program, captured over `graphSlots_`.
   cudaGraphExec_t graph_ = nullptr;
@@ -224,6 +233,8 @@ CudaBackend::~CudaBackend() {
     cudaGraphExecDestroy(graph_);
   cudaStreamSynchronize(lib_.stream);
   for (void *p : constants_)
+    cudaFree(p);
+  for (void *p : exchangeBuffers_)
     cudaFree(p);
   if (lib_.workspace)
     cudaFree(lib_.workspace);
@@ -293,6 +304,12 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
   case fb::Opcode::Pool:
     native = prepareDnnStep(inst, ctx, lib_);
     break;
+  case fb::Opcode::HaloExchange:
+    native = prepareExchange(inst, ctx);
+    if (native.ok() && *native && firstStaged_.empty())
+      firstStaged_ = "instruction " + std::to_string(index) +
+                     " (HaloExchange) waits for its communicator on the host";
+    break;
   default:
     break;
   }
@@ -304,7 +321,8 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     return host.status(); // a kernel-only fused region without its kernel
   if (firstStaged_.empty())
     firstStaged_ = "instruction " + std::to_string(index) + " (" +
-                   fb::EnumNameOpcode(inst.opcode()) + ")";
+                   fb::EnumNameOpcode(inst.opcode()) +
+                   ") runs staged through the host";
   return stageThroughHost(std::move(*host), inst, ctx);
 }
 
@@ -377,6 +395,108 @@ RunFn CudaBackend::prepareFill(const fb::Instruction &inst,
   cudaStream_t stream = lib_.stream;
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_CUDA_TRY(launchFill(slotPtr<float>(rc, y), n, value, stream));
+    return Status();
+  });
+}
+
+StatusOr<RunFn> CudaBackend::prepareExchange(const fb::Instruction &inst,
+                                             const PrepareContext &ctx) {
+  StatusOr<ExchangeTransfers> resolved = exchangeTransfers(inst, ctx);
+  if (!resolved.ok())
+    return resolved.status();
+  // A started exchange and its Wait stay staged: the CPU step keeps the
+  // state between them.
+  if (resolved->startOnly)
+    return RunFn();
+  struct Exchange {
+    std::vector<BoxTransfer> transfers;
+    std::vector<size_t> offsets; ///< of each transfer in the staging
+    size_t bytes = 0;
+    char *device = nullptr;
+    PinnedBuffer host; ///< only when the communicator takes host buffers
+  };
+  auto x = std::make_shared<Exchange>();
+  x->transfers = std::move(resolved->transfers);
+  for (const BoxTransfer &t : x->transfers) {
+    if (t.box.size() > size_t(kMaxBoxRank) ||
+        t.slotShape.size() != t.box.size())
+      return RunFn();
+    x->offsets.push_back(x->bytes);
+    x->bytes += (t.bytes + 255) / 256 * 256;
+  }
+  if (x->bytes) {
+    StatusOr<void *> staging = allocate(x->bytes);
+    if (!staging.ok())
+      return staging.status();
+    exchangeBuffers_.push_back(*staging);
+    x->device = static_cast<char *>(*staging);
+  }
+  cudaStream_t stream = lib_.stream;
+  // Packs (send) or unpacks (receive) transfer i between its slot and the
+  // device staging.
+  auto move = [x, stream](RunContext &rc, size_t i) -> Status {
+    const BoxTransfer &t = x->transfers[i];
+    std::vector<int64_t> zero(t.box.size(), 0);
+    BoxView slot{t.slotShape.data(), t.lo.data()},
+        packed{t.box.data(), zero.data()};
+    void *staged = x->device + x->offsets[i];
+    SHARDRT_CUDA_TRY(t.send
+                         ? launchCopyBox(staged, packed, rc.slots[t.slot], slot,
+                                         t.box.data(), int(t.box.size()),
+                                         t.elemBytes, stream)
+                         : launchCopyBox(rc.slots[t.slot], slot, staged, packed,
+                                         t.box.data(), int(t.box.size()),
+                                         t.elemBytes, stream));
+    return Status();
+  };
+  return RunFn([x, move, stream](RunContext &rc) -> Status {
+    if (!rc.comm)
+      return Status::failedPrecondition("an exchange needs a communicator");
+    bool onDevice = rc.comm->takesDeviceBuffers();
+    if (!onDevice && x->bytes && !x->host.data) {
+      SHARDRT_CUDA_TRY(cudaMallocHost(&x->host.data, x->bytes));
+      x->host.bytes = x->bytes;
+    }
+    char *buffers = onDevice ? x->device : static_cast<char *>(x->host.data);
+    for (size_t i = 0; i < x->transfers.size(); ++i) {
+      const BoxTransfer &t = x->transfers[i];
+      if (!t.send || !t.bytes)
+        continue;
+      SHARDRT_RETURN_IF_ERROR(move(rc, i));
+      if (!onDevice)
+        SHARDRT_CUDA_TRY(cudaMemcpyAsync(buffers + x->offsets[i],
+                                         x->device + x->offsets[i], t.bytes,
+                                         cudaMemcpyDeviceToHost, stream));
+    }
+    // The communicator reads the sends from the host's side of the stream.
+    SHARDRT_CUDA_TRY(cudaStreamSynchronize(stream));
+    // Receives first, so that a local peer's send lands in place.
+    std::vector<comm::Request> requests;
+    for (bool send : {false, true})
+      for (size_t i = 0; i < x->transfers.size(); ++i) {
+        const BoxTransfer &t = x->transfers[i];
+        if (t.send != send)
+          continue;
+        char *at = buffers + x->offsets[i];
+        StatusOr<comm::Request> r =
+            send ? rc.comm->isend(at, t.bytes, t.peer, t.tag)
+                 : rc.comm->irecv(at, t.bytes, t.peer, t.tag);
+        if (!r.ok())
+          return r.status(); // requests withdraw as they go out of scope
+        requests.push_back(std::move(*r));
+      }
+    SHARDRT_RETURN_IF_ERROR(rc.comm->waitAll(
+        comm::Span<comm::Request>(requests.data(), requests.size())));
+    for (size_t i = 0; i < x->transfers.size(); ++i) {
+      const BoxTransfer &t = x->transfers[i];
+      if (t.send || !t.bytes)
+        continue;
+      if (!onDevice)
+        SHARDRT_CUDA_TRY(cudaMemcpyAsync(x->device + x->offsets[i],
+                                         buffers + x->offsets[i], t.bytes,
+                                         cudaMemcpyHostToDevice, stream));
+      SHARDRT_RETURN_IF_ERROR(move(rc, i));
+    }
     return Status();
   });
 }
@@ -459,9 +579,9 @@ Status CudaBackend::finishPrepare() {
     lib_.workspace = *ws;
   }
   if (wantGraph_ && !firstStaged_.empty())
-    return Status::failedPrecondition(
-        "a CUDA graph was asked for, but " + firstStaged_ +
-        " runs staged through the host, which a graph cannot capture");
+    return Status::failedPrecondition("a CUDA graph was asked for, but " +
+                                      firstStaged_ +
+                                      ", which a graph cannot capture");
   return Status();
 }
 

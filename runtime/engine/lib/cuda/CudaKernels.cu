@@ -34,7 +34,50 @@ __global__ void addBiasKernel(float *y, const float *__restrict__ bias,
     y[i] += bias[i % cols];
 }
 
+template <typename T>
+__global__ void copyBoxKernel(T *__restrict__ dst, const T *__restrict__ src,
+                              BoxCopyPlan p) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+       i < p.count; i += (long long)gridDim.x * blockDim.x) {
+    long long s, d;
+    boxCopyOffsets(p, i, s, d);
+    dst[d] = src[s];
+  }
+}
+
 } // namespace
+
+cudaError_t launchCopyBox(void *dst, const BoxView &to, const void *src,
+                          const BoxView &from, const int64_t *box, int rank,
+                          size_t elemBytes, cudaStream_t stream) {
+  BoxCopyPlan p;
+  if (!planBoxCopy(to, from, box, rank, p))
+    return cudaErrorInvalidValue;
+  long long n = p.count;
+  if (n == 0)
+    return cudaSuccess;
+  switch (elemBytes) {
+  case 1:
+    copyBoxKernel<<<gridFor(n), kThreads, 0, stream>>>(
+        static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), p);
+    break;
+  case 2:
+    copyBoxKernel<<<gridFor(n), kThreads, 0, stream>>>(
+        static_cast<uint16_t *>(dst), static_cast<const uint16_t *>(src), p);
+    break;
+  case 4:
+    copyBoxKernel<<<gridFor(n), kThreads, 0, stream>>>(
+        static_cast<uint32_t *>(dst), static_cast<const uint32_t *>(src), p);
+    break;
+  case 8:
+    copyBoxKernel<<<gridFor(n), kThreads, 0, stream>>>(
+        static_cast<uint64_t *>(dst), static_cast<const uint64_t *>(src), p);
+    break;
+  default:
+    return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
 
 cudaError_t launchFill(float *data, int64_t n, float value,
                        cudaStream_t stream) {

@@ -10,6 +10,7 @@
 #define SHARDRT_ENGINE_CUDA_CUDASUPPORT_H
 
 #include "../Prepare.h"
+#include "BoxCopyPlan.h"
 #include "shardrt/Status.h"
 #include "shardrt/cuda/Device.h"
 
@@ -89,6 +90,13 @@ StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
                                const PrepareContext &ctx, LibraryContext &lib);
 
 // CudaKernels.cu: small kernels of the backend's own.
+
+/// Copies the box of extents `box` from `src` (at from.lo) to `dst` (at
+/// to.lo), elements of `elemBytes` (1, 2, 4 or 8) bytes: halo packing and
+/// unpacking on the device.
+cudaError_t launchCopyBox(void *dst, const BoxView &to, const void *src,
+                          const BoxView &from, const int64_t *box, int rank,
+                          size_t elemBytes, cudaStream_t stream);
 cudaError_t launchFill(float *data, int64_t n, float value,
                        cudaStream_t stream);
 /// y[r, c] += bias[c] for a (rows, cols) row-major y.

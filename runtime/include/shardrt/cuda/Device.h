@@ -10,6 +10,7 @@
 
 #include "shardrt/Status.h"
 
+#include <cstddef>
 #include <string>
 
 namespace shardrt::cuda {
@@ -25,6 +26,12 @@ Status deviceCount(int *count);
 /// run it (no device, old driver, out of memory), Internal otherwise. Clears
 /// CUDA's last error so that a later, unrelated call does not report it.
 Status cudaCallStatus(int error, const std::string &call);
+
+/// Copies `bytes` bytes between host or device buffers of this process
+/// (cudaMemcpy, cudaMemcpyDefault); returns when the copy is done. The
+/// `local` communicator of CUDA ranks on one GPU moves messages with it
+/// (comm::CommOptions::copyBytes).
+Status copyAnyMemory(void *dst, const void *src, std::size_t bytes);
 
 } // namespace shardrt::cuda
 
