@@ -103,6 +103,17 @@ size_t slotBytes(const SlotInfo &s) {
              : size_t(s.bytes);
 }
 
+/// The elements a ReductionFused reduces into each of its `outputs`: its
+/// iteration space (ints: rank, then the extents; checked by the CPU
+/// decoder) over the outputs.
+int64_t reducedCount(const fb::Instruction &inst, int64_t outputs) {
+  IntReader ints(inst);
+  int64_t rank = ints.next(), space = 1;
+  for (int64_t extent : ints.next(size_t(std::max<int64_t>(rank, 0))))
+    space *= extent;
+  return outputs > 0 ? space / outputs : 0;
+}
+
 /// Page-locked host memory, so that staging copies run at full speed.
 struct PinnedBuffer {
   void *data = nullptr;
@@ -212,8 +223,9 @@ private:
   /// The first instruction that is staged through the host or waits for
   /// the host, if any: a CUDA graph cannot capture it.
   std::string firstStaged_;
-  /// Device staging of the native halo exchanges.
-  std::vector<void *> exchangeBuffers_;
+  /// Device scratch of native steps: halo exchange staging, reduction
+  /// partials and arrival counters.
+  std::vector<void *> scratchBuffers_;
   size_t prepared_ = 0;
   // CUDA graph of the whole program, captured over `graphSlots_`.
   cudaGraphExec_t graph_ = nullptr;
@@ -234,7 +246,7 @@ CudaBackend::~CudaBackend() {
   cudaStreamSynchronize(lib_.stream);
   for (void *p : constants_)
     cudaFree(p);
-  for (void *p : exchangeBuffers_)
+  for (void *p : scratchBuffers_)
     cudaFree(p);
   if (lib_.workspace)
     cudaFree(lib_.workspace);
@@ -342,15 +354,38 @@ StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,
       driver_.moduleGetFunction(&fn, found->second.first, symbol.c_str()),
       "cuModuleGetFunction(" + symbol + ")"));
   // Generated kernels take (in0, ..., out) and loop over the output's
-  // elements with a grid stride, 256 threads a block; a reduction kernel
-  // gives each output a block (grid-stride over outputs).
+  // elements with a grid stride, 256 threads a block. A reduction kernel
+  // also takes (partials, arrivals, chunks): block u reduces chunk
+  // u % chunks of output u / chunks (see cudaKernelSource).
   std::vector<uint32_t> operands;
   for (size_t i = 0; i < numInputs(inst); ++i)
     operands.push_back(inIdx(inst, i));
   operands.push_back(outIdx(inst, 0));
   int64_t n = numElements(outSlot(inst, ctx, 0).shape);
-  int64_t wanted =
-      inst.opcode() == fb::Opcode::ReductionFused ? n : (n + 255) / 256;
+  bool reduction = inst.opcode() == fb::Opcode::ReductionFused;
+  int64_t wanted = (n + 255) / 256;
+  long long chunks = 1;
+  void *partials = nullptr, *arrivals = nullptr;
+  if (reduction) {
+    // Enough blocks to fill the device twice, but chunks of at least 8192
+    // elements: a group norm's 8 groups per rank would use 8 SMs otherwise.
+    int64_t count = reducedCount(inst, n);
+    int64_t target = 2 * int64_t(smCount_);
+    if (n > 0 && n < target)
+      chunks = std::clamp<int64_t>(count / 8192, 1, (target + n - 1) / n);
+    wanted = n * chunks;
+    size_t partialBytes = size_t(std::max<int64_t>(wanted, 1)) * sizeof(double);
+    StatusOr<void *> scratch =
+        allocate(partialBytes + size_t(std::max<int64_t>(n, 1)) * 4);
+    if (!scratch.ok())
+      return scratch.status();
+    scratchBuffers_.push_back(*scratch);
+    partials = *scratch;
+    arrivals = static_cast<char *>(*scratch) + partialBytes;
+    // The kernel's last block of each output resets its counter.
+    SHARDRT_CUDA_TRY(
+        cudaMemset(arrivals, 0, size_t(std::max<int64_t>(n, 1)) * 4));
+  }
   unsigned blocks = unsigned(
       std::min<int64_t>(std::max<int64_t>(wanted, 1), int64_t(smCount_) * 32));
   const Driver *driver = &driver_;
@@ -363,6 +398,13 @@ StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,
     for (size_t i = 0; i < operands.size(); ++i) {
       pointers[i] = rc.slots[operands[i]];
       params[i] = &pointers[i];
+    }
+    void *scratch[2] = {partials, arrivals};
+    long long split = chunks;
+    if (reduction) {
+      params.push_back(&scratch[0]);
+      params.push_back(&scratch[1]);
+      params.push_back(&split);
     }
     return driver->check(driver->launchKernel(fn, blocks, 1, 1, 256, 1, 1, 0,
                                               stream, params.data(), nullptr),
@@ -428,7 +470,7 @@ StatusOr<RunFn> CudaBackend::prepareExchange(const fb::Instruction &inst,
     StatusOr<void *> staging = allocate(x->bytes);
     if (!staging.ok())
       return staging.status();
-    exchangeBuffers_.push_back(*staging);
+    scratchBuffers_.push_back(*staging);
     x->device = static_cast<char *>(*staging);
   }
   cudaStream_t stream = lib_.stream;
