@@ -382,9 +382,10 @@ StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,
     scratchBuffers_.push_back(*scratch);
     partials = *scratch;
     arrivals = static_cast<char *>(*scratch) + partialBytes;
-    // The kernel's last block of each output resets its counter.
-    SHARDRT_CUDA_TRY(
-        cudaMemset(arrivals, 0, size_t(std::max<int64_t>(n, 1)) * 4));
+    // Zeroed on the session's stream, so before the first launch; the
+    // kernel's last block of each output resets its counter.
+    SHARDRT_CUDA_TRY(cudaMemsetAsync(
+        arrivals, 0, size_t(std::max<int64_t>(n, 1)) * 4, lib_.stream));
   }
   unsigned blocks = unsigned(
       std::min<int64_t>(std::max<int64_t>(wanted, 1), int64_t(smCount_) * 32));
