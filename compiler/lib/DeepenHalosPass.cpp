@@ -343,9 +343,9 @@ void estimate(Pair &p, double latencyUs, double bytesPerUs, double flopsPerUs) {
 /// The pass matches the k-th exchanges of the classes by position, and a
 /// deepened send must meet a receive deepened by as much: for every rank of
 /// every class, its neighbour on each side (in its own class's pair) must
-/// receive on the facing side, from the opposite peer, as many rows as this
-/// rank sends there, in the first exchange and in the second; and a rank
-/// may receive only from a neighbour that sends.
+/// receive on the facing side, from the opposite peer and with the same
+/// tag, as many rows as this rank sends there, in the first exchange and in
+/// the second; and a rank may receive only from a neighbour that sends.
 bool endsAgree(ArrayRef<Pair> pairs) {
   SmallVector<scl::RankContext> contexts;
   llvm::DenseMap<int64_t, size_t> classOfRank;
@@ -398,7 +398,7 @@ bool endsAgree(ArrayRef<Pair> pairs) {
             int64_t depth = send ? mine.sendDepth(s) : mine.recvDepth(s);
             int64_t facing =
                 send ? theirs.recvDepth(1 - s) : theirs.sendDepth(1 - s);
-            if (!u ||
+            if (!u || u->getTag() != t->getTag() ||
                 u->getPeer() != ArrayRef<int64_t>(negated(t->getPeer())) ||
                 theirs.dim != mine.dim || facing != depth)
               return false;

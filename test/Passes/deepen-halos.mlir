@@ -21,6 +21,8 @@
 // of the second exchange taken out, rank 1's receive has no sender, and
 // deepening would leave it waiting for rows rank 0 never sends.
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition %t/rows.mlir | sed 's/, #scl.transfer<send 0 peer \[1\] box \[0:1, 0:8, 15:16, 0:20\] tag 0>//' | shardc-opt -sc-deepen-halos | FileCheck %s --check-prefix=KEEP
+// The same when the send is there but under another tag than the receive.
+// RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition %t/rows.mlir | sed 's/#scl.transfer<send 0 peer \[1\] box \[0:1, 0:8, 15:16, 0:20\] tag 0>/#scl.transfer<send 0 peer [1] box [0:1, 0:8, 15:16, 0:20] tag 1>/' | shardc-opt -sc-deepen-halos | FileCheck %s --check-prefix=KEEP
 // RUN: shardc %t/rows.mlir --emit=kernels | FileCheck %s --check-prefix=PROGRAM
 // RUN: shardc %t/rows.mlir --deepen-halos=false --emit=kernels | FileCheck %s --check-prefix=OFF
 // RUN: shardc %t/rows.mlir -o %t/rows.shardbin

@@ -155,8 +155,6 @@ void PendingExchanges::drain() {
     entry.state->drain();
 }
 
-namespace {} // namespace
-
 StatusOr<ExchangeTransfers> exchangeTransfers(const fb::Instruction &inst,
                                               const PrepareContext &ctx) {
   ExchangeTransfers x;

@@ -329,6 +329,11 @@ struct FusedReduction {
 
 double FusedReduction::accumulate(RunContext &rc, ReductionScratch &s,
                                   int64_t o, int64_t r0, int64_t r1) const {
+  double acc = kind == FusedReduce::Max   ? -INFINITY
+               : kind == FusedReduce::Min ? INFINITY
+                                          : 0.0;
+  if (r0 >= r1)
+    return acc; // nothing to reduce (a reduced dim may have extent 0)
   // Where this output's values start in each input, and where r0 is.
   std::fill(s.base.begin(), s.base.end(), 0);
   int64_t rest = o;
@@ -348,9 +353,6 @@ double FusedReduction::accumulate(RunContext &rc, ReductionScratch &s,
     for (size_t i = 0; i < reads.size(); ++i)
       s.at[i] += s.index[j] * reads[i].strides[d];
   }
-  double acc = kind == FusedReduce::Max   ? -INFINITY
-               : kind == FusedReduce::Min ? INFINITY
-                                          : 0.0;
   float *values = s.tile.data() + size_t(registers()) * kTile;
   for (int64_t t = r0; t < r1; t += kTile) {
     int64_t len = std::min(kTile, r1 - t);
@@ -507,7 +509,7 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
   plan.reducedDims = std::move(reducedDims);
   plan.outputs = outputs;
   plan.count = count;
-  if (outputs < kMinUnits)
+  if (outputs > 0 && outputs < kMinUnits)
     plan.chunks = std::clamp<int64_t>(count / kMinChunk, 1,
                                       (kMinUnits + outputs - 1) / outputs);
   plan.chunkLen = (count + plan.chunks - 1) / plan.chunks;

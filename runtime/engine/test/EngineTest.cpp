@@ -2002,6 +2002,30 @@ TEST(EngineRun, FusedReductionsSplitLongRanges) {
   }
 }
 
+TEST(EngineRun, FusedReductionsOverEmptyRanges) {
+  // A reduced dim of extent 0: sums are 0 and means NaN (torch.sum and
+  // torch.mean of an empty range); and a space with no outputs at all.
+  Model m;
+  uint32_t x = m.input("x", {2, 0});
+  uint32_t none = m.input("none", {0, 5});
+  std::vector<std::pair<std::string, uint32_t>> cases = {
+      {"sum", x}, {"mean", x}, {"sum", none}};
+  for (auto &[kind, in] : cases) {
+    bool empty = in == none;
+    InstructionSpec &inst = m.op(Opcode::ReductionFused, {in},
+                                 {m.output(kind + (empty ? "0" : ""),
+                                           {empty ? int64_t(0) : int64_t(2)})});
+    inst.str = kind + " abs";
+    inst.ints = {2, empty ? 0 : 2, empty ? 5 : 0, 1, 1, 0, 1};
+  }
+  StatusOr<std::vector<Floats>> out = runModel(m, {{}, {}});
+  ASSERT_TRUE(out.ok()) << out.status().toString();
+  EXPECT_EQ((*out)[0], (Floats{0.0f, 0.0f}));
+  ASSERT_EQ((*out)[1].size(), 2u);
+  EXPECT_TRUE(std::isnan((*out)[1][0]) && std::isnan((*out)[1][1]));
+  EXPECT_TRUE((*out)[2].empty());
+}
+
 TEST(EnginePrepare, FusedReductionHeadersAreChecked) {
   // The iteration space and the reduced dims come before the body; a
   // malformed header or a space the inputs do not fit is rejected.

@@ -33,13 +33,20 @@ Status cudaCallStatus(int error, const std::string &call) {
 }
 
 Status copyAnyMemory(void *dst, const void *src, std::size_t bytes) {
-  // Unified addressing tells host from device pointers; the copy is
-  // synchronous, so the message is in place (or out of the sender's
-  // buffer) when the call returns, as the local backend's isend promises.
-  cudaError_t err = cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
+  // Unified addressing tells host from device pointers. A plain cudaMemcpy
+  // may return before a device-to-device or pageable host-to-device copy
+  // lands, and runs on the legacy stream (which the sessions' non-blocking
+  // streams do not wait for, and which would break a graph capture); the
+  // thread's own stream, synchronised, puts the message in place (and out
+  // of the sender's buffer) before the call returns, as the local
+  // backend's isend promises.
+  cudaError_t err =
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, cudaStreamPerThread);
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize(cudaStreamPerThread);
   return err == cudaSuccess
              ? Status()
-             : cudaCallStatus(err, "cudaMemcpy(" + std::to_string(bytes) +
+             : cudaCallStatus(err, "cudaMemcpyAsync(" + std::to_string(bytes) +
                                        " bytes, cudaMemcpyDefault)");
 }
 

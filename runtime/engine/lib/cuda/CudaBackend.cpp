@@ -226,6 +226,8 @@ private:
   /// Device scratch of native steps: halo exchange staging, reduction
   /// partials and arrival counters.
   std::vector<void *> scratchBuffers_;
+  /// Pinned host staging of native exchanges over host-only communicators.
+  std::vector<std::unique_ptr<PinnedBuffer>> exchangeHost_;
   size_t prepared_ = 0;
   // CUDA graph of the whole program, captured over `graphSlots_`.
   cudaGraphExec_t graph_ = nullptr;
@@ -456,13 +458,18 @@ StatusOr<RunFn> CudaBackend::prepareExchange(const fb::Instruction &inst,
     std::vector<size_t> offsets; ///< of each transfer in the staging
     size_t bytes = 0;
     char *device = nullptr;
-    PinnedBuffer host; ///< only when the communicator takes host buffers
+    /// Owned by the backend (it outlives the program's steps); allocated
+    /// on the first run whose communicator takes host buffers only.
+    PinnedBuffer *host = nullptr;
+    const int64_t zeros[kMaxBoxRank] = {};
   };
   auto x = std::make_shared<Exchange>();
   x->transfers = std::move(resolved->transfers);
   for (const BoxTransfer &t : x->transfers) {
+    bool kernelCopies = t.elemBytes == 1 || t.elemBytes == 2 ||
+                        t.elemBytes == 4 || t.elemBytes == 8;
     if (t.box.size() > size_t(kMaxBoxRank) ||
-        t.slotShape.size() != t.box.size())
+        t.slotShape.size() != t.box.size() || !kernelCopies)
       return RunFn();
     x->offsets.push_back(x->bytes);
     x->bytes += (t.bytes + 255) / 256 * 256;
@@ -474,14 +481,15 @@ StatusOr<RunFn> CudaBackend::prepareExchange(const fb::Instruction &inst,
     scratchBuffers_.push_back(*staging);
     x->device = static_cast<char *>(*staging);
   }
+  exchangeHost_.push_back(std::make_unique<PinnedBuffer>());
+  x->host = exchangeHost_.back().get();
   cudaStream_t stream = lib_.stream;
   // Packs (send) or unpacks (receive) transfer i between its slot and the
   // device staging.
   auto move = [x, stream](RunContext &rc, size_t i) -> Status {
     const BoxTransfer &t = x->transfers[i];
-    std::vector<int64_t> zero(t.box.size(), 0);
     BoxView slot{t.slotShape.data(), t.lo.data()},
-        packed{t.box.data(), zero.data()};
+        packed{t.box.data(), x->zeros};
     void *staged = x->device + x->offsets[i];
     SHARDRT_CUDA_TRY(t.send
                          ? launchCopyBox(staged, packed, rc.slots[t.slot], slot,
@@ -496,11 +504,11 @@ StatusOr<RunFn> CudaBackend::prepareExchange(const fb::Instruction &inst,
     if (!rc.comm)
       return Status::failedPrecondition("an exchange needs a communicator");
     bool onDevice = rc.comm->takesDeviceBuffers();
-    if (!onDevice && x->bytes && !x->host.data) {
-      SHARDRT_CUDA_TRY(cudaMallocHost(&x->host.data, x->bytes));
-      x->host.bytes = x->bytes;
+    if (!onDevice && x->bytes && !x->host->data) {
+      SHARDRT_CUDA_TRY(cudaMallocHost(&x->host->data, x->bytes));
+      x->host->bytes = x->bytes;
     }
-    char *buffers = onDevice ? x->device : static_cast<char *>(x->host.data);
+    char *buffers = onDevice ? x->device : static_cast<char *>(x->host->data);
     for (size_t i = 0; i < x->transfers.size(); ++i) {
       const BoxTransfer &t = x->transfers[i];
       if (!t.send || !t.bytes)
