@@ -519,8 +519,13 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
                     ValueRange outs) -> art::InstructionSpec & {
       return b.emit(opcode, slots(ins), slots(outs));
     };
-    if (isa<memref::AllocOp>(op)) {
-      define(op.getResult(0));
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      MemRefType type = alloc.getType();
+      if (!type.hasStaticShape() || !(type.getElementType().isF32() ||
+                                      type.getElementType().isInteger(1)))
+        return alloc.emitOpError("allocates ")
+               << type << "; rank programs hold static f32 or i1 buffers";
+      define(alloc.getResult());
     } else if (auto c = dyn_cast<scl::ConstantOp>(op)) {
       auto it = constantIndex.find(c.getName());
       if (it == constantIndex.end())

@@ -217,6 +217,31 @@ static LogicalResult verifyRankClasses(Operation *op, Attribute attr) {
              << cls.getNumResults() << " buffers; the entry takes "
              << entry.getNumArguments() << " and returns "
              << entry.getNumResults();
+    // The entry declares global tensors, each class its local buffers of
+    // them: same element type and rank, static shapes.
+    SmallVector<std::pair<Type, Type>> declared;
+    for (auto [g, l] :
+         llvm::zip_equal(entry.getArgumentTypes(), cls.getArgumentTypes()))
+      declared.push_back({g, l});
+    for (auto [g, l] :
+         llvm::zip_equal(entry.getResultTypes(), cls.getResultTypes()))
+      declared.push_back({g, l});
+    for (auto [global, local] : declared) {
+      auto tensor = dyn_cast<RankedTensorType>(global);
+      auto buffer = dyn_cast<MemRefType>(local);
+      Type element = tensor ? tensor.getElementType() : Type();
+      if (!tensor || !tensor.hasStaticShape() ||
+          !(element.isF32() || element.isInteger(1)))
+        return op->emitError("the entry's inputs and outputs must be "
+                             "statically shaped f32 or i1 tensors; got ")
+               << global;
+      if (!buffer || !buffer.hasStaticShape() ||
+          buffer.getElementType() != element ||
+          buffer.getRank() != tensor.getRank())
+        return op->emitError("rank class ")
+               << a << " holds " << local << " for the entry's " << global
+               << " (a static memref of its element type and rank)";
+    }
     // Every class runs on the first class's mesh (its own verifier checks
     // that the mesh exists).
     Attribute meshRef = cls->getAttr(SclDialect::kMeshAttrName);

@@ -814,6 +814,29 @@ func.func @f_class1(%x: memref<1xf32>) -> memref<1xf32>
   return %x : memref<1xf32>
 }
 
+// -----
+
+// case: an entry that declares a buffer instead of a global tensor
+// expected-error @+1 {{the entry's inputs and outputs must be statically shaped f32 or i1 tensors; got 'memref<4xf32>'}}
+func.func private @f(memref<4xf32>) -> tensor<4xf32>
+    attributes {scl.rank_classes = [@f_all]}
+func.func @f_all(%x: memref<4xf32>) -> memref<4xf32>
+    attributes {scl.ranks = array<i32: 0>} {
+  return %x : memref<4xf32>
+}
+
+// -----
+
+// case: a class buffer of another element type than the entry's tensor
+// expected-error @+1 {{rank class @f_all holds 'memref<4xf16>' for the entry's 'tensor<4xf32>'}}
+func.func private @f(tensor<4xf32>) -> tensor<4xf32>
+    attributes {scl.rank_classes = [@f_all]}
+func.func @f_all(%x: memref<4xf16>) -> memref<4xf32>
+    attributes {scl.ranks = array<i32: 0>} {
+  %y = memref.alloc() : memref<4xf32>
+  return %y : memref<4xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // scl.global, scl.constant
 //===----------------------------------------------------------------------===//

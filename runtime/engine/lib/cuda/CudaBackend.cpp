@@ -157,19 +157,10 @@ public:
   }
 
   Status copyIn(void *dst, const void *src, size_t bytes) override {
-    SHARDRT_CUDA_TRY(cudaSetDevice(device_));
-    SHARDRT_CUDA_TRY(
-        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, lib_.stream));
-    // The caller may free `src` once this returns.
-    SHARDRT_CUDA_TRY(cudaStreamSynchronize(lib_.stream));
-    return Status();
+    return copyAndWait(dst, src, bytes, cudaMemcpyHostToDevice);
   }
   Status copyOut(void *dst, const void *src, size_t bytes) override {
-    SHARDRT_CUDA_TRY(cudaSetDevice(device_));
-    SHARDRT_CUDA_TRY(
-        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, lib_.stream));
-    SHARDRT_CUDA_TRY(cudaStreamSynchronize(lib_.stream));
-    return Status();
+    return copyAndWait(dst, src, bytes, cudaMemcpyDeviceToHost);
   }
   Status copyWithin(void *dst, const void *src, size_t bytes) override {
     SHARDRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
@@ -193,6 +184,14 @@ public:
   Status endRun(bool failed) override;
 
 private:
+  /// A copy between host and device on the session's stream, complete when
+  /// this returns (the caller may free or read the host side).
+  Status copyAndWait(void *dst, const void *src, size_t bytes,
+                     cudaMemcpyKind kind) {
+    SHARDRT_CUDA_TRY(cudaSetDevice(device_));
+    SHARDRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, lib_.stream));
+    return waitForStream();
+  }
   Status waitForStream() {
     SHARDRT_CUDA_TRY(cudaStreamSynchronize(lib_.stream));
     return Status();
