@@ -535,8 +535,4 @@ wrapNcclCommunicator(void *ncclComm, const NcclOptions &options) {
       new NcclCommunicator(comm, false, rank, size, options, *stream, own));
 }
 
-bool takesDeviceBuffers(const Communicator &comm) {
-  return std::strcmp(comm.backendName(), "nccl") == 0;
-}
-
 } // namespace shardrt::comm

@@ -150,19 +150,11 @@ void runSteps(const std::vector<Step> &steps, size_t inputs,
 
 StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
                                         const PrepareContext &ctx) {
-  // A generated kernel (the CUDA target's) comes with its body, which is
-  // what the CPU backend evaluates.
-  if (!inst.str() || inst.str()->size() == 0)
-    return Status::unimplemented(
-        "the CPU backend evaluates fused bodies; this ElementwiseFused "
-        "carries only a generated kernel");
-  size_t numIn = inst.inputs() ? inst.inputs()->size() : 0;
+  // Operands are checked even when only a generated kernel will run (the
+  // CUDA backend trusts them); a generated kernel (the CUDA target's) comes
+  // with its body, which is what the CPU backend evaluates.
+  size_t numIn = numInputs(inst);
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 64, 1));
-  IntReader ints(inst);
-  StatusOr<std::vector<Step>> body =
-      parseBody(words(inst), ints, int64_t(numIn));
-  if (!body.ok())
-    return body.status();
   const SlotInfo &out = outSlot(inst, ctx, 0);
   SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
   Shape outShape = out.shape;
@@ -170,6 +162,15 @@ StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
       broadcastReads(inst, ctx, outShape, "the output");
   if (!inputReads.ok())
     return inputReads.status();
+  if (!inst.str() || inst.str()->size() == 0)
+    return Status::unimplemented(
+        "the CPU backend evaluates fused bodies; this ElementwiseFused "
+        "carries only a generated kernel");
+  IntReader ints(inst);
+  StatusOr<std::vector<Step>> body =
+      parseBody(words(inst), ints, int64_t(numIn));
+  if (!body.ok())
+    return body.status();
   std::vector<InputRead> reads = std::move(*inputReads);
   std::vector<Step> steps = std::move(*body);
   int64_t n = numElements(outShape);
@@ -459,30 +460,13 @@ Status FusedReduction::run(RunContext &rc) const {
 
 StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
                                       const PrepareContext &ctx) {
-  std::vector<std::string> fns = words(inst);
-  if (fns.empty())
-    return Status::unimplemented(
-        "the CPU backend evaluates fused bodies; this ReductionFused "
-        "carries only a generated kernel");
-  static const std::map<std::string, FusedReduce> kinds = {
-      {"sum", FusedReduce::Sum},
-      {"mean", FusedReduce::Mean},
-      {"amax", FusedReduce::Max},
-      {"amin", FusedReduce::Min}};
-  auto kind = kinds.find(fns.front());
-  if (kind == kinds.end())
-    return invalid("has an unknown reduction '" + fns.front() +
-                   "' (sum, mean, amax, amin)");
-  fns.erase(fns.begin());
+  // Operands and the header are checked even when only a generated kernel
+  // will run (the CUDA backend trusts them).
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 64, 1));
   IntReader ints(inst);
   Shape domain;
   std::vector<bool> reduced;
   SHARDRT_RETURN_IF_ERROR(readReductionHeader(ints, domain, reduced));
-  size_t numIn = numInputs(inst);
-  StatusOr<std::vector<Step>> body = parseBody(fns, ints, int64_t(numIn));
-  if (!body.ok())
-    return body.status();
   const SlotInfo &out = outSlot(inst, ctx, 0);
   SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
   StatusOr<std::vector<InputRead>> inputReads =
@@ -499,6 +483,25 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
     return invalid("the output has " + std::to_string(numElements(out.shape)) +
                    " elements; reducing " + shapeStr(domain) + " leaves " +
                    std::to_string(outputs));
+  std::vector<std::string> fns = words(inst);
+  if (fns.empty())
+    return Status::unimplemented(
+        "the CPU backend evaluates fused bodies; this ReductionFused "
+        "carries only a generated kernel");
+  static const std::map<std::string, FusedReduce> kinds = {
+      {"sum", FusedReduce::Sum},
+      {"mean", FusedReduce::Mean},
+      {"amax", FusedReduce::Max},
+      {"amin", FusedReduce::Min}};
+  auto kind = kinds.find(fns.front());
+  if (kind == kinds.end())
+    return invalid("has an unknown reduction '" + fns.front() +
+                   "' (sum, mean, amax, amin)");
+  fns.erase(fns.begin());
+  StatusOr<std::vector<Step>> body =
+      parseBody(fns, ints, int64_t(numInputs(inst)));
+  if (!body.ok())
+    return body.status();
   FusedReduction plan;
   plan.kind = kind->second;
   if (count == 0 &&

@@ -264,6 +264,8 @@ StatusOr<std::vector<Floats>> runRing(const SessionOptions &options,
   Status s = comm::LocalWorld::run(
       2,
       [&](comm::Communicator &c) -> Status {
+        // Which path the exchange takes: device to device, or the host.
+        EXPECT_EQ(c.takesDeviceBuffers(), copy != nullptr);
         StatusOr<std::unique_ptr<Session>> session =
             Session::create(engine, &c, options);
         if (!session.ok())

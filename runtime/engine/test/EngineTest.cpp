@@ -1835,6 +1835,24 @@ TEST(EnginePrepare, UnimplementedOpcodes) {
   EXPECT_TRUE(
       rejected(prepare(m.bytes()), StatusCode::Unimplemented,
                {"instruction 0 (ElementwiseFused)", "ElementwiseFused"}));
+  // Kernel-only fused instructions are still checked first: a backend that
+  // runs the kernel trusts their operands and header.
+  for (Opcode opcode : {Opcode::ElementwiseFused, Opcode::ReductionFused}) {
+    Model bad;
+    uint32_t bx = bad.input("x", {4});
+    uint32_t by = bad.output("y", {3});
+    bad.kernelSymbols = {"fused"};
+    bad.kernels = {
+        {"x86_64", fb::KernelFormat::SharedObject, {0}, Bytes(16, 1)}};
+    InstructionSpec &inst = bad.op(opcode, {bx}, {by});
+    inst.kernel = 0;
+    if (opcode == Opcode::ReductionFused)
+      inst.ints = {1, 4, 1, 0}; // (4) reduced to one output, not 3
+    EXPECT_TRUE(rejected(prepare(bad.bytes()), kInvalid,
+                         {opcode == Opcode::ElementwiseFused
+                              ? "does not broadcast"
+                              : "reducing (4,) leaves 1"}));
+  }
   // An all-to-all must say how it splits and concatenates, on two dims.
   Model c;
   uint32_t cx = c.input("x", {4, 2});

@@ -30,6 +30,7 @@
 #include <cuda.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -375,18 +376,20 @@ StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,
     if (n > 0 && n < target)
       chunks = std::clamp<int64_t>(count / 8192, 1, (target + n - 1) / n);
     wanted = n * chunks;
-    size_t partialBytes = size_t(std::max<int64_t>(wanted, 1)) * sizeof(double);
-    StatusOr<void *> scratch =
-        allocate(partialBytes + size_t(std::max<int64_t>(n, 1)) * 4);
+  }
+  if (chunks > 1) {
+    // One partial per (output, chunk), then one arrival counter per
+    // output, zeroed on the session's stream (so before the first launch);
+    // the kernel's last block of each output resets its counter. With one
+    // chunk the kernel touches neither.
+    size_t partialBytes = size_t(wanted) * sizeof(double);
+    StatusOr<void *> scratch = allocate(partialBytes + size_t(n) * 4);
     if (!scratch.ok())
       return scratch.status();
     scratchBuffers_.push_back(*scratch);
     partials = *scratch;
     arrivals = static_cast<char *>(*scratch) + partialBytes;
-    // Zeroed on the session's stream, so before the first launch; the
-    // kernel's last block of each output resets its counter.
-    SHARDRT_CUDA_TRY(cudaMemsetAsync(
-        arrivals, 0, size_t(std::max<int64_t>(n, 1)) * 4, lib_.stream));
+    SHARDRT_CUDA_TRY(cudaMemsetAsync(arrivals, 0, size_t(n) * 4, lib_.stream));
   }
   unsigned blocks = unsigned(
       std::min<int64_t>(std::max<int64_t>(wanted, 1), int64_t(smCount_) * 32));
@@ -395,22 +398,25 @@ StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,
   return RunFn([=](RunContext &rc) -> Status {
     if (n == 0)
       return Status();
-    std::vector<void *> pointers(operands.size());
-    std::vector<void *> params(operands.size());
-    for (size_t i = 0; i < operands.size(); ++i) {
-      pointers[i] = rc.slots[operands[i]];
-      params[i] = &pointers[i];
-    }
-    void *scratch[2] = {partials, arrivals};
-    long long split = chunks;
+    // At most 64 inputs, the output, and a reduction's three extras.
+    std::array<void *, 68> pointers, params;
+    size_t count = 0;
+    for (uint32_t slot : operands)
+      pointers[count++] = rc.slots[slot];
     if (reduction) {
-      params.push_back(&scratch[0]);
-      params.push_back(&scratch[1]);
-      params.push_back(&split);
+      pointers[count++] = partials;
+      pointers[count++] = arrivals;
     }
-    return driver->check(driver->launchKernel(fn, blocks, 1, 1, 256, 1, 1, 0,
-                                              stream, params.data(), nullptr),
-                         "cuLaunchKernel(" + symbol + ")");
+    for (size_t i = 0; i < count; ++i)
+      params[i] = &pointers[i];
+    long long split = chunks;
+    if (reduction)
+      params[count++] = &split;
+    CUresult r = driver->launchKernel(fn, blocks, 1, 1, 256, 1, 1, 0, stream,
+                                      params.data(), nullptr);
+    if (r == CUDA_SUCCESS)
+      return Status();
+    return driver->check(r, "cuLaunchKernel(" + symbol + ")");
   });
 }
 

@@ -56,9 +56,6 @@ createNcclCommunicator(const NcclId &id, int rank, int size,
 StatusOr<std::unique_ptr<Communicator>>
 wrapNcclCommunicator(void *ncclComm, const NcclOptions &options = {});
 
-/// Whether `comm` takes device buffers directly (the nccl backend).
-bool takesDeviceBuffers(const Communicator &comm);
-
 } // namespace shardrt::comm
 
 #endif // SHARDRT_COMM_NCCL_H
