@@ -1,12 +1,13 @@
 //===- CudaKernels.cpp - CUDA C++ for fused regions -----------------------===//
 //
 // Each scl.fused_elementwise becomes one grid-stride CUDA kernel over the
-// output's elements; each scl.fused_reduction one kernel with a block per
-// output. Shapes are static, so every broadcast input's offset
-// is a fixed sum of (index / inner) % size * stride terms and nvcc folds the
-// constants. The scalar functions follow the runtime's CPU kernels
-// (PyTorch semantics: relu, maximum and minimum propagate NaN). CUDA C++
-// rather than PTX through MLIR's NVVM path: the source is readable in
+// output's elements; each scl.fused_reduction one kernel over (output,
+// chunk) units whose partials the last block of an output combines. Shapes are
+// static, so every broadcast input's offset is a fixed sum of (index / inner) %
+// size * stride terms and nvcc folds the constants. The scalar functions follow
+// the runtime's CPU kernels (PyTorch semantics: relu, maximum and minimum
+// propagate NaN). CUDA C++ rather than PTX through MLIR's NVVM path: the source
+// is readable in
 // `--emit=kernels`, nvcc compiles it on its own, and the same text serves
 // sm_80 and sm_90.
 //
@@ -121,13 +122,14 @@ std::string emitBody(Block &body, ValueRange ins, ArrayRef<int64_t> domain,
   return names.lookup(cast<scl::YieldOp>(body.back()).getValue());
 }
 
+/// `extra` follows the output parameter (a reduction's scratch).
 void emitSignature(Operation *op, ValueRange ins, const std::string &name,
-                   llvm::raw_ostream &os) {
+                   llvm::raw_ostream &os, StringRef extra = "") {
   os << "// " << op->getLoc() << "\n";
   os << "extern \"C\" __global__ void __launch_bounds__(256)\n" << name << "(";
   for (size_t k = 0; k < ins.size(); ++k)
     os << "const float *__restrict__ in" << k << ", ";
-  os << "float *__restrict__ out) {\n";
+  os << "float *__restrict__ out" << extra << ") {\n";
 }
 
 void emitKernel(scl::FusedElementwiseOp fused, const std::string &name,
@@ -195,12 +197,9 @@ void emitReductionKernel(scl::FusedReductionOp fused, const std::string &name,
                          : kind == "amax" ? "-INFINITY"
                                           : "INFINITY";
   std::string finish = kind == "mean" ? " / (double)count" : "";
-  os << "// " << fused->getLoc() << "\n";
-  os << "extern \"C\" __global__ void __launch_bounds__(256)\n" << name << "(";
-  for (size_t k = 0; k < fused.getIns().size(); ++k)
-    os << "const float *__restrict__ in" << k << ", ";
-  os << "float *__restrict__ out, double *__restrict__ partials,\n"
-     << "    unsigned int *__restrict__ arrivals, long long chunks) {\n";
+  emitSignature(fused, fused.getIns(), name, os,
+                ", double *__restrict__ partials,\n"
+                "    unsigned int *__restrict__ arrivals, long long chunks");
   os << "  const long long outputs = " << outputs << "LL, count = " << count
      << "LL;\n";
   os << "  const long long chunk = (count + chunks - 1) / chunks;\n";

@@ -181,11 +181,11 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
         break;
       Location loc = instructionLoc(ctx, b, instruction);
       if (buf.constant >= 0)
-        values[nextBuffer] = builder.create<scl::ConstantOp>(
-            loc, bufferType(ctx, buf), constantSymbols[buf.constant]);
+        values[nextBuffer] = scl::ConstantOp::create(
+            builder, loc, bufferType(ctx, buf), constantSymbols[buf.constant]);
       else
         values[nextBuffer] =
-            builder.create<memref::AllocOp>(loc, bufferType(ctx, buf));
+            memref::AllocOp::create(builder, loc, bufferType(ctx, buf));
     }
   };
   auto operands = [&](const std::vector<uint32_t> &ids) {
@@ -228,23 +228,23 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
       break;
     }
     case fb::Opcode::AllReduce:
-      builder.create<scl::AllReduceOp>(loc, reduction(), axes(), ins[0],
-                                       outs[0]);
+      scl::AllReduceOp::create(builder, loc, reduction(), axes(), ins[0],
+                               outs[0]);
       break;
     case fb::Opcode::AllGather:
-      builder.create<scl::AllGatherOp>(loc, inst.ints[0], extents(), axes(),
-                                       ins[0], outs[0]);
+      scl::AllGatherOp::create(builder, loc, inst.ints[0], extents(), axes(),
+                               ins[0], outs[0]);
       break;
     case fb::Opcode::ReduceScatter:
-      builder.create<scl::ReduceScatterOp>(loc, reduction(), inst.ints[0],
-                                           extents(), axes(), ins[0], outs[0]);
+      scl::ReduceScatterOp::create(builder, loc, reduction(), inst.ints[0],
+                                   extents(), axes(), ins[0], outs[0]);
       break;
     case fb::Opcode::AllToAll: {
       // ints: split dim, its extents, concat dim, its extents.
       ArrayRef<int64_t> ints(inst.ints);
       size_t members = (ints.size() - 2) / 2;
-      builder.create<scl::AllToAllOp>(
-          loc, ints[0], ints.slice(1, members), ints[1 + members],
+      scl::AllToAllOp::create(
+          builder, loc, ints[0], ints.slice(1, members), ints[1 + members],
           ints.slice(2 + members, members), axes(), ins[0], outs[0]);
       break;
     }
@@ -255,15 +255,15 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
       return emitError(loc, "internal error: no scl op for the instruction ")
              << fb::EnumNameOpcode(inst.opcode);
     default:
-      builder.create<scl::KernelOp>(
-          loc, builder.getStringAttr(fb::EnumNameOpcode(inst.opcode)), ins,
-          outs, builder.getDenseI64ArrayAttr(inst.ints),
+      scl::KernelOp::create(
+          builder, loc, builder.getStringAttr(fb::EnumNameOpcode(inst.opcode)),
+          ins, outs, builder.getDenseI64ArrayAttr(inst.ints),
           builder.getDenseF64ArrayAttr(inst.floats),
           inst.str.empty() ? StringAttr() : builder.getStringAttr(inst.str));
     }
   }
   allocateUpTo(b.program.size() + b.buffers.size());
-  builder.create<func::ReturnOp>(f.getLoc(), operands(programs.outputs[r]));
+  func::ReturnOp::create(builder, f.getLoc(), operands(programs.outputs[r]));
   return success();
 }
 
@@ -294,8 +294,8 @@ LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
     for (const art::ConstantShardSpec &s : c.shards)
       shards.push_back(
           scl::ShardAttr::get(ctx, s.ranks, constantValue(ctx, c.dtype, s)));
-    auto global = builder.create<scl::GlobalOp>(entry.getLoc(), c.name,
-                                                builder.getArrayAttr(shards));
+    auto global = scl::GlobalOp::create(builder, entry.getLoc(), c.name,
+                                        builder.getArrayAttr(shards));
     constantSymbols.push_back(FlatSymbolRefAttr::get(symbols.insert(global)));
   }
 
@@ -312,8 +312,8 @@ LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
     std::string name = entry.getName().str() + "_" +
                        (programs.mesh ? "class" + std::to_string(c) : "all");
     builder.setInsertionPoint(module.getBody(), after);
-    auto f = builder.create<func::FuncOp>(entry.getLoc(), name,
-                                          builder.getFunctionType(in, out));
+    auto f = func::FuncOp::create(builder, entry.getLoc(), name,
+                                  builder.getFunctionType(in, out));
     f->setAttr(scl::SclDialect::kRanksAttrName,
                builder.getDenseI32ArrayAttr(classRanks[c]));
     if (programs.mesh)

@@ -92,13 +92,6 @@ void TransferAttr::print(AsmPrinter &printer) const {
 // Rank contexts
 //===----------------------------------------------------------------------===//
 
-int64_t RankContext::worldSize() const {
-  int64_t n = 1;
-  for (int64_t s : meshShape)
-    n *= s;
-  return n;
-}
-
 SmallVector<int64_t> RankContext::coords(int64_t rank) const {
   ArrayRef<int64_t> shape = meshShape;
   SmallVector<int64_t> c(shape.size());

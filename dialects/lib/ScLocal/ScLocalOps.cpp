@@ -122,14 +122,7 @@ static LogicalResult verifyFusedBody(Operation *op, ValueRange ins,
                                      const std::string &domainText) {
   for (auto [i, value] : llvm::enumerate(ins)) {
     auto in = cast<MemRefType>(value.getType());
-    bool broadcasts =
-        in.getElementType().isF32() && in.getRank() <= int64_t(domain.size());
-    for (int64_t d = 0; broadcasts && d < in.getRank(); ++d) {
-      int64_t size = in.getDimSize(d),
-              outSize = domain[domain.size() - in.getRank() + d];
-      broadcasts = size == outSize || size == 1;
-    }
-    if (!broadcasts)
+    if (!in.getElementType().isF32() || !broadcastsTo(in.getShape(), domain))
       return op->emitOpError("input ")
              << i << " " << in << " does not broadcast to " << domainText
              << " (f32, numpy rules)";

@@ -57,7 +57,6 @@ struct RankContext {
   sc::MeshOp mesh;
   llvm::SmallVector<int64_t> meshShape; ///< empty without a mesh
   llvm::SmallVector<int32_t> ranks;
-  int64_t worldSize() const;
   /// The number of ranks in a group over mesh axes `axes`.
   int64_t groupSize(llvm::ArrayRef<int64_t> axes) const;
   /// `rank`'s index in its group over `axes` (ascending): members are the
