@@ -33,7 +33,7 @@ func.func @class0(%x: memref<8x64xf32>, %mean: memref<8x1xf32>) -> (memref<8x1xf
   return %v, %m, %e, %a : memref<8x1xf32>, memref<8xf32>, memref<8x64xf32>, memref<8xf32>
 }
 // IR-LABEL: func.func @class0
-// IR-NOT: memref<8x64xf32> = memref.alloc
+// IR-NOT: memref.alloc() : memref<8x64xf32>
 // IR: %[[V:.*]] = memref.alloc() : memref<8x1xf32>
 // IR-NEXT: scl.fused_reduction "sum" dims [1] over [8, 64] ins(%arg0, %arg1 : memref<8x64xf32>, memref<8x1xf32>) outs(%[[V]] : memref<8x1xf32>) {
 // IR-NEXT: ^bb0(%[[A:.*]]: f32, %[[M:.*]]: f32):

@@ -7,7 +7,9 @@
 // RUN: shardc-opt -sc-plan-memory %t/chain.mlir | shardc-opt -sc-plan-memory | FileCheck %s --check-prefix=CHAIN
 // RUN: not shardc %t/clash.mlir --emit=plan 2>&1 | FileCheck %s --check-prefix=CLASH
 // RUN: not shardc %t/missing.mlir --emit=plan 2>&1 | FileCheck %s --check-prefix=MISSING
-// RUN: for m in unet2d convnet3d attention; do shardc %S/../../examples/$m.mlir --emit=plan; done | FileCheck %s --check-prefix=RATIO
+// RUN: for m in unet2d convnet3d attention; do shardc %S/../../examples/$m.mlir --emit=plan; done > %t.plans
+// RUN: FileCheck %s --check-prefix=RATIO --input-file %t.plans
+// RUN: grep 'arena:' %t.plans | not grep -vE ', 1\.0[0-9]+x\)$'
 // RUN: shardc-opt -sc-partition-pipeline %S/../../examples/unet2d.mlir | FileCheck %s --check-prefix=PIPE
 
 //--- chain.mlir
@@ -64,9 +66,8 @@ func.func @main_class0(%x: memref<256xf32>) -> memref<256xf32>
   return %0 : memref<256xf32>
 }
 
-// Every rank class of the examples within 1.1x of its lower bound (at most
-// 1.09x is matched).
-// RATIO-NOT: , 1.{{[1-9][0-9]*}}x)
-// RATIO-NOT: , {{[2-9]}}.{{[0-9]+}}x)
-// RATIO: arena: {{[0-9]+}} bytes (peak live {{[0-9]+}} bytes, 1.0{{[0-9]}}{{[0-9]}}x)
+// Every rank class of the examples within 1.1x of its lower bound: the
+// grep above fails on any arena line whose ratio is not 1.0xx; this checks
+// that plans were printed at all (at least three arena lines).
+// RATIO-COUNT-3: arena: {{[0-9]+}} bytes (peak live {{[0-9]+}} bytes, 1.0{{[0-9]+}}x)
 // PIPE-COUNT-4: attributes {scl.arena_bytes =
