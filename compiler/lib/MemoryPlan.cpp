@@ -172,8 +172,6 @@ MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers,
     if (plan.arenaBytes <= alignUp(plan.peakLiveBytes, alignment))
       break; // cannot do better than the lower bound
   }
-  if (buffers.empty())
-    plan.arenaBytes = 0;
   return plan;
 }
 

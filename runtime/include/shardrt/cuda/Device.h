@@ -28,7 +28,8 @@ Status deviceCount(int *count);
 Status cudaCallStatus(int error, const std::string &call);
 
 /// Copies `bytes` bytes between host or device buffers of this process
-/// (cudaMemcpy, cudaMemcpyDefault); returns when the copy is done. The
+/// (cudaMemcpyAsync with cudaMemcpyDefault on the thread's stream, then
+/// synchronised); returns when the copy is done. The
 /// `local` communicator of CUDA ranks on one GPU moves messages with it
 /// (comm::CommOptions::copyBytes).
 Status copyAnyMemory(void *dst, const void *src, std::size_t bytes);
