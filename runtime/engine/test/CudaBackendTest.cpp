@@ -169,8 +169,10 @@ TEST(CudaBackend, LibraryStepsMatchTheCpu) {
 TEST(CudaBackend, ConvRegionsMatchTheCpu) {
   // The interior/boundary split of a halo consumer: rows [1, 15) first,
   // then the edge rows, each a Conv over an output region (cuDNN views).
-  // One more with padding that differs between the region's sides, which
-  // runs staged.
+  // Then the split an edge rank makes, whose parts pad one side only (a
+  // cropped symmetric conv), a strided conv with more padding after than
+  // before, and a 1-d one. Every step is native: the session captures a
+  // CUDA graph, which a host-staged step would refuse.
   Model m;
   uint32_t x = m.input("in0", {1, 4, 16, 12});
   uint32_t w = m.constant("c0", {6, 4, 3, 3}, randomFloats(6 * 36, 9));
@@ -180,8 +182,19 @@ TEST(CudaBackend, ConvRegionsMatchTheCpu) {
     m.op(Opcode::Conv, {x, w, b}, {y}, {2, 1, 1, 1, 1, 1, 1, 1, lo, 0, hi, 12});
   uint32_t z = m.output("out1", {1, 6, 16, 12});
   m.op(Opcode::Conv, {x, w}, {z}, {2, 1, 1, 1, 1, 1, 1, 1, 0, 0, 15, 12});
-  m.op(Opcode::Conv, {x, w}, {z}, {2, 1, 1, 1, 1, 1, 1, 1, 15, 0, 16, 12});
-  expectBackendsAgree(m, {randomFloats(4 * 16 * 12, 11)});
+  m.op(Opcode::Conv, {x, w, b}, {z}, {2, 1, 1, 1, 1, 1, 1, 1, 15, 0, 16, 12});
+  // Stride 2, padding 0 before and 1 after (output 8x6 of 16x12).
+  uint32_t s = m.output("out2", {1, 6, 8, 6});
+  m.op(Opcode::Conv, {x, w, b}, {s}, {2, 2, 2, 0, 0, 1, 1, 1});
+  uint32_t x1 = m.input("in1", {2, 3, 20});
+  uint32_t w1 = m.constant("c2", {5, 3, 4}, randomFloats(60, 12));
+  uint32_t y1 = m.output("out3", {2, 5, 19});
+  m.op(Opcode::Conv, {x1, w1}, {y1}, {1, 1, 1, 1, 1, 0, 7});
+  m.op(Opcode::Conv, {x1, w1}, {y1}, {1, 1, 1, 1, 1, 7, 19});
+  SessionOptions graph = cudaOptions();
+  graph.cudaGraph = true;
+  expectBackendsAgree(m, {randomFloats(4 * 16 * 12, 11), randomFloats(120, 13)},
+                      graph, 2);
 }
 
 /// Two ranks hold rows [0, 5) and [5, 12) of a (2, 12, 3) tensor; each pads

@@ -3,7 +3,7 @@
 // Each prepare function returns a native step when the library computes
 // exactly what the CPU kernel does for these shapes and attributes, and a
 // null RunFn otherwise (broadcast patterns a batch stride cannot express,
-// asymmetric padding, dilated or padded max pooling...): the backend then
+// dilated or padded max pooling...): the backend then
 // stages the instruction through the host, so coverage never changes
 // results.
 //
@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConvRegionPlan.h"
 #include "CudaSupport.h"
 
 #include <array>
@@ -271,53 +272,63 @@ ConvAttrs convAttrs(const fb::Instruction &inst) {
   return a;
 }
 
-/// A conv over an output region as a conv of an input view into an output
-/// view: per spatial dim the view's first input and output and their
-/// extents, and the padding the view needs (which cuDNN applies on both
-/// sides). Empty when the region needs unequal padding on its two sides.
+/// A conv (over its whole output or a region of it) as a cuDNN conv with
+/// symmetric padding over a view of x (ConvRegionPlan.h): the view's dims
+/// and offset, the library output's dims, and where the region lies in it
+/// and in y. cuDNN ranks (a 1-d conv gains a leading unit spatial dim).
 struct ConvView {
-  std::vector<int> xDims, yDims;    // the views' dims (cuDNN rank)
-  std::vector<int> pad;             // per spatial dim
-  int64_t xOffset = 0, yOffset = 0; // elements from the buffers' starts
+  std::vector<int> xDims, outDims; // library input view and output
+  std::vector<int> pad;            // per spatial dim
+  int64_t xOffset = 0;             // elements from x's start
+  bool inPlace = true;             // the library output is y's region
+  // Artifact ranks: the region's extents, where it starts in y and in the
+  // library output (a temporary unless inPlace).
+  Shape box, yStart, outShape, outStart;
 };
-std::optional<ConvView> regionView(const ConvAttrs &a, const Shape &x,
-                                   const Shape &w, const Shape &y) {
-  ConvView v;
-  v.xDims = {int(x[0]), int(x[1])};
-  v.yDims = {int(y[0]), int(y[1])};
-  std::vector<int64_t> xStart(x.size(), 0), yStart(y.size(), 0);
+std::optional<ConvView> convView(const ConvAttrs &a, const Shape &x,
+                                 const Shape &w, const Shape &y) {
+  std::vector<ConvDimAttrs> dims;
   for (int d = 0; d < a.r; ++d) {
-    int64_t n = x[size_t(d) + 2], out = y[size_t(d) + 2];
-    int64_t lo = a.regionLo.empty() ? 0 : a.regionLo[size_t(d)];
-    int64_t hi = a.regionLo.empty() ? out : a.regionHi[size_t(d)];
-    int64_t span = a.dilation[size_t(d)] * (w[size_t(d) + 2] - 1);
-    int64_t first = lo * a.stride[size_t(d)] - a.padLo[size_t(d)];
-    int64_t last = (hi - 1) * a.stride[size_t(d)] - a.padLo[size_t(d)] + span;
-    int64_t padBefore = std::max<int64_t>(0, -first);
-    int64_t padAfter = std::max<int64_t>(0, last - (n - 1));
-    if (hi <= lo || padBefore != padAfter)
-      return std::nullopt;
-    int64_t begin = std::max<int64_t>(first, 0);
-    int64_t end = std::min<int64_t>(last + 1, n);
-    xStart[size_t(d) + 2] = begin;
-    yStart[size_t(d) + 2] = lo;
-    v.xDims.push_back(int(end - begin));
-    v.yDims.push_back(int(hi - lo));
-    v.pad.push_back(int(padBefore));
+    size_t s = size_t(d) + 2;
+    ConvDimAttrs c;
+    c.in = x[s];
+    c.kernel = w[s];
+    c.stride = a.stride[size_t(d)];
+    c.padLo = a.padLo[size_t(d)];
+    c.dilation = a.dilation[size_t(d)];
+    c.lo = a.regionLo.empty() ? 0 : a.regionLo[size_t(d)];
+    c.hi = a.regionLo.empty() ? y[s] : a.regionHi[size_t(d)];
+    dims.push_back(c);
   }
-  if (a.r == 1) { // cuDNN's leading unit spatial dim
+  ConvRegionPlan plan;
+  if (!planConvRegion(dims, plan))
+    return std::nullopt;
+  ConvView v;
+  v.inPlace = plan.inPlace;
+  v.xDims = {int(x[0]), int(x[1])};
+  v.outDims = {int(y[0]), int(y[1])};
+  v.box = {y[0], y[1]};
+  v.yStart = v.outStart = {0, 0};
+  v.outShape = {y[0], y[1]};
+  Shape xStart(x.size(), 0);
+  for (int d = 0; d < a.r; ++d) {
+    const ConvRegionDim &p = plan.dims[size_t(d)];
+    xStart[size_t(d) + 2] = p.inBegin;
+    v.xDims.push_back(int(p.inExtent));
+    v.outDims.push_back(int(p.outExtent));
+    v.pad.push_back(int(p.pad));
+    v.box.push_back(dims[size_t(d)].hi - dims[size_t(d)].lo);
+    v.yStart.push_back(dims[size_t(d)].lo);
+    v.outShape.push_back(p.outExtent);
+    v.outStart.push_back(p.skip);
+  }
+  if (a.r == 1) {
     v.xDims.insert(v.xDims.begin() + 2, 1);
-    v.yDims.insert(v.yDims.begin() + 2, 1);
+    v.outDims.insert(v.outDims.begin() + 2, 1);
     v.pad.insert(v.pad.begin(), 0);
   }
-  auto offset = [](const Shape &shape, const std::vector<int64_t> &start) {
-    int64_t off = 0;
-    for (size_t d = 0; d < shape.size(); ++d)
-      off = off * shape[d] + start[d];
-    return off;
-  };
-  v.xOffset = offset(x, xStart);
-  v.yOffset = offset(y, yStart);
+  for (size_t d = 0; d < x.size(); ++d)
+    v.xOffset = v.xOffset * x[d] + xStart[d];
   return v;
 }
 
@@ -328,26 +339,22 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   if (!allFitInt(x) || !allFitInt(w) || !allFitInt(y))
     return RunFn(); // empty or huge tensors: the host handles them
   ConvAttrs a = convAttrs(inst);
+  // The whole output or an interior or boundary part: a view into x
+  // (strided descriptor) padded symmetrically, written into y's region in
+  // place (strided descriptor) or into a temporary that is cropped.
+  std::optional<ConvView> v = convView(a, x, w, y);
+  if (!v)
+    return RunFn();
   auto d = std::make_shared<DnnDescriptors>();
   std::vector<int> xWhole = dnnDims(x), wDims = dnnDims(w), yWhole = dnnDims(y);
-  std::vector<int> xDims = xWhole, yDims = yWhole;
-  std::vector<int> pad = spatial(a.padLo, a.r), stride = spatial(a.stride, a.r),
+  std::vector<int> stride = spatial(a.stride, a.r),
                    dil = spatial(a.dilation, a.r);
-  int64_t xOffset = 0, yOffset = 0;
-  if (!a.regionLo.empty()) {
-    // An interior or boundary part: views into x and y (strided
-    // descriptors), padded where the region touches the edge.
-    std::optional<ConvView> view = regionView(a, x, w, y);
-    if (!view)
-      return RunFn();
-    xDims = view->xDims;
-    yDims = view->yDims;
-    pad = view->pad;
-    xOffset = view->xOffset;
-    yOffset = view->yOffset;
-  }
-  SHARDRT_RETURN_IF_ERROR(setTensor(d->x, xDims, &xWhole));
-  SHARDRT_RETURN_IF_ERROR(setTensor(d->y, yDims, &yWhole));
+  int64_t yOffset = 0;
+  for (size_t i = 0; i < y.size(); ++i)
+    yOffset = yOffset * y[i] + v->yStart[i];
+  SHARDRT_RETURN_IF_ERROR(setTensor(d->x, v->xDims, &xWhole));
+  SHARDRT_RETURN_IF_ERROR(
+      setTensor(d->y, v->outDims, v->inPlace ? &yWhole : nullptr));
   SHARDRT_CUDNN_TRY(cudnnCreateFilterDescriptor(&d->w));
   SHARDRT_CUDNN_TRY(
       cudnnSetFilterNdDescriptor(d->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
@@ -357,18 +364,17 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   }
   SHARDRT_CUDNN_TRY(cudnnCreateConvolutionDescriptor(&d->conv));
   SHARDRT_CUDNN_TRY(cudnnSetConvolutionNdDescriptor(
-      d->conv, int(pad.size()), pad.data(), stride.data(), dil.data(),
+      d->conv, int(v->pad.size()), v->pad.data(), stride.data(), dil.data(),
       CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
   SHARDRT_CUDNN_TRY(cudnnSetConvolutionGroupCount(d->conv, int(a.groups)));
   SHARDRT_CUDNN_TRY(cudnnSetConvolutionMathType(
       d->conv, lib.allowTf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
-  // cuDNN pads symmetrically; the CPU kernel pads pad_lo before and whatever
-  // the output shape implies after. Only when both agree is this the same
-  // convolution.
-  std::vector<int> expected(yDims.size());
+  // The plan's output extents are cuDNN's formula; a disagreement would
+  // write the wrong positions, so such a conv stays on the host.
+  std::vector<int> expected(v->outDims.size());
   SHARDRT_CUDNN_TRY(cudnnGetConvolutionNdForwardOutputDim(
       d->conv, d->x, d->w, int(expected.size()), expected.data()));
-  if (expected != yDims)
+  if (expected != v->outDims)
     return RunFn();
   StatusOr<cudnnHandle_t> h = lib.cudnn();
   if (!h.ok())
@@ -394,27 +400,44 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   size_t workspace = 0;
   SHARDRT_CUDNN_TRY(cudnnGetConvolutionForwardWorkspaceSize(
       *h, d->x, d->w, d->conv, d->y, algo, &workspace));
-  lib.needWorkspace(workspace);
+  // The temporary output leads the shared workspace; the algorithm's own
+  // follows it.
+  size_t tempBytes = 0;
+  if (!v->inPlace)
+    tempBytes = (size_t(numElements(v->outShape)) * sizeof(float) + 255) /
+                256 * 256;
+  lib.needWorkspace(tempBytes + workspace);
   bool hasBias = numInputs(inst) == 3;
   if (hasBias) {
-    std::vector<int> bDims(yDims.size(), 1);
-    bDims[1] = yDims[1];
+    std::vector<int> bDims(v->outDims.size(), 1);
+    bDims[1] = v->outDims[1];
     SHARDRT_RETURN_IF_ERROR(setTensor(d->bias, bDims));
   }
   uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), yi = outIdx(inst, 0);
   uint32_t bi = hasBias ? inIdx(inst, 2) : kNoSlot;
   LibraryContext *libp = &lib;
   cudnnHandle_t handle = *h;
+  auto view = std::make_shared<ConvView>(std::move(*v));
+  Shape yShape = y;
   return RunFn([=](RunContext &rc) -> Status {
     const float one = 1.0f, zero = 0.0f;
-    float *yv = slotPtr<float>(rc, yi) + yOffset;
+    char *scratch = static_cast<char *>(libp->workspace);
+    float *out = view->inPlace ? slotPtr<float>(rc, yi) + yOffset
+                               : reinterpret_cast<float *>(scratch);
     SHARDRT_CUDNN_TRY(cudnnConvolutionForward(
-        handle, &one, d->x, slotPtr<float>(rc, xi) + xOffset, d->w,
-        slotPtr<float>(rc, wi), d->conv, algo, libp->workspace, workspace,
-        &zero, d->y, yv));
+        handle, &one, d->x, slotPtr<float>(rc, xi) + view->xOffset, d->w,
+        slotPtr<float>(rc, wi), d->conv, algo, scratch + tempBytes, workspace,
+        &zero, d->y, out));
     if (bi != kNoSlot)
       SHARDRT_CUDNN_TRY(cudnnAddTensor(handle, &one, d->bias,
-                                       slotPtr<float>(rc, bi), &one, d->y, yv));
+                                       slotPtr<float>(rc, bi), &one, d->y,
+                                       out));
+    if (!view->inPlace)
+      SHARDRT_CUDA_TRY(launchCopyBox(
+          rc.slots[yi], BoxView{yShape.data(), view->yStart.data()}, out,
+          BoxView{view->outShape.data(), view->outStart.data()},
+          view->box.data(), int(view->box.size()), sizeof(float),
+          libp->stream));
     return Status();
   });
 }
