@@ -78,8 +78,7 @@ cl::opt<bool>
 cl::opt<cl::boolOrDefault> overlapHalos(
     "overlap-halos",
     cl::desc("Compute each convolution's interior while its halo exchange is "
-             "in flight (sc-overlap-halos); default: on for --target=cpu at "
-             "-O1 and above, off for --target=cuda"),
+             "in flight (sc-overlap-halos); default: on at -O1 and above"),
     cl::cat(shardcCategory));
 cl::opt<cl::boolOrDefault> deepenHalos(
     "deepen-halos",
@@ -201,10 +200,8 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   shardc::LowerOptions options;
   options.unpartitioned = unpartitioned;
   options.fuse = fuse || optLevel >= 3 || target == "cuda";
-  // On CUDA a region conv runs on cuDNN only when its padding is equal on
-  // both sides, which the edge ranks' interiors are not: opt-in there.
   options.overlapHalos = overlapHalos == cl::BOU_UNSET
-                             ? target == "cpu" && optLevel >= 1
+                             ? optLevel >= 1
                              : overlapHalos == cl::BOU_TRUE;
   options.deepenHalos = deepenHalos == cl::BOU_UNSET
                             ? optLevel >= 2

@@ -200,8 +200,11 @@ TEST(CudaBackend, ConvRegionsMatchTheCpu) {
 /// Two ranks hold rows [0, 5) and [5, 12) of a (2, 12, 3) tensor; each pads
 /// its rows by one on both sides and fills the pads from its ring
 /// neighbours: boxes that are not contiguous in the slot (one row of each
-/// of 2 batches). Output: the padded piece.
-std::vector<uint8_t> ringExchangeArtifact() {
+/// of 2 batches). Output: the padded piece. With `started`, the exchange
+/// only starts, the whole piece is negated in place, and a Wait completes
+/// the exchange: the peers get the rows as they were when it started, and
+/// the received rows land after the negation.
+std::vector<uint8_t> ringExchangeArtifact(bool started) {
   const std::vector<int64_t> rows = {5, 7};
   ArtifactWriter w({"x"}, {2});
   for (int r = 0; r < 2; ++r) {
@@ -246,6 +249,21 @@ std::vector<uint8_t> ringExchangeArtifact() {
                       transfer(fb::TransferKind::Recv, +1, n + 1, 1),
                       transfer(fb::TransferKind::Recv, -1, 0, 2)};
     rc.program = {pad, halo};
+    if (started) {
+      rc.program[1].ints = {1};
+      InstructionSpec neg;
+      neg.opcode = Opcode::Unary;
+      neg.inputs = {1};
+      neg.outputs = {1};
+      neg.str = "neg";
+      InstructionSpec wait;
+      wait.opcode = Opcode::Wait;
+      wait.inputs = {1};
+      wait.outputs = {1};
+      wait.ints = {1};
+      rc.program.push_back(neg);
+      rc.program.push_back(wait);
+    }
     rc.inputSlots = {0};
     rc.outputSlots = {1};
     w.addRankClass(std::move(rc));
@@ -267,8 +285,8 @@ std::vector<uint8_t> ringExchangeArtifact() {
 /// Every rank's padded piece, run on `options` in a local world that
 /// copies messages with `copy`.
 StatusOr<std::vector<Floats>> runRing(const SessionOptions &options,
-                                      comm::CopyBytesFn copy) {
-  std::shared_ptr<const Engine> engine = load(ringExchangeArtifact());
+                                      comm::CopyBytesFn copy, bool started) {
+  std::shared_ptr<const Engine> engine = load(ringExchangeArtifact(started));
   if (!engine)
     return Status::internal("the ring artifact does not load");
   std::vector<Floats> pieces(2);
@@ -304,19 +322,28 @@ StatusOr<std::vector<Floats>> runRing(const SessionOptions &options,
 TEST(CudaBackend, HaloExchangesMoveBoxesOnTheDevice) {
   // The native exchange packs and unpacks on the device and moves the
   // boxes device to device (a local world with the device-aware copy) or
-  // through pinned host copies (plain memcpy); both must match the CPU.
-  StatusOr<std::vector<Floats>> want = runRing(SessionOptions(), nullptr);
-  ASSERT_TRUE(want.ok()) << want.status().toString();
-  // Rank 0's last padded row (batch 1) holds rank 1's first row.
-  EXPECT_EQ((*want)[0][size_t((1 * 7 + 6) * 3)], 1000.0f + 7 * 3);
-  SKIP_WITHOUT_GPU();
-  for (comm::CopyBytesFn copy :
-       {localMessageCopy(BackendKind::Cuda), comm::CopyBytesFn()}) {
-    SCOPED_TRACE(copy ? "device to device" : "through the host");
-    StatusOr<std::vector<Floats>> got = runRing(cudaOptions(), copy);
-    ASSERT_TRUE(got.ok()) << got.status().toString();
-    EXPECT_EQ(*got, *want);
+  // through pinned host copies (plain memcpy), blocking or started with
+  // work between its start and its Wait; all must match the CPU.
+  for (bool started : {false, true}) {
+    SCOPED_TRACE(started ? "started, then waited for" : "blocking");
+    StatusOr<std::vector<Floats>> want =
+        runRing(SessionOptions(), nullptr, started);
+    ASSERT_TRUE(want.ok()) << want.status().toString();
+    // Rank 0's last padded row (batch 1) holds rank 1's first row, as it
+    // was before any negation; its own rows are negated when started.
+    EXPECT_EQ((*want)[0][size_t((1 * 7 + 6) * 3)], 1000.0f + 7 * 3);
+    EXPECT_EQ((*want)[0][size_t(1 * 3 + 1)], started ? -1.0f : 1.0f);
+    if (backendAvailable(BackendKind::Cuda).ok())
+      for (comm::CopyBytesFn copy :
+           {localMessageCopy(BackendKind::Cuda), comm::CopyBytesFn()}) {
+        SCOPED_TRACE(copy ? "device to device" : "through the host");
+        StatusOr<std::vector<Floats>> got =
+            runRing(cudaOptions(), copy, started);
+        ASSERT_TRUE(got.ok()) << got.status().toString();
+        EXPECT_EQ(*got, *want);
+      }
   }
+  SKIP_WITHOUT_GPU();
 }
 
 TEST(CudaBackend, GraphReplayAndCallerStream) {

@@ -1,4 +1,5 @@
-//===- ConvRegionPlan.h - Convs over output regions, symmetric padding -*-C++-*-===//
+//===- ConvRegionPlan.h - Convs over output regions, symmetric padding
+//-*-C++-*-===//
 //
 // cuDNN's convolution pads both sides of a dim equally. The artifact's
 // convs pad pad_lo before and whatever the output extent implies after, and
@@ -27,7 +28,7 @@ struct ConvRegionDim {
   int64_t inBegin = 0, inExtent = 0; ///< the input view
   int64_t pad = 0;                   ///< on both sides of the view
   int64_t outExtent = 0;             ///< of the library conv's output
-  int64_t skip = 0; ///< its leading outputs before position lo
+  int64_t skip = 0;                  ///< its leading outputs before position lo
 };
 
 struct ConvRegionPlan {
@@ -60,8 +61,8 @@ inline bool planConvRegionDim(const ConvDimAttrs &a, ConvRegionDim &d) {
   // Output j of the library conv reads from view position j*s - pad;
   // position lo reads from -padBefore. With pad = padBefore + skip*s (at
   // least padAfter), output j = lo + (j - skip) for j >= skip.
-  int64_t skip = (std::max<int64_t>(0, padAfter - padBefore) + a.stride - 1) /
-                 a.stride;
+  int64_t skip =
+      (std::max<int64_t>(0, padAfter - padBefore) + a.stride - 1) / a.stride;
   d.inBegin = begin;
   d.inExtent = end - begin;
   d.pad = padBefore + skip * a.stride;

@@ -1,14 +1,15 @@
 //===- CudaBackend.cpp - Device arena, stream, kernels, CUDA graphs -------===//
 //
-// One session = one device, one stream. Every instruction is first checked
-// by the CPU decoder (so both backends accept and reject the same
-// artifacts), then becomes one of:
+// One session = one device, one stream (and one more for halo copies). Every
+// instruction is first checked by the CPU decoder (so both backends accept and
+// reject the same artifacts), then becomes one of:
 //  - a native step: a copy or fill on the stream, a generated kernel from
 //    the artifact's fatbin launched through the driver API, or a cuBLAS or
 //    cuDNN call (CudaLibrarySteps.cpp);
-//  - a native halo exchange: boxes packed and unpacked on the device, moved
-//    by the communicator device to device (nccl; local with a device-aware
-//    copy) or through pinned host copies of the boxes alone;
+//  - a native halo exchange (CudaExchange.h): boxes packed and unpacked on
+//    the device, moved by the communicator device to device (nccl; local
+//    with a device-aware copy) or through pinned host copies of the boxes
+//    alone, on a stream of its own while the interior conv runs;
 //  - a host-staged step: its slots are copied to pinned host mirrors, the
 //    CPU step runs on them (with the session's communicator for
 //    communication), and what it wrote is copied back. Every opcode has one,
@@ -22,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Backend.h"
+#include "CudaExchange.h"
 #include "CudaSupport.h"
 #include "shardrt/artifact/Artifact.h"
 #include "shardrt/comm/Communicator.h"
@@ -115,16 +117,6 @@ int64_t reducedCount(const fb::Instruction &inst, int64_t outputs) {
   return outputs > 0 ? space / outputs : 0;
 }
 
-/// Page-locked host memory, so that staging copies run at full speed.
-struct PinnedBuffer {
-  void *data = nullptr;
-  size_t bytes = 0;
-  ~PinnedBuffer() {
-    if (data)
-      cudaFreeHost(data);
-  }
-};
-
 class CudaBackend final : public Backend {
 public:
   CudaBackend(const SessionOptions &options, cudaStream_t stream,
@@ -203,6 +195,7 @@ private:
   RunFn prepareFill(const fb::Instruction &inst, const PrepareContext &ctx);
   StatusOr<RunFn> prepareExchange(const fb::Instruction &inst,
                                   const PrepareContext &ctx);
+  StatusOr<RunFn> prepareWait(const fb::Instruction &inst);
   RunFn stageThroughHost(RunFn hostStep, const fb::Instruction &inst,
                          const PrepareContext &ctx);
   PinnedBuffer *mirror(uint32_t slot, size_t bytes);
@@ -228,6 +221,12 @@ private:
   std::vector<void *> scratchBuffers_;
   /// Pinned host staging of native exchanges over host-only communicators.
   std::vector<std::unique_ptr<PinnedBuffer>> exchangeHost_;
+  /// Where native exchanges copy between device and host staging, beside
+  /// the session's stream; their events.
+  cudaStream_t exchangeStream_ = nullptr;
+  std::vector<cudaEvent_t> events_;
+  /// Native exchanges that only start, by instruction, until their Wait.
+  std::map<uint32_t, std::shared_ptr<DeviceExchange>> startedOnDevice_;
   size_t prepared_ = 0;
   // CUDA graph of the whole program, captured over `graphSlots_`.
   cudaGraphExec_t graph_ = nullptr;
@@ -246,6 +245,12 @@ CudaBackend::~CudaBackend() {
   if (graph_)
     cudaGraphExecDestroy(graph_);
   cudaStreamSynchronize(lib_.stream);
+  if (exchangeStream_) {
+    cudaStreamSynchronize(exchangeStream_);
+    cudaStreamDestroy(exchangeStream_);
+  }
+  for (cudaEvent_t e : events_)
+    cudaEventDestroy(e);
   for (void *p : constants_)
     cudaFree(p);
   for (void *p : scratchBuffers_)
@@ -319,10 +324,13 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     native = prepareDnnStep(inst, ctx, lib_);
     break;
   case fb::Opcode::HaloExchange:
-    native = prepareExchange(inst, ctx);
+  case fb::Opcode::Wait:
+    native = inst.opcode() == fb::Opcode::Wait ? prepareWait(inst)
+                                               : prepareExchange(inst, ctx);
     if (native.ok() && *native && firstStaged_.empty())
-      firstStaged_ = "instruction " + std::to_string(index) +
-                     " (HaloExchange) waits for its communicator on the host";
+      firstStaged_ = "instruction " + std::to_string(index) + " (" +
+                     fb::EnumNameOpcode(inst.opcode()) +
+                     ") moves its halo through the communicator on the host";
     break;
   default:
     break;
@@ -454,28 +462,11 @@ StatusOr<RunFn> CudaBackend::prepareExchange(const fb::Instruction &inst,
   StatusOr<ExchangeTransfers> resolved = exchangeTransfers(inst, ctx);
   if (!resolved.ok())
     return resolved.status();
-  // A started exchange and its Wait stay staged: the CPU step keeps the
-  // state between them.
-  if (resolved->startOnly)
-    return RunFn();
-  struct Exchange {
-    std::vector<BoxTransfer> transfers;
-    std::vector<size_t> offsets; ///< of each transfer in the staging
-    size_t bytes = 0;
-    char *device = nullptr;
-    /// Owned by the backend (it outlives the program's steps); allocated
-    /// on the first run whose communicator takes host buffers only.
-    PinnedBuffer *host = nullptr;
-    const int64_t zeros[kMaxBoxRank] = {};
-  };
-  auto x = std::make_shared<Exchange>();
+  if (!DeviceExchange::kernelCopies(resolved->transfers))
+    return RunFn(); // element sizes or ranks the kernel does not copy
+  auto x = std::make_shared<DeviceExchange>();
   x->transfers = std::move(resolved->transfers);
   for (const BoxTransfer &t : x->transfers) {
-    bool kernelCopies = t.elemBytes == 1 || t.elemBytes == 2 ||
-                        t.elemBytes == 4 || t.elemBytes == 8;
-    if (t.box.size() > size_t(kMaxBoxRank) ||
-        t.slotShape.size() != t.box.size() || !kernelCopies)
-      return RunFn();
     x->offsets.push_back(x->bytes);
     x->bytes += (t.bytes + 255) / 256 * 256;
   }
@@ -488,73 +479,33 @@ StatusOr<RunFn> CudaBackend::prepareExchange(const fb::Instruction &inst,
   }
   exchangeHost_.push_back(std::make_unique<PinnedBuffer>());
   x->host = exchangeHost_.back().get();
-  cudaStream_t stream = lib_.stream;
-  // Packs (send) or unpacks (receive) transfer i between its slot and the
-  // device staging.
-  auto move = [x, stream](RunContext &rc, size_t i) -> Status {
-    const BoxTransfer &t = x->transfers[i];
-    BoxView slot{t.slotShape.data(), t.lo.data()},
-        packed{t.box.data(), x->zeros};
-    void *staged = x->device + x->offsets[i];
-    SHARDRT_CUDA_TRY(t.send
-                         ? launchCopyBox(staged, packed, rc.slots[t.slot], slot,
-                                         t.box.data(), int(t.box.size()),
-                                         t.elemBytes, stream)
-                         : launchCopyBox(rc.slots[t.slot], slot, staged, packed,
-                                         t.box.data(), int(t.box.size()),
-                                         t.elemBytes, stream));
-    return Status();
-  };
-  return RunFn([x, move, stream](RunContext &rc) -> Status {
-    if (!rc.comm)
-      return Status::failedPrecondition("an exchange needs a communicator");
-    bool onDevice = rc.comm->takesDeviceBuffers();
-    if (!onDevice && x->bytes && !x->host->data) {
-      SHARDRT_CUDA_TRY(cudaMallocHost(&x->host->data, x->bytes));
-      x->host->bytes = x->bytes;
-    }
-    char *buffers = onDevice ? x->device : static_cast<char *>(x->host->data);
-    for (size_t i = 0; i < x->transfers.size(); ++i) {
-      const BoxTransfer &t = x->transfers[i];
-      if (!t.send || !t.bytes)
-        continue;
-      SHARDRT_RETURN_IF_ERROR(move(rc, i));
-      if (!onDevice)
-        SHARDRT_CUDA_TRY(cudaMemcpyAsync(buffers + x->offsets[i],
-                                         x->device + x->offsets[i], t.bytes,
-                                         cudaMemcpyDeviceToHost, stream));
-    }
-    // The communicator reads the sends from the host's side of the stream.
-    SHARDRT_CUDA_TRY(cudaStreamSynchronize(stream));
-    // Receives first, so that a local peer's send lands in place.
-    std::vector<comm::Request> requests;
-    for (bool send : {false, true})
-      for (size_t i = 0; i < x->transfers.size(); ++i) {
-        const BoxTransfer &t = x->transfers[i];
-        if (t.send != send)
-          continue;
-        char *at = buffers + x->offsets[i];
-        StatusOr<comm::Request> r =
-            send ? rc.comm->isend(at, t.bytes, t.peer, t.tag)
-                 : rc.comm->irecv(at, t.bytes, t.peer, t.tag);
-        if (!r.ok())
-          return r.status(); // requests withdraw as they go out of scope
-        requests.push_back(std::move(*r));
-      }
-    SHARDRT_RETURN_IF_ERROR(rc.comm->waitAll(
-        comm::Span<comm::Request>(requests.data(), requests.size())));
-    for (size_t i = 0; i < x->transfers.size(); ++i) {
-      const BoxTransfer &t = x->transfers[i];
-      if (t.send || !t.bytes)
-        continue;
-      if (!onDevice)
-        SHARDRT_CUDA_TRY(cudaMemcpyAsync(x->device + x->offsets[i],
-                                         buffers + x->offsets[i], t.bytes,
-                                         cudaMemcpyHostToDevice, stream));
-      SHARDRT_RETURN_IF_ERROR(move(rc, i));
-    }
-    return Status();
-  });
+  if (!exchangeStream_)
+    SHARDRT_CUDA_TRY(
+        cudaStreamCreateWithFlags(&exchangeStream_, cudaStreamNonBlocking));
+  x->stream = lib_.stream;
+  x->ownStream = exchangeStream_;
+  for (cudaEvent_t *e : {&x->packed, &x->received}) {
+    SHARDRT_CUDA_TRY(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+    events_.push_back(*e);
+  }
+  if (!resolved->startOnly)
+    return RunFn([x](RunContext &rc) -> Status {
+      SHARDRT_RETURN_IF_ERROR(x->start(rc));
+      return x->finish(rc);
+    });
+  // The CPU decoder has registered the start and checks its Wait.
+  startedOnDevice_[ctx.instruction] = x;
+  return RunFn([x](RunContext &rc) { return x->start(rc); });
+}
+
+StatusOr<RunFn> CudaBackend::prepareWait(const fb::Instruction &inst) {
+  IntReader ints(inst);
+  auto it = startedOnDevice_.find(uint32_t(ints.next()));
+  if (it == startedOnDevice_.end())
+    return RunFn(); // its exchange is staged: so is the Wait
+  std::shared_ptr<DeviceExchange> x = std::move(it->second);
+  startedOnDevice_.erase(it);
+  return RunFn([x](RunContext &rc) { return x->finish(rc); });
 }
 
 PinnedBuffer *CudaBackend::mirror(uint32_t slot, size_t bytes) {

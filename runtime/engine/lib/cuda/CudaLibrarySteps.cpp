@@ -404,8 +404,8 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   // follows it.
   size_t tempBytes = 0;
   if (!v->inPlace)
-    tempBytes = (size_t(numElements(v->outShape)) * sizeof(float) + 255) /
-                256 * 256;
+    tempBytes =
+        (size_t(numElements(v->outShape)) * sizeof(float) + 255) / 256 * 256;
   lib.needWorkspace(tempBytes + workspace);
   bool hasBias = numInputs(inst) == 3;
   if (hasBias) {
@@ -429,9 +429,8 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
         slotPtr<float>(rc, wi), d->conv, algo, scratch + tempBytes, workspace,
         &zero, d->y, out));
     if (bi != kNoSlot)
-      SHARDRT_CUDNN_TRY(cudnnAddTensor(handle, &one, d->bias,
-                                       slotPtr<float>(rc, bi), &one, d->y,
-                                       out));
+      SHARDRT_CUDNN_TRY(cudnnAddTensor(
+          handle, &one, d->bias, slotPtr<float>(rc, bi), &one, d->y, out));
     if (!view->inPlace)
       SHARDRT_CUDA_TRY(launchCopyBox(
           rc.slots[yi], BoxView{yShape.data(), view->yStart.data()}, out,

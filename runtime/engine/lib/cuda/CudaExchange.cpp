@@ -1,0 +1,95 @@
+//===- CudaExchange.cpp - Halo exchanges on the device --------------------===//
+
+#include "CudaExchange.h"
+
+#include "shardrt/comm/Communicator.h"
+
+namespace shardrt::exec::cuda {
+
+bool DeviceExchange::kernelCopies(const std::vector<BoxTransfer> &transfers) {
+  for (const BoxTransfer &t : transfers) {
+    bool size = t.elemBytes == 1 || t.elemBytes == 2 || t.elemBytes == 4 ||
+                t.elemBytes == 8;
+    if (!size || t.box.size() > size_t(kMaxBoxRank) ||
+        t.slotShape.size() != t.box.size())
+      return false;
+  }
+  return true;
+}
+
+Status DeviceExchange::move(RunContext &rc, size_t i) {
+  static const int64_t zeros[kMaxBoxRank] = {};
+  const BoxTransfer &t = transfers[i];
+  BoxView slot{t.slotShape.data(), t.lo.data()}, packed{t.box.data(), zeros};
+  void *staged = device + offsets[i];
+  SHARDRT_CUDA_TRY(
+      t.send
+          ? launchCopyBox(staged, packed, rc.slots[t.slot], slot, t.box.data(),
+                          int(t.box.size()), t.elemBytes, stream)
+          : launchCopyBox(rc.slots[t.slot], slot, staged, packed, t.box.data(),
+                          int(t.box.size()), t.elemBytes, stream));
+  return Status();
+}
+
+Status DeviceExchange::start(RunContext &rc) {
+  if (!rc.comm)
+    return Status::failedPrecondition("an exchange needs a communicator");
+  for (size_t i = 0; i < transfers.size(); ++i)
+    if (transfers[i].send && transfers[i].bytes)
+      SHARDRT_RETURN_IF_ERROR(move(rc, i));
+  SHARDRT_CUDA_TRY(cudaEventRecord(packed, stream));
+  return Status();
+}
+
+Status DeviceExchange::finish(RunContext &rc) {
+  if (!rc.comm)
+    return Status::failedPrecondition("an exchange needs a communicator");
+  bool onDevice = rc.comm->takesDeviceBuffers();
+  if (!onDevice && bytes && !host->data) {
+    SHARDRT_CUDA_TRY(cudaMallocHost(&host->data, bytes));
+    host->bytes = bytes;
+  }
+  char *buffers = onDevice ? device : static_cast<char *>(host->data);
+  SHARDRT_CUDA_TRY(cudaStreamWaitEvent(ownStream, packed, 0));
+  for (size_t i = 0; !onDevice && i < transfers.size(); ++i)
+    if (transfers[i].send && transfers[i].bytes)
+      SHARDRT_CUDA_TRY(cudaMemcpyAsync(buffers + offsets[i],
+                                       device + offsets[i], transfers[i].bytes,
+                                       cudaMemcpyDeviceToHost, ownStream));
+  // The communicator reads the sends from the host's side of the streams.
+  SHARDRT_CUDA_TRY(cudaStreamSynchronize(ownStream));
+  // Receives first, so that a local peer's send lands in place.
+  std::vector<comm::Request> requests;
+  for (bool send : {false, true})
+    for (size_t i = 0; i < transfers.size(); ++i) {
+      const BoxTransfer &t = transfers[i];
+      if (t.send != send)
+        continue;
+      char *at = buffers + offsets[i];
+      StatusOr<comm::Request> r =
+          send ? rc.comm->isend(at, t.bytes, t.peer, t.tag)
+               : rc.comm->irecv(at, t.bytes, t.peer, t.tag);
+      if (!r.ok())
+        return r.status(); // requests withdraw as they go out of scope
+      requests.push_back(std::move(*r));
+    }
+  SHARDRT_RETURN_IF_ERROR(rc.comm->waitAll(
+      comm::Span<comm::Request>(requests.data(), requests.size())));
+  // Received boxes are on the device (the communicator's wait covers its
+  // own streams), or reach it on the exchange's stream.
+  if (!onDevice) {
+    for (size_t i = 0; i < transfers.size(); ++i)
+      if (!transfers[i].send && transfers[i].bytes)
+        SHARDRT_CUDA_TRY(cudaMemcpyAsync(
+            device + offsets[i], buffers + offsets[i], transfers[i].bytes,
+            cudaMemcpyHostToDevice, ownStream));
+    SHARDRT_CUDA_TRY(cudaEventRecord(received, ownStream));
+    SHARDRT_CUDA_TRY(cudaStreamWaitEvent(stream, received, 0));
+  }
+  for (size_t i = 0; i < transfers.size(); ++i)
+    if (!transfers[i].send && transfers[i].bytes)
+      SHARDRT_RETURN_IF_ERROR(move(rc, i));
+  return Status();
+}
+
+} // namespace shardrt::exec::cuda
