@@ -8,6 +8,7 @@
 
 #include "shardrt/comm/Mpi.h"
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdlib>
@@ -482,6 +483,24 @@ createMpiCommunicator(MPI_Comm base, const CommOptions &options) {
   MPI_Comm_size(*comm, &size);
   return std::unique_ptr<Communicator>(
       std::make_unique<MpiCommunicator>(*comm, rank, size, options));
+}
+
+StatusOr<int> nodeLocalRank(Communicator &comm) {
+  std::vector<char> name(MPI_MAX_PROCESSOR_NAME, '\0');
+  int length = 0;
+  if (MPI_Get_processor_name(name.data(), &length) != MPI_SUCCESS)
+    return Status::unavailable("MPI_Get_processor_name failed");
+  std::vector<char> names(name.size() * size_t(comm.size()));
+  std::vector<std::int64_t> counts(size_t(comm.size()),
+                                   std::int64_t(name.size()));
+  SHARDRT_RETURN_IF_ERROR(comm.allGatherV(
+      name.data(), std::int64_t(name.size()), names.data(),
+      Span<const std::int64_t>(counts.data(), counts.size()), DataType::Byte));
+  int local = 0;
+  for (int q = 0; q < comm.rank(); ++q)
+    local += std::equal(name.begin(), name.end(),
+                        names.begin() + std::ptrdiff_t(q) * name.size());
+  return local;
 }
 
 } // namespace shardrt::comm

@@ -1,4 +1,13 @@
 //===- NcclMpi.cpp - NCCL communicators bootstrapped over MPI -------------===//
+//
+// The bootstrap talks over an `mpi` communicator of its own (a duplicate of
+// MPI_COMM_WORLD whose errors return and whose every wait has the
+// options' deadline), never over MPI_COMM_WORLD directly: a rank that fails
+// or never arrives turns into a status on the others, not a hang. Every
+// rank runs the same collectives whatever fails locally, and all of them
+// agree on the outcome before any joins NCCL.
+//
+//===----------------------------------------------------------------------===//
 
 #include "shardrt/comm/NcclMpi.h"
 #include "shardrt/comm/Mpi.h"
@@ -6,47 +15,72 @@
 #include <cuda_runtime.h>
 #include <mpi.h>
 
+#include <array>
+#include <cstring>
+
 namespace shardrt::comm {
+
+namespace {
+
+/// `s` where it failed, else whether any other rank failed: every rank
+/// leaves together (a failing rank keeps its own message; the others learn
+/// only that one failed).
+Status agree(Communicator &boot, const Status &s, const char *what) {
+  std::int32_t failed = s.ok() ? 0 : 1, any = 0;
+  SHARDRT_RETURN_IF_ERROR(
+      boot.allReduce(&failed, &any, 1, DataType::I32, ReduceOp::Max));
+  if (!s.ok())
+    return s;
+  if (any)
+    return Status::unavailable(std::string("nccl over mpi: another rank ") +
+                               what);
+  return Status();
+}
+
+} // namespace
 
 StatusOr<std::unique_ptr<Communicator>>
 createNcclCommunicatorOverMpi(NcclOptions options, bool deviceByLocalRank) {
-  SHARDRT_RETURN_IF_ERROR(initializeMpi());
-  int rank = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  StatusOr<std::unique_ptr<Communicator>> boot =
+      createMpiCommunicator(options.comm);
+  if (!boot.ok())
+    return Status(boot.status().code(),
+                  "nccl over mpi: " + boot.status().message());
+  Communicator &c = **boot;
+  Status device;
   if (deviceByLocalRank) {
-    MPI_Comm node = MPI_COMM_NULL;
-    int local = 0, devices = 0;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank,
-                            MPI_INFO_NULL, &node) != MPI_SUCCESS)
-      return Status::unavailable("nccl over mpi: cannot find this node's "
-                                 "processes (MPI_Comm_split_type)");
-    MPI_Comm_rank(node, &local);
-    MPI_Comm_free(&node);
+    StatusOr<int> local = nodeLocalRank(c);
+    if (!local.ok())
+      return local.status(); // a collective failed on every rank
+    int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
       (void)cudaGetLastError();
-      return Status::unavailable("nccl over mpi: no CUDA device on this node");
+      device = Status::unavailable("nccl over mpi: no CUDA device on this "
+                                   "node");
+    } else {
+      options.device = *local % devices;
     }
-    options.device = local % devices;
   }
-  // Rank 0's id, or its failure, reaches every rank: nobody waits alone.
+  SHARDRT_RETURN_IF_ERROR(agree(c, device, "has no CUDA device"));
+  // Rank 0's id, with whether it has one, reaches every rank.
+  std::array<std::uint8_t, 1 + sizeof(NcclId)> message{};
+  Status created;
+  if (c.rank() == 0) {
+    StatusOr<NcclId> id = createNcclId();
+    created = id.status();
+    message[0] = id.ok();
+    if (id.ok())
+      std::memcpy(message.data() + 1, id->data(), id->size());
+  }
+  SHARDRT_RETURN_IF_ERROR(
+      c.broadcast(message.data(), int64_t(message.size()), DataType::Byte, 0));
+  if (!message[0])
+    return created.ok() ? Status::unavailable("nccl over mpi: rank 0 could "
+                                              "not create the NCCL unique id")
+                        : created;
   NcclId id{};
-  int ok = 1;
-  if (rank == 0) {
-    StatusOr<NcclId> created = createNcclId();
-    ok = created.ok();
-    if (ok)
-      id = *created;
-  }
-  if (MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
-      MPI_Bcast(id.data(), int(id.size()), MPI_BYTE, 0, MPI_COMM_WORLD) !=
-          MPI_SUCCESS)
-    return Status::unavailable("nccl over mpi: broadcasting the unique id "
-                               "failed");
-  if (!ok)
-    return Status::unavailable("nccl over mpi: rank 0 could not create the "
-                               "NCCL unique id");
-  return createNcclCommunicator(id, rank, size, options);
+  std::memcpy(id.data(), message.data() + 1, id.size());
+  return createNcclCommunicator(id, c.rank(), c.size(), options);
 }
 
 } // namespace shardrt::comm

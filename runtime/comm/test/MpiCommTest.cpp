@@ -8,6 +8,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardrt/comm/Mpi.h"
+#ifdef SHARDRT_TEST_NCCL_MPI
+#include "shardrt/comm/NcclMpi.h"
+
+#include <cuda_runtime.h>
+#endif
 
 #include "CommChecks.h"
 
@@ -95,6 +100,45 @@ TEST_F(MpiComm, ReceiveWithoutSendTimesOut) {
   s = comm->barrier();
   EXPECT_TRUE(s.ok()) << s.toString();
 }
+
+TEST_F(MpiComm, NodeLocalRank) {
+  // ctest starts every rank on this machine.
+  StatusOr<int> local = nodeLocalRank(*comm);
+  ASSERT_TRUE(local.ok()) << local.status().toString();
+  EXPECT_EQ(*local, comm->rank());
+}
+
+#ifdef SHARDRT_TEST_NCCL_MPI
+/// Every rank comes back from the NCCL bootstrap in time with the same
+/// outcome: a working communicator where every rank has its own GPU, else
+/// a status on every rank (without a GPU: Unavailable, naming the missing
+/// device), and the ranks stay in step.
+TEST_F(MpiComm, NcclBootstrapAgreesOnTheOutcome) {
+  NcclOptions options;
+  options.comm.timeout = 20s;
+  Clock::time_point start = Clock::now();
+  StatusOr<std::unique_ptr<Communicator>> nccl =
+      createNcclCommunicatorOverMpi(options);
+  EXPECT_LT(Clock::now() - start, 60s);
+  std::int32_t ok = nccl.ok(), all = 0, any = 0;
+  ASSERT_TRUE(comm->allReduce(&ok, &all, 1, DataType::I32, ReduceOp::Min).ok());
+  ASSERT_TRUE(comm->allReduce(&ok, &any, 1, DataType::I32, ReduceOp::Max).ok());
+  EXPECT_EQ(all, any) << "some ranks joined NCCL and some did not";
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    (void)cudaGetLastError();
+    ASSERT_FALSE(nccl.ok());
+    EXPECT_EQ(nccl.status().code(), StatusCode::Unavailable);
+    EXPECT_NE(nccl.status().message().find("no CUDA device"), std::string::npos)
+        << nccl.status().toString();
+  } else if (nccl.ok()) {
+    EXPECT_STREQ((*nccl)->backendName(), "nccl");
+    checkAllReduceEverything(**nccl);
+  }
+  Status s = comm->barrier();
+  EXPECT_TRUE(s.ok()) << s.toString();
+}
+#endif
 
 /// Only rank 0 enters the collective: it must time out, disable collectives
 /// on its communicator, and leave the others able to finish theirs.

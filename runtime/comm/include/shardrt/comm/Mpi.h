@@ -36,6 +36,11 @@ createMpiCommunicator(const CommOptions &options = {});
 StatusOr<std::unique_ptr<Communicator>>
 createMpiCommunicator(MPI_Comm base, const CommOptions &options = {});
 
+/// This process's rank among the ranks of `comm` on its node (those with
+/// the same MPI processor name), e.g. to pick one GPU per process.
+/// Collective over `comm` (an all-gather of the names, under its timeout).
+StatusOr<int> nodeLocalRank(Communicator &comm);
+
 } // namespace shardrt::comm
 
 #endif // SHARDRT_COMM_MPI_H

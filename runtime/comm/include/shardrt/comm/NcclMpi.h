@@ -1,8 +1,12 @@
 //===- NcclMpi.h - NCCL communicators bootstrapped over MPI -----*- C++ -*-===//
 //
 // Under mpirun or srun: rank 0 of MPI_COMM_WORLD creates the NCCL unique id
-// and broadcasts it; every process then joins with its world rank. Library
-// shardrt_comm_nccl_mpi (built when both NCCL and MPI are found).
+// and broadcasts it; every process then joins with its world rank. The
+// bootstrap runs over an `mpi` communicator (its own duplicate of the
+// world, errors returned, every wait under options.comm.timeout), and the
+// ranks agree on each step's outcome, so a failure on one rank is a status
+// on all of them, never a hang. Library shardrt_comm_nccl_mpi (built when
+// both NCCL and MPI are found).
 //
 //===----------------------------------------------------------------------===//
 
