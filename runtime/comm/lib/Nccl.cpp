@@ -172,6 +172,8 @@ private:
              std::chrono::milliseconds timeout, Issue &&issue);
   /// Waits for the stream; a deadline or an asynchronous error aborts.
   Status wait(const std::string &what, Clock::time_point deadline);
+  /// Makes the staging scratch at least `bytes` long.
+  Status reserveScratch(size_t bytes, const std::string &what);
   Status fail(Status s) {
     if (owned_ && comm_ && usable_.ok())
       ncclCommAbort(comm_);
@@ -190,6 +192,10 @@ private:
   Status usable_;
   std::vector<std::shared_ptr<P2pOp>> pending_;
   void *barrierScratch_ = nullptr;
+  /// Device staging of host buffers, and the event waits poll.
+  void *scratch_ = nullptr;
+  size_t scratchBytes_ = 0;
+  cudaEvent_t done_ = nullptr;
 };
 
 NcclCommunicator::~NcclCommunicator() {
@@ -205,22 +211,29 @@ NcclCommunicator::~NcclCommunicator() {
         ncclCommDestroy(comm_);
     }
   }
-  if (barrierScratch_)
-    cudaFree(barrierScratch_);
+  // After a failure the application's communicator (never aborted by us)
+  // may still have kernels reading the scratch: freeing it would block on
+  // them, so it is left allocated.
+  if (usable_.ok() || owned_) {
+    if (barrierScratch_)
+      cudaFree(barrierScratch_);
+    if (scratch_)
+      cudaFree(scratch_);
+  }
+  if (done_)
+    cudaEventDestroy(done_);
   if (ownStream_)
     cudaStreamDestroy(stream_);
 }
 
 Status NcclCommunicator::wait(const std::string &what,
                               Clock::time_point deadline) {
-  cudaEvent_t done = nullptr;
-  SHARDRT_NCCL_CUDA(cudaEventCreateWithFlags(&done, cudaEventDisableTiming),
-                    what);
-  std::unique_ptr<CUevent_st, cudaError_t (*)(cudaEvent_t)> owned(
-      done, cudaEventDestroy);
-  SHARDRT_NCCL_CUDA(cudaEventRecord(done, stream_), what);
+  if (!done_)
+    SHARDRT_NCCL_CUDA(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming),
+                      what);
+  SHARDRT_NCCL_CUDA(cudaEventRecord(done_, stream_), what);
   for (;;) {
-    cudaError_t q = cudaEventQuery(done);
+    cudaError_t q = cudaEventQuery(done_);
     if (q == cudaSuccess)
       return Status();
     if (q != cudaErrorNotReady)
@@ -239,6 +252,21 @@ Status NcclCommunicator::wait(const std::string &what,
   }
 }
 
+Status NcclCommunicator::reserveScratch(size_t bytes, const std::string &what) {
+  if (bytes <= scratchBytes_)
+    return Status();
+  // The stream is idle here (every operation waits for it), so the old
+  // scratch has no readers left.
+  if (scratch_)
+    cudaFree(scratch_);
+  scratch_ = nullptr;
+  scratchBytes_ = 0;
+  SHARDRT_NCCL_CUDA(cudaMalloc(&scratch_, bytes),
+                    what + ": staging " + std::to_string(bytes) + " bytes");
+  scratchBytes_ = bytes;
+  return Status();
+}
+
 template <typename Issue>
 Status NcclCommunicator::run(const std::string &what,
                              std::vector<Staged> buffers,
@@ -247,12 +275,18 @@ Status NcclCommunicator::run(const std::string &what,
     return usable_;
   SHARDRT_NCCL_CUDA(cudaSetDevice(device_), what);
   Clock::time_point deadline = Clock::now() + timeout;
-  // Host buffers go through device scratch.
-  std::vector<void *> scratch;
-  auto release = [&] {
-    for (void *p : scratch)
-      cudaFree(p);
-  };
+  // Host buffers go through the communicator's device scratch, which
+  // grows to the largest operation's and is then reused.
+  std::vector<size_t> offsets(buffers.size(), 0);
+  size_t total = 0;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    Staged &b = buffers[i];
+    if (!b.user || b.bytes == 0 || isDevicePointer(b.user))
+      continue;
+    offsets[i] = total;
+    total += (b.bytes + 255) / 256 * 256;
+  }
+  SHARDRT_RETURN_IF_ERROR(reserveScratch(total, what));
   std::vector<void *> device(buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i) {
     Staged &b = buffers[i];
@@ -260,20 +294,11 @@ Status NcclCommunicator::run(const std::string &what,
       device[i] = const_cast<void *>(b.user);
       continue;
     }
-    cudaError_t err = cudaMalloc(&b.device, b.bytes);
-    if (err != cudaSuccess) {
-      release();
-      return cuda::cudaCallStatus(err, what + ": staging " +
-                                           std::to_string(b.bytes) + " bytes");
-    }
-    scratch.push_back(b.device);
+    b.device = static_cast<char *>(scratch_) + offsets[i];
     device[i] = b.device;
-    err = cudaMemcpyAsync(b.device, b.user, b.bytes, cudaMemcpyHostToDevice,
-                          stream_);
-    if (err != cudaSuccess) {
-      release();
-      return cuda::cudaCallStatus(err, what);
-    }
+    SHARDRT_NCCL_CUDA(cudaMemcpyAsync(b.device, b.user, b.bytes,
+                                      cudaMemcpyHostToDevice, stream_),
+                      what);
   }
   Status s = settle(comm_, ncclGroupStart(), what, deadline);
   if (s.ok()) {
@@ -298,11 +323,6 @@ Status NcclCommunicator::run(const std::string &what,
     if (err != cudaSuccess)
       s = cuda::cudaCallStatus(err, what);
   }
-  // After a failure the application's communicator (never aborted by us)
-  // may still have kernels reading the scratch: freeing it would block on
-  // them, so it is left allocated.
-  if (s.ok() || owned_)
-    release();
   return s;
 }
 
