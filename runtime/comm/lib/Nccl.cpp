@@ -125,6 +125,7 @@ public:
 
   const char *backendName() const override { return "nccl"; }
   bool takesDeviceBuffers() const override { return true; }
+  bool collectivesTakeDeviceBuffers() const override { return true; }
 
 protected:
   StatusOr<Request> doIsend(const void *buffer, std::size_t bytes, int peer,

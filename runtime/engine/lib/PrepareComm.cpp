@@ -732,6 +732,11 @@ StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
 
 } // namespace
 
+bool handsSlotsToCommunicator(const fb::Instruction &inst,
+                              const PrepareContext &ctx) {
+  return inst.opcode() == Opcode::AllReduce && wholeWorld(inst, ctx).ok();
+}
+
 StatusOr<RunFn> prepareComm(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
   switch (inst.opcode()) {

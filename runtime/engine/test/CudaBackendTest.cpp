@@ -12,6 +12,9 @@
 
 #include "shardrt/Engine.h"
 #include "shardrt/comm/Local.h"
+#ifdef SHARDRT_TEST_NCCL
+#include "shardrt/comm/Nccl.h"
+#endif
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -413,6 +416,57 @@ TEST(CudaBackend, GraphReplayAndCallerStream) {
   }
   cudaStreamDestroy(stream);
 }
+
+#ifdef SHARDRT_TEST_NCCL
+TEST(CudaBackend, AllReduceOverNcclTakesTheDeviceSlots) {
+  // A whole-world all-reduce over nccl is handed the device slots (no host
+  // staging). A kernel writes its input just before it on the session's
+  // stream, so a missing synchronisation would reduce stale data; new
+  // inputs before the second run catch a step that reuses the first.
+  Model m;
+  uint32_t x = m.input("in0", {4099});
+  uint32_t t = m.slot({4099});
+  m.op(Opcode::Unary, {x}, {t}, {}, {}, "neg");
+  uint32_t y = m.output("out0", {4099});
+  m.op(Opcode::AllReduce, {t}, {y}).reduce = fb::ReduceKind::Sum;
+  std::shared_ptr<const Engine> engine = load(m.bytes());
+  ASSERT_TRUE(engine);
+  // The program is valid: the CPU runs it in a world of one.
+  Status cpu = comm::LocalWorld::run(1, [&](comm::Communicator &c) -> Status {
+    StatusOr<std::unique_ptr<Session>> s =
+        Session::create(engine, &c, SessionOptions());
+    if (!s.ok())
+      return s.status();
+    Floats in = randomFloats(4099, 20), out(in.size());
+    SHARDRT_RETURN_IF_ERROR((*s)->copyInput(0, in.data(), DType::F32, {4099}));
+    SHARDRT_RETURN_IF_ERROR((*s)->run());
+    SHARDRT_RETURN_IF_ERROR(
+        (*s)->copyOutput(0, out.data(), DType::F32, {4099}));
+    EXPECT_EQ(out[7], -in[7]);
+    return Status();
+  });
+  ASSERT_TRUE(cpu.ok()) << cpu.toString();
+  SKIP_WITHOUT_GPU();
+  StatusOr<comm::NcclId> id = comm::createNcclId();
+  ASSERT_TRUE(id.ok()) << id.status().toString();
+  StatusOr<std::unique_ptr<comm::Communicator>> nccl =
+      comm::createNcclCommunicator(*id, 0, 1);
+  ASSERT_TRUE(nccl.ok()) << nccl.status().toString();
+  ASSERT_TRUE((*nccl)->collectivesTakeDeviceBuffers());
+  StatusOr<std::unique_ptr<Session>> session =
+      Session::create(engine, nccl->get(), cudaOptions());
+  ASSERT_TRUE(session.ok()) << session.status().toString();
+  for (unsigned seed : {21u, 22u}) {
+    Floats in = randomFloats(4099, seed), out(in.size());
+    ASSERT_TRUE((*session)->copyInput(0, in.data(), DType::F32, {4099}).ok());
+    Status s = (*session)->run();
+    ASSERT_TRUE(s.ok()) << s.toString();
+    ASSERT_TRUE((*session)->copyOutput(0, out.data(), DType::F32, {4099}).ok());
+    for (size_t i = 0; i < in.size(); ++i)
+      ASSERT_EQ(out[i], -in[i]) << "seed " << seed << " element " << i;
+  }
+}
+#endif
 
 TEST(CudaBackend, GraphsRefuseHostStagedSteps) {
   SKIP_WITHOUT_GPU();

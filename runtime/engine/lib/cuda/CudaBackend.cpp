@@ -345,7 +345,19 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     firstStaged_ = "instruction " + std::to_string(index) + " (" +
                    fb::EnumNameOpcode(inst.opcode()) +
                    ") runs staged through the host";
-  return stageThroughHost(std::move(*host), inst, ctx);
+  if (!handsSlotsToCommunicator(inst, ctx))
+    return stageThroughHost(std::move(*host), inst, ctx);
+  // Over nccl the communicator takes the device slots as they are, once
+  // the session's stream has written them (its own wait covers the rest).
+  RunFn staged = stageThroughHost(*host, inst, ctx);
+  cudaStream_t stream = lib_.stream;
+  return RunFn(
+      [direct = std::move(*host), staged, stream](RunContext &rc) -> Status {
+        if (!rc.comm || !rc.comm->collectivesTakeDeviceBuffers())
+          return staged(rc);
+        SHARDRT_CUDA_TRY(cudaStreamSynchronize(stream));
+        return direct(rc);
+      });
 }
 
 StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,

@@ -180,6 +180,9 @@ public:
   /// rank runs on (`nccl`; `local` with a device-aware copy). Host memory
   /// is always accepted.
   virtual bool takesDeviceBuffers() const { return false; }
+  /// Whether the collectives take device buffers too (`nccl`; `local`
+  /// reduces on the host even with a device-aware copy).
+  virtual bool collectivesTakeDeviceBuffers() const { return false; }
 
   std::chrono::milliseconds timeout() const { return timeout_; }
   /// InvalidArgument unless timeout > 0.
