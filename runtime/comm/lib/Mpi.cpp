@@ -486,16 +486,25 @@ createMpiCommunicator(MPI_Comm base, const CommOptions &options) {
 }
 
 StatusOr<int> nodeLocalRank(Communicator &comm) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized)
+    return Status::failedPrecondition("nodeLocalRank needs MPI");
+  // A rank that cannot name its node still takes part in the gather (with
+  // a name no node has), so that the others are not left waiting.
   std::vector<char> name(MPI_MAX_PROCESSOR_NAME, '\0');
   int length = 0;
-  if (MPI_Get_processor_name(name.data(), &length) != MPI_SUCCESS)
-    return Status::unavailable("MPI_Get_processor_name failed");
+  bool named = MPI_Get_processor_name(name.data(), &length) == MPI_SUCCESS;
+  if (!named)
+    std::fill(name.begin(), name.end(), '\xff');
   std::vector<char> names(name.size() * size_t(comm.size()));
   std::vector<std::int64_t> counts(size_t(comm.size()),
                                    std::int64_t(name.size()));
   SHARDRT_RETURN_IF_ERROR(comm.allGatherV(
       name.data(), std::int64_t(name.size()), names.data(),
       Span<const std::int64_t>(counts.data(), counts.size()), DataType::Byte));
+  if (!named)
+    return Status::unavailable("MPI_Get_processor_name failed");
   int local = 0;
   for (int q = 0; q < comm.rank(); ++q)
     local += std::equal(name.begin(), name.end(),

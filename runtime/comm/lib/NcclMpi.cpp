@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstring>
+#include <string>
 
 namespace shardrt::comm {
 
@@ -50,10 +51,10 @@ createNcclCommunicatorOverMpi(NcclOptions options, bool deviceByLocalRank) {
   Status device;
   if (deviceByLocalRank) {
     StatusOr<int> local = nodeLocalRank(c);
-    if (!local.ok())
-      return local.status(); // a collective failed on every rank
     int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    if (!local.ok()) {
+      device = local.status(); // every rank took part in the gather
+    } else if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
       (void)cudaGetLastError();
       device = Status::unavailable("nccl over mpi: no CUDA device on this "
                                    "node");
@@ -61,7 +62,14 @@ createNcclCommunicatorOverMpi(NcclOptions options, bool deviceByLocalRank) {
       options.device = *local % devices;
     }
   }
-  SHARDRT_RETURN_IF_ERROR(agree(c, device, "has no CUDA device"));
+  if (device.ok())
+    if (cudaError_t e = cudaSetDevice(options.device); e != cudaSuccess) {
+      (void)cudaGetLastError();
+      device = Status::unavailable("nccl over mpi: cannot use CUDA device " +
+                                   std::to_string(options.device) + ": " +
+                                   cudaGetErrorString(e));
+    }
+  SHARDRT_RETURN_IF_ERROR(agree(c, device, "cannot use a CUDA device"));
   // Rank 0's id, with whether it has one, reaches every rank.
   std::array<std::uint8_t, 1 + sizeof(NcclId)> message{};
   Status created;

@@ -36,29 +36,48 @@ Floats randomFloats(int64_t n, unsigned seed) {
   return enginetest::randomFloats(size_t(n), rng);
 }
 
-/// Copies the inputs in, runs `runs` times, copies every output out.
-StatusOr<std::vector<Floats>> run(std::shared_ptr<const Engine> engine,
-                                  const std::vector<Floats> &inputs,
-                                  const SessionOptions &options, int runs = 1) {
+/// One session; before each run new inputs are copied in, and after it
+/// every output is copied out: a replay that reused the first run's
+/// results would not match.
+StatusOr<std::vector<std::vector<Floats>>>
+runEach(std::shared_ptr<const Engine> engine,
+        const std::vector<std::vector<Floats>> &inputsPerRun,
+        const SessionOptions &options) {
   StatusOr<std::unique_ptr<Session>> s = Session::create(engine, options);
   if (!s.ok())
     return s.status();
   Session &session = **s;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    SHARDRT_RETURN_IF_ERROR(session.copyInput(i, inputs[i].data(), DType::F32,
-                                              session.inputShape(i)));
-  for (int r = 0; r < runs; ++r)
+  std::vector<std::vector<Floats>> results;
+  for (const std::vector<Floats> &inputs : inputsPerRun) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      SHARDRT_RETURN_IF_ERROR(session.copyInput(i, inputs[i].data(), DType::F32,
+                                                session.inputShape(i)));
     SHARDRT_RETURN_IF_ERROR(session.run());
-  if (options.cudaStream)
-    cudaStreamSynchronize(static_cast<cudaStream_t>(options.cudaStream));
-  std::vector<Floats> outs;
-  for (size_t i = 0; i < engine->numOutputs(); ++i) {
-    Floats out(static_cast<size_t>(count(session.outputShape(i))));
-    SHARDRT_RETURN_IF_ERROR(
-        session.copyOutput(i, out.data(), DType::F32, session.outputShape(i)));
-    outs.push_back(std::move(out));
+    if (options.cudaStream)
+      cudaStreamSynchronize(static_cast<cudaStream_t>(options.cudaStream));
+    std::vector<Floats> outs;
+    for (size_t o = 0; o < engine->numOutputs(); ++o) {
+      Floats out(static_cast<size_t>(count(session.outputShape(o))));
+      SHARDRT_RETURN_IF_ERROR(session.copyOutput(o, out.data(), DType::F32,
+                                                 session.outputShape(o)));
+      outs.push_back(std::move(out));
+    }
+    results.push_back(std::move(outs));
   }
-  return outs;
+  return results;
+}
+
+/// Runs `runs` times on `inputs`; every output of the last run.
+StatusOr<std::vector<Floats>> run(std::shared_ptr<const Engine> engine,
+                                  const std::vector<Floats> &inputs,
+                                  const SessionOptions &options, int runs = 1) {
+  StatusOr<std::vector<std::vector<Floats>>> all = runEach(
+      std::move(engine),
+      std::vector<std::vector<Floats>>(size_t(std::max(runs, 1)), inputs),
+      options);
+  if (!all.ok())
+    return all.status();
+  return std::move(all->back());
 }
 
 SessionOptions cudaOptions() {
@@ -204,9 +223,9 @@ TEST(CudaBackend, ConvRegionsMatchTheCpu) {
 /// its rows by one on both sides and fills the pads from its ring
 /// neighbours: boxes that are not contiguous in the slot (one row of each
 /// of 2 batches). Output: the padded piece. With `started`, the exchange
-/// only starts, the whole piece is negated in place, and a Wait completes
-/// the exchange: the peers get the rows as they were when it started, and
-/// the received rows land after the negation.
+/// only starts, the whole piece is filled with 5, and a Wait completes the
+/// exchange: the peers get the rows as they were when it started, and the
+/// received rows land after the fill.
 std::vector<uint8_t> ringExchangeArtifact(bool started) {
   const std::vector<int64_t> rows = {5, 7};
   ArtifactWriter w({"x"}, {2});
@@ -254,17 +273,16 @@ std::vector<uint8_t> ringExchangeArtifact(bool started) {
     rc.program = {pad, halo};
     if (started) {
       rc.program[1].ints = {1};
-      InstructionSpec neg;
-      neg.opcode = Opcode::Unary;
-      neg.inputs = {1};
-      neg.outputs = {1};
-      neg.str = "neg";
+      InstructionSpec fill; // native on the GPU: no synchronisation
+      fill.opcode = Opcode::Fill;
+      fill.outputs = {1};
+      fill.floats = {5.0};
       InstructionSpec wait;
       wait.opcode = Opcode::Wait;
       wait.inputs = {1};
       wait.outputs = {1};
       wait.ints = {1};
-      rc.program.push_back(neg);
+      rc.program.push_back(fill);
       rc.program.push_back(wait);
     }
     rc.inputSlots = {0};
@@ -333,9 +351,9 @@ TEST(CudaBackend, HaloExchangesMoveBoxesOnTheDevice) {
         runRing(SessionOptions(), nullptr, started);
     ASSERT_TRUE(want.ok()) << want.status().toString();
     // Rank 0's last padded row (batch 1) holds rank 1's first row, as it
-    // was before any negation; its own rows are negated when started.
+    // was before any fill; its own rows are filled when started.
     EXPECT_EQ((*want)[0][size_t((1 * 7 + 6) * 3)], 1000.0f + 7 * 3);
-    EXPECT_EQ((*want)[0][size_t(1 * 3 + 1)], started ? -1.0f : 1.0f);
+    EXPECT_EQ((*want)[0][size_t(1 * 3 + 1)], started ? 5.0f : 1.0f);
     if (backendAvailable(BackendKind::Cuda).ok())
       for (comm::CopyBytesFn copy :
            {localMessageCopy(BackendKind::Cuda), comm::CopyBytesFn()}) {
@@ -347,37 +365,6 @@ TEST(CudaBackend, HaloExchangesMoveBoxesOnTheDevice) {
       }
   }
   SKIP_WITHOUT_GPU();
-}
-
-/// One session; before each run new inputs are copied in, and after it
-/// every output is copied out: a replay that reused the first run's
-/// results would not match.
-StatusOr<std::vector<std::vector<Floats>>>
-runEach(std::shared_ptr<const Engine> engine,
-        const std::vector<std::vector<Floats>> &inputsPerRun,
-        const SessionOptions &options) {
-  StatusOr<std::unique_ptr<Session>> s = Session::create(engine, options);
-  if (!s.ok())
-    return s.status();
-  Session &session = **s;
-  std::vector<std::vector<Floats>> results;
-  for (const std::vector<Floats> &inputs : inputsPerRun) {
-    for (size_t i = 0; i < inputs.size(); ++i)
-      SHARDRT_RETURN_IF_ERROR(session.copyInput(i, inputs[i].data(), DType::F32,
-                                                session.inputShape(i)));
-    SHARDRT_RETURN_IF_ERROR(session.run());
-    if (options.cudaStream)
-      cudaStreamSynchronize(static_cast<cudaStream_t>(options.cudaStream));
-    std::vector<Floats> outs;
-    for (size_t o = 0; o < engine->numOutputs(); ++o) {
-      Floats out(static_cast<size_t>(count(session.outputShape(o))));
-      SHARDRT_RETURN_IF_ERROR(session.copyOutput(o, out.data(), DType::F32,
-                                                 session.outputShape(o)));
-      outs.push_back(std::move(out));
-    }
-    results.push_back(std::move(outs));
-  }
-  return results;
 }
 
 TEST(CudaBackend, GraphReplayAndCallerStream) {
