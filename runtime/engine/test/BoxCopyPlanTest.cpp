@@ -8,23 +8,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "../lib/cuda/BoxCopyPlan.h"
+#include "TestModel.h"
 #include "shardrt/cpu/Kernels.h"
 
 #include <gtest/gtest.h>
 
-#include <numeric>
 #include <random>
 #include <vector>
 
 namespace shardrt::exec::cuda {
 namespace {
 
-using Shape = std::vector<int64_t>;
-
-int64_t count(const Shape &s) {
-  return std::accumulate(s.begin(), s.end(), int64_t(1),
-                         std::multiplies<int64_t>());
-}
+using enginetest::count;
+using enginetest::Shape;
 
 /// Copies with the plan, as the kernel does (element i of the box).
 std::vector<int32_t> planned(const std::vector<int32_t> &src,

@@ -10,23 +10,20 @@
 //===----------------------------------------------------------------------===//
 
 #include "../lib/cuda/ConvRegionPlan.h"
+#include "TestModel.h"
 #include "shardrt/cpu/Kernels.h"
 
 #include <gtest/gtest.h>
 
-#include <numeric>
 #include <random>
 #include <vector>
 
 namespace shardrt::exec::cuda {
 namespace {
 
-using Shape = std::vector<int64_t>;
-
-int64_t count(const Shape &s) {
-  return std::accumulate(s.begin(), s.end(), int64_t(1),
-                         std::multiplies<int64_t>());
-}
+using enginetest::count;
+using enginetest::randomFloats;
+using enginetest::Shape;
 
 struct Case {
   cpu::ConvParams p; // with the region
@@ -74,14 +71,6 @@ Shape shapeOf(int64_t n, int64_t c, const int64_t *spatial, int rank) {
   Shape s = {n, c};
   s.insert(s.end(), spatial, spatial + rank);
   return s;
-}
-
-std::vector<float> randomFloats(size_t n, std::mt19937 &rng) {
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &f : v)
-    f = u(rng);
-  return v;
 }
 
 /// The region computed as the plan says: the input view, a conv padded

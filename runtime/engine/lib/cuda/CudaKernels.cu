@@ -45,6 +45,14 @@ __global__ void copyBoxKernel(T *__restrict__ dst, const T *__restrict__ src,
   }
 }
 
+/// The copy of elements of T's size (the bytes are only moved).
+template <typename T>
+void launchCopyBoxOf(void *dst, const void *src, const BoxCopyPlan &p,
+                     cudaStream_t stream) {
+  copyBoxKernel<<<gridFor(p.count), kThreads, 0, stream>>>(
+      static_cast<T *>(dst), static_cast<const T *>(src), p);
+}
+
 } // namespace
 
 cudaError_t launchCopyBox(void *dst, const BoxView &to, const void *src,
@@ -53,25 +61,20 @@ cudaError_t launchCopyBox(void *dst, const BoxView &to, const void *src,
   BoxCopyPlan p;
   if (!planBoxCopy(to, from, box, rank, p))
     return cudaErrorInvalidValue;
-  long long n = p.count;
-  if (n == 0)
+  if (p.count == 0)
     return cudaSuccess;
   switch (elemBytes) {
   case 1:
-    copyBoxKernel<<<gridFor(n), kThreads, 0, stream>>>(
-        static_cast<uint8_t *>(dst), static_cast<const uint8_t *>(src), p);
+    launchCopyBoxOf<uint8_t>(dst, src, p, stream);
     break;
   case 2:
-    copyBoxKernel<<<gridFor(n), kThreads, 0, stream>>>(
-        static_cast<uint16_t *>(dst), static_cast<const uint16_t *>(src), p);
+    launchCopyBoxOf<uint16_t>(dst, src, p, stream);
     break;
   case 4:
-    copyBoxKernel<<<gridFor(n), kThreads, 0, stream>>>(
-        static_cast<uint32_t *>(dst), static_cast<const uint32_t *>(src), p);
+    launchCopyBoxOf<uint32_t>(dst, src, p, stream);
     break;
   case 8:
-    copyBoxKernel<<<gridFor(n), kThreads, 0, stream>>>(
-        static_cast<uint64_t *>(dst), static_cast<const uint64_t *>(src), p);
+    launchCopyBoxOf<uint64_t>(dst, src, p, stream);
     break;
   default:
     return cudaErrorInvalidValue;
