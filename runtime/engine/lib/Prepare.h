@@ -100,6 +100,9 @@ struct PrepareContext {
   uint32_t instruction = 0;
   /// Where started exchanges meet their Wait; null: none may be deferred.
   PendingExchanges *pending = nullptr;
+  /// The session's communicator (the one every run gets); null in a world
+  /// of one without one.
+  comm::Communicator *comm = nullptr;
 };
 
 /// Decodes one instruction; the error message names what is wrong (the

@@ -65,8 +65,6 @@ struct ExchangeState {
   Status post(RunContext &rc) {
     if (!rc.comm)
       return Status::failedPrecondition("an exchange needs a communicator");
-    if (!inFlight.empty())
-      drain(); // a failed run left it in flight
     for (size_t i = 0; i < transfers.size(); ++i) {
       const BoxTransfer &t = transfers[i];
       uint8_t *buf = staging[i].data();

@@ -183,6 +183,7 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
   exec::PrepareContext ctx{slots, rank, meshShape,
                            artifact->meshCoordinates(rank)};
   ctx.pending = &pending;
+  ctx.comm = comm;
   for (uint32_t i = 0; rc.program() && i < rc.program()->size(); ++i) {
     const fb::Instruction &inst = *rc.program()->Get(i);
     ctx.instruction = i;

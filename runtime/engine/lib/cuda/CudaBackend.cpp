@@ -196,6 +196,9 @@ private:
   StatusOr<RunFn> prepareExchange(const fb::Instruction &inst,
                                   const PrepareContext &ctx);
   StatusOr<RunFn> prepareWait(const fb::Instruction &inst);
+  /// A collective step that passes its slots to a communicator whose
+  /// collectives take device buffers, run on the device slots.
+  RunFn handSlotsToCommunicator(RunFn hostStep);
   RunFn stageThroughHost(RunFn hostStep, const fb::Instruction &inst,
                          const PrepareContext &ctx);
   PinnedBuffer *mirror(uint32_t slot, size_t bytes);
@@ -227,7 +230,6 @@ private:
   std::vector<cudaEvent_t> events_;
   /// Native exchanges that only start, by instruction, until their Wait.
   std::map<uint32_t, std::shared_ptr<DeviceExchange>> startedOnDevice_;
-  size_t prepared_ = 0;
   // CUDA graph of the whole program, captured over `graphSlots_`.
   cudaGraphExec_t graph_ = nullptr;
   std::vector<void *> graphSlots_, captureSlots_;
@@ -295,7 +297,7 @@ Status CudaBackend::load(const artifact::Artifact &artifact) {
 
 StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
                                      const PrepareContext &ctx) {
-  size_t index = prepared_++;
+  uint32_t index = ctx.instruction;
   // The CPU decoder checks everything a kernel would trust, for both.
   StatusOr<RunFn> host = prepareInstruction(inst, ctx);
   bool fused = inst.opcode() == fb::Opcode::ElementwiseFused ||
@@ -325,12 +327,18 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     break;
   case fb::Opcode::HaloExchange:
   case fb::Opcode::Wait:
-    native = inst.opcode() == fb::Opcode::Wait ? prepareWait(inst)
-                                               : prepareExchange(inst, ctx);
+  case fb::Opcode::AllReduce:
+    if (inst.opcode() == fb::Opcode::HaloExchange)
+      native = prepareExchange(inst, ctx);
+    else if (inst.opcode() == fb::Opcode::Wait)
+      native = prepareWait(inst);
+    else if (handsSlotsToCommunicator(inst, ctx) && ctx.comm &&
+             ctx.comm->collectivesTakeDeviceBuffers())
+      native = handSlotsToCommunicator(std::move(*host));
     if (native.ok() && *native && firstStaged_.empty())
       firstStaged_ = "instruction " + std::to_string(index) + " (" +
                      fb::EnumNameOpcode(inst.opcode()) +
-                     ") moves its halo through the communicator on the host";
+                     ") waits for its communicator on the host";
     break;
   default:
     break;
@@ -345,19 +353,17 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     firstStaged_ = "instruction " + std::to_string(index) + " (" +
                    fb::EnumNameOpcode(inst.opcode()) +
                    ") runs staged through the host";
-  if (!handsSlotsToCommunicator(inst, ctx))
-    return stageThroughHost(std::move(*host), inst, ctx);
-  // Over nccl the communicator takes the device slots as they are, once
-  // the session's stream has written them (its own wait covers the rest).
-  RunFn staged = stageThroughHost(*host, inst, ctx);
+  return stageThroughHost(std::move(*host), inst, ctx);
+}
+
+RunFn CudaBackend::handSlotsToCommunicator(RunFn hostStep) {
+  // The communicator (nccl) takes the device slots as they are, once the
+  // session's stream has written them; its own wait covers the rest.
   cudaStream_t stream = lib_.stream;
-  return RunFn(
-      [direct = std::move(*host), staged, stream](RunContext &rc) -> Status {
-        if (!rc.comm || !rc.comm->collectivesTakeDeviceBuffers())
-          return staged(rc);
-        SHARDRT_CUDA_TRY(cudaStreamSynchronize(stream));
-        return direct(rc);
-      });
+  return RunFn([step = std::move(hostStep), stream](RunContext &rc) -> Status {
+    SHARDRT_CUDA_TRY(cudaStreamSynchronize(stream));
+    return step(rc);
+  });
 }
 
 StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,
@@ -474,14 +480,9 @@ StatusOr<RunFn> CudaBackend::prepareExchange(const fb::Instruction &inst,
   StatusOr<ExchangeTransfers> resolved = exchangeTransfers(inst, ctx);
   if (!resolved.ok())
     return resolved.status();
-  if (!DeviceExchange::kernelCopies(resolved->transfers))
-    return RunFn(); // element sizes or ranks the kernel does not copy
   auto x = std::make_shared<DeviceExchange>();
-  x->transfers = std::move(resolved->transfers);
-  for (const BoxTransfer &t : x->transfers) {
-    x->offsets.push_back(x->bytes);
-    x->bytes += (t.bytes + 255) / 256 * 256;
-  }
+  if (!x->plan(std::move(resolved->transfers)))
+    return RunFn(); // element sizes or ranks the kernel does not copy
   if (x->bytes) {
     StatusOr<void *> staging = allocate(x->bytes);
     if (!staging.ok())
@@ -489,8 +490,14 @@ StatusOr<RunFn> CudaBackend::prepareExchange(const fb::Instruction &inst,
     scratchBuffers_.push_back(*staging);
     x->device = static_cast<char *>(*staging);
   }
-  exchangeHost_.push_back(std::make_unique<PinnedBuffer>());
-  x->host = exchangeHost_.back().get();
+  // The session's communicator is fixed: the path is chosen here.
+  x->onDevice = ctx.comm && ctx.comm->takesDeviceBuffers();
+  if (!x->onDevice && x->bytes) {
+    exchangeHost_.push_back(std::make_unique<PinnedBuffer>());
+    x->host = exchangeHost_.back().get();
+    SHARDRT_CUDA_TRY(cudaMallocHost(&x->host->data, x->bytes));
+    x->host->bytes = x->bytes;
+  }
   if (!exchangeStream_)
     SHARDRT_CUDA_TRY(
         cudaStreamCreateWithFlags(&exchangeStream_, cudaStreamNonBlocking));

@@ -6,28 +6,33 @@
 
 namespace shardrt::exec::cuda {
 
-bool DeviceExchange::kernelCopies(const std::vector<BoxTransfer> &transfers) {
+bool DeviceExchange::plan(std::vector<BoxTransfer> all) {
+  static const int64_t zeros[kMaxBoxRank] = {};
+  transfers = std::move(all);
   for (const BoxTransfer &t : transfers) {
     bool size = t.elemBytes == 1 || t.elemBytes == 2 || t.elemBytes == 4 ||
                 t.elemBytes == 8;
-    if (!size || t.box.size() > size_t(kMaxBoxRank) ||
-        t.slotShape.size() != t.box.size())
+    BoxView slot{t.slotShape.data(), t.lo.data()}, packed{t.box.data(), zeros};
+    BoxCopyPlan p;
+    if (!size || t.slotShape.size() != t.box.size() ||
+        !(t.send
+              ? planBoxCopy(packed, slot, t.box.data(), int(t.box.size()), p)
+              : planBoxCopy(slot, packed, t.box.data(), int(t.box.size()), p)))
       return false;
+    plans.push_back(p);
+    offsets.push_back(bytes);
+    bytes += (t.bytes + 255) / 256 * 256;
   }
   return true;
 }
 
 Status DeviceExchange::move(RunContext &rc, size_t i) {
-  static const int64_t zeros[kMaxBoxRank] = {};
   const BoxTransfer &t = transfers[i];
-  BoxView slot{t.slotShape.data(), t.lo.data()}, packed{t.box.data(), zeros};
   void *staged = device + offsets[i];
-  SHARDRT_CUDA_TRY(
-      t.send
-          ? launchCopyBox(staged, packed, rc.slots[t.slot], slot, t.box.data(),
-                          int(t.box.size()), t.elemBytes, stream)
-          : launchCopyBox(rc.slots[t.slot], slot, staged, packed, t.box.data(),
-                          int(t.box.size()), t.elemBytes, stream));
+  SHARDRT_CUDA_TRY(t.send ? launchCopyBox(staged, rc.slots[t.slot], plans[i],
+                                          t.elemBytes, stream)
+                          : launchCopyBox(rc.slots[t.slot], staged, plans[i],
+                                          t.elemBytes, stream));
   return Status();
 }
 
@@ -44,11 +49,6 @@ Status DeviceExchange::start(RunContext &rc) {
 Status DeviceExchange::finish(RunContext &rc) {
   if (!rc.comm)
     return Status::failedPrecondition("an exchange needs a communicator");
-  bool onDevice = rc.comm->takesDeviceBuffers();
-  if (!onDevice && bytes && !host->data) {
-    SHARDRT_CUDA_TRY(cudaMallocHost(&host->data, bytes));
-    host->bytes = bytes;
-  }
   char *buffers = onDevice ? device : static_cast<char *>(host->data);
   SHARDRT_CUDA_TRY(cudaStreamWaitEvent(ownStream, packed, 0));
   for (size_t i = 0; !onDevice && i < transfers.size(); ++i)

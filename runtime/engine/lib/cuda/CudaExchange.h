@@ -45,16 +45,22 @@ struct PinnedBuffer {
 struct DeviceExchange {
   std::vector<BoxTransfer> transfers;
   std::vector<size_t> offsets; ///< of each transfer in the staging
+  /// Per transfer: its box between its slot and the device staging.
+  std::vector<BoxCopyPlan> plans;
   size_t bytes = 0;
   char *device = nullptr;
-  /// Allocated on the first run whose communicator takes host buffers only.
+  /// The boxes go to the communicator from `device` (it takes device
+  /// buffers), else from the pinned `host`.
+  bool onDevice = false;
   PinnedBuffer *host = nullptr;
   cudaStream_t stream = nullptr;    ///< the session's
   cudaStream_t ownStream = nullptr; ///< the exchange's copies
   cudaEvent_t packed = nullptr, received = nullptr;
 
-  /// Whether the box-copy kernel moves every transfer.
-  static bool kernelCopies(const std::vector<BoxTransfer> &transfers);
+  /// Lays out the staging of `transfers` and plans their box copies; false
+  /// when the box-copy kernel cannot move one of them (element sizes or
+  /// ranks it does not copy).
+  bool plan(std::vector<BoxTransfer> transfers);
   Status start(RunContext &rc);
   Status finish(RunContext &rc);
 

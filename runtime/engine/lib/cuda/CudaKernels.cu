@@ -55,12 +55,8 @@ void launchCopyBoxOf(void *dst, const void *src, const BoxCopyPlan &p,
 
 } // namespace
 
-cudaError_t launchCopyBox(void *dst, const BoxView &to, const void *src,
-                          const BoxView &from, const int64_t *box, int rank,
+cudaError_t launchCopyBox(void *dst, const void *src, const BoxCopyPlan &p,
                           size_t elemBytes, cudaStream_t stream) {
-  BoxCopyPlan p;
-  if (!planBoxCopy(to, from, box, rank, p))
-    return cudaErrorInvalidValue;
   if (p.count == 0)
     return cudaSuccess;
   switch (elemBytes) {

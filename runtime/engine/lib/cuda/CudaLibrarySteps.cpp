@@ -417,26 +417,30 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   uint32_t bi = hasBias ? inIdx(inst, 2) : kNoSlot;
   LibraryContext *libp = &lib;
   cudnnHandle_t handle = *h;
-  auto view = std::make_shared<ConvView>(std::move(*v));
-  Shape yShape = y;
+  // The crop of the temporary into y's region.
+  BoxCopyPlan crop;
+  if (!v->inPlace &&
+      !planBoxCopy(BoxView{y.data(), v->yStart.data()},
+                   BoxView{v->outShape.data(), v->outStart.data()},
+                   v->box.data(), int(v->box.size()), crop))
+    return RunFn();
+  bool inPlace = v->inPlace;
+  int64_t xOffset = v->xOffset;
   return RunFn([=](RunContext &rc) -> Status {
     const float one = 1.0f, zero = 0.0f;
     char *scratch = static_cast<char *>(libp->workspace);
-    float *out = view->inPlace ? slotPtr<float>(rc, yi) + yOffset
-                               : reinterpret_cast<float *>(scratch);
+    float *out = inPlace ? slotPtr<float>(rc, yi) + yOffset
+                         : reinterpret_cast<float *>(scratch);
     SHARDRT_CUDNN_TRY(cudnnConvolutionForward(
-        handle, &one, d->x, slotPtr<float>(rc, xi) + view->xOffset, d->w,
+        handle, &one, d->x, slotPtr<float>(rc, xi) + xOffset, d->w,
         slotPtr<float>(rc, wi), d->conv, algo, scratch + tempBytes, workspace,
         &zero, d->y, out));
     if (bi != kNoSlot)
       SHARDRT_CUDNN_TRY(cudnnAddTensor(
           handle, &one, d->bias, slotPtr<float>(rc, bi), &one, d->y, out));
-    if (!view->inPlace)
-      SHARDRT_CUDA_TRY(launchCopyBox(
-          rc.slots[yi], BoxView{yShape.data(), view->yStart.data()}, out,
-          BoxView{view->outShape.data(), view->outStart.data()},
-          view->box.data(), int(view->box.size()), sizeof(float),
-          libp->stream));
+    if (!inPlace)
+      SHARDRT_CUDA_TRY(
+          launchCopyBox(rc.slots[yi], out, crop, sizeof(float), libp->stream));
     return Status();
   });
 }

@@ -91,11 +91,10 @@ StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
 
 // CudaKernels.cu: small kernels of the backend's own.
 
-/// Copies the box of extents `box` from `src` (at from.lo) to `dst` (at
-/// to.lo), elements of `elemBytes` (1, 2, 4 or 8) bytes: halo packing and
-/// unpacking on the device.
-cudaError_t launchCopyBox(void *dst, const BoxView &to, const void *src,
-                          const BoxView &from, const int64_t *box, int rank,
+/// Copies the box that `plan` (planBoxCopy, made once at prepare time)
+/// describes from `src` to `dst`, elements of `elemBytes` (1, 2, 4 or 8)
+/// bytes: halo packing and unpacking, crops of conv outputs.
+cudaError_t launchCopyBox(void *dst, const void *src, const BoxCopyPlan &plan,
                           size_t elemBytes, cudaStream_t stream);
 cudaError_t launchFill(float *data, int64_t n, float value,
                        cudaStream_t stream);
