@@ -55,8 +55,7 @@ ncclRedOp_t ncclOp(ReduceOp op) {
 }
 
 /// Polls a non-blocking communicator until `result` (a call's return) is
-/// settled: Ok, an error, or the deadline (then `aborted` is set by the
-/// caller's abort).
+/// settled: Ok, an error, or the deadline (the caller then aborts).
 Status settle(ncclComm_t comm, ncclResult_t result, const std::string &what,
               Clock::time_point deadline) {
   while (result == ncclInProgress) {
@@ -278,23 +277,23 @@ Status NcclCommunicator::run(const std::string &what,
   Clock::time_point deadline = Clock::now() + timeout;
   // Host buffers go through the communicator's device scratch, which
   // grows to the largest operation's and is then reused.
+  std::vector<void *> device(buffers.size());
   std::vector<size_t> offsets(buffers.size(), 0);
   size_t total = 0;
   for (size_t i = 0; i < buffers.size(); ++i) {
     Staged &b = buffers[i];
-    if (!b.user || b.bytes == 0 || isDevicePointer(b.user))
+    if (!b.user || b.bytes == 0 || isDevicePointer(b.user)) {
+      device[i] = const_cast<void *>(b.user); // used as it is
       continue;
+    }
     offsets[i] = total;
     total += (b.bytes + 255) / 256 * 256;
   }
   SHARDRT_RETURN_IF_ERROR(reserveScratch(total, what));
-  std::vector<void *> device(buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i) {
     Staged &b = buffers[i];
-    if (!b.user || b.bytes == 0 || isDevicePointer(b.user)) {
-      device[i] = const_cast<void *>(b.user);
+    if (device[i] || !b.user || b.bytes == 0)
       continue;
-    }
     b.device = static_cast<char *>(scratch_) + offsets[i];
     device[i] = b.device;
     SHARDRT_NCCL_CUDA(cudaMemcpyAsync(b.device, b.user, b.bytes,
@@ -311,6 +310,7 @@ Status NcclCommunicator::run(const std::string &what,
     s = wait(what, deadline);
   else
     s = fail(s);
+  bool copiedBack = false;
   for (size_t i = 0; s.ok() && i < buffers.size(); ++i)
     if (buffers[i].device && buffers[i].copyBack) {
       cudaError_t err = cudaMemcpyAsync(const_cast<void *>(buffers[i].user),
@@ -318,8 +318,10 @@ Status NcclCommunicator::run(const std::string &what,
                                         cudaMemcpyDeviceToHost, stream_);
       if (err != cudaSuccess)
         s = cuda::cudaCallStatus(err, what);
+      copiedBack = true;
     }
-  if (s.ok()) {
+  // wait() saw the operation complete; only copies back are left.
+  if (s.ok() && copiedBack) {
     cudaError_t err = cudaStreamSynchronize(stream_);
     if (err != cudaSuccess)
       s = cuda::cudaCallStatus(err, what);
