@@ -58,10 +58,12 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::Kernels, "kernels",
                           "the instruction stream / generated kernels")),
     cl::cat(shardcCategory));
-cl::opt<unsigned> optLevel(cl::Prefix, "O",
-                           cl::desc("Optimisation level 0-3 (today -O0 skips "
-                                    "canonicalize and CSE; -O1..3 run them)"),
-                           cl::init(2), cl::cat(shardcCategory));
+cl::opt<unsigned>
+    optLevel(cl::Prefix, "O",
+             cl::desc("Optimisation level 0-3: -O1 adds canonicalize, "
+                      "CSE and halo overlap, -O2 deeper halos, "
+                      "-O3 fusion"),
+             cl::init(2), cl::cat(shardcCategory));
 cl::opt<bool> timing("timing", cl::desc("Print per-stage times"),
                      cl::init(false), cl::cat(shardcCategory));
 cl::opt<std::string> referenceFilename(

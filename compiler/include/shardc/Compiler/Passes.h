@@ -13,7 +13,7 @@ namespace shardc {
 #include "shardc/Compiler/Passes.h.inc"
 
 /// Registers `sc-partition-pipeline`: sc-propagate-sharding,
-/// sc-insert-reshards, sc-partition.
+/// sc-insert-reshards, sc-partition, sc-plan-memory.
 void registerPartitionPipeline();
 
 /// Adds the sc-partition-pipeline passes to `pm`.
