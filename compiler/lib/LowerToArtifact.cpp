@@ -326,15 +326,27 @@ std::vector<art::ConstantSpec> constantsOf(ModuleOp module,
 }
 
 /// Compiles the generated kernels of `module` into one fatbin and points
-/// every ElementwiseFused instruction at its kernel. The bodies stay: the
-/// CPU backend evaluates them, and the same artifact runs on either.
+/// every fused instruction (elementwise or reduction) at its kernel. The
+/// bodies stay: the CPU backend evaluates them, and the same artifact runs
+/// on either. Kernels are named by their position among the class's fused
+/// ops in program order, which cudaKernelSource walks the same way.
 LogicalResult
 addCudaKernels(ModuleOp module, func::FuncOp entry, const LowerOptions &options,
                std::vector<std::pair<RankClassProgram, func::FuncOp>> &classes,
                art::ArtifactWriter &writer) {
   size_t fused = 0;
-  for (auto &entry : classes)
-    fused += entry.first.fusedInstructions.size();
+  for (auto &[program, f] : classes) {
+    size_t ops = 0;
+    f.walk([&](Operation *op) {
+      ops += isa<scl::FusedElementwiseOp, scl::FusedReductionOp>(op);
+    });
+    // The kernel names below and in the source count the same ops.
+    if (ops != program.fusedInstructions.size())
+      return emitError(f.getLoc())
+             << "rank class has " << ops << " fused ops but "
+             << program.fusedInstructions.size() << " fused instructions";
+    fused += ops;
+  }
   if (fused == 0)
     return success();
   llvm::Expected<std::vector<uint8_t>> fatbin =

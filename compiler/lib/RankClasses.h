@@ -67,7 +67,8 @@ struct RankClassProgram {
   RankTraffic traffic;
   /// The value that defines each buffer (argument, alloc or constant).
   std::vector<mlir::Value> values;
-  /// Instruction index of every scl.fused_elementwise, in program order
+  /// Instruction index of every scl.fused_elementwise and
+  /// scl.fused_reduction, in program order
   /// (the order cudaKernelSource numbers their kernels in).
   std::vector<size_t> fusedInstructions;
 };

@@ -40,7 +40,7 @@ struct LowerOptions {
   /// while their halo exchange is in flight.
   bool overlapHalos = false;
   /// Compiles CUDA C++ (cudaKernelSource's) to a fatbin for `cudaTargets`.
-  /// When set, the artifact carries the fatbin and every ElementwiseFused
+  /// When set, the artifact carries the fatbin and every fused
   /// instruction names its kernel (and keeps its body for the CPU backend).
   std::function<llvm::Expected<std::vector<uint8_t>>(const std::string &)>
       compileCuda;
@@ -62,7 +62,8 @@ llvm::FailureOr<LoweredArtifact>
 lowerToArtifact(mlir::ModuleOp module, const LowerOptions &options,
                 const std::vector<uint8_t> *reference = nullptr);
 
-/// CUDA C++ for every scl.fused_elementwise of a partitioned module: one
+/// CUDA C++ for every fused region (elementwise or reduction) of a
+/// partitioned module: one
 /// `extern "C" __global__` kernel per region, named
 /// `<rank-class function>_fused<k>`; compiles with nvcc on its own.
 std::string cudaKernelSource(mlir::ModuleOp module);
