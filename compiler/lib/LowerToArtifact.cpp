@@ -99,13 +99,22 @@ art::InstructionSpec &ProgramBuilder::emit(fb::Opcode opcode,
                                            std::vector<uint32_t> inputs,
                                            std::vector<uint32_t> outputs) {
   int64_t index = int64_t(program.size());
-  for (uint32_t i : inputs)
+  // A view keeps the bytes of the buffer it views live as well.
+  auto storage = [&](uint32_t slot) -> Buffer & {
+    Buffer &b = buffers[slot];
+    return b.viewOf >= 0 ? buffers[b.viewOf] : b;
+  };
+  for (uint32_t i : inputs) {
     buffers[i].last = std::max(buffers[i].last, index);
+    storage(i).last = std::max(storage(i).last, index);
+  }
   for (uint32_t o : outputs) {
     // A buffer may be written by several instructions (a pad, then the
     // exchange that fills its halo): it is live from the first.
-    buffers[o].first = std::min(buffers[o].first, index);
-    buffers[o].last = std::max(buffers[o].last, index);
+    for (Buffer *b : {&buffers[o], &storage(o)}) {
+      b->first = std::min(b->first, index);
+      b->last = std::max(b->last, index);
+    }
   }
   art::InstructionSpec inst;
   inst.opcode = opcode;
@@ -222,6 +231,8 @@ void describeProgram(const std::string &name, const std::vector<int32_t> &ranks,
        << shapeText(buf.shape) << " " << bufferBytes(buf) << " B";
     if (buf.constant >= 0)
       ps << " constant " << buf.constant;
+    else if (buf.viewOf >= 0)
+      ps << " view of %" << buf.viewOf << " @" << plan.offsets[i];
     else
       ps << " @" << plan.offsets[i] << " live [" << buf.first << ", "
          << buf.last << "]";
@@ -441,8 +452,8 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
   return out;
 }
 
-/// Runs sc-partition (then sc-deepen-halos, sc-fuse and sc-overlap-halos,
-/// as `options` asks) on `module`.
+/// Runs sc-partition (then sc-deepen-halos, sc-fuse, sc-overlap-halos and
+/// sc-reshape-views, as `options` asks) on `module`.
 LogicalResult partition(ModuleOp module, const LowerOptions &options) {
   PassManager pm(module.getContext());
   ScPartitionOptions partitionOptions;
@@ -459,6 +470,8 @@ LogicalResult partition(ModuleOp module, const LowerOptions &options) {
     pm.addPass(createScFuse());
   if (options.overlapHalos)
     pm.addPass(createScOverlapHalos());
+  if (options.reshapeViews)
+    pm.addPass(createScReshapeViews());
   return pm.run(module);
 }
 

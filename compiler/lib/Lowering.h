@@ -26,6 +26,7 @@ struct Buffer {
   int64_t first = 0, last = 0; ///< live interval in instruction indices
   bool pinned = false;         ///< live for the whole program (I/O)
   int64_t constant = -1;       ///< index of the artifact constant, if any
+  int64_t viewOf = -1; ///< the buffer whose bytes it reads (scl.view), if any
 };
 
 /// The bytes of a buffer's slot.

@@ -526,6 +526,15 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
         return alloc.emitOpError("allocates ")
                << type << "; rank programs hold static f32 or i1 buffers";
       define(alloc.getResult());
+    } else if (auto view = dyn_cast<scl::ViewOp>(op)) {
+      uint32_t source = ids.lookup(view.getSource());
+      int64_t storage = b.buffers[source].viewOf >= 0 ? b.buffers[source].viewOf
+                                                      : int64_t(source);
+      // The caller may bind inputs elsewhere; constants stay in the file.
+      if (b.buffers[storage].pinned || b.buffers[storage].constant >= 0)
+        return view.emitOpError("views an input or a constant; rank "
+                                "programs view buffers of their own");
+      b.buffers[define(view.getResult())].viewOf = storage;
     } else if (auto c = dyn_cast<scl::ConstantOp>(op)) {
       auto it = constantIndex.find(c.getName());
       if (it == constantIndex.end())
@@ -616,6 +625,13 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
           return ret.emitOpError("returns a buffer that is an input, a "
                                  "constant or another output; rank programs "
                                  "return buffers of their own");
+        // The caller may bind an output elsewhere, away from its views.
+        if (buf.viewOf >= 0 ||
+            llvm::any_of(b.buffers, [&](const Buffer &other) {
+              return other.viewOf == int64_t(id);
+            }))
+          return ret.emitOpError("returns a buffer that is a view or is "
+                                 "viewed; outputs need bytes of their own");
         buf.pinned = true;
         p.outputs.push_back(id);
       }
@@ -635,8 +651,8 @@ std::vector<BufferLifetime> bufferLifetimes(RankClassProgram &program) {
     if (buf.pinned)
       buf.last = end;
     BufferLifetime l{bufferBytes(buf), buf.first, buf.last};
-    if (buf.constant >= 0)
-      l.bytes = 0; // lives in the file, not the arena
+    if (buf.constant >= 0 || buf.viewOf >= 0)
+      l.bytes = 0; // in the file, or in the bytes of the buffer it views
     lifetimes.push_back(l);
   }
   // Inputs are written before the first instruction.
@@ -647,10 +663,19 @@ std::vector<BufferLifetime> bufferLifetimes(RankClassProgram &program) {
 
 FailureOr<MemoryPlan> memoryPlanOf(func::FuncOp f, RankClassProgram &program) {
   std::vector<BufferLifetime> lifetimes = bufferLifetimes(program);
+  // Views sit on the bytes of the buffer they view.
+  auto placeViews = [&](MemoryPlan &plan) {
+    for (auto [i, buf] : llvm::enumerate(program.builder.buffers))
+      if (buf.viewOf >= 0)
+        plan.offsets[i] = plan.offsets[buf.viewOf];
+  };
   auto arena =
       f->getAttrOfType<IntegerAttr>(scl::SclDialect::kArenaBytesAttrName);
-  if (!arena)
-    return planMemory(lifetimes);
+  if (!arena) {
+    MemoryPlan plan = planMemory(lifetimes);
+    placeViews(plan);
+    return plan;
+  }
   MemoryPlan plan;
   plan.arenaBytes = uint64_t(arena.getInt());
   plan.peakLiveBytes = peakLiveBytes(lifetimes);
@@ -675,6 +700,7 @@ FailureOr<MemoryPlan> memoryPlanOf(func::FuncOp f, RankClassProgram &program) {
     }
     plan.offsets.push_back(uint64_t(offset));
   }
+  placeViews(plan);
   std::string problem = checkOffsets(lifetimes, plan.offsets, plan.arenaBytes);
   if (!problem.empty())
     return f.emitOpError("has a memory plan that does not hold: ") << problem;

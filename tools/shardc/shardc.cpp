@@ -61,7 +61,7 @@ cl::opt<Emit> emit(
 cl::opt<unsigned>
     optLevel(cl::Prefix, "O",
              cl::desc("Optimisation level 0-3: -O1 adds canonicalize, "
-                      "CSE and halo overlap, -O2 deeper halos, "
+                      "CSE, halo overlap and reshape views, -O2 deeper halos, "
                       "-O3 fusion"),
              cl::init(2), cl::cat(shardcCategory));
 cl::opt<bool> timing("timing", cl::desc("Print per-stage times"),
@@ -81,6 +81,11 @@ cl::opt<cl::boolOrDefault> overlapHalos(
     "overlap-halos",
     cl::desc("Compute each convolution's interior while its halo exchange is "
              "in flight (sc-overlap-halos); default: on at -O1 and above"),
+    cl::cat(shardcCategory));
+cl::opt<cl::boolOrDefault> reshapeViews(
+    "reshape-views",
+    cl::desc("Read reshaped temporaries in place instead of copying them "
+             "(sc-reshape-views); default: on at -O1 and above"),
     cl::cat(shardcCategory));
 cl::opt<cl::boolOrDefault> deepenHalos(
     "deepen-halos",
@@ -205,6 +210,9 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   options.overlapHalos = overlapHalos == cl::BOU_UNSET
                              ? optLevel >= 1
                              : overlapHalos == cl::BOU_TRUE;
+  options.reshapeViews = reshapeViews == cl::BOU_UNSET
+                             ? optLevel >= 1
+                             : reshapeViews == cl::BOU_TRUE;
   options.deepenHalos = deepenHalos == cl::BOU_UNSET
                             ? optLevel >= 2
                             : deepenHalos == cl::BOU_TRUE;

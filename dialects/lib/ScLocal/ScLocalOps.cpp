@@ -145,6 +145,21 @@ static LogicalResult verifyFusedBody(Operation *op, ValueRange ins,
   return success();
 }
 
+Value ViewOp::getViewSource() { return getSource(); }
+
+LogicalResult ViewOp::verify() {
+  MemRefType from = getSource().getType(), to = getResult().getType();
+  if (from.getElementType() != to.getElementType() ||
+      from.getNumElements() != to.getNumElements())
+    return emitOpError("views ")
+           << from << " as " << to
+           << "; a view keeps the element type and the element count";
+  if (!from.getLayout().isIdentity() || !to.getLayout().isIdentity())
+    return emitOpError("views a strided buffer; rank programs hold "
+                       "row-major buffers");
+  return success();
+}
+
 LogicalResult FusedElementwiseOp::verify() {
   MemRefType out = getOutput().getType();
   if (!out.getElementType().isF32())

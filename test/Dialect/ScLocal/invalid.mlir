@@ -1189,3 +1189,40 @@ func.func @scalar_arity(%x: memref<4xf32>, %y: memref<4xf32>)
   }
   return
 }
+
+//===----------------------------------------------------------------------===//
+// scl.view
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// case: a view with fewer elements than its source
+sc.mesh @mesh ["x"=1]
+func.func @view_count(%x: memref<4x6xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{a view keeps the element type and the element count}}
+  %v = scl.view %x : memref<4x6xf32> to memref<20xf32>
+  return
+}
+
+// -----
+
+// case: a view that changes the element type
+sc.mesh @mesh ["x"=1]
+func.func @view_type(%x: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{a view keeps the element type and the element count}}
+  %v = scl.view %x : memref<4xf32> to memref<4xi1>
+  return
+}
+
+// -----
+
+// case: a view of a strided buffer
+sc.mesh @mesh ["x"=1]
+func.func @view_strided(%x: memref<4x2xf32, strided<[4, 1]>>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{views a strided buffer}}
+  %v = scl.view %x : memref<4x2xf32, strided<[4, 1]>> to memref<8xf32>
+  return
+}

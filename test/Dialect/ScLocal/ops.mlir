@@ -121,3 +121,19 @@ func.func @f_class1(%x: memref<1xf32>) -> memref<1xf32>
   scl.kernel "Unary" mode "relu" ins(%x : memref<1xf32>) outs(%y : memref<1xf32>)
   return %y : memref<1xf32>
 }
+
+// -----
+
+// A view reads the same bytes in another shape of the same element count.
+sc.mesh @m ["x"=1]
+// CHECK-LABEL: func.func @view
+// CHECK: scl.view %{{.*}} : memref<1x8x2x3xf32> to memref<4x12xf32>
+func.func @view(%x: memref<1x8x2x3xf32>) -> memref<4x1xf32>
+    attributes {scl.mesh = @m, scl.ranks = array<i32: 0>} {
+  %y = memref.alloc() : memref<1x8x2x3xf32>
+  scl.kernel "Unary" mode "relu" ins(%x : memref<1x8x2x3xf32>) outs(%y : memref<1x8x2x3xf32>)
+  %g = scl.view %y : memref<1x8x2x3xf32> to memref<4x12xf32>
+  %s = memref.alloc() : memref<4x1xf32>
+  scl.kernel "Reduce" mode "sum" ins(%g : memref<4x12xf32>) outs(%s : memref<4x1xf32>) {ints = array<i64: 1>}
+  return %s : memref<4x1xf32>
+}

@@ -39,6 +39,9 @@ struct LowerOptions {
   /// Run sc-overlap-halos after sc-fuse: convolutions compute their interior
   /// while their halo exchange is in flight.
   bool overlapHalos = false;
+  /// Run sc-reshape-views last: copies that only reshape a temporary become
+  /// views of it.
+  bool reshapeViews = false;
   /// Compiles CUDA C++ (cudaKernelSource's) to a fatbin for `cudaTargets`.
   /// When set, the artifact carries the fatbin and every fused
   /// instruction names its kernel (and keeps its body for the CPU backend).

@@ -264,4 +264,41 @@ def ScOverlapHalos : Pass<"sc-overlap-halos", "mlir::ModuleOp"> {
   let dependentDialects = ["::shardc::scl::SclDialect"];
 }
 
+def ScReshapeViews : Pass<"sc-reshape-views", "mlir::ModuleOp"> {
+  let summary = "Turns copies that only reshape a buffer into views of it";
+  let description = [{
+    Partitioned programs reshape with `Copy` kernels: a group norm views
+    its input as (groups, elements) and its result back, each a full pass
+    over an activation. In every rank-class function, a `Copy` into an alloc
+    of the same element count becomes an `scl.view` of its input when the
+    copy is the alloc's only writer and, from the copy on, nothing writes
+    the input's buffer, any view of it, or the alloc. The alloc goes; its
+    readers read the input's bytes. The source must be a temporary (an
+    alloc, not an input the caller may bind elsewhere) and neither may be
+    returned.
+
+    The memory plan then keeps the source's bytes live until the view's
+    last reader, which never raises the peak: at the copy both buffers were
+    live. Run it last, before `sc-plan-memory`: `sc-fuse`,
+    `sc-deepen-halos` and `sc-overlap-halos` leave views alone.
+
+    Input:
+    ```mlir
+    %y = memref.alloc() : memref<1x32x16x16xf32>
+    scl.kernel "Conv" ins(...) outs(%y : memref<1x32x16x16xf32>) {...}
+    %g = memref.alloc() : memref<8x1024xf32>
+    scl.kernel "Copy" ins(%y : memref<1x32x16x16xf32>) outs(%g : memref<8x1024xf32>)
+    scl.kernel "Reduce" mode "mean" ins(%g : memref<8x1024xf32>) outs(...) {ints = array<i64: 1>}
+    ```
+    Output:
+    ```mlir
+    %y = memref.alloc() : memref<1x32x16x16xf32>
+    scl.kernel "Conv" ins(...) outs(%y : memref<1x32x16x16xf32>) {...}
+    %g = scl.view %y : memref<1x32x16x16xf32> to memref<8x1024xf32>
+    scl.kernel "Reduce" mode "mean" ins(%g : memref<8x1024xf32>) outs(...) {ints = array<i64: 1>}
+    ```
+  }];
+  let dependentDialects = ["::shardc::scl::SclDialect"];
+}
+
 #endif // SHARDC_COMPILER_PASSES_TD

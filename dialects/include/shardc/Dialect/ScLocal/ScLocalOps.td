@@ -5,6 +5,7 @@
 include "shardc/Dialect/ScLocal/ScLocalBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ViewLikeInterface.td"
 
 class Scl_Op<string mnemonic, list<Trait> traits = []>
     : Op<Scl_Dialect, mnemonic, traits>;
@@ -33,8 +34,8 @@ def Scl_KernelOp : Scl_Op<"kernel", [AttrSizedOperandSegments]> {
   }];
   let arguments = (ins
     StrAttr:$opcode,
-    Variadic<Scl_Buffer>:$ins,
-    Variadic<Scl_Buffer>:$outs,
+    Arg<Variadic<Scl_Buffer>, "", [MemRead]>:$ins,
+    Arg<Variadic<Scl_Buffer>, "", [MemWrite]>:$outs,
     DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$ints,
     DefaultValuedAttr<DenseF64ArrayAttr, "{}">:$floats,
     OptionalAttr<StrAttr>:$mode
@@ -67,7 +68,8 @@ def Scl_FusedElementwiseOp : Scl_Op<"fused_elementwise"> {
     }
     ```
   }];
-  let arguments = (ins Variadic<Scl_Buffer>:$ins, Scl_Buffer:$output);
+  let arguments = (ins Arg<Variadic<Scl_Buffer>, "", [MemRead]>:$ins,
+                       Arg<Scl_Buffer, "", [MemWrite]>:$output);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     `ins` `(` $ins `:` type($ins) `)` `outs` `(` $output `:` type($output) `)`
@@ -102,8 +104,9 @@ def Scl_FusedReductionOp : Scl_Op<"fused_reduction"> {
     ```
   }];
   let arguments = (ins StrAttr:$kind, DenseI64ArrayAttr:$dims,
-                       DenseI64ArrayAttr:$domain, Variadic<Scl_Buffer>:$ins,
-                       Scl_Buffer:$output);
+                       DenseI64ArrayAttr:$domain,
+                       Arg<Variadic<Scl_Buffer>, "", [MemRead]>:$ins,
+                       Arg<Scl_Buffer, "", [MemWrite]>:$output);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $kind `dims` $dims `over` $domain `ins` `(` $ins `:` type($ins) `)`
@@ -154,8 +157,8 @@ def Scl_HaloExchangeOp : Scl_Op<"halo_exchange", [AttrSizedOperandSegments]> {
     outside the receive boxes only.
   }];
   let arguments = (ins
-    Variadic<Scl_Buffer>:$ins,
-    Variadic<Scl_Buffer>:$outs,
+    Arg<Variadic<Scl_Buffer>, "", [MemRead]>:$ins,
+    Arg<Variadic<Scl_Buffer>, "", [MemWrite]>:$outs,
     Scl_TransferArrayAttr:$transfers
   );
   let results = (outs Optional<Scl_PendingType>:$pending);
@@ -184,7 +187,8 @@ def Scl_WaitOp : Scl_Op<"wait"> {
         {ints = array<i64: 1, 1, 0, 1, 1, 0, 1>}   // column 0
     ```
   }];
-  let arguments = (ins Scl_PendingType:$pending, Variadic<Scl_Buffer>:$outs);
+  let arguments = (ins Scl_PendingType:$pending,
+                       Arg<Variadic<Scl_Buffer>, "", [MemWrite]>:$outs);
   let assemblyFormat = [{
     $pending `outs` `(` $outs `:` type($outs) `)` attr-dict
   }];
@@ -209,8 +213,8 @@ def Scl_AllReduceOp : Scl_CollectiveOp<"all_reduce"> {
   let arguments = (ins
     Scl_ReductionAttr:$reduction,
     DenseI64ArrayAttr:$mesh_axes,
-    Scl_Buffer:$input,
-    Scl_Buffer:$output
+    Arg<Scl_Buffer, "", [MemRead]>:$input,
+    Arg<Scl_Buffer, "", [MemWrite]>:$output
   );
   let assemblyFormat = [{
     $reduction `over` $mesh_axes `ins` `(` $input `:` type($input) `)`
@@ -234,8 +238,8 @@ def Scl_AllGatherOp : Scl_CollectiveOp<"all_gather"> {
     I64Attr:$dim,
     DenseI64ArrayAttr:$extents,
     DenseI64ArrayAttr:$mesh_axes,
-    Scl_Buffer:$input,
-    Scl_Buffer:$output
+    Arg<Scl_Buffer, "", [MemRead]>:$input,
+    Arg<Scl_Buffer, "", [MemWrite]>:$output
   );
   let assemblyFormat = [{
     `dim` $dim `extents` $extents `over` $mesh_axes
@@ -261,8 +265,8 @@ def Scl_ReduceScatterOp : Scl_CollectiveOp<"reduce_scatter"> {
     I64Attr:$dim,
     DenseI64ArrayAttr:$extents,
     DenseI64ArrayAttr:$mesh_axes,
-    Scl_Buffer:$input,
-    Scl_Buffer:$output
+    Arg<Scl_Buffer, "", [MemRead]>:$input,
+    Arg<Scl_Buffer, "", [MemWrite]>:$output
   );
   let assemblyFormat = [{
     $reduction `dim` $dim `extents` $extents `over` $mesh_axes
@@ -294,8 +298,8 @@ def Scl_AllToAllOp : Scl_CollectiveOp<"all_to_all"> {
     I64Attr:$concat_dim,
     DenseI64ArrayAttr:$concat_extents,
     DenseI64ArrayAttr:$mesh_axes,
-    Scl_Buffer:$input,
-    Scl_Buffer:$output
+    Arg<Scl_Buffer, "", [MemRead]>:$input,
+    Arg<Scl_Buffer, "", [MemWrite]>:$output
   );
   let assemblyFormat = [{
     `split` $split_dim $split_extents `concat` $concat_dim $concat_extents
@@ -333,6 +337,28 @@ def Scl_ConstantOp : Scl_Op<"constant",
   let arguments = (ins FlatSymbolRefAttr:$name);
   let results = (outs Scl_Buffer:$result);
   let assemblyFormat = "$name attr-dict `:` type($result)";
+}
+
+def Scl_ViewOp : Scl_Op<"view",
+    [Pure, DeclareOpInterfaceMethods<ViewLikeOpInterface>]> {
+  let summary = "the same bytes as another buffer, in another shape";
+  let description = [{
+    `result` aliases `source`: the same elements in the same row-major
+    order, read through another static shape of the same element count
+    (a reshape that moves nothing). Both must only be read from here on; the
+    memory plan keeps the source's bytes live as long as either is.
+    `sc-reshape-views` forms views from reshaping `Copy` kernels.
+
+    ```mlir
+    %g = scl.view %y : memref<1x32x16x16xf32> to memref<8x1024xf32>
+    ```
+  }];
+  let arguments = (ins Scl_Buffer:$source);
+  let results = (outs Scl_Buffer:$result);
+  let assemblyFormat = [{
+    $source attr-dict `:` type($source) `to` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // SHARDC_DIALECT_SCLOCAL_OPS_TD
