@@ -73,7 +73,9 @@ std::string scalarExpr(StringRef fn, const std::string &a,
 }
 
 /// The element offset of an input of shape `in` read at output flat index
-/// `i` of shape `out` (numpy broadcasting).
+/// `i` of shape `out` (numpy broadcasting). Consecutive dims the input
+/// keeps are one term: a per-channel scale on a (groups, channels per
+/// group, ...) space reads `i / inner % channels`.
 std::string inputOffset(ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
   SmallVector<int64_t> padded(out.size() - in.size(), 1);
   padded.append(in.begin(), in.end());
@@ -81,17 +83,35 @@ std::string inputOffset(ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
     return "i";
   std::string expr;
   int64_t inner = 1, stride = 1;
+  std::optional<int64_t> runInner; // the kept run being collected
+  int64_t runExtent = 1, runStride = 1;
+  auto endRun = [&] {
+    if (!runInner)
+      return;
+    std::string term = "(i / " + std::to_string(*runInner) + "LL % " +
+                       std::to_string(runExtent) + "LL)";
+    if (runStride != 1)
+      term += " * " + std::to_string(runStride) + "LL";
+    expr = expr.empty() ? term : term + " + " + expr;
+    runInner.reset();
+  };
   for (size_t d = out.size(); d-- > 0;) {
-    if (padded[d] != 1) {
-      std::string term = "(i / " + std::to_string(inner) + "LL % " +
-                         std::to_string(out[d]) + "LL)";
-      if (stride != 1)
-        term += " * " + std::to_string(stride) + "LL";
-      expr = expr.empty() ? term : term + " + " + expr;
+    if (out[d] == 1)
+      continue; // neither kept nor broadcast
+    if (padded[d] == 1) {
+      endRun();
+    } else {
+      if (!runInner) {
+        runInner = inner;
+        runExtent = 1;
+        runStride = stride;
+      }
+      runExtent *= out[d];
     }
     inner *= out[d];
     stride *= padded[d];
   }
+  endRun();
   return expr.empty() ? "0" : expr;
 }
 

@@ -4,11 +4,14 @@
 // Groups grow in program order: a fusable kernel adopts the groups of the
 // kernels that wrote its inputs when it is the only reader of those buffers.
 // A Reduce that is the only reader of a group's output takes the group in:
-// one fused reduction, whose input is never written to memory.
+// one fused reduction, whose input is never written to memory. A Copy that
+// only reshapes joins too: the kernel then runs over a common refinement of
+// the group's shapes, reading and writing views of its buffers.
 //
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Compiler/Passes.h"
+#include "shardc/Compiler/ShapeRefinement.h"
 #include "shardc/Dialect/ScLocal/ScLocal.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,10 +32,46 @@ bool isF32(Value v) {
   return cast<MemRefType>(v.getType()).getElementType().isF32();
 }
 
+Extents shapeOf(Value v) {
+  ArrayRef<int64_t> shape = cast<MemRefType>(v.getType()).getShape();
+  return Extents(shape.begin(), shape.end());
+}
+
+/// A Copy between f32 buffers of one element count and different shapes.
+bool isReshape(scl::KernelOp k) {
+  if (k.getOpcode() != "Copy" || k.getIns().size() != 1 ||
+      k.getOuts().size() != 1)
+    return false;
+  auto in = cast<MemRefType>(k.getIns()[0].getType());
+  auto out = cast<MemRefType>(k.getOuts()[0].getType());
+  return in.getElementType().isF32() && out.getElementType().isF32() &&
+         in.getNumElements() == out.getNumElements() &&
+         in.getShape() != out.getShape();
+}
+
+/// The scl.scalar function of a kernel a group may hold ("" passes the
+/// value through: a copy or a reshape); none for any other kernel.
+std::optional<std::string> scalarFunction(scl::KernelOp k) {
+  if (isReshape(k))
+    return std::string();
+  return scl::elementwiseFunction(k);
+}
+
 struct Group {
   SmallVector<scl::KernelOp> members; ///< in program order
   bool absorbed = false;
 };
+
+/// The distinct shapes a group's members write.
+std::vector<Extents> shapesOf(ArrayRef<scl::KernelOp> members) {
+  std::vector<Extents> shapes;
+  for (scl::KernelOp k : members) {
+    Extents s = shapeOf(k.getOuts()[0]);
+    if (!llvm::is_contained(shapes, s))
+      shapes.push_back(std::move(s));
+  }
+  return shapes;
+}
 
 /// `v` is an alloc that only `producer` writes and only `consumer` reads.
 bool privateBetween(Value v, Operation *producer, Operation *consumer) {
@@ -45,15 +84,16 @@ bool privateBetween(Value v, Operation *producer, Operation *consumer) {
 
 /// Whether a member computes (rather than only copying).
 bool computes(const Group &g) {
-  return llvm::any_of(g.members, [](scl::KernelOp k) {
-    return !scl::elementwiseFunction(k)->empty();
-  });
+  return llvm::any_of(
+      g.members, [](scl::KernelOp k) { return !scalarFunction(k)->empty(); });
 }
 
-/// The inputs a group reads from outside it, in first-use order, and the
-/// buffers only its members pass between them.
+/// The inputs a group reads from outside it, in first-use order, the input
+/// each member operand reads, and the buffers only its members pass between
+/// them.
 struct GroupBoundary {
   SmallVector<Value> ins;
+  llvm::DenseMap<OpOperand *, unsigned> inputOf;
   llvm::DenseSet<Value> internal;
 };
 
@@ -64,9 +104,14 @@ GroupBoundary boundaryOf(const Group &g, bool outputInternal) {
     if (k != last || outputInternal)
       b.internal.insert(k.getOuts()[0]);
   for (scl::KernelOp k : g.members)
-    for (Value v : k.getIns())
-      if (!b.internal.contains(v) && !llvm::is_contained(b.ins, v))
-        b.ins.push_back(v);
+    for (OpOperand &use : k.getInsMutable()) {
+      if (b.internal.contains(use.get()))
+        continue;
+      auto *it = llvm::find(b.ins, use.get());
+      b.inputOf[&use] = unsigned(it - b.ins.begin());
+      if (it == b.ins.end())
+        b.ins.push_back(use.get());
+    }
   return b;
 }
 
@@ -76,20 +121,22 @@ void moveIntoBody(Group &g, const GroupBoundary &boundary, Region &region) {
   scl::KernelOp last = g.members.back();
   OpBuilder b(last);
   Block *body = b.createBlock(&region);
-  llvm::DenseMap<Value, Value> scalarOf;
   for (Value v : boundary.ins)
-    scalarOf[v] = body->addArgument(b.getF32Type(), last.getLoc());
+    body->addArgument(b.getF32Type(), v.getLoc());
+  llvm::DenseMap<Value, Value> scalarOf; // of internal buffers
   for (scl::KernelOp k : g.members) {
-    std::string fn = *scl::elementwiseFunction(k);
-    if (fn.empty()) {
-      scalarOf[k.getOuts()[0]] = scalarOf.lookup(k.getIns()[0]);
-      continue;
-    }
     SmallVector<Value> operands;
-    for (Value v : k.getIns())
-      operands.push_back(scalarOf.lookup(v));
+    for (OpOperand &use : k.getInsMutable()) {
+      auto it = boundary.inputOf.find(&use);
+      operands.push_back(it != boundary.inputOf.end()
+                             ? body->getArgument(it->second)
+                             : scalarOf.lookup(use.get()));
+    }
+    std::string fn = *scalarFunction(k);
     scalarOf[k.getOuts()[0]] =
-        scl::ScalarOp::create(b, k.getLoc(), b.getF32Type(), fn, operands);
+        fn.empty() ? operands.front()
+                   : scl::ScalarOp::create(b, k.getLoc(), b.getF32Type(), fn,
+                                           operands);
   }
   scl::YieldOp::create(b, last.getLoc(), scalarOf.lookup(last.getOuts()[0]));
   for (scl::KernelOp k : llvm::reverse(g.members))
@@ -99,12 +146,70 @@ void moveIntoBody(Group &g, const GroupBoundary &boundary, Region &region) {
       v.getDefiningOp()->erase();
 }
 
+/// `v` in shape `shape` (same element count), made at `b`: a view of a
+/// temporary, or a copy of an input or a constant (their bytes may live
+/// outside the arena).
+Value readAs(Value v, const Extents &shape, OpBuilder &b) {
+  if (shapeOf(v) == shape)
+    return v;
+  auto type = MemRefType::get(shape, b.getF32Type());
+  if (scl::storageOf(v).getDefiningOp<memref::AllocOp>())
+    return scl::ViewOp::create(b, v.getLoc(), type, v);
+  Value copy = memref::AllocOp::create(b, v.getLoc(), type);
+  scl::KernelOp::create(b, v.getLoc(), b.getStringAttr("Copy"), ValueRange{v},
+                        ValueRange{copy}, b.getDenseI64ArrayAttr({}),
+                        b.getDenseF64ArrayAttr({}), StringAttr());
+  return copy;
+}
+
+/// Re-expresses a reshaping group's outside inputs on `domain`: each
+/// (input, shape on the domain) becomes one input. Fails, changing
+/// nothing, when an input does not broadcast to the shape its reader
+/// writes.
+LogicalResult readOnDomain(const Group &g, const Extents &domain,
+                           GroupBoundary &boundary) {
+  SmallVector<std::pair<Value, Extents>> reads;
+  llvm::DenseMap<OpOperand *, unsigned> inputOf;
+  for (scl::KernelOp k : g.members)
+    for (OpOperand &use : k.getInsMutable()) {
+      if (!boundary.inputOf.contains(&use))
+        continue;
+      std::optional<Extents> shape = broadcastOnRefinement(
+          shapeOf(use.get()), shapeOf(k.getOuts()[0]), domain);
+      if (!shape)
+        return failure();
+      std::pair<Value, Extents> read{use.get(), *shape};
+      auto *it = llvm::find(reads, read);
+      inputOf[&use] = unsigned(it - reads.begin());
+      if (it == reads.end())
+        reads.push_back(std::move(read));
+    }
+  OpBuilder b(g.members.back());
+  boundary.ins.clear();
+  for (auto &[v, shape] : reads)
+    boundary.ins.push_back(readAs(v, shape, b));
+  boundary.inputOf = std::move(inputOf);
+  return success();
+}
+
 void fuseGroup(Group &g) {
   GroupBoundary boundary = boundaryOf(g, /*outputInternal=*/false);
   scl::KernelOp last = g.members.back();
+  Value out = last.getOuts()[0];
+  std::vector<Extents> shapes = shapesOf(g.members);
+  if (shapes.size() > 1) {
+    // runsOnDomain held when the groups merged: the output is a
+    // temporary, written through a view.
+    std::optional<Extents> domain = commonRefinement(shapes);
+    if (!domain || !out.getDefiningOp<memref::AllocOp>() ||
+        failed(readOnDomain(g, *domain, boundary)))
+      return;
+    OpBuilder b(last);
+    out = readAs(out, *domain, b);
+  }
   OpBuilder b(last);
-  auto fused = scl::FusedElementwiseOp::create(b, last.getLoc(), boundary.ins,
-                                               last.getOuts()[0]);
+  auto fused =
+      scl::FusedElementwiseOp::create(b, last.getLoc(), boundary.ins, out);
   moveIntoBody(g, boundary, fused.getBody());
 }
 
@@ -140,6 +245,74 @@ void fuseReduction(Group &g, scl::KernelOp reduce) {
   moveIntoBody(g, boundary, fused.getBody());
 }
 
+/// Whether `members` (in program order) can run as one kernel over the
+/// common refinement of their shapes: its output is a temporary (written
+/// through a view; a returned buffer may be bound elsewhere), and every
+/// outside input broadcasts to what its reader writes and either is a
+/// temporary (viewed) or is smaller than the domain (copied: an input or
+/// a constant may live outside the arena; a full-size copy would cost what
+/// fusing saves).
+bool runsOnDomain(ArrayRef<scl::KernelOp> members) {
+  std::optional<Extents> domain = commonRefinement(shapesOf(members));
+  scl::KernelOp last = members.back();
+  Value out = last.getOuts()[0];
+  if (!domain || !out.getDefiningOp<memref::AllocOp>() || scl::isReturned(out))
+    return false;
+  int64_t count = cast<MemRefType>(out.getType()).getNumElements();
+  Group g{SmallVector<scl::KernelOp>(members)};
+  GroupBoundary boundary = boundaryOf(g, /*outputInternal=*/false);
+  for (scl::KernelOp k : members)
+    for (OpOperand &use : k.getInsMutable()) {
+      if (!boundary.inputOf.contains(&use))
+        continue;
+      Value v = use.get();
+      std::optional<Extents> shape =
+          broadcastOnRefinement(shapeOf(v), shapeOf(k.getOuts()[0]), *domain);
+      if (!shape)
+        return false;
+      if (*shape != shapeOf(v) &&
+          !scl::storageOf(v).getDefiningOp<memref::AllocOp>() &&
+          cast<MemRefType>(v.getType()).getNumElements() == count)
+        return false;
+    }
+  return true;
+}
+
+/// Merges each group that only a reshaping Copy reads with the copy and
+/// the group of the copy's one reader, where they can run as one kernel
+/// (runsOnDomain). In program order, so a chain of reshapes merges whole.
+void mergeAcrossReshapes(std::vector<std::unique_ptr<Group>> &groups,
+                         ArrayRef<std::pair<Group *, scl::KernelOp>> reshapes) {
+  llvm::DenseMap<Operation *, Group *> groupOf;
+  for (auto &g : groups)
+    if (!g->absorbed)
+      for (scl::KernelOp k : g->members)
+        groupOf[k] = g.get();
+  for (auto [producer, copy] : reshapes) {
+    Value reshaped = copy.getOuts()[0];
+    Operation *reader = nullptr;
+    for (Operation *user : reshaped.getUsers())
+      if (user != copy)
+        reader = user;
+    Group *consumer = reader ? groupOf.lookup(reader) : nullptr;
+    if (producer->absorbed || !consumer || consumer == producer ||
+        !privateBetween(reshaped, copy, reader))
+      continue;
+    SmallVector<scl::KernelOp> members(producer->members);
+    members.push_back(copy);
+    llvm::append_range(members, consumer->members);
+    llvm::sort(members, [](scl::KernelOp a, scl::KernelOp b) {
+      return a->isBeforeInBlock(b);
+    });
+    if (!runsOnDomain(members))
+      continue;
+    for (scl::KernelOp k : producer->members)
+      groupOf[k] = consumer;
+    producer->absorbed = true;
+    consumer->members = std::move(members);
+  }
+}
+
 struct ScFusePass : impl::ScFuseBase<ScFusePass> {
   void runOnOperation() override {
     for (auto f : getOperation().getOps<func::FuncOp>())
@@ -151,6 +324,7 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
     std::vector<std::unique_ptr<Group>> groups;
     llvm::DenseMap<Value, Group *> groupWriting; // a group's current output
     SmallVector<std::pair<Group *, scl::KernelOp>> reductions;
+    SmallVector<std::pair<Group *, scl::KernelOp>> reshapes;
     for (Operation &op : f.getBody().front()) {
       auto k = dyn_cast<scl::KernelOp>(op);
       if (k && isFusableReduce(k)) {
@@ -166,6 +340,14 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
           reductions.emplace_back(it->second, k);
           groupWriting.erase(it);
         }
+        continue;
+      }
+      if (k && isReshape(k)) {
+        // Merged with the groups on both sides once those are known.
+        auto it = groupWriting.find(k.getIns()[0]);
+        if (it != groupWriting.end() && !it->second->absorbed &&
+            privateBetween(k.getIns()[0], it->second->members.back(), k))
+          reshapes.emplace_back(it->second, k);
         continue;
       }
       if (!k || !scl::elementwiseFunction(k))
@@ -190,6 +372,7 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
       groupWriting[out] = g.get();
       groups.push_back(std::move(g));
     }
+    mergeAcrossReshapes(groups, reshapes);
     for (auto &g : groups)
       if (!g->absorbed && g->members.size() > 1 && computes(*g))
         fuseGroup(*g);

@@ -23,13 +23,6 @@ using namespace mlir;
 namespace shardc {
 namespace {
 
-/// The buffer whose bytes `v` reads: `v` itself unless it is a view.
-Value storageOf(Value v) {
-  while (auto view = v.getDefiningOp<scl::ViewOp>())
-    v = view.getSource();
-  return v;
-}
-
 /// `root` and every view of it, transitively.
 llvm::SmallPtrSet<Value, 4> aliasesOf(Value root) {
   llvm::SmallPtrSet<Value, 4> aliases;
@@ -60,11 +53,6 @@ bool mayWrite(Operation *op, const llvm::SmallPtrSetImpl<Value> &buffers) {
   });
 }
 
-bool isReturned(Value v) {
-  return llvm::any_of(
-      v.getUsers(), [](Operation *user) { return isa<func::ReturnOp>(user); });
-}
-
 /// Whether `copy` may become a view of its input (see the pass summary).
 bool viewable(scl::KernelOp copy) {
   if (copy.getOpcode() != "Copy" || copy.getIns().size() != 1 ||
@@ -77,12 +65,12 @@ bool viewable(scl::KernelOp copy) {
       from.getNumElements() != to.getNumElements() ||
       !out.getDefiningOp<memref::AllocOp>())
     return false;
-  Value root = storageOf(in);
+  Value root = scl::storageOf(in);
   if (!root.getDefiningOp<memref::AllocOp>())
     return false; // an input the caller may bind elsewhere, or a constant
   llvm::SmallPtrSet<Value, 4> aliases = aliasesOf(root);
-  if (aliases.contains(out) || isReturned(out) ||
-      llvm::any_of(aliases, isReturned))
+  if (aliases.contains(out) || scl::isReturned(out) ||
+      llvm::any_of(aliases, scl::isReturned))
     return false;
   // The copy is the only writer of `out`, and nothing reads it before.
   llvm::SmallPtrSet<Value, 1> destination = {out};

@@ -147,6 +147,18 @@ static LogicalResult verifyFusedBody(Operation *op, ValueRange ins,
 
 Value ViewOp::getViewSource() { return getSource(); }
 
+Value scl::storageOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewOp>())
+    v = view.getSource();
+  return v;
+}
+
+bool scl::isReturned(Value v) {
+  return llvm::any_of(v.getUsers(), [](Operation *user) {
+    return user->hasTrait<OpTrait::ReturnLike>();
+  });
+}
+
 LogicalResult ViewOp::verify() {
   MemRefType from = getSource().getType(), to = getResult().getType();
   if (from.getElementType() != to.getElementType() ||

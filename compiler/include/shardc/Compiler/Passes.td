@@ -124,6 +124,17 @@ def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
     activation) is never written. Groups whose outside inputs do not
     broadcast to that shape stay apart.
 
+    A group whose output only a reshaping `Copy` reads (a group norm's
+    (groups, elements) rows going back to (N, C, H, W)) merges with the
+    group that reads the copy when both can run over the *common
+    refinement* of their shapes, the shape whose dim boundaries are all of
+    theirs: (8, 1228800) and (1, 32, 300, 1024) give (8, 4, 300, 1024). The
+    kernel reads views of its temporaries on that shape (the caller's small
+    inputs, such as a norm's gamma, are copied) and writes its output
+    through a view, so the normalised rows are never written. The groups
+    stay apart when the output is returned, when a full-size input is not a
+    temporary, or when the boundaries do not nest (2x3 and 3x2).
+
     Input (a group norm's epilogue and the activation after it):
     ```mlir
     %0 = memref.alloc() : memref<1x8x4xf32>

@@ -47,6 +47,12 @@ int scalarArity(llvm::StringRef fn);
 /// passes through); none for any other kernel.
 std::optional<std::string> elementwiseFunction(KernelOp k);
 
+/// The buffer whose bytes `v` holds: `v` itself unless an scl.view made it.
+mlir::Value storageOf(mlir::Value v);
+
+/// Whether a terminator hands `v` to the caller (an output of the program).
+bool isReturned(mlir::Value v);
+
 /// Whether `shape` broadcasts to `target` (numpy rules: trailing dims align;
 /// each is equal or 1).
 bool broadcastsTo(llvm::ArrayRef<int64_t> shape,

@@ -344,10 +344,14 @@ def Scl_ViewOp : Scl_Op<"view",
   let summary = "the same bytes as another buffer, in another shape";
   let description = [{
     `result` aliases `source`: the same elements in the same row-major
-    order, read through another static shape of the same element count
-    (a reshape that moves nothing). Both must only be read from here on; the
-    memory plan keeps the source's bytes live as long as either is.
-    `sc-reshape-views` forms views from reshaping `Copy` kernels.
+    order, through another static shape of the same element count (a
+    reshape that moves nothing). Writing through a view writes the source's
+    bytes; the memory plan keeps them live as long as either is used.
+    `sc-reshape-views` turns reshaping `Copy` kernels into views, and
+    `sc-fuse` views the buffers of a kernel that runs over a common
+    refinement of several shapes (its output is written through a view).
+    A view's source is a buffer of the program's own: the caller may bind
+    inputs and outputs elsewhere.
 
     ```mlir
     %g = scl.view %y : memref<1x32x16x16xf32> to memref<8x1024xf32>

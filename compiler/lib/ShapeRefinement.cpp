@@ -1,0 +1,83 @@
+//===- ShapeRefinement.cpp - One index space for reshaped buffers ---------===//
+
+#include "shardc/Compiler/ShapeRefinement.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace shardc {
+
+namespace {
+
+int64_t count(const Extents &shape) {
+  int64_t n = 1;
+  for (int64_t e : shape)
+    n *= e;
+  return n;
+}
+
+/// The suffix products of `shape`, from the element count down to 1.
+std::vector<int64_t> boundaries(const Extents &shape) {
+  std::vector<int64_t> b(shape.size() + 1, 1);
+  for (size_t d = shape.size(); d-- > 0;)
+    b[d] = b[d + 1] * shape[d];
+  return b;
+}
+
+} // namespace
+
+std::optional<Extents> commonRefinement(const std::vector<Extents> &shapes) {
+  if (shapes.empty())
+    return std::nullopt;
+  int64_t n = count(shapes.front());
+  if (n <= 0)
+    return std::nullopt;
+  std::set<int64_t, std::greater<int64_t>> cuts;
+  for (const Extents &s : shapes) {
+    if (count(s) != n)
+      return std::nullopt;
+    for (int64_t b : boundaries(s))
+      cuts.insert(b);
+  }
+  Extents refinement;
+  int64_t above = n;
+  for (int64_t b : cuts) {
+    if (b == n)
+      continue;
+    if (above % b != 0)
+      return std::nullopt;
+    refinement.push_back(above / b);
+    above = b;
+  }
+  return refinement;
+}
+
+std::optional<Extents> broadcastOnRefinement(const Extents &input,
+                                             const Extents &shape,
+                                             const Extents &refinement) {
+  if (input.size() > shape.size() || count(shape) != count(refinement))
+    return std::nullopt;
+  size_t lead = shape.size() - input.size();
+  Extents out;
+  size_t r = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t in = d < lead ? 1 : input[d - lead];
+    if (in != shape[d] && in != 1)
+      return std::nullopt;
+    // The refinement dims whose product is shape[d].
+    int64_t covered = 1;
+    while (covered < shape[d] && r < refinement.size()) {
+      covered *= refinement[r];
+      out.push_back(in == 1 ? 1 : refinement[r]);
+      ++r;
+    }
+    if (covered != shape[d])
+      return std::nullopt;
+  }
+  if (r != refinement.size())
+    return std::nullopt;
+  return out;
+}
+
+} // namespace shardc
