@@ -153,7 +153,7 @@ Value readAs(Value v, const Extents &shape, OpBuilder &b) {
   if (shapeOf(v) == shape)
     return v;
   auto type = MemRefType::get(shape, b.getF32Type());
-  if (scl::storageOf(v).getDefiningOp<memref::AllocOp>())
+  if (scl::isTemporary(v))
     return scl::ViewOp::create(b, v.getLoc(), type, v);
   Value copy = memref::AllocOp::create(b, v.getLoc(), type);
   scl::KernelOp::create(b, v.getLoc(), b.getStringAttr("Copy"), ValueRange{v},
@@ -270,10 +270,26 @@ bool runsOnDomain(ArrayRef<scl::KernelOp> members) {
           broadcastOnRefinement(shapeOf(v), shapeOf(k.getOuts()[0]), *domain);
       if (!shape)
         return false;
-      if (*shape != shapeOf(v) &&
-          !scl::storageOf(v).getDefiningOp<memref::AllocOp>() &&
+      if (*shape != shapeOf(v) && !scl::isTemporary(v) &&
           cast<MemRefType>(v.getType()).getNumElements() == count)
         return false;
+    }
+  // The kernel reads each outside input where the last member was: nothing
+  // after the member that read it may write it.
+  auto isMember = [&](Operation *op) {
+    return llvm::any_of(
+        members, [&](scl::KernelOp k) { return k.getOperation() == op; });
+  };
+  for (scl::KernelOp k : members)
+    for (OpOperand &use : k.getInsMutable()) {
+      if (!boundary.inputOf.contains(&use))
+        continue;
+      llvm::SmallPtrSet<Value, 4> aliases =
+          scl::aliasesOf(scl::storageOf(use.get()));
+      for (Operation *op = k->getNextNode(); op && k != last && op != last;
+           op = op->getNextNode())
+        if (!isMember(op) && scl::mayWrite(op, aliases))
+          return false;
     }
   return true;
 }
@@ -311,6 +327,17 @@ void mergeAcrossReshapes(std::vector<std::unique_ptr<Group>> &groups,
     producer->absorbed = true;
     consumer->members = std::move(members);
   }
+}
+
+/// Fusion reads outside inputs later and may add small buffers (copies of
+/// inputs on a merged kernel's shape), so an earlier sc-plan-memory plan
+/// may no longer hold: the artifact writer plans again.
+void dropMemoryPlan(func::FuncOp f) {
+  f->removeAttr(scl::SclDialect::kArenaBytesAttrName);
+  f->removeAttr(scl::SclDialect::kInputOffsetsAttrName);
+  f.walk([](memref::AllocOp alloc) {
+    alloc->removeAttr(scl::SclDialect::kOffsetAttrName);
+  });
 }
 
 struct ScFusePass : impl::ScFuseBase<ScFusePass> {
@@ -373,11 +400,16 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
       groups.push_back(std::move(g));
     }
     mergeAcrossReshapes(groups, reshapes);
+    bool changed = !reductions.empty();
     for (auto &g : groups)
-      if (!g->absorbed && g->members.size() > 1 && computes(*g))
+      if (!g->absorbed && g->members.size() > 1 && computes(*g)) {
         fuseGroup(*g);
+        changed = true;
+      }
     for (auto &[g, reduce] : reductions)
       fuseReduction(*g, reduce);
+    if (changed)
+      dropMemoryPlan(f);
   }
 };
 

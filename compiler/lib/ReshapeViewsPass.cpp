@@ -23,36 +23,6 @@ using namespace mlir;
 namespace shardc {
 namespace {
 
-/// `root` and every view of it, transitively.
-llvm::SmallPtrSet<Value, 4> aliasesOf(Value root) {
-  llvm::SmallPtrSet<Value, 4> aliases;
-  SmallVector<Value> work = {root};
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    if (!aliases.insert(v).second)
-      continue;
-    for (Operation *user : v.getUsers())
-      if (auto view = dyn_cast<scl::ViewOp>(user))
-        work.push_back(view.getResult());
-  }
-  return aliases;
-}
-
-/// Whether `op` may write one of `buffers`. An op that does not declare its
-/// effects writes every buffer it takes.
-bool mayWrite(Operation *op, const llvm::SmallPtrSetImpl<Value> &buffers) {
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!effects)
-    return llvm::any_of(op->getOperands(),
-                        [&](Value v) { return buffers.contains(v); });
-  SmallVector<MemoryEffects::EffectInstance> list;
-  effects.getEffects(list);
-  return llvm::any_of(list, [&](const MemoryEffects::EffectInstance &e) {
-    return isa<MemoryEffects::Write>(e.getEffect()) &&
-           (!e.getValue() || buffers.contains(e.getValue()));
-  });
-}
-
 /// Whether `copy` may become a view of its input (see the pass summary).
 bool viewable(scl::KernelOp copy) {
   if (copy.getOpcode() != "Copy" || copy.getIns().size() != 1 ||
@@ -65,22 +35,23 @@ bool viewable(scl::KernelOp copy) {
       from.getNumElements() != to.getNumElements() ||
       !out.getDefiningOp<memref::AllocOp>())
     return false;
-  Value root = scl::storageOf(in);
-  if (!root.getDefiningOp<memref::AllocOp>())
-    return false; // an input the caller may bind elsewhere, or a constant
-  llvm::SmallPtrSet<Value, 4> aliases = aliasesOf(root);
-  if (aliases.contains(out) || scl::isReturned(out) ||
-      llvm::any_of(aliases, scl::isReturned))
+  // Not an input the caller may bind elsewhere, a constant or an output.
+  if (!scl::isTemporary(in) || scl::isReturned(out))
     return false;
-  // The copy is the only writer of `out`, and nothing reads it before.
-  llvm::SmallPtrSet<Value, 1> destination = {out};
-  for (Operation *user : out.getUsers())
-    if (user != copy &&
-        (user->isBeforeInBlock(copy) || mayWrite(user, destination)))
-      return false;
-  aliases.insert(out);
+  llvm::SmallPtrSet<Value, 4> aliases = scl::aliasesOf(scl::storageOf(in));
+  if (aliases.contains(out))
+    return false;
+  // The copy is the only writer of `out` (or a view of it), and nothing
+  // reads them before.
+  llvm::SmallPtrSet<Value, 4> destination = scl::aliasesOf(out);
+  for (Value v : destination)
+    for (Operation *user : v.getUsers())
+      if (user != copy && !isa<scl::ViewOp>(user) &&
+          (user->isBeforeInBlock(copy) || scl::mayWrite(user, destination)))
+        return false;
+  aliases.insert(destination.begin(), destination.end());
   for (Operation *op = copy->getNextNode(); op; op = op->getNextNode())
-    if (mayWrite(op, aliases))
+    if (scl::mayWrite(op, aliases))
       return false;
   return true;
 }

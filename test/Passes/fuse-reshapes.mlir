@@ -2,8 +2,9 @@
 // reads merges with the group that reads the copy, and the kernel runs
 // over the common refinement of their shapes, reading views of its
 // temporaries (copies of small inputs) and writing its output through a
-// view. Refused when the output is returned, when a full-size input is not
-// a temporary, or when the shapes' dim boundaries do not nest; those groups
+// view. Refused when the output or an input the kernel would view is
+// returned, when a full-size input is not a temporary, or when the shapes'
+// dim boundaries do not nest; those groups
 // fuse apart, as before. Numerically, a group norm whose normalised rows,
 // affine epilogue, SiLU and residual add are one kernel on 3 uneven ranks
 // matches the unfused single-rank reference.
@@ -14,6 +15,9 @@
 // RUN: shardc %t/model.mlir -O3 --emit=kernels | FileCheck %s --check-prefix=KERNELS
 // RUN: shardc %t/model.mlir -O3 -o %t/model.shardbin
 // RUN: shard-run %t/model.shardbin --random-inputs --seed 7 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/returned.mlir -O3 --emit=kernels | FileCheck %s --check-prefix=RETURNED
+// RUN: shardc %t/returned.mlir -O3 -o %t/returned.shardbin
+// RUN: shard-run %t/returned.shardbin --random-inputs --seed 8 --check | FileCheck %s --check-prefix=RETNUM
 
 //--- merge.mlir
 sc.mesh @mesh ["x"=2]
@@ -133,6 +137,25 @@ func.func @nest(%x: memref<2x3xf32>) -> memref<2x3xf32>
 // APART: scl.kernel "Copy" ins(%[[N]] : memref<2x3xf32>) outs(%[[V:.*]] : memref<3x2xf32>)
 // APART: scl.fused_elementwise ins(%[[V]] : memref<3x2xf32>) outs(%{{.*}} : memref<3x2xf32>)
 // APART-NOT: scl.view
+
+//--- returned.mlir
+sc.mesh @mesh ["x"=3]
+// The residual %c is also returned: a merged kernel would read it through
+// a view on the refinement, and a returned buffer may be bound to the
+// caller's memory, so the groups stay apart and the program compiles.
+func.func @main(%x: tensor<2x4x10x6xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>}, %w: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<2x4x6x10xf32>, tensor<2x4x10x6xf32>) {
+  %c = sc.exp %x : tensor<2x4x10x6xf32>
+  %n = sc.group_norm %c, %w, %b {num_groups = 2} : (tensor<2x4x10x6xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x10x6xf32>
+  %s = sc.silu %n : tensor<2x4x10x6xf32>
+  %r = sc.add %s, %c : (tensor<2x4x10x6xf32>, tensor<2x4x10x6xf32>) -> tensor<2x4x10x6xf32>
+  %t = sc.transpose %r {dim0 = 2 : i64, dim1 = 3 : i64} : (tensor<2x4x10x6xf32>) -> tensor<2x4x6x10xf32>
+  return %t, %c : tensor<2x4x6x10xf32>, tensor<2x4x10x6xf32>
+}
+// RETURNED: rank class 'class0'
+// RETURNED: ElementwiseFused "sub mul" (
+// RETURNED: ElementwiseFused "mul add silu add" ({{.*}}) -> {{.*}} // sc.add
+// RETNUM: check result0: {{.*}}: ok
+// RETNUM: check result1: {{.*}}: ok
 
 //--- model.mlir
 sc.mesh @mesh ["x"=3]

@@ -12,6 +12,8 @@
 // RUN: shardc %t/model.mlir -O1 --emit=partitioned | FileCheck %s --check-prefix=MODEL
 // RUN: shardc %t/model.mlir -O1 --reshape-views=false --emit=partitioned | FileCheck %s --check-prefix=OFF
 // RUN: shardc %t/model.mlir -O0 --emit=partitioned | FileCheck %s --check-prefix=OFF
+// RUN: shardc %t/model.mlir -O1 --emit=plan | FileCheck %s --check-prefix=PLAN
+// RUN: shardc %t/model.mlir -O1 --emit=kernels | FileCheck %s --check-prefix=PLAN-KERNELS
 // RUN: shardc %t/model.mlir -O1 -o %t/o1.shardbin
 // RUN: shard-run %t/o1.shardbin --random-inputs --seed 5 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/model.mlir -O3 -o %t/o3.shardbin
@@ -111,4 +113,13 @@ func.func @main(%x: tensor<2x4x10x6xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // MODEL: scl.view %[[C]] : memref<2x4x5x6xf32> to memref<4x60xf32>
 // MODEL: scl.view %{{.*}} : memref<4x60xf32> to memref<2x4x5x6xf32>
 // OFF-NOT: scl.view
+// The statistics (4, 2) are gathered through a (1, 4, 2) view: the view
+// sits on its source's bytes, and the source stays live until the gather
+// (instruction 6) that reads only the view.
+// PLAN: rank class 'class0'
+// PLAN: %[[S:[0-9]+]] F32(4,2) 32 B @[[AT:[0-9]+]] live [5, 6]
+// PLAN-NEXT: %[[V:[0-9]+]] F32(1,4,2) 32 B view of %[[S]] @[[AT]]
+// PLAN-KERNELS: rank class 'class0'
+// PLAN-KERNELS: 5: Concat ({{.*}}) -> %[[S:[0-9]+]] ints [1]
+// PLAN-KERNELS-NEXT: 6: AllGather (%[[V:[0-9]+]]) -> 
 // NUM: check result0: {{.*}}: ok

@@ -159,6 +159,39 @@ bool scl::isReturned(Value v) {
   });
 }
 
+llvm::SmallPtrSet<Value, 4> scl::aliasesOf(Value root) {
+  llvm::SmallPtrSet<Value, 4> aliases;
+  SmallVector<Value> work = {root};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!aliases.insert(v).second)
+      continue;
+    for (Operation *user : v.getUsers())
+      if (auto view = dyn_cast<ViewOp>(user))
+        work.push_back(view.getResult());
+  }
+  return aliases;
+}
+
+bool scl::mayWrite(Operation *op, const llvm::SmallPtrSetImpl<Value> &buffers) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return llvm::any_of(op->getOperands(),
+                        [&](Value v) { return buffers.contains(v); });
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  return llvm::any_of(list, [&](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Write>(e.getEffect()) &&
+           (!e.getValue() || buffers.contains(e.getValue()));
+  });
+}
+
+bool scl::isTemporary(Value v) {
+  Value storage = storageOf(v);
+  return storage.getDefiningOp<memref::AllocOp>() &&
+         !llvm::any_of(aliasesOf(storage), isReturned);
+}
+
 LogicalResult ViewOp::verify() {
   MemRefType from = getSource().getType(), to = getResult().getType();
   if (from.getElementType() != to.getElementType() ||

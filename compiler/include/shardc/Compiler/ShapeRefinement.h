@@ -27,7 +27,8 @@ using Extents = std::vector<int64_t>;
 /// (2x3 and 3x2), or when they hold different counts or no element.
 std::optional<Extents> commonRefinement(const std::vector<Extents> &shapes);
 
-/// The shape on `refinement` (a refinement of `shape`) of a buffer of shape
+/// The shape on `refinement` (a refinement of `shape` without dims of size
+/// 1, as commonRefinement makes them) of a buffer of shape
 /// `input` that broadcasts to `shape` (numpy rules): each dim of `shape`
 /// becomes its refinement dims, kept where `input` has the dim and 1 where
 /// it broadcasts. It has `input`'s element count. None when `input` does

@@ -18,6 +18,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <optional>
 
 #include "shardc/Dialect/ScLocal/ScLocalDialect.h.inc"
@@ -52,6 +54,19 @@ mlir::Value storageOf(mlir::Value v);
 
 /// Whether a terminator hands `v` to the caller (an output of the program).
 bool isReturned(mlir::Value v);
+
+/// `root` and every scl.view of it, transitively.
+llvm::SmallPtrSet<mlir::Value, 4> aliasesOf(mlir::Value root);
+
+/// Whether `op` may write one of `buffers`. An op that does not declare its
+/// memory effects writes every buffer it takes.
+bool mayWrite(mlir::Operation *op,
+              const llvm::SmallPtrSetImpl<mlir::Value> &buffers);
+
+/// Whether `v` is a temporary of the program: its bytes are an alloc's that
+/// no alias hands to the caller (who may bind inputs and outputs to memory
+/// of its own), so a view may read or write them.
+bool isTemporary(mlir::Value v);
 
 /// Whether `shape` broadcasts to `target` (numpy rules: trailing dims align;
 /// each is equal or 1).
