@@ -162,23 +162,39 @@ Value readAs(Value v, const Extents &shape, OpBuilder &b) {
   return copy;
 }
 
-/// Re-expresses a reshaping group's outside inputs on `domain`: each
-/// (input, shape on the domain) becomes one input. Fails, changing
-/// nothing, when an input does not broadcast to the shape its reader
-/// writes.
-LogicalResult readOnDomain(const Group &g, const Extents &domain,
-                           GroupBoundary &boundary) {
-  SmallVector<std::pair<Value, Extents>> reads;
-  llvm::DenseMap<OpOperand *, unsigned> inputOf;
-  for (scl::KernelOp k : g.members)
+/// The shape on `domain` of every outside input use of `members`: the
+/// input broadcast to what its reader writes. None when one does not
+/// broadcast.
+std::optional<llvm::DenseMap<OpOperand *, Extents>>
+shapesOnDomain(ArrayRef<scl::KernelOp> members, const GroupBoundary &boundary,
+               const Extents &domain) {
+  llvm::DenseMap<OpOperand *, Extents> shapes;
+  for (scl::KernelOp k : members)
     for (OpOperand &use : k.getInsMutable()) {
       if (!boundary.inputOf.contains(&use))
         continue;
       std::optional<Extents> shape = broadcastOnRefinement(
           shapeOf(use.get()), shapeOf(k.getOuts()[0]), domain);
       if (!shape)
-        return failure();
-      std::pair<Value, Extents> read{use.get(), *shape};
+        return std::nullopt;
+      shapes[&use] = std::move(*shape);
+    }
+  return shapes;
+}
+
+/// Re-expresses a reshaping group's outside inputs on their `shapes` on
+/// the domain: each (input, shape) becomes one input, a view or a copy.
+void readOnDomain(const Group &g,
+                  const llvm::DenseMap<OpOperand *, Extents> &shapes,
+                  GroupBoundary &boundary) {
+  SmallVector<std::pair<Value, Extents>> reads;
+  llvm::DenseMap<OpOperand *, unsigned> inputOf;
+  for (scl::KernelOp k : g.members)
+    for (OpOperand &use : k.getInsMutable()) {
+      auto shape = shapes.find(&use);
+      if (shape == shapes.end())
+        continue;
+      std::pair<Value, Extents> read{use.get(), shape->second};
       auto *it = llvm::find(reads, read);
       inputOf[&use] = unsigned(it - reads.begin());
       if (it == reads.end())
@@ -189,7 +205,6 @@ LogicalResult readOnDomain(const Group &g, const Extents &domain,
   for (auto &[v, shape] : reads)
     boundary.ins.push_back(readAs(v, shape, b));
   boundary.inputOf = std::move(inputOf);
-  return success();
 }
 
 void fuseGroup(Group &g) {
@@ -198,12 +213,15 @@ void fuseGroup(Group &g) {
   Value out = last.getOuts()[0];
   std::vector<Extents> shapes = shapesOf(g.members);
   if (shapes.size() > 1) {
-    // runsOnDomain held when the groups merged: the output is a
-    // temporary, written through a view.
+    // runsOnDomain held when the groups merged: the domain exists, every
+    // input broadcasts onto it, and the output is a temporary, written
+    // through a view. A group that no longer satisfies it stays unfused.
     std::optional<Extents> domain = commonRefinement(shapes);
-    if (!domain || !out.getDefiningOp<memref::AllocOp>() ||
-        failed(readOnDomain(g, *domain, boundary)))
+    std::optional<llvm::DenseMap<OpOperand *, Extents>> inputShapes =
+        domain ? shapesOnDomain(g.members, boundary, *domain) : std::nullopt;
+    if (!inputShapes || !scl::isTemporary(out))
       return;
+    readOnDomain(g, *inputShapes, boundary);
     OpBuilder b(last);
     out = readAs(out, *domain, b);
   }
@@ -256,41 +274,34 @@ bool runsOnDomain(ArrayRef<scl::KernelOp> members) {
   std::optional<Extents> domain = commonRefinement(shapesOf(members));
   scl::KernelOp last = members.back();
   Value out = last.getOuts()[0];
-  if (!domain || !out.getDefiningOp<memref::AllocOp>() || scl::isReturned(out))
+  if (!domain || !scl::isTemporary(out))
     return false;
   int64_t count = cast<MemRefType>(out.getType()).getNumElements();
   Group g{SmallVector<scl::KernelOp>(members)};
   GroupBoundary boundary = boundaryOf(g, /*outputInternal=*/false);
-  for (scl::KernelOp k : members)
-    for (OpOperand &use : k.getInsMutable()) {
-      if (!boundary.inputOf.contains(&use))
-        continue;
-      Value v = use.get();
-      std::optional<Extents> shape =
-          broadcastOnRefinement(shapeOf(v), shapeOf(k.getOuts()[0]), *domain);
-      if (!shape)
-        return false;
-      if (*shape != shapeOf(v) && !scl::isTemporary(v) &&
-          cast<MemRefType>(v.getType()).getNumElements() == count)
-        return false;
-    }
+  std::optional<llvm::DenseMap<OpOperand *, Extents>> shapes =
+      shapesOnDomain(members, boundary, *domain);
+  if (!shapes)
+    return false;
+  for (auto &[use, shape] : *shapes) {
+    Value v = use->get();
+    if (shape != shapeOf(v) && !scl::isTemporary(v) &&
+        cast<MemRefType>(v.getType()).getNumElements() == count)
+      return false;
+  }
   // The kernel reads each outside input where the last member was: nothing
   // after the member that read it may write it.
-  auto isMember = [&](Operation *op) {
-    return llvm::any_of(
-        members, [&](scl::KernelOp k) { return k.getOperation() == op; });
-  };
+  llvm::SmallPtrSet<Operation *, 16> isMember;
   for (scl::KernelOp k : members)
-    for (OpOperand &use : k.getInsMutable()) {
-      if (!boundary.inputOf.contains(&use))
-        continue;
-      llvm::SmallPtrSet<Value, 4> aliases =
-          scl::aliasesOf(scl::storageOf(use.get()));
-      for (Operation *op = k->getNextNode(); op && k != last && op != last;
-           op = op->getNextNode())
-        if (!isMember(op) && scl::mayWrite(op, aliases))
-          return false;
-    }
+    isMember.insert(k);
+  for (auto &[use, shape] : *shapes) {
+    llvm::SmallPtrSet<Value, 4> aliases =
+        scl::aliasesOf(scl::storageOf(use->get()));
+    for (Operation *op = use->getOwner()->getNextNode(); op && op != last;
+         op = op->getNextNode())
+      if (!isMember.contains(op) && scl::mayWrite(op, aliases))
+        return false;
+  }
   return true;
 }
 

@@ -104,10 +104,9 @@ art::InstructionSpec &ProgramBuilder::emit(fb::Opcode opcode,
     Buffer &b = buffers[slot];
     return b.viewOf >= 0 ? buffers[b.viewOf] : b;
   };
-  for (uint32_t i : inputs) {
-    buffers[i].last = std::max(buffers[i].last, index);
-    storage(i).last = std::max(storage(i).last, index);
-  }
+  for (uint32_t i : inputs)
+    for (Buffer *b : {&buffers[i], &storage(i)})
+      b->last = std::max(b->last, index);
   for (uint32_t o : outputs) {
     // A buffer may be written by several instructions (a pad, then the
     // exchange that fills its halo): it is live from the first.

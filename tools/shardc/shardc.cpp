@@ -207,15 +207,13 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   shardc::LowerOptions options;
   options.unpartitioned = unpartitioned;
   options.fuse = fuse || optLevel >= 3 || target == "cuda";
-  options.overlapHalos = overlapHalos == cl::BOU_UNSET
-                             ? optLevel >= 1
-                             : overlapHalos == cl::BOU_TRUE;
-  options.reshapeViews = reshapeViews == cl::BOU_UNSET
-                             ? optLevel >= 1
-                             : reshapeViews == cl::BOU_TRUE;
-  options.deepenHalos = deepenHalos == cl::BOU_UNSET
-                            ? optLevel >= 2
-                            : deepenHalos == cl::BOU_TRUE;
+  // A pass flag given on the command line wins over the -O default.
+  auto enabled = [](const cl::opt<cl::boolOrDefault> &flag, unsigned level) {
+    return flag == cl::BOU_UNSET ? optLevel >= level : flag == cl::BOU_TRUE;
+  };
+  options.overlapHalos = enabled(overlapHalos, 1);
+  options.reshapeViews = enabled(reshapeViews, 1);
+  options.deepenHalos = enabled(deepenHalos, 2);
   // The rates the cost model weighs: NCCL between GPUs, or in-process /
   // MPI ranks on CPU cores.
   if (target == "cpu") {
