@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusedBuffers.h"
+
 #include "shardc/Compiler/Passes.h"
 #include "shardc/Compiler/ShapeRefinement.h"
 #include "shardc/Dialect/ScLocal/ScLocal.h"
@@ -30,23 +32,6 @@ namespace {
 
 bool isF32(Value v) {
   return cast<MemRefType>(v.getType()).getElementType().isF32();
-}
-
-Extents shapeOf(Value v) {
-  ArrayRef<int64_t> shape = cast<MemRefType>(v.getType()).getShape();
-  return Extents(shape.begin(), shape.end());
-}
-
-/// A Copy between f32 buffers of one element count and different shapes.
-bool isReshape(scl::KernelOp k) {
-  if (k.getOpcode() != "Copy" || k.getIns().size() != 1 ||
-      k.getOuts().size() != 1)
-    return false;
-  auto in = cast<MemRefType>(k.getIns()[0].getType());
-  auto out = cast<MemRefType>(k.getOuts()[0].getType());
-  return in.getElementType().isF32() && out.getElementType().isF32() &&
-         in.getNumElements() == out.getNumElements() &&
-         in.getShape() != out.getShape();
 }
 
 /// The scl.scalar function of a kernel a group may hold ("" passes the
@@ -144,22 +129,6 @@ void moveIntoBody(Group &g, const GroupBoundary &boundary, Region &region) {
   for (Value v : boundary.internal)
     if (v.use_empty())
       v.getDefiningOp()->erase();
-}
-
-/// `v` in shape `shape` (same element count), made at `b`: a view of a
-/// temporary, or a copy of an input or a constant (their bytes may live
-/// outside the arena).
-Value readAs(Value v, const Extents &shape, OpBuilder &b) {
-  if (shapeOf(v) == shape)
-    return v;
-  auto type = MemRefType::get(shape, b.getF32Type());
-  if (scl::isTemporary(v))
-    return scl::ViewOp::create(b, v.getLoc(), type, v);
-  Value copy = memref::AllocOp::create(b, v.getLoc(), type);
-  scl::KernelOp::create(b, v.getLoc(), b.getStringAttr("Copy"), ValueRange{v},
-                        ValueRange{copy}, b.getDenseI64ArrayAttr({}),
-                        b.getDenseF64ArrayAttr({}), StringAttr());
-  return copy;
 }
 
 /// The shape on `domain` of every outside input use of `members`: the
@@ -338,17 +307,6 @@ void mergeAcrossReshapes(std::vector<std::unique_ptr<Group>> &groups,
     producer->absorbed = true;
     consumer->members = std::move(members);
   }
-}
-
-/// Fusion reads outside inputs later and may add small buffers (copies of
-/// inputs on a merged kernel's shape), so an earlier sc-plan-memory plan
-/// may no longer hold: the artifact writer plans again.
-void dropMemoryPlan(func::FuncOp f) {
-  f->removeAttr(scl::SclDialect::kArenaBytesAttrName);
-  f->removeAttr(scl::SclDialect::kInputOffsetsAttrName);
-  f.walk([](memref::AllocOp alloc) {
-    alloc->removeAttr(scl::SclDialect::kOffsetAttrName);
-  });
 }
 
 struct ScFusePass : impl::ScFuseBase<ScFusePass> {

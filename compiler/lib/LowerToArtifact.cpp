@@ -451,8 +451,8 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
   return out;
 }
 
-/// Runs sc-partition (then sc-deepen-halos, sc-fuse, sc-overlap-halos and
-/// sc-reshape-views, as `options` asks) on `module`.
+/// Runs sc-partition (then sc-deepen-halos, sc-fuse, sc-sink-bias,
+/// sc-overlap-halos and sc-reshape-views, as `options` asks) on `module`.
 LogicalResult partition(ModuleOp module, const LowerOptions &options) {
   PassManager pm(module.getContext());
   ScPartitionOptions partitionOptions;
@@ -467,6 +467,8 @@ LogicalResult partition(ModuleOp module, const LowerOptions &options) {
   }
   if (options.fuse)
     pm.addPass(createScFuse());
+  if (options.sinkBias)
+    pm.addPass(createScSinkBias());
   if (options.overlapHalos)
     pm.addPass(createScOverlapHalos());
   if (options.reshapeViews)

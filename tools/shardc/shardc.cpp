@@ -77,6 +77,12 @@ cl::opt<bool>
                   "reductions that read them (sc-fuse); "
                   "on by default at -O3 and for --target=cuda"),
          cl::init(false), cl::cat(shardcCategory));
+cl::opt<cl::boolOrDefault> sinkBias(
+    "sink-bias",
+    cl::desc("Add a convolution's or linear layer's bias in the fused "
+             "kernels that read its output (sc-sink-bias); default: on for "
+             "--target=cuda at -O1 and above"),
+    cl::cat(shardcCategory));
 cl::opt<cl::boolOrDefault> overlapHalos(
     "overlap-halos",
     cl::desc("Compute each convolution's interior while its halo exchange is "
@@ -212,6 +218,11 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     return flag == cl::BOU_UNSET ? optLevel >= level : flag == cl::BOU_TRUE;
   };
   options.overlapHalos = enabled(overlapHalos, 1);
+  // The CPU kernels seed their output with the bias at no cost; cuDNN and
+  // cuBLAS add it in a pass of its own.
+  options.sinkBias = sinkBias == cl::BOU_UNSET
+                         ? target == "cuda" && optLevel >= 1
+                         : sinkBias == cl::BOU_TRUE;
   options.reshapeViews = enabled(reshapeViews, 1);
   options.deepenHalos = enabled(deepenHalos, 2);
   // The rates the cost model weighs: NCCL between GPUs, or in-process /

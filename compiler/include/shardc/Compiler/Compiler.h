@@ -36,6 +36,9 @@ struct LowerOptions {
   /// Run sc-fuse on the partitioned program (never on the world-of-one
   /// reference it embeds, which stays the unfused, independent check).
   bool fuse = false;
+  /// Run sc-sink-bias after sc-fuse: a library op's bias is added in the
+  /// fused kernels that read its output instead of in a pass of its own.
+  bool sinkBias = false;
   /// Run sc-overlap-halos after sc-fuse: convolutions compute their interior
   /// while their halo exchange is in flight.
   bool overlapHalos = false;

@@ -160,6 +160,60 @@ def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
   let dependentDialects = ["::shardc::scl::SclDialect"];
 }
 
+def ScSinkBias : Pass<"sc-sink-bias", "mlir::ModuleOp"> {
+  let summary = "Adds a convolution's or linear layer's bias inside the "
+                "fused kernels that read its output";
+  let description = [{
+    cuDNN and cuBLAS add a bias in a pass of its own over the output: one
+    more read and write of an activation. Where every reader of a `Conv`,
+    `ConvTranspose` or `Linear` output is a fused kernel, a `Reduce` or an
+    elementwise kernel (directly, or through views and reshaping copies of
+    temporaries), this pass drops the bias from the library op and adds it
+    in each reader's body instead, where it costs one add per element.
+
+    A reader whose iteration space does not separate channels (a group
+    norm's statistics over (groups, elements)) is re-expressed over the
+    common refinement of that space and (outer, C, inner), so the bias
+    broadcasts along it: (8, 1228800) becomes (8, 4, 307200), and the bias
+    is read as (8, 4, 1) (a copy of the caller's bias, a few hundred bytes).
+    A plain `Reduce` or elementwise kernel becomes a fused one.
+
+    The output stays as it is when it is returned or read by anything else
+    (a pad, an exchange, another convolution), when the library op is not
+    its only writer, or when a reader's output is not a temporary and would
+    have to be written through a view. Run it after `sc-fuse` and before
+    `sc-overlap-halos`; `shardc` runs it for `--target=cuda` (the CPU
+    kernels seed the output with the bias at no cost).
+
+    Input (a group norm's mean):
+    ```mlir
+    scl.kernel "Conv" ins(%x, %w, %b : memref<1x4x18x16xf32>, memref<32x4x3x3xf32>, memref<32xf32>)
+        outs(%y : memref<1x32x16x16xf32>) {ints = array<i64: 2, 1, 1, 1, 1, 1, 1, 1>}
+    %g = memref.alloc() : memref<8x1024xf32>
+    scl.kernel "Copy" ins(%y : memref<1x32x16x16xf32>) outs(%g : memref<8x1024xf32>)
+    scl.kernel "Reduce" mode "mean" ins(%g : memref<8x1024xf32>) outs(%m : memref<8x1xf32>) {ints = array<i64: 1>}
+    ```
+    Output:
+    ```mlir
+    %bias = memref.alloc() : memref<8x4x1xf32>
+    scl.kernel "Copy" ins(%b : memref<32xf32>) outs(%bias : memref<8x4x1xf32>)
+    scl.kernel "Conv" ins(%x, %w : memref<1x4x18x16xf32>, memref<32x4x3x3xf32>)
+        outs(%y : memref<1x32x16x16xf32>) {ints = array<i64: 2, 1, 1, 1, 1, 1, 1, 1>}
+    %g = memref.alloc() : memref<8x1024xf32>
+    scl.kernel "Copy" ins(%y : memref<1x32x16x16xf32>) outs(%g : memref<8x1024xf32>)
+    %v = scl.view %g : memref<8x1024xf32> to memref<8x4x256xf32>
+    scl.fused_reduction "mean" dims [1, 2] over [8, 4, 256]
+        ins(%v, %bias : memref<8x4x256xf32>, memref<8x4x1xf32>)
+        outs(%m : memref<8x1xf32>) {
+    ^bb0(%a: f32, %c: f32):
+      %s = scl.scalar "add"(%a, %c) : f32
+      scl.yield %s : f32
+    }
+    ```
+  }];
+  let dependentDialects = ["::shardc::scl::SclDialect"];
+}
+
 def ScDeepenHalos : Pass<"sc-deepen-halos", "mlir::ModuleOp"> {
   let summary = "Exchanges one deeper halo before a conv -> elementwise -> "
                 "conv chain and recomputes the overlap";

@@ -1,0 +1,53 @@
+//===- FusedBuffers.cpp - Buffers of fused kernels ------------------------===//
+
+#include "FusedBuffers.h"
+
+#include "shardc/Dialect/ScLocal/ScLocal.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+
+namespace shardc {
+
+Extents shapeOf(Value buffer) {
+  ArrayRef<int64_t> shape = cast<MemRefType>(buffer.getType()).getShape();
+  return Extents(shape.begin(), shape.end());
+}
+
+bool isReshape(scl::KernelOp k) {
+  if (k.getOpcode() != "Copy" || k.getIns().size() != 1 ||
+      k.getOuts().size() != 1)
+    return false;
+  auto in = cast<MemRefType>(k.getIns()[0].getType());
+  auto out = cast<MemRefType>(k.getOuts()[0].getType());
+  return in.getElementType().isF32() && out.getElementType().isF32() &&
+         in.getNumElements() == out.getNumElements() &&
+         in.getShape() != out.getShape();
+}
+
+Value readAs(Value v, const Extents &shape, OpBuilder &b,
+             std::optional<Location> loc) {
+  if (shapeOf(v) == shape)
+    return v;
+  Location at = loc.value_or(v.getLoc());
+  auto type = MemRefType::get(shape, b.getF32Type());
+  if (scl::isTemporary(v))
+    return scl::ViewOp::create(b, at, type, v);
+  Value copy = memref::AllocOp::create(b, at, type);
+  scl::KernelOp::create(b, at, b.getStringAttr("Copy"), ValueRange{v},
+                        ValueRange{copy}, b.getDenseI64ArrayAttr({}),
+                        b.getDenseF64ArrayAttr({}), StringAttr());
+  return copy;
+}
+
+void dropMemoryPlan(func::FuncOp f) {
+  f->removeAttr(scl::SclDialect::kArenaBytesAttrName);
+  f->removeAttr(scl::SclDialect::kInputOffsetsAttrName);
+  f.walk([](memref::AllocOp alloc) {
+    alloc->removeAttr(scl::SclDialect::kOffsetAttrName);
+  });
+}
+
+} // namespace shardc

@@ -1,0 +1,50 @@
+//===- FusedBuffers.h - Buffers of fused kernels ----------------*- C++ -*-===//
+//
+// What sc-fuse and sc-sink-bias share when they make a fused kernel read or
+// write a buffer in another shape: views of temporaries, small copies of
+// inputs, and dropping a memory plan that no longer holds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDC_COMPILER_LIB_FUSEDBUFFERS_H
+#define SHARDC_COMPILER_LIB_FUSEDBUFFERS_H
+
+#include "shardc/Compiler/ShapeRefinement.h"
+
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+
+#include <optional>
+
+namespace mlir {
+class OpBuilder;
+namespace func {
+class FuncOp;
+} // namespace func
+} // namespace mlir
+
+namespace shardc {
+namespace scl {
+class KernelOp;
+} // namespace scl
+
+Extents shapeOf(mlir::Value buffer);
+
+/// A Copy between f32 buffers of one element count and different shapes.
+bool isReshape(scl::KernelOp k);
+
+/// `v` in shape `shape` (same element count), made at `b`: `v` itself when
+/// the shapes agree, else a view of a temporary, or a copy of an input or a
+/// constant (their bytes may live outside the arena). The new op is located
+/// at `loc`, or at `v` without one.
+mlir::Value readAs(mlir::Value v, const Extents &shape, mlir::OpBuilder &b,
+                   std::optional<mlir::Location> loc = std::nullopt);
+
+/// A pass that makes kernels read buffers later, or adds buffers (copies on
+/// a fused kernel's shape), invalidates an earlier sc-plan-memory plan: this
+/// drops it, so the artifact writer plans again.
+void dropMemoryPlan(mlir::func::FuncOp f);
+
+} // namespace shardc
+
+#endif // SHARDC_COMPILER_LIB_FUSEDBUFFERS_H

@@ -1,0 +1,356 @@
+//===- SinkBiasPass.cpp - sc-sink-bias ------------------------------------===//
+//
+// A library op's bias becomes an add in the fused kernels that read its
+// output. The readers are found through views and reshaping copies (which
+// keep the element order), checked all at once, and only then rewritten:
+// the bias moves for every reader or for none.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FusedBuffers.h"
+
+#include "shardc/Compiler/Passes.h"
+#include "shardc/Dialect/ScLocal/ScLocal.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <map>
+
+namespace shardc {
+#define GEN_PASS_DEF_SCSINKBIAS
+#include "shardc/Compiler/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+
+namespace shardc {
+namespace {
+
+int64_t count(const Extents &shape) {
+  int64_t n = 1;
+  for (int64_t e : shape)
+    n *= e;
+  return n;
+}
+
+/// The output of `k` as (outer, channels, inner) when `k` is a library op
+/// whose third input is a bias along those channels.
+std::optional<Extents> channelShape(scl::KernelOp k) {
+  if (k.getIns().size() != 3 || k.getOuts().size() != 1)
+    return std::nullopt;
+  Extents out = shapeOf(k.getOuts()[0]);
+  Extents bias = shapeOf(k.getIns()[2]);
+  if (bias.size() != 1 ||
+      !cast<MemRefType>(k.getIns()[2].getType()).getElementType().isF32())
+    return std::nullopt;
+  StringRef opcode = k.getOpcode();
+  if ((opcode == "Conv" || opcode == "ConvTranspose") && out.size() >= 2 &&
+      out[1] == bias[0])
+    return Extents{out[0], out[1], count(Extents(out.begin() + 2, out.end()))};
+  if (opcode == "Linear" && !out.empty() && out.back() == bias[0])
+    return Extents{count(out) / std::max<int64_t>(bias[0], 1), bias[0], 1};
+  return std::nullopt;
+}
+
+/// A reader of the biased output in fused form: what it iterates over, what
+/// it reads there, and (for a reduction) which dims it reduces.
+struct Reader {
+  Operation *op;
+  SmallVector<Value> ins;
+  llvm::SmallDenseSet<unsigned, 2> biased; ///< ins holding the output
+  Value out;
+  Extents domain;
+  std::optional<std::string> kind; ///< the reduction, if one
+  SmallVector<int64_t> dims;       ///< reduced, ascending
+  /// Over the refinement: each input's shape, and the bias's.
+  Extents refinement;
+  std::vector<Extents> inShapes;
+  Extents biasShape;
+};
+
+bool isFusableReduce(scl::KernelOp k) {
+  return k.getOpcode() == "Reduce" && k.getIns().size() == 1 &&
+         k.getOuts().size() == 1 && k.getMode() &&
+         llvm::is_contained({"sum", "mean", "amax", "amin"}, *k.getMode()) &&
+         cast<MemRefType>(k.getIns()[0].getType()).getElementType().isF32() &&
+         cast<MemRefType>(k.getOuts()[0].getType()).getElementType().isF32();
+}
+
+/// `op` in fused form, or none for an op that cannot take an add in a body.
+std::optional<Reader> readerOf(Operation *op) {
+  Reader r{op};
+  if (auto f = dyn_cast<scl::FusedElementwiseOp>(op)) {
+    r.ins.assign(f.getIns().begin(), f.getIns().end());
+    r.out = f.getOutput();
+    r.domain = shapeOf(r.out);
+  } else if (auto f = dyn_cast<scl::FusedReductionOp>(op)) {
+    r.ins.assign(f.getIns().begin(), f.getIns().end());
+    r.out = f.getOutput();
+    r.domain.assign(f.getDomain().begin(), f.getDomain().end());
+    r.kind = f.getKind().str();
+    r.dims.assign(f.getDims().begin(), f.getDims().end());
+  } else if (auto k = dyn_cast<scl::KernelOp>(op)) {
+    bool reduce = isFusableReduce(k);
+    if (!reduce && !scl::elementwiseFunction(k))
+      return std::nullopt;
+    r.ins.assign(k.getIns().begin(), k.getIns().end());
+    r.out = k.getOuts()[0];
+    if (reduce) {
+      r.domain = shapeOf(r.ins[0]);
+      r.kind = k.getMode()->str();
+      r.dims.assign(k.getInts().begin(), k.getInts().end());
+      llvm::sort(r.dims);
+    } else {
+      r.domain = shapeOf(r.out);
+    }
+  } else {
+    return std::nullopt;
+  }
+  return r;
+}
+
+/// Everything that reads the library op's output, through views and
+/// reshaping copies of temporaries that only those copies write.
+struct Readers {
+  llvm::MapVector<Operation *, Reader> byOp;
+  bool ok = true;
+
+  void collect(Value buffer, Operation *writer) {
+    for (OpOperand &use : buffer.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == writer)
+        continue;
+      if (auto view = dyn_cast<scl::ViewOp>(user)) {
+        collect(view.getResult(), view);
+        continue;
+      }
+      auto k = dyn_cast<scl::KernelOp>(user);
+      if (k && isReshape(k) && use.getOperandNumber() == 0) {
+        Value copy = k.getOuts()[0];
+        if (!copy.getDefiningOp<memref::AllocOp>() || !scl::isTemporary(copy))
+          ok = false;
+        else
+          collect(copy, k);
+        continue;
+      }
+      add(use);
+    }
+  }
+
+  void add(OpOperand &use) {
+    Operation *op = use.getOwner();
+    auto it = byOp.find(op);
+    if (it == byOp.end()) {
+      std::optional<Reader> r = readerOf(op);
+      if (!r) {
+        ok = false;
+        return;
+      }
+      it = byOp.insert({op, std::move(*r)}).first;
+    }
+    // Operand numbers count ins first in every reader form.
+    unsigned index = use.getOperandNumber();
+    if (index >= it->second.ins.size()) {
+      ok = false; // written, not read
+      return;
+    }
+    it->second.biased.insert(index);
+  }
+};
+
+/// Fills `r`'s shapes over the refinement of its space and `channels`.
+/// False when the bias cannot be added there: a reader that broadcasts the
+/// output, writes it, or would need a full-size copy or a view of a
+/// returned buffer.
+bool planReader(Reader &r, const Extents &channels,
+                const llvm::SmallPtrSetImpl<Value> &outputAliases) {
+  if (count(r.domain) != count(channels) || outputAliases.contains(r.out))
+    return false;
+  for (unsigned i : r.biased)
+    if (count(shapeOf(r.ins[i])) != count(r.domain))
+      return false;
+  std::optional<Extents> refinement = commonRefinement({r.domain, channels});
+  std::optional<Extents> bias =
+      refinement
+          ? broadcastOnRefinement({channels[1], 1}, channels, *refinement)
+          : std::nullopt;
+  if (!bias)
+    return false;
+  Extents squeezed;
+  llvm::copy_if(r.domain, std::back_inserter(squeezed),
+                [](int64_t n) { return n != 1; });
+  if (squeezed == *refinement) {
+    // The space already separates channels: it stays, size-1 dims and all.
+    r.refinement = r.domain;
+    size_t next = 0;
+    for (int64_t n : r.domain)
+      r.biasShape.push_back(n == 1 ? 1 : (*bias)[next++]);
+    for (Value in : r.ins)
+      r.inShapes.push_back(shapeOf(in));
+    return true;
+  }
+  r.refinement = std::move(*refinement);
+  r.biasShape = std::move(*bias);
+  for (Value in : r.ins) {
+    std::optional<Extents> shape =
+        broadcastOnRefinement(shapeOf(in), r.domain, r.refinement);
+    if (!shape || (*shape != shapeOf(in) && !scl::isTemporary(in) &&
+                   count(*shape) == count(r.domain)))
+      return false;
+    r.inShapes.push_back(std::move(*shape));
+  }
+  // An elementwise reader writes its output over the refinement too.
+  return r.kind || scl::isTemporary(r.out);
+}
+
+/// The refinement dims that each dim of `shape` spans.
+SmallVector<int64_t> refinedDims(const Extents &shape,
+                                 const Extents &refinement,
+                                 ArrayRef<int64_t> dims) {
+  SmallVector<int64_t> out;
+  size_t r = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    int64_t covered = 1;
+    while (covered < shape[d] && r < refinement.size()) {
+      covered *= refinement[r];
+      if (llvm::is_contained(dims, int64_t(d)))
+        out.push_back(int64_t(r));
+      ++r;
+    }
+  }
+  return out;
+}
+
+/// The reader's body with `bias` added to each biased input, in `region`.
+void buildBody(const Reader &r, Region &region, OpBuilder &b) {
+  Block *body = b.createBlock(&region);
+  for (Value in : r.ins)
+    body->addArgument(b.getF32Type(), in.getLoc());
+  BlockArgument bias = body->addArgument(b.getF32Type(), r.op->getLoc());
+  IRMapping map;
+  SmallVector<Value> values;
+  for (auto [i, arg] : llvm::enumerate(body->getArguments().drop_back()))
+    values.push_back(r.biased.contains(unsigned(i))
+                         ? scl::ScalarOp::create(b, r.op->getLoc(),
+                                                 b.getF32Type(), "add",
+                                                 ValueRange{arg, bias})
+                               .getResult()
+                         : Value(arg));
+  Region *old = nullptr;
+  if (auto f = dyn_cast<scl::FusedElementwiseOp>(r.op))
+    old = &f.getBody();
+  else if (auto f = dyn_cast<scl::FusedReductionOp>(r.op))
+    old = &f.getBody();
+  if (old) {
+    for (auto [arg, value] : llvm::zip(old->front().getArguments(), values))
+      map.map(arg, value);
+    for (Operation &op : old->front())
+      b.clone(op, map);
+    return;
+  }
+  auto k = cast<scl::KernelOp>(r.op);
+  std::optional<std::string> fn = scl::elementwiseFunction(k);
+  Value result = values.front();
+  if (fn && !fn->empty())
+    result = scl::ScalarOp::create(b, k.getLoc(), b.getF32Type(), *fn, values);
+  scl::YieldOp::create(b, k.getLoc(), result);
+}
+
+void rewriteReader(const Reader &r, Value bias) {
+  OpBuilder b(r.op);
+  SmallVector<Value> ins;
+  for (auto [in, shape] : llvm::zip(r.ins, r.inShapes))
+    ins.push_back(readAs(in, shape, b));
+  ins.push_back(bias);
+  Operation *fused;
+  if (r.kind) {
+    SmallVector<int64_t> dims = refinedDims(r.domain, r.refinement, r.dims);
+    auto f = scl::FusedReductionOp::create(b, r.op->getLoc(), *r.kind, dims,
+                                           r.refinement, ins, r.out);
+    fused = f;
+  } else {
+    auto f = scl::FusedElementwiseOp::create(b, r.op->getLoc(), ins,
+                                             readAs(r.out, r.refinement, b));
+    fused = f;
+  }
+  OpBuilder bodyBuilder(fused->getContext());
+  buildBody(r, fused->getRegion(0), bodyBuilder);
+  r.op->erase();
+}
+
+/// Erases views nothing reads any more, innermost first.
+void eraseDeadViews(func::FuncOp f) {
+  SmallVector<scl::ViewOp> views;
+  f.walk([&](scl::ViewOp v) { views.push_back(v); });
+  for (scl::ViewOp v : llvm::reverse(views))
+    if (v.getResult().use_empty())
+      v.erase();
+}
+
+/// Moves the bias of `k` into its readers when all of them can take it.
+bool sinkBias(scl::KernelOp k) {
+  std::optional<Extents> channels = channelShape(k);
+  Value out = k.getOuts()[0];
+  if (!channels || !out.getDefiningOp<memref::AllocOp>() ||
+      !scl::isTemporary(out))
+    return false;
+  Readers readers;
+  readers.collect(out, k);
+  if (!readers.ok || readers.byOp.empty())
+    return false;
+  llvm::SmallPtrSet<Value, 4> aliases = scl::aliasesOf(out);
+  for (auto &[op, r] : readers.byOp) {
+    if (!planReader(r, *channels, aliases))
+      return false;
+  }
+  // The bias in each reader's shape, made where the library op read it:
+  // one copy at most (the caller's bias may live outside the arena), and
+  // views of it.
+  OpBuilder b(k);
+  Value bias = k.getIns()[2];
+  std::map<Extents, Value> biasIn;
+  Value copied;
+  for (auto &[op, r] : readers.byOp) {
+    // Numpy broadcasting adds the leading 1s.
+    Extents shape(llvm::find_if(r.biasShape, [](int64_t n) { return n != 1; }),
+                  r.biasShape.end());
+    if (shape != shapeOf(bias))
+      shape = r.biasShape;
+    Value &read = biasIn[shape];
+    if (!read) {
+      read = readAs(copied ? copied : bias, shape, b, k.getLoc());
+      if (read != bias && !copied)
+        copied = read;
+    }
+    rewriteReader(r, read);
+  }
+  k.getInsMutable().erase(2);
+  return true;
+}
+
+struct ScSinkBiasPass : impl::ScSinkBiasBase<ScSinkBiasPass> {
+  void runOnOperation() override {
+    for (auto f : getOperation().getOps<func::FuncOp>()) {
+      if (!f->hasAttr(scl::SclDialect::kRanksAttrName) || f.isExternal())
+        continue;
+      SmallVector<scl::KernelOp> candidates;
+      f.walk([&](scl::KernelOp k) {
+        if (channelShape(k))
+          candidates.push_back(k);
+      });
+      bool changed = false;
+      for (scl::KernelOp k : candidates)
+        changed |= sinkBias(k);
+      if (changed) {
+        eraseDeadViews(f);
+        dropMemoryPlan(f);
+      }
+    }
+  }
+};
+
+} // namespace
+} // namespace shardc
