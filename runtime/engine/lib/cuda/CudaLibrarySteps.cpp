@@ -12,8 +12,10 @@
 // so the GPU agrees with the CPU to f32 rounding.
 //
 // cuDNN's legacy convolution API is deprecated in cuDNN 9 but is still the
-// shortest path to a plain NCHW forward convolution; the graph API would add
-// fused epilogues (bias, activation), which sc-fuse does not request yet.
+// shortest path to a plain NCHW forward convolution. A bias given here is
+// added in a pass of its own (cudnnAddTensor, launchAddBias); sc-sink-bias
+// leaves it out wherever the kernels reading the output can add it. The
+// graph API's fused epilogues (activation) are not requested yet.
 //
 //===----------------------------------------------------------------------===//
 
