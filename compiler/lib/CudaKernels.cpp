@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Compiler/Compiler.h"
+#include "shardc/Compiler/FlatIndex.h"
 #include "shardc/Dialect/ScLocal/ScLocal.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -72,49 +73,6 @@ std::string scalarExpr(StringRef fn, const std::string &a,
   return "";
 }
 
-/// The element offset of an input of shape `in` read at output flat index
-/// `i` of shape `out` (numpy broadcasting). Consecutive dims the input
-/// keeps are one term: a per-channel scale on a (groups, channels per
-/// group, ...) space reads `i / inner % channels`.
-std::string inputOffset(ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
-  SmallVector<int64_t> padded(out.size() - in.size(), 1);
-  padded.append(in.begin(), in.end());
-  if (ArrayRef<int64_t>(padded) == out)
-    return "i";
-  std::string expr;
-  int64_t inner = 1, stride = 1;
-  std::optional<int64_t> runInner; // the kept run being collected
-  int64_t runExtent = 1, runStride = 1;
-  auto endRun = [&] {
-    if (!runInner)
-      return;
-    std::string term = "(i / " + std::to_string(*runInner) + "LL % " +
-                       std::to_string(runExtent) + "LL)";
-    if (runStride != 1)
-      term += " * " + std::to_string(runStride) + "LL";
-    expr = expr.empty() ? term : term + " + " + expr;
-    runInner.reset();
-  };
-  for (size_t d = out.size(); d-- > 0;) {
-    if (out[d] == 1)
-      continue; // neither kept nor broadcast
-    if (padded[d] == 1) {
-      endRun();
-    } else {
-      if (!runInner) {
-        runInner = inner;
-        runExtent = 1;
-        runStride = stride;
-      }
-      runExtent *= out[d];
-    }
-    inner *= out[d];
-    stride *= padded[d];
-  }
-  endRun();
-  return expr.empty() ? "0" : expr;
-}
-
 /// Declares a0.. (each input read at flat index `i` of `domain`) and one
 /// v<k> per scl.scalar of `body`; returns the yielded value's name.
 std::string emitBody(Block &body, ValueRange ins, ArrayRef<int64_t> domain,
@@ -124,7 +82,9 @@ std::string emitBody(Block &body, ValueRange ins, ArrayRef<int64_t> domain,
     std::string v = "a" + std::to_string(k);
     names[body.getArgument(k)] = v;
     os << indent << "const float " << v << " = __ldg(in" << k << " + "
-       << inputOffset(cast<MemRefType>(in.getType()).getShape(), domain)
+       << print(broadcastIndex(cast<MemRefType>(in.getType()).getShape().vec(),
+                               domain.vec()),
+                "i")
        << ");\n";
   }
   int64_t next = 0;
@@ -167,26 +127,6 @@ void emitKernel(scl::FusedElementwiseOp fused, const std::string &name,
   os << "  }\n}\n\n";
 }
 
-/// The flat index into `domain` of the `index`-th element (row-major) of
-/// the sub-space spanned by `dims`, as a sum of constant-folded terms.
-std::string subspaceIndex(ArrayRef<int64_t> domain, ArrayRef<int64_t> dims,
-                          const std::string &index) {
-  SmallVector<int64_t> strides(domain.size(), 1);
-  for (size_t d = domain.size(); d-- > 1;)
-    strides[d - 1] = strides[d] * domain[d];
-  std::string expr;
-  int64_t inner = 1;
-  for (size_t j = dims.size(); j-- > 0;) {
-    int64_t d = dims[j];
-    std::string term = "(" + index + " / " + std::to_string(inner) + "LL % " +
-                       std::to_string(domain[d]) + "LL) * " +
-                       std::to_string(strides[d]) + "LL";
-    expr = expr.empty() ? term : term + " + " + expr;
-    inner *= domain[d];
-  }
-  return expr.empty() ? "0LL" : expr;
-}
-
 /// A reduction kernel takes, after its output, `partials` (outputs x chunks
 /// doubles), `arrivals` (one zeroed counter per output) and `chunks`: block
 /// u (grid-stride) reduces chunk u % chunks of output u / chunks, its
@@ -199,7 +139,7 @@ std::string subspaceIndex(ArrayRef<int64_t> domain, ArrayRef<int64_t> dims,
 void emitReductionKernel(scl::FusedReductionOp fused, const std::string &name,
                          llvm::raw_ostream &os) {
   ArrayRef<int64_t> domain = fused.getDomain(), dims = fused.getDims();
-  SmallVector<int64_t> kept;
+  std::vector<int64_t> kept;
   int64_t outputs = 1, count = 1;
   for (int64_t d = 0; d < int64_t(domain.size()); ++d) {
     bool reduced = llvm::is_contained(dims, d);
@@ -227,15 +167,15 @@ void emitReductionKernel(scl::FusedReductionOp fused, const std::string &name,
   os << "  for (long long u = blockIdx.x; u < outputs * chunks; u += "
         "gridDim.x) {\n";
   os << "    const long long o = u / chunks, c = u % chunks;\n";
-  os << "    const long long base = " << subspaceIndex(domain, kept, "o")
-     << ";\n";
+  os << "    const long long base = "
+     << print(subspaceIndex(domain.vec(), kept), "o") << ";\n";
   os << "    const long long end = c * chunk + chunk < count ? c * chunk + "
         "chunk : count;\n";
   os << "    double acc = " << identity << ";\n";
   os << "    for (long long r = c * chunk + threadIdx.x; r < end; r += "
         "blockDim.x) {\n";
-  os << "      const long long i = base + " << subspaceIndex(domain, dims, "r")
-     << ";\n";
+  os << "      const long long i = base + "
+     << print(subspaceIndex(domain.vec(), dims.vec()), "r") << ";\n";
   std::string result =
       emitBody(fused.getBody().front(), fused.getIns(), domain, "      ", os);
   os << "      const double x = acc, y = (double)" << result << ";\n";

@@ -1,0 +1,109 @@
+//===- FlatIndexTest.cpp - Generated-kernel indices against brute force ---===//
+
+#include "shardc/Compiler/FlatIndex.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace shardc;
+
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+int64_t count(const Shape &s) {
+  int64_t n = 1;
+  for (int64_t e : s)
+    n *= e;
+  return n;
+}
+
+/// The multi-index of flat element `i` of `shape` (row-major).
+Shape unflatten(int64_t i, const Shape &shape) {
+  Shape idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = i % shape[d];
+    i /= shape[d];
+  }
+  return idx;
+}
+
+int64_t flatten(const Shape &idx, const Shape &shape) {
+  int64_t flat = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    flat = flat * shape[d] + idx[d];
+  return flat;
+}
+
+Shape randomShape(std::mt19937 &rng, size_t rank) {
+  std::uniform_int_distribution<int64_t> extent(1, 4);
+  Shape s(rank);
+  for (int64_t &e : s)
+    e = extent(rng);
+  return s;
+}
+
+TEST(FlatIndex, SubspaceMatchesBruteForce) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 500; ++trial) {
+    Shape domain = randomShape(rng, 1 + rng() % 5);
+    Shape dims, sub;
+    for (size_t d = 0; d < domain.size(); ++d)
+      if (rng() % 2) {
+        dims.push_back(int64_t(d));
+        sub.push_back(domain[d]);
+      }
+    FlatIndex index = subspaceIndex(domain, dims);
+    // The k-th element of the sub-space, the other dims held at a random
+    // position (the index adds to their base).
+    Shape base = unflatten(int64_t(rng() % count(domain)), domain);
+    for (int64_t d : dims)
+      base[d] = 0;
+    for (int64_t k = 0; k < count(sub); ++k) {
+      Shape at = unflatten(k, sub), idx = base;
+      for (size_t j = 0; j < dims.size(); ++j)
+        idx[dims[j]] = at[j];
+      ASSERT_EQ(flatten(base, domain) + evaluate(index, k),
+                flatten(idx, domain))
+          << "trial " << trial << " element " << k << ": " << print(index, "k");
+    }
+  }
+}
+
+TEST(FlatIndex, BroadcastMatchesBruteForce) {
+  std::mt19937 rng(12);
+  for (int trial = 0; trial < 500; ++trial) {
+    Shape output = randomShape(rng, 1 + rng() % 5);
+    // Drop leading dims, and set some of the rest to 1.
+    Shape input(output.begin() + rng() % output.size(), output.end());
+    for (int64_t &e : input)
+      if (rng() % 3 == 0)
+        e = 1;
+    FlatIndex index = broadcastIndex(input, output);
+    size_t lead = output.size() - input.size();
+    for (int64_t i = 0; i < count(output); ++i) {
+      Shape idx = unflatten(i, output), read(input.size());
+      for (size_t d = 0; d < input.size(); ++d)
+        read[d] = input[d] == 1 ? 0 : idx[d + lead];
+      ASSERT_EQ(evaluate(index, i), flatten(read, input))
+          << "trial " << trial << " element " << i << ": " << print(index, "i");
+    }
+  }
+}
+
+TEST(FlatIndex, FoldsContiguousDimsAndOutermostModulus) {
+  // A group norm's reduction over (channels of a group, elements).
+  EXPECT_EQ(print(subspaceIndex({8, 4, 307200}, {1, 2}), "r"), "r");
+  EXPECT_EQ(print(subspaceIndex({8, 4, 307200}, {0}), "o"), "o * 1228800LL");
+  // A per-channel input of (8, 4, 300, 1024): one term, no modulus.
+  EXPECT_EQ(print(broadcastIndex({8, 4, 1, 1}, {8, 4, 300, 1024}), "i"),
+            "(i / 307200LL)");
+  // A per-group input of (2, 8, 4, 5): the batch dim keeps a modulus.
+  EXPECT_EQ(print(broadcastIndex({8, 1, 1}, {2, 8, 4, 5}), "i"),
+            "(i / 20LL % 8LL)");
+  EXPECT_EQ(print(broadcastIndex({4, 5}, {4, 5}), "i"), "i");
+  EXPECT_EQ(print(broadcastIndex({1}, {4, 5}), "i"), "0LL");
+}
+
+} // namespace
