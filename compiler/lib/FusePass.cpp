@@ -200,14 +200,6 @@ void fuseGroup(Group &g) {
   moveIntoBody(g, boundary, fused.getBody());
 }
 
-/// A Reduce kernel (f32, one of the modes a fused reduction has).
-bool isFusableReduce(scl::KernelOp k) {
-  return k.getOpcode() == "Reduce" && k.getIns().size() == 1 &&
-         k.getOuts().size() == 1 && isF32(k.getIns()[0]) &&
-         isF32(k.getOuts()[0]) && k.getMode() &&
-         llvm::is_contained({"sum", "mean", "amax", "amin"}, *k.getMode());
-}
-
 /// Every input of `boundary` broadcasts (numpy rules) to `domain`.
 bool inputsBroadcastTo(const GroupBoundary &boundary,
                        ArrayRef<int64_t> domain) {

@@ -27,6 +27,16 @@ bool isReshape(scl::KernelOp k) {
          in.getShape() != out.getShape();
 }
 
+bool isFusableReduce(scl::KernelOp k) {
+  auto isF32 = [](Value v) {
+    return cast<MemRefType>(v.getType()).getElementType().isF32();
+  };
+  return k.getOpcode() == "Reduce" && k.getIns().size() == 1 &&
+         k.getOuts().size() == 1 && isF32(k.getIns()[0]) &&
+         isF32(k.getOuts()[0]) && k.getMode() &&
+         llvm::is_contained({"sum", "mean", "amax", "amin"}, *k.getMode());
+}
+
 Value readAs(Value v, const Extents &shape, OpBuilder &b,
              std::optional<Location> loc) {
   if (shapeOf(v) == shape)

@@ -33,6 +33,9 @@ Extents shapeOf(mlir::Value buffer);
 /// A Copy between f32 buffers of one element count and different shapes.
 bool isReshape(scl::KernelOp k);
 
+/// A Reduce kernel (f32, one of the modes a fused reduction has).
+bool isFusableReduce(scl::KernelOp k);
+
 /// `v` in shape `shape` (same element count), made at `b`: `v` itself when
 /// the shapes agree, else a view of a temporary, or a copy of an input or a
 /// constant (their bytes may live outside the arena). The new op is located

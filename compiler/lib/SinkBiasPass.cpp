@@ -71,14 +71,6 @@ struct Reader {
   Extents biasShape;
 };
 
-bool isFusableReduce(scl::KernelOp k) {
-  return k.getOpcode() == "Reduce" && k.getIns().size() == 1 &&
-         k.getOuts().size() == 1 && k.getMode() &&
-         llvm::is_contained({"sum", "mean", "amax", "amin"}, *k.getMode()) &&
-         cast<MemRefType>(k.getIns()[0].getType()).getElementType().isF32() &&
-         cast<MemRefType>(k.getOuts()[0].getType()).getElementType().isF32();
-}
-
 /// `op` in fused form, or none for an op that cannot take an add in a body.
 std::optional<Reader> readerOf(Operation *op) {
   Reader r{op};
@@ -116,6 +108,7 @@ std::optional<Reader> readerOf(Operation *op) {
 /// reshaping copies of temporaries that only those copies write.
 struct Readers {
   llvm::MapVector<Operation *, Reader> byOp;
+  SmallVector<scl::ViewOp> views; ///< outer first
   bool ok = true;
 
   void collect(Value buffer, Operation *writer) {
@@ -124,6 +117,7 @@ struct Readers {
       if (user == writer)
         continue;
       if (auto view = dyn_cast<scl::ViewOp>(user)) {
+        views.push_back(view);
         collect(view.getResult(), view);
         continue;
       }
@@ -163,11 +157,11 @@ struct Readers {
 
 /// Fills `r`'s shapes over the refinement of its space and `channels`.
 /// False when the bias cannot be added there: a reader that broadcasts the
-/// output, writes it, or would need a full-size copy or a view of a
-/// returned buffer.
-bool planReader(Reader &r, const Extents &channels,
-                const llvm::SmallPtrSetImpl<Value> &outputAliases) {
-  if (count(r.domain) != count(channels) || outputAliases.contains(r.out))
+/// output, or would need a full-size copy or a view of a returned buffer.
+/// (Readers that write the output or a copy of it were refused when they
+/// were collected.)
+bool planReader(Reader &r, const Extents &channels) {
+  if (count(r.domain) != count(channels))
     return false;
   for (unsigned i : r.biased)
     if (count(shapeOf(r.ins[i])) != count(r.domain))
@@ -267,7 +261,9 @@ void rewriteReader(const Reader &r, Value bias) {
   ins.push_back(bias);
   Operation *fused;
   if (r.kind) {
-    SmallVector<int64_t> dims = refinedDims(r.domain, r.refinement, r.dims);
+    SmallVector<int64_t> dims =
+        r.refinement == r.domain ? r.dims
+                                 : refinedDims(r.domain, r.refinement, r.dims);
     auto f = scl::FusedReductionOp::create(b, r.op->getLoc(), *r.kind, dims,
                                            r.refinement, ins, r.out);
     fused = f;
@@ -281,13 +277,24 @@ void rewriteReader(const Reader &r, Value bias) {
   r.op->erase();
 }
 
-/// Erases views nothing reads any more, innermost first.
-void eraseDeadViews(func::FuncOp f) {
-  SmallVector<scl::ViewOp> views;
-  f.walk([&](scl::ViewOp v) { views.push_back(v); });
-  for (scl::ViewOp v : llvm::reverse(views))
-    if (v.getResult().use_empty())
-      v.erase();
+/// Whether every reader is in `k`'s block and nothing from `k` to the last
+/// of them writes the bias (the readers may read it, or a view of it,
+/// where `k` did).
+bool biasKeptUntilReaders(scl::KernelOp k, const Readers &readers) {
+  Operation *last = k;
+  for (auto &[op, r] : readers.byOp) {
+    if (op->getBlock() != k->getBlock())
+      return false;
+    if (last->isBeforeInBlock(op))
+      last = op;
+  }
+  llvm::SmallPtrSet<Value, 4> aliases =
+      scl::aliasesOf(scl::storageOf(k.getIns()[2]));
+  for (Operation *op = k->getNextNode(); op != last->getNextNode();
+       op = op->getNextNode())
+    if (scl::mayWrite(op, aliases))
+      return false;
+  return true;
 }
 
 /// Moves the bias of `k` into its readers when all of them can take it.
@@ -299,13 +306,11 @@ bool sinkBias(scl::KernelOp k) {
     return false;
   Readers readers;
   readers.collect(out, k);
-  if (!readers.ok || readers.byOp.empty())
+  if (!readers.ok || readers.byOp.empty() || !biasKeptUntilReaders(k, readers))
     return false;
-  llvm::SmallPtrSet<Value, 4> aliases = scl::aliasesOf(out);
-  for (auto &[op, r] : readers.byOp) {
-    if (!planReader(r, *channels, aliases))
+  for (auto &[op, r] : readers.byOp)
+    if (!planReader(r, *channels))
       return false;
-  }
   // The bias in each reader's shape, made where the library op read it:
   // one copy at most (the caller's bias may live outside the arena), and
   // views of it.
@@ -328,6 +333,10 @@ bool sinkBias(scl::KernelOp k) {
     rewriteReader(r, read);
   }
   k.getInsMutable().erase(2);
+  // The readers now read new views (or copies) of the chain's buffers.
+  for (scl::ViewOp view : llvm::reverse(readers.views))
+    if (view.getResult().use_empty())
+      view.erase();
   return true;
 }
 
@@ -344,10 +353,8 @@ struct ScSinkBiasPass : impl::ScSinkBiasBase<ScSinkBiasPass> {
       bool changed = false;
       for (scl::KernelOp k : candidates)
         changed |= sinkBias(k);
-      if (changed) {
-        eraseDeadViews(f);
+      if (changed)
         dropMemoryPlan(f);
-      }
     }
   }
 };

@@ -83,7 +83,8 @@ sc.mesh @mesh ["x"=2]
 // @returned: the conv's output is the program's. @padded: a Pad reads it.
 // @twice: two convs write it (an interior and a boundary part).
 // @through_view: a reader would write the returned buffer through a view
-// on (2, 4, 16). Each keeps its bias in the library op.
+// on (2, 4, 16). @bias_written: the first reader overwrites the bias the
+// later readers would add. Each keeps its bias in the library op.
 func.func @returned(%x: memref<1x4x4x4xf32>, %w: memref<8x4x3x3xf32>, %b: memref<8xf32>) -> memref<1x8x4x4xf32>
     attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0, 1>} {
   %y = memref.alloc() : memref<1x8x4x4xf32>
@@ -136,11 +137,27 @@ func.func @through_view(%x: memref<1x4x4x4xf32>, %w: memref<8x4x3x3xf32>, %b: me
 // KEEP-NOT: scl.fused_elementwise
 // KEEP-NOT: scl.view
 
+func.func @bias_written(%x: memref<5xf32>, %w: memref<8x5xf32>, %b: memref<8xf32>) -> memref<8xf32>
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0, 1>} {
+  %bt = memref.alloc() : memref<8xf32>
+  scl.kernel "Unary" mode "neg" ins(%b : memref<8xf32>) outs(%bt : memref<8xf32>)
+  %y = memref.alloc() : memref<8xf32>
+  scl.kernel "Linear" ins(%x, %w, %bt : memref<5xf32>, memref<8x5xf32>, memref<8xf32>) outs(%y : memref<8xf32>)
+  scl.kernel "Unary" mode "relu" ins(%y : memref<8xf32>) outs(%bt : memref<8xf32>)
+  %z = memref.alloc() : memref<8xf32>
+  scl.kernel "Binary" mode "add" ins(%y, %bt : memref<8xf32>, memref<8xf32>) outs(%z : memref<8xf32>)
+  return %z : memref<8xf32>
+}
+// KEEP-LABEL: func.func @bias_written
+// KEEP: scl.kernel "Linear" ins(%arg0, %arg1, %[[BT:.*]] :
+// KEEP-NOT: scl.fused_elementwise
+
 //--- model.mlir
 sc.mesh @mesh ["x"=3]
 // conv -> group norm -> silu -> conv (its output returned through a relu),
-// and a Linear over the last dim into a GELU, on 3 uneven ranks.
-func.func @main(%x: tensor<1x4x10x6xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>}, %w1: tensor<8x4x3x3xf32>, %b1: tensor<8xf32>, %g: tensor<8xf32>, %be: tensor<8xf32>, %w2: tensor<4x8x3x3xf32>, %b2: tensor<4xf32>, %lw: tensor<5x6xf32>, %lb: tensor<5xf32>) -> (tensor<1x4x10x6xf32>, tensor<1x4x10x5xf32>) {
+// a Linear over the last dim into a GELU, and a stride-2 transposed conv
+// squared (both operands of the mul get the bias), on 3 uneven ranks.
+func.func @main(%x: tensor<1x4x10x6xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>}, %w1: tensor<8x4x3x3xf32>, %b1: tensor<8xf32>, %g: tensor<8xf32>, %be: tensor<8xf32>, %w2: tensor<4x8x3x3xf32>, %b2: tensor<4xf32>, %lw: tensor<5x6xf32>, %lb: tensor<5xf32>, %tw: tensor<4x3x2x2xf32>, %tb: tensor<3xf32>) -> (tensor<1x4x10x6xf32>, tensor<1x4x10x5xf32>, tensor<1x3x20x12xf32>) {
   %a = sc.conv %x, %w1, %b1 {padding = array<i64: 1, 1>} : (tensor<1x4x10x6xf32>, tensor<8x4x3x3xf32>, tensor<8xf32>) -> tensor<1x8x10x6xf32>
   %n = sc.group_norm %a, %g, %be {num_groups = 2} : (tensor<1x8x10x6xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x10x6xf32>
   %s = sc.silu %n : tensor<1x8x10x6xf32>
@@ -148,7 +165,9 @@ func.func @main(%x: tensor<1x4x10x6xf32> {sc.sharding = #sc.sharding<@mesh, [{},
   %r = sc.relu %c : tensor<1x4x10x6xf32>
   %l = sc.linear %x, %lw, %lb : (tensor<1x4x10x6xf32>, tensor<5x6xf32>, tensor<5xf32>) -> tensor<1x4x10x5xf32>
   %e = sc.gelu %l : tensor<1x4x10x5xf32>
-  return %r, %e : tensor<1x4x10x6xf32>, tensor<1x4x10x5xf32>
+  %u = sc.conv_transpose %x, %tw, %tb {stride = array<i64: 2, 2>} : (tensor<1x4x10x6xf32>, tensor<4x3x2x2xf32>, tensor<3xf32>) -> tensor<1x3x20x12xf32>
+  %q = sc.mul %u, %u : (tensor<1x3x20x12xf32>, tensor<1x3x20x12xf32>) -> tensor<1x3x20x12xf32>
+  return %r, %e, %q : tensor<1x4x10x6xf32>, tensor<1x4x10x5xf32>, tensor<1x3x20x12xf32>
 }
 // Every library op drops its bias; the readers add it.
 // KERNELS: rank class 'class0'
@@ -160,9 +179,12 @@ func.func @main(%x: tensor<1x4x10x6xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // KERNELS: ElementwiseFused "add relu"
 // KERNELS: Linear (%{{[0-9]+}}, %{{[0-9]+}}) ->
 // KERNELS-NEXT: ElementwiseFused "add gelu"
+// KERNELS: ConvTranspose (%{{[0-9]+}}, %{{[0-9]+}}) ->
+// KERNELS-NEXT: ElementwiseFused "add add mul"
 // KERNELS: rank class 'class1'
 // DEFAULT: rank class 'class0'
 // DEFAULT: Conv (%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}})
 // DEFAULT: Linear (%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}})
 // NUM: check result0: {{.*}}: ok
 // NUM: check result1: {{.*}}: ok
+// NUM: check result2: {{.*}}: ok
