@@ -313,6 +313,11 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
   case fb::Opcode::Fill:
     native = prepareFill(inst, ctx);
     break;
+  case fb::Opcode::Pad:
+  case fb::Opcode::Slice:
+  case fb::Opcode::Concat:
+    native = prepareMoveStep(inst, ctx, lib_.stream);
+    break;
   case fb::Opcode::ElementwiseFused:
   case fb::Opcode::ReductionFused:
     native = prepareKernel(inst, ctx);

@@ -34,6 +34,17 @@ __global__ void addBiasKernel(float *y, const float *__restrict__ bias,
     y[i] += bias[i % cols];
 }
 
+/// The destination side of `p` set to `value`.
+__global__ void fillBoxKernel(float *__restrict__ dst, BoxCopyPlan p,
+                              float value) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+       i < p.count; i += (long long)gridDim.x * blockDim.x) {
+    long long s, d;
+    boxCopyOffsets(p, i, s, d);
+    dst[d] = value;
+  }
+}
+
 template <typename T>
 __global__ void copyBoxKernel(T *__restrict__ dst, const T *__restrict__ src,
                               BoxCopyPlan p) {
@@ -83,6 +94,14 @@ cudaError_t launchFill(float *data, int64_t n, float value,
   if (n <= 0)
     return cudaSuccess;
   fillKernel<<<gridFor(n), kThreads, 0, stream>>>(data, n, value);
+  return cudaGetLastError();
+}
+
+cudaError_t launchFillBox(float *data, const BoxCopyPlan &p, float value,
+                          cudaStream_t stream) {
+  if (p.count <= 0)
+    return cudaSuccess;
+  fillBoxKernel<<<gridFor(p.count), kThreads, 0, stream>>>(data, p, value);
   return cudaGetLastError();
 }
 

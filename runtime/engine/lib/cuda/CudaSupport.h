@@ -88,6 +88,9 @@ StatusOr<RunFn> prepareBlasStep(const fb::Instruction &inst,
                                 const PrepareContext &ctx, LibraryContext &lib);
 StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
                                const PrepareContext &ctx, LibraryContext &lib);
+/// CudaDataMovement.cpp: a constant f32 Pad, a unit-step Slice, a Concat.
+RunFn prepareMoveStep(const fb::Instruction &inst, const PrepareContext &ctx,
+                      cudaStream_t stream);
 
 // CudaKernels.cu: small kernels of the backend's own.
 
@@ -98,6 +101,9 @@ cudaError_t launchCopyBox(void *dst, const void *src, const BoxCopyPlan &plan,
                           size_t elemBytes, cudaStream_t stream);
 cudaError_t launchFill(float *data, int64_t n, float value,
                        cudaStream_t stream);
+/// Sets the destination side of `plan` to `value` (a pad's borders).
+cudaError_t launchFillBox(float *data, const BoxCopyPlan &plan, float value,
+                          cudaStream_t stream);
 /// y[r, c] += bias[c] for a (rows, cols) row-major y.
 cudaError_t launchAddBias(float *y, const float *bias, int64_t rows,
                           int64_t cols, cudaStream_t stream);
