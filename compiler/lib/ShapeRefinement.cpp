@@ -8,14 +8,14 @@
 
 namespace shardc {
 
-namespace {
-
-int64_t count(const Extents &shape) {
+int64_t elementCount(const Extents &shape) {
   int64_t n = 1;
   for (int64_t e : shape)
     n *= e;
   return n;
 }
+
+namespace {
 
 /// The suffix products of `shape`, from the element count down to 1.
 std::vector<int64_t> boundaries(const Extents &shape) {
@@ -30,12 +30,12 @@ std::vector<int64_t> boundaries(const Extents &shape) {
 std::optional<Extents> commonRefinement(const std::vector<Extents> &shapes) {
   if (shapes.empty())
     return std::nullopt;
-  int64_t n = count(shapes.front());
+  int64_t n = elementCount(shapes.front());
   if (n <= 0)
     return std::nullopt;
   std::set<int64_t, std::greater<int64_t>> cuts;
   for (const Extents &s : shapes) {
-    if (count(s) != n)
+    if (elementCount(s) != n)
       return std::nullopt;
     for (int64_t b : boundaries(s))
       cuts.insert(b);
@@ -56,7 +56,8 @@ std::optional<Extents> commonRefinement(const std::vector<Extents> &shapes) {
 std::optional<Extents> broadcastOnRefinement(const Extents &input,
                                              const Extents &shape,
                                              const Extents &refinement) {
-  if (input.size() > shape.size() || count(shape) != count(refinement))
+  if (input.size() > shape.size() ||
+      elementCount(shape) != elementCount(refinement))
     return std::nullopt;
   size_t lead = shape.size() - input.size();
   Extents out;

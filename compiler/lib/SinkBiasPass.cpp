@@ -29,13 +29,6 @@ using namespace mlir;
 namespace shardc {
 namespace {
 
-int64_t count(const Extents &shape) {
-  int64_t n = 1;
-  for (int64_t e : shape)
-    n *= e;
-  return n;
-}
-
 /// The output of `k` as (outer, channels, inner) when `k` is a library op
 /// whose third input is a bias along those channels.
 std::optional<Extents> channelShape(scl::KernelOp k) {
@@ -49,9 +42,11 @@ std::optional<Extents> channelShape(scl::KernelOp k) {
   StringRef opcode = k.getOpcode();
   if ((opcode == "Conv" || opcode == "ConvTranspose") && out.size() >= 2 &&
       out[1] == bias[0])
-    return Extents{out[0], out[1], count(Extents(out.begin() + 2, out.end()))};
+    return Extents{out[0], out[1],
+                   elementCount(Extents(out.begin() + 2, out.end()))};
   if (opcode == "Linear" && !out.empty() && out.back() == bias[0])
-    return Extents{count(out) / std::max<int64_t>(bias[0], 1), bias[0], 1};
+    return Extents{elementCount(out) / std::max<int64_t>(bias[0], 1), bias[0],
+                   1};
   return std::nullopt;
 }
 
@@ -161,10 +156,10 @@ struct Readers {
 /// (Readers that write the output or a copy of it were refused when they
 /// were collected.)
 bool planReader(Reader &r, const Extents &channels) {
-  if (count(r.domain) != count(channels))
+  if (elementCount(r.domain) != elementCount(channels))
     return false;
   for (unsigned i : r.biased)
-    if (count(shapeOf(r.ins[i])) != count(r.domain))
+    if (elementCount(shapeOf(r.ins[i])) != elementCount(r.domain))
       return false;
   std::optional<Extents> refinement = commonRefinement({r.domain, channels});
   std::optional<Extents> bias =
@@ -192,7 +187,7 @@ bool planReader(Reader &r, const Extents &channels) {
     std::optional<Extents> shape =
         broadcastOnRefinement(shapeOf(in), r.domain, r.refinement);
     if (!shape || (*shape != shapeOf(in) && !scl::isTemporary(in) &&
-                   count(*shape) == count(r.domain)))
+                   elementCount(*shape) == elementCount(r.domain)))
       return false;
     r.inShapes.push_back(std::move(*shape));
   }

@@ -21,6 +21,9 @@ namespace shardc {
 
 using Extents = std::vector<int64_t>;
 
+/// The number of elements of `shape`.
+int64_t elementCount(const Extents &shape);
+
 /// The coarsest shape that refines every shape of `shapes` (all of one
 /// positive element count): its suffix products are the union of theirs.
 /// None when the shapes cut the elements at boundaries that do not nest
