@@ -3,11 +3,11 @@
 // Each scl.fused_elementwise becomes one grid-stride CUDA kernel over the
 // output's elements; each scl.fused_reduction one kernel over (output,
 // chunk) units whose partials the last block of an output combines. Shapes are
-// static, so every broadcast input's offset is a fixed sum of (index / inner) %
-// size * stride terms and nvcc folds the constants. The scalar functions follow
-// the runtime's CPU kernels (PyTorch semantics: relu, maximum and minimum
-// propagate NaN). CUDA C++ rather than PTX through MLIR's NVVM path: the source
-// is readable in
+// static, so every offset is a fixed sum of constant div/mod terms (FlatIndex:
+// contiguous dims share one, the outermost needs no modulus). The scalar
+// functions follow the runtime's CPU kernels (PyTorch semantics: relu, maximum
+// and minimum propagate NaN). CUDA C++ rather than PTX through MLIR's NVVM
+// path: the source is readable in
 // `--emit=kernels`, nvcc compiles it on its own, and the same text serves
 // sm_80 and sm_90.
 //

@@ -11,7 +11,7 @@ namespace {
 /// target (its stride) widens that term instead of adding one.
 class TermBuilder {
 public:
-  /// A kept dim of `extent` (> 1) at `stride` in the target; `inner` is
+  /// A kept dim of `extent` (not 1) at `stride` in the target; `inner` is
   /// the size of the index's dims inside it.
   void keep(int64_t inner, int64_t extent, int64_t stride) {
     if (!terms_.empty()) {
@@ -28,6 +28,8 @@ public:
   /// `below` bounds the index: a term whose divisor times modulus reaches
   /// it needs no modulus.
   FlatIndex finish(int64_t below) {
+    if (below == 0)
+      return {}; // no index to compute (and no division by an empty dim)
     for (IndexTerm &t : terms_)
       if (t.divisor * *t.modulus >= below)
         t.modulus.reset();

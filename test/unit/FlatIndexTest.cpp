@@ -102,7 +102,11 @@ TEST(FlatIndex, FoldsContiguousDimsAndOutermostModulus) {
   // A per-group input of (2, 8, 4, 5): the batch dim keeps a modulus.
   EXPECT_EQ(print(broadcastIndex({8, 1, 1}, {2, 8, 4, 5}), "i"),
             "(i / 20LL % 8LL)");
+  // Two terms: a broadcast dim between kept ones.
+  EXPECT_EQ(print(broadcastIndex({2, 1, 5}, {2, 3, 5}), "i"),
+            "(i / 15LL) * 5LL + (i % 5LL)");
   EXPECT_EQ(print(broadcastIndex({4, 5}, {4, 5}), "i"), "i");
+  EXPECT_EQ(print(broadcastIndex({4, 0}, {4, 0}), "i"), "0LL");
   EXPECT_EQ(print(broadcastIndex({1}, {4, 5}), "i"), "0LL");
 }
 

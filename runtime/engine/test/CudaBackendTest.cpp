@@ -219,6 +219,29 @@ TEST(CudaBackend, ConvRegionsMatchTheCpu) {
                       graph, 2);
 }
 
+TEST(CudaBackend, PadSliceConcatMoveBoxesOnTheDevice) {
+  // A pad that crops one side and pads the other of each dim, a pad that
+  // crops past the input, a unit-step slice and a concat along a middle
+  // dim: box fills and box copies (DataMovementPlan). Every step is
+  // native: the session captures a CUDA graph, which a host-staged step
+  // would refuse.
+  Model m;
+  uint32_t x = m.input("in0", {2, 5, 4});
+  uint32_t p = m.output("out0", {2, 7, 3});
+  m.op(Opcode::Pad, {x}, {p}, {0, -1, 2, 0, 3, -3}, {1.5}, "constant");
+  uint32_t q = m.output("out1", {2, 1, 4});
+  m.op(Opcode::Pad, {x}, {q}, {0, -6, 0, 0, 2, 0}, {-2.0}, "constant");
+  uint32_t s = m.output("out2", {1, 3, 2});
+  m.op(Opcode::Slice, {x}, {s}, {1, 2, 1, 1, 1, 1});
+  uint32_t y = m.input("in1", {2, 3, 4});
+  uint32_t c = m.output("out3", {2, 8, 4});
+  m.op(Opcode::Concat, {x, y}, {c}, {1});
+  SessionOptions graph = cudaOptions();
+  graph.cudaGraph = true;
+  expectBackendsAgree(m, {randomFloats(40, 31), randomFloats(24, 32)}, graph,
+                      2);
+}
+
 /// Two ranks hold rows [0, 5) and [5, 12) of a (2, 12, 3) tensor; each pads
 /// its rows by one on both sides and fills the pads from its ring
 /// neighbours: boxes that are not contiguous in the slot (one row of each

@@ -73,8 +73,10 @@ TEST(DataMovementPlan, ConstantPadMatchesTheCpuPad) {
     Shape in(rank), out(rank), lo(rank), hi(rank);
     for (size_t d = 0; d < rank; ++d) {
       in[d] = pick(trial % 40 == 0 ? 0 : 1, 4);
-      lo[d] = pick(-in[d], 3);
-      hi[d] = pick(-(in[d] + std::min<int64_t>(lo[d], 0)), 3);
+      // Crops past the input on either side too (the output only needs
+      // in + lo + hi >= 0).
+      lo[d] = pick(-in[d] - 3, 3);
+      hi[d] = pick(-(in[d] + lo[d]), 3);
       out[d] = in[d] + lo[d] + hi[d];
     }
     std::vector<float> x = iota(in, 1.0f);

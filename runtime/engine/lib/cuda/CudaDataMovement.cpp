@@ -71,12 +71,14 @@ std::optional<MovePlan> movePlanOf(const fb::Instruction &inst,
 RunFn prepareMoveStep(const fb::Instruction &inst, const PrepareContext &ctx,
                       cudaStream_t stream) {
   std::optional<MovePlan> plan = movePlanOf(inst, ctx);
-  if (!plan)
+  fb::DType dtype = outSlot(inst, ctx, 0).dtype;
+  // The fill kernel writes floats.
+  if (!plan || (!plan->fills.empty() && dtype != fb::DType::F32))
     return RunFn();
-  size_t elemBytes = artifact::dtypeSize(outSlot(inst, ctx, 0).dtype);
-  std::vector<uint32_t> sources;
+  size_t elemBytes = artifact::dtypeSize(dtype);
+  std::vector<uint32_t> inputSlots;
   for (size_t k = 0; k < numInputs(inst); ++k)
-    sources.push_back(inIdx(inst, k));
+    inputSlots.push_back(inIdx(inst, k));
   uint32_t y = outIdx(inst, 0);
   auto p = std::make_shared<const MovePlan>(std::move(*plan));
   return RunFn([=](RunContext &rc) -> Status {
@@ -84,9 +86,9 @@ RunFn prepareMoveStep(const fb::Instruction &inst, const PrepareContext &ctx,
       SHARDRT_CUDA_TRY(
           launchFillBox(slotPtr<float>(rc, y), fill, float(p->value), stream));
     for (size_t k = 0; k < p->copies.size(); ++k)
-      SHARDRT_CUDA_TRY(launchCopyBox(rc.slots[y],
-                                     rc.slots[sources[size_t(p->sources[k])]],
-                                     p->copies[k], elemBytes, stream));
+      SHARDRT_CUDA_TRY(launchCopyBox(
+          rc.slots[y], rc.slots[inputSlots[size_t(p->sources[k])]],
+          p->copies[k], elemBytes, stream));
     return Status();
   });
 }
