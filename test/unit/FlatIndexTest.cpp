@@ -1,6 +1,7 @@
 //===- FlatIndexTest.cpp - Generated-kernel indices against brute force ---===//
 
 #include "shardc/Compiler/FlatIndex.h"
+#include "IndexOracle.h"
 
 #include <gtest/gtest.h>
 
@@ -10,31 +11,10 @@ using namespace shardc;
 
 namespace {
 
-using Shape = std::vector<int64_t>;
-
-int64_t count(const Shape &s) {
-  int64_t n = 1;
-  for (int64_t e : s)
-    n *= e;
-  return n;
-}
-
-/// The multi-index of flat element `i` of `shape` (row-major).
-Shape unflatten(int64_t i, const Shape &shape) {
-  Shape idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = i % shape[d];
-    i /= shape[d];
-  }
-  return idx;
-}
-
-int64_t flatten(const Shape &idx, const Shape &shape) {
-  int64_t flat = 0;
-  for (size_t d = 0; d < shape.size(); ++d)
-    flat = flat * shape[d] + idx[d];
-  return flat;
-}
+using oracle::count;
+using oracle::flatten;
+using oracle::Shape;
+using oracle::unflatten;
 
 Shape randomShape(std::mt19937 &rng, size_t rank) {
   std::uniform_int_distribution<int64_t> extent(1, 4);
@@ -81,12 +61,9 @@ TEST(FlatIndex, BroadcastMatchesBruteForce) {
       if (rng() % 3 == 0)
         e = 1;
     FlatIndex index = broadcastIndex(input, output);
-    size_t lead = output.size() - input.size();
     for (int64_t i = 0; i < count(output); ++i) {
-      Shape idx = unflatten(i, output), read(input.size());
-      for (size_t d = 0; d < input.size(); ++d)
-        read[d] = input[d] == 1 ? 0 : idx[d + lead];
-      ASSERT_EQ(evaluate(index, i), flatten(read, input))
+      ASSERT_EQ(evaluate(index, i),
+                oracle::broadcastRead(input, output, unflatten(i, output)))
           << "trial " << trial << " element " << i << ": " << print(index, "i");
     }
   }

@@ -1,6 +1,7 @@
 //===- ShapeRefinementTest.cpp - Common refinements against brute force ---===//
 
 #include "shardc/Compiler/ShapeRefinement.h"
+#include "IndexOracle.h"
 
 #include <gtest/gtest.h>
 
@@ -10,33 +11,9 @@ using namespace shardc;
 
 namespace {
 
-int64_t count(const Extents &s) {
-  int64_t n = 1;
-  for (int64_t e : s)
-    n *= e;
-  return n;
-}
-
-/// The multi-index of flat element `i` in `shape` (row-major).
-Extents unflatten(int64_t i, const Extents &shape) {
-  Extents idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = i % shape[d];
-    i /= shape[d];
-  }
-  return idx;
-}
-
-/// The flat element of `input` that numpy broadcasting reads at multi-index
-/// `idx` of `shape`.
-int64_t broadcastRead(const Extents &input, const Extents &shape,
-                      const Extents &idx) {
-  size_t lead = shape.size() - input.size();
-  int64_t flat = 0;
-  for (size_t d = 0; d < input.size(); ++d)
-    flat = flat * input[d] + (input[d] == 1 ? 0 : idx[d + lead]);
-  return flat;
-}
+using oracle::broadcastRead;
+using oracle::count;
+using oracle::unflatten;
 
 /// Whether the flat index `b` is a dim boundary of `shape` (a suffix product
 /// divides nothing else: b is one of them).
