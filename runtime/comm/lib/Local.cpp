@@ -31,6 +31,18 @@ namespace shardrt::comm {
 
 namespace {
 
+/// Moves a message's bytes with `copy`, or std::memcpy without one.
+Status copyMessage(CopyBytesFn copy, void *dst, const void *src,
+                   std::size_t bytes) {
+  if (bytes == 0)
+    return Status();
+  if (!copy) {
+    std::memcpy(dst, src, bytes);
+    return Status();
+  }
+  return copy(dst, src, bytes);
+}
+
 using Clock = std::chrono::steady_clock;
 
 /// Collectives travel on a tag below every user tag, so they never match a
@@ -88,11 +100,8 @@ public:
     if (size != bytes_)
       error =
           describe() + " got a message of " + std::to_string(size) + " bytes";
-    else if (size > 0 && !copy_)
-      std::memcpy(buffer_, data, size);
-    else if (size > 0)
-      if (Status s = copy_(buffer_, data, size); !s.ok())
-        error = describe() + ": " + s.message();
+    else if (Status s = copyMessage(copy_, buffer_, data, size); !s.ok())
+      error = describe() + ": " + s.message();
     done = true;
   }
 
@@ -223,10 +232,7 @@ Status LocalCommunicator::postSend(const void *buffer, std::size_t bytes,
     // its messages cannot change meanwhile.
     lock.unlock();
     std::vector<std::byte> message(bytes);
-    if (bytes > 0 && !copy)
-      std::memcpy(message.data(), data, bytes);
-    else if (bytes > 0)
-      SHARDRT_RETURN_IF_ERROR(copy(message.data(), data, bytes));
+    SHARDRT_RETURN_IF_ERROR(copyMessage(copy, message.data(), data, bytes));
     lock.lock();
     if (channel.posted.empty()) {
       channel.messages.push_back(std::move(message));

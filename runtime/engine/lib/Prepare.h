@@ -171,6 +171,11 @@ private:
   bool shortfall_ = false;
 };
 
+/// Reads the iteration space and the reduced dims (ascending) of a
+/// ReductionFused header: `reduced` flags each dim of `domain`.
+Status readReductionHeader(IntReader &ints, Shape &domain,
+                           std::vector<bool> &reduced);
+
 std::string shapeStr(const Shape &shape);
 int64_t numElements(const Shape &shape);
 Status invalid(const std::string &message);

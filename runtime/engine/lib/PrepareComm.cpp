@@ -65,6 +65,11 @@ struct ExchangeState {
   Status post(RunContext &rc) {
     if (!rc.comm)
       return Status::failedPrecondition("an exchange needs a communicator");
+    // Made at the first run: a backend that moves the boxes itself (CUDA)
+    // prepares this step only for its checks and never runs it.
+    if (staging.empty())
+      for (const BoxTransfer &t : transfers)
+        staging.emplace_back(t.bytes);
     for (size_t i = 0; i < transfers.size(); ++i) {
       const BoxTransfer &t = transfers[i];
       uint8_t *buf = staging[i].data();
@@ -197,8 +202,6 @@ StatusOr<RunFn> prepareExchange(const fb::Instruction &inst,
     return resolved.status();
   auto state = std::make_shared<ExchangeState>();
   state->transfers = std::move(resolved->transfers);
-  for (const BoxTransfer &t : state->transfers)
-    state->staging.emplace_back(t.bytes);
   if (!resolved->startOnly)
     return RunFn([state](RunContext &rc) -> Status {
       SHARDRT_RETURN_IF_ERROR(state->post(rc));
@@ -732,7 +735,11 @@ StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
 
 bool handsSlotsToCommunicator(const fb::Instruction &inst,
                               const PrepareContext &ctx) {
-  return inst.opcode() == Opcode::AllReduce && wholeWorld(inst, ctx).ok();
+  // The decision prepareAllReduce makes.
+  if (inst.opcode() != Opcode::AllReduce)
+    return false;
+  StatusOr<Group> g = groupOf(inst, ctx);
+  return g.ok() && g->whole;
 }
 
 StatusOr<RunFn> prepareComm(const fb::Instruction &inst,

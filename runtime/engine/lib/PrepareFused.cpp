@@ -50,7 +50,7 @@ struct InputRead {
 };
 
 std::vector<std::string> words(const fb::Instruction &inst) {
-  std::istringstream text(inst.str() ? inst.str()->str() : "");
+  std::istringstream text(strAttr(inst));
   std::vector<std::string> list;
   for (std::string w; text >> w;)
     list.push_back(w);
@@ -236,12 +236,6 @@ StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
 //===----------------------------------------------------------------------===//
 
 namespace shardrt::exec {
-namespace {
-
-enum class FusedReduce { Sum, Mean, Max, Min };
-
-/// Reads the iteration space and the reduced dims (ascending) of a
-/// ReductionFused header.
 Status readReductionHeader(IntReader &ints, Shape &domain,
                            std::vector<bool> &reduced) {
   int64_t rank = ints.next();
@@ -266,6 +260,10 @@ Status readReductionHeader(IntReader &ints, Shape &domain,
   }
   return Status();
 }
+
+namespace {
+
+enum class FusedReduce { Sum, Mean, Max, Min };
 
 /// The smallest stretch of one output's reduced range worth a unit of work,
 /// and how many units a reduction is split into at least (when its range is

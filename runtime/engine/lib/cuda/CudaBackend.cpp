@@ -106,15 +106,19 @@ size_t slotBytes(const SlotInfo &s) {
              : size_t(s.bytes);
 }
 
-/// The elements a ReductionFused reduces into each of its `outputs`: its
-/// iteration space (ints: rank, then the extents; checked by the CPU
-/// decoder) over the outputs.
-int64_t reducedCount(const fb::Instruction &inst, int64_t outputs) {
+/// The elements a ReductionFused reduces into each output (its header was
+/// checked by the CPU decoder).
+int64_t reducedCount(const fb::Instruction &inst) {
   IntReader ints(inst);
-  int64_t rank = ints.next(), space = 1;
-  for (int64_t extent : ints.next(size_t(std::max<int64_t>(rank, 0))))
-    space *= extent;
-  return outputs > 0 ? space / outputs : 0;
+  Shape domain;
+  std::vector<bool> reduced;
+  if (!readReductionHeader(ints, domain, reduced).ok())
+    return 0;
+  int64_t count = 1;
+  for (size_t d = 0; d < domain.size(); ++d)
+    if (reduced[d])
+      count *= domain[d];
+  return count;
 }
 
 class CudaBackend final : public Backend {
@@ -198,7 +202,7 @@ private:
   StatusOr<RunFn> prepareWait(const fb::Instruction &inst);
   /// A collective step that passes its slots to a communicator whose
   /// collectives take device buffers, run on the device slots.
-  RunFn handSlotsToCommunicator(RunFn hostStep);
+  RunFn runOnDeviceSlots(RunFn hostStep);
   RunFn stageThroughHost(RunFn hostStep, const fb::Instruction &inst,
                          const PrepareContext &ctx);
   PinnedBuffer *mirror(uint32_t slot, size_t bytes);
@@ -339,7 +343,7 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
       native = prepareWait(inst);
     else if (handsSlotsToCommunicator(inst, ctx) && ctx.comm &&
              ctx.comm->collectivesTakeDeviceBuffers())
-      native = handSlotsToCommunicator(std::move(*host));
+      native = runOnDeviceSlots(std::move(*host));
     if (native.ok() && *native && firstStaged_.empty())
       firstStaged_ = "instruction " + std::to_string(index) + " (" +
                      fb::EnumNameOpcode(inst.opcode()) +
@@ -361,7 +365,7 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
   return stageThroughHost(std::move(*host), inst, ctx);
 }
 
-RunFn CudaBackend::handSlotsToCommunicator(RunFn hostStep) {
+RunFn CudaBackend::runOnDeviceSlots(RunFn hostStep) {
   // The communicator (nccl) takes the device slots as they are, once the
   // session's stream has written them; its own wait covers the rest.
   cudaStream_t stream = lib_.stream;
@@ -402,7 +406,7 @@ StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,
   if (reduction) {
     // Enough blocks to fill the device twice, but chunks of at least 8192
     // elements: a group norm's 8 groups per rank would use 8 SMs otherwise.
-    int64_t count = reducedCount(inst, n);
+    int64_t count = reducedCount(inst);
     int64_t target = 2 * int64_t(smCount_);
     if (n > 0 && n < target)
       chunks = std::clamp<int64_t>(count / 8192, 1, (target + n - 1) / n);

@@ -19,45 +19,33 @@ namespace shardrt::exec::cuda {
 
 namespace {
 
-std::vector<int64_t> intsOf(const fb::Instruction &inst) {
-  std::vector<int64_t> v;
-  if (inst.ints())
-    v.assign(inst.ints()->begin(), inst.ints()->end());
-  return v;
-}
-
-/// The plan of `inst`, or none when the host keeps it.
+/// The plan of `inst`, or none when the host keeps it. The CPU decoder has
+/// checked the operands and attributes.
 std::optional<MovePlan> movePlanOf(const fb::Instruction &inst,
                                    const PrepareContext &ctx) {
   const SlotInfo &out = outSlot(inst, ctx, 0);
   const Shape &x = inSlot(inst, ctx, 0).shape;
-  std::vector<int64_t> ints = intsOf(inst);
-  size_t rank = x.size();
+  IntReader ints(inst);
   MovePlan plan;
   switch (inst.opcode()) {
-  case fb::Opcode::Pad: {
-    std::vector<double> value = floatAttrs(inst);
+  case fb::Opcode::Pad:
+    // The fill kernel writes floats.
     if (strAttr(inst) != "constant" || out.dtype != fb::DType::F32 ||
-        ints.size() != 2 * rank || value.size() != 1 ||
-        !planPadMove(x, out.shape,
-                     std::vector<int64_t>(ints.begin(), ints.begin() + rank),
-                     value[0], plan))
+        !planPadMove(x, out.shape, ints.next(x.size()), floatAttrs(inst)[0],
+                     plan))
+      return std::nullopt;
+    return plan;
+  case fb::Opcode::Slice: {
+    std::vector<int64_t> start = ints.next(x.size());
+    if (!planSliceMove(x, out.shape, start, ints.next(x.size()), plan))
       return std::nullopt;
     return plan;
   }
-  case fb::Opcode::Slice:
-    if (ints.size() != 2 * rank ||
-        !planSliceMove(x, out.shape,
-                       std::vector<int64_t>(ints.begin(), ints.begin() + rank),
-                       std::vector<int64_t>(ints.begin() + rank, ints.end()),
-                       plan))
-      return std::nullopt;
-    return plan;
   case fb::Opcode::Concat: {
     std::vector<Shape> shapes;
     for (size_t k = 0; k < numInputs(inst); ++k)
       shapes.push_back(inSlot(inst, ctx, k).shape);
-    if (ints.size() != 1 || !planConcatMove(shapes, out.shape, ints[0], plan))
+    if (!planConcatMove(shapes, out.shape, ints.next(), plan))
       return std::nullopt;
     return plan;
   }
@@ -71,11 +59,9 @@ std::optional<MovePlan> movePlanOf(const fb::Instruction &inst,
 RunFn prepareMoveStep(const fb::Instruction &inst, const PrepareContext &ctx,
                       cudaStream_t stream) {
   std::optional<MovePlan> plan = movePlanOf(inst, ctx);
-  fb::DType dtype = outSlot(inst, ctx, 0).dtype;
-  // The fill kernel writes floats.
-  if (!plan || (!plan->fills.empty() && dtype != fb::DType::F32))
+  if (!plan)
     return RunFn();
-  size_t elemBytes = artifact::dtypeSize(dtype);
+  size_t elemBytes = artifact::dtypeSize(outSlot(inst, ctx, 0).dtype);
   std::vector<uint32_t> inputSlots;
   for (size_t k = 0; k < numInputs(inst); ++k)
     inputSlots.push_back(inIdx(inst, k));

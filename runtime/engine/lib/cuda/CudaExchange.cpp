@@ -49,7 +49,8 @@ Status DeviceExchange::start(RunContext &rc) {
 Status DeviceExchange::finish(RunContext &rc) {
   if (!rc.comm)
     return Status::failedPrecondition("an exchange needs a communicator");
-  char *buffers = onDevice ? device : static_cast<char *>(host->data);
+  // An exchange of empty boxes has no staging on either side.
+  char *buffers = onDevice || !host ? device : static_cast<char *>(host->data);
   SHARDRT_CUDA_TRY(cudaStreamWaitEvent(ownStream, packed, 0));
   for (size_t i = 0; !onDevice && i < transfers.size(); ++i)
     if (transfers[i].send && transfers[i].bytes)

@@ -279,10 +279,10 @@ ConvAttrs convAttrs(const fb::Instruction &inst) {
 /// and offset, the library output's dims, and where the region lies in it
 /// and in y. cuDNN ranks (a 1-d conv gains a leading unit spatial dim).
 struct ConvView {
-  std::vector<int> xDims, outDims; // library input view and output
-  std::vector<int> pad;            // per spatial dim
-  int64_t xOffset = 0;             // elements from x's start
-  bool inPlace = true;             // the library output is y's region
+  std::vector<int> xDims, outDims;  // library input view and output
+  std::vector<int> pad;             // per spatial dim
+  int64_t xOffset = 0, yOffset = 0; // elements from x's and y's starts
+  bool inPlace = true;              // the library output is y's region
   // Artifact ranks: the region's extents, where it starts in y and in the
   // library output (a temporary unless inPlace).
   Shape box, yStart, outShape, outStart;
@@ -331,6 +331,8 @@ std::optional<ConvView> convView(const ConvAttrs &a, const Shape &x,
   }
   for (size_t d = 0; d < x.size(); ++d)
     v.xOffset = v.xOffset * x[d] + xStart[d];
+  for (size_t d = 0; d < y.size(); ++d)
+    v.yOffset = v.yOffset * y[d] + v.yStart[d];
   return v;
 }
 
@@ -351,9 +353,6 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   std::vector<int> xWhole = dnnDims(x), wDims = dnnDims(w), yWhole = dnnDims(y);
   std::vector<int> stride = spatial(a.stride, a.r),
                    dil = spatial(a.dilation, a.r);
-  int64_t yOffset = 0;
-  for (size_t i = 0; i < y.size(); ++i)
-    yOffset = yOffset * y[i] + v->yStart[i];
   SHARDRT_RETURN_IF_ERROR(setTensor(d->x, v->xDims, &xWhole));
   SHARDRT_RETURN_IF_ERROR(
       setTensor(d->y, v->outDims, v->inPlace ? &yWhole : nullptr));
@@ -427,7 +426,7 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
                    v->box.data(), int(v->box.size()), crop))
     return RunFn();
   bool inPlace = v->inPlace;
-  int64_t xOffset = v->xOffset;
+  int64_t xOffset = v->xOffset, yOffset = v->yOffset;
   return RunFn([=](RunContext &rc) -> Status {
     const float one = 1.0f, zero = 0.0f;
     char *scratch = static_cast<char *>(libp->workspace);
