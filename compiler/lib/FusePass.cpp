@@ -30,10 +30,6 @@ using namespace mlir;
 namespace shardc {
 namespace {
 
-bool isF32(Value v) {
-  return cast<MemRefType>(v.getType()).getElementType().isF32();
-}
-
 /// The scl.scalar function of a kernel a group may hold ("" passes the
 /// value through: a copy or a reshape); none for any other kernel.
 std::optional<std::string> scalarFunction(scl::KernelOp k) {
@@ -82,13 +78,13 @@ struct GroupBoundary {
   llvm::DenseSet<Value> internal;
 };
 
-GroupBoundary boundaryOf(const Group &g, bool outputInternal) {
+GroupBoundary boundaryOf(ArrayRef<scl::KernelOp> members, bool outputInternal) {
   GroupBoundary b;
-  scl::KernelOp last = g.members.back();
-  for (scl::KernelOp k : g.members)
+  scl::KernelOp last = members.back();
+  for (scl::KernelOp k : members)
     if (k != last || outputInternal)
       b.internal.insert(k.getOuts()[0]);
-  for (scl::KernelOp k : g.members)
+  for (scl::KernelOp k : members)
     for (OpOperand &use : k.getInsMutable()) {
       if (b.internal.contains(use.get()))
         continue;
@@ -176,8 +172,9 @@ void readOnDomain(const Group &g,
   boundary.inputOf = std::move(inputOf);
 }
 
-void fuseGroup(Group &g) {
-  GroupBoundary boundary = boundaryOf(g, /*outputInternal=*/false);
+/// False when the group stays unfused.
+bool fuseGroup(Group &g) {
+  GroupBoundary boundary = boundaryOf(g.members, /*outputInternal=*/false);
   scl::KernelOp last = g.members.back();
   Value out = last.getOuts()[0];
   std::vector<Extents> shapes = shapesOf(g.members);
@@ -189,7 +186,7 @@ void fuseGroup(Group &g) {
     std::optional<llvm::DenseMap<OpOperand *, Extents>> inputShapes =
         domain ? shapesOnDomain(g.members, boundary, *domain) : std::nullopt;
     if (!inputShapes || !scl::isTemporary(out))
-      return;
+      return false;
     readOnDomain(g, *inputShapes, boundary);
     OpBuilder b(last);
     out = readAs(out, *domain, b);
@@ -198,6 +195,7 @@ void fuseGroup(Group &g) {
   auto fused =
       scl::FusedElementwiseOp::create(b, last.getLoc(), boundary.ins, out);
   moveIntoBody(g, boundary, fused.getBody());
+  return true;
 }
 
 /// Every input of `boundary` broadcasts (numpy rules) to `domain`.
@@ -211,7 +209,7 @@ bool inputsBroadcastTo(const GroupBoundary &boundary,
 /// The group and the Reduce reading its output become one
 /// scl.fused_reduction: the group's output is never written.
 void fuseReduction(Group &g, scl::KernelOp reduce) {
-  GroupBoundary boundary = boundaryOf(g, /*outputInternal=*/true);
+  GroupBoundary boundary = boundaryOf(g.members, /*outputInternal=*/true);
   Value domainBuffer = reduce.getIns()[0];
   SmallVector<int64_t> dims(reduce.getInts());
   llvm::sort(dims);
@@ -238,31 +236,24 @@ bool runsOnDomain(ArrayRef<scl::KernelOp> members) {
   if (!domain || !scl::isTemporary(out))
     return false;
   int64_t count = cast<MemRefType>(out.getType()).getNumElements();
-  Group g{SmallVector<scl::KernelOp>(members)};
-  GroupBoundary boundary = boundaryOf(g, /*outputInternal=*/false);
+  GroupBoundary boundary = boundaryOf(members, /*outputInternal=*/false);
   std::optional<llvm::DenseMap<OpOperand *, Extents>> shapes =
       shapesOnDomain(members, boundary, *domain);
   if (!shapes)
     return false;
-  for (auto &[use, shape] : *shapes) {
-    Value v = use->get();
-    if (shape != shapeOf(v) && !scl::isTemporary(v) &&
-        cast<MemRefType>(v.getType()).getNumElements() == count)
+  for (auto &[use, shape] : *shapes)
+    if (!readsWithoutFullCopy(use->get(), shape, count))
       return false;
-  }
   // The kernel reads each outside input where the last member was: nothing
   // after the member that read it may write it.
   llvm::SmallPtrSet<Operation *, 16> isMember;
   for (scl::KernelOp k : members)
     isMember.insert(k);
-  for (auto &[use, shape] : *shapes) {
-    llvm::SmallPtrSet<Value, 4> aliases =
-        scl::aliasesOf(scl::storageOf(use->get()));
-    for (Operation *op = use->getOwner()->getNextNode(); op && op != last;
-         op = op->getNextNode())
-      if (!isMember.contains(op) && scl::mayWrite(op, aliases))
-        return false;
-  }
+  for (auto &[use, shape] : *shapes)
+    if (scl::mayWriteBetween(
+            use->getOwner(), last, scl::aliasesOf(scl::storageOf(use->get())),
+            [&](Operation *op) { return isMember.contains(op); }))
+      return false;
   return true;
 }
 
@@ -322,7 +313,7 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
         if (it != groupWriting.end() && !it->second->absorbed &&
             computes(*it->second) &&
             privateBetween(in, it->second->members.back(), k) &&
-            inputsBroadcastTo(boundaryOf(*it->second, true),
+            inputsBroadcastTo(boundaryOf(it->second->members, true),
                               cast<MemRefType>(in.getType()).getShape())) {
           it->second->absorbed = true;
           reductions.emplace_back(it->second, k);
@@ -363,10 +354,8 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
     mergeAcrossReshapes(groups, reshapes);
     bool changed = !reductions.empty();
     for (auto &g : groups)
-      if (!g->absorbed && g->members.size() > 1 && computes(*g)) {
-        fuseGroup(*g);
-        changed = true;
-      }
+      if (!g->absorbed && g->members.size() > 1 && computes(*g))
+        changed |= fuseGroup(*g);
     for (auto &[g, reduce] : reductions)
       fuseReduction(*g, reduce);
     if (changed)

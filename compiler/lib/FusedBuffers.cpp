@@ -34,7 +34,12 @@ bool isFusableReduce(scl::KernelOp k) {
   return k.getOpcode() == "Reduce" && k.getIns().size() == 1 &&
          k.getOuts().size() == 1 && isF32(k.getIns()[0]) &&
          isF32(k.getOuts()[0]) && k.getMode() &&
-         llvm::is_contained({"sum", "mean", "amax", "amin"}, *k.getMode());
+         scl::isReductionKind(*k.getMode());
+}
+
+bool readsWithoutFullCopy(Value v, const Extents &shape, int64_t domainCount) {
+  return shape == shapeOf(v) || scl::isTemporary(v) ||
+         elementCount(shape) != domainCount;
 }
 
 Value readAs(Value v, const Extents &shape, OpBuilder &b,

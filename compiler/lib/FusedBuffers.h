@@ -36,6 +36,12 @@ bool isReshape(scl::KernelOp k);
 /// A Reduce kernel (f32, one of the modes a fused reduction has).
 bool isFusableReduce(scl::KernelOp k);
 
+/// Whether readAs(v, shape) on a kernel over `domainCount` elements reads
+/// `v` in place or copies less than the domain: a full-size copy of an
+/// input or a constant would cost what fusing saves.
+bool readsWithoutFullCopy(mlir::Value v, const Extents &shape,
+                          int64_t domainCount);
+
 /// `v` in shape `shape` (same element count), made at `b`: `v` itself when
 /// the shapes agree, else a view of a temporary, or a copy of an input or a
 /// constant (their bytes may live outside the arena). The new op is located

@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusedBuffers.h"
+
 #include "shardc/Compiler/Passes.h"
 #include "shardc/Dialect/ScLocal/ScLocal.h"
 
@@ -36,7 +38,7 @@ bool viewable(scl::KernelOp copy) {
       !out.getDefiningOp<memref::AllocOp>())
     return false;
   // Not an input the caller may bind elsewhere, a constant or an output.
-  if (!scl::isTemporary(in) || scl::isReturned(out))
+  if (!scl::isTemporary(in) || !scl::isTemporary(out))
     return false;
   llvm::SmallPtrSet<Value, 4> aliases = scl::aliasesOf(scl::storageOf(in));
   if (aliases.contains(out))
@@ -50,10 +52,7 @@ bool viewable(scl::KernelOp copy) {
           (user->isBeforeInBlock(copy) || scl::mayWrite(user, destination)))
         return false;
   aliases.insert(destination.begin(), destination.end());
-  for (Operation *op = copy->getNextNode(); op; op = op->getNextNode())
-    if (scl::mayWrite(op, aliases))
-      return false;
-  return true;
+  return !scl::mayWriteBetween(copy, nullptr, aliases);
 }
 
 struct ScReshapeViewsPass : impl::ScReshapeViewsBase<ScReshapeViewsPass> {
@@ -61,6 +60,7 @@ struct ScReshapeViewsPass : impl::ScReshapeViewsBase<ScReshapeViewsPass> {
     for (auto f : getOperation().getOps<func::FuncOp>()) {
       if (!f->hasAttr(scl::SclDialect::kRanksAttrName) || f.isExternal())
         continue;
+      bool changed = false;
       for (Operation &op : llvm::make_early_inc_range(f.getBody().front())) {
         auto copy = dyn_cast<scl::KernelOp>(op);
         if (!copy || !viewable(copy))
@@ -73,7 +73,11 @@ struct ScReshapeViewsPass : impl::ScReshapeViewsBase<ScReshapeViewsPass> {
         copy.erase();
         out.replaceAllUsesWith(view.getResult());
         alloc->erase();
+        changed = true;
       }
+      // The views keep their sources live longer.
+      if (changed)
+        dropMemoryPlan(f);
     }
   }
 };

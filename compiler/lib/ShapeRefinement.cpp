@@ -53,31 +53,42 @@ std::optional<Extents> commonRefinement(const std::vector<Extents> &shapes) {
   return refinement;
 }
 
+std::optional<std::vector<std::pair<size_t, size_t>>>
+refinementSpans(const Extents &shape, const Extents &refinement) {
+  std::vector<std::pair<size_t, size_t>> spans;
+  size_t r = 0;
+  for (int64_t extent : shape) {
+    size_t first = r;
+    int64_t covered = 1;
+    while (covered < extent && r < refinement.size())
+      covered *= refinement[r++];
+    if (covered != extent)
+      return std::nullopt;
+    spans.emplace_back(first, r);
+  }
+  if (r != refinement.size())
+    return std::nullopt;
+  return spans;
+}
+
 std::optional<Extents> broadcastOnRefinement(const Extents &input,
                                              const Extents &shape,
                                              const Extents &refinement) {
-  if (input.size() > shape.size() ||
-      elementCount(shape) != elementCount(refinement))
+  if (input.size() > shape.size())
+    return std::nullopt;
+  std::optional<std::vector<std::pair<size_t, size_t>>> spans =
+      refinementSpans(shape, refinement);
+  if (!spans)
     return std::nullopt;
   size_t lead = shape.size() - input.size();
   Extents out;
-  size_t r = 0;
   for (size_t d = 0; d < shape.size(); ++d) {
     int64_t in = d < lead ? 1 : input[d - lead];
     if (in != shape[d] && in != 1)
       return std::nullopt;
-    // The refinement dims whose product is shape[d].
-    int64_t covered = 1;
-    while (covered < shape[d] && r < refinement.size()) {
-      covered *= refinement[r];
+    for (size_t r = (*spans)[d].first; r < (*spans)[d].second; ++r)
       out.push_back(in == 1 ? 1 : refinement[r]);
-      ++r;
-    }
-    if (covered != shape[d])
-      return std::nullopt;
   }
-  if (r != refinement.size())
-    return std::nullopt;
   return out;
 }
 

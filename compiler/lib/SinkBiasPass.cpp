@@ -156,11 +156,10 @@ struct Readers {
 /// (Readers that write the output or a copy of it were refused when they
 /// were collected.)
 bool planReader(Reader &r, const Extents &channels) {
-  if (elementCount(r.domain) != elementCount(channels))
-    return false;
   for (unsigned i : r.biased)
     if (elementCount(shapeOf(r.ins[i])) != elementCount(r.domain))
       return false;
+  // None as well when the space and the output differ in size.
   std::optional<Extents> refinement = commonRefinement({r.domain, channels});
   std::optional<Extents> bias =
       refinement
@@ -186,8 +185,7 @@ bool planReader(Reader &r, const Extents &channels) {
   for (Value in : r.ins) {
     std::optional<Extents> shape =
         broadcastOnRefinement(shapeOf(in), r.domain, r.refinement);
-    if (!shape || (*shape != shapeOf(in) && !scl::isTemporary(in) &&
-                   elementCount(*shape) == elementCount(r.domain)))
+    if (!shape || !readsWithoutFullCopy(in, *shape, elementCount(r.domain)))
       return false;
     r.inShapes.push_back(std::move(*shape));
   }
@@ -195,21 +193,17 @@ bool planReader(Reader &r, const Extents &channels) {
   return r.kind || scl::isTemporary(r.out);
 }
 
-/// The refinement dims that each dim of `shape` spans.
+/// The refinement dims that the dims `dims` of `shape` span.
 SmallVector<int64_t> refinedDims(const Extents &shape,
                                  const Extents &refinement,
                                  ArrayRef<int64_t> dims) {
+  // planReader made `refinement` from `shape`: the spans exist.
+  std::vector<std::pair<size_t, size_t>> spans =
+      *refinementSpans(shape, refinement);
   SmallVector<int64_t> out;
-  size_t r = 0;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    int64_t covered = 1;
-    while (covered < shape[d] && r < refinement.size()) {
-      covered *= refinement[r];
-      if (llvm::is_contained(dims, int64_t(d)))
-        out.push_back(int64_t(r));
-      ++r;
-    }
-  }
+  for (int64_t d : dims)
+    for (size_t r = spans[size_t(d)].first; r < spans[size_t(d)].second; ++r)
+      out.push_back(int64_t(r));
   return out;
 }
 
@@ -228,12 +222,9 @@ void buildBody(const Reader &r, Region &region, OpBuilder &b) {
                                                  ValueRange{arg, bias})
                                .getResult()
                          : Value(arg));
-  Region *old = nullptr;
-  if (auto f = dyn_cast<scl::FusedElementwiseOp>(r.op))
-    old = &f.getBody();
-  else if (auto f = dyn_cast<scl::FusedReductionOp>(r.op))
-    old = &f.getBody();
-  if (old) {
+  // A fused reader's body, or none for a plain kernel.
+  if (r.op->getNumRegions()) {
+    Region *old = &r.op->getRegion(0);
     for (auto [arg, value] : llvm::zip(old->front().getArguments(), values))
       map.map(arg, value);
     for (Operation &op : old->front())
@@ -283,28 +274,21 @@ bool biasKeptUntilReaders(scl::KernelOp k, const Readers &readers) {
     if (last->isBeforeInBlock(op))
       last = op;
   }
-  llvm::SmallPtrSet<Value, 4> aliases =
-      scl::aliasesOf(scl::storageOf(k.getIns()[2]));
-  for (Operation *op = k->getNextNode(); op != last->getNextNode();
-       op = op->getNextNode())
-    if (scl::mayWrite(op, aliases))
-      return false;
-  return true;
+  return !scl::mayWriteBetween(k, last->getNextNode(),
+                               scl::aliasesOf(scl::storageOf(k.getIns()[2])));
 }
 
 /// Moves the bias of `k` into its readers when all of them can take it.
-bool sinkBias(scl::KernelOp k) {
-  std::optional<Extents> channels = channelShape(k);
+bool sinkBias(scl::KernelOp k, const Extents &channels) {
   Value out = k.getOuts()[0];
-  if (!channels || !out.getDefiningOp<memref::AllocOp>() ||
-      !scl::isTemporary(out))
+  if (!out.getDefiningOp<memref::AllocOp>() || !scl::isTemporary(out))
     return false;
   Readers readers;
   readers.collect(out, k);
   if (!readers.ok || readers.byOp.empty() || !biasKeptUntilReaders(k, readers))
     return false;
   for (auto &[op, r] : readers.byOp)
-    if (!planReader(r, *channels))
+    if (!planReader(r, channels))
       return false;
   // The bias in each reader's shape, made where the library op read it:
   // one copy at most (the caller's bias may live outside the arena), and
@@ -340,14 +324,14 @@ struct ScSinkBiasPass : impl::ScSinkBiasBase<ScSinkBiasPass> {
     for (auto f : getOperation().getOps<func::FuncOp>()) {
       if (!f->hasAttr(scl::SclDialect::kRanksAttrName) || f.isExternal())
         continue;
-      SmallVector<scl::KernelOp> candidates;
+      SmallVector<std::pair<scl::KernelOp, Extents>> candidates;
       f.walk([&](scl::KernelOp k) {
-        if (channelShape(k))
-          candidates.push_back(k);
+        if (std::optional<Extents> channels = channelShape(k))
+          candidates.emplace_back(k, std::move(*channels));
       });
       bool changed = false;
-      for (scl::KernelOp k : candidates)
-        changed |= sinkBias(k);
+      for (auto &[k, channels] : candidates)
+        changed |= sinkBias(k, channels);
       if (changed)
         dropMemoryPlan(f);
     }

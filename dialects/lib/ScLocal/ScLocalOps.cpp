@@ -186,6 +186,20 @@ bool scl::mayWrite(Operation *op, const llvm::SmallPtrSetImpl<Value> &buffers) {
   });
 }
 
+bool scl::mayWriteBetween(Operation *from, Operation *until,
+                          const llvm::SmallPtrSetImpl<Value> &buffers,
+                          llvm::function_ref<bool(Operation *)> skip) {
+  for (Operation *op = from->getNextNode(); op && op != until;
+       op = op->getNextNode())
+    if (!(skip && skip(op)) && mayWrite(op, buffers))
+      return true;
+  return false;
+}
+
+bool scl::isReductionKind(StringRef kind) {
+  return llvm::is_contained({"sum", "mean", "amax", "amin"}, kind);
+}
+
 bool scl::isTemporary(Value v) {
   Value storage = storageOf(v);
   return storage.getDefiningOp<memref::AllocOp>() &&
@@ -219,7 +233,7 @@ LogicalResult FusedReductionOp::verify() {
   MemRefType out = getOutput().getType();
   if (!out.getElementType().isF32())
     return emitOpError("writes ") << out << "; fused kernels compute in f32";
-  if (!llvm::is_contained({"sum", "mean", "amax", "amin"}, getKind()))
+  if (!isReductionKind(getKind()))
     return emitOpError("unknown reduction '")
            << getKind() << "' (sum, mean, amax, amin)";
   ArrayRef<int64_t> domain = getDomain(), dims = getDims();

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace shardc {
@@ -29,6 +30,13 @@ int64_t elementCount(const Extents &shape);
 /// None when the shapes cut the elements at boundaries that do not nest
 /// (2x3 and 3x2), or when they hold different counts or no element.
 std::optional<Extents> commonRefinement(const std::vector<Extents> &shapes);
+
+/// For each dim of `shape`, the refinement dims [first, second) whose
+/// product it is (`refinement` refines `shape` and has no size-1 dims, as
+/// commonRefinement makes them; a size-1 dim spans none). None when
+/// `refinement` does not refine `shape`.
+std::optional<std::vector<std::pair<size_t, size_t>>>
+refinementSpans(const Extents &shape, const Extents &refinement);
 
 /// The shape on `refinement` (a refinement of `shape` without dims of size
 /// 1, as commonRefinement makes them) of a buffer of shape

@@ -63,6 +63,16 @@ llvm::SmallPtrSet<mlir::Value, 4> aliasesOf(mlir::Value root);
 bool mayWrite(mlir::Operation *op,
               const llvm::SmallPtrSetImpl<mlir::Value> &buffers);
 
+/// Whether an op after `from` and before `until` (null: the block's end),
+/// other than those `skip` names, may write one of `buffers`.
+bool mayWriteBetween(mlir::Operation *from, mlir::Operation *until,
+                     const llvm::SmallPtrSetImpl<mlir::Value> &buffers,
+                     llvm::function_ref<bool(mlir::Operation *)> skip = {});
+
+/// Whether `kind` is a reduction of the runtime's Reduce (and of
+/// scl.fused_reduction): sum, mean, amax, amin.
+bool isReductionKind(llvm::StringRef kind);
+
 /// Whether `v` is a temporary of the program: its bytes are an alloc's that
 /// no alias hands to the caller (who may bind inputs and outputs to memory
 /// of its own), so a view may read or write them.
