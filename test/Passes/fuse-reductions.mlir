@@ -76,4 +76,6 @@ func.func @main(%x: tensor<2x4x12x5xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // KERNELS-NOT: Reduce "sum"
 // KERNELS: rank class 'class2'
 // UNFUSED-NOT: ReductionFused
+// UNFUSED: Reduce "sum"
+// UNFUSED-NOT: ReductionFused
 // NUM-COUNT-5: check result{{[0-4]}}: {{.*}} ok

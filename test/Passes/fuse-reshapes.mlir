@@ -65,8 +65,8 @@ func.func @class0(%m: memref<4x1xf32>, %r: memref<4x1xf32>, %g: memref<8x1xf32>)
 // MERGE-NEXT: scl.scalar "mul"
 // MERGE-NEXT: scl.scalar "add"
 // MERGE-NEXT: scl.scalar "relu"
-// MERGE: scl.kernel "Permute" ins(%[[Y]] :
 // MERGE-NOT: scl.kernel "Copy"
+// MERGE: scl.kernel "Permute" ins(%[[Y]] :
 
 //--- apart.mlir
 sc.mesh @mesh ["x"=2]
@@ -170,8 +170,8 @@ func.func @main(%x: tensor<2x4x10x6xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // The normalised rows, the affine epilogue, silu and the residual add: one
 // kernel on every rank class.
 // KERNELS: rank class 'class0'
-// KERNELS: ElementwiseFused "sub mul mul add silu add" ({{.*}}) -> {{.*}} // sc.add
 // KERNELS-NOT: ElementwiseFused "sub mul" (
+// KERNELS: ElementwiseFused "sub mul mul add silu add" ({{.*}}) -> {{.*}} // sc.add
 // KERNELS: rank class 'class1'
 // KERNELS: ElementwiseFused "sub mul mul add silu add" ({{.*}}) -> {{.*}} // sc.add
 // KERNELS: rank class 'class2'

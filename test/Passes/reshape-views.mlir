@@ -14,6 +14,9 @@
 // RUN: shardc %t/model.mlir -O0 --emit=partitioned | FileCheck %s --check-prefix=OFF
 // RUN: shardc %t/model.mlir -O1 --emit=plan | FileCheck %s --check-prefix=PLAN
 // RUN: shardc %t/model.mlir -O1 --emit=kernels | FileCheck %s --check-prefix=PLAN-KERNELS
+// An earlier sc-plan-memory plan does not hold once views keep their
+// sources live longer: the pass drops it and shardc plans again.
+// RUN: shardc-opt -sc-partition-pipeline -sc-reshape-views %t/model.mlir | shardc - --emit=plan | FileCheck %s --check-prefix=REPLAN
 // RUN: shardc %t/model.mlir -O1 -o %t/o1.shardbin
 // RUN: shard-run %t/o1.shardbin --random-inputs --seed 5 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/model.mlir -O3 -o %t/o3.shardbin
@@ -123,3 +126,6 @@ func.func @main(%x: tensor<2x4x10x6xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // PLAN-KERNELS: 5: Concat ({{.*}}) -> %[[S:[0-9]+]] ints [1]
 // PLAN-KERNELS-NEXT: 6: AllGather (%[[V:[0-9]+]]) -> 
 // NUM: check result0: {{.*}}: ok
+// REPLAN: rank class 'class0'
+// REPLAN: view of %
+// REPLAN: arena:

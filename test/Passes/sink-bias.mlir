@@ -44,11 +44,13 @@ func.func @stats(%x: memref<1x4x4x4xf32>, %w: memref<8x4x3x3xf32>, %b: memref<8x
 // SINK-NEXT: scl.kernel "Copy" ins(%arg2 : memref<8xf32>) outs(%[[B]] : memref<2x4x1xf32>)
 // SINK-NEXT: scl.kernel "Conv" ins(%arg0, %arg1 : memref<1x4x4x4xf32>, memref<8x4x3x3xf32>) outs(%[[Y:.*]] : memref<1x8x4x4xf32>)
 // SINK: scl.kernel "Copy" ins(%[[Y]] : memref<1x8x4x4xf32>) outs(%[[G:.*]] : memref<2x64xf32>)
+// SINK-NOT: scl.kernel "Reduce"
 // SINK: %[[GV:.*]] = scl.view %[[G]] : memref<2x64xf32> to memref<2x4x16xf32>
 // SINK-NEXT: scl.fused_reduction "mean" dims [1, 2] over [2, 4, 16] ins(%[[GV]], %[[B]] : memref<2x4x16xf32>, memref<2x4x1xf32>) outs(%[[M:.*]] : memref<2x1xf32>) {
 // SINK-NEXT: ^bb0(%[[A:.*]]: f32, %[[C:.*]]: f32):
 // SINK-NEXT: %[[S:.*]] = scl.scalar "add"(%[[A]], %[[C]]) : f32
 // SINK-NEXT: scl.yield %[[S]] : f32
+// SINK-NOT: scl.kernel "Reduce"
 // SINK: %[[MV:.*]] = scl.view %[[M]] : memref<2x1xf32> to memref<2x1x1xf32>
 // SINK-NEXT: scl.fused_reduction "sum" dims [1, 2] over [2, 4, 16] ins(%{{.*}}, %[[MV]], %[[B]] : memref<2x4x16xf32>, memref<2x1x1xf32>, memref<2x4x1xf32>)
 // SINK-NEXT: ^bb0(%[[X0:.*]]: f32, %[[X1:.*]]: f32, %[[X2:.*]]: f32):
@@ -56,6 +58,7 @@ func.func @stats(%x: memref<1x4x4x4xf32>, %w: memref<8x4x3x3xf32>, %b: memref<8x
 // SINK-NEXT: %[[D:.*]] = scl.scalar "sub"(%[[T]], %[[X1]]) : f32
 // SINK-NEXT: scl.scalar "mul"(%[[D]], %[[D]]) : f32
 // SINK-NOT: scl.kernel "Reduce"
+// SINK-LABEL: func.func @linear
 
 // A Linear whose output one GELU reads: the space (6, 8) already separates
 // the 8 channels, so the kernel keeps it and reads the bias as it is, and
@@ -68,7 +71,6 @@ func.func @linear(%x: memref<6x5xf32>, %w: memref<8x5xf32>, %b: memref<8xf32>) -
   scl.kernel "Unary" mode "gelu" ins(%y : memref<6x8xf32>) outs(%z : memref<6x8xf32>)
   return %z : memref<6x8xf32>
 }
-// SINK-LABEL: func.func @linear
 // SINK: scl.kernel "Linear" ins(%arg0, %arg1 : memref<6x5xf32>, memref<8x5xf32>) outs(%[[Y:.*]] : memref<6x8xf32>)
 // SINK-NEXT: %[[Z:.*]] = memref.alloc() : memref<6x8xf32>
 // SINK-NEXT: scl.fused_elementwise ins(%[[Y]], %arg2 : memref<6x8xf32>, memref<8xf32>) outs(%[[Z]] : memref<6x8xf32>) {

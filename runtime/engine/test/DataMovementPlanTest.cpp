@@ -111,6 +111,8 @@ TEST(DataMovementPlan, UnitStepSliceMatchesTheCpuSlice) {
     std::vector<int> writes;
     SCOPED_TRACE("trial " + std::to_string(trial));
     EXPECT_EQ(run(plan, {x}, out, writes), want);
+    EXPECT_TRUE(std::all_of(writes.begin(), writes.end(),
+                            [](int n) { return n == 1; }));
   }
   MovePlan plan;
   EXPECT_FALSE(planSliceMove({6}, {3}, {0}, {2}, plan));
