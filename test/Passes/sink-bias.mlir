@@ -3,8 +3,9 @@
 // a space that separates channels where it does not already, so the
 // library op never makes a pass of its own to add it. Refused when the
 // output is returned or read by anything but a fused, Reduce or
-// elementwise kernel, when a second op writes it, or when a reader would
-// have to write a returned buffer through a view. Numerically, the moved
+// elementwise kernel, when a second op writes it, when a reader would
+// have to write a returned buffer through a view, or when the bias is
+// overwritten before a reader adds it. Numerically, the moved
 // bias matches the unpartitioned reference, fused (-O3) and not (-O1),
 // and shardc leaves the bias alone on the CPU target unless asked.
 // RUN: rm -rf %t && split-file --leading-lines %s %t

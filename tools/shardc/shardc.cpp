@@ -61,8 +61,9 @@ cl::opt<Emit> emit(
 cl::opt<unsigned>
     optLevel(cl::Prefix, "O",
              cl::desc("Optimisation level 0-3: -O1 adds canonicalize, "
-                      "CSE, halo overlap and reshape views, -O2 deeper halos, "
-                      "-O3 fusion"),
+                      "CSE, halo overlap, reshape views (and bias sinking "
+                      "for --target=cuda), -O2 deeper halos, -O3 fusion "
+                      "(--target=cuda always fuses)"),
              cl::init(2), cl::cat(shardcCategory));
 cl::opt<bool> timing("timing", cl::desc("Print per-stage times"),
                      cl::init(false), cl::cat(shardcCategory));

@@ -181,7 +181,8 @@ def ScSinkBias : Pass<"sc-sink-bias", "mlir::ModuleOp"> {
     The output stays as it is when it is returned or read by anything else
     (a pad, an exchange, another convolution), when the library op is not
     its only writer, or when a reader's output is not a temporary and would
-    have to be written through a view. Run it after `sc-fuse` and before
+    have to be written through a view, or when anything between the
+    library op and its last reader writes the bias. Run it after `sc-fuse` and before
     `sc-overlap-halos`; `shardc` runs it for `--target=cuda` (the CPU
     kernels seed the output with the bias at no cost).
 
@@ -344,7 +345,8 @@ def ScReshapeViews : Pass<"sc-reshape-views", "mlir::ModuleOp"> {
 
     The memory plan then keeps the source's bytes live until the view's
     last reader, which never raises the peak: at the copy both buffers were
-    live. Run it last, before `sc-plan-memory`: `sc-fuse`,
+    live; an earlier plan of a function it changes is dropped (the writer
+    plans again). Run it last, before `sc-plan-memory`: `sc-fuse`,
     `sc-deepen-halos` and `sc-overlap-halos` leave views alone.
 
     Input:
