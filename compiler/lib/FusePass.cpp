@@ -6,7 +6,9 @@
 // A Reduce that is the only reader of a group's output takes the group in:
 // one fused reduction, whose input is never written to memory. A Copy that
 // only reshapes joins too: the kernel then runs over a common refinement of
-// the group's shapes, reading and writing views of its buffers.
+// the group's shapes, reading and writing views of its buffers. With
+// lone-kernels, groups of one and Reduces that took no group become fused
+// kernels too (the CUDA backend runs only fused kernels natively).
 //
 //===----------------------------------------------------------------------===//
 
@@ -222,6 +224,23 @@ void fuseReduction(Group &g, scl::KernelOp reduce) {
   moveIntoBody(g, boundary, fused.getBody());
 }
 
+/// A Reduce that took no group in becomes a fused reduction with an
+/// identity body (lone-kernels).
+void fuseLoneReduction(scl::KernelOp reduce) {
+  Value in = reduce.getIns()[0];
+  SmallVector<int64_t> dims(reduce.getInts());
+  llvm::sort(dims);
+  OpBuilder b(reduce);
+  auto fused =
+      scl::FusedReductionOp::create(b, reduce.getLoc(), *reduce.getMode(), dims,
+                                    cast<MemRefType>(in.getType()).getShape(),
+                                    ValueRange{in}, reduce.getOuts()[0]);
+  Block *body = b.createBlock(&fused.getBody());
+  body->addArgument(b.getF32Type(), in.getLoc());
+  scl::YieldOp::create(b, reduce.getLoc(), body->getArgument(0));
+  reduce.erase();
+}
+
 /// Whether `members` (in program order) can run as one kernel over the
 /// common refinement of their shapes: its output is a temporary (written
 /// through a view; a returned buffer may be bound elsewhere), and every
@@ -293,6 +312,8 @@ void mergeAcrossReshapes(std::vector<std::unique_ptr<Group>> &groups,
 }
 
 struct ScFusePass : impl::ScFuseBase<ScFusePass> {
+  using ScFuseBase::ScFuseBase;
+
   void runOnOperation() override {
     for (auto f : getOperation().getOps<func::FuncOp>())
       if (f->hasAttr(scl::SclDialect::kRanksAttrName) && !f.isExternal())
@@ -304,6 +325,7 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
     llvm::DenseMap<Value, Group *> groupWriting; // a group's current output
     SmallVector<std::pair<Group *, scl::KernelOp>> reductions;
     SmallVector<std::pair<Group *, scl::KernelOp>> reshapes;
+    SmallVector<scl::KernelOp> loneReductions;
     for (Operation &op : f.getBody().front()) {
       auto k = dyn_cast<scl::KernelOp>(op);
       if (k && isFusableReduce(k)) {
@@ -318,6 +340,8 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
           it->second->absorbed = true;
           reductions.emplace_back(it->second, k);
           groupWriting.erase(it);
+        } else {
+          loneReductions.push_back(k);
         }
         continue;
       }
@@ -353,11 +377,17 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
     }
     mergeAcrossReshapes(groups, reshapes);
     bool changed = !reductions.empty();
+    size_t fewest = loneKernels ? 1 : 2;
     for (auto &g : groups)
-      if (!g->absorbed && g->members.size() > 1 && computes(*g))
+      if (!g->absorbed && g->members.size() >= fewest && computes(*g))
         changed |= fuseGroup(*g);
     for (auto &[g, reduce] : reductions)
       fuseReduction(*g, reduce);
+    if (loneKernels) {
+      changed |= !loneReductions.empty();
+      for (scl::KernelOp reduce : loneReductions)
+        fuseLoneReduction(reduce);
+    }
     if (changed)
       dropMemoryPlan(f);
   }

@@ -465,8 +465,11 @@ LogicalResult partition(ModuleOp module, const LowerOptions &options) {
     rates.gflops = options.convGFlops;
     pm.addPass(createScDeepenHalos(rates));
   }
-  if (options.fuse)
-    pm.addPass(createScFuse());
+  if (options.fuse) {
+    ScFuseOptions fuseOptions;
+    fuseOptions.loneKernels = options.fuseLoneKernels;
+    pm.addPass(createScFuse(fuseOptions));
+  }
   if (options.sinkBias)
     pm.addPass(createScSinkBias());
   if (options.overlapHalos)

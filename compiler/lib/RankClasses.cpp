@@ -462,9 +462,13 @@ LogicalResult readFusedBody(Operation *fused, Region &region,
     reg[scalar.getResult()] = next++;
   }
   int64_t result = reg.lookup(cast<scl::YieldOp>(body.back()).getValue());
-  if (next == body.getNumArguments() || result != next - 1)
-    return fused->emitOpError("must yield its last scl.scalar (the runtime "
-                              "evaluates bodies as a chain of steps)");
+  // A reduction may reduce an input as it is (a plain Reduce).
+  bool plainReduction =
+      isa<scl::FusedReductionOp>(fused) && next == body.getNumArguments();
+  if (!plainReduction && (next == body.getNumArguments() || result != next - 1))
+    return fused->emitOpError(
+        "must yield its last scl.scalar, or an argument when it reduces "
+        "without one (the runtime evaluates bodies as a chain of steps)");
   inst.ints.push_back(result);
   return success();
 }

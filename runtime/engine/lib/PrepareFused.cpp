@@ -16,7 +16,9 @@
 // along the reduced dims in tiles and accumulated (in double for sum and
 // mean, as the Reduce kernel does), so the reduced tensor is never written.
 // Threads take outputs; when there are few outputs, each one's reduced range
-// is also split into chunks whose partials are combined afterwards.
+// is also split into chunks whose partials are combined afterwards. A
+// reduction's body may have no step and yield an input: a plain Reduce the
+// CUDA target made a fused kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,11 +59,18 @@ std::vector<std::string> words(const fb::Instruction &inst) {
   return list;
 }
 
+/// A body: its steps and the register it yields.
+struct Body {
+  std::vector<Step> steps;
+  int64_t result = 0;
+};
+
 /// The body's steps: `fns` are their functions, `ints` (read from where
-/// the body starts) their operand registers, then the result register.
-StatusOr<std::vector<Step>> parseBody(const std::vector<std::string> &fns,
-                                      IntReader &ints, int64_t inputs) {
-  if (fns.empty())
+/// the body starts) their operand registers, then the result register. A
+/// reduction's body may have no step and yield an input (a plain Reduce).
+StatusOr<Body> parseBody(const std::vector<std::string> &fns, IntReader &ints,
+                         int64_t inputs, bool reduction) {
+  if (fns.empty() && !reduction)
     return invalid("has no body (str lists no function)");
   std::vector<Step> steps;
   for (const std::string &fn : fns) {
@@ -89,11 +98,17 @@ StatusOr<std::vector<Step>> parseBody(const std::vector<std::string> &fns,
   }
   int64_t result = ints.next();
   SHARDRT_RETURN_IF_ERROR(ints.finish());
+  if (steps.empty()) {
+    if (result < 0 || result >= inputs)
+      return invalid("yields register " + std::to_string(result) + " of " +
+                     std::to_string(inputs) + " inputs and no step");
+    return Body{{}, result};
+  }
   if (result != inputs + int64_t(steps.size()) - 1)
     return invalid("yields register " + std::to_string(result) +
                    "; the body's last step is register " +
                    std::to_string(inputs + int64_t(steps.size()) - 1));
-  return steps;
+  return Body{std::move(steps), result};
 }
 
 /// How each input is read over `domain` (numpy broadcasting).
@@ -167,12 +182,12 @@ StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
         "the CPU backend evaluates fused bodies; this ElementwiseFused "
         "carries only a generated kernel");
   IntReader ints(inst);
-  StatusOr<std::vector<Step>> body =
-      parseBody(words(inst), ints, int64_t(numIn));
+  StatusOr<Body> body =
+      parseBody(words(inst), ints, int64_t(numIn), /*reduction=*/false);
   if (!body.ok())
     return body.status();
   std::vector<InputRead> reads = std::move(*inputReads);
-  std::vector<Step> steps = std::move(*body);
+  std::vector<Step> steps = std::move(body->steps);
   int64_t n = numElements(outShape);
   uint32_t y = outIdx(inst, 0);
   int64_t registers = int64_t(numIn + steps.size());
@@ -300,6 +315,7 @@ struct FusedReduction {
   int64_t outputs = 0, count = 0, chunks = 1, chunkLen = 0;
   std::vector<InputRead> reads;
   std::vector<Step> steps;
+  int64_t result = 0; ///< the register reduced (an input when no step)
   uint32_t y = 0;
 
   int64_t registers() const { return int64_t(reads.size() + steps.size()); }
@@ -359,19 +375,20 @@ double FusedReduction::accumulate(RunContext &rc, ReductionScratch &s,
     for (size_t i = 0; i < reads.size(); ++i)
       s.reg[i] = s.tile.data() + i * kTile;
     runSteps(steps, reads.size(), s.reg, s.tile.data(), values, len);
+    const float *reduced = steps.empty() ? s.reg[size_t(result)] : values;
     if (kind == FusedReduce::Sum || kind == FusedReduce::Mean) {
       // Four independent partial sums keep the adds pipelined.
       double lane[4] = {0, 0, 0, 0};
       int64_t e = 0;
       for (; e + 4 <= len; e += 4)
         for (int q = 0; q < 4; ++q)
-          lane[q] += double(values[e + q]);
+          lane[q] += double(reduced[e + q]);
       for (; e < len; ++e)
-        lane[0] += double(values[e]);
+        lane[0] += double(reduced[e]);
       acc += (lane[0] + lane[1]) + (lane[2] + lane[3]);
     } else {
       for (int64_t e = 0; e < len; ++e)
-        acc = combine(kind, acc, double(values[e]));
+        acc = combine(kind, acc, double(reduced[e]));
     }
   }
   return acc;
@@ -496,8 +513,8 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
     return invalid("has an unknown reduction '" + fns.front() +
                    "' (sum, mean, amax, amin)");
   fns.erase(fns.begin());
-  StatusOr<std::vector<Step>> body =
-      parseBody(fns, ints, int64_t(numInputs(inst)));
+  StatusOr<Body> body =
+      parseBody(fns, ints, int64_t(numInputs(inst)), /*reduction=*/true);
   if (!body.ok())
     return body.status();
   FusedReduction plan;
@@ -515,7 +532,8 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
                                       (kMinUnits + outputs - 1) / outputs);
   plan.chunkLen = (count + plan.chunks - 1) / plan.chunks;
   plan.reads = std::move(*inputReads);
-  plan.steps = std::move(*body);
+  plan.steps = std::move(body->steps);
+  plan.result = body->result;
   plan.y = outIdx(inst, 0);
   return RunFn([plan = std::move(plan)](RunContext &rc) -> Status {
     return plan.run(rc);

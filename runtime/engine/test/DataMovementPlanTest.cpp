@@ -1,8 +1,8 @@
 //===- DataMovementPlanTest.cpp - CUDA pad/slice/concat plans, on the CPU -===//
 //
-// The CUDA backend runs a constant Pad, a unit-step Slice and a Concat as
-// box fills and box copies (DataMovementPlan). Here those plans, run on the
-// host element by element as the kernels run them, must produce exactly
+// The CUDA backend runs a constant Pad, a Slice, a Permute and a Concat as
+// box fills and strided box copies (DataMovementPlan). Here those plans, run on
+// the host element by element as the kernels run them, must produce exactly
 // what the CPU kernels produce, for random shapes of rank 0 to 4 (crops,
 // empty inputs and outputs included), and must write no element twice.
 //
@@ -93,15 +93,16 @@ TEST(DataMovementPlan, ConstantPadMatchesTheCpuPad) {
   }
 }
 
-TEST(DataMovementPlan, UnitStepSliceMatchesTheCpuSlice) {
+TEST(DataMovementPlan, StridedSliceMatchesTheCpuSlice) {
   Random pick(22);
-  for (int trial = 0; trial < 300; ++trial) {
+  for (int trial = 0; trial < 400; ++trial) {
     size_t rank = size_t(pick(0, 4));
-    Shape in(rank), out(rank), start(rank), step(rank, 1);
+    Shape in(rank), out(rank), start(rank), step(rank);
     for (size_t d = 0; d < rank; ++d) {
-      in[d] = pick(1, 5);
+      in[d] = pick(1, 6);
       start[d] = pick(0, in[d] - 1);
-      out[d] = pick(0, in[d] - start[d]);
+      step[d] = trial % 2 ? pick(1, 3) : 1;
+      out[d] = pick(0, (in[d] - start[d] + step[d] - 1) / step[d]);
     }
     std::vector<float> x = iota(in, 1.0f);
     std::vector<float> want(size_t(count(out)), kUnwritten);
@@ -115,7 +116,41 @@ TEST(DataMovementPlan, UnitStepSliceMatchesTheCpuSlice) {
                             [](int n) { return n == 1; }));
   }
   MovePlan plan;
-  EXPECT_FALSE(planSliceMove({6}, {3}, {0}, {2}, plan));
+  EXPECT_FALSE(planSliceMove({6}, {3}, {0}, {0}, plan));
+}
+
+TEST(DataMovementPlan, PermuteMatchesTheCpuPermute) {
+  Random pick(24);
+  for (int trial = 0; trial < 400; ++trial) {
+    size_t rank = size_t(pick(0, 5));
+    Shape in(rank), perm(rank);
+    for (size_t d = 0; d < rank; ++d)
+      in[d] = pick(trial % 50 == 0 ? 0 : 1, 4);
+    std::iota(perm.begin(), perm.end(), 0);
+    for (size_t d = rank; d > 1; --d)
+      std::swap(perm[d - 1], perm[size_t(pick(0, int64_t(d) - 1))]);
+    Shape out(rank);
+    for (size_t d = 0; d < rank; ++d)
+      out[d] = in[size_t(perm[d])];
+    std::vector<float> x = iota(in, 1.0f);
+    std::vector<float> want(size_t(count(out)), kUnwritten);
+    cpu::permute(x.data(), in, perm, want.data(), sizeof(float));
+    MovePlan plan;
+    ASSERT_TRUE(planPermuteMove(in, perm, plan));
+    std::vector<int> writes;
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    EXPECT_EQ(run(plan, {x}, out, writes), want);
+    EXPECT_TRUE(std::all_of(writes.begin(), writes.end(),
+                            [](int n) { return n == 1; }));
+  }
+  // Merged runs: a swap of the two outer dims of (2, 3, 4) moves rows of 4.
+  MovePlan plan;
+  ASSERT_TRUE(planPermuteMove({2, 3, 4}, {1, 0, 2}, plan));
+  ASSERT_EQ(plan.copies.size(), 1u);
+  EXPECT_EQ(plan.copies[0].rank, 3);
+  ASSERT_TRUE(planPermuteMove({2, 3, 4}, {0, 1, 2}, plan));
+  EXPECT_EQ(plan.copies[0].rank, 1);
+  EXPECT_FALSE(planPermuteMove({2, 3}, {0, 2}, plan));
 }
 
 TEST(DataMovementPlan, ConcatMatchesTheCpuConcat) {

@@ -2072,8 +2072,53 @@ TEST(EnginePrepare, FusedReductionHeadersAreChecked) {
   EXPECT_TRUE(rejected(fused("amax abs", {2, 2, 0, 1, 1, 0, 1}, {2}, {2, 0}),
                        kInvalid, {"amax/amin over zero elements"}));
   EXPECT_TRUE(fused("sum abs", {2, 2, 0, 1, 1, 0, 1}, {2}, {2, 0}).ok());
-  EXPECT_TRUE(
-      rejected(fused("sum", {2, 2, 3, 1, 1}), kInvalid, {"has no body"}));
+  // A body with no step yields an input; its register must be one.
+  EXPECT_TRUE(fused("sum", {2, 2, 3, 1, 1, 0}).ok());
+  EXPECT_TRUE(rejected(fused("sum", {2, 2, 3, 1, 1, 1}), kInvalid,
+                       {"yields register 1 of 1 inputs and no step"}));
+  EXPECT_TRUE(rejected(fused("sum", {2, 2, 3, 1, 1}), kInvalid,
+                       {"its encoding needs more"}));
+}
+
+TEST(EngineRun, BodilessFusedReductionsReduceAnInput) {
+  // A plain Reduce made a fused kernel (the CUDA target's lone kernels):
+  // no step, the body yields input 0 (x over [3, 4, 5]) or input 1 (w,
+  // broadcast per dim-1 index); dims 0 and 2 are reduced.
+  const Shape space = {3, 4, 5};
+  Floats x(60), w = {0.5f, -1.0f, 2.0f, 0.25f};
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(int(i * 41 % 29) - 14) / 8.0f;
+  Model m;
+  uint32_t xs = m.input("x", space), wSlot = m.input("w", {4, 1});
+  for (int64_t reg : {0, 1})
+    for (const char *kind : {"sum", "mean", "amax", "amin"}) {
+      InstructionSpec &inst = m.op(Opcode::ReductionFused, {xs, wSlot},
+                                   {m.output(kind + std::to_string(reg), {4})});
+      inst.str = kind;
+      inst.ints = {3, 3, 4, 5, 2, 0, 2, reg};
+    }
+  StatusOr<std::vector<Floats>> out = runModel(m, {x, w});
+  ASSERT_TRUE(out.ok()) << out.status().toString();
+  for (int64_t j = 0; j < 4; ++j) {
+    double sum = 0, hi = -INFINITY, lo = INFINITY;
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t k = 0; k < 5; ++k) {
+        float v = x[size_t(i * 20 + j * 5 + k)];
+        sum += v;
+        hi = std::max<double>(hi, v);
+        lo = std::min<double>(lo, v);
+      }
+    SCOPED_TRACE("output " + std::to_string(j));
+    size_t o = size_t(j);
+    EXPECT_FLOAT_EQ((*out)[0][o], float(sum));
+    EXPECT_FLOAT_EQ((*out)[1][o], float(sum / 15));
+    EXPECT_EQ((*out)[2][o], float(hi));
+    EXPECT_EQ((*out)[3][o], float(lo));
+    EXPECT_FLOAT_EQ((*out)[4][o], 15 * w[o]);
+    EXPECT_FLOAT_EQ((*out)[5][o], w[o]);
+    EXPECT_EQ((*out)[6][o], w[o]);
+    EXPECT_EQ((*out)[7][o], w[o]);
+  }
 }
 
 TEST(EnginePrepare, OverflowingAttributes) {

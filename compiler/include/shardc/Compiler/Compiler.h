@@ -36,6 +36,9 @@ struct LowerOptions {
   /// Run sc-fuse on the partitioned program (never on the world-of-one
   /// reference it embeds, which stays the unfused, independent check).
   bool fuse = false;
+  /// With `fuse`: lone computing kernels and Reduces become fused kernels
+  /// of their own (the CUDA backend stages plain ones through the host).
+  bool fuseLoneKernels = false;
   /// Run sc-sink-bias after sc-fuse: a library op's bias is added in the
   /// fused kernels that read its output instead of in a pass of its own.
   bool sinkBias = false;

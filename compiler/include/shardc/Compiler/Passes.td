@@ -156,7 +156,28 @@ def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
       scl.yield %y : f32
     }
     ```
+
+    With `lone-kernels` (the CUDA target's default), a computing kernel
+    that joins no group and a `Reduce` that takes none in become fused
+    kernels of their own: the CUDA backend runs fused kernels on the device
+    but stages a plain `Unary`, `Binary` or `Reduce` through the host.
+    ```mlir
+    scl.kernel "Reduce" mode "mean" ints [1] ins(%x : memref<2x8xf32>) outs(%m : memref<2x1xf32>)
+    ```
+    becomes
+    ```mlir
+    scl.fused_reduction "mean" dims [1] over [2, 8] ins(%x : memref<2x8xf32>)
+        outs(%m : memref<2x1xf32>) {
+    ^bb0(%a: f32):
+      scl.yield %a : f32
+    }
+    ```
   }];
+  let options = [
+    Option<"loneKernels", "lone-kernels", "bool", /*default=*/"false",
+           "Also make a lone computing kernel and a Reduce that takes no "
+           "group in fused kernels of their own">
+  ];
   let dependentDialects = ["::shardc::scl::SclDialect"];
 }
 

@@ -40,37 +40,37 @@ struct BoxCopyPlan {
   long long srcBase = 0, dstBase = 0, count = 1;
 };
 
-/// Plans copying the box of extents `box` from `from` to `to`; false when
-/// `rank` is outside [0, kMaxBoxRank]. Dims are walked innermost first: a
-/// dim joins the run below it when that run spans exactly one step of the
-/// dim on both sides (the two are then one contiguous run), so most halos
-/// become a few long runs; dims of extent 1 only move the bases.
-inline bool planBoxCopy(const BoxView &to, const BoxView &from,
-                        const int64_t *box, int rank, BoxCopyPlan &plan) {
+/// Plans copying `rank` dims of extents `box` where dim d steps the source
+/// by `srcStride[d]` and the destination by `dstStride[d]` elements, from
+/// the given bases; false when `rank` is outside [0, kMaxBoxRank]. Dims are
+/// walked innermost first: a dim joins the run below it when that run spans
+/// exactly one step of the dim on both sides (the two are then one run), so
+/// most copies become a few long runs; dims of extent 1 are dropped.
+inline bool planStridedCopy(const int64_t *box, const long long *srcStride,
+                            const long long *dstStride, int rank,
+                            long long srcBase, long long dstBase,
+                            BoxCopyPlan &plan) {
   if (rank < 0 || rank > kMaxBoxRank)
     return false;
   plan = BoxCopyPlan();
+  plan.srcBase = srcBase;
+  plan.dstBase = dstBase;
   long long boxR[kMaxBoxRank], srcS[kMaxBoxRank], dstS[kMaxBoxRank];
-  long long srcStride = 1, dstStride = 1;
   int merged = 0;
   for (int d = rank - 1; d >= 0; --d) {
     plan.count *= box[d];
-    plan.srcBase += from.lo[d] * srcStride;
-    plan.dstBase += to.lo[d] * dstStride;
-    if (box[d] != 1) {
-      int m = merged - 1;
-      if (m >= 0 && boxR[m] * srcS[m] == srcStride &&
-          boxR[m] * dstS[m] == dstStride) {
-        boxR[m] *= box[d];
-      } else {
-        boxR[merged] = box[d];
-        srcS[merged] = srcStride;
-        dstS[merged] = dstStride;
-        ++merged;
-      }
+    if (box[d] == 1)
+      continue;
+    int m = merged - 1;
+    if (m >= 0 && boxR[m] * srcS[m] == srcStride[d] &&
+        boxR[m] * dstS[m] == dstStride[d]) {
+      boxR[m] *= box[d];
+    } else {
+      boxR[merged] = box[d];
+      srcS[merged] = srcStride[d];
+      dstS[merged] = dstStride[d];
+      ++merged;
     }
-    srcStride *= from.shape[d];
-    dstStride *= to.shape[d];
   }
   plan.rank = merged;
   for (int k = 0; k < merged; ++k) {
@@ -79,6 +79,33 @@ inline bool planBoxCopy(const BoxView &to, const BoxView &from,
     plan.dstStride[k] = dstS[merged - 1 - k];
   }
   return true;
+}
+
+/// Row-major element strides of `shape` (`rank` dims) into `strides`.
+inline void rowMajorStrides(const int64_t *shape, int rank,
+                            long long *strides) {
+  long long stride = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+}
+
+/// Plans copying the box of extents `box` from `from` to `to` (row-major
+/// buffers); false when `rank` is outside [0, kMaxBoxRank].
+inline bool planBoxCopy(const BoxView &to, const BoxView &from,
+                        const int64_t *box, int rank, BoxCopyPlan &plan) {
+  if (rank < 0 || rank > kMaxBoxRank)
+    return false;
+  long long srcS[kMaxBoxRank], dstS[kMaxBoxRank];
+  rowMajorStrides(from.shape, rank, srcS);
+  rowMajorStrides(to.shape, rank, dstS);
+  long long srcBase = 0, dstBase = 0;
+  for (int d = 0; d < rank; ++d) {
+    srcBase += from.lo[d] * srcS[d];
+    dstBase += to.lo[d] * dstS[d];
+  }
+  return planStridedCopy(box, srcS, dstS, rank, srcBase, dstBase, plan);
 }
 
 /// The source and destination element offsets of the box's element i

@@ -319,6 +319,7 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     break;
   case fb::Opcode::Pad:
   case fb::Opcode::Slice:
+  case fb::Opcode::Permute:
   case fb::Opcode::Concat:
     native = prepareMoveStep(inst, ctx, lib_.stream);
     break;

@@ -1,8 +1,8 @@
-//===- CudaDataMovement.cpp - Pad, slice and concat on the device ---------===//
+//===- CudaDataMovement.cpp - Pads, slices, permutes, concats on device ---===//
 //
-// Box fills and box copies (DataMovementPlan, planned once here) on the
-// session's stream; instructions the plans do not cover (other pad modes,
-// strided slices, boxes of rank above 16) stay staged through the host.
+// Box fills and strided box copies (DataMovementPlan, planned once here) on
+// the session's stream; instructions the plans do not cover (other pad
+// modes, non-f32 constant pads, rank above 16) stay staged through the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +41,10 @@ std::optional<MovePlan> movePlanOf(const fb::Instruction &inst,
       return std::nullopt;
     return plan;
   }
+  case fb::Opcode::Permute:
+    if (!planPermuteMove(x, ints.next(x.size()), plan))
+      return std::nullopt;
+    return plan;
   case fb::Opcode::Concat: {
     std::vector<Shape> shapes;
     for (size_t k = 0; k < numInputs(inst); ++k)

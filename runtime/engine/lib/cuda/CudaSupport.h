@@ -88,7 +88,7 @@ StatusOr<RunFn> prepareBlasStep(const fb::Instruction &inst,
                                 const PrepareContext &ctx, LibraryContext &lib);
 StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
                                const PrepareContext &ctx, LibraryContext &lib);
-/// CudaDataMovement.cpp: a constant f32 Pad, a unit-step Slice, a Concat.
+/// CudaDataMovement.cpp: a constant f32 Pad, a Slice, a Permute, a Concat.
 RunFn prepareMoveStep(const fb::Instruction &inst, const PrepareContext &ctx,
                       cudaStream_t stream);
 

@@ -1,8 +1,8 @@
-//===- DataMovementPlan.h - Pad, slice and concat as box moves --*- C++ -*-===//
+//===- DataMovementPlan.h - Pads, slices, permutes, concats -----*- C++ -*-===//
 //
-// A constant Pad, a Slice with unit steps and a Concat only move boxes: the
-// input (or each input) lands in one box of the output, and a Pad sets the
-// rest to its value. The CUDA backend runs them as the box-copy and
+// A constant Pad, a Slice, a Permute and a Concat only move strided boxes:
+// the input (or each input) lands in one box of the output, and a Pad sets
+// the rest to its value. The CUDA backend runs them as the box-copy and
 // box-fill kernels instead of staging them through the host (a pad before
 // every halo exchange is an activation's worth of bytes). Free of CUDA
 // headers, so the CPU unit tests check the plans against the CPU kernels on
@@ -101,19 +101,62 @@ inline bool planPadMove(const std::vector<int64_t> &in,
   return true;
 }
 
-/// `out` = in[start[d] : : step[d]]: one box copy when every step is 1;
-/// false otherwise (strided slices stay with the host).
+/// `out` = in[start[d] : : step[d]] (steps >= 1): one strided copy.
 inline bool planSliceMove(const std::vector<int64_t> &in,
                           const std::vector<int64_t> &out,
                           const std::vector<int64_t> &start,
                           const std::vector<int64_t> &step, MovePlan &plan) {
+  int rank = int(in.size());
   if (out.size() != in.size() || start.size() != in.size() ||
-      step.size() != in.size() ||
-      std::any_of(step.begin(), step.end(), [](int64_t s) { return s != 1; }))
+      step.size() != in.size() || rank > kMaxBoxRank ||
+      std::any_of(step.begin(), step.end(), [](int64_t s) { return s < 1; }))
     return false;
   plan = MovePlan();
-  std::vector<int64_t> zero(out.size(), 0);
-  return detail::addCopy(plan, 0, out, zero, in, start, out);
+  long long inS[kMaxBoxRank], outS[kMaxBoxRank], srcS[kMaxBoxRank];
+  rowMajorStrides(in.data(), rank, inS);
+  rowMajorStrides(out.data(), rank, outS);
+  long long base = 0;
+  for (int d = 0; d < rank; ++d) {
+    srcS[d] = inS[d] * step[size_t(d)];
+    base += start[size_t(d)] * inS[d];
+  }
+  BoxCopyPlan p;
+  if (!planStridedCopy(out.data(), srcS, outS, rank, base, 0, p))
+    return false;
+  if (p.count > 0) {
+    plan.copies.push_back(p);
+    plan.sources.push_back(0);
+  }
+  return true;
+}
+
+/// `out` = in.permute(perm): the output walked in order, each of its dims
+/// stepping the input by the stride of the input dim it takes.
+inline bool planPermuteMove(const std::vector<int64_t> &in,
+                            const std::vector<int64_t> &perm, MovePlan &plan) {
+  int rank = int(in.size());
+  if (perm.size() != in.size() || rank > kMaxBoxRank)
+    return false;
+  plan = MovePlan();
+  long long inS[kMaxBoxRank], outS[kMaxBoxRank], srcS[kMaxBoxRank];
+  int64_t out[kMaxBoxRank];
+  rowMajorStrides(in.data(), rank, inS);
+  for (int d = 0; d < rank; ++d) {
+    int64_t p = perm[size_t(d)];
+    if (p < 0 || p >= rank)
+      return false;
+    out[d] = in[size_t(p)];
+    srcS[d] = inS[p];
+  }
+  rowMajorStrides(out, rank, outS);
+  BoxCopyPlan p;
+  if (!planStridedCopy(out, srcS, outS, rank, 0, 0, p))
+    return false;
+  if (p.count > 0) {
+    plan.copies.push_back(p);
+    plan.sources.push_back(0);
+  }
+  return true;
 }
 
 /// torch.cat(ins, dim) into `out`: input k at its offset along `dim`.
