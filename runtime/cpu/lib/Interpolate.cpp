@@ -21,14 +21,6 @@ using namespace detail;
 
 namespace {
 
-/// Per output index along one dim: up to two local source indices and
-/// their weights (taps == 1 means only index0 with weight 1 is read).
-struct AxisTable {
-  std::vector<int64_t> index0, index1;
-  std::vector<float> weight0, weight1;
-  int taps = 1;
-};
-
 /// floor(v) as an index clamped to [0, last], converted only after
 /// clamping (a float beyond int64's range would be undefined to convert).
 int64_t floorIndex(float v, int64_t last) {
@@ -54,8 +46,8 @@ int64_t globalSource(InterpMode mode, const InterpParams &p, int d, int64_t o,
   return i0;
 }
 
-AxisTable makeAxis(InterpMode mode, const InterpParams &p, int d) {
-  AxisTable t;
+InterpAxis makeAxis(InterpMode mode, const InterpParams &p, int d) {
+  InterpAxis t;
   int64_t n = p.out[d];
   t.index0.resize(n);
   t.index1.resize(n);
@@ -82,8 +74,8 @@ AxisTable makeAxis(InterpMode mode, const InterpParams &p, int d) {
 }
 
 /// Leading unit dims of ranks below 3: one tap at index 0.
-AxisTable unitAxis() {
-  AxisTable t;
+InterpAxis unitAxis() {
+  InterpAxis t;
   t.index0 = t.index1 = {0};
   t.weight0 = {1.0f};
   t.weight1 = {0.0f};
@@ -92,26 +84,32 @@ AxisTable unitAxis() {
 
 } // namespace
 
-void interpolate(InterpMode mode, const InterpParams &p, const float *x,
-                 float *y) {
-  AxisTable axes[3];
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+InterpAxes interpolationAxes(InterpMode mode, const InterpParams &p) {
+  InterpAxes t;
   for (int d = 0; d < 3; ++d) {
     int src = d - (3 - p.rank);
     if (src < 0) {
-      axes[d] = unitAxis();
+      t.axis[d] = unitAxis();
       continue;
     }
-    axes[d] = makeAxis(mode, p, src);
-    in[d] = p.in[src];
-    out[d] = p.out[src];
+    t.axis[d] = makeAxis(mode, p, src);
+    t.in[d] = p.in[src];
+    t.out[d] = p.out[src];
   }
+  return t;
+}
+
+void interpolate(InterpMode mode, const InterpParams &p, const float *x,
+                 float *y) {
+  InterpAxes tables = interpolationAxes(mode, p);
+  const InterpAxis *axes = tables.axis;
+  const int64_t *in = tables.in, *out = tables.out;
   int64_t inVol = in[0] * in[1] * in[2];
   int64_t rowsPerChannel = out[0] * out[1];
   int64_t rows = p.channels * rowsPerChannel;
   if (rows <= 0 || out[2] <= 0)
     return;
-  const AxisTable &a0 = axes[0], &a1 = axes[1], &a2 = axes[2];
+  const InterpAxis &a0 = axes[0], &a1 = axes[1], &a2 = axes[2];
   int threads = threadsFor(8.0 * rows * out[2]);
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (int64_t row = 0; row < rows; ++row) {

@@ -13,6 +13,7 @@
 
 #include "shardrt/Status.h"
 #include "shardrt/artifact/shardbin_generated.h"
+#include "shardrt/cpu/Kernels.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -21,11 +22,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-namespace shardrt::cpu {
-enum class UnaryKind;  // shardrt/cpu/Kernels.h
-enum class BinaryKind; // shardrt/cpu/Kernels.h
-} // namespace shardrt::cpu
 
 namespace shardrt {
 namespace comm {
@@ -175,6 +171,14 @@ private:
 /// ReductionFused header: `reduced` flags each dim of `domain`.
 Status readReductionHeader(IntReader &ints, Shape &domain,
                            std::vector<bool> &reduced);
+
+/// An Interpolate's mode and its parameters for `cpu::interpolate`, checked.
+struct InterpolateStep {
+  cpu::InterpMode mode{};
+  cpu::InterpParams params;
+};
+StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
+                                            const PrepareContext &ctx);
 
 std::string shapeStr(const Shape &shape);
 int64_t numElements(const Shape &shape);

@@ -204,8 +204,10 @@ StatusOr<RunFn> preparePool(const fb::Instruction &inst,
   });
 }
 
-StatusOr<RunFn> prepareInterpolate(const fb::Instruction &inst,
-                                   const PrepareContext &ctx) {
+} // namespace
+
+StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
+                                            const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
   SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
   const Shape &x = inSlot(inst, ctx, 0).shape, &y = outSlot(inst, ctx, 0).shape;
@@ -251,6 +253,18 @@ StatusOr<RunFn> prepareInterpolate(const fb::Instruction &inst,
   copyTo(p.outOffset, outOffset);
   copyTo(p.inOffset, inOffset);
   copyTo(p.inGlobal, inGlobal);
+  return InterpolateStep{m, p};
+}
+
+namespace {
+
+StatusOr<RunFn> prepareInterpolate(const fb::Instruction &inst,
+                                   const PrepareContext &ctx) {
+  StatusOr<InterpolateStep> step = decodeInterpolate(inst, ctx);
+  if (!step.ok())
+    return step.status();
+  cpu::InterpMode m = step->mode;
+  cpu::InterpParams p = step->params;
   uint32_t xi = inIdx(inst, 0), yi = outIdx(inst, 0);
   return RunFn([=](RunContext &rc) {
     cpu::interpolate(m, p, slotPtr<float>(rc, xi), slotPtr<float>(rc, yi));

@@ -242,6 +242,34 @@ TEST(CudaBackend, PadSliceConcatMoveBoxesOnTheDevice) {
                       2);
 }
 
+TEST(CudaBackend, PermutesStridedSlicesAndInterpolationsRunOnTheDevice) {
+  // A permute, a strided slice (strided box copies), and interpolations
+  // from the CPU kernel's tables (InterpolatePlan): nearest x2 of a map,
+  // bilinear with align_corners, and a shard of a trilinear resize (output
+  // rows from 3 of a global 10, input rows from 1 of a global 5). Captured
+  // in a CUDA graph, so every step is native.
+  Model m;
+  uint32_t x = m.input("in0", {2, 3, 4, 5});
+  uint32_t t = m.output("out0", {5, 2, 4, 3});
+  m.op(Opcode::Permute, {x}, {t}, {3, 0, 2, 1});
+  uint32_t s = m.output("out1", {1, 2, 2, 2});
+  m.op(Opcode::Slice, {x}, {s}, {1, 0, 1, 0, 1, 2, 2, 3});
+  uint32_t n = m.output("out2", {2, 3, 8, 10});
+  m.op(Opcode::Interpolate, {x}, {n}, {2, 0, 0, 0, 0, 0, 4, 5}, {0.5, 0.5},
+       "nearest");
+  uint32_t b = m.output("out3", {2, 3, 7, 3});
+  m.op(Opcode::Interpolate, {x}, {b}, {2, 1, 0, 0, 0, 0, 4, 5},
+       {3.0 / 6.0, 4.0 / 2.0}, "linear");
+  uint32_t v = m.input("in1", {1, 2, 4, 3, 2});
+  uint32_t r = m.output("out4", {1, 2, 5, 6, 4});
+  m.op(Opcode::Interpolate, {v}, {r}, {3, 0, 3, 0, 0, 1, 0, 0, 5, 3, 2},
+       {0.5, 0.5, 0.5}, "linear");
+  SessionOptions graph = cudaOptions();
+  graph.cudaGraph = true;
+  expectBackendsAgree(m, {randomFloats(120, 33), randomFloats(48, 34)}, graph,
+                      2);
+}
+
 /// Two ranks hold rows [0, 5) and [5, 12) of a (2, 12, 3) tensor; each pads
 /// its rows by one on both sides and fills the pads from its ring
 /// neighbours: boxes that are not contiguous in the slot (one row of each

@@ -323,6 +323,12 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
   case fb::Opcode::Concat:
     native = prepareMoveStep(inst, ctx, lib_.stream);
     break;
+  case fb::Opcode::Interpolate:
+    native = prepareInterpolateStep(inst, ctx, lib_.stream,
+                                    [this](const void *data, size_t bytes) {
+                                      return placeConstant(data, bytes);
+                                    });
+    break;
   case fb::Opcode::ElementwiseFused:
   case fb::Opcode::ReductionFused:
     native = prepareKernel(inst, ctx);

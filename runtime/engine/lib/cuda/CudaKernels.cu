@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaSupport.h"
+#include "InterpolatePlan.h"
 
 #include <algorithm>
 
@@ -56,6 +57,14 @@ __global__ void copyBoxKernel(T *__restrict__ dst, const T *__restrict__ src,
   }
 }
 
+__global__ void interpolateKernel(float *__restrict__ y,
+                                  const float *__restrict__ x,
+                                  InterpolateView v) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+       i < v.count; i += (long long)gridDim.x * blockDim.x)
+    y[i] = interpolateAt(v, x, i);
+}
+
 /// The copy of elements of T's size (the bytes are only moved).
 template <typename T>
 void launchCopyBoxOf(void *dst, const void *src, const BoxCopyPlan &p,
@@ -102,6 +111,15 @@ cudaError_t launchFillBox(float *data, const BoxCopyPlan &p, float value,
   if (p.count <= 0)
     return cudaSuccess;
   fillBoxKernel<<<gridFor(p.count), kThreads, 0, stream>>>(data, p, value);
+  return cudaGetLastError();
+}
+
+cudaError_t launchInterpolate(float *y, const float *x,
+                              const InterpolateView &view,
+                              cudaStream_t stream) {
+  if (view.count <= 0)
+    return cudaSuccess;
+  interpolateKernel<<<gridFor(view.count), kThreads, 0, stream>>>(y, x, view);
   return cudaGetLastError();
 }
 

@@ -23,9 +23,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace shardrt::exec::cuda {
+
+struct InterpolateView; // InterpolatePlan.h
 
 Status cublasStatus(cublasStatus_t err, const char *call);
 #ifdef SHARDRT_HAVE_CUDNN
@@ -92,6 +95,16 @@ StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
 RunFn prepareMoveStep(const fb::Instruction &inst, const PrepareContext &ctx,
                       cudaStream_t stream);
 
+/// Copies `bytes` of host data to device memory that lives as long as the
+/// session (the backend's placeConstant).
+using UploadFn = std::function<StatusOr<void *>(const void *, size_t)>;
+/// CudaInterpolate.cpp: an Interpolate (every mode) with its tables on the
+/// device.
+StatusOr<RunFn> prepareInterpolateStep(const fb::Instruction &inst,
+                                       const PrepareContext &ctx,
+                                       cudaStream_t stream,
+                                       const UploadFn &upload);
+
 // CudaKernels.cu: small kernels of the backend's own.
 
 /// Copies the box that `plan` (planBoxCopy, made once at prepare time)
@@ -104,6 +117,9 @@ cudaError_t launchFill(float *data, int64_t n, float value,
 /// Sets the destination side of `plan` to `value` (a pad's borders).
 cudaError_t launchFillBox(float *data, const BoxCopyPlan &plan, float value,
                           cudaStream_t stream);
+/// y = x resampled as `view` (planInterpolate's tables, on the device) says.
+cudaError_t launchInterpolate(float *y, const float *x,
+                              const InterpolateView &view, cudaStream_t stream);
 /// y[r, c] += bias[c] for a (rows, cols) row-major y.
 cudaError_t launchAddBias(float *y, const float *bias, int64_t rows,
                           int64_t cols, cudaStream_t stream);

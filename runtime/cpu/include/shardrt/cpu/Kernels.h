@@ -203,6 +203,24 @@ struct InterpParams {
 void interpolate(InterpMode mode, const InterpParams &p, const float *x,
                  float *y);
 
+/// What `interpolate` reads for one output index along one dim: up to two
+/// local source indices and their weights (taps == 1: only index0, weight 1).
+struct InterpAxis {
+  std::vector<int64_t> index0, index1;
+  std::vector<float> weight0, weight1;
+  int taps = 1;
+};
+/// The three spatial dims `interpolate` walks (ranks below 3 get unit dims
+/// in front), with their local input and output extents. Output element
+/// (c, o0, o1, o2) blends the innermost dim first, then each outer one:
+/// v(i0, i1) = x[c][i0][i1][index0[o2]] * weight0[o2] (+ index1, weight1),
+/// then over axis 1, then axis 0. Other backends build the same tables.
+struct InterpAxes {
+  InterpAxis axis[3];
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+};
+InterpAxes interpolationAxes(InterpMode mode, const InterpParams &p);
+
 enum class PadMode { Constant, Reflect, Replicate, Circular };
 /// Pads (or crops, with negative amounts) every dim d by lo[d] / hi[d]
 /// (already in dim order, not F.pad's reversed order). Reflect needs
