@@ -451,8 +451,9 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
   return out;
 }
 
-/// Runs sc-partition (then sc-deepen-halos, sc-fuse, sc-sink-bias,
-/// sc-overlap-halos and sc-reshape-views, as `options` asks) on `module`.
+/// Runs sc-partition (then sc-deepen-halos, sc-expand-norms, sc-fuse,
+/// sc-sink-bias, sc-overlap-halos and sc-reshape-views, as `options` asks)
+/// on `module`.
 LogicalResult partition(ModuleOp module, const LowerOptions &options) {
   PassManager pm(module.getContext());
   ScPartitionOptions partitionOptions;
@@ -465,6 +466,8 @@ LogicalResult partition(ModuleOp module, const LowerOptions &options) {
     rates.gflops = options.convGFlops;
     pm.addPass(createScDeepenHalos(rates));
   }
+  if (options.expandNorms)
+    pm.addPass(createScExpandNorms());
   if (options.fuse) {
     ScFuseOptions fuseOptions;
     fuseOptions.loneKernels = options.fuseLoneKernels;

@@ -214,7 +214,9 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   shardc::LowerOptions options;
   options.unpartitioned = unpartitioned;
   options.fuse = fuse || optLevel >= 3 || target == "cuda";
+  // The CUDA backend runs fused kernels natively, not plain ones or norms.
   options.fuseLoneKernels = target == "cuda";
+  options.expandNorms = target == "cuda";
   // A pass flag given on the command line wins over the -O default.
   auto enabled = [](const cl::opt<cl::boolOrDefault> &flag, unsigned level) {
     return flag == cl::BOU_UNSET ? optLevel >= level : flag == cl::BOU_TRUE;

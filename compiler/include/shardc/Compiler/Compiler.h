@@ -33,6 +33,9 @@ struct LowerOptions {
   /// the compute rate of the recomputed convolution rows.
   bool deepenHalos = false;
   double haloLatencyUs = 20.0, haloGBytesPerS = 20.0, convGFlops = 20000.0;
+  /// Run sc-expand-norms before sc-fuse: norms and softmaxes become
+  /// reductions and elementwise kernels (the CUDA backend has neither).
+  bool expandNorms = false;
   /// Run sc-fuse on the partitioned program (never on the world-of-one
   /// reference it embeds, which stays the unfused, independent check).
   bool fuse = false;

@@ -103,6 +103,53 @@ def ScPlanMemory : Pass<"sc-plan-memory", "mlir::ModuleOp"> {
   }];
 }
 
+def ScExpandNorms : Pass<"sc-expand-norms", "mlir::ModuleOp"> {
+  let summary = "Expands norm and softmax kernels into reductions and "
+                "elementwise kernels";
+  let description = [{
+    In every rank-class function, a `Norm` kernel (layer, group or batch
+    norm) and a `Softmax` kernel (softmax or log-softmax) become the
+    `Reduce`, `Unary` and `Binary` kernels that compute them, the way
+    sc-partition writes a norm whose statistic dims are split: the mean,
+    the variance as the mean of the centred squares, `rsqrt(var + eps)`
+    (eps a `Fill`ed scalar), the normalised values and the affine
+    parameters (reshaped to broadcast); a group norm runs on
+    (N, groups, elements) between two reshaping copies. A value that two
+    consumers read (`x - mean`, `exp(x - max)`) is computed once per
+    consumer, so that `sc-fuse` makes each statistic one fused reduction
+    and each epilogue one fused kernel. `shardc --target=cuda` runs it
+    before sc-fuse: the CUDA backend has no native norm or softmax and
+    would stage them through the host. Kernels whose attributes the runtime
+    would reject are left for it to report.
+
+    Input:
+    ```mlir
+    scl.kernel "Norm" mode "layer" ins(%x, %w, %b : memref<4x8xf32>, memref<8xf32>, memref<8xf32>)
+        outs(%y : memref<4x8xf32>) {floats = array<f64: 1.0e-05>, ints = array<i64: 1, 1, 1>}
+    ```
+    Output:
+    ```mlir
+    %m = memref.alloc() : memref<4x1xf32>
+    scl.kernel "Reduce" mode "mean" ins(%x : memref<4x8xf32>) outs(%m : memref<4x1xf32>) {ints = array<i64: 1>}
+    %c = memref.alloc() : memref<4x8xf32>
+    scl.kernel "Binary" mode "sub" ins(%x, %m : memref<4x8xf32>, memref<4x1xf32>) outs(%c : memref<4x8xf32>)
+    %s = memref.alloc() : memref<4x8xf32>
+    scl.kernel "Binary" mode "mul" ins(%c, %c : memref<4x8xf32>, memref<4x8xf32>) outs(%s : memref<4x8xf32>)
+    %v = memref.alloc() : memref<4x1xf32>
+    scl.kernel "Reduce" mode "mean" ins(%s : memref<4x8xf32>) outs(%v : memref<4x1xf32>) {ints = array<i64: 1>}
+    %e = memref.alloc() : memref<f32>
+    scl.kernel "Fill" outs(%e : memref<f32>) {floats = array<f64: 1.0e-05>}
+    ...
+    %r = memref.alloc() : memref<4x1xf32>
+    scl.kernel "Unary" mode "rsqrt" ins(%ve : memref<4x1xf32>) outs(%r : memref<4x1xf32>)
+    ...
+    scl.kernel "Binary" mode "add" ins(%yw, %b : memref<4x8xf32>, memref<8xf32>) outs(%y : memref<4x8xf32>)
+    ```
+  }];
+  let dependentDialects = ["::shardc::scl::SclDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
   let summary = "Fuses chains of elementwise kernels, and the reductions "
                 "that read them, into one kernel each";
