@@ -21,6 +21,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <cmath>
+
 namespace shardc {
 #define GEN_PASS_DEF_SCEXPANDNORMS
 #include "shardc/Compiler/Passes.h.inc"
@@ -82,10 +84,6 @@ struct KernelEmitter {
   }
 };
 
-bool isF32(Value v) {
-  return cast<MemRefType>(v.getType()).getElementType().isF32();
-}
-
 /// (x - mean) * rsqrt(var + eps) over `dims` of x, both statistics
 /// computed from x (the variance as the mean of the centred squares).
 Value normalize(KernelEmitter &e, Value x, ArrayRef<int64_t> dims, double eps) {
@@ -129,6 +127,8 @@ bool expandNorm(scl::KernelOp k) {
   bool hasWeight = ints[0] != 0, hasBias = ints[1] != 0;
   int64_t param = ints[2];
   double eps = k.getFloats()[0];
+  if (!std::isfinite(eps) || eps < 0)
+    return false;
   StringRef kind = *k.getMode();
   Value x = k.getIns()[0], out = k.getOuts()[0];
   Extents shape = shapeOf(x);
@@ -141,11 +141,20 @@ bool expandNorm(scl::KernelOp k) {
     weight = k.getIns()[first];
   if (hasBias)
     bias = k.getIns()[first + hasWeight];
+  // The runtime checks parameters (and running statistics) by count.
+  auto paramsHold = [&](const Extents &paramShape) {
+    int64_t count = elementCount(paramShape);
+    return llvm::all_of(k.getIns().drop_front(), [&](Value v) {
+      return elementCount(shapeOf(v)) == count;
+    });
+  };
   KernelEmitter e{OpBuilder(k), k.getLoc()};
   if (kind == "layer") {
     if (param < 1 || param > rank)
       return false;
     Extents paramShape(shape.end() - param, shape.end());
+    if (!paramsHold(paramShape))
+      return false;
     SmallVector<int64_t> dims;
     for (int64_t d = rank - param; d < rank; ++d)
       dims.push_back(d);
@@ -157,6 +166,8 @@ bool expandNorm(scl::KernelOp k) {
   // (C) -> (C, 1, ...): per channel over (N, C, spatial...).
   Extents channelShape(size_t(rank - 1), 1);
   channelShape[0] = shape[1];
+  if (!paramsHold(channelShape))
+    return false;
   if (kind == "group") {
     if (param < 1 || shape[1] % param != 0)
       return false;
@@ -187,7 +198,9 @@ bool expandSoftmax(scl::KernelOp k) {
     return false;
   Value x = k.getIns()[0], out = k.getOuts()[0];
   int64_t rank = int64_t(shapeOf(x).size()), dim = ints[0];
-  if (dim < 0 || dim >= rank || shapeOf(out) != shapeOf(x))
+  // Over an empty dim there is nothing to compute (and no maximum).
+  if (dim < 0 || dim >= rank || shapeOf(out) != shapeOf(x) ||
+      shapeOf(x)[size_t(dim)] == 0)
     return false;
   KernelEmitter e{OpBuilder(k), k.getLoc()};
   Value max = e.reduce("amax", x, {dim});

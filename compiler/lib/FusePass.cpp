@@ -174,12 +174,24 @@ void readOnDomain(const Group &g,
   boundary.inputOf = std::move(inputOf);
 }
 
+/// Every input of `boundary` broadcasts (numpy rules) to `domain`.
+bool inputsBroadcastTo(const GroupBoundary &boundary,
+                       ArrayRef<int64_t> domain) {
+  return llvm::all_of(boundary.ins, [&](Value v) {
+    return scl::broadcastsTo(cast<MemRefType>(v.getType()).getShape(), domain);
+  });
+}
+
 /// False when the group stays unfused.
 bool fuseGroup(Group &g) {
   GroupBoundary boundary = boundaryOf(g.members, /*outputInternal=*/false);
   scl::KernelOp last = g.members.back();
   Value out = last.getOuts()[0];
   std::vector<Extents> shapes = shapesOf(g.members);
+  // A kernel whose inputs do not broadcast to its output stays for the
+  // runtime to report.
+  if (shapes.size() == 1 && !inputsBroadcastTo(boundary, shapes.front()))
+    return false;
   if (shapes.size() > 1) {
     // runsOnDomain held when the groups merged: the domain exists, every
     // input broadcasts onto it, and the output is a temporary, written
@@ -200,27 +212,25 @@ bool fuseGroup(Group &g) {
   return true;
 }
 
-/// Every input of `boundary` broadcasts (numpy rules) to `domain`.
-bool inputsBroadcastTo(const GroupBoundary &boundary,
-                       ArrayRef<int64_t> domain) {
-  return llvm::all_of(boundary.ins, [&](Value v) {
-    return scl::broadcastsTo(cast<MemRefType>(v.getType()).getShape(), domain);
-  });
+/// An scl.fused_reduction in place of `reduce` (over its input's shape),
+/// reading `ins`, with an empty body; `reduce` is erased.
+scl::FusedReductionOp replaceReduce(scl::KernelOp reduce, ValueRange ins) {
+  SmallVector<int64_t> dims(reduce.getInts());
+  llvm::sort(dims);
+  OpBuilder b(reduce);
+  auto fused = scl::FusedReductionOp::create(
+      b, reduce.getLoc(), *reduce.getMode(), dims,
+      cast<MemRefType>(reduce.getIns()[0].getType()).getShape(), ins,
+      reduce.getOuts()[0]);
+  reduce.erase();
+  return fused;
 }
 
 /// The group and the Reduce reading its output become one
 /// scl.fused_reduction: the group's output is never written.
 void fuseReduction(Group &g, scl::KernelOp reduce) {
   GroupBoundary boundary = boundaryOf(g.members, /*outputInternal=*/true);
-  Value domainBuffer = reduce.getIns()[0];
-  SmallVector<int64_t> dims(reduce.getInts());
-  llvm::sort(dims);
-  OpBuilder b(reduce);
-  auto fused = scl::FusedReductionOp::create(
-      b, reduce.getLoc(), *reduce.getMode(), dims,
-      cast<MemRefType>(domainBuffer.getType()).getShape(), boundary.ins,
-      reduce.getOuts()[0]);
-  reduce.erase();
+  auto fused = replaceReduce(reduce, boundary.ins);
   moveIntoBody(g, boundary, fused.getBody());
 }
 
@@ -228,17 +238,12 @@ void fuseReduction(Group &g, scl::KernelOp reduce) {
 /// identity body (lone-kernels).
 void fuseLoneReduction(scl::KernelOp reduce) {
   Value in = reduce.getIns()[0];
-  SmallVector<int64_t> dims(reduce.getInts());
-  llvm::sort(dims);
-  OpBuilder b(reduce);
-  auto fused =
-      scl::FusedReductionOp::create(b, reduce.getLoc(), *reduce.getMode(), dims,
-                                    cast<MemRefType>(in.getType()).getShape(),
-                                    ValueRange{in}, reduce.getOuts()[0]);
+  Location loc = reduce.getLoc();
+  auto fused = replaceReduce(reduce, in);
+  OpBuilder b(fused);
   Block *body = b.createBlock(&fused.getBody());
   body->addArgument(b.getF32Type(), in.getLoc());
-  scl::YieldOp::create(b, reduce.getLoc(), body->getArgument(0));
-  reduce.erase();
+  scl::YieldOp::create(b, loc, body->getArgument(0));
 }
 
 /// Whether `members` (in program order) can run as one kernel over the

@@ -27,14 +27,30 @@ bool isReshape(scl::KernelOp k) {
          in.getShape() != out.getShape();
 }
 
+bool isF32(Value buffer) {
+  return cast<MemRefType>(buffer.getType()).getElementType().isF32();
+}
+
 bool isFusableReduce(scl::KernelOp k) {
-  auto isF32 = [](Value v) {
-    return cast<MemRefType>(v.getType()).getElementType().isF32();
-  };
-  return k.getOpcode() == "Reduce" && k.getIns().size() == 1 &&
-         k.getOuts().size() == 1 && isF32(k.getIns()[0]) &&
-         isF32(k.getOuts()[0]) && k.getMode() &&
-         scl::isReductionKind(*k.getMode());
+  if (k.getOpcode() != "Reduce" || k.getIns().size() != 1 ||
+      k.getOuts().size() != 1 || !isF32(k.getIns()[0]) ||
+      !isF32(k.getOuts()[0]) || !k.getMode() ||
+      !scl::isReductionKind(*k.getMode()))
+    return false;
+  // What scl.fused_reduction verifies; a Reduce that fails it stays for the
+  // runtime to report.
+  Extents in = shapeOf(k.getIns()[0]);
+  SmallVector<int64_t> dims(k.getInts());
+  llvm::sort(dims);
+  int64_t kept = 1, reduced = 1;
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d < 0 || d >= int64_t(in.size()) || (i > 0 && d == dims[i - 1]))
+      return false;
+  for (auto [d, n] : llvm::enumerate(in))
+    (llvm::is_contained(dims, int64_t(d)) ? reduced : kept) *= n;
+  bool extremum = *k.getMode() == "amax" || *k.getMode() == "amin";
+  return elementCount(shapeOf(k.getOuts()[0])) == kept &&
+         !(reduced == 0 && extremum);
 }
 
 bool readsWithoutFullCopy(Value v, const Extents &shape, int64_t domainCount) {

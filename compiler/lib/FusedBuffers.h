@@ -30,10 +30,14 @@ class KernelOp;
 
 Extents shapeOf(mlir::Value buffer);
 
+/// Whether a buffer holds f32 elements.
+bool isF32(mlir::Value buffer);
+
 /// A Copy between f32 buffers of one element count and different shapes.
 bool isReshape(scl::KernelOp k);
 
-/// A Reduce kernel (f32, one of the modes a fused reduction has).
+/// A Reduce kernel that an scl.fused_reduction can replace: f32, one of
+/// its modes, dims in range and distinct, no amax/amin over nothing.
 bool isFusableReduce(scl::KernelOp k);
 
 /// Whether readAs(v, shape) on a kernel over `domainCount` elements reads

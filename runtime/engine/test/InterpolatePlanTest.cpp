@@ -5,7 +5,10 @@
 // over the same packed bytes, for every output element, and must match
 // cpu::interpolate: every mode, ranks 1 to 3, align_corners either way,
 // upsampling and downsampling, and shards (offsets into a larger global
-// input, as the partitioner emits them).
+// input, as the partitioner emits them). Both read the tables of
+// cpu::interpolationAxes, so this checks the packing and the blend order;
+// PyTorch's coordinate rounding is checked on the CPU kernel itself (the
+// acceptance cases against PyTorch) and by the hand-computed case below.
 //
 //===----------------------------------------------------------------------===//
 

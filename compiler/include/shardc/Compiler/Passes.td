@@ -120,7 +120,8 @@ def ScExpandNorms : Pass<"sc-expand-norms", "mlir::ModuleOp"> {
     and each epilogue one fused kernel. `shardc --target=cuda` runs it
     before sc-fuse: the CUDA backend has no native norm or softmax and
     would stage them through the host. Kernels whose attributes the runtime
-    would reject are left for it to report.
+    would reject (eps, parameter sizes, dims) are left for it to report, as
+    is a softmax over an empty dim.
 
     Input:
     ```mlir
@@ -209,7 +210,7 @@ def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
     kernels of their own: the CUDA backend runs fused kernels on the device
     but stages a plain `Unary`, `Binary` or `Reduce` through the host.
     ```mlir
-    scl.kernel "Reduce" mode "mean" ints [1] ins(%x : memref<2x8xf32>) outs(%m : memref<2x1xf32>)
+    scl.kernel "Reduce" mode "mean" ins(%x : memref<2x8xf32>) outs(%m : memref<2x1xf32>) {ints = array<i64: 1>}
     ```
     becomes
     ```mlir

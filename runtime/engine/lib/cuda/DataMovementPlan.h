@@ -32,6 +32,14 @@ struct MovePlan {
 
 namespace detail {
 
+/// Adds `p` as a copy from input `source` unless it moves nothing.
+inline void addPlanned(MovePlan &plan, int source, const BoxCopyPlan &p) {
+  if (p.count > 0) {
+    plan.copies.push_back(p);
+    plan.sources.push_back(source);
+  }
+}
+
 inline bool addCopy(MovePlan &plan, int source, const std::vector<int64_t> &to,
                     const std::vector<int64_t> &toLo,
                     const std::vector<int64_t> &from,
@@ -41,10 +49,7 @@ inline bool addCopy(MovePlan &plan, int source, const std::vector<int64_t> &to,
   if (!planBoxCopy({to.data(), toLo.data()}, {from.data(), fromLo.data()},
                    box.data(), int(box.size()), p))
     return false;
-  if (p.count > 0) {
-    plan.copies.push_back(p);
-    plan.sources.push_back(source);
-  }
+  addPlanned(plan, source, p);
   return true;
 }
 
@@ -123,10 +128,7 @@ inline bool planSliceMove(const std::vector<int64_t> &in,
   BoxCopyPlan p;
   if (!planStridedCopy(out.data(), srcS, outS, rank, base, 0, p))
     return false;
-  if (p.count > 0) {
-    plan.copies.push_back(p);
-    plan.sources.push_back(0);
-  }
+  detail::addPlanned(plan, 0, p);
   return true;
 }
 
@@ -152,10 +154,7 @@ inline bool planPermuteMove(const std::vector<int64_t> &in,
   BoxCopyPlan p;
   if (!planStridedCopy(out, srcS, outS, rank, 0, 0, p))
     return false;
-  if (p.count > 0) {
-    plan.copies.push_back(p);
-    plan.sources.push_back(0);
-  }
+  detail::addPlanned(plan, 0, p);
   return true;
 }
 

@@ -74,13 +74,13 @@ inline InterpolatePlan planInterpolate(cpu::InterpMode mode,
   for (int d = 0; d < 3; ++d) {
     const cpu::InterpAxis &a = axes.axis[d];
     static_assert(sizeof(long long) == sizeof(int64_t));
-    plan.index0[d] = place(a.index0.data(), a.index0.size() * 8);
-    plan.index1[d] = place(a.index1.data(), a.index1.size() * 8);
+    plan.index0[d] = place(a.index0.data(), a.index0.size() * sizeof(int64_t));
+    plan.index1[d] = place(a.index1.data(), a.index1.size() * sizeof(int64_t));
   }
   for (int d = 0; d < 3; ++d) {
     const cpu::InterpAxis &a = axes.axis[d];
-    plan.weight0[d] = place(a.weight0.data(), a.weight0.size() * 4);
-    plan.weight1[d] = place(a.weight1.data(), a.weight1.size() * 4);
+    plan.weight0[d] = place(a.weight0.data(), a.weight0.size() * sizeof(float));
+    plan.weight1[d] = place(a.weight1.data(), a.weight1.size() * sizeof(float));
     plan.taps[d] = a.taps;
     plan.in[d] = axes.in[d];
     plan.out[d] = axes.out[d];
