@@ -49,6 +49,16 @@ std::vector<float> run(const MovePlan &plan,
   return y;
 }
 
+/// `plan` produces `want` and writes every element of `out` exactly once.
+void expectWritesOnce(const MovePlan &plan,
+                      const std::vector<std::vector<float>> &ins,
+                      const Shape &out, const std::vector<float> &want) {
+  std::vector<int> writes;
+  EXPECT_EQ(run(plan, ins, out, writes), want);
+  EXPECT_TRUE(
+      std::all_of(writes.begin(), writes.end(), [](int n) { return n == 1; }));
+}
+
 std::vector<float> iota(const Shape &shape, float from) {
   std::vector<float> v(size_t(count(shape)));
   std::iota(v.begin(), v.end(), from);
@@ -85,11 +95,8 @@ TEST(DataMovementPlan, ConstantPadMatchesTheCpuPad) {
              sizeof(float), true);
     MovePlan plan;
     ASSERT_TRUE(planPadMove(in, out, lo, 0.5, plan));
-    std::vector<int> writes;
     SCOPED_TRACE("trial " + std::to_string(trial));
-    EXPECT_EQ(run(plan, {x}, out, writes), want);
-    EXPECT_TRUE(std::all_of(writes.begin(), writes.end(),
-                            [](int n) { return n == 1; }));
+    expectWritesOnce(plan, {x}, out, want);
   }
 }
 
@@ -109,11 +116,8 @@ TEST(DataMovementPlan, StridedSliceMatchesTheCpuSlice) {
     cpu::slice(x.data(), in, start, step, want.data(), out, sizeof(float));
     MovePlan plan;
     ASSERT_TRUE(planSliceMove(in, out, start, step, plan));
-    std::vector<int> writes;
     SCOPED_TRACE("trial " + std::to_string(trial));
-    EXPECT_EQ(run(plan, {x}, out, writes), want);
-    EXPECT_TRUE(std::all_of(writes.begin(), writes.end(),
-                            [](int n) { return n == 1; }));
+    expectWritesOnce(plan, {x}, out, want);
   }
   MovePlan plan;
   EXPECT_FALSE(planSliceMove({6}, {3}, {0}, {0}, plan));
@@ -137,11 +141,8 @@ TEST(DataMovementPlan, PermuteMatchesTheCpuPermute) {
     cpu::permute(x.data(), in, perm, want.data(), sizeof(float));
     MovePlan plan;
     ASSERT_TRUE(planPermuteMove(in, perm, plan));
-    std::vector<int> writes;
     SCOPED_TRACE("trial " + std::to_string(trial));
-    EXPECT_EQ(run(plan, {x}, out, writes), want);
-    EXPECT_TRUE(std::all_of(writes.begin(), writes.end(),
-                            [](int n) { return n == 1; }));
+    expectWritesOnce(plan, {x}, out, want);
   }
   // Merged runs: a swap of the two outer dims of (2, 3, 4) moves rows of 4.
   MovePlan plan;
@@ -177,11 +178,8 @@ TEST(DataMovementPlan, ConcatMatchesTheCpuConcat) {
     cpu::concat(ptrs, shapes, dim, want.data(), sizeof(float));
     MovePlan plan;
     ASSERT_TRUE(planConcatMove(shapes, out, dim, plan));
-    std::vector<int> writes;
     SCOPED_TRACE("trial " + std::to_string(trial));
-    EXPECT_EQ(run(plan, xs, out, writes), want);
-    EXPECT_TRUE(std::all_of(writes.begin(), writes.end(),
-                            [](int n) { return n == 1; }));
+    expectWritesOnce(plan, xs, out, want);
   }
 }
 
