@@ -75,6 +75,8 @@ struct KernelEmitter {
     return out;
   }
   /// `v` in `shape` (same element count): itself, or a reshaping copy.
+  /// Not readAs's view of a temporary: sc-fuse merges the groups on both
+  /// sides of a reshaping Copy (a group norm's rows and its epilogue).
   Value reshape(Value v, ArrayRef<int64_t> shape) {
     if (shapeOf(v) == Extents(shape.begin(), shape.end()))
       return v;
@@ -99,21 +101,14 @@ Value normalize(KernelEmitter &e, Value x, ArrayRef<int64_t> dims, double eps) {
 void finishAffine(KernelEmitter &e, Value y, std::optional<Value> weight,
                   std::optional<Value> bias, ArrayRef<int64_t> paramShape,
                   Value out) {
-  SmallVector<std::pair<StringRef, Value>> steps;
-  if (weight)
-    steps.push_back({"mul", e.reshape(*weight, paramShape)});
+  if (weight && bias)
+    y = e.binary("mul", y, e.reshape(*weight, paramShape));
   if (bias)
-    steps.push_back({"add", e.reshape(*bias, paramShape)});
-  if (steps.empty()) {
+    e.into("Binary", "add", {y, e.reshape(*bias, paramShape)}, out);
+  else if (weight)
+    e.into("Binary", "mul", {y, e.reshape(*weight, paramShape)}, out);
+  else
     e.into("Copy", "", {y}, out);
-    return;
-  }
-  for (auto [i, step] : llvm::enumerate(steps)) {
-    if (i + 1 == steps.size())
-      e.into("Binary", step.first, {y, step.second}, out);
-    else
-      y = e.binary(step.first, y, step.second);
-  }
 }
 
 /// Expands a Norm kernel; false when its attributes are not a norm the
@@ -217,9 +212,7 @@ bool expandSoftmax(scl::KernelOp k) {
 
 struct ScExpandNormsPass : impl::ScExpandNormsBase<ScExpandNormsPass> {
   void runOnOperation() override {
-    for (auto f : getOperation().getOps<func::FuncOp>()) {
-      if (!f->hasAttr(scl::SclDialect::kRanksAttrName) || f.isExternal())
-        continue;
+    for (func::FuncOp f : rankClassFunctions(getOperation())) {
       bool changed = false;
       for (auto k : llvm::make_early_inc_range(f.getOps<scl::KernelOp>())) {
         bool expanded = k.getOpcode() == "Norm"      ? expandNorm(k)

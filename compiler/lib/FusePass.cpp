@@ -320,9 +320,8 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
   using ScFuseBase::ScFuseBase;
 
   void runOnOperation() override {
-    for (auto f : getOperation().getOps<func::FuncOp>())
-      if (f->hasAttr(scl::SclDialect::kRanksAttrName) && !f.isExternal())
-        fuseFunction(f);
+    for (func::FuncOp f : rankClassFunctions(getOperation()))
+      fuseFunction(f);
   }
 
   void fuseFunction(func::FuncOp f) {

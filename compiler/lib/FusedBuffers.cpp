@@ -73,6 +73,14 @@ Value readAs(Value v, const Extents &shape, OpBuilder &b,
   return copy;
 }
 
+SmallVector<func::FuncOp, 4> rankClassFunctions(ModuleOp module) {
+  SmallVector<func::FuncOp, 4> functions;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (f->hasAttr(scl::SclDialect::kRanksAttrName) && !f.isExternal())
+      functions.push_back(f);
+  return functions;
+}
+
 void dropMemoryPlan(func::FuncOp f) {
   f->removeAttr(scl::SclDialect::kArenaBytesAttrName);
   f->removeAttr(scl::SclDialect::kInputOffsetsAttrName);

@@ -1,8 +1,10 @@
 //===- FusedBuffers.h - Buffers of fused kernels ----------------*- C++ -*-===//
 //
-// What sc-fuse and sc-sink-bias share when they make a fused kernel read or
-// write a buffer in another shape: views of temporaries, small copies of
-// inputs, and dropping a memory plan that no longer holds.
+// What the passes over rank-class functions (sc-expand-norms, sc-fuse,
+// sc-sink-bias, sc-overlap-halos, sc-reshape-views) share: which functions
+// they rewrite, views of temporaries and small copies of inputs when a fused
+// kernel reads a buffer in another shape, and dropping a memory plan that no
+// longer holds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +18,10 @@
 
 #include <optional>
 
+#include "llvm/ADT/SmallVector.h"
+
 namespace mlir {
+class ModuleOp;
 class OpBuilder;
 namespace func {
 class FuncOp;
@@ -52,6 +57,10 @@ bool readsWithoutFullCopy(mlir::Value v, const Extents &shape,
 /// at `loc`, or at `v` without one.
 mlir::Value readAs(mlir::Value v, const Extents &shape, mlir::OpBuilder &b,
                    std::optional<mlir::Location> loc = std::nullopt);
+
+/// The rank-class functions (`scl.ranks`) of `module` that have a body.
+llvm::SmallVector<mlir::func::FuncOp, 4>
+rankClassFunctions(mlir::ModuleOp module);
 
 /// A pass that makes kernels read buffers later, or adds buffers (copies on
 /// a fused kernel's shape), invalidates an earlier sc-plan-memory plan: this

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConvGeometry.h"
+#include "FusedBuffers.h"
 #include "shardc/Compiler/Passes.h"
 #include "shardc/Dialect/ScLocal/ScLocal.h"
 
@@ -195,14 +196,12 @@ struct OverlapHalos : impl::ScOverlapHalosBase<OverlapHalos> {
   }
 
   void runOnOperation() override {
-    getOperation().walk([&](func::FuncOp f) {
-      if (!f->hasAttr(scl::SclDialect::kRanksAttrName))
-        return;
+    for (func::FuncOp f : rankClassFunctions(getOperation())) {
       SmallVector<scl::HaloExchangeOp> exchanges;
       f.walk([&](scl::HaloExchangeOp x) { exchanges.push_back(x); });
       for (scl::HaloExchangeOp x : exchanges)
         overlap(x);
-    });
+    }
   }
 };
 

@@ -57,9 +57,7 @@ bool viewable(scl::KernelOp copy) {
 
 struct ScReshapeViewsPass : impl::ScReshapeViewsBase<ScReshapeViewsPass> {
   void runOnOperation() override {
-    for (auto f : getOperation().getOps<func::FuncOp>()) {
-      if (!f->hasAttr(scl::SclDialect::kRanksAttrName) || f.isExternal())
-        continue;
+    for (func::FuncOp f : rankClassFunctions(getOperation())) {
       bool changed = false;
       for (Operation &op : llvm::make_early_inc_range(f.getBody().front())) {
         auto copy = dyn_cast<scl::KernelOp>(op);

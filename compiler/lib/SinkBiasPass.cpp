@@ -321,9 +321,7 @@ bool sinkBias(scl::KernelOp k, const Extents &channels) {
 
 struct ScSinkBiasPass : impl::ScSinkBiasBase<ScSinkBiasPass> {
   void runOnOperation() override {
-    for (auto f : getOperation().getOps<func::FuncOp>()) {
-      if (!f->hasAttr(scl::SclDialect::kRanksAttrName) || f.isExternal())
-        continue;
+    for (func::FuncOp f : rankClassFunctions(getOperation())) {
       SmallVector<std::pair<scl::KernelOp, Extents>> candidates;
       f.walk([&](scl::KernelOp k) {
         if (std::optional<Extents> channels = channelShape(k))
