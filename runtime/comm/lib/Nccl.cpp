@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -384,6 +385,16 @@ Status NcclCommunicator::doAllGatherV(const void *send, std::int64_t sendCount,
     displ.push_back(total);
     total += size_t(c);
   }
+  bool even = std::all_of(recvCounts.begin(), recvCounts.end(),
+                          [&](std::int64_t c) { return c == sendCount; });
+  if (even)
+    return run("allGatherV",
+               {{send, nullptr, size_t(sendCount) * e, false},
+                {recv, nullptr, total * e, true}},
+               timeout(), [&](const std::vector<void *> &d) {
+                 return ncclAllGather(d[0], d[1], size_t(sendCount) * e,
+                                      ncclUint8, comm_, stream_);
+               });
   // Uneven: one broadcast per member, grouped (NCCL has no gather-v).
   return run("allGatherV",
              {{send, nullptr, size_t(sendCount) * e, false},

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Collectives.h"
 #include "Prepare.h"
 #include "shardrt/artifact/Artifact.h"
 #include "shardrt/comm/Communicator.h"
@@ -256,14 +257,7 @@ Status wholeWorld(const fb::Instruction &inst, const PrepareContext &ctx) {
   return Status();
 }
 
-/// The ranks a collective over `mesh_axes` runs among: those sharing this
-/// rank's coordinates on every other axis, ordered by their coordinates on
-/// the group's axes (major to minor, i.e. world rank order).
-struct Group {
-  std::vector<int> ranks;
-  size_t index = 0;   ///< this rank's place in `ranks`
-  bool whole = false; ///< the group is the whole world
-};
+} // namespace
 
 StatusOr<Group> groupOf(const fb::Instruction &inst,
                         const PrepareContext &ctx) {
@@ -299,6 +293,8 @@ StatusOr<Group> groupOf(const fb::Instruction &inst,
   return g;
 }
 
+namespace {
+
 /// A collective's operands (one input, one output) checked, and its group.
 StatusOr<Group> collectiveGroup(const fb::Instruction &inst,
                                 const PrepareContext &ctx) {
@@ -312,16 +308,7 @@ Status requireFloatReduction(const SlotInfo &in, const SlotInfo &out) {
   return requireDType(out, fb::DType::F32, "the output");
 }
 
-/// Point-to-point form of a group collective: this rank sends `sends[q]`
-/// to member q and receives `recvs[q]` from it (q != index), all under one
-/// reserved tag. Every member runs the group's collectives in program
-/// order, and messages of one pair and tag arrive in order, so successive
-/// collectives cannot mix.
-struct GroupMessage {
-  const void *send = nullptr;
-  void *recv = nullptr;
-  size_t sendBytes = 0, recvBytes = 0;
-};
+} // namespace
 
 Status exchangeInGroup(comm::Communicator &comm, const Group &g,
                        const std::vector<GroupMessage> &messages) {
@@ -344,6 +331,8 @@ Status exchangeInGroup(comm::Communicator &comm, const Group &g,
   return comm.waitAll(
       comm::Span<comm::Request>(requests.data(), requests.size()));
 }
+
+namespace {
 
 StatusOr<comm::ReduceOp> reduceOp(const fb::Instruction &inst) {
   switch (inst.reduce()) {
@@ -516,9 +505,11 @@ StatusOr<Group> sameDTypeGroup(const fb::Instruction &inst,
   return group;
 }
 
+} // namespace
+
 /// ints: dim, then the extent of every group member's shard along dim.
-StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
-                                 const PrepareContext &ctx) {
+StatusOr<AllGatherLayout> decodeAllGather(const fb::Instruction &inst,
+                                          const PrepareContext &ctx) {
   StatusOr<Group> group = sameDTypeGroup(inst, ctx);
   if (!group.ok())
     return group.status();
@@ -526,47 +517,58 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
   StatusOr<GroupSplit> split = groupSplit(inst, *group, in.shape);
   if (!split.ok())
     return split.status();
-  int64_t dim = split->dim;
-  std::vector<int64_t> extents = split->extents;
   SHARDRT_RETURN_IF_ERROR(requireShape(out, split->whole, "the output"));
-  size_t elem = artifact::dtypeSize(in.dtype);
-  std::vector<int64_t> counts;
-  for (int64_t e : extents) {
-    Shape s = in.shape;
-    s[size_t(dim)] = e;
-    counts.push_back(numElements(s) * int64_t(elem));
-  }
-  Shape outShape = out.shape;
-  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
-  Group g = *group;
-  auto staging = std::make_shared<std::vector<uint8_t>>(
-      size_t(numElements(outShape)) * elem);
-  // Member-major blocks in `staging`, then each in its place along `dim`.
-  std::vector<int64_t> displs;
+  AllGatherLayout l;
+  l.group = std::move(*group);
+  l.dim = split->dim;
+  l.extents = split->extents;
+  l.input = in.shape;
+  l.output = out.shape;
+  l.elemBytes = artifact::dtypeSize(in.dtype);
+  l.inSlot = inIdx(inst, 0);
+  l.outSlot = outIdx(inst, 0);
   int64_t at = 0;
-  for (int64_t c : counts) {
-    displs.push_back(at);
-    at += c;
+  for (int64_t e : l.extents) {
+    Shape block = in.shape;
+    block[size_t(l.dim)] = e;
+    l.counts.push_back(numElements(block) * int64_t(l.elemBytes));
+    l.displs.push_back(at);
+    at += l.counts.back();
   }
-  std::vector<uint8_t *> blocks = pointersAt(staging->data(), displs);
+  return l;
+}
+
+namespace {
+
+StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
+                                 const PrepareContext &ctx) {
+  StatusOr<AllGatherLayout> decoded = decodeAllGather(inst, ctx);
+  if (!decoded.ok())
+    return decoded.status();
+  auto l = std::make_shared<const AllGatherLayout>(std::move(*decoded));
+  auto staging = std::make_shared<std::vector<uint8_t>>(
+      size_t(numElements(l->output)) * l->elemBytes);
+  // Member-major blocks in `staging`, then each in its place along `dim`.
+  std::vector<uint8_t *> blocks = pointersAt(staging->data(), l->displs);
   return RunFn([=](RunContext &rc) -> Status {
     if (!rc.comm)
       return Status::failedPrecondition("an all-gather needs a communicator");
+    const Group &g = l->group;
+    const void *own = rc.slots[l->inSlot];
+    int64_t ownBytes = l->counts[g.index];
     if (g.whole) {
-      SHARDRT_RETURN_IF_ERROR(rc.comm->allGatherV(rc.slots[x], counts[g.index],
-                                                  staging->data(), counts,
-                                                  comm::DataType::Byte));
+      SHARDRT_RETURN_IF_ERROR(rc.comm->allGatherV(
+          own, ownBytes, staging->data(), l->counts, comm::DataType::Byte));
     } else {
       std::vector<GroupMessage> messages(g.ranks.size());
       for (size_t q = 0; q < g.ranks.size(); ++q)
-        messages[q] = {rc.slots[x], blocks[q], size_t(counts[g.index]),
-                       size_t(counts[q])};
-      if (counts[g.index])
-        std::memcpy(blocks[g.index], rc.slots[x], size_t(counts[g.index]));
+        messages[q] = {own, blocks[q], size_t(ownBytes), size_t(l->counts[q])};
+      if (ownBytes)
+        std::memcpy(blocks[g.index], own, size_t(ownBytes));
       SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, g, messages));
     }
-    moveBlocks(BlockMove::Unpack, rc.slots[y], outShape, dim, extents, blocks,
-               elem);
+    moveBlocks(BlockMove::Unpack, rc.slots[l->outSlot], l->output, l->dim,
+               l->extents, blocks, l->elemBytes);
     return Status();
   });
 }

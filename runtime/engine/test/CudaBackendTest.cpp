@@ -354,20 +354,22 @@ std::vector<uint8_t> ringExchangeArtifact(bool started) {
   return bytes.ok() ? *bytes : Bytes{};
 }
 
-/// Every rank's padded piece, run on `options` in a local world that
-/// copies messages with `copy`.
-StatusOr<std::vector<Floats>> runRing(const SessionOptions &options,
-                                      comm::CopyBytesFn copy, bool started) {
-  std::shared_ptr<const Engine> engine = load(ringExchangeArtifact(started));
+/// Runs `artifact` once per rank of a local world that copies messages
+/// with `copy`, rank r's input 0 holding r * 1000 + i at element i; every
+/// rank's outputs.
+StatusOr<std::vector<std::vector<Floats>>>
+runLocalWorld(const std::vector<uint8_t> &artifact, int world,
+              const SessionOptions &options, comm::CopyBytesFn copy) {
+  std::shared_ptr<const Engine> engine = load(artifact);
   if (!engine)
-    return Status::internal("the ring artifact does not load");
-  std::vector<Floats> pieces(2);
+    return Status::internal("the artifact does not load");
+  std::vector<std::vector<Floats>> outputs(static_cast<size_t>(world));
   comm::CommOptions commOptions;
   commOptions.copyBytes = copy;
   Status s = comm::LocalWorld::run(
-      2,
+      world,
       [&](comm::Communicator &c) -> Status {
-        // Which path the exchange takes: device to device, or the host.
+        // Which path the steps take: device to device, or the host.
         EXPECT_EQ(c.takesDeviceBuffers(), copy != nullptr);
         StatusOr<std::unique_ptr<Session>> session =
             Session::create(engine, &c, options);
@@ -380,14 +382,31 @@ StatusOr<std::vector<Floats>> runRing(const SessionOptions &options,
         SHARDRT_RETURN_IF_ERROR(
             (*session)->copyInput(0, x.data(), DType::F32, in));
         SHARDRT_RETURN_IF_ERROR((*session)->run());
-        Shape out = (*session)->outputShape(0);
-        Floats &y = pieces[size_t(c.rank())];
-        y.resize(size_t(count(out)));
-        return (*session)->copyOutput(0, y.data(), DType::F32, out);
+        for (size_t o = 0; o < engine->numOutputs(); ++o) {
+          Shape out = (*session)->outputShape(o);
+          Floats y(size_t(count(out)));
+          SHARDRT_RETURN_IF_ERROR(
+              (*session)->copyOutput(o, y.data(), DType::F32, out));
+          outputs[size_t(c.rank())].push_back(std::move(y));
+        }
+        return Status();
       },
       commOptions);
   if (!s.ok())
     return s;
+  return outputs;
+}
+
+/// Every rank's padded piece of the ring artifact.
+StatusOr<std::vector<Floats>> runRing(const SessionOptions &options,
+                                      comm::CopyBytesFn copy, bool started) {
+  StatusOr<std::vector<std::vector<Floats>>> outputs =
+      runLocalWorld(ringExchangeArtifact(started), 2, options, copy);
+  if (!outputs.ok())
+    return outputs.status();
+  std::vector<Floats> pieces;
+  for (std::vector<Floats> &rank : *outputs)
+    pieces.push_back(std::move(rank.at(0)));
   return pieces;
 }
 
@@ -416,6 +435,100 @@ TEST(CudaBackend, HaloExchangesMoveBoxesOnTheDevice) {
       }
   }
   SKIP_WITHOUT_GPU();
+}
+
+/// Three ranks hold (2, n_r, 3) blocks, n = {2, 3, 1}; each copies its block
+/// (a native step the gathers must wait for), gathers it along dim 1 (the
+/// blocks interleave: staged on the device, then unpacked) and, permuted
+/// to (n_r, 2, 3), along dim 0 (gathered straight into the output).
+std::vector<uint8_t> allGatherArtifact() {
+  const std::vector<int64_t> rows = {2, 3, 1};
+  ArtifactWriter w({"x"}, {3});
+  for (int r = 0; r < 3; ++r) {
+    int64_t n = rows[size_t(r)];
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    uint64_t at = 0;
+    for (Shape shape : {Shape{2, n, 3}, Shape{2, n, 3}, Shape{n, 2, 3},
+                        Shape{2, 6, 3}, Shape{6, 2, 3}}) {
+      BufferSlotSpec b;
+      b.offset = at;
+      b.bytes = artifact::tensorBytes(fb::DType::F32, shape);
+      b.shape = shape;
+      rc.buffers.push_back(b);
+      at += (b.bytes + 255) / 256 * 256;
+    }
+    rc.arenaBytes = at;
+    InstructionSpec copy, permute, rowsGather, batchGather;
+    copy.opcode = Opcode::Copy;
+    copy.inputs = {0};
+    copy.outputs = {1};
+    permute.opcode = Opcode::Permute;
+    permute.inputs = {1};
+    permute.outputs = {2};
+    permute.ints = {1, 0, 2};
+    rowsGather.opcode = batchGather.opcode = Opcode::AllGather;
+    rowsGather.meshAxes = batchGather.meshAxes = {0};
+    rowsGather.inputs = {1};
+    rowsGather.outputs = {3};
+    rowsGather.ints = {1, 2, 3, 1};
+    batchGather.inputs = {2};
+    batchGather.outputs = {4};
+    batchGather.ints = {0, 2, 3, 1};
+    rc.program = {copy, permute, rowsGather, batchGather};
+    rc.inputSlots = {0};
+    rc.outputSlots = {3, 4};
+    w.addRankClass(std::move(rc));
+  }
+  TensorDescSpec x, byRows, byBatch;
+  x.name = "x";
+  x.shape = {2, 6, 3};
+  x.dims = {{{}, {2}}, {{0}, rows}, {{}, {3}}};
+  byRows.name = "by_rows";
+  byRows.shape = {2, 6, 3};
+  byRows.dims = {{{}, {2}}, {{}, {6}}, {{}, {3}}};
+  byBatch.name = "by_batch";
+  byBatch.shape = {6, 2, 3};
+  byBatch.dims = {{{}, {6}}, {{}, {2}}, {{}, {3}}};
+  w.addInput(x);
+  w.addOutput(byRows);
+  w.addOutput(byBatch);
+  StatusOr<Bytes> bytes = w.serialize();
+  EXPECT_TRUE(bytes.ok()) << bytes.status().toString();
+  return bytes.ok() ? *bytes : Bytes{};
+}
+
+TEST(CudaBackend, AllGathersLandInDeviceMemory) {
+  // Global row g of rank q's block (local row j): element (b, g, c) is
+  // q * 1000 + (b * n_q + j) * 3 + c of rank q's input.
+  const std::vector<int64_t> rows = {2, 3, 1};
+  Floats byRows(2 * 6 * 3), byBatch(6 * 2 * 3);
+  for (int64_t q = 0, g = 0; q < 3; ++q)
+    for (int64_t j = 0; j < rows[size_t(q)]; ++j, ++g)
+      for (int64_t b = 0; b < 2; ++b)
+        for (int64_t c = 0; c < 3; ++c) {
+          float v = float(q * 1000 + (b * rows[size_t(q)] + j) * 3 + c);
+          byRows[size_t((b * 6 + g) * 3 + c)] = v;
+          byBatch[size_t((g * 2 + b) * 3 + c)] = v;
+        }
+  std::vector<uint8_t> artifact = allGatherArtifact();
+  StatusOr<std::vector<std::vector<Floats>>> cpu =
+      runLocalWorld(artifact, 3, SessionOptions(), nullptr);
+  ASSERT_TRUE(cpu.ok()) << cpu.status().toString();
+  for (const std::vector<Floats> &rank : *cpu)
+    EXPECT_EQ(rank, (std::vector<Floats>{byRows, byBatch}));
+  SKIP_WITHOUT_GPU();
+  // Device to device (native), and through the host (staged).
+  for (comm::CopyBytesFn copy :
+       {localMessageCopy(BackendKind::Cuda), comm::CopyBytesFn()}) {
+    SCOPED_TRACE(copy ? "device to device" : "through the host");
+    StatusOr<std::vector<std::vector<Floats>>> got =
+        runLocalWorld(artifact, 3, cudaOptions(), copy);
+    ASSERT_TRUE(got.ok()) << got.status().toString();
+    for (const std::vector<Floats> &rank : *got)
+      EXPECT_EQ(rank, (std::vector<Floats>{byRows, byBatch}));
+  }
 }
 
 TEST(CudaBackend, GraphReplayAndCallerStream) {
@@ -511,14 +624,14 @@ TEST(CudaBackend, GraphsRefuseHostStagedSteps) {
   Model m;
   uint32_t x = m.input("in0", {4, 4});
   uint32_t y = m.output("out0", {4, 4});
-  m.op(Opcode::Permute, {x}, {y}, {1, 0});
+  m.op(Opcode::Unary, {x}, {y}, {}, {}, "neg"); // a plain Unary is staged
   SessionOptions graph = cudaOptions();
   graph.cudaGraph = true;
   StatusOr<std::unique_ptr<Session>> s =
       Session::create(load(m.bytes()), graph);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::FailedPrecondition);
-  EXPECT_NE(s.status().message().find("instruction 0 (Permute)"),
+  EXPECT_NE(s.status().message().find("instruction 0 (Unary)"),
             std::string::npos)
       << s.status().message();
 }

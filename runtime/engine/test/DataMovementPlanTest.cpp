@@ -1,13 +1,15 @@
 //===- DataMovementPlanTest.cpp - CUDA pad/slice/concat plans, on the CPU -===//
 //
-// The CUDA backend runs a constant Pad, a Slice, a Permute and a Concat as
-// box fills and strided box copies (DataMovementPlan). Here those plans, run on
+// The CUDA backend runs a constant Pad, a Slice, a Permute, a Concat and an
+// all-gather's unpacking as box fills and strided box copies
+// (DataMovementPlan). Here those plans, run on
 // the host element by element as the kernels run them, must produce exactly
 // what the CPU kernels produce, for random shapes of rank 0 to 4 (crops,
 // empty inputs and outputs included), and must write no element twice.
 //
 //===----------------------------------------------------------------------===//
 
+#include "../lib/Collectives.h"
 #include "../lib/cuda/DataMovementPlan.h"
 #include "TestModel.h"
 #include "shardrt/cpu/Kernels.h"
@@ -181,6 +183,50 @@ TEST(DataMovementPlan, ConcatMatchesTheCpuConcat) {
     SCOPED_TRACE("trial " + std::to_string(trial));
     expectWritesOnce(plan, xs, out, want);
   }
+}
+
+TEST(DataMovementPlan, AllGatherBlocksLandWhereTheCpuConcatPutsThem) {
+  Random pick(24);
+  int direct = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    size_t rank = size_t(pick(1, 4));
+    AllGatherLayout l;
+    l.dim = pick(0, int64_t(rank) - 1);
+    l.input.resize(rank);
+    for (int64_t &e : l.input)
+      e = pick(1, 3);
+    l.output = l.input;
+    l.output[size_t(l.dim)] = 0;
+    // Members' blocks as the communicator packs them, member-major.
+    std::vector<Shape> shapes;
+    std::vector<std::vector<float>> blocks;
+    std::vector<float> packed;
+    for (int64_t q = pick(1, 4); q > 0; --q) {
+      l.extents.push_back(pick(trial % 10 ? 1 : 0, 3));
+      shapes.push_back(l.input);
+      shapes.back()[size_t(l.dim)] = l.extents.back();
+      l.output[size_t(l.dim)] += l.extents.back();
+      blocks.push_back(iota(shapes.back(), float(100 * blocks.size() + 1)));
+      packed.insert(packed.end(), blocks.back().begin(), blocks.back().end());
+    }
+    std::vector<const void *> ptrs;
+    for (const std::vector<float> &b : blocks)
+      ptrs.push_back(b.data());
+    std::vector<float> want(size_t(count(l.output)), kUnwritten);
+    cpu::concat(ptrs, shapes, l.dim, want.data(), sizeof(float));
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    MovePlan plan;
+    ASSERT_TRUE(planGatherUnpack(l.input, l.extents, l.output, l.dim, plan));
+    expectWritesOnce(plan, blocks, l.output, want);
+    // Where the backend gathers straight into the output, the packed blocks
+    // must already be it.
+    if (l.packedIsOutput()) {
+      ++direct;
+      EXPECT_EQ(packed, want);
+    }
+  }
+  EXPECT_GT(direct, 50);
+  EXPECT_LT(direct, 250);
 }
 
 } // namespace

@@ -10,6 +10,9 @@
 //    the device, moved by the communicator device to device (nccl; local
 //    with a device-aware copy) or through pinned host copies of the boxes
 //    alone, on a stream of its own while the interior conv runs;
+//  - a native collective: a whole-world all-reduce on the device slots and
+//    an all-gather into device memory (CudaCollectives.cpp) when the
+//    communicator takes device buffers;
 //  - a host-staged step: its slots are copied to pinned host mirrors, the
 //    CPU step runs on them (with the session's communicator for
 //    communication), and what it wrote is copied back. Every opcode has one,
@@ -206,6 +209,13 @@ private:
   RunFn stageThroughHost(RunFn hostStep, const fb::Instruction &inst,
                          const PrepareContext &ctx);
   PinnedBuffer *mirror(uint32_t slot, size_t bytes);
+  /// Device memory of a native step, freed with the session.
+  StatusOr<void *> scratch(size_t bytes) {
+    StatusOr<void *> p = allocate(bytes);
+    if (p.ok())
+      scratchBuffers_.push_back(*p);
+    return p;
+  }
 
   int device_;
   bool ownStream_;
@@ -223,8 +233,8 @@ private:
   /// The first instruction that is staged through the host or waits for
   /// the host, if any: a CUDA graph cannot capture it.
   std::string firstStaged_;
-  /// Device scratch of native steps: halo exchange staging, reduction
-  /// partials and arrival counters.
+  /// Device scratch of native steps: halo exchange and all-gather staging,
+  /// reduction partials and arrival counters.
   std::vector<void *> scratchBuffers_;
   /// Pinned host staging of native exchanges over host-only communicators.
   std::vector<std::unique_ptr<PinnedBuffer>> exchangeHost_;
@@ -344,10 +354,16 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
   case fb::Opcode::HaloExchange:
   case fb::Opcode::Wait:
   case fb::Opcode::AllReduce:
+  case fb::Opcode::AllGather:
     if (inst.opcode() == fb::Opcode::HaloExchange)
       native = prepareExchange(inst, ctx);
     else if (inst.opcode() == fb::Opcode::Wait)
       native = prepareWait(inst);
+    else if (inst.opcode() == fb::Opcode::AllGather)
+      native = prepareAllGatherStep(inst, ctx, lib_.stream,
+                                    [this](size_t bytes) {
+                                      return scratch(bytes);
+                                    });
     else if (handsSlotsToCommunicator(inst, ctx) && ctx.comm &&
              ctx.comm->collectivesTakeDeviceBuffers())
       native = runOnDeviceSlots(std::move(*host));
@@ -425,12 +441,11 @@ StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,
     // the kernel's last block of each output resets its counter. With one
     // chunk the kernel touches neither.
     size_t partialBytes = size_t(wanted) * sizeof(double);
-    StatusOr<void *> scratch = allocate(partialBytes + size_t(n) * 4);
-    if (!scratch.ok())
-      return scratch.status();
-    scratchBuffers_.push_back(*scratch);
-    partials = *scratch;
-    arrivals = static_cast<char *>(*scratch) + partialBytes;
+    StatusOr<void *> space = scratch(partialBytes + size_t(n) * 4);
+    if (!space.ok())
+      return space.status();
+    partials = *space;
+    arrivals = static_cast<char *>(*space) + partialBytes;
     SHARDRT_CUDA_TRY(cudaMemsetAsync(arrivals, 0, size_t(n) * 4, lib_.stream));
   }
   unsigned blocks = unsigned(
@@ -500,10 +515,9 @@ StatusOr<RunFn> CudaBackend::prepareExchange(const fb::Instruction &inst,
   if (!x->plan(std::move(resolved->transfers)))
     return RunFn(); // element sizes or ranks the kernel does not copy
   if (x->bytes) {
-    StatusOr<void *> staging = allocate(x->bytes);
+    StatusOr<void *> staging = scratch(x->bytes);
     if (!staging.ok())
       return staging.status();
-    scratchBuffers_.push_back(*staging);
     x->device = static_cast<char *>(*staging);
   }
   // The session's communicator is fixed: the path is chosen here.

@@ -105,6 +105,15 @@ StatusOr<RunFn> prepareInterpolateStep(const fb::Instruction &inst,
                                        cudaStream_t stream,
                                        const UploadFn &upload);
 
+/// Device scratch of `bytes` bytes that lives as long as the session.
+using ScratchFn = std::function<StatusOr<void *>(size_t)>;
+/// CudaCollectives.cpp: an AllGather into device memory, when the
+/// session's communicator takes device buffers.
+StatusOr<RunFn> prepareAllGatherStep(const fb::Instruction &inst,
+                                     const PrepareContext &ctx,
+                                     cudaStream_t stream,
+                                     const ScratchFn &scratch);
+
 // CudaKernels.cu: small kernels of the backend's own.
 
 /// Copies the box that `plan` (planBoxCopy, made once at prepare time)

@@ -177,6 +177,22 @@ inline bool planConcatMove(const std::vector<std::vector<int64_t>> &ins,
   return true;
 }
 
+/// An all-gather's unpacking: member q's block (`block` but `extents[q]`
+/// wide along `dim`), packed member-major in staging, into its place along
+/// `dim` of `out`. Copy k reads the packed block `sources[k]` (each from its
+/// own start).
+inline bool planGatherUnpack(const std::vector<int64_t> &block,
+                             const std::vector<int64_t> &extents,
+                             const std::vector<int64_t> &out, int64_t dim,
+                             MovePlan &plan) {
+  if (dim < 0 || size_t(dim) >= block.size())
+    return false;
+  std::vector<std::vector<int64_t>> blocks(extents.size(), block);
+  for (size_t q = 0; q < extents.size(); ++q)
+    blocks[q][size_t(dim)] = extents[q];
+  return planConcatMove(blocks, out, dim, plan);
+}
+
 } // namespace shardrt::exec::cuda
 
 #endif // SHARDRT_ENGINE_CUDA_DATAMOVEMENTPLAN_H
