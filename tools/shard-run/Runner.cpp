@@ -99,6 +99,11 @@ StatusOr<std::vector<uint8_t>> hostOutput(const Session &session, size_t i) {
 Status runRank(Session &session, int rank, RankStats &stats,
                const RunOptions &options) {
   stats.arenaBytes = session.arenaBytes();
+  for (const HostStep &step : session.hostSteps()) {
+    ++(step.staged ? stats.stagedSteps : stats.hostWaitSteps);
+    if (step.staged)
+      ++stats.stagedOpcodes[step.opcode];
+  }
   int total = options.warmup + options.iterations;
   for (int it = 0; it < total; ++it) {
     auto start = std::chrono::steady_clock::now();
@@ -227,8 +232,11 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
       at += counts[size_t(r)];
     }
   }
-  // Gather the timings: [arena, seconds...] as doubles per rank.
-  std::vector<double> mineFlat = {double(mine.arenaBytes)};
+  // Gather the timings: [arena, staged, waits, seconds...] as doubles per
+  // rank.
+  std::vector<double> mineFlat = {double(mine.arenaBytes),
+                                  double(mine.stagedSteps),
+                                  double(mine.hostWaitSteps)};
   mineFlat.insert(mineFlat.end(), mine.runSeconds.begin(),
                   mine.runSeconds.end());
   std::vector<int64_t> counts(size_t(world), int64_t(mineFlat.size()));
@@ -240,8 +248,11 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
   for (int r = 0; r < world; ++r) {
     const double *p = all.data() + size_t(r) * mineFlat.size();
     stats[size_t(r)].arenaBytes = uint64_t(p[0]);
-    stats[size_t(r)].runSeconds.assign(p + 1, p + mineFlat.size());
+    stats[size_t(r)].stagedSteps = int64_t(p[1]);
+    stats[size_t(r)].hostWaitSteps = int64_t(p[2]);
+    stats[size_t(r)].runSeconds.assign(p + 3, p + mineFlat.size());
   }
+  stats[size_t(rank)].stagedOpcodes = mine.stagedOpcodes;
   return Status();
 }
 

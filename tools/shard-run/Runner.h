@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ std::string shapeStr(const std::vector<int64_t> &shape);
 struct RankStats {
   std::vector<double> runSeconds; ///< one per timed run
   uint64_t arenaBytes = 0;
+  /// Steps staged through the host, and native steps the host waits for
+  /// (Session::hostSteps); the staged opcodes are known for the ranks this
+  /// process ran.
+  int64_t stagedSteps = 0, hostWaitSteps = 0;
+  std::map<std::string, int> stagedOpcodes;
 };
 
 struct RunOptions {

@@ -262,19 +262,47 @@ std::string bytesStr(uint64_t b) {
   return buf;
 }
 
-void printStats(const std::vector<RankStats> &stats, int iterations) {
-  std::printf("%-6s %12s %12s %14s\n", "rank", "mean ms", "min ms", "arena");
+/// "AllGather 14, Unary 2": what a rank stages through the host.
+std::string opcodeCounts(const std::map<std::string, int> &counts) {
+  std::string s;
+  for (const auto &[opcode, n] : counts)
+    s += (s.empty() ? "" : ", ") + opcode + " " + std::to_string(n);
+  return s;
+}
+
+/// Per rank: time, arena and (CUDA) the steps that need the host; then
+/// which opcodes each rank stages, ranks with the same list on one line.
+void printStats(const std::vector<RankStats> &stats, int iterations,
+                bool cuda) {
+  std::printf("%-6s %12s %12s %14s", "rank", "mean ms", "min ms", "arena");
+  if (cuda)
+    std::printf(" %8s %11s", "staged", "host waits");
+  std::printf("\n");
   for (size_t r = 0; r < stats.size(); ++r) {
     const auto &s = stats[r].runSeconds;
     double sum = 0, mn = s.empty() ? 0 : s[0];
     for (double x : s)
       sum += x, mn = std::min(mn, x);
-    std::printf("%-6zu %12.3f %12.3f %14s\n", r,
+    std::printf("%-6zu %12.3f %12.3f %14s", r,
                 s.empty() ? 0.0 : 1e3 * sum / double(s.size()), 1e3 * mn,
                 bytesStr(stats[r].arenaBytes).c_str());
+    if (cuda)
+      std::printf(" %8lld %11lld", (long long)stats[r].stagedSteps,
+                  (long long)stats[r].hostWaitSteps);
+    std::printf("\n");
   }
   std::printf("(%d timed run%s per rank)\n", iterations,
               iterations == 1 ? "" : "s");
+  std::map<std::string, std::string> ranksByList;
+  for (size_t r = 0; r < stats.size(); ++r)
+    if (!stats[r].stagedOpcodes.empty()) {
+      std::string &ranks = ranksByList[opcodeCounts(stats[r].stagedOpcodes)];
+      ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+    }
+  for (const auto &[list, ranks] : ranksByList)
+    std::printf("staged through the host on rank%s %s: %s\n",
+                ranks.find(',') == std::string::npos ? "" : "s", ranks.c_str(),
+                list.c_str());
 }
 
 /// The artifact's generated kernel binaries, e.g. "kernels: 1 binary:
@@ -373,7 +401,7 @@ int run(const Args &args, comm::Communicator *mpi) {
                 args.backend == BackendKind::Cpu ? "cpu" : "cuda",
                 inputs.size(), outputs.size());
     printKernels(**engine);
-    printStats(stats, options.iterations);
+    printStats(stats, options.iterations, args.backend == BackendKind::Cuda);
     if (Status s = writeOutputs(**engine, args, outputs); !s.ok())
       return fail(s);
   }

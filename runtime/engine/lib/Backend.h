@@ -46,6 +46,8 @@ public:
   /// After the last prepare(): a whole-program check (e.g. that a requested
   /// CUDA graph can be captured).
   virtual Status finishPrepare() { return Status(); }
+  /// The prepared steps that need the host (Session::hostSteps).
+  virtual std::vector<HostStep> hostSteps() const { return {}; }
   /// Starts a run over `rc`. True when the backend ran the whole program
   /// itself (a replayed CUDA graph): the session then skips the steps.
   virtual StatusOr<bool> beginRun(const RunContext &rc) = 0;

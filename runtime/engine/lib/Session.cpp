@@ -36,6 +36,7 @@ struct Session::Impl {
   std::vector<RunFn> program;
   std::vector<std::string> names; // per instruction, for error messages
   exec::PendingExchanges pending; // exchanges the program starts and waits
+  std::vector<HostStep> hostSteps;
 
   ~Impl() {
     if (ownedArena)
@@ -203,6 +204,7 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
     names.push_back(where(rc, i, inst));
   }
   SHARDRT_RETURN_IF_ERROR(pending.checkAllClaimed());
+  hostSteps = backend->hostSteps();
   return backend->finishPrepare();
 }
 
@@ -264,6 +266,10 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
 }
 
 uint64_t Session::arenaBytes() const { return impl_->arenaBytes; }
+
+const std::vector<HostStep> &Session::hostSteps() const {
+  return impl_->hostSteps;
+}
 
 const std::vector<int64_t> &Session::inputShape(size_t i) const {
   return impl_->inputShapes.at(i);

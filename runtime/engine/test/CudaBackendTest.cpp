@@ -356,10 +356,11 @@ std::vector<uint8_t> ringExchangeArtifact(bool started) {
 
 /// Runs `artifact` once per rank of a local world that copies messages
 /// with `copy`, rank r's input 0 holding r * 1000 + i at element i; every
-/// rank's outputs.
+/// rank's outputs (and, if asked, its steps that need the host).
 StatusOr<std::vector<std::vector<Floats>>>
 runLocalWorld(const std::vector<uint8_t> &artifact, int world,
-              const SessionOptions &options, comm::CopyBytesFn copy) {
+              const SessionOptions &options, comm::CopyBytesFn copy,
+              std::vector<std::vector<HostStep>> *hostSteps = nullptr) {
   std::shared_ptr<const Engine> engine = load(artifact);
   if (!engine)
     return Status::internal("the artifact does not load");
@@ -382,6 +383,8 @@ runLocalWorld(const std::vector<uint8_t> &artifact, int world,
         SHARDRT_RETURN_IF_ERROR(
             (*session)->copyInput(0, x.data(), DType::F32, in));
         SHARDRT_RETURN_IF_ERROR((*session)->run());
+        if (hostSteps)
+          hostSteps->at(size_t(c.rank())) = (*session)->hostSteps();
         for (size_t o = 0; o < engine->numOutputs(); ++o) {
           Shape out = (*session)->outputShape(o);
           Floats y(size_t(count(out)));
@@ -523,11 +526,22 @@ TEST(CudaBackend, AllGathersLandInDeviceMemory) {
   for (comm::CopyBytesFn copy :
        {localMessageCopy(BackendKind::Cuda), comm::CopyBytesFn()}) {
     SCOPED_TRACE(copy ? "device to device" : "through the host");
+    std::vector<std::vector<HostStep>> hostSteps(3);
     StatusOr<std::vector<std::vector<Floats>>> got =
-        runLocalWorld(artifact, 3, cudaOptions(), copy);
+        runLocalWorld(artifact, 3, cudaOptions(), copy, &hostSteps);
     ASSERT_TRUE(got.ok()) << got.status().toString();
     for (const std::vector<Floats> &rank : *got)
       EXPECT_EQ(rank, (std::vector<Floats>{byRows, byBatch}));
+    // Copy and Permute are native; the gathers wait for the communicator
+    // (device to device) or are staged (host-only messages).
+    for (const std::vector<HostStep> &steps : hostSteps) {
+      ASSERT_EQ(steps.size(), 2u);
+      for (size_t k = 0; k < 2; ++k) {
+        EXPECT_EQ(steps[k].instruction, 2 + k);
+        EXPECT_EQ(steps[k].opcode, "AllGather");
+        EXPECT_EQ(steps[k].staged, copy == nullptr);
+      }
+    }
   }
 }
 
@@ -620,18 +634,30 @@ TEST(CudaBackend, AllReduceOverNcclTakesTheDeviceSlots) {
 #endif
 
 TEST(CudaBackend, GraphsRefuseHostStagedSteps) {
-  SKIP_WITHOUT_GPU();
   Model m;
   uint32_t x = m.input("in0", {4, 4});
+  uint32_t t = m.slot({4, 4});
   uint32_t y = m.output("out0", {4, 4});
-  m.op(Opcode::Unary, {x}, {y}, {}, {}, "neg"); // a plain Unary is staged
+  m.op(Opcode::Permute, {x}, {t}, {1, 0});      // native
+  m.op(Opcode::Unary, {t}, {y}, {}, {}, "neg"); // a plain Unary is staged
+  StatusOr<std::unique_ptr<Session>> cpu = Session::create(load(m.bytes()));
+  ASSERT_TRUE(cpu.ok()) << cpu.status().toString();
+  EXPECT_TRUE((*cpu)->hostSteps().empty());
+  SKIP_WITHOUT_GPU();
+  StatusOr<std::unique_ptr<Session>> plain =
+      Session::create(load(m.bytes()), cudaOptions());
+  ASSERT_TRUE(plain.ok()) << plain.status().toString();
+  ASSERT_EQ((*plain)->hostSteps().size(), 1u);
+  EXPECT_EQ((*plain)->hostSteps()[0].instruction, 1u);
+  EXPECT_EQ((*plain)->hostSteps()[0].opcode, "Unary");
+  EXPECT_TRUE((*plain)->hostSteps()[0].staged);
   SessionOptions graph = cudaOptions();
   graph.cudaGraph = true;
   StatusOr<std::unique_ptr<Session>> s =
       Session::create(load(m.bytes()), graph);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), StatusCode::FailedPrecondition);
-  EXPECT_NE(s.status().message().find("instruction 0 (Unary)"),
+  EXPECT_NE(s.status().message().find("instruction 1 (Unary) runs staged"),
             std::string::npos)
       << s.status().message();
 }

@@ -150,6 +150,18 @@ struct SessionOptions {
   bool allowTf32 = false;
 };
 
+/// An instruction that a session's backend runs with the host's help. The
+/// CPU backend has none; the CUDA backend lists each step it copies to host
+/// memory for the CPU kernel (slow: every slot it touches crosses PCIe) and
+/// each native step after which the host waits for the communicator. A
+/// CUDA graph can capture neither.
+struct HostStep {
+  uint32_t instruction = 0;
+  std::string opcode;
+  /// Staged through host memory; otherwise native but waits on the host.
+  bool staged = false;
+};
+
 class Session {
 public:
   /// `comm` may be null only for a world of one rank; otherwise its size
@@ -169,6 +181,8 @@ public:
   int rank() const { return rank_; }
   const Engine &engine() const { return *engine_; }
   uint64_t arenaBytes() const;
+  /// This rank's steps that need the host, in program order.
+  const std::vector<HostStep> &hostSteps() const;
 
   /// Local (this rank's) shape of input/output i.
   const std::vector<int64_t> &inputShape(size_t i) const;

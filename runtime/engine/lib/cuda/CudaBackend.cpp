@@ -180,6 +180,7 @@ public:
   StatusOr<RunFn> prepare(const fb::Instruction &inst,
                           const PrepareContext &ctx) override;
   Status finishPrepare() override;
+  std::vector<HostStep> hostSteps() const override { return hostSteps_; }
   StatusOr<bool> beginRun(const RunContext &rc) override;
   Status endRun(bool failed) override;
 
@@ -230,9 +231,9 @@ private:
   const artifact::Artifact *artifact_ = nullptr;
   /// Host mirrors of the slots that staged steps touch, one per slot.
   std::map<uint32_t, std::unique_ptr<PinnedBuffer>> mirrors_;
-  /// The first instruction that is staged through the host or waits for
-  /// the host, if any: a CUDA graph cannot capture it.
-  std::string firstStaged_;
+  /// The steps staged through the host or waiting for it, in order: a CUDA
+  /// graph cannot capture them.
+  std::vector<HostStep> hostSteps_;
   /// Device scratch of native steps: halo exchange and all-gather staging,
   /// reduction partials and arrival counters.
   std::vector<void *> scratchBuffers_;
@@ -367,10 +368,9 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     else if (handsSlotsToCommunicator(inst, ctx) && ctx.comm &&
              ctx.comm->collectivesTakeDeviceBuffers())
       native = runOnDeviceSlots(std::move(*host));
-    if (native.ok() && *native && firstStaged_.empty())
-      firstStaged_ = "instruction " + std::to_string(index) + " (" +
-                     fb::EnumNameOpcode(inst.opcode()) +
-                     ") waits for its communicator on the host";
+    // An exchange that only starts packs on the device; its Wait waits.
+    if (native.ok() && *native && !startedOnDevice_.count(index))
+      hostSteps_.push_back({index, fb::EnumNameOpcode(inst.opcode()), false});
     break;
   default:
     break;
@@ -381,10 +381,7 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     return native;
   if (!host.ok())
     return host.status(); // a kernel-only fused region without its kernel
-  if (firstStaged_.empty())
-    firstStaged_ = "instruction " + std::to_string(index) + " (" +
-                   fb::EnumNameOpcode(inst.opcode()) +
-                   ") runs staged through the host";
+  hostSteps_.push_back({index, fb::EnumNameOpcode(inst.opcode()), true});
   return stageThroughHost(std::move(*host), inst, ctx);
 }
 
@@ -634,10 +631,15 @@ Status CudaBackend::finishPrepare() {
       return ws.status();
     lib_.workspace = *ws;
   }
-  if (wantGraph_ && !firstStaged_.empty())
-    return Status::failedPrecondition("a CUDA graph was asked for, but " +
-                                      firstStaged_ +
-                                      ", which a graph cannot capture");
+  if (wantGraph_ && !hostSteps_.empty()) {
+    const HostStep &first = hostSteps_.front();
+    return Status::failedPrecondition(
+        "a CUDA graph was asked for, but instruction " +
+        std::to_string(first.instruction) + " (" + first.opcode + ") " +
+        (first.staged ? "runs staged through the host"
+                      : "waits for its communicator on the host") +
+        ", which a graph cannot capture");
+  }
   return Status();
 }
 
