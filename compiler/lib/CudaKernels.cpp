@@ -73,19 +73,37 @@ std::string scalarExpr(StringRef fn, const std::string &a,
   return "";
 }
 
+/// The buffer whose bytes `v` names, through views.
+Value bufferRoot(Value v) {
+  while (auto view = v.getDefiningOp<scl::ViewOp>())
+    v = view.getSource();
+  return v;
+}
+
+/// Whether a kernel writes bytes it may also read (an in-place kernel, or
+/// views of one buffer on both sides): it then may promise neither
+/// `__restrict__` nor reads through the read-only cache (`__ldg`), which
+/// assume the inputs do not change while the kernel runs.
+bool writesAnInput(ValueRange ins, Value out) {
+  Value root = bufferRoot(out);
+  return llvm::any_of(ins, [&](Value in) { return bufferRoot(in) == root; });
+}
+
 /// Declares a0.. (each input read at flat index `i` of `domain`) and one
 /// v<k> per scl.scalar of `body`; returns the yielded value's name.
 std::string emitBody(Block &body, ValueRange ins, ArrayRef<int64_t> domain,
-                     StringRef indent, llvm::raw_ostream &os) {
+                     bool readOnly, StringRef indent, llvm::raw_ostream &os) {
   llvm::DenseMap<Value, std::string> names;
   for (auto [k, in] : llvm::enumerate(ins)) {
     std::string v = "a" + std::to_string(k);
     names[body.getArgument(k)] = v;
-    os << indent << "const float " << v << " = __ldg(in" << k << " + "
-       << print(broadcastIndex(cast<MemRefType>(in.getType()).getShape().vec(),
-                               domain.vec()),
-                "i")
-       << ");\n";
+    std::string at =
+        "in" + std::to_string(k) + " + " +
+        print(broadcastIndex(cast<MemRefType>(in.getType()).getShape().vec(),
+                             domain.vec()),
+              "i");
+    os << indent << "const float " << v << " = "
+       << (readOnly ? "__ldg(" + at + ")" : "*(" + at + ")") << ";\n";
   }
   int64_t next = 0;
   for (Operation &o : body.without_terminator()) {
@@ -102,27 +120,33 @@ std::string emitBody(Block &body, ValueRange ins, ArrayRef<int64_t> domain,
   return names.lookup(cast<scl::YieldOp>(body.back()).getValue());
 }
 
-/// `extra` follows the output parameter (a reduction's scratch).
-void emitSignature(Operation *op, ValueRange ins, const std::string &name,
-                   llvm::raw_ostream &os, StringRef extra = "") {
+/// `extra` follows the output parameter (a reduction's scratch). The
+/// inputs and the output are `__restrict__` unless `aliased`.
+void emitSignature(Operation *op, ValueRange ins, bool aliased,
+                   const std::string &name, llvm::raw_ostream &os,
+                   StringRef extra = "") {
+  StringRef restrict = aliased ? "" : "__restrict__ ";
   os << "// " << op->getLoc() << "\n";
+  if (aliased)
+    os << "// writes a buffer it reads: no __restrict__, no __ldg\n";
   os << "extern \"C\" __global__ void __launch_bounds__(256)\n" << name << "(";
   for (size_t k = 0; k < ins.size(); ++k)
-    os << "const float *__restrict__ in" << k << ", ";
-  os << "float *__restrict__ out" << extra << ") {\n";
+    os << "const float *" << restrict << "in" << k << ", ";
+  os << "float *" << restrict << "out" << extra << ") {\n";
 }
 
 void emitKernel(scl::FusedElementwiseOp fused, const std::string &name,
                 llvm::raw_ostream &os) {
   ArrayRef<int64_t> outShape = fused.getOutput().getType().getShape();
   int64_t n = fused.getOutput().getType().getNumElements();
-  emitSignature(fused, fused.getIns(), name, os);
+  bool aliased = writesAnInput(fused.getIns(), fused.getOutput());
+  emitSignature(fused, fused.getIns(), aliased, name, os);
   os << "  const long long n = " << n << "LL;\n";
   os << "  for (long long i = blockIdx.x * (long long)blockDim.x + "
         "threadIdx.x; i < n;\n"
      << "       i += (long long)gridDim.x * blockDim.x) {\n";
-  std::string result =
-      emitBody(fused.getBody().front(), fused.getIns(), outShape, "    ", os);
+  std::string result = emitBody(fused.getBody().front(), fused.getIns(),
+                                outShape, !aliased, "    ", os);
   os << "    out[i] = " << result << ";\n";
   os << "  }\n}\n\n";
 }
@@ -157,7 +181,8 @@ void emitReductionKernel(scl::FusedReductionOp fused, const std::string &name,
                          : kind == "amax" ? "-INFINITY"
                                           : "INFINITY";
   std::string finish = kind == "mean" ? " / (double)count" : "";
-  emitSignature(fused, fused.getIns(), name, os,
+  bool aliased = writesAnInput(fused.getIns(), fused.getOutput());
+  emitSignature(fused, fused.getIns(), aliased, name, os,
                 ", double *__restrict__ partials,\n"
                 "    unsigned int *__restrict__ arrivals, long long chunks");
   os << "  const long long outputs = " << outputs << "LL, count = " << count
@@ -176,8 +201,8 @@ void emitReductionKernel(scl::FusedReductionOp fused, const std::string &name,
         "blockDim.x) {\n";
   os << "      const long long i = base + "
      << print(subspaceIndex(domain.vec(), dims.vec()), "r") << ";\n";
-  std::string result =
-      emitBody(fused.getBody().front(), fused.getIns(), domain, "      ", os);
+  std::string result = emitBody(fused.getBody().front(), fused.getIns(), domain,
+                                !aliased, "      ", os);
   os << "      const double x = acc, y = (double)" << result << ";\n";
   os << "      acc = " << combine << ";\n";
   os << "    }\n";

@@ -96,8 +96,11 @@ bool isCommunication(fb::Opcode op) {
 
 /// A compute instruction's output may not share arena bytes with one of its
 /// inputs (the kernels read inputs while writing outputs, some with memcpy),
-/// except an elementwise op writing exactly over an input. Communication
-/// works in place by design and stages its own buffers.
+/// except an elementwise op writing exactly over an input: it reads each
+/// element of that input only for the output element at the same place, so
+/// both backends may overwrite it (a fused kernel's generated source then
+/// drops __restrict__ and __ldg). Communication works in place by design
+/// and stages its own buffers.
 Status checkNoOverlap(const fb::Instruction &inst, const fb::RankClass &rc,
                       const std::vector<exec::SlotInfo> &slots,
                       const std::vector<bool> &isConstant) {
@@ -105,7 +108,8 @@ Status checkNoOverlap(const fb::Instruction &inst, const fb::RankClass &rc,
     return Status();
   bool inPlace = inst.opcode() == fb::Opcode::Copy ||
                  inst.opcode() == fb::Opcode::Unary ||
-                 inst.opcode() == fb::Opcode::Binary;
+                 inst.opcode() == fb::Opcode::Binary ||
+                 inst.opcode() == fb::Opcode::ElementwiseFused;
   auto range = [&](uint32_t slot) {
     uint64_t lo = rc.buffers()->Get(slot)->offset();
     uint64_t bytes = uint64_t(exec::numElements(slots[slot].shape)) *

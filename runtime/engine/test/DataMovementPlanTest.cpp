@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../lib/Collectives.h"
 #include "../lib/cuda/DataMovementPlan.h"
+#include "../lib/Collectives.h"
 #include "TestModel.h"
 #include "shardrt/cpu/Kernels.h"
 

@@ -2224,6 +2224,44 @@ TEST(EnginePrepare, OutputsMayNotOverlapInputs) {
   StatusOr<std::vector<Floats>> out = runModel(e, {{1, -2, 3, 4, 5, 6}});
   ASSERT_TRUE(out.ok()) << out.status().toString();
   EXPECT_EQ((*out)[0], (Floats{1, 4, 9, 16, 25, 36}));
+
+  // So may a fused elementwise kernel: u = (t - w) * t over three tiles,
+  // u written over t, w broadcast.
+  Model f;
+  const Shape shape = {3, 2000};
+  uint32_t fx = f.input("x", shape), fw = f.input("w", {2000});
+  uint32_t ft = f.slot(shape), fu = f.slot(shape);
+  uint32_t fy = f.output("y", shape);
+  f.op(Opcode::Copy, {fx}, {ft});
+  InstructionSpec &body = f.op(Opcode::ElementwiseFused, {ft, fw}, {fu});
+  body.str = "sub mul";
+  body.ints = {0, 1, 2, 0, 3};
+  f.op(Opcode::Copy, {fu}, {fy});
+  f.rc.buffers[fu].offset = f.rc.buffers[ft].offset;
+  Floats xs(6000), ws(2000);
+  for (size_t i = 0; i < xs.size(); ++i)
+    xs[i] = float(int(i % 97) - 48) / 8.0f;
+  for (size_t i = 0; i < ws.size(); ++i)
+    ws[i] = float(int(i % 13) - 6) / 4.0f;
+  out = runModel(f, {xs, ws});
+  ASSERT_TRUE(out.ok()) << out.status().toString();
+  for (size_t i = 0; i < xs.size(); ++i)
+    ASSERT_EQ((*out)[0][i], (xs[i] - ws[i % 2000]) * xs[i]) << i;
+
+  // A reduction reads other places than it writes: never in place, even
+  // over exactly the input's bytes.
+  Model r;
+  uint32_t rx = r.input("x", {4, 1});
+  uint32_t rt = r.slot({4, 1}), ru = r.slot({4});
+  uint32_t ry = r.output("y", {4});
+  r.op(Opcode::Copy, {rx}, {rt});
+  InstructionSpec &sum = r.op(Opcode::ReductionFused, {rt}, {ru});
+  sum.str = "sum";
+  sum.ints = {2, 4, 1, 1, 1, 0};
+  r.op(Opcode::Copy, {ru}, {ry});
+  r.rc.buffers[ru].offset = r.rc.buffers[rt].offset;
+  EXPECT_TRUE(rejected(prepare(r.bytes()), kInvalid,
+                       {"instruction 1 (ReductionFused)", "overlaps"}));
 }
 
 //===----------------------------------------------------------------------===//

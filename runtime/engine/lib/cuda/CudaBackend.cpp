@@ -361,10 +361,9 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     else if (inst.opcode() == fb::Opcode::Wait)
       native = prepareWait(inst);
     else if (inst.opcode() == fb::Opcode::AllGather)
-      native = prepareAllGatherStep(inst, ctx, lib_.stream,
-                                    [this](size_t bytes) {
-                                      return scratch(bytes);
-                                    });
+      native =
+          prepareAllGatherStep(inst, ctx, lib_.stream,
+                               [this](size_t bytes) { return scratch(bytes); });
     else if (handsSlotsToCommunicator(inst, ctx) && ctx.comm &&
              ctx.comm->collectivesTakeDeviceBuffers())
       native = runOnDeviceSlots(std::move(*host));

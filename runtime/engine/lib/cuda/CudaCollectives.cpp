@@ -49,8 +49,8 @@ StatusOr<RunFn> prepareAllGatherStep(const fb::Instruction &inst,
       return s.status();
     staging = static_cast<char *>(*s);
   }
-  bool allGather = layout->group.whole &&
-                   ctx.comm->collectivesTakeDeviceBuffers();
+  bool allGather =
+      layout->group.whole && ctx.comm->collectivesTakeDeviceBuffers();
   return RunFn([=](RunContext &rc) -> Status {
     if (!rc.comm)
       return Status::failedPrecondition("an all-gather needs a communicator");
