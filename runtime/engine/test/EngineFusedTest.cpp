@@ -1,0 +1,275 @@
+//===- EngineFusedTest.cpp - ElementwiseFused and ReductionFused bodies ---===//
+//
+// Fused instructions the CPU backend runs from the body they carry: the
+// checks on elementwise bodies and on reduction headers, and fused
+// reductions (long ranges split into chunks, empty ranges, bodiless ones)
+// compared with plain loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EngineTestSupport.h"
+
+#include "shardrt/Engine.h"
+#include "shardrt/artifact/ArtifactWriter.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace shardrt {
+namespace {
+
+using namespace enginetest;
+
+TEST(EnginePrepare, FusedBodiesAreChecked) {
+  // ElementwiseFused without a kernel carries its body; a malformed one is
+  // rejected at prepare, naming what is wrong.
+  auto fused = [](std::string fns, std::vector<int64_t> ints,
+                  Shape in = {2, 3}) {
+    Model m;
+    uint32_t x = m.input("x", in);
+    uint32_t y = m.output("y", {2, 3});
+    InstructionSpec &inst = m.op(Opcode::ElementwiseFused, {x}, {y});
+    inst.str = std::move(fns);
+    inst.ints = std::move(ints);
+    return prepare(m.bytes());
+  };
+  EXPECT_TRUE(fused("relu neg", {0, 1, 2}).ok());
+  EXPECT_TRUE(fused("mul", {0, 0, 1}, {3}).ok()); // broadcast input
+  EXPECT_TRUE(rejected(fused("relu cosh", {0, 1, 2}), kInvalid,
+                       {"(ElementwiseFused)", "unknown function 'cosh'"}));
+  EXPECT_TRUE(rejected(fused("relu neg", {0, 2, 2}), kInvalid,
+                       {"step 1 reads register 2 of 2 defined"}));
+  EXPECT_TRUE(
+      rejected(fused("relu neg", {0, 1, 1}), kInvalid, {"yields register 1"}));
+  EXPECT_TRUE(rejected(fused("add", {0}), kInvalid, {"integer"}));
+  EXPECT_TRUE(rejected(fused("relu", {0, 1}, {2, 2}), kInvalid,
+                       {"does not broadcast"}));
+}
+
+TEST(EngineRun, FusedReductionsMatchDirectLoops) {
+  // ReductionFused over [3, 4, 5] reducing dims 0 and 2 of x * w (w
+  // broadcast per dim-1 index): sum, mean, amax (one NaN propagates into
+  // its output only), amin; expected values from plain loops.
+  const Shape space = {3, 4, 5};
+  Floats x(60), w = {0.5f, -1.0f, 2.0f, 0.25f};
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(int(i * 37 % 23) - 11) / 4.0f;
+  x[1 * 20 + 2 * 5 + 3] = std::nanf(""); // (1, 2, 3): output 2 of amax
+  Model m;
+  uint32_t xs = m.input("x", space), wSlot = m.input("w", {4, 1});
+  std::vector<uint32_t> outs;
+  for (const char *kind : {"sum", "mean", "amax", "amin"}) {
+    outs.push_back(m.output(kind, {4}));
+    InstructionSpec &inst =
+        m.op(Opcode::ReductionFused, {xs, wSlot}, {outs.back()});
+    inst.str = std::string(kind) + " mul";
+    inst.ints = {3, 3, 4, 5, 2, 0, 2, 0, 1, 2};
+  }
+  StatusOr<std::vector<Floats>> out = runModel(m, {x, w});
+  ASSERT_TRUE(out.ok()) << out.status().toString();
+  for (int64_t j = 0; j < 4; ++j) {
+    double sum = 0, hi = -INFINITY, lo = INFINITY;
+    bool nan = false;
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t k = 0; k < 5; ++k) {
+        float v = x[size_t(i * 20 + j * 5 + k)] * w[size_t(j)];
+        nan = nan || std::isnan(v);
+        sum += v;
+        hi = std::max<double>(hi, v);
+        lo = std::min<double>(lo, v);
+      }
+    SCOPED_TRACE("output " + std::to_string(j));
+    EXPECT_EQ(std::isnan((*out)[0][size_t(j)]), nan);
+    if (nan) {
+      EXPECT_TRUE(std::isnan((*out)[2][size_t(j)]));
+      continue;
+    }
+    EXPECT_FLOAT_EQ((*out)[0][size_t(j)], float(sum));
+    EXPECT_FLOAT_EQ((*out)[1][size_t(j)], float(sum / 15));
+    EXPECT_EQ((*out)[2][size_t(j)], float(hi));
+    EXPECT_EQ((*out)[3][size_t(j)], float(lo));
+  }
+}
+
+TEST(EngineRun, FusedReductionsSplitLongRanges) {
+  // Few outputs over long reduced ranges are split into chunks whose
+  // partials are combined: chunk starts fall inside the outer reduced dim
+  // (space 2x3x20000), on a strided inner dim (3x30000x2) and in a full
+  // reduction; a NaN in a late chunk must still reach amax. Expected values
+  // from plain loops over the space.
+  struct Case {
+    Shape space;
+    std::vector<int64_t> dims;
+  };
+  for (const Case &c : {Case{{2, 3, 20000}, {1, 2}}, Case{{3, 30000, 2}, {1}},
+                        Case{{50000}, {0}}}) {
+    SCOPED_TRACE("space of " + std::to_string(c.space.size()) + " dims, " +
+                 std::to_string(c.space.back()) + " innermost");
+    int64_t n = 1;
+    for (int64_t d : c.space)
+      n *= d;
+    Floats x(static_cast<size_t>(n));
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = float(int(i * 7919 % 1013) - 500) / 64.0f;
+    x[x.size() - 3] = std::nanf(""); // in the last chunk of the last output
+    Shape outShape;
+    std::vector<int64_t> ints = {int64_t(c.space.size())};
+    ints.insert(ints.end(), c.space.begin(), c.space.end());
+    ints.push_back(int64_t(c.dims.size()));
+    ints.insert(ints.end(), c.dims.begin(), c.dims.end());
+    ints.insert(ints.end(), {0, 1}); // neg: register 0 -> register 1
+    for (size_t d = 0; d < c.space.size(); ++d)
+      if (std::find(c.dims.begin(), c.dims.end(), int64_t(d)) == c.dims.end())
+        outShape.push_back(c.space[d]);
+    Model m;
+    uint32_t xs = m.input("x", c.space);
+    for (const char *kind : {"sum", "amax", "amin"}) {
+      InstructionSpec &inst =
+          m.op(Opcode::ReductionFused, {xs}, {m.output(kind, outShape)});
+      inst.str = std::string(kind) + " neg";
+      inst.ints = ints;
+    }
+    StatusOr<std::vector<Floats>> out = runModel(m, {x});
+    ASSERT_TRUE(out.ok()) << out.status().toString();
+    size_t outputs = (*out)[0].size();
+    std::vector<double> sum(outputs, 0), hi(outputs, -INFINITY),
+        lo(outputs, INFINITY);
+    std::vector<bool> nan(outputs, false);
+    for (int64_t flat = 0; flat < n; ++flat) {
+      int64_t rest = flat, o = 0, scale = 1;
+      for (size_t d = c.space.size(); d-- > 0;) {
+        int64_t idx = rest % c.space[d];
+        rest /= c.space[d];
+        if (std::find(c.dims.begin(), c.dims.end(), int64_t(d)) != c.dims.end())
+          continue;
+        o += idx * scale;
+        scale *= c.space[d];
+      }
+      float v = -x[size_t(flat)];
+      nan[size_t(o)] = nan[size_t(o)] || std::isnan(v);
+      sum[size_t(o)] += v;
+      hi[size_t(o)] = std::max<double>(hi[size_t(o)], v);
+      lo[size_t(o)] = std::min<double>(lo[size_t(o)], v);
+    }
+    for (size_t o = 0; o < outputs; ++o) {
+      SCOPED_TRACE("output " + std::to_string(o));
+      if (nan[o]) {
+        for (int k = 0; k < 3; ++k)
+          EXPECT_TRUE(std::isnan((*out)[size_t(k)][o]));
+        continue;
+      }
+      EXPECT_FLOAT_EQ((*out)[0][o], float(sum[o]));
+      EXPECT_EQ((*out)[1][o], float(hi[o]));
+      EXPECT_EQ((*out)[2][o], float(lo[o]));
+    }
+  }
+}
+
+TEST(EngineRun, FusedReductionsOverEmptyRanges) {
+  // A reduced dim of extent 0: sums are 0 and means NaN (torch.sum and
+  // torch.mean of an empty range); and a space with no outputs at all.
+  Model m;
+  uint32_t x = m.input("x", {2, 0});
+  uint32_t none = m.input("none", {0, 5});
+  std::vector<std::pair<std::string, uint32_t>> cases = {
+      {"sum", x}, {"mean", x}, {"sum", none}};
+  for (auto &[kind, in] : cases) {
+    bool empty = in == none;
+    InstructionSpec &inst = m.op(Opcode::ReductionFused, {in},
+                                 {m.output(kind + (empty ? "0" : ""),
+                                           {empty ? int64_t(0) : int64_t(2)})});
+    inst.str = kind + " abs";
+    inst.ints = {2, empty ? 0 : 2, empty ? 5 : 0, 1, 1, 0, 1};
+  }
+  StatusOr<std::vector<Floats>> out = runModel(m, {{}, {}});
+  ASSERT_TRUE(out.ok()) << out.status().toString();
+  EXPECT_EQ((*out)[0], (Floats{0.0f, 0.0f}));
+  ASSERT_EQ((*out)[1].size(), 2u);
+  EXPECT_TRUE(std::isnan((*out)[1][0]) && std::isnan((*out)[1][1]));
+  EXPECT_TRUE((*out)[2].empty());
+}
+
+TEST(EnginePrepare, FusedReductionHeadersAreChecked) {
+  // The iteration space and the reduced dims come before the body; a
+  // malformed header or a space the inputs do not fit is rejected.
+  auto fused = [](std::string str, std::vector<int64_t> ints, Shape out = {2},
+                  Shape in = {2, 3}) {
+    Model m;
+    uint32_t x = m.input("x", in);
+    uint32_t y = m.output("y", out);
+    InstructionSpec &inst = m.op(Opcode::ReductionFused, {x}, {y});
+    inst.str = std::move(str);
+    inst.ints = std::move(ints);
+    return prepare(m.bytes());
+  };
+  EXPECT_TRUE(fused("sum abs", {2, 2, 3, 1, 1, 0, 1}).ok());
+  EXPECT_TRUE(rejected(fused("prod abs", {2, 2, 3, 1, 1, 0, 1}), kInvalid,
+                       {"(ReductionFused)", "unknown reduction 'prod'"}));
+  EXPECT_TRUE(rejected(fused("sum abs", {2, 2, 3, 2, 1, 0, 0, 1}), kInvalid,
+                       {"dims must ascend"}));
+  EXPECT_TRUE(rejected(fused("sum abs", {2, 2, 3, 1, 2, 0, 1}), kInvalid,
+                       {"reduces dim 2 of (2, 3)"}));
+  EXPECT_TRUE(rejected(fused("sum abs", {2, 2, 4, 1, 1, 0, 1}), kInvalid,
+                       {"does not broadcast to the iteration space"}));
+  EXPECT_TRUE(rejected(fused("sum abs", {2, 2, 3, 1, 1, 0, 1}, {3}), kInvalid,
+                       {"reducing (2, 3) leaves 2"}));
+  EXPECT_TRUE(rejected(fused("sum abs", {-1}), kInvalid, {"rank--1"}));
+  EXPECT_TRUE(rejected(fused("amax abs", {2, 2, 0, 1, 1, 0, 1}, {2}, {2, 0}),
+                       kInvalid, {"amax/amin over zero elements"}));
+  EXPECT_TRUE(fused("sum abs", {2, 2, 0, 1, 1, 0, 1}, {2}, {2, 0}).ok());
+  // A body with no step yields an input; its register must be one.
+  EXPECT_TRUE(fused("sum", {2, 2, 3, 1, 1, 0}).ok());
+  EXPECT_TRUE(rejected(fused("sum", {2, 2, 3, 1, 1, 1}), kInvalid,
+                       {"yields register 1 of 1 inputs and no step"}));
+  EXPECT_TRUE(rejected(fused("sum", {2, 2, 3, 1, 1}), kInvalid,
+                       {"its encoding needs more"}));
+}
+
+TEST(EngineRun, BodilessFusedReductionsReduceAnInput) {
+  // A plain Reduce made a fused kernel (the CUDA target's lone kernels):
+  // no step, the body yields input 0 (x over [3, 4, 5]) or input 1 (w,
+  // broadcast per dim-1 index); dims 0 and 2 are reduced.
+  const Shape space = {3, 4, 5};
+  Floats x(60), w = {0.5f, -1.0f, 2.0f, 0.25f};
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(int(i * 41 % 29) - 14) / 8.0f;
+  Model m;
+  uint32_t xs = m.input("x", space), wSlot = m.input("w", {4, 1});
+  for (int64_t reg : {0, 1})
+    for (const char *kind : {"sum", "mean", "amax", "amin"}) {
+      InstructionSpec &inst = m.op(Opcode::ReductionFused, {xs, wSlot},
+                                   {m.output(kind + std::to_string(reg), {4})});
+      inst.str = kind;
+      inst.ints = {3, 3, 4, 5, 2, 0, 2, reg};
+    }
+  StatusOr<std::vector<Floats>> out = runModel(m, {x, w});
+  ASSERT_TRUE(out.ok()) << out.status().toString();
+  for (int64_t j = 0; j < 4; ++j) {
+    double sum = 0, hi = -INFINITY, lo = INFINITY;
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t k = 0; k < 5; ++k) {
+        float v = x[size_t(i * 20 + j * 5 + k)];
+        sum += v;
+        hi = std::max<double>(hi, v);
+        lo = std::min<double>(lo, v);
+      }
+    SCOPED_TRACE("output " + std::to_string(j));
+    size_t o = size_t(j);
+    EXPECT_FLOAT_EQ((*out)[0][o], float(sum));
+    EXPECT_FLOAT_EQ((*out)[1][o], float(sum / 15));
+    EXPECT_EQ((*out)[2][o], float(hi));
+    EXPECT_EQ((*out)[3][o], float(lo));
+    EXPECT_FLOAT_EQ((*out)[4][o], 15 * w[o]);
+    EXPECT_FLOAT_EQ((*out)[5][o], w[o]);
+    EXPECT_EQ((*out)[6][o], w[o]);
+    EXPECT_EQ((*out)[7][o], w[o]);
+  }
+}
+
+} // namespace
+} // namespace shardrt
