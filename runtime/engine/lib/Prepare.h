@@ -180,6 +180,11 @@ struct InterpolateStep {
 StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
                                             const PrepareContext &ctx);
 
+/// A NeighborhoodAttention's windows for `cpu::neighborhoodAttention`,
+/// checked (every query's window among the local keys).
+StatusOr<cpu::NeighborhoodParams>
+decodeNeighborhood(const fb::Instruction &inst, const PrepareContext &ctx);
+
 std::string shapeStr(const Shape &shape);
 int64_t numElements(const Shape &shape);
 Status invalid(const std::string &message);

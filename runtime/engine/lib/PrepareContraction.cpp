@@ -200,8 +200,10 @@ StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
   });
 }
 
-StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
-                                    const PrepareContext &ctx) {
+} // namespace
+
+StatusOr<cpu::NeighborhoodParams>
+decodeNeighborhood(const fb::Instruction &inst, const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 3, 3, 1));
   SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx, 3));
   const Shape &q = inSlot(inst, ctx, 0).shape, &k = inSlot(inst, ctx, 1).shape;
@@ -263,6 +265,17 @@ StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
     p.kvOffset[d] = kvOffset[d];
     p.global[d] = L;
   }
+  return p;
+}
+
+namespace {
+
+StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
+                                    const PrepareContext &ctx) {
+  StatusOr<cpu::NeighborhoodParams> decoded = decodeNeighborhood(inst, ctx);
+  if (!decoded.ok())
+    return decoded.status();
+  cpu::NeighborhoodParams p = *decoded;
   uint32_t qi = inIdx(inst, 0), ki = inIdx(inst, 1), vi = inIdx(inst, 2),
            y = outIdx(inst, 0);
   return RunFn([=](RunContext &rc) {

@@ -270,6 +270,31 @@ TEST(CudaBackend, PermutesStridedSlicesAndInterpolationsRunOnTheDevice) {
                       2);
 }
 
+TEST(CudaBackend, NeighborhoodAttentionRunsOnTheDevice) {
+  // Windows from the CPU kernel's rule (NeighborhoodPlan): a 2-D 3x5
+  // window over a 6x7 map (shifted at every border), and a shard of a
+  // dilated 1-D window (queries 3-6 of 12, all keys). Captured in a CUDA
+  // graph, so both are native.
+  Model m;
+  uint32_t q = m.input("q", {1, 6, 7, 2, 5}), k = m.input("k", {1, 6, 7, 2, 5}),
+           v = m.input("v", {1, 6, 7, 2, 5});
+  uint32_t y = m.output("y", {1, 6, 7, 2, 5});
+  m.op(Opcode::NeighborhoodAttention, {q, k, v}, {y},
+       {2, 3, 5, 1, 1, 0, 0, 0, 0, 6, 7}, {0.4});
+  uint32_t q1 = m.input("q1", {2, 4, 1, 3}), k1 = m.input("k1", {2, 12, 1, 3}),
+           v1 = m.input("v1", {2, 12, 1, 3});
+  uint32_t y1 = m.output("y1", {2, 4, 1, 3});
+  m.op(Opcode::NeighborhoodAttention, {q1, k1, v1}, {y1}, {1, 3, 2, 3, 0, 12},
+       {0.5});
+  SessionOptions graph = cudaOptions();
+  graph.cudaGraph = true;
+  expectBackendsAgree(m,
+                      {randomFloats(420, 41), randomFloats(420, 42),
+                       randomFloats(420, 43), randomFloats(24, 44),
+                       randomFloats(72, 45), randomFloats(72, 46)},
+                      graph, 2);
+}
+
 /// Two ranks hold rows [0, 5) and [5, 12) of a (2, 12, 3) tensor; each pads
 /// its rows by one on both sides and fills the pads from its ring
 /// neighbours: boxes that are not contiguous in the slot (one row of each

@@ -321,6 +321,9 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
       !(fused && host.status().code() == StatusCode::Unimplemented))
     return host.status();
   StatusOr<RunFn> native = RunFn();
+  UploadFn upload = [this](const void *data, size_t bytes) {
+    return placeConstant(data, bytes);
+  };
   switch (inst.opcode()) {
   case fb::Opcode::Copy:
     native = prepareCopy(inst, ctx);
@@ -335,10 +338,10 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     native = prepareMoveStep(inst, ctx, lib_.stream);
     break;
   case fb::Opcode::Interpolate:
-    native = prepareInterpolateStep(inst, ctx, lib_.stream,
-                                    [this](const void *data, size_t bytes) {
-                                      return placeConstant(data, bytes);
-                                    });
+    native = prepareInterpolateStep(inst, ctx, lib_.stream, upload);
+    break;
+  case fb::Opcode::NeighborhoodAttention:
+    native = prepareNeighborhoodStep(inst, ctx, lib_.stream, upload);
     break;
   case fb::Opcode::ElementwiseFused:
   case fb::Opcode::ReductionFused:

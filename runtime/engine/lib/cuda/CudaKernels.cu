@@ -1,12 +1,14 @@
 //===- CudaKernels.cu - The CUDA backend's own small kernels --------------===//
 //
 // Generated kernels (fused regions) come from the artifact; these are the
-// few fixed ones the backend needs around library calls.
+// fixed ones the backend needs around library calls, for data movement,
+// and for the ops whose math lives in a host-tested plan header.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CudaSupport.h"
 #include "InterpolatePlan.h"
+#include "NeighborhoodPlan.h"
 
 #include <algorithm>
 
@@ -65,6 +67,17 @@ __global__ void interpolateKernel(float *__restrict__ y,
     y[i] = interpolateAt(v, x, i);
 }
 
+/// One thread per (query, head) row.
+__global__ void neighborhoodKernel(float *__restrict__ y,
+                                   const float *__restrict__ q,
+                                   const float *__restrict__ k,
+                                   const float *__restrict__ v,
+                                   NeighborhoodView view) {
+  for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+       r < view.rows; r += (long long)gridDim.x * blockDim.x)
+    attendRow(view, q, k, v, y, r);
+}
+
 /// The copy of elements of T's size (the bytes are only moved).
 template <typename T>
 void launchCopyBoxOf(void *dst, const void *src, const BoxCopyPlan &p,
@@ -120,6 +133,17 @@ cudaError_t launchInterpolate(float *y, const float *x,
   if (view.count <= 0)
     return cudaSuccess;
   interpolateKernel<<<gridFor(view.count), kThreads, 0, stream>>>(y, x, view);
+  return cudaGetLastError();
+}
+
+cudaError_t launchNeighborhoodAttention(float *y, const float *q,
+                                        const float *k, const float *v,
+                                        const NeighborhoodView &view,
+                                        cudaStream_t stream) {
+  if (view.rows <= 0)
+    return cudaSuccess;
+  neighborhoodKernel<<<gridFor(view.rows), kThreads, 0, stream>>>(y, q, k, v,
+                                                                  view);
   return cudaGetLastError();
 }
 

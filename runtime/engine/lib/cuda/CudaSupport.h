@@ -28,7 +28,8 @@
 
 namespace shardrt::exec::cuda {
 
-struct InterpolateView; // InterpolatePlan.h
+struct InterpolateView;  // InterpolatePlan.h
+struct NeighborhoodView; // NeighborhoodPlan.h
 
 Status cublasStatus(cublasStatus_t err, const char *call);
 #ifdef SHARDRT_HAVE_CUDNN
@@ -107,6 +108,12 @@ StatusOr<RunFn> prepareInterpolateStep(const fb::Instruction &inst,
 
 /// Device scratch of `bytes` bytes that lives as long as the session.
 using ScratchFn = std::function<StatusOr<void *>(size_t)>;
+/// CudaNeighborhood.cpp: a NeighborhoodAttention with its window tables
+/// on the device.
+StatusOr<RunFn> prepareNeighborhoodStep(const fb::Instruction &inst,
+                                        const PrepareContext &ctx,
+                                        cudaStream_t stream,
+                                        const UploadFn &upload);
 /// CudaCollectives.cpp: an AllGather into device memory, when the
 /// session's communicator takes device buffers.
 StatusOr<RunFn> prepareAllGatherStep(const fb::Instruction &inst,
@@ -129,6 +136,12 @@ cudaError_t launchFillBox(float *data, const BoxCopyPlan &plan, float value,
 /// y = x resampled as `view` (planInterpolate's tables, on the device) says.
 cudaError_t launchInterpolate(float *y, const float *x,
                               const InterpolateView &view, cudaStream_t stream);
+/// Neighbourhood attention as `view` (planNeighborhood's tables, on the
+/// device) says; q, k, v and y heads-last.
+cudaError_t launchNeighborhoodAttention(float *y, const float *q,
+                                        const float *k, const float *v,
+                                        const NeighborhoodView &view,
+                                        cudaStream_t stream);
 /// y[r, c] += bias[c] for a (rows, cols) row-major y.
 cudaError_t launchAddBias(float *y, const float *bias, int64_t rows,
                           int64_t cols, cudaStream_t stream);
