@@ -56,6 +56,16 @@ struct AllGatherLayout {
   size_t elemBytes = 0;
   uint32_t inSlot = 0, outSlot = 0;
 
+  /// This member's block sent from `own` to every other member, and
+  /// member q's block received at `packed + displs[q]`.
+  std::vector<GroupMessage> messages(const void *own, char *packed) const {
+    std::vector<GroupMessage> m(group.ranks.size());
+    for (size_t q = 0; q < m.size(); ++q)
+      m[q] = {own, packed + displs[q], size_t(counts[group.index]),
+              size_t(counts[q])};
+    return m;
+  }
+
   /// The packed blocks already are the output: nothing precedes `dim`, so
   /// member order along `dim` is byte order.
   bool packedIsOutput() const {

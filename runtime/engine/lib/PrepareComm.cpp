@@ -560,12 +560,11 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
       SHARDRT_RETURN_IF_ERROR(rc.comm->allGatherV(
           own, ownBytes, staging->data(), l->counts, comm::DataType::Byte));
     } else {
-      std::vector<GroupMessage> messages(g.ranks.size());
-      for (size_t q = 0; q < g.ranks.size(); ++q)
-        messages[q] = {own, blocks[q], size_t(ownBytes), size_t(l->counts[q])};
       if (ownBytes)
         std::memcpy(blocks[g.index], own, size_t(ownBytes));
-      SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, g, messages));
+      SHARDRT_RETURN_IF_ERROR(exchangeInGroup(
+          *rc.comm, g,
+          l->messages(own, reinterpret_cast<char *>(staging->data()))));
     }
     moveBlocks(BlockMove::Unpack, rc.slots[l->outSlot], l->output, l->dim,
                l->extents, blocks, l->elemBytes);

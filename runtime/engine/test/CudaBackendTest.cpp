@@ -379,13 +379,15 @@ std::vector<uint8_t> ringExchangeArtifact(bool started) {
   return bytes.ok() ? *bytes : Bytes{};
 }
 
-/// Runs `artifact` once per rank of a local world that copies messages
-/// with `copy`, rank r's input 0 holding r * 1000 + i at element i; every
-/// rank's outputs (and, if asked, its steps that need the host).
+/// Runs `artifact` `runs` times per rank of a local world that copies
+/// messages with `copy`, rank r's input 0 holding 100000 * run + r * 1000 +
+/// i at element i in run `run`; every rank's outputs of the last run (and,
+/// if asked, its steps that need the host).
 StatusOr<std::vector<std::vector<Floats>>>
 runLocalWorld(const std::vector<uint8_t> &artifact, int world,
               const SessionOptions &options, comm::CopyBytesFn copy,
-              std::vector<std::vector<HostStep>> *hostSteps = nullptr) {
+              std::vector<std::vector<HostStep>> *hostSteps = nullptr,
+              int runs = 1) {
   std::shared_ptr<const Engine> engine = load(artifact);
   if (!engine)
     return Status::internal("the artifact does not load");
@@ -403,11 +405,13 @@ runLocalWorld(const std::vector<uint8_t> &artifact, int world,
           return session.status();
         Shape in = (*session)->inputShape(0);
         Floats x(size_t(count(in)));
-        for (size_t i = 0; i < x.size(); ++i)
-          x[i] = float(c.rank() * 1000 + int(i));
-        SHARDRT_RETURN_IF_ERROR(
-            (*session)->copyInput(0, x.data(), DType::F32, in));
-        SHARDRT_RETURN_IF_ERROR((*session)->run());
+        for (int run = 0; run < runs; ++run) {
+          for (size_t i = 0; i < x.size(); ++i)
+            x[i] = float(100000 * run + c.rank() * 1000 + int(i));
+          SHARDRT_RETURN_IF_ERROR(
+              (*session)->copyInput(0, x.data(), DType::F32, in));
+          SHARDRT_RETURN_IF_ERROR((*session)->run());
+        }
         if (hostSteps)
           hostSteps->at(size_t(c.rank())) = (*session)->hostSteps();
         for (size_t o = 0; o < engine->numOutputs(); ++o) {
@@ -528,21 +532,23 @@ std::vector<uint8_t> allGatherArtifact() {
 }
 
 TEST(CudaBackend, AllGathersLandInDeviceMemory) {
-  // Global row g of rank q's block (local row j): element (b, g, c) is
-  // q * 1000 + (b * n_q + j) * 3 + c of rank q's input.
+  // Two runs, so that staging reused with stale blocks shows. Global row g
+  // of rank q's block (local row j): element (b, g, c) is 100000 + q * 1000
+  // + (b * n_q + j) * 3 + c of rank q's input in the second run.
   const std::vector<int64_t> rows = {2, 3, 1};
   Floats byRows(2 * 6 * 3), byBatch(6 * 2 * 3);
   for (int64_t q = 0, g = 0; q < 3; ++q)
     for (int64_t j = 0; j < rows[size_t(q)]; ++j, ++g)
       for (int64_t b = 0; b < 2; ++b)
         for (int64_t c = 0; c < 3; ++c) {
-          float v = float(q * 1000 + (b * rows[size_t(q)] + j) * 3 + c);
+          float v =
+              float(100000 + q * 1000 + (b * rows[size_t(q)] + j) * 3 + c);
           byRows[size_t((b * 6 + g) * 3 + c)] = v;
           byBatch[size_t((g * 2 + b) * 3 + c)] = v;
         }
   std::vector<uint8_t> artifact = allGatherArtifact();
   StatusOr<std::vector<std::vector<Floats>>> cpu =
-      runLocalWorld(artifact, 3, SessionOptions(), nullptr);
+      runLocalWorld(artifact, 3, SessionOptions(), nullptr, nullptr, 2);
   ASSERT_TRUE(cpu.ok()) << cpu.status().toString();
   for (const std::vector<Floats> &rank : *cpu)
     EXPECT_EQ(rank, (std::vector<Floats>{byRows, byBatch}));
@@ -553,7 +559,7 @@ TEST(CudaBackend, AllGathersLandInDeviceMemory) {
     SCOPED_TRACE(copy ? "device to device" : "through the host");
     std::vector<std::vector<HostStep>> hostSteps(3);
     StatusOr<std::vector<std::vector<Floats>>> got =
-        runLocalWorld(artifact, 3, cudaOptions(), copy, &hostSteps);
+        runLocalWorld(artifact, 3, cudaOptions(), copy, &hostSteps, 2);
     ASSERT_TRUE(got.ok()) << got.status().toString();
     for (const std::vector<Floats> &rank : *got)
       EXPECT_EQ(rank, (std::vector<Floats>{byRows, byBatch}));

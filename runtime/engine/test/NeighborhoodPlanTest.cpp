@@ -85,28 +85,42 @@ TEST(NeighborhoodPlan, DeviceEvaluationMatchesTheCpuKernel) {
 }
 
 TEST(NeighborhoodPlan, ANaNKeyPoisonsOnlyTheRowsThatSeeIt) {
-  // One spatial dim of 5, kernel 3: query 0 sees keys 0-2, query 4 keys
-  // 2-4. A NaN in key 4 reaches query 4's row (as on the CPU) but not
-  // query 0's.
-  cpu::NeighborhoodParams p;
-  p.rank = 1;
-  p.batch = p.heads = 1;
-  p.dim = 2;
-  p.kernel[0] = 3;
-  p.global[0] = p.qExtent[0] = p.kvExtent[0] = 5;
-  std::vector<float> q(10, 0.5f), k(10, 0.25f), v(10, 1.0f), y(10, 0.0f);
-  k[8] = std::nanf("");
-  NeighborhoodPlan plan = planNeighborhood(p);
-  NeighborhoodView view = plan.at(plan.bytes.data());
-  for (long long row = 0; row < view.rows; ++row)
-    attendRow(view, q.data(), k.data(), v.data(), y.data(), row);
-  EXPECT_EQ(y[0], 1.0f);
-  EXPECT_EQ(y[1], 1.0f);
-  EXPECT_TRUE(std::isnan(y[8]));
-  std::vector<float> want(10);
-  cpu::neighborhoodAttention(p, q.data(), k.data(), v.data(), want.data());
-  EXPECT_EQ(std::isnan(want[8]), std::isnan(y[8]));
-  EXPECT_EQ(want[0], y[0]);
+  // One spatial dim of 5, kernel 3: queries 0-1 see keys 0-2, query 2 keys
+  // 1-3, queries 3-4 keys 2-4. A NaN in the first key of a window (key 0)
+  // or its last (key 4) must not be taken for the max: it reaches exactly
+  // the rows that see it, as on the CPU.
+  for (int nanKey : {0, 4}) {
+    SCOPED_TRACE("NaN in key " + std::to_string(nanKey));
+    cpu::NeighborhoodParams p;
+    p.rank = 1;
+    p.batch = p.heads = 1;
+    p.dim = 2;
+    p.kernel[0] = 3;
+    p.global[0] = p.qExtent[0] = p.kvExtent[0] = 5;
+    std::vector<float> q(10), k(10), v(10), y(10, 0.0f), want(10);
+    for (size_t i = 0; i < 10; ++i) {
+      q[i] = float(i % 3) * 0.5f;
+      k[i] = float(i % 4) * 0.25f;
+      v[i] = float(i);
+    }
+    k[size_t(2 * nanKey)] = std::nanf("");
+    NeighborhoodPlan plan = planNeighborhood(p);
+    NeighborhoodView view = plan.at(plan.bytes.data());
+    for (long long row = 0; row < view.rows; ++row)
+      attendRow(view, q.data(), k.data(), v.data(), y.data(), row);
+    cpu::neighborhoodAttention(p, q.data(), k.data(), v.data(), want.data());
+    for (int query = 0; query < 5; ++query) {
+      int first = std::min(std::max(query - 1, 0), 2);
+      bool sees = nanKey >= first && nanKey < first + 3;
+      for (int c = 0; c < 2; ++c) {
+        size_t i = size_t(2 * query + c);
+        EXPECT_EQ(std::isnan(y[i]), sees) << "query " << query;
+        EXPECT_EQ(std::isnan(want[i]), sees) << "query " << query;
+        if (!sees)
+          EXPECT_NEAR(y[i], want[i], 1e-6f) << "query " << query;
+      }
+    }
+  }
 }
 
 } // namespace

@@ -3,10 +3,10 @@
 // A communicator that takes device buffers (nccl; a local world of ranks on
 // one GPU) gathers the members' blocks straight into device memory: into
 // the output itself when the blocks, packed in member order, already are
-// the output (a gather along the outermost dim that is not 1, which is what
-// the partitioner writes for norm statistics), else into device staging
-// that the box-copy kernel unpacks. A communicator that takes host buffers
-// only leaves the step staged through the host.
+// the output (a gather along a dim preceded only by 1s, which is what the
+// partitioner writes for norm statistics), else into device staging that
+// the box-copy kernel unpacks. A communicator that takes host buffers only
+// leaves the step staged through the host.
 //
 // The whole world gathers with the communicator's all-gather when its
 // collectives take device buffers (nccl); otherwise the group's members
@@ -51,14 +51,31 @@ StatusOr<RunFn> prepareAllGatherStep(const fb::Instruction &inst,
   }
   bool allGather =
       layout->group.whole && ctx.comm->collectivesTakeDeviceBuffers();
+  // Where this rank's block is sent from when the input overlaps the
+  // output other than exactly at its own block (communication may overlap
+  // freely; the CPU backend stages): allocated on the first such run.
+  auto sendCopy = std::make_shared<void *>(nullptr);
   return RunFn([=](RunContext &rc) -> Status {
     if (!rc.comm)
       return Status::failedPrecondition("an all-gather needs a communicator");
     const AllGatherLayout &l = *layout;
     const Group &g = l.group;
     char *packed = direct ? static_cast<char *>(rc.slots[l.outSlot]) : staging;
-    const void *own = rc.slots[l.inSlot];
+    const char *own = static_cast<const char *>(rc.slots[l.inSlot]);
     size_t ownBytes = size_t(l.counts[g.index]);
+    size_t packedBytes = size_t(l.displs.back() + l.counts.back());
+    if (direct && ownBytes && own != packed + l.displs[g.index] &&
+        own < packed + packedBytes && packed < own + ownBytes) {
+      if (!*sendCopy) {
+        StatusOr<void *> s = scratch(ownBytes);
+        if (!s.ok())
+          return s.status();
+        *sendCopy = *s;
+      }
+      SHARDRT_CUDA_TRY(cudaMemcpyAsync(*sendCopy, own, ownBytes,
+                                       cudaMemcpyDeviceToDevice, stream));
+      own = static_cast<const char *>(*sendCopy);
+    }
     // The communicator moves device memory on its own: the input must be
     // written, and nothing may still read what the blocks overwrite.
     SHARDRT_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -70,11 +87,8 @@ StatusOr<RunFn> prepareAllGatherStep(const fb::Instruction &inst,
       if (ownBytes && ownBlock != own)
         SHARDRT_CUDA_TRY(cudaMemcpyAsync(ownBlock, own, ownBytes,
                                          cudaMemcpyDeviceToDevice, stream));
-      std::vector<GroupMessage> messages(g.ranks.size());
-      for (size_t q = 0; q < g.ranks.size(); ++q)
-        messages[q] = {own, packed + l.displs[q], ownBytes,
-                       size_t(l.counts[q])};
-      SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, g, messages));
+      SHARDRT_RETURN_IF_ERROR(
+          exchangeInGroup(*rc.comm, g, l.messages(own, packed)));
     }
     for (size_t k = 0; k < unpack->copies.size(); ++k)
       SHARDRT_CUDA_TRY(launchCopyBox(

@@ -1,5 +1,4 @@
-//===- NeighborhoodPlan.h - Neighbourhood attention on the device -*- C++
-//-*-===//
+//===- NeighborhoodPlan.h - Neighbourhood attention tables ------*- C++ -*-===//
 //
 // The CUDA backend's neighbourhood attention reads where each query's
 // window starts from per-axis tables made once on the host with the CPU
