@@ -192,8 +192,8 @@ private:
   bool ownStream_;
   Status usable_;
   std::vector<std::shared_ptr<P2pOp>> pending_;
-  void *barrierScratch_ = nullptr;
-  /// Device staging of host buffers, and the event waits poll.
+  /// Device staging of host buffers (and the barrier's word), and the event
+  /// waits poll.
   void *scratch_ = nullptr;
   size_t scratchBytes_ = 0;
   cudaEvent_t done_ = nullptr;
@@ -216,8 +216,6 @@ NcclCommunicator::~NcclCommunicator() {
   // may still have kernels reading the scratch: freeing it would block on
   // them, so it is left allocated.
   if (usable_.ok() || owned_) {
-    if (barrierScratch_)
-      cudaFree(barrierScratch_);
     if (scratch_)
       cudaFree(scratch_);
   }
@@ -486,9 +484,9 @@ Status NcclCommunicator::doBarrier() {
   if (!usable_.ok())
     return usable_;
   SHARDRT_NCCL_CUDA(cudaSetDevice(device_), "barrier");
-  if (!barrierScratch_)
-    SHARDRT_NCCL_CUDA(cudaMalloc(&barrierScratch_, sizeof(int32_t)), "barrier");
-  return run("barrier", {{barrierScratch_, nullptr, sizeof(int32_t), false}},
+  // The value is never read: any device word will do.
+  SHARDRT_RETURN_IF_ERROR(reserveScratch(sizeof(int32_t), "barrier"));
+  return run("barrier", {{scratch_, nullptr, sizeof(int32_t), false}},
              timeout(), [&](const std::vector<void *> &d) {
                return ncclAllReduce(d[0], d[0], 1, ncclInt32, ncclSum, comm_,
                                     stream_);

@@ -222,12 +222,7 @@ void attendOne(const NeighborhoodParams &p, const NeighborhoodAxis ax[3],
 
 void neighborhoodAttention(const NeighborhoodParams &p, const float *q,
                            const float *k, const float *v, float *y) {
-  // Nothing to compute: build no window tables (an empty q's other extents
-  // may be huge).
-  bool empty = p.batch <= 0 || p.heads <= 0 || p.dim <= 0;
-  for (int d = 0; d < p.rank; ++d)
-    empty = empty || p.qExtent[d] <= 0;
-  if (empty)
+  if (neighborhoodIsEmpty(p))
     return;
   NeighborhoodAxis axes[3];
   int64_t qExt[3] = {1, 1, 1}, kvExt[3] = {1, 1, 1};

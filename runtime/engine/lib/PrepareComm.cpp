@@ -546,13 +546,18 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
   if (!decoded.ok())
     return decoded.status();
   auto l = std::make_shared<const AllGatherLayout>(std::move(*decoded));
-  auto staging = std::make_shared<std::vector<uint8_t>>(
-      size_t(numElements(l->output)) * l->elemBytes);
   // Member-major blocks in `staging`, then each in its place along `dim`.
-  std::vector<uint8_t *> blocks = pointersAt(staging->data(), l->displs);
+  // Made at the first run: a backend that gathers on its own (CUDA)
+  // prepares this step only for its checks and never runs it.
+  auto staging = std::make_shared<std::vector<uint8_t>>();
+  auto blocks = std::make_shared<std::vector<uint8_t *>>();
   return RunFn([=](RunContext &rc) -> Status {
     if (!rc.comm)
       return Status::failedPrecondition("an all-gather needs a communicator");
+    if (blocks->empty()) {
+      staging->resize(size_t(numElements(l->output)) * l->elemBytes);
+      *blocks = pointersAt(staging->data(), l->displs);
+    }
     const Group &g = l->group;
     const void *own = rc.slots[l->inSlot];
     int64_t ownBytes = l->counts[g.index];
@@ -561,13 +566,13 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
           own, ownBytes, staging->data(), l->counts, comm::DataType::Byte));
     } else {
       if (ownBytes)
-        std::memcpy(blocks[g.index], own, size_t(ownBytes));
+        std::memcpy((*blocks)[g.index], own, size_t(ownBytes));
       SHARDRT_RETURN_IF_ERROR(exchangeInGroup(
           *rc.comm, g,
           l->messages(own, reinterpret_cast<char *>(staging->data()))));
     }
     moveBlocks(BlockMove::Unpack, rc.slots[l->outSlot], l->output, l->dim,
-               l->extents, blocks, l->elemBytes);
+               l->extents, *blocks, l->elemBytes);
     return Status();
   });
 }

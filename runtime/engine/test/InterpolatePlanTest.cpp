@@ -58,7 +58,7 @@ TEST(InterpolatePlan, DeviceEvaluationMatchesTheCpuKernel) {
     for (size_t i = 0; i < x.size(); ++i)
       x[i] = float(int(i * 7 % 19) - 9) / 4.0f;
     InterpolatePlan plan = planInterpolate(mode, p);
-    std::vector<float> want(size_t(plan.count), -1.0f);
+    std::vector<float> want(size_t(plan.shape.count), -1.0f);
     cpu::interpolate(mode, p, x.data(), want.data());
     // The kernel reads the tables where they were uploaded: a copy.
     std::vector<unsigned char> uploaded = plan.bytes;

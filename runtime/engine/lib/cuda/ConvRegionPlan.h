@@ -1,5 +1,4 @@
-//===- ConvRegionPlan.h - Convs over output regions, symmetric padding
-//-*-C++-*-===//
+//===- ConvRegionPlan.h - Convs over output regions -------------*- C++ -*-===//
 //
 // cuDNN's convolution pads both sides of a dim equally. The artifact's
 // convs pad pad_lo before and whatever the output extent implies after, and

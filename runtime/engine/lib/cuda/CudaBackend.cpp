@@ -217,6 +217,11 @@ private:
       scratchBuffers_.push_back(*p);
     return p;
   }
+  /// placeConstant and scratch as the step families take them.
+  UploadFn upload_ = [this](const void *data, size_t bytes) {
+    return placeConstant(data, bytes);
+  };
+  ScratchFn scratch_ = [this](size_t bytes) { return scratch(bytes); };
 
   int device_;
   bool ownStream_;
@@ -321,9 +326,8 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
       !(fused && host.status().code() == StatusCode::Unimplemented))
     return host.status();
   StatusOr<RunFn> native = RunFn();
-  UploadFn upload = [this](const void *data, size_t bytes) {
-    return placeConstant(data, bytes);
-  };
+  // Communication steps that run natively still wait on the host.
+  bool waitsOnHost = false;
   switch (inst.opcode()) {
   case fb::Opcode::Copy:
     native = prepareCopy(inst, ctx);
@@ -338,10 +342,10 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     native = prepareMoveStep(inst, ctx, lib_.stream);
     break;
   case fb::Opcode::Interpolate:
-    native = prepareInterpolateStep(inst, ctx, lib_.stream, upload);
+    native = prepareInterpolateStep(inst, ctx, lib_.stream, upload_);
     break;
   case fb::Opcode::NeighborhoodAttention:
-    native = prepareNeighborhoodStep(inst, ctx, lib_.stream, upload);
+    native = prepareNeighborhoodStep(inst, ctx, lib_.stream, upload_);
     break;
   case fb::Opcode::ElementwiseFused:
   case fb::Opcode::ReductionFused:
@@ -356,31 +360,34 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     native = prepareDnnStep(inst, ctx, lib_);
     break;
   case fb::Opcode::HaloExchange:
-  case fb::Opcode::Wait:
-  case fb::Opcode::AllReduce:
-  case fb::Opcode::AllGather:
-    if (inst.opcode() == fb::Opcode::HaloExchange)
-      native = prepareExchange(inst, ctx);
-    else if (inst.opcode() == fb::Opcode::Wait)
-      native = prepareWait(inst);
-    else if (inst.opcode() == fb::Opcode::AllGather)
-      native =
-          prepareAllGatherStep(inst, ctx, lib_.stream,
-                               [this](size_t bytes) { return scratch(bytes); });
-    else if (handsSlotsToCommunicator(inst, ctx) && ctx.comm &&
-             ctx.comm->collectivesTakeDeviceBuffers())
-      native = runOnDeviceSlots(std::move(*host));
+    native = prepareExchange(inst, ctx);
     // An exchange that only starts packs on the device; its Wait waits.
-    if (native.ok() && *native && !startedOnDevice_.count(index))
-      hostSteps_.push_back({index, fb::EnumNameOpcode(inst.opcode()), false});
+    waitsOnHost = !startedOnDevice_.count(index);
+    break;
+  case fb::Opcode::Wait:
+    native = prepareWait(inst);
+    waitsOnHost = true;
+    break;
+  case fb::Opcode::AllGather:
+    native = prepareAllGatherStep(inst, ctx, lib_.stream, scratch_);
+    waitsOnHost = true;
+    break;
+  case fb::Opcode::AllReduce:
+    if (ctx.comm && ctx.comm->collectivesTakeDeviceBuffers() &&
+        handsSlotsToCommunicator(inst, ctx))
+      native = runOnDeviceSlots(std::move(*host));
+    waitsOnHost = true;
     break;
   default:
     break;
   }
   if (!native.ok())
     return native.status();
-  if (*native)
+  if (*native) {
+    if (waitsOnHost)
+      hostSteps_.push_back({index, fb::EnumNameOpcode(inst.opcode()), false});
     return native;
+  }
   if (!host.ok())
     return host.status(); // a kernel-only fused region without its kernel
   hostSteps_.push_back({index, fb::EnumNameOpcode(inst.opcode()), true});

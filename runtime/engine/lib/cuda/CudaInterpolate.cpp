@@ -20,7 +20,7 @@ StatusOr<RunFn> prepareInterpolateStep(const fb::Instruction &inst,
   if (!step.ok())
     return step.status();
   InterpolatePlan plan = planInterpolate(step->mode, step->params);
-  if (plan.count == 0)
+  if (plan.shape.count == 0)
     return RunFn([](RunContext &) { return Status(); });
   StatusOr<void *> tables = upload(plan.bytes.data(), plan.bytes.size());
   if (!tables.ok())

@@ -349,6 +349,14 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   std::optional<ConvView> v = convView(a, x, w, y);
   if (!v)
     return RunFn();
+  // The crop of the temporary into y's region, planned before anything
+  // (the shared workspace) is reserved for a conv that may stay staged.
+  BoxCopyPlan crop;
+  if (!v->inPlace &&
+      !planBoxCopy(BoxView{y.data(), v->yStart.data()},
+                   BoxView{v->outShape.data(), v->outStart.data()},
+                   v->box.data(), int(v->box.size()), crop))
+    return RunFn();
   auto d = std::make_shared<DnnDescriptors>();
   std::vector<int> xWhole = dnnDims(x), wDims = dnnDims(w), yWhole = dnnDims(y);
   std::vector<int> stride = spatial(a.stride, a.r),
@@ -418,13 +426,6 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   uint32_t bi = hasBias ? inIdx(inst, 2) : kNoSlot;
   LibraryContext *libp = &lib;
   cudnnHandle_t handle = *h;
-  // The crop of the temporary into y's region.
-  BoxCopyPlan crop;
-  if (!v->inPlace &&
-      !planBoxCopy(BoxView{y.data(), v->yStart.data()},
-                   BoxView{v->outShape.data(), v->outStart.data()},
-                   v->box.data(), int(v->box.size()), crop))
-    return RunFn();
   bool inPlace = v->inPlace;
   int64_t xOffset = v->xOffset, yOffset = v->yOffset;
   return RunFn([=](RunContext &rc) -> Status {

@@ -19,15 +19,9 @@ StatusOr<RunFn> prepareNeighborhoodStep(const fb::Instruction &inst,
   StatusOr<cpu::NeighborhoodParams> params = decodeNeighborhood(inst, ctx);
   if (!params.ok())
     return params.status();
-  // Nothing to compute: no tables either (an empty q's other extents may
-  // be up to 2^40).
-  const cpu::NeighborhoodParams &p = *params;
-  bool empty = p.batch == 0 || p.heads == 0 || p.dim == 0;
-  for (int d = 0; d < p.rank; ++d)
-    empty = empty || p.qExtent[d] == 0;
-  if (empty)
+  if (cpu::neighborhoodIsEmpty(*params))
     return RunFn([](RunContext &) { return Status(); });
-  NeighborhoodPlan plan = planNeighborhood(p);
+  NeighborhoodPlan plan = planNeighborhood(*params);
   StatusOr<void *> tables = upload(plan.bytes.data(), plan.bytes.size());
   if (!tables.ok())
     return tables.status();

@@ -165,11 +165,10 @@ inline bool planConcatMove(const std::vector<std::vector<int64_t>> &ins,
   if (dim < 0 || size_t(dim) >= out.size())
     return false;
   plan = MovePlan();
-  std::vector<int64_t> at(out.size(), 0);
+  std::vector<int64_t> at(out.size(), 0), zero(out.size(), 0);
   for (size_t k = 0; k < ins.size(); ++k) {
     if (ins[k].size() != out.size())
       return false;
-    std::vector<int64_t> zero(out.size(), 0);
     if (!detail::addCopy(plan, int(k), out, at, ins[k], zero, ins[k]))
       return false;
     at[size_t(dim)] += ins[k][size_t(dim)];

@@ -31,28 +31,23 @@ struct InterpolateView {
   long long count; ///< output elements: channels * out[0] * out[1] * out[2]
 };
 
-/// The tables as one buffer (all indices, then all weights) and where each
-/// table starts in it, in elements.
+/// The tables as one buffer (all indices, then all weights), where each
+/// table starts in it, and the view's sizes.
 struct InterpolatePlan {
   std::vector<unsigned char> bytes;
   size_t index0[3], index1[3], weight0[3], weight1[3]; ///< byte offsets
-  int taps[3];
-  long long in[3], out[3], count;
+  InterpolateView shape{};                             ///< pointers unset
 
   /// The view of the tables once `bytes` lies at `base`.
   InterpolateView at(const void *base) const {
     const unsigned char *b = static_cast<const unsigned char *>(base);
-    InterpolateView v;
+    InterpolateView v = shape;
     for (int d = 0; d < 3; ++d) {
       v.index0[d] = reinterpret_cast<const long long *>(b + index0[d]);
       v.index1[d] = reinterpret_cast<const long long *>(b + index1[d]);
       v.weight0[d] = reinterpret_cast<const float *>(b + weight0[d]);
       v.weight1[d] = reinterpret_cast<const float *>(b + weight1[d]);
-      v.taps[d] = taps[d];
-      v.in[d] = in[d];
-      v.out[d] = out[d];
     }
-    v.count = count;
     return v;
   }
 };
@@ -81,11 +76,11 @@ inline InterpolatePlan planInterpolate(cpu::InterpMode mode,
     const cpu::InterpAxis &a = axes.axis[d];
     plan.weight0[d] = place(a.weight0.data(), a.weight0.size() * sizeof(float));
     plan.weight1[d] = place(a.weight1.data(), a.weight1.size() * sizeof(float));
-    plan.taps[d] = a.taps;
-    plan.in[d] = axes.in[d];
-    plan.out[d] = axes.out[d];
+    plan.shape.taps[d] = a.taps;
+    plan.shape.in[d] = axes.in[d];
+    plan.shape.out[d] = axes.out[d];
   }
-  plan.count = p.channels * axes.out[0] * axes.out[1] * axes.out[2];
+  plan.shape.count = p.channels * axes.out[0] * axes.out[1] * axes.out[2];
   return plan;
 }
 

@@ -301,6 +301,15 @@ int64_t neighborhoodWindowStart(int64_t i, int64_t global, int64_t kernel,
 void neighborhoodAttention(const NeighborhoodParams &p, const float *q,
                            const float *k, const float *v, float *y);
 
+/// No query row to compute (an empty q's other extents may be huge, so
+/// no per-query table should be built for it).
+inline bool neighborhoodIsEmpty(const NeighborhoodParams &p) {
+  bool empty = p.batch <= 0 || p.heads <= 0 || p.dim <= 0;
+  for (int d = 0; d < p.rank; ++d)
+    empty = empty || p.qExtent[d] <= 0;
+  return empty;
+}
+
 } // namespace shardrt::cpu
 
 #endif // SHARDRT_CPU_KERNELS_H
