@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <numeric>
 #include <random>
 #include <vector>
 
@@ -44,10 +45,7 @@ std::vector<int32_t> planned(const std::vector<int32_t> &src,
 }
 
 TEST(BoxCopyPlan, MatchesTheCpuCopyBox) {
-  std::mt19937 rng(7);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-  };
+  enginetest::RandomInts pick(7);
   for (int trial = 0; trial < 400; ++trial) {
     int rank = int(pick(0, 5));
     const size_t n = static_cast<size_t>(rank);

@@ -86,6 +86,19 @@ SessionOptions cudaOptions() {
   return o;
 }
 
+/// Every output of `got` within `tolerance` (relative) of `want`.
+void expectOutputsClose(const std::vector<Floats> &got,
+                        const std::vector<Floats> &want, float tolerance) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < want.size(); ++o) {
+    ASSERT_EQ(got[o].size(), want[o].size());
+    for (size_t i = 0; i < want[o].size(); ++i)
+      ASSERT_NEAR(got[o][i], want[o][i],
+                  tolerance * (1.0f + std::fabs(want[o][i])))
+          << "output " << o << " element " << i;
+  }
+}
+
 /// Runs `m` on both backends and compares every output.
 void expectBackendsAgree(const Model &m, const std::vector<Floats> &inputs,
                          SessionOptions cuda = cudaOptions(), int runs = 1,
@@ -99,13 +112,32 @@ void expectBackendsAgree(const Model &m, const std::vector<Floats> &inputs,
     GTEST_SKIP() << "no GPU here: " << s.toString();
   StatusOr<std::vector<Floats>> got = run(engine, inputs, cuda, runs);
   ASSERT_TRUE(got.ok()) << got.status().toString();
-  ASSERT_EQ(got->size(), want->size());
-  for (size_t o = 0; o < want->size(); ++o) {
-    ASSERT_EQ((*got)[o].size(), (*want)[o].size());
-    for (size_t i = 0; i < (*want)[o].size(); ++i)
-      ASSERT_NEAR((*got)[o][i], (*want)[o][i],
-                  tolerance * (1.0f + std::fabs((*want)[o][i])))
-          << "output " << o << " element " << i;
+  expectOutputsClose(*got, *want, tolerance);
+}
+
+/// Runs `m` captured in a CUDA graph (which refuses any step that needs the
+/// host, so every step must be native) on `inputs`, then replays it on
+/// other inputs: both runs must agree with the CPU, so a replay that
+/// launched nothing shows.
+void expectNativeAndAgree(const Model &m, const std::vector<Floats> &inputs) {
+  std::vector<std::vector<Floats>> runs = {inputs, inputs};
+  for (Floats &x : runs[1])
+    for (float &v : x)
+      v = 0.25f - 0.5f * v;
+  std::shared_ptr<const Engine> engine = load(m.bytes());
+  ASSERT_TRUE(engine);
+  StatusOr<std::vector<std::vector<Floats>>> want =
+      runEach(engine, runs, SessionOptions());
+  ASSERT_TRUE(want.ok()) << want.status().toString();
+  if (Status s = backendAvailable(BackendKind::Cuda); !s.ok())
+    GTEST_SKIP() << "no GPU here: " << s.toString();
+  SessionOptions graph = cudaOptions();
+  graph.cudaGraph = true;
+  StatusOr<std::vector<std::vector<Floats>>> got = runEach(engine, runs, graph);
+  ASSERT_TRUE(got.ok()) << got.status().toString();
+  for (size_t r = 0; r < runs.size(); ++r) {
+    SCOPED_TRACE("run " + std::to_string(r));
+    expectOutputsClose((*got)[r], (*want)[r], 1e-4f);
   }
 }
 
@@ -175,7 +207,7 @@ TEST(CudaBackend, LibraryStepsMatchTheCpu) {
   uint32_t pt = m.slot({2, 8, 8, 8});
   m.op(Opcode::Copy, {p}, {pt});
   uint32_t perm = m.slot({2, 8, 8, 8});
-  m.op(Opcode::Permute, {pt}, {perm}, {0, 2, 3, 1}); // staged
+  m.op(Opcode::Permute, {pt}, {perm}, {0, 2, 3, 1}); // a box copy
   uint32_t l = m.output("out0", {2, 8, 8, 5});
   m.op(Opcode::Linear, {perm, lw, lb}, {l});
   uint32_t a = m.input("in1", {4, 7, 9});
@@ -213,10 +245,8 @@ TEST(CudaBackend, ConvRegionsMatchTheCpu) {
   uint32_t y1 = m.output("out3", {2, 5, 19});
   m.op(Opcode::Conv, {x1, w1}, {y1}, {1, 1, 1, 1, 1, 0, 7});
   m.op(Opcode::Conv, {x1, w1}, {y1}, {1, 1, 1, 1, 1, 7, 19});
-  SessionOptions graph = cudaOptions();
-  graph.cudaGraph = true;
-  expectBackendsAgree(m, {randomFloats(4 * 16 * 12, 11), randomFloats(120, 13)},
-                      graph, 2);
+  expectNativeAndAgree(m,
+                       {randomFloats(4 * 16 * 12, 11), randomFloats(120, 13)});
 }
 
 TEST(CudaBackend, PadSliceConcatMoveBoxesOnTheDevice) {
@@ -236,10 +266,7 @@ TEST(CudaBackend, PadSliceConcatMoveBoxesOnTheDevice) {
   uint32_t y = m.input("in1", {2, 3, 4});
   uint32_t c = m.output("out3", {2, 8, 4});
   m.op(Opcode::Concat, {x, y}, {c}, {1});
-  SessionOptions graph = cudaOptions();
-  graph.cudaGraph = true;
-  expectBackendsAgree(m, {randomFloats(40, 31), randomFloats(24, 32)}, graph,
-                      2);
+  expectNativeAndAgree(m, {randomFloats(40, 31), randomFloats(24, 32)});
 }
 
 TEST(CudaBackend, PermutesStridedSlicesAndInterpolationsRunOnTheDevice) {
@@ -264,10 +291,7 @@ TEST(CudaBackend, PermutesStridedSlicesAndInterpolationsRunOnTheDevice) {
   uint32_t r = m.output("out4", {1, 2, 5, 6, 4});
   m.op(Opcode::Interpolate, {v}, {r}, {3, 0, 3, 0, 0, 1, 0, 0, 5, 3, 2},
        {0.5, 0.5, 0.5}, "linear");
-  SessionOptions graph = cudaOptions();
-  graph.cudaGraph = true;
-  expectBackendsAgree(m, {randomFloats(120, 33), randomFloats(48, 34)}, graph,
-                      2);
+  expectNativeAndAgree(m, {randomFloats(120, 33), randomFloats(48, 34)});
 }
 
 TEST(CudaBackend, NeighborhoodAttentionRunsOnTheDevice) {
@@ -286,13 +310,9 @@ TEST(CudaBackend, NeighborhoodAttentionRunsOnTheDevice) {
   uint32_t y1 = m.output("y1", {2, 4, 1, 3});
   m.op(Opcode::NeighborhoodAttention, {q1, k1, v1}, {y1}, {1, 3, 2, 3, 0, 12},
        {0.5});
-  SessionOptions graph = cudaOptions();
-  graph.cudaGraph = true;
-  expectBackendsAgree(m,
-                      {randomFloats(420, 41), randomFloats(420, 42),
-                       randomFloats(420, 43), randomFloats(24, 44),
-                       randomFloats(72, 45), randomFloats(72, 46)},
-                      graph, 2);
+  expectNativeAndAgree(m, {randomFloats(420, 41), randomFloats(420, 42),
+                           randomFloats(420, 43), randomFloats(24, 44),
+                           randomFloats(72, 45), randomFloats(72, 46)});
 }
 
 /// Two ranks hold rows [0, 5) and [5, 12) of a (2, 12, 3) tensor; each pads
@@ -429,11 +449,13 @@ runLocalWorld(const std::vector<uint8_t> &artifact, int world,
   return outputs;
 }
 
-/// Every rank's padded piece of the ring artifact.
-StatusOr<std::vector<Floats>> runRing(const SessionOptions &options,
-                                      comm::CopyBytesFn copy, bool started) {
+/// Every rank's padded piece of the ring artifact (and, if asked, its steps
+/// that need the host).
+StatusOr<std::vector<Floats>>
+runRing(const SessionOptions &options, comm::CopyBytesFn copy, bool started,
+        std::vector<std::vector<HostStep>> *hostSteps = nullptr) {
   StatusOr<std::vector<std::vector<Floats>>> outputs =
-      runLocalWorld(ringExchangeArtifact(started), 2, options, copy);
+      runLocalWorld(ringExchangeArtifact(started), 2, options, copy, hostSteps);
   if (!outputs.ok())
     return outputs.status();
   std::vector<Floats> pieces;
@@ -460,10 +482,19 @@ TEST(CudaBackend, HaloExchangesMoveBoxesOnTheDevice) {
       for (comm::CopyBytesFn copy :
            {localMessageCopy(BackendKind::Cuda), comm::CopyBytesFn()}) {
         SCOPED_TRACE(copy ? "device to device" : "through the host");
+        std::vector<std::vector<HostStep>> hostSteps(2);
         StatusOr<std::vector<Floats>> got =
-            runRing(cudaOptions(), copy, started);
+            runRing(cudaOptions(), copy, started, &hostSteps);
         ASSERT_TRUE(got.ok()) << got.status().toString();
         EXPECT_EQ(*got, *want);
+        // Native either way: only the step that waits for the messages
+        // (the blocking exchange, or the Wait) waits on the host.
+        for (const std::vector<HostStep> &steps : hostSteps) {
+          ASSERT_EQ(steps.size(), 1u);
+          EXPECT_EQ(steps[0].instruction, started ? 3u : 1u);
+          EXPECT_EQ(steps[0].opcode, started ? "Wait" : "HaloExchange");
+          EXPECT_FALSE(steps[0].staged);
+        }
       }
   }
   SKIP_WITHOUT_GPU();
@@ -652,6 +683,13 @@ TEST(CudaBackend, AllReduceOverNcclTakesTheDeviceSlots) {
   StatusOr<std::unique_ptr<Session>> session =
       Session::create(engine, nccl->get(), cudaOptions());
   ASSERT_TRUE(session.ok()) << session.status().toString();
+  // The Unary is staged; the all-reduce runs on the device slots.
+  const std::vector<HostStep> &steps = (*session)->hostSteps();
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_TRUE(steps[0].staged);
+  EXPECT_EQ(steps[1].instruction, 1u);
+  EXPECT_EQ(steps[1].opcode, "AllReduce");
+  EXPECT_FALSE(steps[1].staged);
   for (unsigned seed : {21u, 22u}) {
     Floats in = randomFloats(4099, seed), out(in.size());
     ASSERT_TRUE((*session)->copyInput(0, in.data(), DType::F32, {4099}).ok());
@@ -671,9 +709,8 @@ TEST(CudaBackend, GraphsRefuseHostStagedSteps) {
   uint32_t y = m.output("out0", {4, 4});
   m.op(Opcode::Permute, {x}, {t}, {1, 0});      // native
   m.op(Opcode::Unary, {t}, {y}, {}, {}, "neg"); // a plain Unary is staged
-  StatusOr<std::unique_ptr<Session>> cpu = Session::create(load(m.bytes()));
-  ASSERT_TRUE(cpu.ok()) << cpu.status().toString();
-  EXPECT_TRUE((*cpu)->hostSteps().empty());
+  // The staged step computes what the CPU does.
+  expectBackendsAgree(m, {randomFloats(16, 51)});
   SKIP_WITHOUT_GPU();
   StatusOr<std::unique_ptr<Session>> plain =
       Session::create(load(m.bytes()), cudaOptions());

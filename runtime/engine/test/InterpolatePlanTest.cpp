@@ -14,6 +14,8 @@
 
 #include "../lib/cuda/InterpolatePlan.h"
 
+#include "TestModel.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,10 +27,7 @@ namespace shardrt::exec::cuda {
 namespace {
 
 TEST(InterpolatePlan, DeviceEvaluationMatchesTheCpuKernel) {
-  std::mt19937 rng(31);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-  };
+  enginetest::RandomInts pick(31);
   const cpu::InterpMode modes[] = {cpu::InterpMode::Nearest,
                                    cpu::InterpMode::NearestExact,
                                    cpu::InterpMode::Linear};
@@ -57,8 +56,11 @@ TEST(InterpolatePlan, DeviceEvaluationMatchesTheCpuKernel) {
     std::vector<float> x(size_t(p.channels * inVol));
     for (size_t i = 0; i < x.size(); ++i)
       x[i] = float(int(i * 7 % 19) - 9) / 4.0f;
+    int64_t outputs = p.channels;
+    for (int d = 0; d < p.rank; ++d)
+      outputs *= p.out[d];
+    std::vector<float> want(size_t(outputs), -1.0f);
     InterpolatePlan plan = planInterpolate(mode, p);
-    std::vector<float> want(size_t(plan.shape.count), -1.0f);
     cpu::interpolate(mode, p, x.data(), want.data());
     // The kernel reads the tables where they were uploaded: a copy.
     std::vector<unsigned char> uploaded = plan.bytes;

@@ -12,6 +12,8 @@
 
 #include "../lib/cuda/NeighborhoodPlan.h"
 
+#include "TestModel.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,10 +26,7 @@ namespace shardrt::exec::cuda {
 namespace {
 
 TEST(NeighborhoodPlan, DeviceEvaluationMatchesTheCpuKernel) {
-  std::mt19937 rng(41);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-  };
+  enginetest::RandomInts pick(41);
   int shifted = 0;
   for (int trial = 0; trial < 300; ++trial) {
     cpu::NeighborhoodParams p;

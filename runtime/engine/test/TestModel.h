@@ -58,6 +58,19 @@ inline Floats randomFloats(size_t n, std::mt19937 &rng, float lo = -1.0f,
   return v;
 }
 
+/// Uniform integers in [lo, hi] from a seeded generator: the random cases
+/// of the plan tests.
+class RandomInts {
+public:
+  explicit RandomInts(unsigned seed) : rng_(seed) {}
+  int64_t operator()(int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng_);
+  }
+
+private:
+  std::mt19937 rng_;
+};
+
 inline Bytes bytesOf(const Floats &values) {
   Bytes b(values.size() * sizeof(float));
   if (!b.empty())
