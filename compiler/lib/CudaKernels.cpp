@@ -73,20 +73,14 @@ std::string scalarExpr(StringRef fn, const std::string &a,
   return "";
 }
 
-/// The buffer whose bytes `v` names, through views.
-Value bufferRoot(Value v) {
-  while (auto view = v.getDefiningOp<scl::ViewOp>())
-    v = view.getSource();
-  return v;
-}
-
 /// Whether a kernel writes bytes it may also read (an in-place kernel, or
 /// views of one buffer on both sides): it then may promise neither
 /// `__restrict__` nor reads through the read-only cache (`__ldg`), which
 /// assume the inputs do not change while the kernel runs.
 bool writesAnInput(ValueRange ins, Value out) {
-  Value root = bufferRoot(out);
-  return llvm::any_of(ins, [&](Value in) { return bufferRoot(in) == root; });
+  Value root = scl::storageOf(out);
+  return llvm::any_of(ins,
+                      [&](Value in) { return scl::storageOf(in) == root; });
 }
 
 /// Declares a0.. (each input read at flat index `i` of `domain`) and one
@@ -94,13 +88,14 @@ bool writesAnInput(ValueRange ins, Value out) {
 std::string emitBody(Block &body, ValueRange ins, ArrayRef<int64_t> domain,
                      bool readOnly, StringRef indent, llvm::raw_ostream &os) {
   llvm::DenseMap<Value, std::string> names;
+  std::vector<int64_t> onto = domain.vec();
   for (auto [k, in] : llvm::enumerate(ins)) {
     std::string v = "a" + std::to_string(k);
     names[body.getArgument(k)] = v;
     std::string at =
         "in" + std::to_string(k) + " + " +
         print(broadcastIndex(cast<MemRefType>(in.getType()).getShape().vec(),
-                             domain.vec()),
+                             onto),
               "i");
     os << indent << "const float " << v << " = "
        << (readOnly ? "__ldg(" + at + ")" : "*(" + at + ")") << ";\n";

@@ -187,6 +187,7 @@ bool fuseGroup(Group &g) {
   GroupBoundary boundary = boundaryOf(g.members, /*outputInternal=*/false);
   scl::KernelOp last = g.members.back();
   Value out = last.getOuts()[0];
+  OpBuilder b(last);
   std::vector<Extents> shapes = shapesOf(g.members);
   // A kernel whose inputs do not broadcast to its output stays for the
   // runtime to report.
@@ -202,10 +203,8 @@ bool fuseGroup(Group &g) {
     if (!inputShapes || !scl::isTemporary(out))
       return false;
     readOnDomain(g, *inputShapes, boundary);
-    OpBuilder b(last);
     out = readAs(out, *domain, b);
   }
-  OpBuilder b(last);
   auto fused =
       scl::FusedElementwiseOp::create(b, last.getLoc(), boundary.ins, out);
   moveIntoBody(g, boundary, fused.getBody());

@@ -36,8 +36,7 @@ std::optional<Extents> channelShape(scl::KernelOp k) {
     return std::nullopt;
   Extents out = shapeOf(k.getOuts()[0]);
   Extents bias = shapeOf(k.getIns()[2]);
-  if (bias.size() != 1 ||
-      !cast<MemRefType>(k.getIns()[2].getType()).getElementType().isF32())
+  if (bias.size() != 1 || !isF32(k.getIns()[2]))
     return std::nullopt;
   StringRef opcode = k.getOpcode();
   if ((opcode == "Conv" || opcode == "ConvTranspose") && out.size() >= 2 &&

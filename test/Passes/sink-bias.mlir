@@ -175,10 +175,10 @@ func.func @main(%x: tensor<1x4x10x6xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // Every library op drops its bias; the readers add it.
 // KERNELS: rank class 'class0'
 // KERNELS-NOT: Conv (%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}})
-// KERNELS-NOT: Linear (%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}})
 // KERNELS: ReductionFused "mean add"
 // KERNELS: ReductionFused "sum add sub mul"
 // KERNELS: ElementwiseFused "add sub mul mul add silu"
+// KERNELS: Conv (%{{[0-9]+}}, %{{[0-9]+}}) ->
 // KERNELS: ElementwiseFused "add relu"
 // KERNELS: Linear (%{{[0-9]+}}, %{{[0-9]+}}) ->
 // KERNELS-NEXT: ElementwiseFused "add gelu"

@@ -217,16 +217,17 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   // The CUDA backend runs fused kernels natively, not plain ones or norms.
   options.fuseLoneKernels = target == "cuda";
   options.expandNorms = target == "cuda";
-  // A pass flag given on the command line wins over the -O default.
-  auto enabled = [](const cl::opt<cl::boolOrDefault> &flag, unsigned level) {
-    return flag == cl::BOU_UNSET ? optLevel >= level : flag == cl::BOU_TRUE;
+  // A pass flag given on the command line wins over the -O default (on
+  // from `level`, for the targets it helps).
+  auto enabled = [](const cl::opt<cl::boolOrDefault> &flag, unsigned level,
+                    bool forTarget = true) {
+    return flag == cl::BOU_UNSET ? forTarget && optLevel >= level
+                                 : flag == cl::BOU_TRUE;
   };
   options.overlapHalos = enabled(overlapHalos, 1);
   // The CPU kernels seed their output with the bias at no cost; cuDNN and
   // cuBLAS add it in a pass of its own.
-  options.sinkBias = sinkBias == cl::BOU_UNSET
-                         ? target == "cuda" && optLevel >= 1
-                         : sinkBias == cl::BOU_TRUE;
+  options.sinkBias = enabled(sinkBias, 1, target == "cuda");
   options.reshapeViews = enabled(reshapeViews, 1);
   options.deepenHalos = enabled(deepenHalos, 2);
   // The rates the cost model weighs: NCCL between GPUs, or in-process /
