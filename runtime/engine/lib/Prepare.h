@@ -180,6 +180,21 @@ struct InterpolateStep {
 StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
                                             const PrepareContext &ctx);
 
+/// An Attention (scaled dot-product attention) for `cpu::sdpa`, checked:
+/// `batch` problems of q (l, e), k (s, e), v (s, ev) -> y (l, ev).
+struct AttentionStep {
+  int64_t batch = 0, l = 0, s = 0, e = 0, ev = 0;
+  bool causal = false;
+  double scale = 1.0;
+  enum class Mask { None, Bool, Float } mask = Mask::None;
+  /// The mask's shape right-aligned to `fullMask` (batch..., l, s), to
+  /// which it broadcasts.
+  Shape maskShape, fullMask;
+  uint32_t q = 0, k = 0, v = 0, y = 0, maskSlot = UINT32_MAX;
+};
+StatusOr<AttentionStep> decodeAttention(const fb::Instruction &inst,
+                                        const PrepareContext &ctx);
+
 /// A NeighborhoodAttention's windows for `cpu::neighborhoodAttention`,
 /// checked (every query's window among the local keys).
 StatusOr<cpu::NeighborhoodParams>

@@ -125,17 +125,57 @@ StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
+  StatusOr<AttentionStep> decoded = decodeAttention(inst, ctx);
+  if (!decoded.ok())
+    return decoded.status();
+  const AttentionStep a = std::move(*decoded);
+  // One (l, s) mask for every batch entry, or one per entry; a mask that
+  // broadcasts any other way is materialised at (batch..., l, s) first.
+  bool materialise = false;
+  int64_t maskBatch = 1;
+  if (a.mask != AttentionStep::Mask::None) {
+    Shape tail(a.maskShape.end() - 2, a.maskShape.end());
+    Shape maskBatchDims(a.maskShape.begin(), a.maskShape.end() - 2);
+    if (!(tail == Shape{a.l, a.s} && numElements(maskBatchDims) == 1)) {
+      maskBatch = a.batch;
+      materialise = a.maskShape != a.fullMask;
+    }
+  }
+  bool maskBool = a.mask == AttentionStep::Mask::Bool;
+  size_t maskElem = maskBool ? 1 : 4;
+  auto scratch = std::make_shared<std::vector<uint8_t>>();
+  return RunFn([=](RunContext &rc) {
+    const void *mask = a.maskSlot == kNoSlot ? nullptr : rc.slots[a.maskSlot];
+    if (materialise) {
+      scratch->resize(size_t(numElements(a.fullMask)) * maskElem);
+      cpu::broadcastTo(mask, a.maskShape, scratch->data(), a.fullMask,
+                       maskElem);
+      mask = scratch->data();
+    }
+    cpu::sdpa(a.batch, a.l, a.s, a.e, a.ev, slotPtr<float>(rc, a.q),
+              slotPtr<float>(rc, a.k), slotPtr<float>(rc, a.v), mask, maskBool,
+              maskBatch, a.causal, a.scale, slotPtr<float>(rc, a.y));
+    return Status();
+  });
+}
+
+} // namespace
+
+StatusOr<AttentionStep> decodeAttention(const fb::Instruction &inst,
+                                        const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 3, 4, 1));
   SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx, 3));
   IntReader ints(inst);
-  bool causal = ints.next() != 0, hasMask = ints.next() != 0;
+  AttentionStep a;
+  a.causal = ints.next() != 0;
+  bool hasMask = ints.next() != 0;
   SHARDRT_RETURN_IF_ERROR(ints.finish());
   if (hasMask != (numInputs(inst) == 4))
     return invalid("has_mask disagrees with the number of inputs");
   std::vector<double> floats = floatAttrs(inst);
   if (floats.size() != 1 || !std::isfinite(floats[0]))
     return invalid("needs one finite scale");
-  double scale = floats[0];
+  a.scale = floats[0];
   const Shape &q = inSlot(inst, ctx, 0).shape, &k = inSlot(inst, ctx, 1).shape,
               &v = inSlot(inst, ctx, 2).shape;
   if (q.size() < 2 || k.size() != q.size() || v.size() != q.size())
@@ -146,61 +186,42 @@ StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
     return Status::unimplemented(
         "attention with q, k, v batch dims that differ (" + shapeStr(q) + ", " +
         shapeStr(k) + ", " + shapeStr(v) + ")");
-  int64_t l = q[q.size() - 2], e = q.back(), s = k[k.size() - 2], ev = v.back();
-  if (k.back() != e || v[v.size() - 2] != s)
+  a.l = q[q.size() - 2];
+  a.e = q.back();
+  a.s = k[k.size() - 2];
+  a.ev = v.back();
+  if (k.back() != a.e || v[v.size() - 2] != a.s)
     return invalid("q " + shapeStr(q) + ", k " + shapeStr(k) + " and v " +
                    shapeStr(v) + " do not match");
-  SHARDRT_RETURN_IF_ERROR(requireBlasDims({l, s, e, ev}, "attention"));
+  SHARDRT_RETURN_IF_ERROR(requireBlasDims({a.l, a.s, a.e, a.ev}, "attention"));
   Shape expected = batch;
-  expected.push_back(l);
-  expected.push_back(ev);
+  expected.push_back(a.l);
+  expected.push_back(a.ev);
   SHARDRT_RETURN_IF_ERROR(
       requireShape(outSlot(inst, ctx, 0), expected, "the output"));
-  int64_t nb = numElements(batch);
-  uint32_t qi = inIdx(inst, 0), ki = inIdx(inst, 1), vi = inIdx(inst, 2),
-           y = outIdx(inst, 0), mi = UINT32_MAX;
-  bool maskBool = false, maskMaterialise = false;
-  int64_t maskBatch = 1;
-  Shape maskShape, fullMask = batch;
-  fullMask.push_back(l);
-  fullMask.push_back(s);
+  a.batch = numElements(batch);
+  a.q = inIdx(inst, 0);
+  a.k = inIdx(inst, 1);
+  a.v = inIdx(inst, 2);
+  a.y = outIdx(inst, 0);
+  a.fullMask = batch;
+  a.fullMask.push_back(a.l);
+  a.fullMask.push_back(a.s);
   if (hasMask) {
     const SlotInfo &mask = inSlot(inst, ctx, 3);
     if (mask.dtype != DType::I1 && mask.dtype != DType::F32)
       return invalid("the mask must be bool or f32");
-    maskBool = mask.dtype == DType::I1;
-    StatusOr<Shape> b = broadcastShapes({mask.shape, fullMask});
-    if (!b.ok() || *b != fullMask)
+    StatusOr<Shape> b = broadcastShapes({mask.shape, a.fullMask});
+    if (!b.ok() || *b != a.fullMask)
       return invalid("the mask " + shapeStr(mask.shape) +
-                     " does not broadcast to " + shapeStr(fullMask));
-    maskShape = padShape(mask.shape, fullMask.size());
-    Shape tail(maskShape.end() - 2, maskShape.end());
-    Shape mBatch(maskShape.begin(), maskShape.end() - 2);
-    if (tail == Shape{l, s} && numElements(mBatch) == 1)
-      maskBatch = 1;
-    else if (maskShape == fullMask)
-      maskBatch = nb;
-    else
-      maskMaterialise = true, maskBatch = nb;
-    mi = inIdx(inst, 3);
+                     " does not broadcast to " + shapeStr(a.fullMask));
+    a.mask = mask.dtype == DType::I1 ? AttentionStep::Mask::Bool
+                                     : AttentionStep::Mask::Float;
+    a.maskShape = padShape(mask.shape, a.fullMask.size());
+    a.maskSlot = inIdx(inst, 3);
   }
-  auto scratch = std::make_shared<std::vector<uint8_t>>();
-  size_t maskElem = maskBool ? 1 : 4;
-  return RunFn([=](RunContext &rc) {
-    const void *mask = mi == UINT32_MAX ? nullptr : rc.slots[mi];
-    if (maskMaterialise) {
-      scratch->resize(size_t(numElements(fullMask)) * maskElem);
-      cpu::broadcastTo(mask, maskShape, scratch->data(), fullMask, maskElem);
-      mask = scratch->data();
-    }
-    cpu::sdpa(nb, l, s, e, ev, slotPtr<float>(rc, qi), slotPtr<float>(rc, ki),
-              slotPtr<float>(rc, vi), mask, maskBool, maskBatch, causal, scale,
-              slotPtr<float>(rc, y));
-    return Status();
-  });
+  return a;
 }
-
-} // namespace
 
 StatusOr<cpu::NeighborhoodParams>
 decodeNeighborhood(const fb::Instruction &inst, const PrepareContext &ctx) {

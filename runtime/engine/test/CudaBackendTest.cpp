@@ -49,9 +49,11 @@ runEach(std::shared_ptr<const Engine> engine,
   Session &session = **s;
   std::vector<std::vector<Floats>> results;
   for (const std::vector<Floats> &inputs : inputsPerRun) {
-    for (size_t i = 0; i < inputs.size(); ++i)
-      SHARDRT_RETURN_IF_ERROR(session.copyInput(i, inputs[i].data(), DType::F32,
-                                                session.inputShape(i)));
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      DType t = engine->input(i).dtype;
+      SHARDRT_RETURN_IF_ERROR(session.copyInput(i, encode(inputs[i], t).data(),
+                                                t, session.inputShape(i)));
+    }
     SHARDRT_RETURN_IF_ERROR(session.run());
     if (options.cudaStream)
       cudaStreamSynchronize(static_cast<cudaStream_t>(options.cudaStream));
@@ -92,10 +94,16 @@ void expectOutputsClose(const std::vector<Floats> &got,
   ASSERT_EQ(got.size(), want.size());
   for (size_t o = 0; o < want.size(); ++o) {
     ASSERT_EQ(got[o].size(), want[o].size());
-    for (size_t i = 0; i < want[o].size(); ++i)
-      ASSERT_NEAR(got[o][i], want[o][i],
-                  tolerance * (1.0f + std::fabs(want[o][i])))
+    for (size_t i = 0; i < want[o].size(); ++i) {
+      // NaN where the CPU gives NaN (attention rows with nothing visible).
+      ASSERT_EQ(std::isnan(got[o][i]), std::isnan(want[o][i]))
           << "output " << o << " element " << i;
+      if (!std::isnan(want[o][i])) {
+        ASSERT_NEAR(got[o][i], want[o][i],
+                    tolerance * (1.0f + std::fabs(want[o][i])))
+            << "output " << o << " element " << i;
+      }
+    }
   }
 }
 
@@ -120,12 +128,14 @@ void expectBackendsAgree(const Model &m, const std::vector<Floats> &inputs,
 /// other inputs: both runs must agree with the CPU, so a replay that
 /// launched nothing shows.
 void expectNativeAndAgree(const Model &m, const std::vector<Floats> &inputs) {
-  std::vector<std::vector<Floats>> runs = {inputs, inputs};
-  for (Floats &x : runs[1])
-    for (float &v : x)
-      v = 0.25f - 0.5f * v;
   std::shared_ptr<const Engine> engine = load(m.bytes());
   ASSERT_TRUE(engine);
+  // New values for the second run: bool inputs flipped.
+  std::vector<std::vector<Floats>> runs = {inputs, inputs};
+  for (size_t i = 0; i < runs[1].size(); ++i)
+    for (float &v : runs[1][i])
+      v = engine->input(i).dtype == DType::Bool ? float(v == 0.0f)
+                                                : 0.25f - 0.5f * v;
   StatusOr<std::vector<std::vector<Floats>>> want =
       runEach(engine, runs, SessionOptions());
   ASSERT_TRUE(want.ok()) << want.status().toString();
@@ -313,6 +323,30 @@ TEST(CudaBackend, NeighborhoodAttentionRunsOnTheDevice) {
   expectNativeAndAgree(m, {randomFloats(420, 41), randomFloats(420, 42),
                            randomFloats(420, 43), randomFloats(24, 44),
                            randomFloats(72, 45), randomFloats(72, 46)});
+}
+
+TEST(CudaBackend, AttentionRunsOnTheDevice) {
+  // Scaled dot-product attention as GEMMs around the masked softmax kernel
+  // (AttentionPlan): no mask; an f32 mask broadcast over the batch's first
+  // dim and the query rows, with is_causal; a bool mask per batch entry
+  // that hides every key of some rows (NaN rows, as on the CPU). Captured
+  // in a CUDA graph, so every one is native.
+  Model m;
+  Shape qs = {2, 3, 5, 4}, ks = {2, 3, 7, 4}, vs = {2, 3, 7, 6},
+        ys = {2, 3, 5, 6};
+  uint32_t q = m.input("q", qs), k = m.input("k", ks), v = m.input("v", vs);
+  uint32_t fmask = m.input("fmask", {3, 1, 7});
+  uint32_t bmask = m.input("bmask", {2, 3, 5, 7}, I1);
+  uint32_t y0 = m.output("plain", ys), y1 = m.output("causal", ys),
+           y2 = m.output("masked", ys);
+  m.op(Opcode::Attention, {q, k, v}, {y0}, {0, 0}, {0.5});
+  m.op(Opcode::Attention, {q, k, v, fmask}, {y1}, {1, 1}, {0.4});
+  m.op(Opcode::Attention, {q, k, v, bmask}, {y2}, {0, 1}, {0.3});
+  Floats keep(2 * 3 * 5 * 7);
+  for (size_t i = 0; i < keep.size(); ++i)
+    keep[i] = i / 7 % 4 == 1 ? 0.0f : float(i * 5 % 3 != 0);
+  expectNativeAndAgree(m, {randomFloats(120, 51), randomFloats(168, 52),
+                           randomFloats(252, 53), randomFloats(21, 54), keep});
 }
 
 /// Two ranks hold rows [0, 5) and [5, 12) of a (2, 12, 3) tensor; each pads

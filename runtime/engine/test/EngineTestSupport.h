@@ -65,26 +65,6 @@ inline ::testing::AssertionResult rejected(const Status &status,
 
 inline constexpr StatusCode kInvalid = StatusCode::InvalidArgument;
 
-/// Input values as the bytes of `dtype` (f32, or bool from v != 0).
-inline Bytes encode(const Floats &values, DType dtype) {
-  if (dtype != DType::Bool)
-    return bytesOf(values);
-  Bytes b(values.size());
-  for (size_t i = 0; i < values.size(); ++i)
-    b[i] = values[i] != 0.0f;
-  return b;
-}
-
-inline Floats decode(const void *data, int64_t n, DType dtype) {
-  Floats v(size_t(std::max<int64_t>(n, 0)));
-  if (dtype == DType::Bool)
-    for (size_t i = 0; i < v.size(); ++i)
-      v[i] = static_cast<const uint8_t *>(data)[i];
-  else if (!v.empty())
-    std::memcpy(v.data(), data, v.size() * sizeof(float));
-  return v;
-}
-
 /// Copies `inputs` in, runs once and returns every output.
 inline StatusOr<std::vector<Floats>>
 runEngine(std::shared_ptr<const Engine> engine,

@@ -115,8 +115,9 @@ TEST(NeighborhoodPlan, ANaNKeyPoisonsOnlyTheRowsThatSeeIt) {
         size_t i = size_t(2 * query + c);
         EXPECT_EQ(std::isnan(y[i]), sees) << "query " << query;
         EXPECT_EQ(std::isnan(want[i]), sees) << "query " << query;
-        if (!sees)
+        if (!sees) {
           EXPECT_NEAR(y[i], want[i], 1e-6f) << "query " << query;
+        }
       }
     }
   }

@@ -344,6 +344,9 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
   case fb::Opcode::Interpolate:
     native = prepareInterpolateStep(inst, ctx, lib_.stream, upload_);
     break;
+  case fb::Opcode::Attention:
+    native = prepareAttentionStep(inst, ctx, lib_, upload_);
+    break;
   case fb::Opcode::NeighborhoodAttention:
     native = prepareNeighborhoodStep(inst, ctx, lib_.stream, upload_);
     break;

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AttentionPlan.h"
 #include "CudaSupport.h"
 #include "InterpolatePlan.h"
 #include "NeighborhoodPlan.h"
@@ -78,6 +79,62 @@ __global__ void neighborhoodKernel(float *__restrict__ y,
     attendRow(view, q, k, v, y, r);
 }
 
+constexpr int kSoftmaxThreads = 256;
+
+struct MaxOf {
+  // Partials start at -inf and skip NaN scores, so neither side is NaN.
+  __device__ float operator()(float a, float b) const { return a < b ? b : a; }
+};
+struct SumOf {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+/// `x` combined over the block (kSoftmaxThreads threads); every thread
+/// gets the same value, the warps' partials combined in one order.
+template <typename Combine>
+__device__ float blockReduce(float x, float *partial, Combine combine) {
+  for (int offset = 16; offset > 0; offset /= 2)
+    x = combine(x, __shfl_xor_sync(0xffffffffu, x, offset));
+  __syncthreads(); // the previous reduction's readers are done
+  if (threadIdx.x % 32 == 0)
+    partial[threadIdx.x / 32] = x;
+  __syncthreads();
+  x = partial[0];
+  for (int w = 1; w < kSoftmaxThreads / 32; ++w)
+    x = combine(x, partial[w]);
+  return x;
+}
+
+/// One block per score row: mask, max, exponentials and their sum, scale.
+__global__ void __launch_bounds__(kSoftmaxThreads)
+    maskedSoftmaxKernel(float *scores, const void *mask, AttentionView v,
+                        AttentionBlock blk) {
+  __shared__ float partial[kSoftmaxThreads / 32];
+  long long rows = blk.batches * blk.rows;
+  for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
+    long long b = blk.b0 + r / blk.rows, i = blk.q0 + r % blk.rows;
+    float *row = scores + r * blk.cols;
+    float best = -HUGE_VALF;
+    for (long long j = threadIdx.x; j < blk.cols; j += kSoftmaxThreads) {
+      float s = maskedScore(v, mask, b, i, j, row[j]);
+      row[j] = s;
+      best = best < s ? s : best; // a NaN score is not the max
+    }
+    best = blockReduce(best, partial, MaxOf());
+    float sum = 0.0f;
+    for (long long j = threadIdx.x; j < blk.cols; j += kSoftmaxThreads) {
+      float w = expf(row[j] - best);
+      row[j] = w;
+      sum += w;
+    }
+    sum = blockReduce(sum, partial, SumOf());
+    // No visible key: NaN weights, so the row's output is NaN.
+    float inv = best == -HUGE_VALF ? nanf("") : 1.0f / sum;
+    for (long long j = threadIdx.x; j < blk.cols; j += kSoftmaxThreads)
+      row[j] *= inv;
+  }
+}
+
 /// The copy of elements of T's size (the bytes are only moved).
 template <typename T>
 void launchCopyBoxOf(void *dst, const void *src, const BoxCopyPlan &p,
@@ -144,6 +201,19 @@ cudaError_t launchNeighborhoodAttention(float *y, const float *q,
     return cudaSuccess;
   neighborhoodKernel<<<gridFor(view.rows), kThreads, 0, stream>>>(y, q, k, v,
                                                                   view);
+  return cudaGetLastError();
+}
+
+cudaError_t launchMaskedSoftmax(float *scores, const void *mask,
+                                const AttentionView &view,
+                                const AttentionBlock &blk,
+                                cudaStream_t stream) {
+  long long rows = blk.batches * blk.rows;
+  if (rows <= 0 || blk.cols <= 0)
+    return cudaSuccess;
+  unsigned grid = unsigned(std::min<long long>(rows, 1 << 16));
+  maskedSoftmaxKernel<<<grid, kSoftmaxThreads, 0, stream>>>(scores, mask, view,
+                                                            blk);
   return cudaGetLastError();
 }
 

@@ -28,6 +28,8 @@
 
 namespace shardrt::exec::cuda {
 
+struct AttentionBlock;   // AttentionPlan.h
+struct AttentionView;    // AttentionPlan.h
 struct InterpolateView;  // InterpolatePlan.h
 struct NeighborhoodView; // NeighborhoodPlan.h
 
@@ -114,6 +116,13 @@ StatusOr<RunFn> prepareNeighborhoodStep(const fb::Instruction &inst,
                                         const PrepareContext &ctx,
                                         cudaStream_t stream,
                                         const UploadFn &upload);
+/// CudaAttention.cpp: an Attention (scaled dot-product attention) as
+/// cuBLAS GEMMs around a masked softmax kernel, its mask offsets on the
+/// device and its scores in the shared workspace.
+StatusOr<RunFn> prepareAttentionStep(const fb::Instruction &inst,
+                                     const PrepareContext &ctx,
+                                     LibraryContext &lib,
+                                     const UploadFn &upload);
 /// CudaCollectives.cpp: an AllGather into device memory, when the
 /// session's communicator takes device buffers.
 StatusOr<RunFn> prepareAllGatherStep(const fb::Instruction &inst,
@@ -142,6 +151,11 @@ cudaError_t launchNeighborhoodAttention(float *y, const float *q,
                                         const float *k, const float *v,
                                         const NeighborhoodView &view,
                                         cudaStream_t stream);
+/// Softmax in place of each row of `blk`'s scores (batches * rows rows of
+/// cols) after `maskedScore`; a row with no visible key becomes NaN.
+cudaError_t launchMaskedSoftmax(float *scores, const void *mask,
+                                const AttentionView &view,
+                                const AttentionBlock &blk, cudaStream_t stream);
 /// y[r, c] += bias[c] for a (rows, cols) row-major y.
 cudaError_t launchAddBias(float *y, const float *bias, int64_t rows,
                           int64_t cols, cudaStream_t stream);
