@@ -185,5 +185,103 @@ TEST(ConvRegionPlan, EdgeRanksInteriorIsCropped) {
   EXPECT_TRUE(plan.inPlace);
 }
 
+TEST(ConvRegionPlan, TransposedConvsMatchTheCpuKernel) {
+  // planConvTransposeDim carried out with the CPU kernel standing in for
+  // cuDNN's backward-data conv (padding `pad` before, `extent` outputs),
+  // cropped from `skip`: equal to the CPU transposed conv for random 1-3 d
+  // cases with strides, dilations, groups, output_padding and the crops a
+  // shard's output gets. The plan must exist exactly when no output lies
+  // more than stride - 1 past the last one any input reaches.
+  std::mt19937 rng(9);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  int inPlace = 0, cropped = 0, refused = 0;
+  for (int iter = 0; iter < 500; ++iter) {
+    cpu::ConvParams p;
+    p.rank = int(pick(1, 3));
+    p.groups = pick(1, 2);
+    p.n = pick(1, 2);
+    p.cin = p.groups * pick(1, 2);
+    p.cout = p.groups * pick(1, 2);
+    std::vector<ConvTransposeDim> dims(size_t(p.rank));
+    bool plannable = true, planned = true, symmetric = true;
+    for (int d = 0; d < p.rank; ++d) {
+      p.in[d] = pick(1, p.rank == 3 ? 5 : 8);
+      p.kernel[d] = pick(1, 4);
+      p.stride[d] = pick(1, 3);
+      p.dilation[d] = pick(1, 2);
+      p.padLo[d] = pick(0, 3);
+      int64_t span = p.dilation[d] * (p.kernel[d] - 1);
+      int64_t reach = (p.in[d] - 1) * p.stride[d] - p.padLo[d] + span + 1;
+      // PyTorch's extents (reach plus output_padding) half the time.
+      p.out[d] = pick(0, 1) && reach >= 1
+                     ? reach + pick(0, p.stride[d] - 1)
+                     : pick(1, std::max<int64_t>(reach, 1) + p.stride[d] + 1);
+      plannable = plannable && p.out[d] <= reach + p.stride[d] - 1;
+      planned = planned && planConvTransposeDim(
+                               p.in[d], p.kernel[d], p.stride[d], p.padLo[d],
+                               p.dilation[d], p.out[d], dims[size_t(d)]);
+      symmetric = symmetric && dims[size_t(d)].skip == 0 &&
+                  dims[size_t(d)].extent == p.out[d];
+    }
+    ASSERT_EQ(planned, plannable) << "case " << iter;
+    if (!planned) {
+      ++refused;
+      continue;
+    }
+    (symmetric ? inPlace : cropped)++;
+    int r = p.rank;
+    Shape xShape = shapeOf(p.n, p.cin, p.in, r),
+          yShape = shapeOf(p.n, p.cout, p.out, r),
+          wShape = shapeOf(p.cin, p.cout / p.groups, p.kernel, r);
+    std::vector<float> x = randomFloats(size_t(count(xShape)), rng),
+                       w = randomFloats(size_t(count(wShape)), rng),
+                       bias = randomFloats(size_t(p.cout), rng);
+    std::vector<float> want(size_t(count(yShape)), -5.0f);
+    cpu::convTranspose(p, x.data(), w.data(), bias.data(), want.data());
+    cpu::ConvParams lib = p;
+    Shape tempLo = {0, 0};
+    for (int d = 0; d < r; ++d) {
+      lib.padLo[d] = dims[size_t(d)].pad;
+      lib.out[d] = dims[size_t(d)].extent;
+      tempLo.push_back(dims[size_t(d)].skip);
+      // cuDNN's extent rule: the forward conv of `extent` gives `in`.
+      int64_t span = p.dilation[d] * (p.kernel[d] - 1);
+      ASSERT_EQ((lib.out[d] + 2 * lib.padLo[d] - span - 1) / p.stride[d] + 1,
+                p.in[d])
+          << "case " << iter << " dim " << d;
+    }
+    Shape tempShape = shapeOf(p.n, p.cout, lib.out, r);
+    std::vector<float> temp(size_t(count(tempShape)));
+    cpu::convTranspose(lib, x.data(), w.data(), bias.data(), temp.data());
+    std::vector<float> got(want.size(), 7.0f);
+    cpu::copyBox(temp.data(), tempShape, tempLo, got.data(), yShape,
+                 Shape(yShape.size(), 0), yShape, sizeof(float));
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-5f * (1.0f + std::fabs(want[i])))
+          << "case " << iter << " element " << i;
+  }
+  EXPECT_GT(inPlace, 30);
+  EXPECT_GT(cropped, 30);
+  EXPECT_GT(refused, 10);
+}
+
+TEST(ConvRegionPlan, ShardsOfAnOutputPaddedTransposedConv) {
+  // conv_transpose2d(k3, s2, padding 1, output_padding 1) of 64 rows split
+  // in four, as r11 partitions it: the last shard's 33 rows reach past
+  // what a symmetric pad of 2 gives, so the library pads 1 and the crop
+  // starts one row in; a middle shard's 32 rows are in place.
+  ConvTransposeDim d;
+  ASSERT_TRUE(planConvTransposeDim(17, 3, 2, 2, 1, 33, d));
+  EXPECT_EQ(d.pad, 1);
+  EXPECT_EQ(d.skip, 1);
+  EXPECT_EQ(d.extent, 34);
+  ASSERT_TRUE(planConvTransposeDim(17, 3, 2, 2, 1, 32, d));
+  EXPECT_EQ(d.pad, 2);
+  EXPECT_EQ(d.skip, 0);
+  EXPECT_EQ(d.extent, 32);
+}
+
 } // namespace
 } // namespace shardrt::exec::cuda

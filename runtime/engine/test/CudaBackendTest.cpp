@@ -259,6 +259,34 @@ TEST(CudaBackend, ConvRegionsMatchTheCpu) {
                        {randomFloats(4 * 16 * 12, 11), randomFloats(120, 13)});
 }
 
+TEST(CudaBackend, TransposedConvsRunOnTheDevice) {
+  // cuDNN backward-data convs (ConvRegionPlan.h's planConvTransposeDim):
+  // r11's k3 s2 padding 1 output_padding 1 whole (in place) and as its last
+  // shard gets it (padding 2 before, 33 rows: cropped from a temporary),
+  // a grouped dilated 1-d one and a 3-d one without bias. Captured in a
+  // CUDA graph, so every one is native.
+  Model m;
+  uint32_t x = m.input("x", {1, 4, 9, 6});
+  uint32_t w = m.constant("w", {4, 3, 3, 3}, randomFloats(108, 61));
+  uint32_t b = m.constant("b", {3}, randomFloats(3, 62));
+  uint32_t y = m.output("whole", {1, 3, 18, 12});
+  m.op(Opcode::ConvTranspose, {x, w, b}, {y}, {2, 2, 2, 1, 1, 1, 1, 1});
+  uint32_t shard = m.output("shard", {1, 3, 17, 12});
+  m.op(Opcode::ConvTranspose, {x, w, b}, {shard}, {2, 2, 2, 2, 1, 1, 1, 1});
+  uint32_t x1 = m.input("x1", {2, 4, 7});
+  uint32_t w1 = m.constant("w1", {4, 3, 3}, randomFloats(36, 63));
+  uint32_t b1 = m.constant("b1", {6}, randomFloats(6, 64));
+  uint32_t y1 = m.output("grouped", {2, 6, 17});
+  m.op(Opcode::ConvTranspose, {x1, w1, b1}, {y1}, {1, 2, 1, 2, 2});
+  uint32_t x2 = m.input("x2", {1, 2, 3, 4, 2});
+  uint32_t w2 = m.constant("w2", {2, 2, 2, 2, 2}, randomFloats(32, 65));
+  uint32_t y2 = m.output("volume", {1, 2, 6, 8, 4});
+  m.op(Opcode::ConvTranspose, {x2, w2}, {y2},
+       {3, 2, 2, 2, 0, 0, 0, 1, 1, 1, 1});
+  expectNativeAndAgree(
+      m, {randomFloats(216, 66), randomFloats(56, 67), randomFloats(48, 68)});
+}
+
 TEST(CudaBackend, PadSliceConcatMoveBoxesOnTheDevice) {
   // A pad that crops one side and pads the other of each dim, a pad that
   // crops past the input, a unit-step slice and a concat along a middle

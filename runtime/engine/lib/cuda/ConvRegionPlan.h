@@ -9,7 +9,9 @@
 // after `skip` leading extra outputs (and maybe some trailing ones); when
 // there are none the library writes the region in place, otherwise into a
 // temporary that a box copy crops. Free of CUDA headers, so the CPU unit
-// tests check the plan with the CPU conv on machines without a GPU.
+// tests check the plan with the CPU conv on machines without a GPU. A
+// transposed conv's padding is asymmetric the same way (output_padding, a
+// shard's crop) and is planned likewise (planConvTransposeDim).
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,6 +82,38 @@ inline bool planConvRegion(const std::vector<ConvDimAttrs> &dims,
     plan.inPlace = plan.inPlace && d.skip == 0 && d.outExtent == a.hi - a.lo;
     plan.dims.push_back(d);
   }
+  return true;
+}
+
+/// One spatial dim of a transposed conv as cuDNN's backward-data conv with
+/// `pad` on both sides: its output has `extent` positions (the extent
+/// whose forward conv gives back the input's), of which [skip, skip + out)
+/// are y's.
+struct ConvTransposeDim {
+  int64_t pad = 0, extent = 0, skip = 0;
+};
+
+/// The CPU kernel adds x[i] w[k] into y[o] for o = i*stride - padLo +
+/// k*dilation, 0 <= o < out: its padding after is whatever `out` implies
+/// (output_padding, or a shard's crop). A symmetric pad p = padLo - skip
+/// puts o at o + skip, and the extents X whose forward conv has `in`
+/// outputs are [nat, nat + stride - 1], nat = (in-1)*stride - 2p + span +
+/// 1; the smallest skip whose range reaches skip + out is taken. False when
+/// even skip = padLo cannot (outputs past every contribution).
+inline bool planConvTransposeDim(int64_t in, int64_t kernel, int64_t stride,
+                                 int64_t padLo, int64_t dilation, int64_t out,
+                                 ConvTransposeDim &d) {
+  if (in < 1 || out < 1 || kernel < 1 || stride < 1 || dilation < 1 ||
+      padLo < 0)
+    return false;
+  int64_t span = dilation * (kernel - 1);
+  int64_t nat0 = (in - 1) * stride - 2 * padLo + span + 1;
+  int64_t skip = std::max<int64_t>(0, out - nat0 - stride + 1);
+  if (skip > padLo)
+    return false;
+  d.pad = padLo - skip;
+  d.skip = skip;
+  d.extent = std::max<int64_t>(nat0 + 2 * skip, skip + out);
   return true;
 }
 

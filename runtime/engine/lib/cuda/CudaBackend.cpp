@@ -359,6 +359,7 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     native = prepareBlasStep(inst, ctx, lib_);
     break;
   case fb::Opcode::Conv:
+  case fb::Opcode::ConvTranspose:
   case fb::Opcode::Pool:
     native = prepareDnnStep(inst, ctx, lib_);
     break;

@@ -274,6 +274,51 @@ ConvAttrs convAttrs(const fb::Instruction &inst) {
   return a;
 }
 
+/// The best-ranked algorithm that succeeded, needs at most 1 GiB of
+/// workspace, and stays off TF32 tensor cores unless they are allowed.
+template <typename Perf>
+const Perf *chooseAlgorithm(const Perf *perf, int returned, bool allowTf32) {
+  constexpr size_t kMaxWorkspace = size_t(1) << 30;
+  for (int i = 0; i < returned; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS &&
+        perf[i].memory <= kMaxWorkspace &&
+        (allowTf32 || perf[i].mathType != CUDNN_TENSOR_OP_MATH))
+      return &perf[i];
+  return nullptr;
+}
+
+/// Sets the conv descriptor shared by forward and transposed convs.
+Status setConv(DnnDescriptors &d, const std::vector<int> &pad,
+               const ConvAttrs &a, bool allowTf32) {
+  std::vector<int> stride = spatial(a.stride, a.r),
+                   dil = spatial(a.dilation, a.r);
+  if (a.r == 1)
+    stride[0] = dil[0] = 1;
+  SHARDRT_CUDNN_TRY(cudnnCreateConvolutionDescriptor(&d.conv));
+  SHARDRT_CUDNN_TRY(cudnnSetConvolutionNdDescriptor(
+      d.conv, int(pad.size()), pad.data(), stride.data(), dil.data(),
+      CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  SHARDRT_CUDNN_TRY(cudnnSetConvolutionGroupCount(d.conv, int(a.groups)));
+  SHARDRT_CUDNN_TRY(cudnnSetConvolutionMathType(
+      d.conv, allowTf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+  return Status();
+}
+
+Status setFilter(DnnDescriptors &d, const Shape &w) {
+  std::vector<int> dims = dnnDims(w);
+  SHARDRT_CUDNN_TRY(cudnnCreateFilterDescriptor(&d.w));
+  SHARDRT_CUDNN_TRY(cudnnSetFilterNdDescriptor(
+      d.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, int(dims.size()), dims.data()));
+  return Status();
+}
+
+/// The (1, cout, 1...) bias of an output of `outDims`.
+Status setBias(DnnDescriptors &d, const std::vector<int> &outDims) {
+  std::vector<int> dims(outDims.size(), 1);
+  dims[1] = outDims[1];
+  return setTensor(d.bias, dims);
+}
+
 /// A conv (over its whole output or a region of it) as a cuDNN conv with
 /// symmetric padding over a view of x (ConvRegionPlan.h): the view's dims
 /// and offset, the library output's dims, and where the region lies in it
@@ -358,26 +403,12 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
                    v->box.data(), int(v->box.size()), crop))
     return RunFn();
   auto d = std::make_shared<DnnDescriptors>();
-  std::vector<int> xWhole = dnnDims(x), wDims = dnnDims(w), yWhole = dnnDims(y);
-  std::vector<int> stride = spatial(a.stride, a.r),
-                   dil = spatial(a.dilation, a.r);
+  std::vector<int> xWhole = dnnDims(x), yWhole = dnnDims(y);
   SHARDRT_RETURN_IF_ERROR(setTensor(d->x, v->xDims, &xWhole));
   SHARDRT_RETURN_IF_ERROR(
       setTensor(d->y, v->outDims, v->inPlace ? &yWhole : nullptr));
-  SHARDRT_CUDNN_TRY(cudnnCreateFilterDescriptor(&d->w));
-  SHARDRT_CUDNN_TRY(
-      cudnnSetFilterNdDescriptor(d->w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
-                                 int(wDims.size()), wDims.data()));
-  if (a.r == 1) {
-    stride[0] = dil[0] = 1;
-  }
-  SHARDRT_CUDNN_TRY(cudnnCreateConvolutionDescriptor(&d->conv));
-  SHARDRT_CUDNN_TRY(cudnnSetConvolutionNdDescriptor(
-      d->conv, int(v->pad.size()), v->pad.data(), stride.data(), dil.data(),
-      CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  SHARDRT_CUDNN_TRY(cudnnSetConvolutionGroupCount(d->conv, int(a.groups)));
-  SHARDRT_CUDNN_TRY(cudnnSetConvolutionMathType(
-      d->conv, lib.allowTf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+  SHARDRT_RETURN_IF_ERROR(setFilter(*d, w));
+  SHARDRT_RETURN_IF_ERROR(setConv(*d, v->pad, a, lib.allowTf32));
   // The plan's output extents are cuDNN's formula; a disagreement would
   // write the wrong positions, so such a conv stays on the host.
   std::vector<int> expected(v->outDims.size());
@@ -393,13 +424,8 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   int returned = 0;
   SHARDRT_CUDNN_TRY(cudnnGetConvolutionForwardAlgorithm_v7(
       *h, d->x, d->w, d->conv, d->y, int(perf.size()), &returned, perf.data()));
-  constexpr size_t kMaxWorkspace = size_t(1) << 30;
-  const cudnnConvolutionFwdAlgoPerf_t *chosen = nullptr;
-  for (int i = 0; i < returned && !chosen; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS &&
-        perf[i].memory <= kMaxWorkspace &&
-        (lib.allowTf32 || perf[i].mathType != CUDNN_TENSOR_OP_MATH))
-      chosen = &perf[i];
+  const cudnnConvolutionFwdAlgoPerf_t *chosen =
+      chooseAlgorithm(perf.data(), returned, lib.allowTf32);
   if (!chosen)
     return RunFn();
   cudnnConvolutionFwdAlgo_t algo = chosen->algo;
@@ -417,11 +443,8 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
         (size_t(numElements(v->outShape)) * sizeof(float) + 255) / 256 * 256;
   lib.needWorkspace(tempBytes + workspace);
   bool hasBias = numInputs(inst) == 3;
-  if (hasBias) {
-    std::vector<int> bDims(v->outDims.size(), 1);
-    bDims[1] = v->outDims[1];
-    SHARDRT_RETURN_IF_ERROR(setTensor(d->bias, bDims));
-  }
+  if (hasBias)
+    SHARDRT_RETURN_IF_ERROR(setBias(*d, v->outDims));
   uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), yi = outIdx(inst, 0);
   uint32_t bi = hasBias ? inIdx(inst, 2) : kNoSlot;
   LibraryContext *libp = &lib;
@@ -436,6 +459,105 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
     SHARDRT_CUDNN_TRY(cudnnConvolutionForward(
         handle, &one, d->x, slotPtr<float>(rc, xi) + xOffset, d->w,
         slotPtr<float>(rc, wi), d->conv, algo, scratch + tempBytes, workspace,
+        &zero, d->y, out));
+    if (bi != kNoSlot)
+      SHARDRT_CUDNN_TRY(cudnnAddTensor(
+          handle, &one, d->bias, slotPtr<float>(rc, bi), &one, d->y, out));
+    if (!inPlace)
+      SHARDRT_CUDA_TRY(
+          launchCopyBox(rc.slots[yi], out, crop, sizeof(float), libp->stream));
+    return Status();
+  });
+}
+
+/// A transposed conv as cuDNN's backward-data conv (the gradient of the
+/// conv from y's shape to x's): with symmetric padding, straight into y
+/// when its extents are the library's, else into a temporary that the
+/// box-copy kernel crops (planConvTransposeDim).
+StatusOr<RunFn> prepareConvTranspose(const fb::Instruction &inst,
+                                     const PrepareContext &ctx,
+                                     LibraryContext &lib) {
+  const Shape &x = inSlot(inst, ctx, 0).shape, &w = inSlot(inst, ctx, 1).shape,
+              &y = outSlot(inst, ctx, 0).shape;
+  if (!allFitInt(x) || !allFitInt(w) || !allFitInt(y))
+    return RunFn(); // empty or huge tensors: the host handles them
+  ConvAttrs a = convAttrs(inst);
+  Shape temp = {y[0], y[1]}, tempStart = {0, 0};
+  std::vector<int> pad;
+  bool inPlace = true;
+  for (int d = 0; d < a.r; ++d) {
+    size_t s = size_t(d) + 2;
+    ConvTransposeDim dim;
+    if (!planConvTransposeDim(x[s], w[s], a.stride[size_t(d)],
+                              a.padLo[size_t(d)], a.dilation[size_t(d)], y[s],
+                              dim) ||
+        !fitsInt({dim.extent, dim.pad}))
+      return RunFn();
+    temp.push_back(dim.extent);
+    tempStart.push_back(dim.skip);
+    pad.push_back(int(dim.pad));
+    inPlace = inPlace && dim.skip == 0 && dim.extent == y[s];
+  }
+  if (a.r == 1)
+    pad.insert(pad.begin(), 0);
+  BoxCopyPlan crop;
+  Shape yStart(y.size(), 0);
+  if (!inPlace &&
+      (!allFitInt(temp) || !planBoxCopy(BoxView{y.data(), yStart.data()},
+                                        BoxView{temp.data(), tempStart.data()},
+                                        y.data(), int(y.size()), crop)))
+    return RunFn();
+  auto d = std::make_shared<DnnDescriptors>();
+  // cuDNN's names: dy is x, dx is the (temporary) output.
+  std::vector<int> outDims = dnnDims(inPlace ? y : temp);
+  SHARDRT_RETURN_IF_ERROR(setTensor(d->x, dnnDims(x)));
+  SHARDRT_RETURN_IF_ERROR(setTensor(d->y, outDims));
+  SHARDRT_RETURN_IF_ERROR(setFilter(*d, w));
+  SHARDRT_RETURN_IF_ERROR(setConv(*d, pad, a, lib.allowTf32));
+  // The forward conv of the output must give back x's extents, or cuDNN
+  // would read the positions differently; such a case stays on the host.
+  std::vector<int> forward(outDims.size());
+  SHARDRT_CUDNN_TRY(cudnnGetConvolutionNdForwardOutputDim(
+      d->conv, d->y, d->w, int(forward.size()), forward.data()));
+  if (forward != dnnDims(x))
+    return RunFn();
+  StatusOr<cudnnHandle_t> h = lib.cudnn();
+  if (!h.ok())
+    return h.status();
+  std::array<cudnnConvolutionBwdDataAlgoPerf_t,
+             CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT>
+      perf{};
+  int returned = 0;
+  SHARDRT_CUDNN_TRY(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+      *h, d->w, d->x, d->conv, d->y, int(perf.size()), &returned, perf.data()));
+  const cudnnConvolutionBwdDataAlgoPerf_t *chosen =
+      chooseAlgorithm(perf.data(), returned, lib.allowTf32);
+  if (!chosen)
+    return RunFn();
+  cudnnConvolutionBwdDataAlgo_t algo = chosen->algo;
+  SHARDRT_CUDNN_TRY(cudnnSetConvolutionMathType(d->conv, chosen->mathType));
+  size_t workspace = 0;
+  SHARDRT_CUDNN_TRY(cudnnGetConvolutionBackwardDataWorkspaceSize(
+      *h, d->w, d->x, d->conv, d->y, algo, &workspace));
+  bool hasBias = numInputs(inst) == 3;
+  if (hasBias)
+    SHARDRT_RETURN_IF_ERROR(setBias(*d, outDims));
+  size_t tempBytes =
+      inPlace ? 0
+              : (size_t(numElements(temp)) * sizeof(float) + 255) / 256 * 256;
+  lib.needWorkspace(tempBytes + workspace);
+  uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), yi = outIdx(inst, 0);
+  uint32_t bi = hasBias ? inIdx(inst, 2) : kNoSlot;
+  LibraryContext *libp = &lib;
+  cudnnHandle_t handle = *h;
+  return RunFn([=](RunContext &rc) -> Status {
+    const float one = 1.0f, zero = 0.0f;
+    char *scratch = static_cast<char *>(libp->workspace);
+    float *out =
+        inPlace ? slotPtr<float>(rc, yi) : reinterpret_cast<float *>(scratch);
+    SHARDRT_CUDNN_TRY(cudnnConvolutionBackwardData(
+        handle, &one, d->w, slotPtr<float>(rc, wi), d->x,
+        slotPtr<float>(rc, xi), d->conv, algo, scratch + tempBytes, workspace,
         &zero, d->y, out));
     if (bi != kNoSlot)
       SHARDRT_CUDNN_TRY(cudnnAddTensor(
@@ -514,6 +636,8 @@ StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
   switch (inst.opcode()) {
   case fb::Opcode::Conv:
     return prepareConv(inst, ctx, lib);
+  case fb::Opcode::ConvTranspose:
+    return prepareConvTranspose(inst, ctx, lib);
   case fb::Opcode::Pool:
     return preparePool(inst, ctx, lib);
   default:
