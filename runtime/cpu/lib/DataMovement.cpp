@@ -245,36 +245,6 @@ void fillElements(unsigned char *dst, int64_t count,
   }
 }
 
-/// Per output index along one dim: the source index, or -1 for the fill
-/// value. Negative amounts crop first and the rest pads the cropped extent,
-/// which matches PyTorch for every mode.
-std::vector<int64_t> padMap(int64_t in, int64_t lo, int64_t hi, PadMode mode) {
-  const int64_t cropLo = std::max<int64_t>(-lo, 0);
-  const int64_t padLo = std::max<int64_t>(lo, 0);
-  const int64_t len =
-      std::max<int64_t>(in - cropLo - std::max<int64_t>(-hi, 0), 0);
-  std::vector<int64_t> map(std::max<int64_t>(in + lo + hi, 0));
-  for (int64_t o = 0; o < static_cast<int64_t>(map.size()); ++o) {
-    int64_t j = o - padLo;
-    if (j < 0 || j >= len) {
-      if (mode == PadMode::Constant || len == 0) {
-        map[o] = -1;
-        continue;
-      }
-      if (mode == PadMode::Reflect)
-        j = j < 0 ? -j : 2 * (len - 1) - j;
-      else if (mode == PadMode::Replicate)
-        j = std::clamp<int64_t>(j, 0, len - 1);
-      else
-        j = (j % len + len) % len;
-    }
-    // Reflecting past a crop reads cropped elements, as PyTorch's kernel
-    // does; the clamp only guards against arguments the executor rejects.
-    map[o] = std::clamp<int64_t>(cropLo + j, 0, in - 1);
-  }
-  return map;
-}
-
 /// Writes output rows along the innermost padded dim, whose elements are
 /// blocks of the unpadded trailing dims.
 struct RowPadder {
@@ -317,6 +287,34 @@ struct RowPadder {
 
 } // namespace
 
+std::vector<int64_t> padIndexMap(int64_t in, int64_t lo, int64_t hi,
+                                 PadMode mode) {
+  const int64_t cropLo = std::max<int64_t>(-lo, 0);
+  const int64_t padLo = std::max<int64_t>(lo, 0);
+  const int64_t len =
+      std::max<int64_t>(in - cropLo - std::max<int64_t>(-hi, 0), 0);
+  std::vector<int64_t> map(std::max<int64_t>(in + lo + hi, 0));
+  for (int64_t o = 0; o < static_cast<int64_t>(map.size()); ++o) {
+    int64_t j = o - padLo;
+    if (j < 0 || j >= len) {
+      if (mode == PadMode::Constant || len == 0) {
+        map[o] = -1;
+        continue;
+      }
+      if (mode == PadMode::Reflect)
+        j = j < 0 ? -j : 2 * (len - 1) - j;
+      else if (mode == PadMode::Replicate)
+        j = std::clamp<int64_t>(j, 0, len - 1);
+      else
+        j = (j % len + len) % len;
+    }
+    // Reflecting past a crop reads cropped elements, as PyTorch's kernel
+    // does; the clamp only guards against arguments the executor rejects.
+    map[o] = std::clamp<int64_t>(cropLo + j, 0, in - 1);
+  }
+  return map;
+}
+
 void pad(const void *x, const Shape &xShape, const std::vector<int64_t> &lo,
          const std::vector<int64_t> &hi, PadMode mode, double value, void *y,
          size_t elemBytes, bool isFloat) {
@@ -343,7 +341,7 @@ void pad(const void *x, const Shape &xShape, const std::vector<int64_t> &lo,
     block *= xShape[d];
   std::vector<std::vector<int64_t>> maps(p + 1);
   for (int d = 0; d <= p; ++d)
-    maps[d] = padMap(xShape[d], lo[d], hi[d], mode);
+    maps[d] = padIndexMap(xShape[d], lo[d], hi[d], mode);
   // Strides of x over dims 0..p, in blocks.
   std::vector<int64_t> xStride(p + 1, 1);
   for (int d = p; d-- > 0;)

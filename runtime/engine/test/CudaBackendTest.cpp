@@ -59,10 +59,12 @@ runEach(std::shared_ptr<const Engine> engine,
       cudaStreamSynchronize(static_cast<cudaStream_t>(options.cudaStream));
     std::vector<Floats> outs;
     for (size_t o = 0; o < engine->numOutputs(); ++o) {
-      Floats out(static_cast<size_t>(count(session.outputShape(o))));
-      SHARDRT_RETURN_IF_ERROR(session.copyOutput(o, out.data(), DType::F32,
-                                                 session.outputShape(o)));
-      outs.push_back(std::move(out));
+      DType t = engine->output(o).dtype;
+      int64_t n = count(session.outputShape(o));
+      Bytes raw(size_t(n) * dtypeSize(t));
+      SHARDRT_RETURN_IF_ERROR(
+          session.copyOutput(o, raw.data(), t, session.outputShape(o)));
+      outs.push_back(decode(raw.data(), n, t));
     }
     results.push_back(std::move(outs));
   }
@@ -285,6 +287,26 @@ TEST(CudaBackend, TransposedConvsRunOnTheDevice) {
        {3, 2, 2, 2, 0, 0, 0, 1, 1, 1, 1});
   expectNativeAndAgree(
       m, {randomFloats(216, 66), randomFloats(56, 67), randomFloats(48, 68)});
+}
+
+TEST(CudaBackend, PadsOfEveryModeAndBroadcastsGatherOnTheDevice) {
+  // Reflect, replicate and circular pads (one with a crop) and broadcasts
+  // of f32 and bool through GatherPlan's index tables. Captured in a CUDA
+  // graph, so every one is native.
+  Model m;
+  uint32_t x = m.input("x", {2, 5, 4});
+  uint32_t r = m.output("reflect", {2, 8, 6});
+  m.op(Opcode::Pad, {x}, {r}, {0, 2, 1, 0, 1, 1}, {0.0}, "reflect");
+  uint32_t e = m.output("replicate", {2, 9, 4});
+  m.op(Opcode::Pad, {x}, {e}, {0, 3, 0, 0, 1, 0}, {0.0}, "replicate");
+  uint32_t c = m.output("circular", {2, 6, 3});
+  m.op(Opcode::Pad, {x}, {c}, {0, 2, -1, 0, -1, 0}, {0.0}, "circular");
+  uint32_t b = m.output("broadcast", {3, 2, 5, 4});
+  m.op(Opcode::BroadcastTo, {x}, {b});
+  uint32_t keep = m.input("keep", {1, 5, 1}, I1);
+  uint32_t kb = m.output("keepBroadcast", {2, 5, 3}, I1);
+  m.op(Opcode::BroadcastTo, {keep}, {kb});
+  expectNativeAndAgree(m, {randomFloats(40, 71), {1, 0, 0, 1, 1}});
 }
 
 TEST(CudaBackend, PadSliceConcatMoveBoxesOnTheDevice) {

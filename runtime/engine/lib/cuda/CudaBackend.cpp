@@ -339,7 +339,8 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
   case fb::Opcode::Slice:
   case fb::Opcode::Permute:
   case fb::Opcode::Concat:
-    native = prepareMoveStep(inst, ctx, lib_.stream);
+  case fb::Opcode::BroadcastTo:
+    native = prepareMoveStep(inst, ctx, lib_.stream, upload_);
     break;
   case fb::Opcode::Interpolate:
     native = prepareInterpolateStep(inst, ctx, lib_.stream, upload_);

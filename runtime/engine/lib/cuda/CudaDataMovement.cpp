@@ -1,13 +1,16 @@
 //===- CudaDataMovement.cpp - Pads, slices, permutes, concats on device ---===//
 //
 // Box fills and strided box copies (DataMovementPlan, planned once here) on
-// the session's stream; instructions the plans do not cover (other pad
-// modes, non-f32 constant pads, rank above 16) stay staged through the host.
+// the session's stream; reflect, replicate and circular pads and
+// broadcasts gather through per-dim index tables (GatherPlan). What the
+// plans do not cover (non-f32 constant pads, rank above 16) stays staged
+// through the host.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CudaSupport.h"
 #include "DataMovementPlan.h"
+#include "GatherPlan.h"
 
 #include "shardrt/artifact/Artifact.h"
 
@@ -58,13 +61,60 @@ std::optional<MovePlan> movePlanOf(const fb::Instruction &inst,
   }
 }
 
-} // namespace
+/// The gather of a non-constant Pad or a BroadcastTo, or none.
+std::optional<GatherPlan> gatherPlanOf(const fb::Instruction &inst,
+                                       const PrepareContext &ctx) {
+  const Shape &x = inSlot(inst, ctx, 0).shape, &y = outSlot(inst, ctx, 0).shape;
+  GatherPlan plan;
+  if (inst.opcode() == fb::Opcode::BroadcastTo)
+    return planBroadcastGather(x, y, plan) ? std::optional(plan) : std::nullopt;
+  if (inst.opcode() != fb::Opcode::Pad)
+    return std::nullopt;
+  std::string mode = strAttr(inst);
+  if (mode == "constant")
+    return std::nullopt; // box fills, when f32
+  cpu::PadMode m = mode == "reflect"     ? cpu::PadMode::Reflect
+                   : mode == "replicate" ? cpu::PadMode::Replicate
+                                         : cpu::PadMode::Circular;
+  IntReader ints(inst);
+  std::vector<int64_t> lo = ints.next(x.size()), hi = ints.next(x.size());
+  return planPadGather(x, lo, hi, m, plan) ? std::optional(plan) : std::nullopt;
+}
 
-RunFn prepareMoveStep(const fb::Instruction &inst, const PrepareContext &ctx,
-                      cudaStream_t stream) {
-  std::optional<MovePlan> plan = movePlanOf(inst, ctx);
+StatusOr<RunFn> prepareGather(const fb::Instruction &inst,
+                              const PrepareContext &ctx, cudaStream_t stream,
+                              const UploadFn &upload) {
+  size_t elemBytes = artifact::dtypeSize(outSlot(inst, ctx, 0).dtype);
+  if (elemBytes != 1 && elemBytes != 2 && elemBytes != 4 && elemBytes != 8)
+    return RunFn();
+  std::optional<GatherPlan> plan = gatherPlanOf(inst, ctx);
   if (!plan)
     return RunFn();
+  const void *tables = nullptr;
+  if (!plan->tables.empty()) {
+    StatusOr<void *> up =
+        upload(plan->tables.data(), plan->tables.size() * sizeof(long long));
+    if (!up.ok())
+      return up.status();
+    tables = *up;
+  }
+  GatherView view = plan->at(tables);
+  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  return RunFn([=](RunContext &rc) -> Status {
+    SHARDRT_CUDA_TRY(
+        launchGather(rc.slots[y], rc.slots[x], view, elemBytes, stream));
+    return Status();
+  });
+}
+
+} // namespace
+
+StatusOr<RunFn> prepareMoveStep(const fb::Instruction &inst,
+                                const PrepareContext &ctx, cudaStream_t stream,
+                                const UploadFn &upload) {
+  std::optional<MovePlan> plan = movePlanOf(inst, ctx);
+  if (!plan)
+    return prepareGather(inst, ctx, stream, upload);
   size_t elemBytes = artifact::dtypeSize(outSlot(inst, ctx, 0).dtype);
   std::vector<uint32_t> inputSlots;
   for (size_t k = 0; k < numInputs(inst); ++k)

@@ -8,6 +8,7 @@
 
 #include "AttentionPlan.h"
 #include "CudaSupport.h"
+#include "GatherPlan.h"
 #include "InterpolatePlan.h"
 #include "NeighborhoodPlan.h"
 
@@ -58,6 +59,14 @@ __global__ void copyBoxKernel(T *__restrict__ dst, const T *__restrict__ src,
     boxCopyOffsets(p, i, s, d);
     dst[d] = src[s];
   }
+}
+
+template <typename T>
+__global__ void gatherKernel(T *__restrict__ y, const T *__restrict__ x,
+                             GatherView v) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+       i < v.count; i += (long long)gridDim.x * blockDim.x)
+    y[i] = x[gatherSource(v, i)];
 }
 
 __global__ void interpolateKernel(float *__restrict__ y,
@@ -161,6 +170,34 @@ cudaError_t launchCopyBox(void *dst, const void *src, const BoxCopyPlan &p,
     break;
   case 8:
     launchCopyBoxOf<uint64_t>(dst, src, p, stream);
+    break;
+  default:
+    return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launchGather(void *y, const void *x, const GatherView &v,
+                         size_t elemBytes, cudaStream_t stream) {
+  if (v.count <= 0)
+    return cudaSuccess;
+  unsigned grid = gridFor(v.count);
+  switch (elemBytes) {
+  case 1:
+    gatherKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<uint8_t *>(y), static_cast<const uint8_t *>(x), v);
+    break;
+  case 2:
+    gatherKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<uint16_t *>(y), static_cast<const uint16_t *>(x), v);
+    break;
+  case 4:
+    gatherKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<uint32_t *>(y), static_cast<const uint32_t *>(x), v);
+    break;
+  case 8:
+    gatherKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<uint64_t *>(y), static_cast<const uint64_t *>(x), v);
     break;
   default:
     return cudaErrorInvalidValue;

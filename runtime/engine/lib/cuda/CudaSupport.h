@@ -30,6 +30,7 @@ namespace shardrt::exec::cuda {
 
 struct AttentionBlock;   // AttentionPlan.h
 struct AttentionView;    // AttentionPlan.h
+struct GatherView;       // GatherPlan.h
 struct InterpolateView;  // InterpolatePlan.h
 struct NeighborhoodView; // NeighborhoodPlan.h
 
@@ -94,13 +95,15 @@ StatusOr<RunFn> prepareBlasStep(const fb::Instruction &inst,
                                 const PrepareContext &ctx, LibraryContext &lib);
 StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
                                const PrepareContext &ctx, LibraryContext &lib);
-/// CudaDataMovement.cpp: a constant f32 Pad, a Slice, a Permute, a Concat.
-RunFn prepareMoveStep(const fb::Instruction &inst, const PrepareContext &ctx,
-                      cudaStream_t stream);
 
 /// Copies `bytes` of host data to device memory that lives as long as the
 /// session (the backend's placeConstant).
 using UploadFn = std::function<StatusOr<void *>(const void *, size_t)>;
+/// CudaDataMovement.cpp: a Pad (constant f32, or reflect, replicate,
+/// circular), a Slice, a Permute, a Concat, a BroadcastTo.
+StatusOr<RunFn> prepareMoveStep(const fb::Instruction &inst,
+                                const PrepareContext &ctx, cudaStream_t stream,
+                                const UploadFn &upload);
 /// CudaInterpolate.cpp: an Interpolate (every mode) with its tables on the
 /// device.
 StatusOr<RunFn> prepareInterpolateStep(const fb::Instruction &inst,
@@ -142,6 +145,10 @@ cudaError_t launchFill(float *data, int64_t n, float value,
 /// Sets the destination side of `plan` to `value` (a pad's borders).
 cudaError_t launchFillBox(float *data, const BoxCopyPlan &plan, float value,
                           cudaStream_t stream);
+/// y[i] = x[gatherSource(view, i)], elements of `elemBytes` (1, 2, 4 or
+/// 8) bytes: non-constant pads, broadcasts.
+cudaError_t launchGather(void *y, const void *x, const GatherView &view,
+                         size_t elemBytes, cudaStream_t stream);
 /// y = x resampled as `view` (planInterpolate's tables, on the device) says.
 cudaError_t launchInterpolate(float *y, const float *x,
                               const InterpolateView &view, cudaStream_t stream);

@@ -229,6 +229,11 @@ enum class PadMode { Constant, Reflect, Replicate, Circular };
 void pad(const void *x, const Shape &xShape, const std::vector<int64_t> &lo,
          const std::vector<int64_t> &hi, PadMode mode, double value, void *y,
          size_t elemBytes, bool isFloat);
+/// Per output index along one dim of `pad`: the source index, or -1 for
+/// the fill value. Negative amounts crop first and the rest pads the
+/// cropped extent, which matches PyTorch for every mode.
+std::vector<int64_t> padIndexMap(int64_t in, int64_t lo, int64_t hi,
+                                 PadMode mode);
 
 //===----------------------------------------------------------------------===//
 // Data movement (type-agnostic)
