@@ -180,6 +180,9 @@ struct InterpolateStep {
 StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
                                             const PrepareContext &ctx);
 
+/// A Compare's predicate by its name (eq, ne, lt, le, gt, ge).
+StatusOr<cpu::CompareKind> compareKind(const std::string &name);
+
 /// An Attention (scaled dot-product attention) for `cpu::sdpa`, checked:
 /// `batch` problems of q (l, e), k (s, e), v (s, ev) -> y (l, ev).
 struct AttentionStep {

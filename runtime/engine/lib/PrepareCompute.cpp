@@ -90,10 +90,6 @@ StatusOr<std::vector<Shape>> broadcastOperands(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareBinary(const fb::Instruction &inst,
                               const PrepareContext &ctx) {
-  static const std::map<std::string, cpu::CompareKind> compares = {
-      {"eq", cpu::CompareKind::Eq}, {"ne", cpu::CompareKind::Ne},
-      {"lt", cpu::CompareKind::Lt}, {"le", cpu::CompareKind::Le},
-      {"gt", cpu::CompareKind::Gt}, {"ge", cpu::CompareKind::Ge}};
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 2, 2, 1));
   bool isCompare = inst.opcode() == Opcode::Compare;
   SHARDRT_RETURN_IF_ERROR(
@@ -109,7 +105,7 @@ StatusOr<RunFn> prepareBinary(const fb::Instruction &inst,
   o = padShape(o, a.size());
   uint32_t ia = inIdx(inst, 0), ib = inIdx(inst, 1), iy = outIdx(inst, 0);
   if (isCompare) {
-    StatusOr<cpu::CompareKind> k = lookup(compares, strAttr(inst), "predicate");
+    StatusOr<cpu::CompareKind> k = compareKind(strAttr(inst));
     if (!k.ok())
       return k.status();
     cpu::CompareKind kind = *k;
@@ -387,6 +383,14 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
 }
 
 } // namespace
+
+StatusOr<cpu::CompareKind> compareKind(const std::string &name) {
+  static const std::map<std::string, cpu::CompareKind> compares = {
+      {"eq", cpu::CompareKind::Eq}, {"ne", cpu::CompareKind::Ne},
+      {"lt", cpu::CompareKind::Lt}, {"le", cpu::CompareKind::Le},
+      {"gt", cpu::CompareKind::Gt}, {"ge", cpu::CompareKind::Ge}};
+  return lookup(compares, name, "predicate");
+}
 
 StatusOr<RunFn> prepareCompute(const fb::Instruction &inst,
                                const PrepareContext &ctx) {

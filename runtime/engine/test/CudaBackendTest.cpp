@@ -309,6 +309,32 @@ TEST(CudaBackend, PadsOfEveryModeAndBroadcastsGatherOnTheDevice) {
   expectNativeAndAgree(m, {randomFloats(40, 71), {1, 0, 0, 1, 1}});
 }
 
+TEST(CudaBackend, ComparesSelectsAndCastsRunOnTheDevice) {
+  // A causal ring's straddling block: query positions (4, 1) against key
+  // positions (1, 6), kept where q >= k, the rest set to a floor (Select
+  // of f32 with a broadcast scalar); a Select of bools; Casts both ways.
+  // Captured in a CUDA graph, so every one is native.
+  Model m;
+  uint32_t qpos = m.input("qpos", {4, 1}), kpos = m.input("kpos", {1, 6});
+  uint32_t scores = m.input("scores", {2, 4, 6}), floor = m.input("floor", {});
+  uint32_t seen = m.output("seen", {4, 6}, I1);
+  m.op(Opcode::Compare, {qpos, kpos}, {seen}, {}, {}, "ge");
+  uint32_t kept = m.output("kept", {2, 4, 6});
+  m.op(Opcode::Select, {seen, scores, floor}, {kept});
+  uint32_t other = m.input("other", {6}, I1);
+  uint32_t either = m.output("either", {4, 6}, I1);
+  m.op(Opcode::Select, {seen, seen, other}, {either});
+  uint32_t asBool = m.output("asBool", {2, 4, 6}, I1);
+  m.op(Opcode::Cast, {scores}, {asBool});
+  uint32_t asFloat = m.output("asFloat", {4, 6});
+  m.op(Opcode::Cast, {either}, {asFloat});
+  Floats s = randomFloats(48, 81);
+  s[3] = 0.0f;
+  s[7] = std::nanf("");
+  expectNativeAndAgree(
+      m, {{0, 2, 3, 5}, {0, 1, 2, 3, 4, 5}, s, {-1e30f}, {1, 0, 1, 0, 0, 1}});
+}
+
 TEST(CudaBackend, PadSliceConcatMoveBoxesOnTheDevice) {
   // A pad that crops one side and pads the other of each dim, a pad that
   // crops past the input, a unit-step slice and a concat along a middle

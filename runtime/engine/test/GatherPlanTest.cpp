@@ -5,7 +5,9 @@
 // i) of a GatherPlan. Here the same function runs on the host over the
 // same packed tables and must reproduce cpu::pad and cpu::broadcastTo
 // exactly: ranks 1 to 5, pads and crops of every mode within the CPU
-// decoder's limits, broadcasts of any dims.
+// decoder's limits, broadcasts of any dims. Compare and Select read each
+// operand through a broadcast view and must reproduce cpu::compare and
+// cpu::select.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -113,6 +117,75 @@ TEST(GatherPlan, ACropToOneElementKeepsItsOffset) {
   ASSERT_TRUE(
       planPadGather({2, 3}, {0, -1}, {0, -1}, cpu::PadMode::Circular, plan));
   EXPECT_EQ(gathered(plan, iota(6)), (std::vector<float>{1, 4}));
+}
+
+/// A random shape of `out`'s trailing dims, each kept or 1.
+Shape randomOperand(RandomInts &pick, const Shape &out) {
+  Shape s(out.begin() + pick(0, int64_t(out.size())), out.end());
+  for (int64_t &n : s)
+    if (pick(0, 1))
+      n = 1;
+  return s;
+}
+
+GatherView viewOf(const Shape &x, const Shape &out) {
+  GatherPlan plan;
+  EXPECT_TRUE(planBroadcastGather(x, out, plan));
+  return plan.at(nullptr);
+}
+
+Shape padTo(const Shape &x, size_t rank) {
+  Shape padded(rank - x.size(), 1);
+  padded.insert(padded.end(), x.begin(), x.end());
+  return padded;
+}
+
+TEST(GatherPlan, ComparesAndSelectsMatchTheCpuKernels) {
+  RandomInts pick(73);
+  const float nan = std::nanf("");
+  for (int trial = 0; trial < 300; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    Shape out(size_t(pick(0, 4)));
+    for (int64_t &n : out)
+      n = pick(1, 4);
+    Shape as = randomOperand(pick, out), bs = randomOperand(pick, out),
+          cs = randomOperand(pick, out);
+    // Few distinct values (and NaN), so that equal pairs occur.
+    auto values = [&](const Shape &s) {
+      std::vector<float> v(size_t(count(s)));
+      for (float &x : v)
+        x = pick(0, 9) == 0 ? nan : float(pick(-2, 2));
+      return v;
+    };
+    std::vector<float> a = values(as), b = values(bs);
+    auto kind = cpu::CompareKind(pick(0, 5));
+    size_t n = size_t(count(out));
+    std::vector<uint8_t> want(n), got(n);
+    cpu::compare(kind, a.data(), padTo(as, out.size()), b.data(),
+                 padTo(bs, out.size()), want.data(), out);
+    GatherView va = viewOf(as, out), vb = viewOf(bs, out);
+    for (size_t i = 0; i < n; ++i)
+      got[i] = compareValues(kind, a[size_t(gatherSource(va, (long long)i))],
+                             b[size_t(gatherSource(vb, (long long)i))]);
+    EXPECT_EQ(got, want);
+
+    std::vector<uint8_t> c(size_t(count(cs)));
+    for (uint8_t &x : c)
+      x = uint8_t(pick(0, 1));
+    std::vector<float> selWant(n), selGot(n);
+    cpu::select(c.data(), padTo(cs, out.size()), a.data(),
+                padTo(as, out.size()), b.data(), padTo(bs, out.size()),
+                selWant.data(), out, sizeof(float));
+    GatherView vc = viewOf(cs, out);
+    for (size_t i = 0; i < n; ++i) {
+      long long at = (long long)i;
+      selGot[i] = c[size_t(gatherSource(vc, at))]
+                      ? a[size_t(gatherSource(va, at))]
+                      : b[size_t(gatherSource(vb, at))];
+    }
+    // Bitwise: NaNs were copied, not computed.
+    EXPECT_EQ(std::memcmp(selGot.data(), selWant.data(), n * sizeof(float)), 0);
+  }
 }
 
 } // namespace

@@ -342,6 +342,11 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
   case fb::Opcode::BroadcastTo:
     native = prepareMoveStep(inst, ctx, lib_.stream, upload_);
     break;
+  case fb::Opcode::Compare:
+  case fb::Opcode::Select:
+  case fb::Opcode::Cast:
+    native = preparePredicateStep(inst, ctx, lib_.stream);
+    break;
   case fb::Opcode::Interpolate:
     native = prepareInterpolateStep(inst, ctx, lib_.stream, upload_);
     break;

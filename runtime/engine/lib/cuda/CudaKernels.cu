@@ -69,6 +69,38 @@ __global__ void gatherKernel(T *__restrict__ y, const T *__restrict__ x,
     y[i] = x[gatherSource(v, i)];
 }
 
+__global__ void compareKernel(uint8_t *__restrict__ y,
+                              const float *__restrict__ a,
+                              const float *__restrict__ b, GatherView va,
+                              GatherView vb, cpu::CompareKind kind) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+       i < va.count; i += (long long)gridDim.x * blockDim.x)
+    y[i] = compareValues(kind, a[gatherSource(va, i)], b[gatherSource(vb, i)]);
+}
+
+template <typename T>
+__global__ void selectKernel(T *__restrict__ y, const uint8_t *__restrict__ c,
+                             const T *__restrict__ t, const T *__restrict__ f,
+                             GatherView vc, GatherView vt, GatherView vf) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+       i < vc.count; i += (long long)gridDim.x * blockDim.x)
+    y[i] = c[gatherSource(vc, i)] ? t[gatherSource(vt, i)]
+                                  : f[gatherSource(vf, i)];
+}
+
+/// f32 -> bool (x != 0: NaN is true) or bool -> f32 (0 or 1).
+__global__ void castKernel(void *__restrict__ y, const void *__restrict__ x,
+                           long long n, bool toBool) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    if (toBool)
+      static_cast<uint8_t *>(y)[i] = static_cast<const float *>(x)[i] != 0.0f;
+    else
+      static_cast<float *>(y)[i] =
+          static_cast<const uint8_t *>(x)[i] ? 1.0f : 0.0f;
+  }
+}
+
 __global__ void interpolateKernel(float *__restrict__ y,
                                   const float *__restrict__ x,
                                   InterpolateView v) {
@@ -202,6 +234,44 @@ cudaError_t launchGather(void *y, const void *x, const GatherView &v,
   default:
     return cudaErrorInvalidValue;
   }
+  return cudaGetLastError();
+}
+
+cudaError_t launchCompare(uint8_t *y, const float *a, const float *b,
+                          const GatherView &va, const GatherView &vb,
+                          cpu::CompareKind kind, cudaStream_t stream) {
+  if (va.count <= 0)
+    return cudaSuccess;
+  compareKernel<<<gridFor(va.count), kThreads, 0, stream>>>(y, a, b, va, vb,
+                                                            kind);
+  return cudaGetLastError();
+}
+
+cudaError_t launchSelect(void *y, const uint8_t *c, const void *t,
+                         const void *f, const GatherView &vc,
+                         const GatherView &vt, const GatherView &vf,
+                         size_t elemBytes, cudaStream_t stream) {
+  if (vc.count <= 0)
+    return cudaSuccess;
+  unsigned grid = gridFor(vc.count);
+  if (elemBytes == 4)
+    selectKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<uint32_t *>(y), c, static_cast<const uint32_t *>(t),
+        static_cast<const uint32_t *>(f), vc, vt, vf);
+  else if (elemBytes == 1)
+    selectKernel<<<grid, kThreads, 0, stream>>>(
+        static_cast<uint8_t *>(y), c, static_cast<const uint8_t *>(t),
+        static_cast<const uint8_t *>(f), vc, vt, vf);
+  else
+    return cudaErrorInvalidValue;
+  return cudaGetLastError();
+}
+
+cudaError_t launchCast(void *y, const void *x, int64_t n, bool toBool,
+                       cudaStream_t stream) {
+  if (n <= 0)
+    return cudaSuccess;
+  castKernel<<<gridFor(n), kThreads, 0, stream>>>(y, x, n, toBool);
   return cudaGetLastError();
 }
 

@@ -104,6 +104,10 @@ using UploadFn = std::function<StatusOr<void *>(const void *, size_t)>;
 StatusOr<RunFn> prepareMoveStep(const fb::Instruction &inst,
                                 const PrepareContext &ctx, cudaStream_t stream,
                                 const UploadFn &upload);
+/// CudaPredicates.cpp: a Compare, a Select or a Cast (f32 and bool).
+StatusOr<RunFn> preparePredicateStep(const fb::Instruction &inst,
+                                     const PrepareContext &ctx,
+                                     cudaStream_t stream);
 /// CudaInterpolate.cpp: an Interpolate (every mode) with its tables on the
 /// device.
 StatusOr<RunFn> prepareInterpolateStep(const fb::Instruction &inst,
@@ -149,6 +153,19 @@ cudaError_t launchFillBox(float *data, const BoxCopyPlan &plan, float value,
 /// 8) bytes: non-constant pads, broadcasts.
 cudaError_t launchGather(void *y, const void *x, const GatherView &view,
                          size_t elemBytes, cudaStream_t stream);
+/// y = (a op b) through each operand's broadcast view (GatherPlan.h).
+cudaError_t launchCompare(uint8_t *y, const float *a, const float *b,
+                          const GatherView &va, const GatherView &vb,
+                          cpu::CompareKind kind, cudaStream_t stream);
+/// y = c ? t : f through each operand's broadcast view; elements of 1 or 4
+/// bytes.
+cudaError_t launchSelect(void *y, const uint8_t *c, const void *t,
+                         const void *f, const GatherView &vc,
+                         const GatherView &vt, const GatherView &vf,
+                         size_t elemBytes, cudaStream_t stream);
+/// f32 -> bool or bool -> f32, n elements.
+cudaError_t launchCast(void *y, const void *x, int64_t n, bool toBool,
+                       cudaStream_t stream);
 /// y = x resampled as `view` (planInterpolate's tables, on the device) says.
 cudaError_t launchInterpolate(float *y, const float *x,
                               const InterpolateView &view, cudaStream_t stream);

@@ -8,8 +8,10 @@
 // broadcast dim: stride 0). The tables are made once on the host and
 // packed into one buffer uploaded once per step; one kernel evaluates
 // `gatherSource` per output element. Runs of dims that read the input in
-// order merge into one. Free of CUDA headers, so the CPU unit tests run
-// the plan against cpu::pad and cpu::broadcastTo.
+// order merge into one. Compare and Select read each broadcast operand
+// through a view of its own (`compareValues` is the predicate). Free of
+// CUDA headers, so the CPU unit tests run the plans against cpu::pad,
+// cpu::broadcastTo, cpu::compare and cpu::select.
 //
 //===----------------------------------------------------------------------===//
 
@@ -156,6 +158,26 @@ SHARDRT_HOST_DEVICE inline long long gatherSource(const GatherView &v,
     src += (v.map[d] ? v.map[d][o] : o) * v.srcStride[d];
   }
   return src;
+}
+
+/// cpu::compare's predicate (IEEE: only ne holds for a NaN).
+SHARDRT_HOST_DEVICE inline bool compareValues(cpu::CompareKind kind, float a,
+                                              float b) {
+  switch (kind) {
+  case cpu::CompareKind::Eq:
+    return a == b;
+  case cpu::CompareKind::Ne:
+    return a != b;
+  case cpu::CompareKind::Lt:
+    return a < b;
+  case cpu::CompareKind::Le:
+    return a <= b;
+  case cpu::CompareKind::Gt:
+    return a > b;
+  case cpu::CompareKind::Ge:
+    return a >= b;
+  }
+  return false;
 }
 
 } // namespace shardrt::exec::cuda
