@@ -180,6 +180,8 @@ struct InterpolateStep {
 StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
                                             const PrepareContext &ctx);
 
+/// A Pad's mode by its name (constant, reflect, replicate, circular).
+StatusOr<cpu::PadMode> padMode(const std::string &name);
 /// A Compare's predicate by its name (eq, ne, lt, le, gt, ge).
 StatusOr<cpu::CompareKind> compareKind(const std::string &name);
 

@@ -282,17 +282,10 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
                                  std::string(fb::EnumNameDType(in.dtype)) +
                                  " to " + fb::EnumNameDType(out.dtype));
   std::string mode = strAttr(inst);
-  cpu::PadMode m;
-  if (mode == "constant")
-    m = cpu::PadMode::Constant;
-  else if (mode == "reflect")
-    m = cpu::PadMode::Reflect;
-  else if (mode == "replicate")
-    m = cpu::PadMode::Replicate;
-  else if (mode == "circular")
-    m = cpu::PadMode::Circular;
-  else
-    return invalid("unknown padding mode '" + mode + "'");
+  StatusOr<cpu::PadMode> parsed = padMode(mode);
+  if (!parsed.ok())
+    return parsed.status();
+  cpu::PadMode m = *parsed;
   size_t rank = in.shape.size();
   IntReader ints(inst);
   std::vector<int64_t> lo = ints.next(rank), hi = ints.next(rank);
@@ -335,6 +328,18 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
 }
 
 } // namespace
+
+StatusOr<cpu::PadMode> padMode(const std::string &name) {
+  if (name == "constant")
+    return cpu::PadMode::Constant;
+  if (name == "reflect")
+    return cpu::PadMode::Reflect;
+  if (name == "replicate")
+    return cpu::PadMode::Replicate;
+  if (name == "circular")
+    return cpu::PadMode::Circular;
+  return invalid("unknown padding mode '" + name + "'");
+}
 
 StatusOr<RunFn> prepareWindowed(const fb::Instruction &inst,
                                 const PrepareContext &ctx) {

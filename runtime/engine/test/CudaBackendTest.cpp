@@ -261,10 +261,26 @@ TEST(CudaBackend, ConvRegionsMatchTheCpu) {
                        {randomFloats(4 * 16 * 12, 11), randomFloats(120, 13)});
 }
 
+TEST(CudaBackend, LongAttentionRunsInBlocksOnTheDevice) {
+  // 4100 queries and keys: more scores than the 2^24-float workspace, so
+  // the plan splits each batch entry's rows in two blocks, the first of
+  // which (causal) computes only the keys its rows see.
+  Model m;
+  uint32_t q = m.input("q", {2, 4100, 4}), k = m.input("k", {2, 4100, 4}),
+           v = m.input("v", {2, 4100, 3});
+  uint32_t y = m.output("y", {2, 4100, 3}),
+           c = m.output("causal", {2, 4100, 3});
+  m.op(Opcode::Attention, {q, k, v}, {y}, {0, 0}, {0.5});
+  m.op(Opcode::Attention, {q, k, v}, {c}, {1, 0}, {0.5});
+  expectNativeAndAgree(m, {randomFloats(32800, 91), randomFloats(32800, 92),
+                           randomFloats(24600, 93)});
+}
+
 TEST(CudaBackend, TransposedConvsRunOnTheDevice) {
   // cuDNN backward-data convs (ConvRegionPlan.h's planConvTransposeDim):
   // r11's k3 s2 padding 1 output_padding 1 whole (in place) and as its last
-  // shard gets it (padding 2 before, 33 rows: cropped from a temporary),
+  // shard gets it (padding 2 before and one row more than a symmetric pad
+  // gives: cropped from a temporary),
   // a grouped dilated 1-d one and a 3-d one without bias. Captured in a
   // CUDA graph, so every one is native.
   Model m;

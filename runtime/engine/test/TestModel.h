@@ -78,21 +78,29 @@ inline Bytes bytesOf(const Floats &values) {
   return b;
 }
 
-/// Input values as the bytes of `dtype` (f32, or bool from v != 0).
+/// Input values as the bytes of `dtype`: f32, or bool from v != 0 (the
+/// only dtypes these tests bind; any other fails the test).
 inline Bytes encode(const Floats &values, DType dtype) {
-  if (dtype != DType::Bool)
+  if (dtype == DType::F32)
     return bytesOf(values);
-  Bytes b(values.size());
+  Bytes b(values.size() * dtypeSize(dtype));
+  if (dtype != DType::Bool) {
+    ADD_FAILURE() << "encode: only f32 and bool inputs";
+    return b;
+  }
   for (size_t i = 0; i < values.size(); ++i)
     b[i] = values[i] != 0.0f;
   return b;
 }
 
+/// `n` elements of `dtype` (f32 or bool) at `data` as floats.
 inline Floats decode(const void *data, int64_t n, DType dtype) {
   Floats v(size_t(std::max<int64_t>(n, 0)));
   if (dtype == DType::Bool)
     for (size_t i = 0; i < v.size(); ++i)
       v[i] = static_cast<const uint8_t *>(data)[i];
+  else if (dtype != DType::F32)
+    ADD_FAILURE() << "decode: only f32 and bool outputs";
   else if (!v.empty())
     std::memcpy(v.data(), data, v.size() * sizeof(float));
   return v;

@@ -91,12 +91,14 @@ inline AttentionPlan planAttention(const AttentionStep &a,
   if (a.batch <= 0 || a.l <= 0 || a.s <= 0 || a.ev <= 0)
     return plan;
   long long budget = std::max<long long>(budgetFloats, 1);
-  long long perEntry = a.l * a.s;
+  // Keys past the last query are causally hidden from every row.
+  long long wholeCols = a.causal ? std::min<long long>(a.s, a.l) : a.s;
+  long long perEntry = a.l * wholeCols;
   if (perEntry <= budget) {
     long long batches = std::min<long long>(a.batch, budget / perEntry);
     for (long long b0 = 0; b0 < a.batch; b0 += batches)
       plan.blocks.push_back(
-          {b0, std::min<long long>(batches, a.batch - b0), 0, a.l, a.s});
+          {b0, std::min<long long>(batches, a.batch - b0), 0, a.l, wholeCols});
   } else {
     long long rows = std::max<long long>(1, budget / a.s);
     for (long long b = 0; b < a.batch; ++b)

@@ -3,8 +3,9 @@
 // Box fills and strided box copies (DataMovementPlan, planned once here) on
 // the session's stream; reflect, replicate and circular pads and
 // broadcasts gather through per-dim index tables (GatherPlan). What the
-// plans do not cover (non-f32 constant pads, rank above 16) stays staged
-// through the host.
+// plans do not cover (non-f32 constant pads, pads whose output needs the
+// fill value where nothing is left to reflect, more than 16 dims after
+// merging) stays staged through the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,15 +71,13 @@ std::optional<GatherPlan> gatherPlanOf(const fb::Instruction &inst,
     return planBroadcastGather(x, y, plan) ? std::optional(plan) : std::nullopt;
   if (inst.opcode() != fb::Opcode::Pad)
     return std::nullopt;
-  std::string mode = strAttr(inst);
-  if (mode == "constant")
-    return std::nullopt; // box fills, when f32
-  cpu::PadMode m = mode == "reflect"     ? cpu::PadMode::Reflect
-                   : mode == "replicate" ? cpu::PadMode::Replicate
-                                         : cpu::PadMode::Circular;
+  StatusOr<cpu::PadMode> mode = padMode(strAttr(inst));
+  if (!mode.ok() || *mode == cpu::PadMode::Constant)
+    return std::nullopt; // constant: box fills, when f32
   IntReader ints(inst);
   std::vector<int64_t> lo = ints.next(x.size()), hi = ints.next(x.size());
-  return planPadGather(x, lo, hi, m, plan) ? std::optional(plan) : std::nullopt;
+  return planPadGather(x, lo, hi, *mode, plan) ? std::optional(plan)
+                                               : std::nullopt;
 }
 
 StatusOr<RunFn> prepareGather(const fb::Instruction &inst,

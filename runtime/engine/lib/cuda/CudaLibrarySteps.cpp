@@ -274,6 +274,14 @@ ConvAttrs convAttrs(const fb::Instruction &inst) {
   return a;
 }
 
+/// A cuDNN query that refuses the shapes (not supported, bad parameters)
+/// leaves the step to the host instead of failing the session.
+#define SHARDRT_CUDNN_OR_STAGE(call)                                           \
+  do {                                                                         \
+    if ((call) != CUDNN_STATUS_SUCCESS)                                        \
+      return RunFn();                                                          \
+  } while (0)
+
 /// The best-ranked algorithm that succeeded, needs at most 1 GiB of
 /// workspace, and stays off TF32 tensor cores unless they are allowed.
 template <typename Perf>
@@ -412,7 +420,7 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   // The plan's output extents are cuDNN's formula; a disagreement would
   // write the wrong positions, so such a conv stays on the host.
   std::vector<int> expected(v->outDims.size());
-  SHARDRT_CUDNN_TRY(cudnnGetConvolutionNdForwardOutputDim(
+  SHARDRT_CUDNN_OR_STAGE(cudnnGetConvolutionNdForwardOutputDim(
       d->conv, d->x, d->w, int(expected.size()), expected.data()));
   if (expected != v->outDims)
     return RunFn();
@@ -422,7 +430,7 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   std::array<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT>
       perf{};
   int returned = 0;
-  SHARDRT_CUDNN_TRY(cudnnGetConvolutionForwardAlgorithm_v7(
+  SHARDRT_CUDNN_OR_STAGE(cudnnGetConvolutionForwardAlgorithm_v7(
       *h, d->x, d->w, d->conv, d->y, int(perf.size()), &returned, perf.data()));
   const cudnnConvolutionFwdAlgoPerf_t *chosen =
       chooseAlgorithm(perf.data(), returned, lib.allowTf32);
@@ -433,7 +441,7 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   // its workspace under that setting.
   SHARDRT_CUDNN_TRY(cudnnSetConvolutionMathType(d->conv, chosen->mathType));
   size_t workspace = 0;
-  SHARDRT_CUDNN_TRY(cudnnGetConvolutionForwardWorkspaceSize(
+  SHARDRT_CUDNN_OR_STAGE(cudnnGetConvolutionForwardWorkspaceSize(
       *h, d->x, d->w, d->conv, d->y, algo, &workspace));
   // The temporary output leads the shared workspace; the algorithm's own
   // follows it.
@@ -517,7 +525,7 @@ StatusOr<RunFn> prepareConvTranspose(const fb::Instruction &inst,
   // The forward conv of the output must give back x's extents, or cuDNN
   // would read the positions differently; such a case stays on the host.
   std::vector<int> forward(outDims.size());
-  SHARDRT_CUDNN_TRY(cudnnGetConvolutionNdForwardOutputDim(
+  SHARDRT_CUDNN_OR_STAGE(cudnnGetConvolutionNdForwardOutputDim(
       d->conv, d->y, d->w, int(forward.size()), forward.data()));
   if (forward != dnnDims(x))
     return RunFn();
@@ -528,7 +536,7 @@ StatusOr<RunFn> prepareConvTranspose(const fb::Instruction &inst,
              CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT>
       perf{};
   int returned = 0;
-  SHARDRT_CUDNN_TRY(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+  SHARDRT_CUDNN_OR_STAGE(cudnnGetConvolutionBackwardDataAlgorithm_v7(
       *h, d->w, d->x, d->conv, d->y, int(perf.size()), &returned, perf.data()));
   const cudnnConvolutionBwdDataAlgoPerf_t *chosen =
       chooseAlgorithm(perf.data(), returned, lib.allowTf32);
@@ -537,7 +545,7 @@ StatusOr<RunFn> prepareConvTranspose(const fb::Instruction &inst,
   cudnnConvolutionBwdDataAlgo_t algo = chosen->algo;
   SHARDRT_CUDNN_TRY(cudnnSetConvolutionMathType(d->conv, chosen->mathType));
   size_t workspace = 0;
-  SHARDRT_CUDNN_TRY(cudnnGetConvolutionBackwardDataWorkspaceSize(
+  SHARDRT_CUDNN_OR_STAGE(cudnnGetConvolutionBackwardDataWorkspaceSize(
       *h, d->w, d->x, d->conv, d->y, algo, &workspace));
   bool hasBias = numInputs(inst) == 3;
   if (hasBias)

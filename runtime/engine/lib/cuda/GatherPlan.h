@@ -42,7 +42,7 @@ struct GatherView {
 
 struct GatherPlan {
   std::vector<long long> tables; ///< to upload; empty when no dim has one
-  long long tableAt[kMaxBoxRank];
+  long long tableAt[kMaxBoxRank] = {};
   GatherView shape;
   GatherView at(const void *base) const {
     GatherView v = shape;
