@@ -192,10 +192,8 @@ TEST(ConvRegionPlan, TransposedConvsMatchTheCpuKernel) {
   // cases with strides, dilations, groups, output_padding and the crops a
   // shard's output gets. The plan must exist exactly when no output lies
   // more than stride - 1 past the last one any input reaches.
-  std::mt19937 rng(9);
-  auto pick = [&](int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-  };
+  enginetest::RandomInts pick(9);
+  std::mt19937 rng(9); // the values
   int inPlace = 0, cropped = 0, refused = 0;
   for (int iter = 0; iter < 500; ++iter) {
     cpu::ConvParams p;

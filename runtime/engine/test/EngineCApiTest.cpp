@@ -26,6 +26,26 @@ using namespace enginetest;
 // C API
 //===----------------------------------------------------------------------===//
 
+/// The affine model loaded and a plain session on it, both released when
+/// the test ends (also after a failed ASSERT).
+struct AffineHandles {
+  Bytes bytes = affineModel().bytes();
+  shardrt_engine *engine = nullptr;
+  shardrt_session *session = nullptr;
+  ~AffineHandles() {
+    shardrt_session_release(session);
+    shardrt_engine_release(engine);
+  }
+  ::testing::AssertionResult open() {
+    if (shardrt_engine_load_from_memory(bytes.data(), bytes.size(), &engine) !=
+            SHARDRT_OK ||
+        shardrt_session_create(engine, nullptr, nullptr, 0, 0, &session) !=
+            SHARDRT_OK)
+      return ::testing::AssertionFailure() << shardrt_last_error();
+    return ::testing::AssertionSuccess();
+  }
+};
+
 TEST(EngineCApi, LoadDescribeRun) {
   Bytes bytes = affineModel().bytes();
   shardrt_engine *engine = nullptr;
@@ -99,14 +119,10 @@ TEST(EngineCApi, LoadDescribeRun) {
 }
 
 TEST(EngineCApi, ErrorsAreCodesAndMessages) {
-  Bytes bytes = affineModel().bytes();
-  shardrt_engine *engine = nullptr;
-  ASSERT_EQ(
-      shardrt_engine_load_from_memory(bytes.data(), bytes.size(), &engine),
-      SHARDRT_OK);
-  shardrt_session *session = nullptr;
-  ASSERT_EQ(shardrt_session_create(engine, nullptr, nullptr, 0, 0, &session),
-            SHARDRT_OK);
+  AffineHandles h;
+  ASSERT_TRUE(h.open());
+  shardrt_engine *engine = h.engine;
+  shardrt_session *session = h.session;
 
   EXPECT_EQ(shardrt_session_run(session), SHARDRT_FAILED_PRECONDITION);
   EXPECT_TRUE(contains(shardrt_last_error(), "neither bound nor copied"))
@@ -198,19 +214,14 @@ TEST(EngineCApi, ErrorsAreCodesAndMessages) {
   EXPECT_EQ(shardrt_local_world_create(0, 0, comms), SHARDRT_INVALID_ARGUMENT);
 
   shardrt_engine_release(twoEngine);
-  shardrt_session_release(session);
-  shardrt_engine_release(engine);
 }
 
 TEST(EngineCApi, NullArgumentsAreInvalidArguments) {
-  Bytes bytes = affineModel().bytes();
-  shardrt_engine *engine = nullptr;
-  ASSERT_EQ(
-      shardrt_engine_load_from_memory(bytes.data(), bytes.size(), &engine),
-      SHARDRT_OK);
-  shardrt_session *session = nullptr;
-  ASSERT_EQ(shardrt_session_create(engine, nullptr, nullptr, 0, 0, &session),
-            SHARDRT_OK);
+  AffineHandles h;
+  ASSERT_TRUE(h.open());
+  const Bytes &bytes = h.bytes;
+  shardrt_engine *engine = h.engine;
+  shardrt_session *session = h.session;
   int i = 0;
   size_t n = 0;
   uint64_t u = 0;
@@ -282,8 +293,6 @@ TEST(EngineCApi, NullArgumentsAreInvalidArguments) {
   shardrt_engine_release(nullptr);
   shardrt_session_release(nullptr);
   shardrt_comm_release(nullptr);
-  shardrt_session_release(session);
-  shardrt_engine_release(engine);
 }
 
 } // namespace

@@ -327,6 +327,43 @@ Status setBias(DnnDescriptors &d, const std::vector<int> &outDims) {
   return setTensor(d.bias, dims);
 }
 
+/// The rest of a conv-like step once its library call is chosen: the
+/// temporary output (`tempElements`, 0 when the library writes y's region
+/// at `yOffset` in place) leads the shared workspace and the algorithm's
+/// `workspace` bytes follow it; each run computes into the output
+/// (`compute(rc, out, algorithm scratch)`), adds the bias there, and crops
+/// a temporary into y.
+template <typename Compute>
+StatusOr<RunFn>
+finishConvStep(const fb::Instruction &inst, LibraryContext &lib,
+               std::shared_ptr<DnnDescriptors> d, cudnnHandle_t handle,
+               const std::vector<int> &outDims, int64_t tempElements,
+               int64_t yOffset, const BoxCopyPlan &crop, size_t workspace,
+               Compute compute) {
+  bool inPlace = tempElements == 0;
+  size_t tempBytes = (size_t(tempElements) * sizeof(float) + 255) / 256 * 256;
+  lib.needWorkspace(tempBytes + workspace);
+  uint32_t bi = numInputs(inst) == 3 ? inIdx(inst, 2) : kNoSlot;
+  if (bi != kNoSlot)
+    SHARDRT_RETURN_IF_ERROR(setBias(*d, outDims));
+  uint32_t yi = outIdx(inst, 0);
+  LibraryContext *libp = &lib;
+  return RunFn([=](RunContext &rc) -> Status {
+    char *scratch = static_cast<char *>(libp->workspace);
+    float *out = inPlace ? slotPtr<float>(rc, yi) + yOffset
+                         : reinterpret_cast<float *>(scratch);
+    SHARDRT_RETURN_IF_ERROR(compute(rc, out, scratch + tempBytes));
+    const float one = 1.0f;
+    if (bi != kNoSlot)
+      SHARDRT_CUDNN_TRY(cudnnAddTensor(
+          handle, &one, d->bias, slotPtr<float>(rc, bi), &one, d->y, out));
+    if (!inPlace)
+      SHARDRT_CUDA_TRY(
+          launchCopyBox(rc.slots[yi], out, crop, sizeof(float), libp->stream));
+    return Status();
+  });
+}
+
 /// A conv (over its whole output or a region of it) as a cuDNN conv with
 /// symmetric padding over a view of x (ConvRegionPlan.h): the view's dims
 /// and offset, the library output's dims, and where the region lies in it
@@ -443,39 +480,20 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   size_t workspace = 0;
   SHARDRT_CUDNN_OR_STAGE(cudnnGetConvolutionForwardWorkspaceSize(
       *h, d->x, d->w, d->conv, d->y, algo, &workspace));
-  // The temporary output leads the shared workspace; the algorithm's own
-  // follows it.
-  size_t tempBytes = 0;
-  if (!v->inPlace)
-    tempBytes =
-        (size_t(numElements(v->outShape)) * sizeof(float) + 255) / 256 * 256;
-  lib.needWorkspace(tempBytes + workspace);
-  bool hasBias = numInputs(inst) == 3;
-  if (hasBias)
-    SHARDRT_RETURN_IF_ERROR(setBias(*d, v->outDims));
-  uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), yi = outIdx(inst, 0);
-  uint32_t bi = hasBias ? inIdx(inst, 2) : kNoSlot;
-  LibraryContext *libp = &lib;
+  uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1);
+  int64_t xOffset = v->xOffset;
   cudnnHandle_t handle = *h;
-  bool inPlace = v->inPlace;
-  int64_t xOffset = v->xOffset, yOffset = v->yOffset;
-  return RunFn([=](RunContext &rc) -> Status {
-    const float one = 1.0f, zero = 0.0f;
-    char *scratch = static_cast<char *>(libp->workspace);
-    float *out = inPlace ? slotPtr<float>(rc, yi) + yOffset
-                         : reinterpret_cast<float *>(scratch);
-    SHARDRT_CUDNN_TRY(cudnnConvolutionForward(
-        handle, &one, d->x, slotPtr<float>(rc, xi) + xOffset, d->w,
-        slotPtr<float>(rc, wi), d->conv, algo, scratch + tempBytes, workspace,
-        &zero, d->y, out));
-    if (bi != kNoSlot)
-      SHARDRT_CUDNN_TRY(cudnnAddTensor(
-          handle, &one, d->bias, slotPtr<float>(rc, bi), &one, d->y, out));
-    if (!inPlace)
-      SHARDRT_CUDA_TRY(
-          launchCopyBox(rc.slots[yi], out, crop, sizeof(float), libp->stream));
-    return Status();
-  });
+  return finishConvStep(
+      inst, lib, d, handle, v->outDims,
+      v->inPlace ? 0 : numElements(v->outShape), v->yOffset, crop, workspace,
+      [=](RunContext &rc, float *out, void *scratch) -> Status {
+        const float one = 1.0f, zero = 0.0f;
+        SHARDRT_CUDNN_TRY(cudnnConvolutionForward(
+            handle, &one, d->x, slotPtr<float>(rc, xi) + xOffset, d->w,
+            slotPtr<float>(rc, wi), d->conv, algo, scratch, workspace, &zero,
+            d->y, out));
+        return Status();
+      });
 }
 
 /// A transposed conv as cuDNN's backward-data conv (the gradient of the
@@ -547,34 +565,18 @@ StatusOr<RunFn> prepareConvTranspose(const fb::Instruction &inst,
   size_t workspace = 0;
   SHARDRT_CUDNN_OR_STAGE(cudnnGetConvolutionBackwardDataWorkspaceSize(
       *h, d->w, d->x, d->conv, d->y, algo, &workspace));
-  bool hasBias = numInputs(inst) == 3;
-  if (hasBias)
-    SHARDRT_RETURN_IF_ERROR(setBias(*d, outDims));
-  size_t tempBytes =
-      inPlace ? 0
-              : (size_t(numElements(temp)) * sizeof(float) + 255) / 256 * 256;
-  lib.needWorkspace(tempBytes + workspace);
-  uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), yi = outIdx(inst, 0);
-  uint32_t bi = hasBias ? inIdx(inst, 2) : kNoSlot;
-  LibraryContext *libp = &lib;
+  uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1);
   cudnnHandle_t handle = *h;
-  return RunFn([=](RunContext &rc) -> Status {
-    const float one = 1.0f, zero = 0.0f;
-    char *scratch = static_cast<char *>(libp->workspace);
-    float *out =
-        inPlace ? slotPtr<float>(rc, yi) : reinterpret_cast<float *>(scratch);
-    SHARDRT_CUDNN_TRY(cudnnConvolutionBackwardData(
-        handle, &one, d->w, slotPtr<float>(rc, wi), d->x,
-        slotPtr<float>(rc, xi), d->conv, algo, scratch + tempBytes, workspace,
-        &zero, d->y, out));
-    if (bi != kNoSlot)
-      SHARDRT_CUDNN_TRY(cudnnAddTensor(
-          handle, &one, d->bias, slotPtr<float>(rc, bi), &one, d->y, out));
-    if (!inPlace)
-      SHARDRT_CUDA_TRY(
-          launchCopyBox(rc.slots[yi], out, crop, sizeof(float), libp->stream));
-    return Status();
-  });
+  return finishConvStep(
+      inst, lib, d, handle, outDims, inPlace ? 0 : numElements(temp), 0, crop,
+      workspace, [=](RunContext &rc, float *out, void *scratch) -> Status {
+        const float one = 1.0f, zero = 0.0f;
+        SHARDRT_CUDNN_TRY(cudnnConvolutionBackwardData(
+            handle, &one, d->w, slotPtr<float>(rc, wi), d->x,
+            slotPtr<float>(rc, xi), d->conv, algo, scratch, workspace, &zero,
+            d->y, out));
+        return Status();
+      });
 }
 
 /// Max pooling without padding or dilation, and average pooling without
