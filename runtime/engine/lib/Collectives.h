@@ -1,10 +1,10 @@
 //===- Collectives.h - Collective groups and their layouts ------*- C++ -*-===//
 //
 // What both backends need to run a collective: the group a collective's
-// mesh axes select, the point-to-point form of a group collective, and an
-// all-gather's block layout. The CPU decoder (PrepareComm.cpp) checks an
-// instruction with these; the CUDA backend reuses the decoded layout to
-// gather straight into device memory.
+// mesh axes select, the point-to-point form of a group collective, and
+// each collective's checked block layout. The CPU decoder (PrepareComm.cpp)
+// checks an instruction with these; the CUDA backend reuses the decoded
+// layouts to move blocks straight between device buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,7 @@
 #define SHARDRT_ENGINE_COLLECTIVES_H
 
 #include "Prepare.h"
+#include "shardrt/comm/Communicator.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -45,37 +46,115 @@ struct GroupMessage {
 Status exchangeInGroup(comm::Communicator &comm, const Group &g,
                        const std::vector<GroupMessage> &messages);
 
-/// A checked AllGather: member q's block is `extents[q]` wide along `dim`
-/// and `counts[q]` bytes; the blocks arrive packed member-major (block q at
-/// byte `displs[q]`) and then take their places along `dim` of the output.
+/// The tag of group collectives run point to point; exchanges may not use
+/// it.
+constexpr int kGroupCollectiveTag = comm::kMaxTag;
+
+/// Whether the blocks of a tensor of `shape` split along `dim`, in member
+/// order, already lie packed member-major in it: nothing precedes `dim`.
+inline bool packedAlong(const Shape &shape, int64_t dim) {
+  for (int64_t d = 0; d < dim; ++d)
+    if (shape[size_t(d)] != 1)
+      return false;
+  return true;
+}
+
+/// Block q of a tensor of `shape` split along `dim`, member q's block being
+/// `extents[q]` wide: its shape, and its byte count and offset when the
+/// blocks are packed member-major.
+struct BlockLayout {
+  std::vector<Shape> shapes;
+  std::vector<int64_t> counts, displs;
+  int64_t total = 0;
+};
+BlockLayout blockLayout(const Shape &shape, int64_t dim,
+                        const std::vector<int64_t> &extents, size_t elemBytes);
+
+/// A checked AllReduce: `n` f32 elements reduced by `op` over the group.
+struct AllReduceLayout {
+  Group group;
+  comm::ReduceOp op = comm::ReduceOp::Sum;
+  int64_t n = 0;
+  uint32_t inSlot = 0, outSlot = 0;
+};
+StatusOr<AllReduceLayout> decodeAllReduce(const fb::Instruction &inst,
+                                          const PrepareContext &ctx);
+
+/// A checked ReduceScatter: the f32 input holds every member's block along
+/// `dim` (member q's `extents[q]` wide, `sent` packed member-major); the
+/// output is this member's block reduced over the group in group order.
+struct ReduceScatterLayout {
+  Group group;
+  comm::ReduceOp op = comm::ReduceOp::Sum;
+  int64_t dim = 0;
+  std::vector<int64_t> extents;
+  BlockLayout sent;
+  Shape input, output;
+  uint32_t inSlot = 0, outSlot = 0;
+};
+StatusOr<ReduceScatterLayout> decodeReduceScatter(const fb::Instruction &inst,
+                                                  const PrepareContext &ctx);
+
+/// A checked AllToAll: member q gets the input's rows `splitExtents[q]` of
+/// `splitDim` (`sent`, packed member-major), and member q's block lands
+/// `concatExtents[q]` wide along `concatDim` of the output (`received`,
+/// packed member-major).
+struct AllToAllLayout {
+  Group group;
+  int64_t splitDim = 0, concatDim = 0;
+  std::vector<int64_t> splitExtents, concatExtents;
+  BlockLayout sent, received;
+  Shape input, output;
+  size_t elemBytes = 0;
+  uint32_t inSlot = 0, outSlot = 0;
+
+  /// Member q's rows sent from `send + sent.displs[q]` and its block
+  /// received at `recv + received.displs[q]`.
+  std::vector<GroupMessage> messages(const char *send, char *recv) const {
+    std::vector<GroupMessage> m(group.ranks.size());
+    for (size_t q = 0; q < m.size(); ++q)
+      m[q] = {send + sent.displs[q], recv + received.displs[q],
+              size_t(sent.counts[q]), size_t(received.counts[q])};
+    return m;
+  }
+};
+StatusOr<AllToAllLayout> decodeAllToAll(const fb::Instruction &inst,
+                                        const PrepareContext &ctx);
+
+/// A checked Broadcast over the whole world: `bytes` bytes from `root`.
+struct BroadcastLayout {
+  int root = 0;
+  int64_t bytes = 0;
+  uint32_t inSlot = 0, outSlot = 0;
+};
+StatusOr<BroadcastLayout> decodeBroadcast(const fb::Instruction &inst,
+                                          const PrepareContext &ctx);
+
+/// A checked AllGather: member q's block is `extents[q]` wide along `dim`;
+/// the blocks arrive packed member-major (`blocks`) and then take their
+/// places along `dim` of the output.
 struct AllGatherLayout {
   Group group;
   int64_t dim = 0;
-  std::vector<int64_t> extents, counts, displs;
+  std::vector<int64_t> extents;
+  BlockLayout blocks;
   Shape input, output;
   size_t elemBytes = 0;
   uint32_t inSlot = 0, outSlot = 0;
 
   /// This member's block sent from `own` to every other member, and
-  /// member q's block received at `packed + displs[q]`.
+  /// member q's block received at `packed + blocks.displs[q]`.
   std::vector<GroupMessage> messages(const void *own, char *packed) const {
     std::vector<GroupMessage> m(group.ranks.size());
     for (size_t q = 0; q < m.size(); ++q)
-      m[q] = {own, packed + displs[q], size_t(counts[group.index]),
-              size_t(counts[q])};
+      m[q] = {own, packed + blocks.displs[q],
+              size_t(blocks.counts[group.index]), size_t(blocks.counts[q])};
     return m;
   }
 
-  /// The packed blocks already are the output: nothing precedes `dim`, so
-  /// member order along `dim` is byte order.
-  bool packedIsOutput() const {
-    for (int64_t d = 0; d < dim; ++d)
-      if (output[size_t(d)] != 1)
-        return false;
-    return true;
-  }
+  /// The packed blocks already are the output.
+  bool packedIsOutput() const { return packedAlong(output, dim); }
 };
-
 StatusOr<AllGatherLayout> decodeAllGather(const fb::Instruction &inst,
                                           const PrepareContext &ctx);
 

@@ -134,13 +134,6 @@ struct ExchangeTransfers {
 StatusOr<ExchangeTransfers> exchangeTransfers(const fb::Instruction &inst,
                                               const PrepareContext &ctx);
 
-/// Whether `inst`'s step passes its slots to the communicator untouched
-/// (a whole-world all-reduce): a backend whose slots live in device memory
-/// may run that step on them directly when the communicator's collectives
-/// take device buffers.
-bool handsSlotsToCommunicator(const fb::Instruction &inst,
-                              const PrepareContext &ctx);
-
 /// The CPU kernel of a Unary or Binary mode (the schema's names).
 StatusOr<cpu::UnaryKind> unaryKind(const std::string &mode);
 StatusOr<cpu::BinaryKind> binaryKind(const std::string &mode);

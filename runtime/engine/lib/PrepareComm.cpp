@@ -29,9 +29,6 @@ namespace {
 
 using fb::Opcode;
 
-/// The tag of group collectives; exchanges may not use it.
-constexpr int kGroupCollectiveTag = comm::kMaxTag;
-
 /// The world rank at `coords + offset` (wrapping when periodic), or -1 when
 /// the offset leaves the mesh.
 int peerRank(const PrepareContext &ctx,
@@ -382,41 +379,34 @@ void reduceInOrder(const std::vector<const float *> &blocks, float *out,
 
 StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
-  StatusOr<Group> group = collectiveGroup(inst, ctx);
-  if (!group.ok())
-    return group.status();
-  const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
-  SHARDRT_RETURN_IF_ERROR(requireFloatReduction(in, out));
-  SHARDRT_RETURN_IF_ERROR(requireShape(out, in.shape, "the output"));
-  StatusOr<comm::ReduceOp> op = reduceOp(inst);
-  if (!op.ok())
-    return op.status();
-  int64_t n = numElements(in.shape);
-  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
-  Group g = *group;
-  comm::ReduceOp kind = *op;
-  if (g.whole)
+  StatusOr<AllReduceLayout> decoded = decodeAllReduce(inst, ctx);
+  if (!decoded.ok())
+    return decoded.status();
+  AllReduceLayout l = std::move(*decoded);
+  if (l.group.whole)
     return RunFn([=](RunContext &rc) -> Status {
       if (!rc.comm)
         return Status::failedPrecondition("an all-reduce needs a communicator");
-      return rc.comm->allReduce(rc.slots[x], rc.slots[y], n,
-                                comm::DataType::F32, kind);
+      return rc.comm->allReduce(rc.slots[l.inSlot], rc.slots[l.outSlot], l.n,
+                                comm::DataType::F32, l.op);
     });
+  const Group &g = l.group;
   auto staging =
-      std::make_shared<std::vector<float>>(size_t(n) * g.ranks.size());
+      std::make_shared<std::vector<float>>(size_t(l.n) * g.ranks.size());
   return RunFn([=](RunContext &rc) -> Status {
     if (!rc.comm)
       return Status::failedPrecondition("an all-reduce needs a communicator");
-    const float *own = static_cast<const float *>(rc.slots[x]);
+    const float *own = static_cast<const float *>(rc.slots[l.inSlot]);
+    size_t n = size_t(l.n);
     std::vector<GroupMessage> messages(g.ranks.size());
     std::vector<const float *> blocks(g.ranks.size());
     for (size_t q = 0; q < g.ranks.size(); ++q) {
-      float *block = staging->data() + q * size_t(n);
-      messages[q] = {own, block, size_t(n) * 4, size_t(n) * 4};
+      float *block = staging->data() + q * n;
+      messages[q] = {own, block, n * 4, n * 4};
       blocks[q] = q == g.index ? own : block;
     }
     SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, g, messages));
-    reduceInOrder(blocks, static_cast<float *>(rc.slots[y]), n, kind);
+    reduceInOrder(blocks, static_cast<float *>(rc.slots[l.outSlot]), l.n, l.op);
     return Status();
   });
 }
@@ -467,34 +457,6 @@ StatusOr<GroupSplit> groupSplit(const fb::Instruction &inst, const Group &g,
   return split;
 }
 
-/// Moves the blocks of a tensor of `shape` split along `dim` (member q's
-/// block is extents[q] wide, in member order) between the tensor and packed
-/// buffers blocks[q]: cuts them out of `whole`, or puts them into place.
-enum class BlockMove { Pack, Unpack };
-void moveBlocks(BlockMove move, void *whole, const Shape &shape, int64_t dim,
-                const std::vector<int64_t> &extents,
-                const std::vector<uint8_t *> &blocks, size_t elem) {
-  Shape lo(shape.size(), 0), origin(shape.size(), 0);
-  for (size_t q = 0; q < extents.size(); ++q) {
-    Shape block = shape;
-    block[size_t(dim)] = extents[q];
-    if (move == BlockMove::Pack)
-      cpu::copyBox(whole, shape, lo, blocks[q], block, origin, block, elem);
-    else
-      cpu::copyBox(blocks[q], block, origin, whole, shape, lo, block, elem);
-    lo[size_t(dim)] += extents[q];
-  }
-}
-
-/// `base` plus each offset.
-std::vector<uint8_t *> pointersAt(uint8_t *base,
-                                  const std::vector<int64_t> &offsets) {
-  std::vector<uint8_t *> p;
-  for (int64_t o : offsets)
-    p.push_back(base + o);
-  return p;
-}
-
 /// The group of a data-moving collective, whose output keeps its input's
 /// dtype.
 StatusOr<Group> sameDTypeGroup(const fb::Instruction &inst,
@@ -506,6 +468,40 @@ StatusOr<Group> sameDTypeGroup(const fb::Instruction &inst,
 }
 
 } // namespace
+
+BlockLayout blockLayout(const Shape &shape, int64_t dim,
+                        const std::vector<int64_t> &extents, size_t elemBytes) {
+  BlockLayout l;
+  for (int64_t e : extents) {
+    Shape block = shape;
+    block[size_t(dim)] = e;
+    l.counts.push_back(numElements(block) * int64_t(elemBytes));
+    l.displs.push_back(l.total);
+    l.total += l.counts.back();
+    l.shapes.push_back(std::move(block));
+  }
+  return l;
+}
+
+StatusOr<AllReduceLayout> decodeAllReduce(const fb::Instruction &inst,
+                                          const PrepareContext &ctx) {
+  StatusOr<Group> group = collectiveGroup(inst, ctx);
+  if (!group.ok())
+    return group.status();
+  const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
+  SHARDRT_RETURN_IF_ERROR(requireFloatReduction(in, out));
+  SHARDRT_RETURN_IF_ERROR(requireShape(out, in.shape, "the output"));
+  StatusOr<comm::ReduceOp> op = reduceOp(inst);
+  if (!op.ok())
+    return op.status();
+  AllReduceLayout l;
+  l.group = std::move(*group);
+  l.op = *op;
+  l.n = numElements(in.shape);
+  l.inSlot = inIdx(inst, 0);
+  l.outSlot = outIdx(inst, 0);
+  return l;
+}
 
 /// ints: dim, then the extent of every group member's shard along dim.
 StatusOr<AllGatherLayout> decodeAllGather(const fb::Instruction &inst,
@@ -527,61 +523,14 @@ StatusOr<AllGatherLayout> decodeAllGather(const fb::Instruction &inst,
   l.elemBytes = artifact::dtypeSize(in.dtype);
   l.inSlot = inIdx(inst, 0);
   l.outSlot = outIdx(inst, 0);
-  int64_t at = 0;
-  for (int64_t e : l.extents) {
-    Shape block = in.shape;
-    block[size_t(l.dim)] = e;
-    l.counts.push_back(numElements(block) * int64_t(l.elemBytes));
-    l.displs.push_back(at);
-    at += l.counts.back();
-  }
+  l.blocks = blockLayout(in.shape, l.dim, l.extents, l.elemBytes);
   return l;
 }
 
-namespace {
-
-StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
-                                 const PrepareContext &ctx) {
-  StatusOr<AllGatherLayout> decoded = decodeAllGather(inst, ctx);
-  if (!decoded.ok())
-    return decoded.status();
-  auto l = std::make_shared<const AllGatherLayout>(std::move(*decoded));
-  // Member-major blocks in `staging`, then each in its place along `dim`.
-  // Made at the first run: a backend that gathers on its own (CUDA)
-  // prepares this step only for its checks and never runs it.
-  auto staging = std::make_shared<std::vector<uint8_t>>();
-  auto blocks = std::make_shared<std::vector<uint8_t *>>();
-  return RunFn([=](RunContext &rc) -> Status {
-    if (!rc.comm)
-      return Status::failedPrecondition("an all-gather needs a communicator");
-    if (blocks->empty()) {
-      staging->resize(size_t(numElements(l->output)) * l->elemBytes);
-      *blocks = pointersAt(staging->data(), l->displs);
-    }
-    const Group &g = l->group;
-    const void *own = rc.slots[l->inSlot];
-    int64_t ownBytes = l->counts[g.index];
-    if (g.whole) {
-      SHARDRT_RETURN_IF_ERROR(rc.comm->allGatherV(
-          own, ownBytes, staging->data(), l->counts, comm::DataType::Byte));
-    } else {
-      if (ownBytes)
-        std::memcpy((*blocks)[g.index], own, size_t(ownBytes));
-      SHARDRT_RETURN_IF_ERROR(exchangeInGroup(
-          *rc.comm, g,
-          l->messages(own, reinterpret_cast<char *>(staging->data()))));
-    }
-    moveBlocks(BlockMove::Unpack, rc.slots[l->outSlot], l->output, l->dim,
-               l->extents, *blocks, l->elemBytes);
-    return Status();
-  });
-}
-
 /// ints: dim, then the extent of every group member's block along dim. The
-/// input holds every member's block (the sum of the extents along dim); the
-/// output gets this member's block reduced over the group, in group order.
-StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
-                                     const PrepareContext &ctx) {
+/// input holds every member's block (the sum of the extents along dim).
+StatusOr<ReduceScatterLayout> decodeReduceScatter(const fb::Instruction &inst,
+                                                  const PrepareContext &ctx) {
   StatusOr<Group> group = collectiveGroup(inst, ctx);
   if (!group.ok())
     return group.status();
@@ -593,43 +542,18 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
   StatusOr<GroupSplit> split = groupSplit(inst, *group, out.shape);
   if (!split.ok())
     return split.status();
-  int64_t dim = split->dim;
-  std::vector<int64_t> extents = split->extents;
   SHARDRT_RETURN_IF_ERROR(requireShape(in, split->whole, "the input"));
-  Group g = *group;
-  comm::ReduceOp kind = *op;
-  Shape inShape = in.shape, outShape = out.shape;
-  int64_t own = numElements(outShape);
-  size_t members = g.ranks.size();
-  auto packed = std::make_shared<std::vector<std::vector<float>>>(members);
-  for (size_t q = 0; q < members; ++q) {
-    Shape block = inShape;
-    block[size_t(dim)] = extents[q];
-    (*packed)[q].resize(size_t(numElements(block)));
-  }
-  auto received = std::make_shared<std::vector<float>>(size_t(own) * members);
-  // Member q's block of the input, packed: (*packed)[q].
-  std::vector<uint8_t *> blocks;
-  for (std::vector<float> &b : *packed)
-    blocks.push_back(reinterpret_cast<uint8_t *>(b.data()));
-  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
-  return RunFn([=](RunContext &rc) -> Status {
-    if (!rc.comm)
-      return Status::failedPrecondition("a reduce-scatter needs a "
-                                        "communicator");
-    moveBlocks(BlockMove::Pack, rc.slots[x], inShape, dim, extents, blocks, 4);
-    std::vector<GroupMessage> messages(members);
-    std::vector<const float *> terms(members);
-    for (size_t q = 0; q < members; ++q) {
-      float *from = received->data() + q * size_t(own);
-      messages[q] = {(*packed)[q].data(), from, (*packed)[q].size() * 4,
-                     size_t(own) * 4};
-      terms[q] = q == g.index ? (*packed)[q].data() : from;
-    }
-    SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, g, messages));
-    reduceInOrder(terms, static_cast<float *>(rc.slots[y]), own, kind);
-    return Status();
-  });
+  ReduceScatterLayout l;
+  l.group = std::move(*group);
+  l.op = *op;
+  l.dim = split->dim;
+  l.extents = split->extents;
+  l.sent = blockLayout(in.shape, l.dim, l.extents, 4);
+  l.input = in.shape;
+  l.output = out.shape;
+  l.inSlot = inIdx(inst, 0);
+  l.outSlot = outIdx(inst, 0);
+  return l;
 }
 
 /// ints: the split dim and every member's extent along it, then the concat
@@ -637,8 +561,8 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
 /// block of the concat dim and the whole split dim; member q gets its rows of
 /// the split dim. The output holds this member's rows of the split dim and
 /// every member's block of the concat dim, in group order.
-StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
-                                const PrepareContext &ctx) {
+StatusOr<AllToAllLayout> decodeAllToAll(const fb::Instruction &inst,
+                                        const PrepareContext &ctx) {
   StatusOr<Group> group = sameDTypeGroup(inst, ctx);
   if (!group.ok())
     return group.status();
@@ -657,60 +581,25 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
   Shape expected = split->whole;
   expected[size_t(concat->dim)] = in.shape[size_t(concat->dim)];
   SHARDRT_RETURN_IF_ERROR(requireShape(in, expected, "the input"));
-  size_t elem = artifact::dtypeSize(in.dtype), members = group->ranks.size();
-  // Member q's block as sent (input rows of the split dim) and as received
-  // (its concat block of the output), packed member-major.
-  std::vector<int64_t> sendCounts, sendDispls, recvCounts, recvDispls;
-  int64_t sendAt = 0, recvAt = 0;
-  for (size_t q = 0; q < members; ++q) {
-    Shape sendBlock = in.shape, recvBlock = out.shape;
-    sendBlock[size_t(split->dim)] = split->extents[q];
-    recvBlock[size_t(concat->dim)] = concat->extents[q];
-    sendCounts.push_back(numElements(sendBlock) * int64_t(elem));
-    recvCounts.push_back(numElements(recvBlock) * int64_t(elem));
-    sendDispls.push_back(sendAt);
-    recvDispls.push_back(recvAt);
-    sendAt += sendCounts.back();
-    recvAt += recvCounts.back();
-  }
-  auto staging =
-      std::make_shared<std::vector<uint8_t>>(size_t(sendAt + recvAt));
-  uint8_t *send = staging->data(), *recv = send + sendAt;
-  std::vector<uint8_t *> sendBlocks = pointersAt(send, sendDispls),
-                         recvBlocks = pointersAt(recv, recvDispls);
-  Shape inShape = in.shape, outShape = out.shape;
-  int64_t splitDim = split->dim, concatDim = concat->dim;
-  std::vector<int64_t> splitExtents = split->extents,
-                       concatExtents = concat->extents;
-  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
-  Group g = *group;
-  // The lambda owns `staging`: sendBlocks and recvBlocks point into it.
-  return RunFn([=, staging = staging](RunContext &rc) -> Status {
-    if (!rc.comm)
-      return Status::failedPrecondition("an all-to-all needs a communicator");
-    moveBlocks(BlockMove::Pack, rc.slots[x], inShape, splitDim, splitExtents,
-               sendBlocks, elem);
-    if (g.whole) {
-      SHARDRT_RETURN_IF_ERROR(rc.comm->allToAllV(send, sendCounts, sendDispls,
-                                                 recv, recvCounts, recvDispls,
-                                                 comm::DataType::Byte));
-    } else {
-      std::vector<GroupMessage> messages(members);
-      for (size_t q = 0; q < members; ++q)
-        messages[q] = {send + sendDispls[q], recv + recvDispls[q],
-                       size_t(sendCounts[q]), size_t(recvCounts[q])};
-      std::memcpy(recv + recvDispls[g.index], send + sendDispls[g.index],
-                  size_t(sendCounts[g.index]));
-      SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, g, messages));
-    }
-    moveBlocks(BlockMove::Unpack, rc.slots[y], outShape, concatDim,
-               concatExtents, recvBlocks, elem);
-    return Status();
-  });
+  AllToAllLayout l;
+  l.group = std::move(*group);
+  l.splitDim = split->dim;
+  l.concatDim = concat->dim;
+  l.splitExtents = split->extents;
+  l.concatExtents = concat->extents;
+  l.input = in.shape;
+  l.output = out.shape;
+  l.elemBytes = artifact::dtypeSize(in.dtype);
+  l.sent = blockLayout(l.input, l.splitDim, l.splitExtents, l.elemBytes);
+  l.received = blockLayout(l.output, l.concatDim, l.concatExtents, l.elemBytes);
+  l.inSlot = inIdx(inst, 0);
+  l.outSlot = outIdx(inst, 0);
+  return l;
 }
 
-StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
-                                 const PrepareContext &ctx) {
+/// ints: the root's world rank.
+StatusOr<BroadcastLayout> decodeBroadcast(const fb::Instruction &inst,
+                                          const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
   SHARDRT_RETURN_IF_ERROR(wholeWorld(inst, ctx));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
@@ -724,29 +613,164 @@ StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
     world *= n;
   if (root < 0 || root >= world)
     return invalid("broadcast root " + std::to_string(root));
-  int64_t bytes =
-      numElements(in.shape) * int64_t(artifact::dtypeSize(in.dtype));
-  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  BroadcastLayout l;
+  l.root = int(root);
+  l.bytes = numElements(in.shape) * int64_t(artifact::dtypeSize(in.dtype));
+  l.inSlot = inIdx(inst, 0);
+  l.outSlot = outIdx(inst, 0);
+  return l;
+}
+
+namespace {
+
+/// Cuts the blocks of `l` out of `whole` into `packed`.
+void packBlocks(const void *whole, const Shape &shape, int64_t dim,
+                const BlockLayout &l, uint8_t *packed, size_t elem) {
+  Shape lo(shape.size(), 0), origin(shape.size(), 0);
+  for (size_t q = 0; q < l.shapes.size(); ++q) {
+    cpu::copyBox(whole, shape, lo, packed + l.displs[q], l.shapes[q], origin,
+                 l.shapes[q], elem);
+    lo[size_t(dim)] += l.shapes[q][size_t(dim)];
+  }
+}
+
+/// Puts the packed blocks of `l` into their places along `dim` of `whole`.
+void unpackBlocks(const uint8_t *packed, const BlockLayout &l, void *whole,
+                  const Shape &shape, int64_t dim, size_t elem) {
+  Shape lo(shape.size(), 0), origin(shape.size(), 0);
+  for (size_t q = 0; q < l.shapes.size(); ++q) {
+    cpu::copyBox(packed + l.displs[q], l.shapes[q], origin, whole, shape, lo,
+                 l.shapes[q], elem);
+    lo[size_t(dim)] += l.shapes[q][size_t(dim)];
+  }
+}
+
+StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
+                                 const PrepareContext &ctx) {
+  StatusOr<AllGatherLayout> decoded = decodeAllGather(inst, ctx);
+  if (!decoded.ok())
+    return decoded.status();
+  auto l = std::make_shared<const AllGatherLayout>(std::move(*decoded));
+  // Member-major blocks in `staging`, then each in its place along `dim`.
+  // Made at the first run: a backend that gathers on its own (CUDA)
+  // prepares this step only for its checks and never runs it.
+  auto staging = std::make_shared<std::vector<uint8_t>>();
+  return RunFn([=](RunContext &rc) -> Status {
+    if (!rc.comm)
+      return Status::failedPrecondition("an all-gather needs a communicator");
+    const BlockLayout &blocks = l->blocks;
+    staging->resize(size_t(blocks.total));
+    const Group &g = l->group;
+    const void *own = rc.slots[l->inSlot];
+    int64_t ownBytes = blocks.counts[g.index];
+    if (g.whole) {
+      SHARDRT_RETURN_IF_ERROR(rc.comm->allGatherV(
+          own, ownBytes, staging->data(), blocks.counts, comm::DataType::Byte));
+    } else {
+      if (ownBytes)
+        std::memcpy(staging->data() + blocks.displs[g.index], own,
+                    size_t(ownBytes));
+      SHARDRT_RETURN_IF_ERROR(exchangeInGroup(
+          *rc.comm, g,
+          l->messages(own, reinterpret_cast<char *>(staging->data()))));
+    }
+    unpackBlocks(staging->data(), blocks, rc.slots[l->outSlot], l->output,
+                 l->dim, l->elemBytes);
+    return Status();
+  });
+}
+
+/// The output gets this member's block reduced over the group, in group
+/// order.
+StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
+                                     const PrepareContext &ctx) {
+  StatusOr<ReduceScatterLayout> decoded = decodeReduceScatter(inst, ctx);
+  if (!decoded.ok())
+    return decoded.status();
+  auto l = std::make_shared<const ReduceScatterLayout>(std::move(*decoded));
+  size_t members = l->group.ranks.size(), own = size_t(numElements(l->output));
+  // The input's blocks packed member-major, then the members' copies of
+  // this member's block: made at the first run.
+  auto staging = std::make_shared<std::vector<float>>();
+  return RunFn([=](RunContext &rc) -> Status {
+    if (!rc.comm)
+      return Status::failedPrecondition("a reduce-scatter needs a "
+                                        "communicator");
+    const ReduceScatterLayout &L = *l;
+    size_t sentFloats = size_t(L.sent.total) / 4;
+    staging->resize(sentFloats + own * members);
+    uint8_t *packed = reinterpret_cast<uint8_t *>(staging->data());
+    float *received = staging->data() + sentFloats;
+    packBlocks(rc.slots[L.inSlot], L.input, L.dim, L.sent, packed, 4);
+    std::vector<GroupMessage> messages(members);
+    std::vector<const float *> terms(members);
+    for (size_t q = 0; q < members; ++q) {
+      const uint8_t *block = packed + L.sent.displs[q];
+      float *from = received + q * own;
+      messages[q] = {block, from, size_t(L.sent.counts[q]), own * 4};
+      terms[q] =
+          q == L.group.index ? reinterpret_cast<const float *>(block) : from;
+    }
+    SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, L.group, messages));
+    reduceInOrder(terms, static_cast<float *>(rc.slots[L.outSlot]),
+                  int64_t(own), L.op);
+    return Status();
+  });
+}
+
+StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
+                                const PrepareContext &ctx) {
+  StatusOr<AllToAllLayout> decoded = decodeAllToAll(inst, ctx);
+  if (!decoded.ok())
+    return decoded.status();
+  auto l = std::make_shared<const AllToAllLayout>(std::move(*decoded));
+  // The rows sent, then the blocks received, each packed member-major:
+  // made at the first run.
+  auto staging = std::make_shared<std::vector<uint8_t>>();
+  return RunFn([=](RunContext &rc) -> Status {
+    if (!rc.comm)
+      return Status::failedPrecondition("an all-to-all needs a communicator");
+    const AllToAllLayout &L = *l;
+    staging->resize(size_t(L.sent.total + L.received.total));
+    uint8_t *send = staging->data(), *recv = send + L.sent.total;
+    packBlocks(rc.slots[L.inSlot], L.input, L.splitDim, L.sent, send,
+               L.elemBytes);
+    if (L.group.whole) {
+      SHARDRT_RETURN_IF_ERROR(rc.comm->allToAllV(
+          send, L.sent.counts, L.sent.displs, recv, L.received.counts,
+          L.received.displs, comm::DataType::Byte));
+    } else {
+      size_t self = L.group.index;
+      std::memcpy(recv + L.received.displs[self], send + L.sent.displs[self],
+                  size_t(L.sent.counts[self]));
+      SHARDRT_RETURN_IF_ERROR(
+          exchangeInGroup(*rc.comm, L.group,
+                          L.messages(reinterpret_cast<const char *>(send),
+                                     reinterpret_cast<char *>(recv))));
+    }
+    unpackBlocks(recv, L.received, rc.slots[L.outSlot], L.output, L.concatDim,
+                 L.elemBytes);
+    return Status();
+  });
+}
+
+StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
+                                 const PrepareContext &ctx) {
+  StatusOr<BroadcastLayout> decoded = decodeBroadcast(inst, ctx);
+  if (!decoded.ok())
+    return decoded.status();
+  BroadcastLayout l = *decoded;
   return RunFn([=](RunContext &rc) -> Status {
     if (!rc.comm)
       return Status::failedPrecondition("a broadcast needs a communicator");
-    if (rc.slots[x] != rc.slots[y] && bytes)
-      std::memmove(rc.slots[y], rc.slots[x], size_t(bytes));
-    return rc.comm->broadcast(rc.slots[y], bytes, comm::DataType::Byte,
-                              int(root));
+    void *y = rc.slots[l.outSlot];
+    if (rc.slots[l.inSlot] != y && l.bytes)
+      std::memmove(y, rc.slots[l.inSlot], size_t(l.bytes));
+    return rc.comm->broadcast(y, l.bytes, comm::DataType::Byte, l.root);
   });
 }
 
 } // namespace
-
-bool handsSlotsToCommunicator(const fb::Instruction &inst,
-                              const PrepareContext &ctx) {
-  // The decision prepareAllReduce makes.
-  if (inst.opcode() != Opcode::AllReduce)
-    return false;
-  StatusOr<Group> g = groupOf(inst, ctx);
-  return g.ok() && g->whole;
-}
 
 StatusOr<RunFn> prepareComm(const fb::Instruction &inst,
                             const PrepareContext &ctx) {

@@ -733,6 +733,152 @@ TEST(CudaBackend, AllGathersLandInDeviceMemory) {
   }
 }
 
+/// A 2x2 mesh; rank r = 2a + b holds a (4, 6) block of x. It copies the
+/// block (a native step the collectives must wait for), then:
+///  1. all-reduces it (sum) over axis 1, the ranks of its row;
+///  2. all-reduces it (max) over the whole mesh;
+///  3. reduce-scatters it (sum) over axis 0 along dim 1, uneven {2, 4}
+///     (the blocks interleave: packed on the device, then sent);
+///  4. all-to-alls it over the whole mesh, splitting dim 0 {2, 1, 0, 1}
+///     (sent straight from the slot) and concatenating dim 1;
+///  5. all-to-alls it over axis 1, splitting dim 1 {2, 4} and concatenating
+///     dim 0 (received straight into the output);
+///  6. broadcasts rank 2's block.
+std::vector<uint8_t> collectivesArtifact() {
+  const std::vector<int64_t> rsCols = {2, 4}, a2aRows = {2, 1, 0, 1},
+                             rowCols = {2, 4};
+  ArtifactWriter w({"a", "b"}, {2, 2});
+  for (int r = 0; r < 4; ++r) {
+    int a = r / 2, b = r % 2;
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    uint64_t at = 0;
+    for (Shape shape :
+         {Shape{4, 6}, Shape{4, 6}, Shape{4, 6}, Shape{4, 6},
+          Shape{4, rsCols[size_t(a)]}, Shape{a2aRows[size_t(r)], 24},
+          Shape{8, rowCols[size_t(b)]}, Shape{4, 6}}) {
+      BufferSlotSpec slot;
+      slot.offset = at;
+      slot.bytes = artifact::tensorBytes(fb::DType::F32, shape);
+      slot.shape = shape;
+      rc.buffers.push_back(slot);
+      at += (slot.bytes + 255) / 256 * 256;
+    }
+    rc.arenaBytes = at;
+    auto collective = [](Opcode op, uint32_t out, std::vector<uint32_t> axes,
+                         std::vector<int64_t> ints) {
+      InstructionSpec i;
+      i.opcode = op;
+      i.inputs = {1};
+      i.outputs = {out};
+      i.meshAxes = std::move(axes);
+      i.ints = std::move(ints);
+      return i;
+    };
+    InstructionSpec copy;
+    copy.opcode = Opcode::Copy;
+    copy.inputs = {0};
+    copy.outputs = {1};
+    rc.program = {
+        copy,
+        collective(Opcode::AllReduce, 2, {1}, {}),
+        collective(Opcode::AllReduce, 3, {0, 1}, {}),
+        collective(Opcode::ReduceScatter, 4, {0}, {1, 2, 4}),
+        collective(Opcode::AllToAll, 5, {0, 1}, {0, 2, 1, 0, 1, 1, 6, 6, 6, 6}),
+        collective(Opcode::AllToAll, 6, {1}, {1, 2, 4, 0, 4, 4}),
+        collective(Opcode::Broadcast, 7, {0, 1}, {2})};
+    rc.program[1].reduce = rc.program[3].reduce = fb::ReduceKind::Sum;
+    rc.program[2].reduce = fb::ReduceKind::Max;
+    rc.inputSlots = {0};
+    rc.outputSlots = {2, 3, 4, 5, 6, 7};
+    w.addRankClass(std::move(rc));
+  }
+  auto desc = [](const char *name, Shape shape,
+                 std::vector<artifact::DimShardingSpec> dims) {
+    TensorDescSpec t;
+    t.name = name;
+    t.shape = std::move(shape);
+    t.dims = std::move(dims);
+    return t;
+  };
+  w.addInput(desc("x", {8, 12}, {{{0}, {4, 4}}, {{1}, {6, 6}}}));
+  w.addOutput(desc("row_sum", {8, 6}, {{{0}, {4, 4}}, {{}, {6}}}));
+  w.addOutput(desc("max", {4, 6}, {{{}, {4}}, {{}, {6}}}));
+  w.addOutput(desc("scattered", {4, 6}, {{{}, {4}}, {{0}, rsCols}}));
+  w.addOutput(desc("by_rows", {4, 24}, {{{0, 1}, a2aRows}, {{}, {24}}}));
+  w.addOutput(desc("by_cols", {8, 6}, {{{}, {8}}, {{1}, rowCols}}));
+  w.addOutput(desc("broadcast", {4, 6}, {{{}, {4}}, {{}, {6}}}));
+  StatusOr<Bytes> bytes = w.serialize();
+  EXPECT_TRUE(bytes.ok()) << bytes.status().toString();
+  return bytes.ok() ? *bytes : Bytes{};
+}
+
+/// What collectivesArtifact's ranks get when rank q's block holds
+/// base + 1000 q + 6 i + j at (i, j), worked out element by element.
+std::vector<std::vector<Floats>> expectedCollectives(float base) {
+  auto x = [&](int q, int64_t i, int64_t j) {
+    return base + float(1000 * q + 6 * i + j);
+  };
+  const std::vector<int64_t> rsCols = {2, 4}, rsAt = {0, 2},
+                             a2aRows = {2, 1, 0, 1}, a2aAt = {0, 2, 3, 3},
+                             rowCols = {2, 4}, rowAt = {0, 2};
+  std::vector<std::vector<Floats>> want(4);
+  for (int r = 0; r < 4; ++r) {
+    int a = r / 2, b = r % 2;
+    Floats rowSum, max, scattered, byRows, byCols, broadcast;
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < 6; ++j) {
+        rowSum.push_back(x(2 * a, i, j) + x(2 * a + 1, i, j));
+        max.push_back(x(3, i, j));
+        broadcast.push_back(x(2, i, j));
+      }
+    for (int64_t i = 0; i < 4; ++i)
+      for (int64_t j = 0; j < rsCols[size_t(a)]; ++j)
+        scattered.push_back(x(b, i, rsAt[size_t(a)] + j) +
+                            x(2 + b, i, rsAt[size_t(a)] + j));
+    for (int64_t i = 0; i < a2aRows[size_t(r)]; ++i)
+      for (int q = 0; q < 4; ++q)
+        for (int64_t j = 0; j < 6; ++j)
+          byRows.push_back(x(q, a2aAt[size_t(r)] + i, j));
+    for (int q = 0; q < 2; ++q)
+      for (int64_t i = 0; i < 4; ++i)
+        for (int64_t j = 0; j < rowCols[size_t(b)]; ++j)
+          byCols.push_back(x(2 * a + q, i, rowAt[size_t(b)] + j));
+    want[size_t(r)] = {rowSum, max, scattered, byRows, byCols, broadcast};
+  }
+  return want;
+}
+
+TEST(CudaBackend, CollectivesMoveDeviceBlocks) {
+  // Two runs, so that staging reused with stale blocks shows.
+  std::vector<uint8_t> artifact = collectivesArtifact();
+  std::vector<std::vector<Floats>> want = expectedCollectives(100000.0f);
+  StatusOr<std::vector<std::vector<Floats>>> cpu =
+      runLocalWorld(artifact, 4, SessionOptions(), nullptr, nullptr, 2);
+  ASSERT_TRUE(cpu.ok()) << cpu.status().toString();
+  EXPECT_EQ(*cpu, want);
+  SKIP_WITHOUT_GPU();
+  // Device to device (native: the reductions combine in member order as the
+  // CPU does, so bitwise the same), and through the host (staged).
+  for (comm::CopyBytesFn copy :
+       {localMessageCopy(BackendKind::Cuda), comm::CopyBytesFn()}) {
+    SCOPED_TRACE(copy ? "device to device" : "through the host");
+    std::vector<std::vector<HostStep>> hostSteps(4);
+    StatusOr<std::vector<std::vector<Floats>>> got =
+        runLocalWorld(artifact, 4, cudaOptions(), copy, &hostSteps, 2);
+    ASSERT_TRUE(got.ok()) << got.status().toString();
+    EXPECT_EQ(*got, want);
+    for (const std::vector<HostStep> &steps : hostSteps) {
+      ASSERT_EQ(steps.size(), 6u);
+      for (size_t k = 0; k < 6; ++k) {
+        EXPECT_EQ(steps[k].instruction, 1 + k);
+        EXPECT_EQ(steps[k].staged, copy == nullptr) << steps[k].opcode;
+      }
+    }
+  }
+}
+
 TEST(CudaBackend, GraphReplayAndCallerStream) {
   Model m;
   uint32_t x = m.input("in0", {3, 32, 32});

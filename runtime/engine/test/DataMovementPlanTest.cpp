@@ -1,11 +1,11 @@
 //===- DataMovementPlanTest.cpp - CUDA pad/slice/concat plans, on the CPU -===//
 //
-// The CUDA backend runs a constant Pad, a Slice, a Permute, a Concat and an
-// all-gather's unpacking as box fills and strided box copies
-// (DataMovementPlan). Here those plans, run on
-// the host element by element as the kernels run them, must produce exactly
-// what the CPU kernels produce, for random shapes of rank 0 to 4 (crops,
-// empty inputs and outputs included), and must write no element twice.
+// The CUDA backend runs a constant Pad, a Slice, a Permute, a Concat, an
+// all-gather's unpacking and a split's packing as box fills and strided box
+// copies (DataMovementPlan). Here those plans, run on the host element by
+// element as the kernels run them, must produce exactly what the CPU
+// kernels produce, for random shapes of rank 0 to 4 (crops, empty inputs
+// and outputs included), and must write no element twice.
 //
 //===----------------------------------------------------------------------===//
 
@@ -214,6 +214,68 @@ TEST(DataMovementPlan, AllGatherBlocksLandWhereTheCpuConcatPutsThem) {
     if (l.packedIsOutput()) {
       ++direct;
       EXPECT_EQ(packed, want);
+    }
+  }
+  EXPECT_GT(direct, 50);
+  EXPECT_LT(direct, 250);
+}
+
+TEST(DataMovementPlan, SplitPackingCutsTheBlocksTheCpuSliceCuts) {
+  // A reduce-scatter's or an all-to-all's sends: member q's rows of the
+  // split dim, packed member-major where blockLayout says.
+  RandomInts pick(26);
+  int direct = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    size_t rank = size_t(pick(1, 4));
+    Shape whole(rank);
+    for (int64_t &e : whole)
+      e = pick(1, 3);
+    int64_t dim = pick(0, int64_t(rank) - 1);
+    std::vector<int64_t> extents;
+    whole[size_t(dim)] = 0;
+    for (int64_t q = pick(1, 4); q > 0; --q) {
+      extents.push_back(pick(trial % 10 ? 1 : 0, 3));
+      whole[size_t(dim)] += extents.back();
+    }
+    std::vector<float> x = iota(whole, 1.0f);
+    BlockLayout blocks = blockLayout(whole, dim, extents, sizeof(float));
+    ASSERT_EQ(blocks.total, count(whole) * int64_t(sizeof(float)));
+    // Each block as cpu::slice cuts it, one after the other.
+    std::vector<float> want;
+    std::vector<int64_t> start(rank, 0), step(rank, 1);
+    for (size_t q = 0; q < extents.size(); ++q) {
+      ASSERT_EQ(blocks.displs[q], int64_t(want.size() * sizeof(float)));
+      std::vector<float> block(size_t(count(blocks.shapes[q])));
+      cpu::slice(x.data(), whole, start, step, block.data(), blocks.shapes[q],
+                 sizeof(float));
+      ASSERT_EQ(blocks.counts[q], int64_t(block.size() * sizeof(float)));
+      want.insert(want.end(), block.begin(), block.end());
+      start[size_t(dim)] += extents[q];
+    }
+    MovePlan plan;
+    ASSERT_TRUE(planSplitPack(whole, extents, dim, plan));
+    EXPECT_TRUE(plan.fills.empty());
+    // Run as the backend does: copy k into packed block sources[k].
+    std::vector<float> packed(want.size(), kUnwritten);
+    std::vector<int> writes(packed.size(), 0);
+    for (size_t k = 0; k < plan.copies.size(); ++k) {
+      int64_t at = blocks.displs.at(size_t(plan.sources[k])) / 4;
+      for (long long i = 0; i < plan.copies[k].count; ++i) {
+        long long s, d;
+        boxCopyOffsets(plan.copies[k], i, s, d);
+        packed.at(size_t(at + d)) = x.at(size_t(s));
+        ++writes.at(size_t(at + d));
+      }
+    }
+    EXPECT_EQ(packed, want);
+    EXPECT_TRUE(std::all_of(writes.begin(), writes.end(),
+                            [](int n) { return n == 1; }));
+    // Where the backend sends straight from the input, it must already be
+    // the packed blocks.
+    if (packedAlong(whole, dim)) {
+      ++direct;
+      EXPECT_EQ(x, want);
     }
   }
   EXPECT_GT(direct, 50);

@@ -204,9 +204,6 @@ private:
   StatusOr<RunFn> prepareExchange(const fb::Instruction &inst,
                                   const PrepareContext &ctx);
   StatusOr<RunFn> prepareWait(const fb::Instruction &inst);
-  /// A collective step that passes its slots to a communicator whose
-  /// collectives take device buffers, run on the device slots.
-  RunFn runOnDeviceSlots(RunFn hostStep);
   RunFn stageThroughHost(RunFn hostStep, const fb::Instruction &inst,
                          const PrepareContext &ctx);
   PinnedBuffer *mirror(uint32_t slot, size_t bytes);
@@ -379,13 +376,11 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     waitsOnHost = true;
     break;
   case fb::Opcode::AllGather:
-    native = prepareAllGatherStep(inst, ctx, lib_.stream, scratch_);
-    waitsOnHost = true;
-    break;
   case fb::Opcode::AllReduce:
-    if (ctx.comm && ctx.comm->collectivesTakeDeviceBuffers() &&
-        handsSlotsToCommunicator(inst, ctx))
-      native = runOnDeviceSlots(std::move(*host));
+  case fb::Opcode::ReduceScatter:
+  case fb::Opcode::AllToAll:
+  case fb::Opcode::Broadcast:
+    native = prepareCollectiveStep(inst, ctx, lib_.stream, scratch_);
     waitsOnHost = true;
     break;
   default:
@@ -402,16 +397,6 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     return host.status(); // a kernel-only fused region without its kernel
   hostSteps_.push_back({index, fb::EnumNameOpcode(inst.opcode()), true});
   return stageThroughHost(std::move(*host), inst, ctx);
-}
-
-RunFn CudaBackend::runOnDeviceSlots(RunFn hostStep) {
-  // The communicator (nccl) takes the device slots as they are, once the
-  // session's stream has written them; its own wait covers the rest.
-  cudaStream_t stream = lib_.stream;
-  return RunFn([step = std::move(hostStep), stream](RunContext &rc) -> Status {
-    SHARDRT_CUDA_TRY(cudaStreamSynchronize(stream));
-    return step(rc);
-  });
 }
 
 StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,

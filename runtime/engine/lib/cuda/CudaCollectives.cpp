@@ -1,18 +1,23 @@
-//===- CudaCollectives.cpp - All-gathers into device memory ---------------===//
+//===- CudaCollectives.cpp - Collectives on device memory -----------------===//
 //
 // A communicator that takes device buffers (nccl; a local world of ranks on
-// one GPU) gathers the members' blocks straight into device memory: into
-// the output itself when the blocks, packed in member order, already are
-// the output (a gather along a dim preceded only by 1s, which is what the
-// partitioner writes for norm statistics), else into device staging that
-// the box-copy kernel unpacks. A communicator that takes host buffers only
-// leaves the step staged through the host.
+// one GPU with the device-aware copy) moves collective blocks straight
+// between device buffers: no host staging. Blocks go from and to the slots
+// themselves where they already lie packed member-major along the split or
+// gather dim (nothing but 1s precedes it, which is what the partitioner
+// writes for norm statistics and batch-major reshards); otherwise the
+// box-copy kernel packs them into device staging or unpacks them from it.
 //
-// The whole world gathers with the communicator's all-gather when its
-// collectives take device buffers (nccl); otherwise the group's members
-// exchange blocks point to point (Collectives.h), as the CPU backend does
-// for a group smaller than the world. Every rank of a world makes the same
-// choice: it depends only on the communicator and the instruction.
+// Whole-world collectives use the communicator's own when its collectives
+// take device buffers (nccl). Otherwise the group's members exchange
+// blocks point to point (Collectives.h), as the CPU backend does for a
+// group smaller than the world, and reductions combine the received blocks
+// in group order in one kernel: every member, and the CPU backend, gets
+// bitwise the same result. Every rank of a world makes the same choice: it
+// depends only on the communicator and the instruction.
+//
+// A communicator that takes host buffers only leaves every collective
+// staged through the host.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,82 +25,372 @@
 #include "CudaSupport.h"
 #include "DataMovementPlan.h"
 
-#include "shardrt/comm/Communicator.h"
-
 #include <memory>
 
 namespace shardrt::exec::cuda {
+namespace {
 
-StatusOr<RunFn> prepareAllGatherStep(const fb::Instruction &inst,
-                                     const PrepareContext &ctx,
-                                     cudaStream_t stream,
-                                     const ScratchFn &scratch) {
-  if (!ctx.comm || !ctx.comm->takesDeviceBuffers())
-    return RunFn();
+/// Where a step can read `bytes` at `src` from while a communicator or a
+/// kernel writes [dst, dst + dstBytes): `src` itself when the ranges do not
+/// overlap or `src` is `fineAt` (exactly in place, where the step allows
+/// it), else a copy in device scratch allocated by the first run that needs
+/// one. The planner may place a collective's input inside its output (an
+/// all-gather's own block), and communication lands in any order.
+class ApartSource {
+public:
+  explicit ApartSource(ScratchFn scratch) : scratch_(std::move(scratch)) {}
+
+  StatusOr<const void *> operator()(const void *src, size_t bytes,
+                                    const void *dst, size_t dstBytes,
+                                    const void *fineAt, cudaStream_t stream) {
+    const char *s = static_cast<const char *>(src),
+               *d = static_cast<const char *>(dst);
+    bool overlap = bytes && dstBytes && s < d + dstBytes && d < s + bytes;
+    if (!overlap || src == fineAt)
+      return src;
+    if (bytes > copyBytes_) {
+      StatusOr<void *> p = scratch_(bytes);
+      if (!p.ok())
+        return p.status();
+      copy_ = *p;
+      copyBytes_ = bytes;
+    }
+    SHARDRT_CUDA_TRY(
+        cudaMemcpyAsync(copy_, src, bytes, cudaMemcpyDeviceToDevice, stream));
+    return static_cast<const void *>(copy_);
+  }
+
+private:
+  ScratchFn scratch_;
+  void *copy_ = nullptr;
+  size_t copyBytes_ = 0;
+};
+
+/// The communicator moves device memory on its own, off the session's
+/// stream: what the step sends must be written, and nothing may still read
+/// what it receives into.
+Status beforeCommunication(cudaStream_t stream) {
+  SHARDRT_CUDA_TRY(cudaStreamSynchronize(stream));
+  return Status();
+}
+
+Status needsCommunicator(const RunContext &rc, const char *what) {
+  if (rc.comm)
+    return Status();
+  return Status::failedPrecondition(std::string(what) +
+                                    " needs a communicator");
+}
+
+/// Runs the box copies of `plan` from `src` (or the packed block
+/// `src + displs[sources[k]]` when `packedSource`) into `dst` (or the
+/// packed block `dst + displs[sources[k]]` otherwise): a split's packing or
+/// a gather's unpacking.
+Status runBlockCopies(const MovePlan &plan, const BlockLayout &blocks,
+                      bool packedSource, const void *src, void *dst,
+                      size_t elemBytes, cudaStream_t stream) {
+  for (size_t k = 0; k < plan.copies.size(); ++k) {
+    int64_t at = blocks.displs[size_t(plan.sources[k])];
+    const char *from = static_cast<const char *>(src);
+    char *to = static_cast<char *>(dst);
+    if (packedSource)
+      from += at;
+    else
+      to += at;
+    SHARDRT_CUDA_TRY(
+        launchCopyBox(to, from, plan.copies[k], elemBytes, stream));
+  }
+  return Status();
+}
+
+/// Device staging for blocks packed member-major, unless `direct` (they are
+/// read or written in the slot itself).
+StatusOr<char *> stagingUnless(bool direct, int64_t bytes,
+                               const ScratchFn &scratch) {
+  if (direct)
+    return static_cast<char *>(nullptr);
+  StatusOr<void *> s = scratch(size_t(bytes));
+  if (!s.ok())
+    return s.status();
+  return static_cast<char *>(*s);
+}
+
+StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
+                                 const PrepareContext &ctx, cudaStream_t stream,
+                                 const ScratchFn &scratch) {
   StatusOr<AllGatherLayout> decoded = decodeAllGather(inst, ctx);
   if (!decoded.ok())
     return decoded.status();
   auto layout = std::make_shared<const AllGatherLayout>(std::move(*decoded));
   bool direct = layout->packedIsOutput();
   auto unpack = std::make_shared<MovePlan>();
-  char *staging = nullptr;
-  if (!direct) {
-    if (!planGatherUnpack(layout->input, layout->extents, layout->output,
-                          layout->dim, *unpack))
-      return RunFn(); // more dims than the box-copy kernel takes
-    size_t bytes = size_t(numElements(layout->output)) * layout->elemBytes;
-    StatusOr<void *> s = scratch(bytes);
-    if (!s.ok())
-      return s.status();
-    staging = static_cast<char *>(*s);
-  }
+  if (!direct && !planGatherUnpack(layout->input, layout->extents,
+                                   layout->output, layout->dim, *unpack))
+    return RunFn(); // more dims than the box-copy kernel takes
+  StatusOr<char *> staging =
+      stagingUnless(direct, layout->blocks.total, scratch);
+  if (!staging.ok())
+    return staging.status();
   bool allGather =
       layout->group.whole && ctx.comm->collectivesTakeDeviceBuffers();
-  // Where this rank's block is sent from when the input overlaps the
-  // output other than exactly at its own block (communication may overlap
-  // freely; the CPU backend stages): allocated on the first such run.
-  auto sendCopy = std::make_shared<void *>(nullptr);
+  auto apart = std::make_shared<ApartSource>(scratch);
+  char *packedStaging = *staging;
   return RunFn([=](RunContext &rc) -> Status {
-    if (!rc.comm)
-      return Status::failedPrecondition("an all-gather needs a communicator");
+    SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-gather"));
     const AllGatherLayout &l = *layout;
     const Group &g = l.group;
-    char *packed = direct ? static_cast<char *>(rc.slots[l.outSlot]) : staging;
-    const char *own = static_cast<const char *>(rc.slots[l.inSlot]);
-    size_t ownBytes = size_t(l.counts[g.index]);
-    size_t packedBytes = size_t(l.displs.back() + l.counts.back());
-    if (direct && ownBytes && own != packed + l.displs[g.index] &&
-        own < packed + packedBytes && packed < own + ownBytes) {
-      if (!*sendCopy) {
-        StatusOr<void *> s = scratch(ownBytes);
-        if (!s.ok())
-          return s.status();
-        *sendCopy = *s;
-      }
-      SHARDRT_CUDA_TRY(cudaMemcpyAsync(*sendCopy, own, ownBytes,
-                                       cudaMemcpyDeviceToDevice, stream));
-      own = static_cast<const char *>(*sendCopy);
-    }
-    // The communicator moves device memory on its own: the input must be
-    // written, and nothing may still read what the blocks overwrite.
-    SHARDRT_CUDA_TRY(cudaStreamSynchronize(stream));
+    char *packed =
+        direct ? static_cast<char *>(rc.slots[l.outSlot]) : packedStaging;
+    size_t ownBytes = size_t(l.blocks.counts[g.index]);
+    // In place when this rank's block already sits at its place.
+    char *ownBlock = packed + l.blocks.displs[g.index];
+    StatusOr<const void *> own =
+        (*apart)(rc.slots[l.inSlot], ownBytes, packed, size_t(l.blocks.total),
+                 ownBlock, stream);
+    if (!own.ok())
+      return own.status();
+    SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
     if (allGather) {
-      SHARDRT_RETURN_IF_ERROR(rc.comm->allGatherV(
-          own, int64_t(ownBytes), packed, l.counts, comm::DataType::Byte));
+      SHARDRT_RETURN_IF_ERROR(rc.comm->allGatherV(*own, int64_t(ownBytes),
+                                                  packed, l.blocks.counts,
+                                                  comm::DataType::Byte));
     } else {
-      char *ownBlock = packed + l.displs[g.index];
-      if (ownBytes && ownBlock != own)
-        SHARDRT_CUDA_TRY(cudaMemcpyAsync(ownBlock, own, ownBytes,
+      if (ownBytes && ownBlock != *own)
+        SHARDRT_CUDA_TRY(cudaMemcpyAsync(ownBlock, *own, ownBytes,
                                          cudaMemcpyDeviceToDevice, stream));
       SHARDRT_RETURN_IF_ERROR(
-          exchangeInGroup(*rc.comm, g, l.messages(own, packed)));
+          exchangeInGroup(*rc.comm, g, l.messages(*own, packed)));
     }
-    for (size_t k = 0; k < unpack->copies.size(); ++k)
-      SHARDRT_CUDA_TRY(launchCopyBox(
-          rc.slots[l.outSlot], staging + l.displs[size_t(unpack->sources[k])],
-          unpack->copies[k], l.elemBytes, stream));
+    return runBlockCopies(*unpack, l.blocks, true, packedStaging,
+                          rc.slots[l.outSlot], l.elemBytes, stream);
+  });
+}
+
+StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
+                                 const PrepareContext &ctx, cudaStream_t stream,
+                                 const ScratchFn &scratch) {
+  StatusOr<AllReduceLayout> decoded = decodeAllReduce(inst, ctx);
+  if (!decoded.ok())
+    return decoded.status();
+  AllReduceLayout l = std::move(*decoded);
+  if (l.group.whole && ctx.comm->collectivesTakeDeviceBuffers())
+    return RunFn([=](RunContext &rc) -> Status {
+      SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-reduce"));
+      SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
+      return rc.comm->allReduce(rc.slots[l.inSlot], rc.slots[l.outSlot], l.n,
+                                comm::DataType::F32, l.op);
+    });
+  // Member q's copy of the block at q * n (this member's place unused).
+  size_t members = l.group.ranks.size(), bytes = size_t(l.n) * 4;
+  StatusOr<void *> received = scratch(bytes * members);
+  if (!received.ok())
+    return received.status();
+  auto blocks = static_cast<float *>(*received);
+  // The kernel reads this member's block element by element as it writes
+  // the output: in place is fine, a shifted overlap is not.
+  auto apart = std::make_shared<ApartSource>(scratch);
+  return RunFn([=](RunContext &rc) -> Status {
+    SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-reduce"));
+    float *y = static_cast<float *>(rc.slots[l.outSlot]);
+    StatusOr<const void *> own =
+        (*apart)(rc.slots[l.inSlot], bytes, y, bytes, y, stream);
+    if (!own.ok())
+      return own.status();
+    std::vector<GroupMessage> messages(members);
+    for (size_t q = 0; q < members; ++q)
+      messages[q] = {*own, blocks + q * size_t(l.n), bytes, bytes};
+    SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
+    SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, l.group, messages));
+    SHARDRT_CUDA_TRY(launchReduceInOrder(
+        y, static_cast<const float *>(*own), blocks, l.n, int(members),
+        int(l.group.index), l.n, l.op, stream));
     return Status();
   });
+}
+
+StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
+                                     const PrepareContext &ctx,
+                                     cudaStream_t stream,
+                                     const ScratchFn &scratch) {
+  StatusOr<ReduceScatterLayout> decoded = decodeReduceScatter(inst, ctx);
+  if (!decoded.ok())
+    return decoded.status();
+  auto layout =
+      std::make_shared<const ReduceScatterLayout>(std::move(*decoded));
+  const ReduceScatterLayout &l = *layout;
+  bool direct = packedAlong(l.input, l.dim);
+  auto pack = std::make_shared<MovePlan>();
+  if (!direct && !planSplitPack(l.input, l.extents, l.dim, *pack))
+    return RunFn();
+  StatusOr<char *> packedStaging = stagingUnless(direct, l.sent.total, scratch);
+  if (!packedStaging.ok())
+    return packedStaging.status();
+  size_t members = l.group.ranks.size();
+  int64_t own = numElements(l.output);
+  StatusOr<void *> received = scratch(size_t(own) * 4 * members);
+  if (!received.ok())
+    return received.status();
+  char *staging = *packedStaging;
+  auto blocks = static_cast<float *>(*received);
+  auto apart = std::make_shared<ApartSource>(scratch);
+  return RunFn([=](RunContext &rc) -> Status {
+    SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a reduce-scatter"));
+    const ReduceScatterLayout &L = *layout;
+    size_t self = L.group.index;
+    const char *packed = static_cast<const char *>(rc.slots[L.inSlot]);
+    if (!direct) {
+      SHARDRT_RETURN_IF_ERROR(
+          runBlockCopies(*pack, L.sent, false, packed, staging, 4, stream));
+      packed = staging;
+    }
+    float *y = static_cast<float *>(rc.slots[L.outSlot]);
+    StatusOr<const void *> ownBlock =
+        (*apart)(packed + L.sent.displs[self], size_t(L.sent.counts[self]), y,
+                 size_t(own) * 4, y, stream);
+    if (!ownBlock.ok())
+      return ownBlock.status();
+    std::vector<GroupMessage> messages(members);
+    for (size_t q = 0; q < members; ++q)
+      messages[q] = {packed + L.sent.displs[q], blocks + q * size_t(own),
+                     size_t(L.sent.counts[q]), size_t(own) * 4};
+    SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
+    SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, L.group, messages));
+    SHARDRT_CUDA_TRY(
+        launchReduceInOrder(y, static_cast<const float *>(*ownBlock), blocks,
+                            own, int(members), int(self), own, L.op, stream));
+    return Status();
+  });
+}
+
+StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
+                                const PrepareContext &ctx, cudaStream_t stream,
+                                const ScratchFn &scratch) {
+  StatusOr<AllToAllLayout> decoded = decodeAllToAll(inst, ctx);
+  if (!decoded.ok())
+    return decoded.status();
+  auto layout = std::make_shared<const AllToAllLayout>(std::move(*decoded));
+  const AllToAllLayout &l = *layout;
+  bool sendDirect = packedAlong(l.input, l.splitDim),
+       recvDirect = packedAlong(l.output, l.concatDim);
+  auto pack = std::make_shared<MovePlan>(),
+       unpack = std::make_shared<MovePlan>();
+  if ((!sendDirect &&
+       !planSplitPack(l.input, l.splitExtents, l.splitDim, *pack)) ||
+      (!recvDirect && !planGatherUnpack(l.output, l.concatExtents, l.output,
+                                        l.concatDim, *unpack)))
+    return RunFn();
+  StatusOr<char *> sendStaging =
+      stagingUnless(sendDirect, l.sent.total, scratch);
+  if (!sendStaging.ok())
+    return sendStaging.status();
+  StatusOr<char *> recvStaging =
+      stagingUnless(recvDirect, l.received.total, scratch);
+  if (!recvStaging.ok())
+    return recvStaging.status();
+  bool allToAll = l.group.whole && ctx.comm->collectivesTakeDeviceBuffers();
+  // Blocks may land before every block is sent: what is sent must lie
+  // apart from what is received, even exactly in place.
+  auto apart = std::make_shared<ApartSource>(scratch);
+  char *sendAt = *sendStaging, *recvAt = *recvStaging;
+  return RunFn([=](RunContext &rc) -> Status {
+    SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-to-all"));
+    const AllToAllLayout &L = *layout;
+    const void *send = rc.slots[L.inSlot];
+    if (!sendDirect) {
+      SHARDRT_RETURN_IF_ERROR(runBlockCopies(*pack, L.sent, false, send, sendAt,
+                                             L.elemBytes, stream));
+      send = sendAt;
+    }
+    char *recv = recvDirect ? static_cast<char *>(rc.slots[L.outSlot]) : recvAt;
+    StatusOr<const void *> from =
+        (*apart)(send, size_t(L.sent.total), recv, size_t(L.received.total),
+                 nullptr, stream);
+    if (!from.ok())
+      return from.status();
+    const char *sent = static_cast<const char *>(*from);
+    SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
+    if (allToAll) {
+      SHARDRT_RETURN_IF_ERROR(rc.comm->allToAllV(
+          sent, L.sent.counts, L.sent.displs, recv, L.received.counts,
+          L.received.displs, comm::DataType::Byte));
+    } else {
+      size_t self = L.group.index;
+      if (L.sent.counts[self])
+        SHARDRT_CUDA_TRY(cudaMemcpyAsync(
+            recv + L.received.displs[self], sent + L.sent.displs[self],
+            size_t(L.sent.counts[self]), cudaMemcpyDeviceToDevice, stream));
+      SHARDRT_RETURN_IF_ERROR(
+          exchangeInGroup(*rc.comm, L.group, L.messages(sent, recv)));
+    }
+    return runBlockCopies(*unpack, L.received, true, recvAt,
+                          rc.slots[L.outSlot], L.elemBytes, stream);
+  });
+}
+
+/// Over a communicator whose collectives take device buffers, its own
+/// broadcast; otherwise the root sends the block to every other rank.
+StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
+                                 const PrepareContext &ctx, cudaStream_t stream,
+                                 const ScratchFn &scratch) {
+  StatusOr<BroadcastLayout> decoded = decodeBroadcast(inst, ctx);
+  if (!decoded.ok())
+    return decoded.status();
+  BroadcastLayout l = *decoded;
+  bool collective = ctx.comm->collectivesTakeDeviceBuffers();
+  auto apart = std::make_shared<ApartSource>(scratch);
+  return RunFn([=](RunContext &rc) -> Status {
+    SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a broadcast"));
+    char *y = static_cast<char *>(rc.slots[l.outSlot]);
+    size_t bytes = size_t(l.bytes);
+    bool root = rc.comm->rank() == l.root;
+    if ((root || collective) && bytes && rc.slots[l.inSlot] != y) {
+      StatusOr<const void *> x =
+          (*apart)(rc.slots[l.inSlot], bytes, y, bytes, nullptr, stream);
+      if (!x.ok())
+        return x.status();
+      SHARDRT_CUDA_TRY(
+          cudaMemcpyAsync(y, *x, bytes, cudaMemcpyDeviceToDevice, stream));
+    }
+    SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
+    if (collective)
+      return rc.comm->broadcast(y, l.bytes, comm::DataType::Byte, l.root);
+    std::vector<comm::Request> requests;
+    for (int q = 0; q < rc.comm->size(); ++q) {
+      if (q == rc.comm->rank() || (!root && q != l.root))
+        continue;
+      StatusOr<comm::Request> r =
+          root ? rc.comm->isend(y, bytes, q, kGroupCollectiveTag)
+               : rc.comm->irecv(y, bytes, q, kGroupCollectiveTag);
+      if (!r.ok())
+        return r.status();
+      requests.push_back(std::move(*r));
+    }
+    return rc.comm->waitAll(
+        comm::Span<comm::Request>(requests.data(), requests.size()));
+  });
+}
+
+} // namespace
+
+StatusOr<RunFn> prepareCollectiveStep(const fb::Instruction &inst,
+                                      const PrepareContext &ctx,
+                                      cudaStream_t stream,
+                                      const ScratchFn &scratch) {
+  if (!ctx.comm || !ctx.comm->takesDeviceBuffers())
+    return RunFn();
+  switch (inst.opcode()) {
+  case fb::Opcode::AllGather:
+    return prepareAllGather(inst, ctx, stream, scratch);
+  case fb::Opcode::AllReduce:
+    return prepareAllReduce(inst, ctx, stream, scratch);
+  case fb::Opcode::ReduceScatter:
+    return prepareReduceScatter(inst, ctx, stream, scratch);
+  case fb::Opcode::AllToAll:
+    return prepareAllToAll(inst, ctx, stream, scratch);
+  case fb::Opcode::Broadcast:
+    return prepareBroadcast(inst, ctx, stream, scratch);
+  default:
+    return RunFn();
+  }
 }
 
 } // namespace shardrt::exec::cuda

@@ -61,6 +61,39 @@ __global__ void copyBoxKernel(T *__restrict__ dst, const T *__restrict__ src,
   }
 }
 
+/// acc (op) x exactly as the CPU backend's group reductions combine them
+/// (std::max / std::min pick the first operand on ties and NaNs), so that
+/// both backends give bitwise the same result.
+__device__ float combine(comm::ReduceOp op, float acc, float x) {
+  switch (op) {
+  case comm::ReduceOp::Sum:
+    return acc + x;
+  case comm::ReduceOp::Prod:
+    return acc * x;
+  case comm::ReduceOp::Max:
+    return acc < x ? x : acc;
+  case comm::ReduceOp::Min:
+    return x < acc ? x : acc;
+  }
+  return acc;
+}
+
+/// y[i] = block_0[i] (op) block_1[i] (op) ... in member order; member q's
+/// block is `own` for q == self and `others + q * stride` otherwise. y may
+/// be `own` (each element is read before it is written, by one thread).
+__global__ void reduceInOrderKernel(float *y, const float *own,
+                                    const float *__restrict__ others,
+                                    long long stride, int members, int self,
+                                    long long n, comm::ReduceOp op) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    float acc = self == 0 ? own[i] : others[i];
+    for (int q = 1; q < members; ++q)
+      acc = combine(op, acc, q == self ? own[i] : others[q * stride + i]);
+    y[i] = acc;
+  }
+}
+
 template <typename T>
 __global__ void gatherKernel(T *__restrict__ y, const T *__restrict__ x,
                              GatherView v) {
@@ -321,6 +354,17 @@ cudaError_t launchMaskedSoftmax(float *scores, const void *mask,
   unsigned grid = unsigned(std::min<long long>(rows, 1 << 16));
   maskedSoftmaxKernel<<<grid, kSoftmaxThreads, 0, stream>>>(scores, mask, view,
                                                             blk);
+  return cudaGetLastError();
+}
+
+cudaError_t launchReduceInOrder(float *y, const float *own, const float *others,
+                                int64_t stride, int members, int self,
+                                int64_t n, comm::ReduceOp op,
+                                cudaStream_t stream) {
+  if (n <= 0)
+    return cudaSuccess;
+  reduceInOrderKernel<<<gridFor(n), kThreads, 0, stream>>>(
+      y, own, others, stride, members, self, n, op);
   return cudaGetLastError();
 }
 

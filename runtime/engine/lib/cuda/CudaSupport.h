@@ -12,6 +12,7 @@
 #include "../Prepare.h"
 #include "BoxCopyPlan.h"
 #include "shardrt/Status.h"
+#include "shardrt/comm/Communicator.h"
 #include "shardrt/cuda/Device.h"
 
 #include <cublas_v2.h>
@@ -130,12 +131,13 @@ StatusOr<RunFn> prepareAttentionStep(const fb::Instruction &inst,
                                      const PrepareContext &ctx,
                                      LibraryContext &lib,
                                      const UploadFn &upload);
-/// CudaCollectives.cpp: an AllGather into device memory, when the
-/// session's communicator takes device buffers.
-StatusOr<RunFn> prepareAllGatherStep(const fb::Instruction &inst,
-                                     const PrepareContext &ctx,
-                                     cudaStream_t stream,
-                                     const ScratchFn &scratch);
+/// CudaCollectives.cpp: an AllGather, AllReduce, ReduceScatter, AllToAll
+/// or Broadcast on device memory, when the session's communicator takes
+/// device buffers (a null RunFn otherwise: the step is staged).
+StatusOr<RunFn> prepareCollectiveStep(const fb::Instruction &inst,
+                                      const PrepareContext &ctx,
+                                      cudaStream_t stream,
+                                      const ScratchFn &scratch);
 
 // CudaKernels.cu: small kernels of the backend's own.
 
@@ -180,6 +182,13 @@ cudaError_t launchNeighborhoodAttention(float *y, const float *q,
 cudaError_t launchMaskedSoftmax(float *scores, const void *mask,
                                 const AttentionView &view,
                                 const AttentionBlock &blk, cudaStream_t stream);
+/// y[i] = the members' blocks reduced in member order by `op`: member q's
+/// block at `own` for q == self, else at `others + q * stride` (a group
+/// collective's received blocks). y may be `own`.
+cudaError_t launchReduceInOrder(float *y, const float *own, const float *others,
+                                int64_t stride, int members, int self,
+                                int64_t n, comm::ReduceOp op,
+                                cudaStream_t stream);
 /// y[r, c] += bias[c] for a (rows, cols) row-major y.
 cudaError_t launchAddBias(float *y, const float *bias, int64_t rows,
                           int64_t cols, cudaStream_t stream);

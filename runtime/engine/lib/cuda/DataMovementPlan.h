@@ -2,7 +2,8 @@
 //
 // A constant Pad, a Slice, a Permute and a Concat only move strided boxes:
 // the input (or each input) lands in one box of the output, and a Pad sets
-// the rest to its value. The CUDA backend runs them as the box-copy and
+// the rest to its value. Collectives pack and unpack their members' blocks
+// the same way. The CUDA backend runs them as the box-copy and
 // box-fill kernels instead of staging them through the host (a pad before
 // every halo exchange is an activation's worth of bytes). Free of CUDA
 // headers, so the CPU unit tests check the plans against the CPU kernels on
@@ -190,6 +191,27 @@ inline bool planGatherUnpack(const std::vector<int64_t> &block,
   for (size_t q = 0; q < extents.size(); ++q)
     blocks[q][size_t(dim)] = extents[q];
   return planConcatMove(blocks, out, dim, plan);
+}
+
+/// A split's packing, the reverse of planGatherUnpack: member q's block of
+/// `whole` (`extents[q]` wide along `dim`, in member order) copied to the
+/// start of its own packed block. Here `sources[k]` names the packed block
+/// that copy k writes (a reduce-scatter's or an all-to-all's sends).
+inline bool planSplitPack(const std::vector<int64_t> &whole,
+                          const std::vector<int64_t> &extents, int64_t dim,
+                          MovePlan &plan) {
+  if (dim < 0 || size_t(dim) >= whole.size())
+    return false;
+  plan = MovePlan();
+  std::vector<int64_t> at(whole.size(), 0), zero(whole.size(), 0);
+  for (size_t q = 0; q < extents.size(); ++q) {
+    std::vector<int64_t> block = whole;
+    block[size_t(dim)] = extents[q];
+    if (!detail::addCopy(plan, int(q), block, zero, whole, at, block))
+      return false;
+    at[size_t(dim)] += extents[q];
+  }
+  return true;
 }
 
 } // namespace shardrt::exec::cuda
