@@ -173,6 +173,15 @@ struct InterpolateStep {
 StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
                                             const PrepareContext &ctx);
 
+/// A Pool for cpu::maxPool or cpu::avgPool, checked.
+struct PoolStep {
+  cpu::PoolParams params;
+  bool isMax = false;
+  uint32_t x = 0, y = 0;
+};
+StatusOr<PoolStep> decodePool(const fb::Instruction &inst,
+                              const PrepareContext &ctx);
+
 /// A Pad's mode by its name (constant, reflect, replicate, circular).
 StatusOr<cpu::PadMode> padMode(const std::string &name);
 /// A Compare's predicate by its name (eq, ne, lt, le, gt, ge).

@@ -129,6 +129,23 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
 
 StatusOr<RunFn> preparePool(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
+  StatusOr<PoolStep> step = decodePool(inst, ctx);
+  if (!step.ok())
+    return step.status();
+  PoolStep p = *step;
+  return RunFn([=](RunContext &rc) {
+    if (p.isMax)
+      cpu::maxPool(p.params, slotPtr<float>(rc, p.x), slotPtr<float>(rc, p.y));
+    else
+      cpu::avgPool(p.params, slotPtr<float>(rc, p.x), slotPtr<float>(rc, p.y));
+    return Status();
+  });
+}
+
+} // namespace
+
+StatusOr<PoolStep> decodePool(const fb::Instruction &inst,
+                              const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
   SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
   const Shape &x = inSlot(inst, ctx, 0).shape, &y = outSlot(inst, ctx, 0).shape;
@@ -193,18 +210,13 @@ StatusOr<RunFn> preparePool(const fb::Instruction &inst,
   copyTo(p.padLo, padLo);
   copyTo(p.padHi, padHi);
   copyTo(p.dilation, dilation);
-  bool isMax = kind == "max";
-  uint32_t xi = inIdx(inst, 0), yi = outIdx(inst, 0);
-  return RunFn([=](RunContext &rc) {
-    if (isMax)
-      cpu::maxPool(p, slotPtr<float>(rc, xi), slotPtr<float>(rc, yi));
-    else
-      cpu::avgPool(p, slotPtr<float>(rc, xi), slotPtr<float>(rc, yi));
-    return Status();
-  });
+  PoolStep step;
+  step.params = p;
+  step.isMax = kind == "max";
+  step.x = inIdx(inst, 0);
+  step.y = outIdx(inst, 0);
+  return step;
 }
-
-} // namespace
 
 StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
                                             const PrepareContext &ctx) {

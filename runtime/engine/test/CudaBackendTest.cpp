@@ -351,6 +351,29 @@ TEST(CudaBackend, ComparesSelectsAndCastsRunOnTheDevice) {
       m, {{0, 2, 3, 5}, {0, 1, 2, 3, 4, 5}, s, {-1e30f}, {1, 0, 1, 0, 0, 1}});
 }
 
+TEST(CudaBackend, PoolsCuDnnRefusesRunOnOurKernel) {
+  // r13's padded max pool (k3 s2 p1 on 127 rows), a shard's asymmetric
+  // padding, a dilated 3-d ceil-mode max pool, and an average with a
+  // divisor override: none is cuDNN's, all must be native (graph capture).
+  Model m;
+  uint32_t x = m.input("in0", {2, 3, 127, 20});
+  uint32_t a = m.output("out0", {2, 3, 64, 10});
+  m.op(Opcode::Pool, {x}, {a}, {2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0}, {},
+       "max");
+  uint32_t b = m.output("out1", {2, 3, 64, 10});
+  m.op(Opcode::Pool, {x}, {b}, {2, 3, 3, 2, 2, 1, 0, 1, 1, 1, 1, 0, 0}, {},
+       "avg");
+  uint32_t v = m.input("in1", {1, 2, 7, 9, 8});
+  uint32_t c = m.output("out2", {1, 2, 3, 5, 4});
+  m.op(Opcode::Pool, {v}, {c},
+       {3, 2, 3, 2, 2, 2, 2, 0, 1, 0, 0, 0, 0, 2, 1, 2, 1, 0}, {}, "max");
+  uint32_t d = m.output("out3", {2, 3, 43, 7});
+  m.op(Opcode::Pool, {x}, {d}, {2, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 5}, {},
+       "avg");
+  expectNativeAndAgree(
+      m, {randomFloats(2 * 3 * 127 * 20, 61), randomFloats(2 * 7 * 9 * 8, 62)});
+}
+
 TEST(CudaBackend, PadSliceConcatMoveBoxesOnTheDevice) {
   // A pad that crops one side and pads the other of each dim, a pad that
   // crops past the input, a unit-step slice and a concat along a middle

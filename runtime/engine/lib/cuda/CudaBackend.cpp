@@ -363,8 +363,10 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     break;
   case fb::Opcode::Conv:
   case fb::Opcode::ConvTranspose:
-  case fb::Opcode::Pool:
     native = prepareDnnStep(inst, ctx, lib_);
+    break;
+  case fb::Opcode::Pool:
+    native = preparePoolStep(inst, ctx, lib_);
     break;
   case fb::Opcode::HaloExchange:
     native = prepareExchange(inst, ctx);

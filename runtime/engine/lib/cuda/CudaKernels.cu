@@ -11,6 +11,7 @@
 #include "GatherPlan.h"
 #include "InterpolatePlan.h"
 #include "NeighborhoodPlan.h"
+#include "PoolPlan.h"
 
 #include <algorithm>
 
@@ -59,6 +60,13 @@ __global__ void copyBoxKernel(T *__restrict__ dst, const T *__restrict__ src,
     boxCopyOffsets(p, i, s, d);
     dst[d] = src[s];
   }
+}
+
+__global__ void poolKernel(float *__restrict__ y, const float *__restrict__ x,
+                           PoolView v) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+       i < v.count; i += (long long)gridDim.x * blockDim.x)
+    y[i] = pooledValue(v, x, i);
 }
 
 /// acc (op) x exactly as the CPU backend's group reductions combine them
@@ -354,6 +362,14 @@ cudaError_t launchMaskedSoftmax(float *scores, const void *mask,
   unsigned grid = unsigned(std::min<long long>(rows, 1 << 16));
   maskedSoftmaxKernel<<<grid, kSoftmaxThreads, 0, stream>>>(scores, mask, view,
                                                             blk);
+  return cudaGetLastError();
+}
+
+cudaError_t launchPool(float *y, const float *x, const PoolView &view,
+                       cudaStream_t stream) {
+  if (view.count <= 0)
+    return cudaSuccess;
+  poolKernel<<<gridFor(view.count), kThreads, 0, stream>>>(y, x, view);
   return cudaGetLastError();
 }
 

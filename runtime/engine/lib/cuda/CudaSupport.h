@@ -34,6 +34,7 @@ struct AttentionView;    // AttentionPlan.h
 struct GatherView;       // GatherPlan.h
 struct InterpolateView;  // InterpolatePlan.h
 struct NeighborhoodView; // NeighborhoodPlan.h
+struct PoolView;         // PoolPlan.h
 
 Status cublasStatus(cublasStatus_t err, const char *call);
 #ifdef SHARDRT_HAVE_CUDNN
@@ -96,6 +97,9 @@ StatusOr<RunFn> prepareBlasStep(const fb::Instruction &inst,
                                 const PrepareContext &ctx, LibraryContext &lib);
 StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
                                const PrepareContext &ctx, LibraryContext &lib);
+/// CudaPool.cpp: a Pool through cuDNN where it applies, else our kernel.
+StatusOr<RunFn> preparePoolStep(const fb::Instruction &inst,
+                                const PrepareContext &ctx, LibraryContext &lib);
 
 /// Copies `bytes` of host data to device memory that lives as long as the
 /// session (the backend's placeConstant).
@@ -182,6 +186,9 @@ cudaError_t launchNeighborhoodAttention(float *y, const float *q,
 cudaError_t launchMaskedSoftmax(float *scores, const void *mask,
                                 const AttentionView &view,
                                 const AttentionBlock &blk, cudaStream_t stream);
+/// y[i] = pooledValue(view, x, i) for every output.
+cudaError_t launchPool(float *y, const float *x, const PoolView &view,
+                       cudaStream_t stream);
 /// y[i] = the members' blocks reduced in member order by `op`: member q's
 /// block at `own` for q == self, else at `others + q * stride` (a group
 /// collective's received blocks). y may be `own`.

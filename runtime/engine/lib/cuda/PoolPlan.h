@@ -1,4 +1,5 @@
-//===- PoolPlan.h - Max and average pooling, one output at a time -*- C++ -*-===//
+//===- PoolPlan.h - Max and average pooling, one output at a time -*- C++
+//-*-===//
 //
 // The CUDA backend hands cuDNN the poolings it shares PyTorch's rules for
 // (no dilation, symmetric padding, max pools unpadded, no ceil-mode window
@@ -110,7 +111,7 @@ SHARDRT_HOST_DEVICE inline float pooledValue(const PoolView &v, const float *x,
       for (long long i2 = lo[2]; i2 < hi[2]; ++i2)
         sum += row[i2];
     }
-  long long divisor = v.divisorOverride ? v.divisorOverride
+  long long divisor = v.divisorOverride   ? v.divisorOverride
                       : v.countIncludePad ? padded
                                           : inside;
   return sum / float(divisor);
