@@ -391,13 +391,15 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
                                 comm::DataType::F32, l.op);
     });
   const Group &g = l.group;
-  auto staging =
-      std::make_shared<std::vector<float>>(size_t(l.n) * g.ranks.size());
+  // Made at the first run: a backend that reduces on its own (CUDA)
+  // prepares this step only for its checks and never runs it.
+  auto staging = std::make_shared<std::vector<float>>();
   return RunFn([=](RunContext &rc) -> Status {
     if (!rc.comm)
       return Status::failedPrecondition("an all-reduce needs a communicator");
     const float *own = static_cast<const float *>(rc.slots[l.inSlot]);
     size_t n = size_t(l.n);
+    staging->resize(n * g.ranks.size());
     std::vector<GroupMessage> messages(g.ranks.size());
     std::vector<const float *> blocks(g.ranks.size());
     for (size_t q = 0; q < g.ranks.size(); ++q) {

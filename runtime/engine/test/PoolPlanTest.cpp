@@ -72,13 +72,14 @@ TEST(PoolPlan, DeviceRuleMatchesTheCpuKernels) {
       ceilWindows += (p.out[d] - 1) * p.stride[d] + span >
                      p.padLo[d] + p.in[d] + p.padHi[d];
     }
-    // Repeated values and, in max pools, NaNs and infinities.
+    // Repeated values and, in max pools, NaNs and infinities; sevenths, so
+    // that an average's partial sums round and their order shows.
     std::vector<float> x(static_cast<size_t>(inVol));
     for (float &v : x) {
       int64_t k = pick(0, 19);
       v = isMax && k == 0   ? NAN
           : isMax && k == 1 ? -INFINITY
-                            : float(k - 9) / 4.0f;
+                            : float(k - 9) / 7.0f;
     }
     std::vector<float> want(size_t(outVol), -7.0f);
     if (isMax)

@@ -121,11 +121,14 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
   if (!decoded.ok())
     return decoded.status();
   auto layout = std::make_shared<const AllGatherLayout>(std::move(*decoded));
+  // As for an all-to-all, every rank stages or none.
+  if (layout->input.size() > size_t(kMaxBoxRank))
+    return RunFn();
   bool direct = layout->packedIsOutput();
   auto unpack = std::make_shared<MovePlan>();
   if (!direct && !planGatherUnpack(layout->input, layout->extents,
                                    layout->output, layout->dim, *unpack))
-    return RunFn(); // more dims than the box-copy kernel takes
+    return Status::internal("an all-gather's block copies did not plan");
   StatusOr<char *> staging =
       stagingUnless(direct, layout->blocks.total, scratch);
   if (!staging.ok())
@@ -172,22 +175,26 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
   if (!decoded.ok())
     return decoded.status();
   AllReduceLayout l = std::move(*decoded);
+  size_t members = l.group.ranks.size(), bytes = size_t(l.n) * 4;
+  // The kernel (or the communicator) reads this member's block as it
+  // writes the output: in place is fine, a shifted overlap is not.
+  auto apart = std::make_shared<ApartSource>(scratch);
   if (l.group.whole && ctx.comm->collectivesTakeDeviceBuffers())
     return RunFn([=](RunContext &rc) -> Status {
       SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-reduce"));
+      void *y = rc.slots[l.outSlot];
+      StatusOr<const void *> own =
+          (*apart)(rc.slots[l.inSlot], bytes, y, bytes, y, stream);
+      if (!own.ok())
+        return own.status();
       SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
-      return rc.comm->allReduce(rc.slots[l.inSlot], rc.slots[l.outSlot], l.n,
-                                comm::DataType::F32, l.op);
+      return rc.comm->allReduce(*own, y, l.n, comm::DataType::F32, l.op);
     });
   // Member q's copy of the block at q * n (this member's place unused).
-  size_t members = l.group.ranks.size(), bytes = size_t(l.n) * 4;
   StatusOr<void *> received = scratch(bytes * members);
   if (!received.ok())
     return received.status();
   auto blocks = static_cast<float *>(*received);
-  // The kernel reads this member's block element by element as it writes
-  // the output: in place is fine, a shifted overlap is not.
-  auto apart = std::make_shared<ApartSource>(scratch);
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-reduce"));
     float *y = static_cast<float *>(rc.slots[l.outSlot]);
@@ -269,6 +276,11 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
     return decoded.status();
   auto layout = std::make_shared<const AllToAllLayout>(std::move(*decoded));
   const AllToAllLayout &l = *layout;
+  // Staged, a whole world's all-to-all is the communicator's own: all
+  // ranks must stage it or none, so the choice rests on the rank of the
+  // tensors alone, not on which of this rank's blocks need packing.
+  if (l.input.size() > size_t(kMaxBoxRank))
+    return RunFn();
   bool sendDirect = packedAlong(l.input, l.splitDim),
        recvDirect = packedAlong(l.output, l.concatDim);
   auto pack = std::make_shared<MovePlan>(),
@@ -277,7 +289,7 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
        !planSplitPack(l.input, l.splitExtents, l.splitDim, *pack)) ||
       (!recvDirect && !planGatherUnpack(l.output, l.concatExtents, l.output,
                                         l.concatDim, *unpack)))
-    return RunFn();
+    return Status::internal("an all-to-all's block copies did not plan");
   StatusOr<char *> sendStaging =
       stagingUnless(sendDirect, l.sent.total, scratch);
   if (!sendStaging.ok())

@@ -3,9 +3,9 @@
 // Each prepare function returns a native step when the library computes
 // exactly what the CPU kernel does for these shapes and attributes, and a
 // null RunFn otherwise (broadcast patterns a batch stride cannot express,
-// dilated or padded max pooling...): the backend then
-// stages the instruction through the host, so coverage never changes
-// results.
+// dilated or padded max pooling...): the backend then runs a kernel of its
+// own (pooling) or stages the instruction through the host, so coverage
+// never changes results.
 //
 // Row-major GEMMs go through column-major cuBLAS as C^T = B^T A^T, which
 // needs no transposes. f32 stays f32 (no TF32) unless the session allows it,
@@ -580,7 +580,9 @@ StatusOr<RunFn> prepareConvTranspose(const fb::Instruction &inst,
 }
 
 /// Max pooling without padding or dilation, and average pooling without
-/// dilation or divisor override, with symmetric padding.
+/// dilation or divisor override, with symmetric padding, whose windows all
+/// fit the padded input (cuDNN divides by the whole window; PyTorch clips
+/// a ceil-mode window to the padded extent).
 StatusOr<RunFn> preparePool(const fb::Instruction &inst,
                             const PrepareContext &ctx, LibraryContext &lib) {
   const Shape &x = inSlot(inst, ctx, 0).shape, &y = outSlot(inst, ctx, 0).shape;
@@ -598,7 +600,9 @@ StatusOr<RunFn> preparePool(const fb::Instruction &inst,
   int64_t divisorOverride = ints.next();
   for (int i = 0; i < r; ++i)
     if (dilation[i] != 1 || padLo[i] != padHi[i] || (isMax && padLo[i] != 0) ||
-        !fitsInt({kernel[i], stride[i], padLo[i]}))
+        !fitsInt({kernel[i], stride[i], padLo[i]}) ||
+        (y[size_t(i) + 2] - 1) * stride[i] + kernel[i] >
+            x[size_t(i) + 2] + padLo[i] + padHi[i])
       return RunFn();
   if (divisorOverride != 0)
     return RunFn();
@@ -622,7 +626,7 @@ StatusOr<RunFn> preparePool(const fb::Instruction &inst,
   SHARDRT_CUDNN_TRY(cudnnGetPoolingNdForwardOutputDim(
       d->pool, d->x, int(expected.size()), expected.data()));
   if (expected != yDims)
-    return RunFn(); // ceil mode: the host kernel handles the extra window
+    return RunFn(); // ceil mode: our kernel handles the extra window
   StatusOr<cudnnHandle_t> h = lib.cudnn();
   if (!h.ok())
     return h.status();

@@ -18,8 +18,9 @@ StatusOr<RunFn> preparePoolStep(const fb::Instruction &inst,
   StatusOr<PoolStep> step = decodePool(inst, ctx);
   if (!step.ok())
     return step.status();
+  // cuDNN refusing these shapes (or missing) leaves them to our kernel.
   StatusOr<RunFn> library = prepareDnnStep(inst, ctx, lib);
-  if (!library.ok() || *library)
+  if (library.ok() && *library)
     return library;
   PoolView view = poolView(step->params, step->isMax);
   uint32_t x = step->x, y = step->y;
