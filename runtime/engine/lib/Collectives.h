@@ -70,12 +70,17 @@ struct BlockLayout {
 BlockLayout blockLayout(const Shape &shape, int64_t dim,
                         const std::vector<int64_t> &extents, size_t elemBytes);
 
-/// A checked AllReduce: `n` f32 elements reduced by `op` over the group.
-struct AllReduceLayout {
+/// What every collective names: its group, its one input and one output.
+struct CollectiveOperands {
   Group group;
+  Shape input, output;
+  uint32_t inSlot = 0, outSlot = 0;
+};
+
+/// A checked AllReduce: `n` f32 elements reduced by `op` over the group.
+struct AllReduceLayout : CollectiveOperands {
   comm::ReduceOp op = comm::ReduceOp::Sum;
   int64_t n = 0;
-  uint32_t inSlot = 0, outSlot = 0;
 };
 StatusOr<AllReduceLayout> decodeAllReduce(const fb::Instruction &inst,
                                           const PrepareContext &ctx);
@@ -83,14 +88,11 @@ StatusOr<AllReduceLayout> decodeAllReduce(const fb::Instruction &inst,
 /// A checked ReduceScatter: the f32 input holds every member's block along
 /// `dim` (member q's `extents[q]` wide, `sent` packed member-major); the
 /// output is this member's block reduced over the group in group order.
-struct ReduceScatterLayout {
-  Group group;
+struct ReduceScatterLayout : CollectiveOperands {
   comm::ReduceOp op = comm::ReduceOp::Sum;
   int64_t dim = 0;
   std::vector<int64_t> extents;
   BlockLayout sent;
-  Shape input, output;
-  uint32_t inSlot = 0, outSlot = 0;
 };
 StatusOr<ReduceScatterLayout> decodeReduceScatter(const fb::Instruction &inst,
                                                   const PrepareContext &ctx);
@@ -99,14 +101,11 @@ StatusOr<ReduceScatterLayout> decodeReduceScatter(const fb::Instruction &inst,
 /// `splitDim` (`sent`, packed member-major), and member q's block lands
 /// `concatExtents[q]` wide along `concatDim` of the output (`received`,
 /// packed member-major).
-struct AllToAllLayout {
-  Group group;
+struct AllToAllLayout : CollectiveOperands {
   int64_t splitDim = 0, concatDim = 0;
   std::vector<int64_t> splitExtents, concatExtents;
   BlockLayout sent, received;
-  Shape input, output;
   size_t elemBytes = 0;
-  uint32_t inSlot = 0, outSlot = 0;
 
   /// Member q's rows sent from `send + sent.displs[q]` and its block
   /// received at `recv + received.displs[q]`.
@@ -133,14 +132,11 @@ StatusOr<BroadcastLayout> decodeBroadcast(const fb::Instruction &inst,
 /// A checked AllGather: member q's block is `extents[q]` wide along `dim`;
 /// the blocks arrive packed member-major (`blocks`) and then take their
 /// places along `dim` of the output.
-struct AllGatherLayout {
-  Group group;
+struct AllGatherLayout : CollectiveOperands {
   int64_t dim = 0;
   std::vector<int64_t> extents;
   BlockLayout blocks;
-  Shape input, output;
   size_t elemBytes = 0;
-  uint32_t inSlot = 0, outSlot = 0;
 
   /// This member's block sent from `own` to every other member, and
   /// member q's block received at `packed + blocks.displs[q]`.

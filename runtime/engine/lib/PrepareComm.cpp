@@ -471,6 +471,20 @@ StatusOr<Group> sameDTypeGroup(const fb::Instruction &inst,
 
 } // namespace
 
+namespace {
+
+/// `l`'s group, slots and their shapes.
+void setOperands(CollectiveOperands &l, Group group,
+                 const fb::Instruction &inst, const PrepareContext &ctx) {
+  l.group = std::move(group);
+  l.input = inSlot(inst, ctx, 0).shape;
+  l.output = outSlot(inst, ctx, 0).shape;
+  l.inSlot = inIdx(inst, 0);
+  l.outSlot = outIdx(inst, 0);
+}
+
+} // namespace
+
 BlockLayout blockLayout(const Shape &shape, int64_t dim,
                         const std::vector<int64_t> &extents, size_t elemBytes) {
   BlockLayout l;
@@ -497,11 +511,9 @@ StatusOr<AllReduceLayout> decodeAllReduce(const fb::Instruction &inst,
   if (!op.ok())
     return op.status();
   AllReduceLayout l;
-  l.group = std::move(*group);
+  setOperands(l, std::move(*group), inst, ctx);
   l.op = *op;
   l.n = numElements(in.shape);
-  l.inSlot = inIdx(inst, 0);
-  l.outSlot = outIdx(inst, 0);
   return l;
 }
 
@@ -517,14 +529,10 @@ StatusOr<AllGatherLayout> decodeAllGather(const fb::Instruction &inst,
     return split.status();
   SHARDRT_RETURN_IF_ERROR(requireShape(out, split->whole, "the output"));
   AllGatherLayout l;
-  l.group = std::move(*group);
+  setOperands(l, std::move(*group), inst, ctx);
   l.dim = split->dim;
   l.extents = split->extents;
-  l.input = in.shape;
-  l.output = out.shape;
   l.elemBytes = artifact::dtypeSize(in.dtype);
-  l.inSlot = inIdx(inst, 0);
-  l.outSlot = outIdx(inst, 0);
   l.blocks = blockLayout(in.shape, l.dim, l.extents, l.elemBytes);
   return l;
 }
@@ -546,15 +554,11 @@ StatusOr<ReduceScatterLayout> decodeReduceScatter(const fb::Instruction &inst,
     return split.status();
   SHARDRT_RETURN_IF_ERROR(requireShape(in, split->whole, "the input"));
   ReduceScatterLayout l;
-  l.group = std::move(*group);
+  setOperands(l, std::move(*group), inst, ctx);
   l.op = *op;
   l.dim = split->dim;
   l.extents = split->extents;
   l.sent = blockLayout(in.shape, l.dim, l.extents, 4);
-  l.input = in.shape;
-  l.output = out.shape;
-  l.inSlot = inIdx(inst, 0);
-  l.outSlot = outIdx(inst, 0);
   return l;
 }
 
@@ -584,18 +588,14 @@ StatusOr<AllToAllLayout> decodeAllToAll(const fb::Instruction &inst,
   expected[size_t(concat->dim)] = in.shape[size_t(concat->dim)];
   SHARDRT_RETURN_IF_ERROR(requireShape(in, expected, "the input"));
   AllToAllLayout l;
-  l.group = std::move(*group);
+  setOperands(l, std::move(*group), inst, ctx);
   l.splitDim = split->dim;
   l.concatDim = concat->dim;
   l.splitExtents = split->extents;
   l.concatExtents = concat->extents;
-  l.input = in.shape;
-  l.output = out.shape;
   l.elemBytes = artifact::dtypeSize(in.dtype);
   l.sent = blockLayout(l.input, l.splitDim, l.splitExtents, l.elemBytes);
   l.received = blockLayout(l.output, l.concatDim, l.concatExtents, l.elemBytes);
-  l.inSlot = inIdx(inst, 0);
-  l.outSlot = outIdx(inst, 0);
   return l;
 }
 
