@@ -81,6 +81,16 @@ struct CollectiveOperands {
 struct AllReduceLayout : CollectiveOperands {
   comm::ReduceOp op = comm::ReduceOp::Sum;
   int64_t n = 0;
+
+  /// This member's block sent from `own` to every other member, and member
+  /// q's block received at `received + q * n`.
+  std::vector<GroupMessage> messages(const void *own, float *received) const {
+    std::vector<GroupMessage> m(group.ranks.size());
+    size_t bytes = size_t(n) * 4;
+    for (size_t q = 0; q < m.size(); ++q)
+      m[q] = {own, received + q * size_t(n), bytes, bytes};
+    return m;
+  }
 };
 StatusOr<AllReduceLayout> decodeAllReduce(const fb::Instruction &inst,
                                           const PrepareContext &ctx);
@@ -93,6 +103,19 @@ struct ReduceScatterLayout : CollectiveOperands {
   int64_t dim = 0;
   std::vector<int64_t> extents;
   BlockLayout sent;
+
+  /// Member q's block sent from `packed + sent.displs[q]`, and member q's
+  /// copy of this member's block (`own` elements) received at
+  /// `received + q * own`.
+  std::vector<GroupMessage> messages(const char *packed,
+                                     float *received) const {
+    std::vector<GroupMessage> m(group.ranks.size());
+    size_t own = size_t(numElements(output));
+    for (size_t q = 0; q < m.size(); ++q)
+      m[q] = {packed + sent.displs[q], received + q * own,
+              size_t(sent.counts[q]), own * 4};
+    return m;
+  }
 };
 StatusOr<ReduceScatterLayout> decodeReduceScatter(const fb::Instruction &inst,
                                                   const PrepareContext &ctx);

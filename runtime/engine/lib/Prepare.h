@@ -45,6 +45,15 @@ struct RunContext {
 
 using RunFn = std::function<Status(RunContext &)>;
 
+/// FailedPrecondition naming `what` ("an all-reduce") when a step that
+/// communicates runs without a communicator.
+inline Status needsCommunicator(const RunContext &rc, const char *what) {
+  if (rc.comm)
+    return Status();
+  return Status::failedPrecondition(std::string(what) +
+                                    " needs a communicator");
+}
+
 struct ExchangeState; // PrepareComm.cpp
 
 /// One send or receive of a halo exchange, resolved for this rank: the

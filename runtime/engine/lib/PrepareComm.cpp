@@ -61,8 +61,7 @@ struct ExchangeState {
 
   /// Packs every send and posts every transfer, non-blocking.
   Status post(RunContext &rc) {
-    if (!rc.comm)
-      return Status::failedPrecondition("an exchange needs a communicator");
+    SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an exchange"));
     // Made at the first run: a backend that moves the boxes itself (CUDA)
     // prepares this step only for its checks and never runs it.
     if (staging.empty())
@@ -385,8 +384,7 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
   AllReduceLayout l = std::move(*decoded);
   if (l.group.whole)
     return RunFn([=](RunContext &rc) -> Status {
-      if (!rc.comm)
-        return Status::failedPrecondition("an all-reduce needs a communicator");
+      SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-reduce"));
       return rc.comm->allReduce(rc.slots[l.inSlot], rc.slots[l.outSlot], l.n,
                                 comm::DataType::F32, l.op);
     });
@@ -395,19 +393,15 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
   // prepares this step only for its checks and never runs it.
   auto staging = std::make_shared<std::vector<float>>();
   return RunFn([=](RunContext &rc) -> Status {
-    if (!rc.comm)
-      return Status::failedPrecondition("an all-reduce needs a communicator");
+    SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-reduce"));
     const float *own = static_cast<const float *>(rc.slots[l.inSlot]);
     size_t n = size_t(l.n);
     staging->resize(n * g.ranks.size());
-    std::vector<GroupMessage> messages(g.ranks.size());
     std::vector<const float *> blocks(g.ranks.size());
-    for (size_t q = 0; q < g.ranks.size(); ++q) {
-      float *block = staging->data() + q * n;
-      messages[q] = {own, block, n * 4, n * 4};
-      blocks[q] = q == g.index ? own : block;
-    }
-    SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, g, messages));
+    for (size_t q = 0; q < g.ranks.size(); ++q)
+      blocks[q] = q == g.index ? own : staging->data() + q * n;
+    SHARDRT_RETURN_IF_ERROR(
+        exchangeInGroup(*rc.comm, g, l.messages(own, staging->data())));
     reduceInOrder(blocks, static_cast<float *>(rc.slots[l.outSlot]), l.n, l.op);
     return Status();
   });
@@ -658,8 +652,7 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
   // prepares this step only for its checks and never runs it.
   auto staging = std::make_shared<std::vector<uint8_t>>();
   return RunFn([=](RunContext &rc) -> Status {
-    if (!rc.comm)
-      return Status::failedPrecondition("an all-gather needs a communicator");
+    SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-gather"));
     const BlockLayout &blocks = l->blocks;
     staging->resize(size_t(blocks.total));
     const Group &g = l->group;
@@ -695,25 +688,22 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
   // this member's block: made at the first run.
   auto staging = std::make_shared<std::vector<float>>();
   return RunFn([=](RunContext &rc) -> Status {
-    if (!rc.comm)
-      return Status::failedPrecondition("a reduce-scatter needs a "
-                                        "communicator");
+    SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a reduce-scatter"));
     const ReduceScatterLayout &L = *l;
     size_t sentFloats = size_t(L.sent.total) / 4;
     staging->resize(sentFloats + own * members);
     uint8_t *packed = reinterpret_cast<uint8_t *>(staging->data());
     float *received = staging->data() + sentFloats;
     packBlocks(rc.slots[L.inSlot], L.input, L.dim, L.sent, packed, 4);
-    std::vector<GroupMessage> messages(members);
     std::vector<const float *> terms(members);
-    for (size_t q = 0; q < members; ++q) {
-      const uint8_t *block = packed + L.sent.displs[q];
-      float *from = received + q * own;
-      messages[q] = {block, from, size_t(L.sent.counts[q]), own * 4};
+    for (size_t q = 0; q < members; ++q)
       terms[q] =
-          q == L.group.index ? reinterpret_cast<const float *>(block) : from;
-    }
-    SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, L.group, messages));
+          q == L.group.index
+              ? reinterpret_cast<const float *>(packed + L.sent.displs[q])
+              : received + q * own;
+    SHARDRT_RETURN_IF_ERROR(exchangeInGroup(
+        *rc.comm, L.group,
+        L.messages(reinterpret_cast<const char *>(packed), received)));
     reduceInOrder(terms, static_cast<float *>(rc.slots[L.outSlot]),
                   int64_t(own), L.op);
     return Status();
@@ -730,8 +720,7 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
   // made at the first run.
   auto staging = std::make_shared<std::vector<uint8_t>>();
   return RunFn([=](RunContext &rc) -> Status {
-    if (!rc.comm)
-      return Status::failedPrecondition("an all-to-all needs a communicator");
+    SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-to-all"));
     const AllToAllLayout &L = *l;
     staging->resize(size_t(L.sent.total + L.received.total));
     uint8_t *send = staging->data(), *recv = send + L.sent.total;
@@ -763,8 +752,7 @@ StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
     return decoded.status();
   BroadcastLayout l = *decoded;
   return RunFn([=](RunContext &rc) -> Status {
-    if (!rc.comm)
-      return Status::failedPrecondition("a broadcast needs a communicator");
+    SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a broadcast"));
     void *y = rc.slots[l.outSlot];
     if (rc.slots[l.inSlot] != y && l.bytes)
       std::memmove(y, rc.slots[l.inSlot], size_t(l.bytes));

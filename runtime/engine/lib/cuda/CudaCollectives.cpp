@@ -74,13 +74,6 @@ Status beforeCommunication(cudaStream_t stream) {
   return Status();
 }
 
-Status needsCommunicator(const RunContext &rc, const char *what) {
-  if (rc.comm)
-    return Status();
-  return Status::failedPrecondition(std::string(what) +
-                                    " needs a communicator");
-}
-
 /// Runs the box copies of `plan` from `src` (or the packed block
 /// `src + displs[sources[k]]` when `packedSource`) into `dst` (or the
 /// packed block `dst + displs[sources[k]]` otherwise): a split's packing or
@@ -202,11 +195,9 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
         (*apart)(rc.slots[l.inSlot], bytes, y, bytes, y, stream);
     if (!own.ok())
       return own.status();
-    std::vector<GroupMessage> messages(members);
-    for (size_t q = 0; q < members; ++q)
-      messages[q] = {*own, blocks + q * size_t(l.n), bytes, bytes};
     SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
-    SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, l.group, messages));
+    SHARDRT_RETURN_IF_ERROR(
+        exchangeInGroup(*rc.comm, l.group, l.messages(*own, blocks)));
     SHARDRT_CUDA_TRY(launchReduceInOrder(
         y, static_cast<const float *>(*own), blocks, l.n, int(members),
         int(l.group.index), l.n, l.op, stream));
@@ -255,12 +246,9 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
                  size_t(own) * 4, y, stream);
     if (!ownBlock.ok())
       return ownBlock.status();
-    std::vector<GroupMessage> messages(members);
-    for (size_t q = 0; q < members; ++q)
-      messages[q] = {packed + L.sent.displs[q], blocks + q * size_t(own),
-                     size_t(L.sent.counts[q]), size_t(own) * 4};
     SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
-    SHARDRT_RETURN_IF_ERROR(exchangeInGroup(*rc.comm, L.group, messages));
+    SHARDRT_RETURN_IF_ERROR(
+        exchangeInGroup(*rc.comm, L.group, L.messages(packed, blocks)));
     SHARDRT_CUDA_TRY(
         launchReduceInOrder(y, static_cast<const float *>(*ownBlock), blocks,
                             own, int(members), int(self), own, L.op, stream));

@@ -37,8 +37,7 @@ Status DeviceExchange::move(RunContext &rc, size_t i) {
 }
 
 Status DeviceExchange::start(RunContext &rc) {
-  if (!rc.comm)
-    return Status::failedPrecondition("an exchange needs a communicator");
+  SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an exchange"));
   for (size_t i = 0; i < transfers.size(); ++i)
     if (transfers[i].send && transfers[i].bytes)
       SHARDRT_RETURN_IF_ERROR(move(rc, i));
@@ -47,8 +46,7 @@ Status DeviceExchange::start(RunContext &rc) {
 }
 
 Status DeviceExchange::finish(RunContext &rc) {
-  if (!rc.comm)
-    return Status::failedPrecondition("an exchange needs a communicator");
+  SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an exchange"));
   // An exchange of empty boxes has no staging on either side.
   char *buffers = onDevice || !host ? device : static_cast<char *>(host->data);
   SHARDRT_CUDA_TRY(cudaStreamWaitEvent(ownStream, packed, 0));
