@@ -14,8 +14,12 @@ Needs a GPU, numpy and torch (the device machine has them). For each size it
      output, and times the same forward pass in PyTorch eager and
      torch.compile with CUDA events (f32, TF32 off for both, as shardc);
   4. checks shardc's output against eager's (max abs error) and measures
-     the device's copy bandwidth (a large device-to-device copy).
-Prints a Markdown table for docs/benchmarks.md, with the date and device.
+     the device's copy bandwidth (a large device-to-device copy);
+  5. runs shardc once more with `shard-run --profile` (every step timed with
+     events on the stream; kept apart from the timed runs above) for the
+     fused kernels' achieved bandwidth (operand bytes / time) and where the
+     time goes.
+Prints Markdown tables for docs/benchmarks.md, with the date and device.
 """
 import argparse
 import datetime
@@ -114,6 +118,17 @@ def copy_bandwidth(torch):
     return 2 * a.numel() / (ms * 1e-3) / 1e9  # read + write, GB/s
 
 
+def fused_bandwidth(profile):
+    """{opcode: (steps, ms per run, GB/s)} of the fused kernels in a
+    one-rank `shard-run --profile` table (opcode, steps, ms, %, GB/s)."""
+    rows = {}
+    for m in re.finditer(r"^(ElementwiseFused|ReductionFused)\s+(\d+)\s+"
+                         r"([\d.]+)\s+[\d.]+\s+([\d.]+)$", profile, re.M):
+        rows[m.group(1)] = (int(m.group(2)), float(m.group(3)),
+                            float(m.group(4)))
+    return rows
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -126,7 +141,7 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     device = torch.cuda.get_device_name(0)
-    rows = []
+    rows, profiles = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for size in [int(s) for s in args.sizes.split(",")]:
             src = os.path.join(tmp, "unet%d.mlir" % size)
@@ -149,6 +164,13 @@ def main():
                  "--output", "result0=" + out] + flags,
                 capture_output=True, text=True, check=True)
             ms = float(re.search(r"^0\s+([\d.]+)", r.stdout, re.M).group(1))
+            prof = subprocess.run(
+                [os.path.join(args.build, "bin", "shard-run"), art,
+                 "--backend", "cuda", "--bench", str(max(args.runs // 4, 2)),
+                 "--profile", "--profile-top", "10"] + flags,
+                capture_output=True, text=True, check=True).stdout
+            profiles.append((size, prof[prof.index("profile:"):].strip()))
+            fused = fused_bandwidth(prof)
             dev = [t.cuda() for t in host]
             with torch.no_grad():
                 eager = lambda: unet_forward(F, dev[0], dev[1:])  # noqa
@@ -158,16 +180,28 @@ def main():
                 run_c = lambda: compiled(*dev)  # noqa
                 compile_ms = time_cuda(torch, run_c, args.runs)
             err = float(np.abs(np.load(out) - want.cpu().numpy()).max())
-            rows.append((size, ms, eager_ms, compile_ms, err))
+            rows.append((size, ms, eager_ms, compile_ms, err, fused))
         bw = copy_bandwidth(torch)
     print("Measured %s on %s; device copy bandwidth %.0f GB/s.\n"
           % (datetime.date.today().isoformat(), device, bw))
     print("| UNet-2D input | shardc (1 rank) ms | PyTorch eager ms "
           "| torch.compile ms | shardc / eager | max abs err vs eager |")
     print("|---|---|---|---|---|---|")
-    for size, ms, eager_ms, compile_ms, err in rows:
+    for size, ms, eager_ms, compile_ms, err, _ in rows:
         print("| 1x4x%dx%d | %.2f | %.2f | %.2f | %.2fx | %.2e |"
               % (size, size, ms, eager_ms, compile_ms, ms / eager_ms, err))
+    print("\nFused kernels (profiled run; bandwidth = operand bytes / time, "
+          "against the %.0f GB/s copy):\n" % bw)
+    print("| UNet-2D input | kernels | steps | ms per run | GB/s "
+          "| of copy bandwidth |")
+    print("|---|---|---|---|---|---|")
+    for size, _, _, _, _, fused in rows:
+        for opcode, (steps, ms, gbs) in sorted(fused.items()):
+            print("| 1x4x%dx%d | %s | %d | %.3f | %.1f | %.0f%% |"
+                  % (size, size, opcode, steps, ms, gbs, 100 * gbs / bw))
+    for size, text in profiles:
+        print("\nWhere shardc's time goes at 1x4x%dx%d (`shard-run "
+              "--profile`):\n\n```\n%s\n```" % (size, size, text))
     return 0
 
 

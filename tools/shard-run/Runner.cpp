@@ -82,6 +82,7 @@ SessionOptions sessionOptions(const RunOptions &options) {
   so.threads = options.threadsPerRank;
   so.device = options.device;
   so.cudaGraph = options.cudaGraph;
+  so.profile = options.profile;
   return so;
 }
 
@@ -115,9 +116,12 @@ Status runRank(Session &session, int rank, RankStats &stats,
             .count();
     if (it >= options.warmup)
       stats.runSeconds.push_back(secs);
+    if (it + 1 == options.warmup)
+      session.resetProfile();
     if (rank == 0 && options.progress)
       options.progress(it + 1, total);
   }
+  stats.steps = session.profile();
   return Status();
 }
 
@@ -253,6 +257,7 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
     stats[size_t(r)].runSeconds.assign(p + 3, p + mineFlat.size());
   }
   stats[size_t(rank)].stagedOpcodes = mine.stagedOpcodes;
+  stats[size_t(rank)].steps = mine.steps;
   return Status();
 }
 

@@ -44,6 +44,9 @@ struct RankStats {
   /// process ran.
   int64_t stagedSteps = 0, hostWaitSteps = 0;
   std::map<std::string, int> stagedOpcodes;
+  /// RunOptions::profile: per instruction, over the timed runs; known for
+  /// the ranks this process ran.
+  std::vector<StepProfile> steps;
 };
 
 struct RunOptions {
@@ -54,6 +57,7 @@ struct RunOptions {
   BackendKind backend = BackendKind::Cpu;
   int device = 0;
   bool cudaGraph = false;
+  bool profile = false; ///< time every step (SessionOptions::profile)
   int timeoutMs = 60000;
   /// Called on rank 0 after each run with (done, total).
   std::function<void(int, int)> progress;

@@ -5,16 +5,20 @@
 //           [--output NAME=FILE.npy ...] [--check [--atol A --rtol R]]
 //           [--bench K] [--threads T] [--timeout-ms MS]
 //           [--backend cpu|cuda [--device D] [--cuda-graph]]
+//           [--profile [--profile-top N]]
 //
 // Global inputs are scattered per the artifact's shardings and outputs
 // gathered. --check also runs the embedded unpartitioned model on one rank
 // (always on the CPU backend) and compares. With --backend cuda and no
 // --ranks under mpirun, every rank is a thread of this process on one GPU.
+// --profile times every step of the timed runs and prints where the time
+// goes (Profile.h).
 // Exit status: 0 ok, 1 error, 2 --check mismatch, 3 the backend is not
 // available here (no GPU, or a build without CUDA).
 //
 //===----------------------------------------------------------------------===//
 
+#include "Profile.h"
 #include "Runner.h"
 
 #include "shardrt/Engine.h"
@@ -58,6 +62,8 @@ struct Args {
   BackendKind backend = BackendKind::Cpu;
   int device = 0;
   bool cudaGraph = false;
+  bool profile = false;
+  int profileTop = 15;
 };
 
 const char *kUsage =
@@ -67,6 +73,7 @@ const char *kUsage =
     "         [--check [--atol A] [--rtol R]] [--bench K] [--threads T]\n"
     "         [--timeout-ms MS] [--backend cpu|cuda [--device D] "
     "[--cuda-graph]]\n"
+    "         [--profile [--profile-top N]]\n"
     "Under mpirun/srun each process runs one rank (MPI backend).\n";
 
 bool parseNumber(const std::string &s, double &out) {
@@ -123,6 +130,10 @@ Status parseArgs(int argc, char **argv, Args &args) {
       args.cudaGraph = true;
       continue;
     }
+    if (a == "--profile") {
+      args.profile = true;
+      continue;
+    }
     SHARDRT_RETURN_IF_ERROR(value(v));
     if (a == "--ranks" && parseInt(v, 1, 1 << 20, n))
       args.ranks = int(n);
@@ -134,6 +145,8 @@ Status parseArgs(int argc, char **argv, Args &args) {
       args.threads = int(n);
     else if (a == "--timeout-ms" && parseInt(v, 1, INT_MAX, n))
       args.timeoutMs = int(n);
+    else if (a == "--profile-top" && parseInt(v, 0, 1 << 20, n))
+      args.profileTop = int(n);
     else if (a == "--device" && parseInt(v, 0, 1023, n))
       args.device = int(n);
     else if (a == "--backend" && (v == "cpu" || v == "cuda"))
@@ -380,6 +393,7 @@ int run(const Args &args, comm::Communicator *mpi) {
   options.backend = args.backend;
   options.device = args.device;
   options.cudaGraph = args.cudaGraph;
+  options.profile = args.profile;
   auto started = std::chrono::steady_clock::now();
   auto lastReport = started;
   options.progress = [&](int done, int total) {
@@ -402,6 +416,7 @@ int run(const Args &args, comm::Communicator *mpi) {
                 inputs.size(), outputs.size());
     printKernels(**engine);
     printStats(stats, options.iterations, args.backend == BackendKind::Cuda);
+    printProfile(stats, args.profileTop);
     if (Status s = writeOutputs(**engine, args, outputs); !s.ok())
       return fail(s);
   }

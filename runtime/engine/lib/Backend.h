@@ -24,6 +24,20 @@ class Artifact;
 
 namespace shardrt::exec {
 
+/// Times the steps of one run for SessionOptions::profile. The session calls
+/// mark(i) just before step i and mark(n) after the last of n steps, then,
+/// after Backend::endRun, millis() for the n durations between the marks.
+class StepTimer {
+public:
+  virtual ~StepTimer();
+  virtual Status mark(size_t step) = 0;
+  virtual Status millis(std::vector<double> &out) = 0;
+};
+
+/// The host's steady clock: right for a backend whose steps are done when
+/// they return (the CPU backend).
+std::unique_ptr<StepTimer> hostStepTimer(size_t steps);
+
 class Backend {
 public:
   virtual ~Backend();
@@ -54,6 +68,10 @@ public:
   /// Finishes what the run started (the CPU backend has nothing to wait
   /// for; the CUDA backend ends a capture and waits for its own stream).
   virtual Status endRun(bool failed) = 0;
+  /// A timer for runs of `steps` steps (SessionOptions::profile).
+  virtual StatusOr<std::unique_ptr<StepTimer>> createStepTimer(size_t steps) {
+    return hostStepTimer(steps);
+  }
 };
 
 #ifdef SHARDRT_HAVE_CUDA_BACKEND

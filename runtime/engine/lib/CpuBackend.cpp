@@ -5,6 +5,7 @@
 #include "shardrt/cuda/Device.h"
 #endif
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,37 @@
 namespace shardrt::exec {
 
 Backend::~Backend() = default;
+StepTimer::~StepTimer() = default;
+
+namespace {
+class HostStepTimer final : public StepTimer {
+public:
+  explicit HostStepTimer(size_t steps) : marks_(steps + 1) {}
+  Status mark(size_t step) override {
+    if (step >= marks_.size())
+      return Status::internal("step " + std::to_string(step) +
+                              " marked; the run has " +
+                              std::to_string(marks_.size() - 1));
+    marks_[step] = std::chrono::steady_clock::now();
+    return Status();
+  }
+  Status millis(std::vector<double> &out) override {
+    out.resize(marks_.size() - 1);
+    for (size_t i = 0; i + 1 < marks_.size(); ++i)
+      out[i] =
+          std::chrono::duration<double, std::milli>(marks_[i + 1] - marks_[i])
+              .count();
+    return Status();
+  }
+
+private:
+  std::vector<std::chrono::steady_clock::time_point> marks_;
+};
+} // namespace
+
+std::unique_ptr<StepTimer> hostStepTimer(size_t steps) {
+  return std::make_unique<HostStepTimer>(steps);
+}
 
 namespace {
 

@@ -37,12 +37,20 @@ struct Session::Impl {
   std::vector<std::string> names; // per instruction, for error messages
   exec::PendingExchanges pending; // exchanges the program starts and waits
   std::vector<HostStep> hostSteps;
+  /// SessionOptions::profile: the timer of each run and the sums so far.
+  std::unique_ptr<exec::StepTimer> timer;
+  std::vector<StepProfile> profile;
+  std::vector<double> stepMs;
 
   ~Impl() {
     if (ownedArena)
       backend->release(ownedArena);
   }
   Status prepare(int rank, const std::vector<int64_t> &meshShape);
+  /// The profile's rows, one per instruction, before any run.
+  Status prepareProfile();
+  /// Runs the program's steps, marking each for the timer when there is one.
+  Status runSteps(exec::RunContext &rc);
   /// Where slot `slot` is during a run: a zero-copy input or the arena.
   void *slotData(uint32_t slot) const;
   Status checkBinding(size_t i, bool input, DType dtype,
@@ -212,6 +220,41 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
   return backend->finishPrepare();
 }
 
+Status Session::Impl::prepareProfile() {
+  const fb::RankClass &rc = *rankClass;
+  const fb::Artifact &root = artifact->root();
+  auto bytesOf = [&](const flatbuffers::Vector<uint32_t> *list) {
+    uint64_t bytes = 0;
+    for (uint32_t k = 0; list && k < list->size(); ++k) {
+      const SlotInfo &s = slots[list->Get(k)];
+      bytes += s.hasShape ? uint64_t(exec::numElements(s.shape)) *
+                                artifact::dtypeSize(s.dtype)
+                          : s.bytes;
+    }
+    return bytes;
+  };
+  for (uint32_t i = 0; i < program.size(); ++i) {
+    const fb::Instruction &inst = *rc.program()->Get(i);
+    StepProfile p;
+    p.instruction = i;
+    p.opcode = fb::EnumNameOpcode(inst.opcode());
+    if (inst.kernel() >= 0 && root.kernel_symbols() &&
+        uint32_t(inst.kernel()) < root.kernel_symbols()->size())
+      p.kernel = root.kernel_symbols()->Get(uint32_t(inst.kernel()))->str();
+    if (!isCommunication(inst.opcode())) {
+      p.bytesRead = bytesOf(inst.inputs());
+      p.bytesWritten = bytesOf(inst.outputs());
+    }
+    profile.push_back(std::move(p));
+  }
+  StatusOr<std::unique_ptr<exec::StepTimer>> t =
+      backend->createStepTimer(program.size());
+  if (!t.ok())
+    return t.status();
+  timer = std::move(*t);
+  return Status();
+}
+
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
@@ -229,6 +272,10 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
     return Status::failedPrecondition(
         "the artifact is compiled for a world of " + std::to_string(world) +
         " ranks but the communicator has " + std::to_string(comm->size()));
+  if (options.profile && options.cudaGraph)
+    return Status::invalidArgument(
+        "profiling times each step; a CUDA graph replays the program as one "
+        "(ask for one or the other)");
   int rank = comm ? comm->rank() : 0;
   auto impl = std::make_unique<Impl>();
   impl->artifact = &engine->artifact();
@@ -263,6 +310,8 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
   }
   if (Status s = impl->prepare(rank, engine->meshShape()); !s.ok())
     return s;
+  if (options.profile)
+    SHARDRT_RETURN_IF_ERROR(impl->prepareProfile());
   std::unique_ptr<Session> session(new Session(std::move(impl)));
   session->engine_ = std::move(engine);
   session->rank_ = rank;
@@ -273,6 +322,15 @@ uint64_t Session::arenaBytes() const { return impl_->arenaBytes; }
 
 const std::vector<HostStep> &Session::hostSteps() const {
   return impl_->hostSteps;
+}
+
+const std::vector<StepProfile> &Session::profile() const {
+  return impl_->profile;
+}
+
+void Session::resetProfile() {
+  for (StepProfile &p : impl_->profile)
+    p.runs = 0, p.totalMs = p.minMs = 0;
 }
 
 const std::vector<int64_t> &Session::inputShape(size_t i) const {
@@ -368,6 +426,16 @@ Status Session::copyOutput(size_t i, void *data, DType dtype,
   return bytes ? impl_->backend->copyOut(data, outputData(i), bytes) : Status();
 }
 
+Status Session::Impl::runSteps(exec::RunContext &rc) {
+  for (size_t i = 0; i < program.size(); ++i) {
+    if (timer)
+      SHARDRT_RETURN_IF_ERROR(timer->mark(i));
+    if (Status s = program[i](rc); !s.ok())
+      return Status(s.code(), names[i] + ": " + s.message());
+  }
+  return timer ? timer->mark(program.size()) : Status();
+}
+
 Status Session::run() {
   Impl &im = *impl_;
   for (size_t i = 0; i < im.inputReady.size(); ++i)
@@ -387,13 +455,22 @@ Status Session::run() {
   StatusOr<bool> replayed = im.backend->beginRun(rc);
   if (!replayed.ok())
     return replayed.status();
-  for (size_t i = 0; !*replayed && i < im.program.size(); ++i)
-    if (Status s = im.program[i](rc); !s.ok()) {
+  if (!*replayed)
+    if (Status s = im.runSteps(rc); !s.ok()) {
       (void)im.backend->endRun(true); // the first error is the one to report
       im.pending.drain();             // leave no transfer of this run in flight
-      return Status(s.code(), im.names[i] + ": " + s.message());
+      return s;
     }
   SHARDRT_RETURN_IF_ERROR(im.backend->endRun(false));
+  if (im.timer) {
+    SHARDRT_RETURN_IF_ERROR(im.timer->millis(im.stepMs));
+    for (size_t i = 0; i < im.profile.size(); ++i) {
+      StepProfile &p = im.profile[i];
+      p.minMs = p.runs ? std::min(p.minMs, im.stepMs[i]) : im.stepMs[i];
+      p.totalMs += im.stepMs[i];
+      ++p.runs;
+    }
+  }
   // An output that is an input or a constant: the program read the slot
   // where it is; the caller's buffer gets a copy.
   for (size_t i = 0; i < im.outputSlots.size(); ++i) {

@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -1024,6 +1025,65 @@ TEST(CudaBackend, GraphReplayAndCallerStream) {
         ASSERT_NEAR((*got)[r][0][i], (*want)[r][0][i],
                     1e-4f * (1.0f + std::fabs((*want)[r][0][i])))
             << "run " << r << " element " << i;
+  }
+  cudaStreamDestroy(stream);
+}
+
+TEST(CudaBackend, ProfileTimesStepsOnTheStream) {
+  // Each step is bracketed by events on the session's stream (its own or
+  // the caller's): a profiled run gives the CPU's results, counts its runs,
+  // and its step times fit inside the wall-clock time of the runs.
+  Model m;
+  uint32_t x = m.input("in0", {2, 8, 64, 64});
+  uint32_t w = m.constant("c0", {16, 8, 3, 3}, randomFloats(16 * 72, 31));
+  uint32_t c = m.slot({2, 16, 64, 64});
+  m.op(Opcode::Conv, {x, w}, {c}, {2, 1, 1, 1, 1, 1, 1, 1});
+  uint32_t y = m.output("out0", {2, 16, 64, 64});
+  m.op(Opcode::Unary, {c}, {y}, {}, {}, "relu");
+  uint32_t f = m.output("out1", {33});
+  m.op(Opcode::Fill, {}, {f}, {}, {2.5});
+  std::shared_ptr<const Engine> engine = load(m.bytes());
+  ASSERT_TRUE(engine);
+  std::vector<Floats> inputs = {randomFloats(2 * 8 * 64 * 64, 32)};
+  StatusOr<std::vector<Floats>> want = run(engine, inputs, SessionOptions());
+  ASSERT_TRUE(want.ok()) << want.status().toString();
+  SKIP_WITHOUT_GPU();
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  for (void *callerStream :
+       {static_cast<void *>(nullptr), static_cast<void *>(stream)}) {
+    SCOPED_TRACE(callerStream ? "caller's stream" : "own stream");
+    SessionOptions options = cudaOptions();
+    options.profile = true;
+    options.cudaStream = callerStream;
+    StatusOr<std::unique_ptr<Session>> s = Session::create(engine, options);
+    ASSERT_TRUE(s.ok()) << s.status().toString();
+    Session &session = **s;
+    ASSERT_TRUE(
+        session.copyInput(0, inputs[0].data(), DType::F32, {2, 8, 64, 64})
+            .ok());
+    auto start = std::chrono::steady_clock::now();
+    for (int r = 0; r < 2; ++r)
+      ASSERT_TRUE(session.run().ok());
+    cudaStreamSynchronize(stream);
+    double wallMs = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+    ASSERT_EQ(session.profile().size(), 3u);
+    double sum = 0;
+    for (const StepProfile &p : session.profile()) {
+      EXPECT_EQ(p.runs, 2u) << p.opcode;
+      EXPECT_GE(p.minMs, 0.0) << p.opcode;
+      sum += p.totalMs;
+    }
+    EXPECT_GT(session.profile()[0].totalMs, 0.0); // the conv
+    EXPECT_LE(sum, wallMs);
+    Floats got(size_t(2 * 16 * 64 * 64));
+    ASSERT_TRUE(
+        session.copyOutput(0, got.data(), DType::F32, {2, 16, 64, 64}).ok());
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_NEAR(got[i], (*want)[0][i], 1e-4f * (1 + std::fabs((*want)[0][i])))
+          << i;
   }
   cudaStreamDestroy(stream);
 }

@@ -148,6 +148,27 @@ struct SessionOptions {
   /// CUDA: let cuBLAS and cuDNN use TF32 tensor cores for f32 (faster, about
   /// 1e-3 relative error, PyTorch's default for convolutions).
   bool allowTf32 = false;
+  /// Time every step of every run (Session::profile). The CUDA backend
+  /// records an event pair per step on its stream, so the times are the
+  /// device's; it cannot replay a CUDA graph then (Session::create refuses
+  /// both at once).
+  bool profile = false;
+};
+
+/// One step of a profiled session (SessionOptions::profile), summed over the
+/// runs since the session was created or Session::resetProfile.
+struct StepProfile {
+  uint32_t instruction = 0;
+  std::string opcode;
+  /// The generated kernel's symbol for a fused step, else empty.
+  std::string kernel;
+  /// Bytes of the step's input and output slots: the least a compute step
+  /// reads and writes per run (a kernel reading an input twice moves more).
+  /// Zero for communication, whose traffic depends on the peers.
+  uint64_t bytesRead = 0, bytesWritten = 0;
+  uint64_t runs = 0;
+  /// Milliseconds summed over the runs, and the fastest run's.
+  double totalMs = 0, minMs = 0;
 };
 
 /// An instruction that a session's backend runs with the host's help. The
@@ -183,6 +204,13 @@ public:
   uint64_t arenaBytes() const;
   /// This rank's steps that need the host, in program order.
   const std::vector<HostStep> &hostSteps() const;
+  /// Per instruction, in program order, the time its steps took over the
+  /// runs so far (a step's time runs from the end of the previous step to
+  /// its own end, as the backend's stream sees it). Empty unless the session
+  /// was created with SessionOptions::profile. A failed run adds nothing.
+  const std::vector<StepProfile> &profile() const;
+  /// Forgets the runs profiled so far (e.g. warm-up runs).
+  void resetProfile();
 
   /// Local (this rank's) shape of input/output i.
   const std::vector<int64_t> &inputShape(size_t i) const;

@@ -10,9 +10,9 @@
 //    the device, moved by the communicator device to device (nccl; local
 //    with a device-aware copy) or through pinned host copies of the boxes
 //    alone, on a stream of its own while the interior conv runs;
-//  - a native collective: a whole-world all-reduce on the device slots and
-//    an all-gather into device memory (CudaCollectives.cpp) when the
-//    communicator takes device buffers;
+//  - a native collective (all-gather, all-reduce, reduce-scatter,
+//    all-to-all, broadcast) between device buffers (CudaCollectives.cpp)
+//    when the communicator takes device buffers;
 //  - a host-staged step: its slots are copied to pinned host mirrors, the
 //    CPU step runs on them (with the session's communicator for
 //    communication), and what it wrote is copied back. Every opcode has one,
@@ -124,6 +124,52 @@ int64_t reducedCount(const fb::Instruction &inst) {
   return count;
 }
 
+/// Step times as the session's stream sees them: an event before each step
+/// and after the last; a step's time ends when its work (or the host-staged
+/// copy back) is done on the stream.
+class StreamStepTimer final : public StepTimer {
+public:
+  StreamStepTimer(int device, cudaStream_t stream)
+      : device_(device), stream_(stream) {}
+  ~StreamStepTimer() override {
+    cudaSetDevice(device_);
+    for (cudaEvent_t e : events_)
+      cudaEventDestroy(e);
+  }
+  Status create(size_t steps) {
+    SHARDRT_CUDA_TRY(cudaSetDevice(device_));
+    for (size_t i = 0; i <= steps; ++i) {
+      cudaEvent_t e = nullptr;
+      SHARDRT_CUDA_TRY(cudaEventCreate(&e));
+      events_.push_back(e);
+    }
+    return Status();
+  }
+  Status mark(size_t step) override {
+    if (step >= events_.size())
+      return Status::internal("step " + std::to_string(step) +
+                              " marked; the run has " +
+                              std::to_string(events_.size() - 1));
+    SHARDRT_CUDA_TRY(cudaEventRecord(events_[step], stream_));
+    return Status();
+  }
+  Status millis(std::vector<double> &out) override {
+    SHARDRT_CUDA_TRY(cudaEventSynchronize(events_.back()));
+    out.resize(events_.size() - 1);
+    for (size_t i = 0; i + 1 < events_.size(); ++i) {
+      float ms = 0;
+      SHARDRT_CUDA_TRY(cudaEventElapsedTime(&ms, events_[i], events_[i + 1]));
+      out[i] = ms;
+    }
+    return Status();
+  }
+
+private:
+  int device_;
+  cudaStream_t stream_;
+  std::vector<cudaEvent_t> events_;
+};
+
 class CudaBackend final : public Backend {
 public:
   CudaBackend(const SessionOptions &options, cudaStream_t stream,
@@ -183,6 +229,7 @@ public:
   std::vector<HostStep> hostSteps() const override { return hostSteps_; }
   StatusOr<bool> beginRun(const RunContext &rc) override;
   Status endRun(bool failed) override;
+  StatusOr<std::unique_ptr<StepTimer>> createStepTimer(size_t steps) override;
 
 private:
   /// A copy between host and device on the session's stream, complete when
@@ -667,6 +714,13 @@ StatusOr<bool> CudaBackend::beginRun(const RunContext &rc) {
   capturing_ = true;
   captureSlots_ = rc.slots;
   return false;
+}
+
+StatusOr<std::unique_ptr<StepTimer>>
+CudaBackend::createStepTimer(size_t steps) {
+  auto timer = std::make_unique<StreamStepTimer>(device_, lib_.stream);
+  SHARDRT_RETURN_IF_ERROR(timer->create(steps));
+  return std::unique_ptr<StepTimer>(std::move(timer));
 }
 
 Status CudaBackend::endRun(bool failed) {
