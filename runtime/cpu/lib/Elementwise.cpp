@@ -13,6 +13,7 @@
 #include "shardrt/cpu/Kernels.h"
 
 #include "KernelSupport.h"
+#include "VectorExp.h"
 
 #include <omp.h>
 
@@ -134,7 +135,8 @@ template <typename RunFn> void forEachRun(const BroadcastPlan &p, RunFn &&run) {
 }
 
 template <int SA, int SB, typename R, typename F>
-inline void binaryRun(const float *a, const float *b, R *y, int64_t n, F f) {
+SHARDRT_CPU_VECTOR_CLONES void binaryRun(const float *a, const float *b, R *y,
+                                         int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = f(a[i * SA], b[i * SB]);
 }
@@ -161,10 +163,68 @@ void broadcastApply(const float *a, const Shape &aShape, const float *b,
 }
 
 template <typename F>
-void unaryApply(const float *x, float *y, int64_t n, F f) {
-#pragma omp parallel for if (n >= kParallelMin) schedule(static)
+SHARDRT_CPU_VECTOR_CLONES void unaryRun(const float *x, float *y, int64_t n,
+                                        F f) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = f(x[i]);
+}
+
+/// Calls apply(f) with the elementwise function of `kind`.
+template <typename Apply> void withUnaryFn(UnaryKind kind, Apply &&apply) {
+  using detail::vectorExp;
+  switch (kind) {
+  case UnaryKind::Neg:
+    return apply([](float v) { return -v; });
+  case UnaryKind::Abs:
+    return apply([](float v) { return std::fabs(v); });
+  case UnaryKind::Exp:
+    return apply([](float v) { return vectorExp(v); });
+  case UnaryKind::Log:
+    return apply([](float v) { return std::log(v); });
+  case UnaryKind::Sqrt:
+    return apply([](float v) { return std::sqrt(v); });
+  case UnaryKind::Rsqrt:
+    return apply([](float v) { return 1.0f / std::sqrt(v); });
+  case UnaryKind::Tanh:
+    return apply([](float v) { return std::tanh(v); });
+  case UnaryKind::Sigmoid:
+    return apply([](float v) { return 1.0f / (1.0f + vectorExp(-v)); });
+  case UnaryKind::Relu:
+    // PyTorch's relu keeps NaN; a plain max(v, 0) would turn it into 0.
+    return apply([](float v) { return v > 0.0f || v != v ? v : 0.0f; });
+  case UnaryKind::Silu:
+    return apply([](float v) { return v * (1.0f / (1.0f + vectorExp(-v))); });
+  case UnaryKind::Gelu:
+    return apply(
+        [](float v) { return 0.5f * v * (1.0f + std::erf(v * kSqrtHalf)); });
+  case UnaryKind::GeluTanh:
+    return apply([](float v) {
+      float inner = kGeluBeta * (v + 0.044715f * v * v * v);
+      return 0.5f * v * (1.0f + std::tanh(inner));
+    });
+  }
+}
+
+/// Calls apply(f) with the elementwise function of `kind`.
+template <typename Apply> void withBinaryFn(BinaryKind kind, Apply &&apply) {
+  switch (kind) {
+  case BinaryKind::Add:
+    return apply([](float u, float v) { return u + v; });
+  case BinaryKind::Sub:
+    return apply([](float u, float v) { return u - v; });
+  case BinaryKind::Mul:
+    return apply([](float u, float v) { return u * v; });
+  case BinaryKind::Div:
+    return apply([](float u, float v) { return u / v; });
+  case BinaryKind::Maximum:
+    // The comparison picks u when it is NaN, and v when v is (u > NaN is
+    // false), so NaN wins from either side.
+    return apply([](float u, float v) { return u > v || u != u ? u : v; });
+  case BinaryKind::Minimum:
+    return apply([](float u, float v) { return u < v || u != u ? u : v; });
+  case BinaryKind::Pow:
+    return apply([](float u, float v) { return std::pow(u, v); });
+  }
 }
 
 /// Type-agnostic kernels move elements in the widest unit dividing
@@ -216,67 +276,37 @@ void broadcastTyped(const T *x, const Shape &xShape, T *y,
 } // namespace
 
 void unary(UnaryKind kind, const float *x, float *y, int64_t n) {
-  switch (kind) {
-  case UnaryKind::Neg:
-    return unaryApply(x, y, n, [](float v) { return -v; });
-  case UnaryKind::Abs:
-    return unaryApply(x, y, n, [](float v) { return std::fabs(v); });
-  case UnaryKind::Exp:
-    return unaryApply(x, y, n, [](float v) { return std::exp(v); });
-  case UnaryKind::Log:
-    return unaryApply(x, y, n, [](float v) { return std::log(v); });
-  case UnaryKind::Sqrt:
-    return unaryApply(x, y, n, [](float v) { return std::sqrt(v); });
-  case UnaryKind::Rsqrt:
-    return unaryApply(x, y, n, [](float v) { return 1.0f / std::sqrt(v); });
-  case UnaryKind::Tanh:
-    return unaryApply(x, y, n, [](float v) { return std::tanh(v); });
-  case UnaryKind::Sigmoid:
-    return unaryApply(x, y, n,
-                      [](float v) { return 1.0f / (1.0f + std::exp(-v)); });
-  case UnaryKind::Relu:
-    // PyTorch's relu keeps NaN; a plain max(v, 0) would turn it into 0.
-    return unaryApply(x, y, n,
-                      [](float v) { return v > 0.0f || v != v ? v : 0.0f; });
-  case UnaryKind::Silu:
-    return unaryApply(
-        x, y, n, [](float v) { return v * (1.0f / (1.0f + std::exp(-v))); });
-  case UnaryKind::Gelu:
-    return unaryApply(x, y, n, [](float v) {
-      return 0.5f * v * (1.0f + std::erf(v * kSqrtHalf));
+  withUnaryFn(kind, [&](auto f) {
+    forChunks(n, [&](int64_t begin, int64_t end) {
+      unaryRun(x + begin, y + begin, end - begin, f);
     });
-  case UnaryKind::GeluTanh:
-    return unaryApply(x, y, n, [](float v) {
-      float inner = kGeluBeta * (v + 0.044715f * v * v * v);
-      return 0.5f * v * (1.0f + std::tanh(inner));
-    });
-  }
+  });
+}
+
+void unarySerial(UnaryKind kind, const float *x, float *y, int64_t n) {
+  withUnaryFn(kind, [&](auto f) { unaryRun(x, y, n, f); });
 }
 
 void binary(BinaryKind kind, const float *a, const Shape &aShape,
             const float *b, const Shape &bShape, float *y,
             const Shape &outShape) {
-  auto apply = [&](auto f) {
+  withBinaryFn(kind, [&](auto f) {
     broadcastApply(a, aShape, b, bShape, y, outShape, f);
-  };
-  switch (kind) {
-  case BinaryKind::Add:
-    return apply([](float u, float v) { return u + v; });
-  case BinaryKind::Sub:
-    return apply([](float u, float v) { return u - v; });
-  case BinaryKind::Mul:
-    return apply([](float u, float v) { return u * v; });
-  case BinaryKind::Div:
-    return apply([](float u, float v) { return u / v; });
-  case BinaryKind::Maximum:
-    // The comparison picks u when it is NaN, and v when v is (u > NaN is
-    // false), so NaN wins from either side.
-    return apply([](float u, float v) { return u > v || u != u ? u : v; });
-  case BinaryKind::Minimum:
-    return apply([](float u, float v) { return u < v || u != u ? u : v; });
-  case BinaryKind::Pow:
-    return apply([](float u, float v) { return std::pow(u, v); });
-  }
+  });
+}
+
+void binarySerial(BinaryKind kind, const float *a, int64_t aStride,
+                  const float *b, int64_t bStride, float *y, int64_t n) {
+  withBinaryFn(kind, [&](auto f) {
+    if (aStride && bStride)
+      binaryRun<1, 1>(a, b, y, n, f);
+    else if (aStride)
+      binaryRun<1, 0>(a, b, y, n, f);
+    else if (bStride)
+      binaryRun<0, 1>(a, b, y, n, f);
+    else
+      binaryRun<0, 0>(a, b, y, n, f);
+  });
 }
 
 void compare(CompareKind kind, const float *a, const Shape &aShape,

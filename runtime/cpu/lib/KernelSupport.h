@@ -9,6 +9,19 @@
 #include <cstddef>
 #include <cstdint>
 
+/// On x86-64 Linux with GCC, a hot elementwise loop is compiled three times
+/// (baseline SSE2, AVX2, AVX-512) and the loader picks the widest the CPU
+/// has (an ifunc), so a portable build still runs 8 or 16 floats at a time.
+/// The clones compute the same bits: C++17 without GNU extensions does not
+/// contract a * b + c into FMA.
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) &&          \
+    !defined(__clang__)
+#define SHARDRT_CPU_VECTOR_CLONES                                              \
+  __attribute__((target_clones("default", "avx2", "arch=x86-64-v4")))
+#else
+#define SHARDRT_CPU_VECTOR_CLONES
+#endif
+
 namespace shardrt::cpu::detail {
 
 /// Below this many elements a parallel region costs more than it saves.

@@ -143,22 +143,142 @@ StatusOr<std::vector<InputRead>> broadcastReads(const fb::Instruction &inst,
   return reads;
 }
 
+/// A tile's register: `len` values, or one value that stands for all of
+/// them (an input broadcast across the whole tile, or a step on such).
+struct Register {
+  const float *data = nullptr;
+  bool single = false;
+};
+
 /// Applies the steps to `len` elements whose inputs are in reg[0..inputs);
-/// the last step writes `result`, the others registers of `scratch`.
+/// the last step writes `result`, the others registers of `scratch`. A step
+/// on single values computes one value.
 void runSteps(const std::vector<Step> &steps, size_t inputs,
-              std::vector<const float *> &reg, float *scratch, float *result,
+              std::vector<Register> &reg, float *scratch, float *result,
               int64_t len) {
   for (size_t s = 0; s < steps.size(); ++s) {
     size_t r = inputs + s;
-    float *dst = s + 1 == steps.size() ? result : scratch + r * kTile;
     const Step &step = steps[s];
+    const Register a = reg[size_t(step.a)],
+                   b = step.binary ? reg[size_t(step.b)] : a;
+    bool single = a.single && b.single, last = s + 1 == steps.size();
+    float *dst = last && !single ? result : scratch + r * kTile;
+    int64_t n = single ? 1 : len;
+    // Tiles are the threads' work already: the serial kernels skip the
+    // broadcast plan and OpenMP that the whole-tensor kernels set up per call.
     if (step.binary)
-      cpu::binary(step.binaryKind, reg[size_t(step.a)], {len},
-                  reg[size_t(step.b)], {len}, dst, {len});
+      cpu::binarySerial(step.binaryKind, a.data, a.single ? 0 : 1, b.data,
+                        b.single ? 0 : 1, dst, n);
     else
-      cpu::unary(step.unary, reg[size_t(step.a)], dst, len);
-    reg[r] = dst;
+      cpu::unarySerial(step.unary, a.data, dst, n);
+    reg[r] = {dst, single};
+    if (last && single)
+      std::fill(result, result + len, dst[0]);
   }
+}
+
+/// An input of an elementwise body as its tiles read it: the output's dims
+/// merged wherever the input is contiguous or broadcast across them, so
+/// that, e.g., a per-channel value of an NCHW output spans H x W at once.
+struct TileRead {
+  uint32_t slot = 0;
+  bool direct = false;
+  Shape dims;
+  std::vector<int64_t> strides;
+};
+
+TileRead tileRead(const InputRead &in, const Shape &out) {
+  TileRead t;
+  t.slot = in.slot;
+  t.direct = in.direct;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (out[d] == 1)
+      continue;
+    if (!t.dims.empty() && t.strides.back() == in.strides[d] * out[d]) {
+      t.dims.back() *= out[d];
+      t.strides.back() = in.strides[d];
+      continue;
+    }
+    t.dims.push_back(out[d]);
+    t.strides.push_back(in.strides[d]);
+  }
+  if (t.dims.empty())
+    t.dims = {1}, t.strides = {0};
+  return t;
+}
+
+/// A prepared ElementwiseFused: tiles of the output, each gathering the
+/// inputs it reads and running the body on them.
+struct FusedElementwise {
+  std::vector<TileRead> reads;
+  std::vector<Step> steps;
+  int64_t n = 0;
+  uint32_t y = 0;
+
+  /// Input i's values for output elements [lo, lo + len): in place when it
+  /// is direct or one value for the whole tile, else copied to `dst`.
+  Register gather(RunContext &rc, size_t i, int64_t lo, int64_t len,
+                  std::vector<int64_t> &index, float *dst) const;
+  Status run(RunContext &rc) const;
+};
+
+Register FusedElementwise::gather(RunContext &rc, size_t i, int64_t lo,
+                                  int64_t len, std::vector<int64_t> &index,
+                                  float *dst) const {
+  const TileRead &read = reads[i];
+  const float *src = slotPtr<float>(rc, read.slot);
+  if (read.direct)
+    return {src + lo, false};
+  const Shape &dims = read.dims;
+  size_t inner = dims.size() - 1;
+  int64_t flat = lo, at = 0;
+  for (size_t d = dims.size(); d-- > 0;) {
+    index[d] = flat % dims[d];
+    flat /= dims[d];
+    at += index[d] * read.strides[d];
+  }
+  if (read.strides[inner] == 0 && dims[inner] - index[inner] >= len)
+    return {src + at, true};
+  // Walk the tile in runs along the innermost dim: each run is a copy
+  // (stride 1) or one repeated value (a broadcast dim).
+  for (int64_t e = 0; e < len;) {
+    int64_t run = std::min(len - e, dims[inner] - index[inner]);
+    if (read.strides[inner] == 0)
+      std::fill(dst + e, dst + e + run, src[at]);
+    else
+      std::memcpy(dst + e, src + at, size_t(run) * sizeof(float));
+    e += run;
+    at += run * read.strides[inner];
+    index[inner] += run;
+    for (size_t d = inner; d > 0 && index[d] == dims[d]; --d) {
+      at += read.strides[d - 1] - dims[d] * read.strides[d];
+      index[d] = 0;
+      ++index[d - 1];
+    }
+  }
+  return {dst, false};
+}
+
+Status FusedElementwise::run(RunContext &rc) const {
+  int64_t tiles = (n + kTile - 1) / kTile;
+  size_t registers = reads.size() + steps.size();
+#pragma omp parallel
+  {
+    std::vector<float> scratch(registers * kTile);
+    std::vector<Register> reg(registers);
+    std::vector<int64_t> index;
+#pragma omp for schedule(static)
+    for (int64_t t = 0; t < tiles; ++t) {
+      int64_t lo = t * kTile, len = std::min(kTile, n - lo);
+      for (size_t i = 0; i < reads.size(); ++i) {
+        index.resize(reads[i].dims.size());
+        reg[i] = gather(rc, i, lo, len, index, scratch.data() + i * kTile);
+      }
+      runSteps(steps, reads.size(), reg, scratch.data(),
+               slotPtr<float>(rc, y) + lo, len);
+    }
+  }
+  return Status();
 }
 
 } // namespace
@@ -186,61 +306,14 @@ StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
       parseBody(words(inst), ints, int64_t(numIn), /*reduction=*/false);
   if (!body.ok())
     return body.status();
-  std::vector<InputRead> reads = std::move(*inputReads);
-  std::vector<Step> steps = std::move(body->steps);
-  int64_t n = numElements(outShape);
-  uint32_t y = outIdx(inst, 0);
-  int64_t registers = int64_t(numIn + steps.size());
-  return RunFn([=](RunContext &rc) -> Status {
-    int64_t tiles = (n + kTile - 1) / kTile;
-#pragma omp parallel
-    {
-      std::vector<float> scratch(static_cast<size_t>(registers * kTile));
-      std::vector<const float *> reg(static_cast<size_t>(registers));
-      std::vector<int64_t> index(outShape.size());
-#pragma omp for schedule(static)
-      for (int64_t t = 0; t < tiles; ++t) {
-        int64_t lo = t * kTile, len = std::min(kTile, n - lo);
-        for (size_t i = 0; i < reads.size(); ++i) {
-          const float *src = slotPtr<float>(rc, reads[i].slot);
-          if (reads[i].direct) {
-            reg[i] = src + lo;
-            continue;
-          }
-          // Walk the tile in runs along the innermost dim: each run is a
-          // copy (stride 1) or one repeated value (a broadcast dim).
-          int64_t flat = lo;
-          for (size_t d = outShape.size(); d-- > 0;) {
-            index[d] = flat % outShape[d];
-            flat /= outShape[d];
-          }
-          float *dst = scratch.data() + i * kTile;
-          const std::vector<int64_t> &strides = reads[i].strides;
-          size_t inner = outShape.size() - 1;
-          for (int64_t e = 0; e < len;) {
-            int64_t at = 0;
-            for (size_t d = 0; d < outShape.size(); ++d)
-              at += index[d] * strides[d];
-            int64_t run = std::min(len - e, outShape[inner] - index[inner]);
-            if (strides[inner] == 0)
-              std::fill(dst + e, dst + e + run, src[at]);
-            else
-              std::memcpy(dst + e, src + at, size_t(run) * sizeof(float));
-            e += run;
-            index[inner] = 0;
-            for (size_t d = inner; d-- > 0;) {
-              if (++index[d] < outShape[d])
-                break;
-              index[d] = 0;
-            }
-          }
-          reg[i] = dst;
-        }
-        runSteps(steps, reads.size(), reg, scratch.data(),
-                 slotPtr<float>(rc, y) + lo, len);
-      }
-    }
-    return Status();
+  FusedElementwise plan;
+  for (const InputRead &in : *inputReads)
+    plan.reads.push_back(tileRead(in, outShape));
+  plan.steps = std::move(body->steps);
+  plan.n = numElements(outShape);
+  plan.y = outIdx(inst, 0);
+  return RunFn([plan = std::move(plan)](RunContext &rc) -> Status {
+    return plan.run(rc);
   });
 }
 
@@ -301,7 +374,7 @@ double combine(FusedReduce kind, double acc, double v) {
 /// Per-thread buffers: the registers of one tile and the gather state.
 struct ReductionScratch {
   std::vector<float> tile;
-  std::vector<const float *> reg;
+  std::vector<Register> reg;
   std::vector<int64_t> index, at, base;
 };
 
@@ -373,9 +446,9 @@ double FusedReduction::accumulate(RunContext &rc, ReductionScratch &s,
     int64_t len = std::min(kTile, r1 - t);
     gather(rc, s, len);
     for (size_t i = 0; i < reads.size(); ++i)
-      s.reg[i] = s.tile.data() + i * kTile;
+      s.reg[i] = {s.tile.data() + i * kTile, false};
     runSteps(steps, reads.size(), s.reg, s.tile.data(), values, len);
-    const float *reduced = steps.empty() ? s.reg[size_t(result)] : values;
+    const float *reduced = steps.empty() ? s.reg[size_t(result)].data : values;
     if (kind == FusedReduce::Sum || kind == FusedReduce::Mean) {
       // Four independent partial sums keep the adds pipelined.
       double lane[4] = {0, 0, 0, 0};

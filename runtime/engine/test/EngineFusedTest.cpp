@@ -51,6 +51,106 @@ TEST(EnginePrepare, FusedBodiesAreChecked) {
                        {"does not broadcast"}));
 }
 
+/// Element `linear` of an output of shape `out` read from an input of shape
+/// `in` (left-padded with 1s; dims of 1 broadcast), by unravel and ravel.
+int64_t broadcastIndex(const Shape &in, const Shape &out, int64_t linear) {
+  int64_t index = 0, stride = 1;
+  size_t pad = out.size() - in.size();
+  for (size_t d = out.size(); d-- > 0;) {
+    int64_t i = linear % out[d];
+    linear /= out[d];
+    int64_t extent = d < pad ? 1 : in[d - pad];
+    if (extent != 1)
+      index += i * stride;
+    stride *= extent;
+  }
+  return index;
+}
+
+TEST(EngineRun, FusedElementwiseBodiesMatchDirectLoops) {
+  // Random outputs over several tiles, inputs broadcast along random dims
+  // (some constant over whole tiles, which the evaluator reads as one value;
+  // some with all inputs so, where a step yields one value for the tile),
+  // random bodies of add/sub/mul/maximum/neg/relu with NaNs in the inputs.
+  // Each element is recomputed here in float, so results must be equal.
+  RandomInts pick(23);
+  const char *binaries[] = {"add", "sub", "mul", "maximum"};
+  const char *unaries[] = {"neg", "relu"};
+  for (int iter = 0; iter < 40; ++iter) {
+    SCOPED_TRACE("case " + std::to_string(iter));
+    Shape out(size_t(pick(1, 4)));
+    for (int64_t &d : out)
+      d = pick(1, 5) == 1 ? 1 : pick(2, 40);
+    if (iter % 4 == 0)
+      out = {1, pick(2, 4), 64, pick(40, 80)}; // per-channel runs > a tile
+    int64_t inputs = pick(1, 3);
+    Model m;
+    std::vector<Shape> shapes;
+    std::vector<uint32_t> slots;
+    std::vector<Floats> values;
+    std::mt19937 rng{unsigned(iter)};
+    for (int64_t i = 0; i < inputs; ++i) {
+      Shape s(out.begin() + pick(0, int64_t(out.size()) - 1), out.end());
+      for (int64_t &d : s)
+        if (pick(0, 1) || (iter % 8 == 4 && i > 0))
+          d = 1;
+      if (iter % 8 == 0 && i == 0)
+        s = {out[1], 1, 1}; // per channel
+      shapes.push_back(s);
+      slots.push_back(m.input("in" + std::to_string(i), s));
+      values.push_back(randomFloats(size_t(count(s)), rng, -2, 2));
+      if (values.back().size() > 3)
+        values.back()[2] = std::nanf("");
+    }
+    // Steps read any earlier register; the last yields the output.
+    std::string fns;
+    std::vector<int64_t> ints;
+    struct RefStep {
+      std::string fn;
+      int64_t a, b;
+    };
+    std::vector<RefStep> ref;
+    int64_t steps = pick(1, 5);
+    for (int64_t k = 0; k < steps; ++k) {
+      int64_t defined = inputs + k;
+      RefStep st{"", pick(0, defined - 1), pick(0, defined - 1)};
+      bool binary = pick(0, 2) > 0;
+      st.fn = binary ? binaries[pick(0, 3)] : unaries[pick(0, 1)];
+      fns += (fns.empty() ? "" : " ") + st.fn;
+      ints.push_back(st.a);
+      if (binary)
+        ints.push_back(st.b);
+      ref.push_back(st);
+    }
+    ints.push_back(inputs + steps - 1);
+    uint32_t y = m.output("y", out);
+    InstructionSpec &inst = m.op(Opcode::ElementwiseFused, slots, {y});
+    inst.str = fns;
+    inst.ints = ints;
+    StatusOr<std::vector<Floats>> got = runModel(m, values);
+    ASSERT_TRUE(got.ok()) << got.status().toString();
+    for (int64_t e = 0; e < count(out); ++e) {
+      std::vector<float> reg;
+      for (int64_t i = 0; i < inputs; ++i)
+        reg.push_back(values[size_t(i)][size_t(
+            broadcastIndex(shapes[size_t(i)], out, e))]);
+      for (const RefStep &st : ref) {
+        float u = reg[size_t(st.a)], v = reg[size_t(st.b)];
+        float r = st.fn == "add"       ? u + v
+                  : st.fn == "sub"     ? u - v
+                  : st.fn == "mul"     ? u * v
+                  : st.fn == "maximum" ? (u > v || u != u ? u : v)
+                  : st.fn == "neg"     ? -u
+                                       : (u > 0.0f || u != u ? u : 0.0f);
+        reg.push_back(r);
+      }
+      float want = reg.back(), have = (*got)[0][size_t(e)];
+      ASSERT_TRUE(std::isnan(want) ? std::isnan(have) : have == want)
+          << fns << ": element " << e << " is " << have << ", not " << want;
+    }
+  }
+}
+
 TEST(EngineRun, FusedReductionsMatchDirectLoops) {
   // ReductionFused over [3, 4, 5] reducing dims 0 and 2 of x * w (w
   // broadcast per dim-1 index): sum, mean, amax (one NaN propagates into

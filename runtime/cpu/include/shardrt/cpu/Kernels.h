@@ -48,7 +48,12 @@ enum class UnaryKind {
   Gelu,     // exact: x * 0.5 * (1 + erf(x / sqrt(2)))
   GeluTanh, // approximate="tanh"
 };
+/// Exp, Sigmoid and Silu use an exp within 1 ulp of libm's that vectorises
+/// (lib/VectorExp.h).
 void unary(UnaryKind kind, const float *x, float *y, int64_t n);
+/// The same values on the calling thread alone (no OpenMP): for callers
+/// that split the work themselves, such as the fused evaluator's tiles.
+void unarySerial(UnaryKind kind, const float *x, float *y, int64_t n);
 
 enum class BinaryKind { Add, Sub, Mul, Div, Maximum, Minimum, Pow };
 enum class CompareKind { Eq, Ne, Lt, Le, Gt, Ge };
@@ -59,6 +64,10 @@ enum class CompareKind { Eq, Ne, Lt, Le, Gt, Ge };
 void binary(BinaryKind kind, const float *a, const Shape &aShape,
             const float *b, const Shape &bShape, float *y,
             const Shape &outShape);
+/// y[i] = a[i * aStride] op b[i * bStride] for i < n, each stride 1 or 0
+/// (one value for every i), on the calling thread alone.
+void binarySerial(BinaryKind kind, const float *a, int64_t aStride,
+                  const float *b, int64_t bStride, float *y, int64_t n);
 /// Same broadcasting; y is bool (uint8_t 0/1).
 void compare(CompareKind kind, const float *a, const Shape &aShape,
              const float *b, const Shape &bShape, uint8_t *y,
