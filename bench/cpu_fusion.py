@@ -9,8 +9,9 @@ Compiles the example at -O2 (no fusion: Unary, Binary, Reduce steps) and at
 -O3 (sc-fuse: ElementwiseFused, ReductionFused), runs both on their mesh with
 `shard-run --profile`, alternating -O2 and -O3 runs, and prints a Markdown
 table: per rank, the time of the elementwise and reduction steps (Unary,
-Binary, Reduce, ElementwiseFused, ReductionFused) and of the whole run at
-each level, from the runs' mean over --runs timed runs (best of --rounds).
+Binary, Reduce, ElementwiseFused, ReductionFused) and of all steps (the
+profile's total) at each level, means over --runs timed runs, the best of
+--rounds alternations.
 """
 import argparse
 import os
@@ -33,7 +34,7 @@ def profile(build, artifact, runs):
          "--seed", "1", "--bench", str(runs), "--profile", "--profile-top",
          "0"], capture_output=True, text=True, check=True).stdout
     table = out[out.index("profile:"):]
-    rows = {}
+    rows, total = {}, None
     for line in table.splitlines()[2:]:
         cells = line.split()
         if len(cells) < 3 or not re.match(r"^[\d.]+$", cells[2]):
@@ -43,6 +44,8 @@ def profile(build, artifact, runs):
             continue
         ranks = len(cells) - 4  # opcode, steps, ms per rank..., %, GB/s
         rows[cells[0]] = [float(c) for c in cells[2:2 + ranks]]
+    if total is None:
+        raise RuntimeError("no total row in shard-run's profile:\n" + table)
     return rows, total
 
 
@@ -73,7 +76,7 @@ def main():
                     best[level] = (rows, total)
     (plain, plainTotal), (fused, fusedTotal) = best["2"], best["3"]
     print("| %s rank | -O2 elementwise + reduction ms | -O3 (fused) ms "
-          "| -O3 / -O2 | -O2 run ms | -O3 run ms |" % args.model)
+          "| -O3 / -O2 | -O2 all steps ms | -O3 all steps ms |" % args.model)
     print("|---|---|---|---|---|---|")
     for r in range(len(plainTotal)):
         a, b = summed(plain, ELEMENTWISE, r), summed(fused, ELEMENTWISE, r)

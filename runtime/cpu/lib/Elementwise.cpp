@@ -22,6 +22,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <limits>
+#include <type_traits>
 
 namespace shardrt::cpu {
 
@@ -135,10 +136,42 @@ template <typename RunFn> void forEachRun(const BroadcastPlan &p, RunFn &&run) {
 }
 
 template <int SA, int SB, typename R, typename F>
-SHARDRT_CPU_VECTOR_CLONES void binaryRun(const float *a, const float *b, R *y,
-                                         int64_t n, F f) {
+inline void binaryLoop(const float *a, const float *b, R *y, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = f(a[i * SA], b[i * SB]);
+}
+
+template <int SA, int SB, typename R, typename F>
+SHARDRT_CPU_VECTOR_CLONES void binaryLoopCloned(const float *a, const float *b,
+                                                R *y, int64_t n, F f) {
+  binaryLoop<SA, SB>(a, b, y, n, f);
+}
+
+/// A cloned loop is an indirect call (never inlined): only runs this long
+/// take it; short runs (a broadcast of a narrow inner dim) stay inline.
+constexpr int64_t kClonedRunMin = 64;
+
+/// y[i] = f(a[i * sa], b[i * sb]) for i < n, strides 0 or 1.
+template <typename R, typename F>
+inline void binaryRun(const float *a, bool sa, const float *b, bool sb, R *y,
+                      int64_t n, F f) {
+  auto loop = [&](auto sA, auto sB) {
+    constexpr int SA = decltype(sA)::value, SB = decltype(sB)::value;
+    if (n >= kClonedRunMin)
+      binaryLoopCloned<SA, SB>(a, b, y, n, f);
+    else
+      binaryLoop<SA, SB>(a, b, y, n, f);
+  };
+  using One = std::integral_constant<int, 1>;
+  using Zero = std::integral_constant<int, 0>;
+  if (sa && sb)
+    loop(One(), One());
+  else if (sa)
+    loop(One(), Zero());
+  else if (sb)
+    loop(Zero(), One());
+  else
+    loop(Zero(), Zero());
 }
 
 template <typename R, typename F>
@@ -149,16 +182,7 @@ void broadcastApply(const float *a, const Shape &aShape, const float *b,
   BroadcastPlan p = makePlan(outShape, {&aShape, &bShape});
   const bool sa = p.innerStride(0) != 0, sb = p.innerStride(1) != 0;
   forEachRun(p, [&](int64_t pos, const int64_t *off, int64_t n) {
-    const float *pa = a + off[0], *pb = b + off[1];
-    R *py = y + pos;
-    if (sa && sb)
-      binaryRun<1, 1>(pa, pb, py, n, f);
-    else if (sa)
-      binaryRun<1, 0>(pa, pb, py, n, f);
-    else if (sb)
-      binaryRun<0, 1>(pa, pb, py, n, f);
-    else
-      binaryRun<0, 0>(pa, pb, py, n, f);
+    binaryRun(a + off[0], sa, b + off[1], sb, y + pos, n, f);
   });
 }
 
@@ -298,14 +322,7 @@ void binary(BinaryKind kind, const float *a, const Shape &aShape,
 void binarySerial(BinaryKind kind, const float *a, int64_t aStride,
                   const float *b, int64_t bStride, float *y, int64_t n) {
   withBinaryFn(kind, [&](auto f) {
-    if (aStride && bStride)
-      binaryRun<1, 1>(a, b, y, n, f);
-    else if (aStride)
-      binaryRun<1, 0>(a, b, y, n, f);
-    else if (bStride)
-      binaryRun<0, 1>(a, b, y, n, f);
-    else
-      binaryRun<0, 0>(a, b, y, n, f);
+    binaryRun(a, aStride != 0, b, bStride != 0, y, n, f);
   });
 }
 

@@ -9,13 +9,14 @@
 #include <cstddef>
 #include <cstdint>
 
-/// On x86-64 Linux with GCC, a hot elementwise loop is compiled three times
-/// (baseline SSE2, AVX2, AVX-512) and the loader picks the widest the CPU
-/// has (an ifunc), so a portable build still runs 8 or 16 floats at a time.
-/// The clones compute the same bits: C++17 without GNU extensions does not
-/// contract a * b + c into FMA.
-#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) &&          \
-    !defined(__clang__)
+/// On x86-64 with GCC 12+ and glibc (ifuncs), a hot elementwise loop is
+/// compiled three times (baseline SSE2, AVX2, AVX-512) and the loader picks
+/// the widest the CPU has, so a portable build still runs 8 or 16 floats at
+/// a time. The clones compute the same bits: the library is compiled with
+/// -ffp-contract=off (no FMA contraction), and IEEE +, -, *, / and
+/// conversions round the same in any vector width.
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) &&          \
+    !defined(__clang__) && __GNUC__ >= 12
 #define SHARDRT_CPU_VECTOR_CLONES                                              \
   __attribute__((target_clones("default", "avx2", "arch=x86-64-v4")))
 #else

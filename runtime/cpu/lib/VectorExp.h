@@ -2,19 +2,18 @@
 //
 // std::exp is a call into libm, so a loop over it (sigmoid, SiLU, softmax)
 // runs one element at a time. This exp is branch-free arithmetic on floats
-// and their bits, so the same loop vectorises (the target compiles with
+// and their bits, so the same loop vectorises (the library compiles with
 // -fno-trapping-math, which lets the selects become blends), and it gives
 // the same bits on every x86 level, vectorised or not: only IEEE +, * and
-// conversions, no fused multiply-add (C++17 without GNU extensions keeps
-// -ffp-contract=off).
+// conversions, and no FMA contraction (-ffp-contract=off).
 //
 // Method: exp(x) = 2^k * exp(r) with k = round(x / ln 2) and r = x - k ln 2
 // (ln 2 split in two so that k * ln2_hi is exact), |r| <= ln(2) / 2, and
 // exp(r) from Cephes's degree-7 polynomial. 2^k is applied as two powers of
 // two so that results down to the smallest subnormal come out right. Within
-// 1 ulp of glibc's expf over the whole float range (ElementwiseTest checks
-// every float of a dense sweep); exp(NaN) = NaN, exp(-inf) = 0,
-// exp(x > 88.72...) = inf.
+// 1 ulp of exp computed in double and rounded to float, over every 61st
+// float from -104 to 89 (ElementwiseTest); exp(NaN) = NaN, exp(-inf) = 0,
+// exp(x) = inf from the first float whose exp rounds past FLT_MAX.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,7 +39,10 @@ inline float vectorExp(float x) {
   constexpr float ln2Hi = 0.693145751953125f, ln2Lo = 1.428606765330187045e-6f;
   // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer.
   constexpr float roundShift = 12582912.0f;
-  float c = x < lo ? lo : (x > hi ? hi : x);
+  // NaN goes to lo here (both compares are false), so that k stays a
+  // number that converts to int; the last select returns the NaN.
+  float c = x > lo ? x : lo;
+  c = c < hi ? c : hi;
   float k = (c * log2e + roundShift) - roundShift;
   float r = (c - k * ln2Hi) - k * ln2Lo;
   float p = 1.9875691500e-4f;

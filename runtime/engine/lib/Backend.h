@@ -25,8 +25,9 @@ class Artifact;
 namespace shardrt::exec {
 
 /// Times the steps of one run for SessionOptions::profile. The session calls
-/// mark(i) just before step i and mark(n) after the last of n steps, then,
-/// after Backend::endRun, millis() for the n durations between the marks.
+/// mark(i) just before step i and mark(n) after the last of the n steps it
+/// created the timer for, then, after Backend::endRun, millis() for the n
+/// durations between the marks.
 class StepTimer {
 public:
   virtual ~StepTimer();

@@ -21,11 +21,7 @@ class HostStepTimer final : public StepTimer {
 public:
   explicit HostStepTimer(size_t steps) : marks_(steps + 1) {}
   Status mark(size_t step) override {
-    if (step >= marks_.size())
-      return Status::internal("step " + std::to_string(step) +
-                              " marked; the run has " +
-                              std::to_string(marks_.size() - 1));
-    marks_[step] = std::chrono::steady_clock::now();
+    marks_[step] = std::chrono::steady_clock::now(); // step <= steps
     return Status();
   }
   Status millis(std::vector<double> &out) override {

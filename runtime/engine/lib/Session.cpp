@@ -51,6 +51,8 @@ struct Session::Impl {
   Status prepareProfile();
   /// Runs the program's steps, marking each for the timer when there is one.
   Status runSteps(exec::RunContext &rc);
+  /// After a run that succeeded: its step times into the profile.
+  Status addProfiledRun();
   /// Where slot `slot` is during a run: a zero-copy input or the arena.
   void *slotData(uint32_t slot) const;
   Status checkBinding(size_t i, bool input, DType dtype,
@@ -462,15 +464,6 @@ Status Session::run() {
       return s;
     }
   SHARDRT_RETURN_IF_ERROR(im.backend->endRun(false));
-  if (im.timer) {
-    SHARDRT_RETURN_IF_ERROR(im.timer->millis(im.stepMs));
-    for (size_t i = 0; i < im.profile.size(); ++i) {
-      StepProfile &p = im.profile[i];
-      p.minMs = p.runs ? std::min(p.minMs, im.stepMs[i]) : im.stepMs[i];
-      p.totalMs += im.stepMs[i];
-      ++p.runs;
-    }
-  }
   // An output that is an input or a constant: the program read the slot
   // where it is; the caller's buffer gets a copy.
   for (size_t i = 0; i < im.outputSlots.size(); ++i) {
@@ -480,6 +473,17 @@ Status Session::run() {
     if (im.boundOutputs[i] && im.outputReadOnly[i] && bytes)
       SHARDRT_RETURN_IF_ERROR(
           im.backend->copyWithin(im.boundOutputs[i], rc.slots[slot], bytes));
+  }
+  return im.timer ? im.addProfiledRun() : Status();
+}
+
+Status Session::Impl::addProfiledRun() {
+  SHARDRT_RETURN_IF_ERROR(timer->millis(stepMs));
+  for (size_t i = 0; i < profile.size(); ++i) {
+    StepProfile &p = profile[i];
+    p.minMs = p.runs ? std::min(p.minMs, stepMs[i]) : stepMs[i];
+    p.totalMs += stepMs[i];
+    ++p.runs;
   }
   return Status();
 }

@@ -1073,7 +1073,7 @@ TEST(CudaBackend, ProfileTimesStepsOnTheStream) {
     double sum = 0;
     for (const StepProfile &p : session.profile()) {
       EXPECT_EQ(p.runs, 2u) << p.opcode;
-      EXPECT_GE(p.minMs, 0.0) << p.opcode;
+      EXPECT_LE(p.minMs * 2, p.totalMs * (1 + 1e-9)) << p.opcode;
       sum += p.totalMs;
     }
     EXPECT_GT(session.profile()[0].totalMs, 0.0); // the conv

@@ -149,9 +149,10 @@ struct SessionOptions {
   /// 1e-3 relative error, PyTorch's default for convolutions).
   bool allowTf32 = false;
   /// Time every step of every run (Session::profile). The CUDA backend
-  /// records an event pair per step on its stream, so the times are the
-  /// device's; it cannot replay a CUDA graph then (Session::create refuses
-  /// both at once).
+  /// records an event before each step and after the last on its stream, so
+  /// the times are the device's; run() then waits for the last event, even
+  /// on a caller's stream. A CUDA graph runs the program as one launch, so
+  /// Session::create refuses it with profiling.
   bool profile = false;
 };
 

@@ -48,8 +48,8 @@ enum class UnaryKind {
   Gelu,     // exact: x * 0.5 * (1 + erf(x / sqrt(2)))
   GeluTanh, // approximate="tanh"
 };
-/// Exp, Sigmoid and Silu use an exp within 1 ulp of libm's that vectorises
-/// (lib/VectorExp.h).
+/// Exp, Sigmoid and Silu use an exp that vectorises, within 1 ulp of the
+/// correctly rounded exp (lib/VectorExp.h).
 void unary(UnaryKind kind, const float *x, float *y, int64_t n);
 /// The same values on the calling thread alone (no OpenMP): for callers
 /// that split the work themselves, such as the fused evaluator's tiles.
