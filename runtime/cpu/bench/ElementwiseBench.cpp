@@ -38,50 +38,41 @@ void setBytes(benchmark::State &state, int64_t n, int operands) {
                           int64_t(sizeof(float)));
 }
 
+/// The loop the kernels ran before: f(x) with libm's expf inside.
+template <typename F> void libmLoop(benchmark::State &state, F f) {
+  int64_t n = state.range(0);
+  std::vector<float> x = inputs(n), y(x.size());
+  for (auto _ : state) {
+    const float *in = x.data();
+    float *out = y.data();
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = f(in[i]);
+    benchmark::DoNotOptimize(y.data());
+  }
+  setBytes(state, n, 2);
+}
+
+void kernelLoop(benchmark::State &state, UnaryKind kind) {
+  int64_t n = state.range(0);
+  std::vector<float> x = inputs(n), y(x.size());
+  for (auto _ : state) {
+    unarySerial(kind, x.data(), y.data(), n);
+    benchmark::DoNotOptimize(y.data());
+  }
+  setBytes(state, n, 2);
+}
+
 void BM_SiluLibm(benchmark::State &state) {
-  int64_t n = state.range(0);
-  std::vector<float> x = inputs(n), y(x.size());
-  for (auto _ : state) {
-    const float *in = x.data();
-    float *out = y.data();
-    for (int64_t i = 0; i < n; ++i)
-      out[i] = in[i] * (1.0f / (1.0f + std::exp(-in[i])));
-    benchmark::DoNotOptimize(y.data());
-  }
-  setBytes(state, n, 2);
+  libmLoop(state, [](float v) { return v * (1.0f / (1.0f + std::exp(-v))); });
 }
-
 void BM_SiluKernel(benchmark::State &state) {
-  int64_t n = state.range(0);
-  std::vector<float> x = inputs(n), y(x.size());
-  for (auto _ : state) {
-    unarySerial(UnaryKind::Silu, x.data(), y.data(), n);
-    benchmark::DoNotOptimize(y.data());
-  }
-  setBytes(state, n, 2);
+  kernelLoop(state, UnaryKind::Silu);
 }
-
 void BM_ExpLibm(benchmark::State &state) {
-  int64_t n = state.range(0);
-  std::vector<float> x = inputs(n), y(x.size());
-  for (auto _ : state) {
-    const float *in = x.data();
-    float *out = y.data();
-    for (int64_t i = 0; i < n; ++i)
-      out[i] = std::exp(in[i]);
-    benchmark::DoNotOptimize(y.data());
-  }
-  setBytes(state, n, 2);
+  libmLoop(state, [](float v) { return std::exp(v); });
 }
-
 void BM_ExpKernel(benchmark::State &state) {
-  int64_t n = state.range(0);
-  std::vector<float> x = inputs(n), y(x.size());
-  for (auto _ : state) {
-    unarySerial(UnaryKind::Exp, x.data(), y.data(), n);
-    benchmark::DoNotOptimize(y.data());
-  }
-  setBytes(state, n, 2);
+  kernelLoop(state, UnaryKind::Exp);
 }
 
 void BM_TileMulBroadcastPlan(benchmark::State &state) {
