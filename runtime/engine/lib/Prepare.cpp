@@ -1,10 +1,16 @@
 //===- Prepare.cpp - Instruction dispatch and shared checks ---------------===//
 
 #include "Prepare.h"
+#include "shardrt/artifact/Artifact.h"
 
 #include <algorithm>
 
 namespace shardrt::exec {
+
+uint64_t SlotInfo::tensorBytes() const {
+  return hasShape ? uint64_t(numElements(shape)) * artifact::dtypeSize(dtype)
+                  : bytes;
+}
 
 IntReader::IntReader(const fb::Instruction &inst)
     : ints_(inst.ints()), size_(ints_ ? ints_->size() : 0) {}

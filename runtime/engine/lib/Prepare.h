@@ -36,6 +36,9 @@ struct SlotInfo {
   Shape shape;
   bool hasShape = false;
   uint64_t bytes = 0;
+
+  /// Bytes of the tensor the slot holds (its extent for untyped scratch).
+  uint64_t tensorBytes() const;
 };
 
 struct RunContext {

@@ -611,7 +611,7 @@ StatusOr<BroadcastLayout> decodeBroadcast(const fb::Instruction &inst,
     return invalid("broadcast root " + std::to_string(root));
   BroadcastLayout l;
   l.root = int(root);
-  l.bytes = numElements(in.shape) * int64_t(artifact::dtypeSize(in.dtype));
+  l.bytes = int64_t(in.tensorBytes());
   l.inSlot = inIdx(inst, 0);
   l.outSlot = outIdx(inst, 0);
   return l;

@@ -31,7 +31,7 @@ StatusOr<RunFn> prepareCopy(const fb::Instruction &inst,
   if (numElements(in.shape) != numElements(out.shape))
     return invalid("copies " + shapeStr(in.shape) + " into " +
                    shapeStr(out.shape) + " (different element counts)");
-  size_t bytes = size_t(numElements(in.shape)) * artifact::dtypeSize(in.dtype);
+  size_t bytes = size_t(in.tensorBytes());
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
   return RunFn([=](RunContext &rc) {
     if (rc.slots[x] != rc.slots[y] && bytes)

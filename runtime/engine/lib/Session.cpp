@@ -122,9 +122,7 @@ Status checkNoOverlap(const fb::Instruction &inst, const fb::RankClass &rc,
                  inst.opcode() == fb::Opcode::ElementwiseFused;
   auto range = [&](uint32_t slot) {
     uint64_t lo = rc.buffers()->Get(slot)->offset();
-    uint64_t bytes = uint64_t(exec::numElements(slots[slot].shape)) *
-                     artifact::dtypeSize(slots[slot].dtype);
-    return std::make_pair(lo, lo + bytes);
+    return std::make_pair(lo, lo + slots[slot].tensorBytes());
   };
   for (uint32_t o : *inst.outputs()) {
     auto [oLo, oHi] = range(o);
@@ -227,12 +225,8 @@ Status Session::Impl::prepareProfile() {
   const fb::Artifact &root = artifact->root();
   auto bytesOf = [&](const flatbuffers::Vector<uint32_t> *list) {
     uint64_t bytes = 0;
-    for (uint32_t k = 0; list && k < list->size(); ++k) {
-      const SlotInfo &s = slots[list->Get(k)];
-      bytes += s.hasShape ? uint64_t(exec::numElements(s.shape)) *
-                                artifact::dtypeSize(s.dtype)
-                          : s.bytes;
-    }
+    for (uint32_t k = 0; list && k < list->size(); ++k)
+      bytes += slots[list->Get(k)].tensorBytes();
     return bytes;
   };
   for (uint32_t i = 0; i < program.size(); ++i) {
@@ -468,8 +462,7 @@ Status Session::run() {
   // where it is; the caller's buffer gets a copy.
   for (size_t i = 0; i < im.outputSlots.size(); ++i) {
     uint32_t slot = im.outputSlots[i];
-    size_t bytes = size_t(exec::numElements(im.slots[slot].shape)) *
-                   artifact::dtypeSize(im.slots[slot].dtype);
+    size_t bytes = size_t(im.slots[slot].tensorBytes());
     if (im.boundOutputs[i] && im.outputReadOnly[i] && bytes)
       SHARDRT_RETURN_IF_ERROR(
           im.backend->copyWithin(im.boundOutputs[i], rc.slots[slot], bytes));
