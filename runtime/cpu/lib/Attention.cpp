@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blas.h"
+#include "KernelSupport.h"
+#include "VectorExp.h"
 #include "shardrt/cpu/Kernels.h"
 
 #include <algorithm>
@@ -33,12 +35,8 @@ bool softmaxRow(float *row, int64_t n) {
     best = std::max(best, row[j]);
   if (best == kNegInf)
     return false;
-  float sum = 0.0f;
-  for (int64_t j = 0; j < n; ++j) {
-    row[j] = std::exp(row[j] - best);
-    sum += row[j];
-  }
-  float inv = 1.0f / sum;
+  expShifted(row, best, row, n);
+  float inv = static_cast<float>(1.0 / laneSum(row, n));
   for (int64_t j = 0; j < n; ++j)
     row[j] *= inv;
   return true;
@@ -199,12 +197,8 @@ void attendOne(const NeighborhoodParams &p, const NeighborhoodAxis ax[3],
     scores[n] = dot * scale;
     best = std::max(best, scores[n++]);
   });
-  float sum = 0.0f;
-#pragma omp simd reduction(+ : sum)
-  for (int64_t j = 0; j < n; ++j) {
-    scores[j] = std::exp(scores[j] - best);
-    sum += scores[j];
-  }
+  expShifted(scores, best, scores, n);
+  double sum = laneSum(scores, n);
   std::fill(out, out + dim, 0.0f);
   n = 0;
   forEachKey([&](int64_t key) {
@@ -213,7 +207,7 @@ void attendOne(const NeighborhoodParams &p, const NeighborhoodAxis ax[3],
     for (int64_t c = 0; c < dim; ++c)
       out[c] += w * vv[c];
   });
-  float inv = 1.0f / sum;
+  float inv = static_cast<float>(1.0 / sum);
   for (int64_t c = 0; c < dim; ++c)
     out[c] *= inv;
 }

@@ -17,6 +17,7 @@
 #include "shardrt/cpu/Kernels.h"
 
 #include "KernelSupport.h"
+#include "VectorExp.h"
 
 #include <omp.h>
 
@@ -28,8 +29,11 @@ namespace shardrt::cpu {
 
 namespace {
 
+using detail::expShifted;
+using detail::expShiftedEach;
 using detail::forChunks;
 using detail::kParallelMin;
+using detail::laneSum;
 
 // Outputs accumulated together when the innermost dim is kept (and softmax
 // columns when its dim is not innermost); their state lives on the stack and
@@ -313,44 +317,47 @@ void reduceWith(const float *x, const Shape &xShape,
 }
 
 /// Softmax along contiguous rows of length n. log_softmax subtracts the max
-/// and then log(sum) separately, in PyTorch's order.
+/// and then log(sum) separately, in PyTorch's order. The exps are computed
+/// a block at a time (into y, or into scratch for log_softmax, whose y keeps
+/// no exp) so that they vectorise (lib/VectorExp.h); sums are in double.
 void softmaxRow(const float *x, float *y, int64_t n, bool log) {
   float mx = ExtremeOp<true>::run(ExtremeOp<true>::init(), x, n);
   double sum = 0.0;
-  for (int64_t i = 0; i < n; ++i) {
-    float e = std::exp(x[i] - mx);
-    if (!log)
-      y[i] = e;
-    sum += e;
-  }
-  if (log) {
-    float lse = static_cast<float>(std::log(sum));
+  if (!log) {
+    expShifted(x, mx, y, n);
+    sum = laneSum(y, n);
+    float r = static_cast<float>(1.0 / sum);
     for (int64_t i = 0; i < n; ++i)
-      y[i] = x[i] - mx - lse;
+      y[i] *= r;
     return;
   }
-  float r = static_cast<float>(1.0 / sum);
+  float e[kColumnBlock];
+  for (int64_t i = 0; i < n; i += kColumnBlock) {
+    int64_t m = std::min(kColumnBlock, n - i);
+    expShifted(x + i, mx, e, m);
+    sum += laneSum(e, m);
+  }
+  float lse = static_cast<float>(std::log(sum));
   for (int64_t i = 0; i < n; ++i)
-    y[i] *= r;
+    y[i] = x[i] - mx - lse;
 }
 
 /// Softmax along a dim of length len whose elements are `inner` apart, for
 /// the n <= kColumnBlock neighbouring columns starting at x / y.
 void softmaxColumns(const float *x, float *y, int64_t len, int64_t inner,
                     int64_t n, bool log) {
-  float mx[kColumnBlock];
+  float mx[kColumnBlock], e[kColumnBlock];
   double sum[kColumnBlock];
   std::fill_n(mx, n, -std::numeric_limits<float>::infinity());
   std::fill_n(sum, n, 0.0);
   for (int64_t l = 0; l < len; ++l)
     ExtremeOp<true>::addRow(mx, x + l * inner, n);
-  for (int64_t l = 0; l < len; ++l)
-    for (int64_t c = 0; c < n; ++c) {
-      float e = std::exp(x[l * inner + c] - mx[c]);
-      if (!log)
-        y[l * inner + c] = e;
-      sum[c] += e;
-    }
+  for (int64_t l = 0; l < len; ++l) {
+    float *row = log ? e : y + l * inner;
+    expShiftedEach(x + l * inner, mx, row, n);
+    for (int64_t c = 0; c < n; ++c)
+      sum[c] += row[c];
+  }
   // Either log(sum) or 1 / sum, per column.
   float scale[kColumnBlock];
   for (int64_t c = 0; c < n; ++c)

@@ -61,6 +61,13 @@ inline float vectorExp(float x) {
   return x != x ? x : y;
 }
 
+/// y[i] = vectorExp(x[i] - shift) for i < n (a softmax row's numerators);
+/// y may be x. Vectorised and cloned per x86 level (Elementwise.cpp).
+void expShifted(const float *x, float shift, float *y, int64_t n);
+/// y[i] = vectorExp(x[i] - shift[i]) for i < n (neighbouring softmax
+/// columns, each with its own max); y may be x.
+void expShiftedEach(const float *x, const float *shift, float *y, int64_t n);
+
 } // namespace shardrt::cpu::detail
 
 #endif // SHARDRT_CPU_VECTOREXP_H

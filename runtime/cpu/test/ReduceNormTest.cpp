@@ -243,6 +243,16 @@ TEST(SoftmaxTest, LargeShapesAndSpecialValues) {
     checkSoftmax(x, {2, 3}, 1, log);
     checkSoftmax(x, {3, 2}, 0, log);
   }
+  // The same in slices long enough for the vectorised exp loops (64+), with
+  // log_softmax's exps spanning several scratch blocks.
+  std::vector<float> wide = randFloats(g, 3 * 2500, -30, 30);
+  for (int64_t i = 0; i < 2500; i += 7)
+    wide[i] = -inf;
+  wide[2500 + 1234] = kNaN;
+  for (bool log : {false, true}) {
+    checkSoftmax(wide, {3, 2500}, 1, log);
+    checkSoftmax(wide, {25, 300}, 0, log);
+  }
 }
 
 TEST(LayerNormTest, RandomShapesWithAndWithoutAffine) {
