@@ -17,8 +17,8 @@ Needs a GPU, numpy and torch (the device machine has them). For each size it
      the device's copy bandwidth (a large device-to-device copy);
   5. runs shardc once more with `shard-run --profile` (every step timed with
      events on the stream; kept apart from the timed runs above) for the
-     fused kernels' achieved bandwidth (operand bytes / time) and where the
-     time goes.
+     fused kernels' achieved bandwidth (operand bytes / time), the library
+     convolutions' and GEMMs' arithmetic rate, and where the time goes.
 Prints Markdown tables for docs/benchmarks.md, with the date and device.
 """
 import argparse
@@ -118,14 +118,21 @@ def copy_bandwidth(torch):
     return 2 * a.numel() / (ms * 1e-3) / 1e9  # read + write, GB/s
 
 
-def fused_bandwidth(profile):
-    """{opcode: (steps, ms per run, GB/s)} of the fused kernels in a
-    one-rank `shard-run --profile` table (opcode, steps, ms, %, GB/s)."""
+FUSED = ("ElementwiseFused", "ReductionFused")
+LIBRARY = ("Conv", "ConvTranspose", "Matmul", "Linear")
+
+
+def profile_rows(profile, opcodes):
+    """{opcode: (steps, ms per run, GB/s, GFLOP/s)} of `opcodes` in a
+    one-rank `shard-run --profile` table (opcode, steps, ms, %, GB/s,
+    GFLOP/s); a rate printed as "-" comes back as None."""
     rows = {}
-    for m in re.finditer(r"^(ElementwiseFused|ReductionFused)\s+(\d+)\s+"
-                         r"([\d.]+)\s+[\d.]+\s+([\d.]+)$", profile, re.M):
-        rows[m.group(1)] = (int(m.group(2)), float(m.group(3)),
-                            float(m.group(4)))
+    rate = lambda v: None if v == "-" else float(v)  # noqa: E731
+    for m in re.finditer(r"^(\w+)\s+(\d+)\s+([\d.]+)\s+[\d.]+\s+(\S+)\s+"
+                         r"(\S+)$", profile, re.M):
+        if m.group(1) in opcodes:
+            rows[m.group(1)] = (int(m.group(2)), float(m.group(3)),
+                                rate(m.group(4)), rate(m.group(5)))
     return rows
 
 
@@ -170,7 +177,8 @@ def main():
                  "--profile", "--profile-top", "10"] + flags,
                 capture_output=True, text=True, check=True).stdout
             profiles.append((size, prof[prof.index("profile:"):].strip()))
-            fused = fused_bandwidth(prof)
+            fused = profile_rows(prof, FUSED)
+            library = profile_rows(prof, LIBRARY)
             dev = [t.cuda() for t in host]
             with torch.no_grad():
                 eager = lambda: unet_forward(F, dev[0], dev[1:])  # noqa
@@ -180,14 +188,14 @@ def main():
                 run_c = lambda: compiled(*dev)  # noqa
                 compile_ms = time_cuda(torch, run_c, args.runs)
             err = float(np.abs(np.load(out) - want.cpu().numpy()).max())
-            rows.append((size, ms, eager_ms, compile_ms, err, fused))
+            rows.append((size, ms, eager_ms, compile_ms, err, fused, library))
         bw = copy_bandwidth(torch)
     print("Measured %s on %s; device copy bandwidth %.0f GB/s.\n"
           % (datetime.date.today().isoformat(), device, bw))
     print("| UNet-2D input | shardc (1 rank) ms | PyTorch eager ms "
           "| torch.compile ms | shardc / eager | max abs err vs eager |")
     print("|---|---|---|---|---|---|")
-    for size, ms, eager_ms, compile_ms, err, _ in rows:
+    for size, ms, eager_ms, compile_ms, err, _, _ in rows:
         print("| 1x4x%dx%d | %.2f | %.2f | %.2f | %.2fx | %.2e |"
               % (size, size, ms, eager_ms, compile_ms, ms / eager_ms, err))
     print("\nFused kernels (profiled run; bandwidth = operand bytes / time, "
@@ -195,10 +203,19 @@ def main():
     print("| UNet-2D input | kernels | steps | ms per run | GB/s "
           "| of copy bandwidth |")
     print("|---|---|---|---|---|---|")
-    for size, _, _, _, _, fused in rows:
-        for opcode, (steps, ms, gbs) in sorted(fused.items()):
+    for size, _, _, _, _, fused, _ in rows:
+        for opcode, (steps, ms, gbs, _) in sorted(fused.items()):
             print("| 1x4x%dx%d | %s | %d | %.3f | %.1f | %.0f%% |"
                   % (size, size, opcode, steps, ms, gbs, 100 * gbs / bw))
+    print("\nLibrary steps (profiled run; cuDNN convolutions and cuBLAS "
+          "GEMMs, 2 flops per multiply-add, FP32 without TF32):\n")
+    print("| UNet-2D input | steps | count | ms per run | TFLOP/s |")
+    print("|---|---|---|---|---|")
+    for size, _, _, _, _, _, library in rows:
+        for opcode, (steps, ms, _, gflops) in sorted(library.items()):
+            print("| 1x4x%dx%d | %s | %d | %.3f | %s |"
+                  % (size, size, opcode, steps, ms,
+                     "-" if gflops is None else "%.1f" % (gflops / 1e3)))
     for size, text in profiles:
         print("\nWhere shardc's time goes at 1x4x%dx%d (`shard-run "
               "--profile`):\n\n```\n%s\n```" % (size, size, text))

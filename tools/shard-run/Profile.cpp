@@ -15,6 +15,7 @@ struct OpcodeTime {
   int steps = 0;
   double msPerRun = 0;
   uint64_t bytes = 0; ///< operand bytes per run (0 for communication)
+  uint64_t flops = 0; ///< per run (0 but for contractions and attention)
 };
 
 double msPerRun(const StepProfile &p) {
@@ -29,17 +30,19 @@ timeByOpcode(const std::vector<StepProfile> &steps) {
     ++t.steps;
     t.msPerRun += msPerRun(p);
     t.bytes += p.bytesRead + p.bytesWritten;
+    t.flops += p.flops;
   }
   return byOpcode;
 }
 
-/// "812.3" (GB/s), or "-" where the bytes say nothing (communication) or
-/// the time is too short to measure.
-std::string bandwidth(uint64_t bytes, double ms) {
-  if (bytes == 0 || ms <= 0)
+/// "812.3": bytes or flops per second, in billions (GB/s, GFLOP/s), or "-"
+/// where the count says nothing (communication's bytes, the flops of a step
+/// that is not a contraction) or the time is too short to measure.
+std::string perSecond(uint64_t count, double ms) {
+  if (count == 0 || ms <= 0)
     return "-";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", double(bytes) / (ms * 1e-3) / 1e9);
+  std::snprintf(buf, sizeof buf, "%.1f", double(count) / (ms * 1e-3) / 1e9);
   return buf;
 }
 
@@ -61,12 +64,13 @@ void printProfile(const std::vector<RankStats> &stats, int top) {
     total += t.msPerRun;
 
   std::printf("\nprofile: ms per run, mean over %llu run(s), as each rank's "
-              "stream sees it; GB/s: operand bytes / time (rank %zu)\n",
+              "stream sees it; GB/s: operand bytes / time, GFLOP/s: "
+              "contractions' flops / time (rank %zu)\n",
               (unsigned long long)first[0].runs, ranks[0]);
   std::printf("%-18s %6s", "opcode", "steps");
   for (size_t r : ranks)
     std::printf(" %9s%-3zu", "rank ", r);
-  std::printf(" %7s %9s\n", "%", "GB/s");
+  std::printf(" %7s %9s %9s\n", "%", "GB/s", "GFLOP/s");
   std::vector<std::pair<std::string, OpcodeTime>> rows(byRank[0].begin(),
                                                        byRank[0].end());
   std::stable_sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
@@ -78,8 +82,9 @@ void printProfile(const std::vector<RankStats> &stats, int top) {
       auto it = rank.find(opcode);
       std::printf(" %12.3f", it == rank.end() ? 0.0 : it->second.msPerRun);
     }
-    std::printf(" %7.1f %9s\n", total > 0 ? 100 * t.msPerRun / total : 0.0,
-                bandwidth(t.bytes, t.msPerRun).c_str());
+    std::printf(" %7.1f %9s %9s\n", total > 0 ? 100 * t.msPerRun / total : 0.0,
+                perSecond(t.bytes, t.msPerRun).c_str(),
+                perSecond(t.flops, t.msPerRun).c_str());
   }
   std::printf("%-18s %6zu", "total", first.size());
   for (const auto &rank : byRank) {
@@ -101,15 +106,17 @@ void printProfile(const std::vector<RankStats> &stats, int top) {
   if (slowest.empty())
     return;
   std::printf("\nslowest steps of rank %zu:\n%6s %-18s %-22s %10s %10s %12s "
-              "%9s\n",
+              "%9s %9s\n",
               ranks[0], "instr", "opcode", "kernel", "ms/run", "min ms",
-              "operand MiB", "GB/s");
+              "operand MiB", "GB/s", "GFLOP/s");
   for (const StepProfile *p : slowest) {
     uint64_t bytes = p->bytesRead + p->bytesWritten;
-    std::printf("%6u %-18s %-22s %10.3f %10.3f %12.2f %9s\n", p->instruction,
-                p->opcode.c_str(), p->kernel.empty() ? "-" : p->kernel.c_str(),
-                msPerRun(*p), p->minMs, double(bytes) / (1 << 20),
-                bandwidth(bytes, msPerRun(*p)).c_str());
+    std::printf("%6u %-18s %-22s %10.3f %10.3f %12.2f %9s %9s\n",
+                p->instruction, p->opcode.c_str(),
+                p->kernel.empty() ? "-" : p->kernel.c_str(), msPerRun(*p),
+                p->minMs, double(bytes) / (1 << 20),
+                perSecond(bytes, msPerRun(*p)).c_str(),
+                perSecond(p->flops, msPerRun(*p)).c_str());
   }
 }
 

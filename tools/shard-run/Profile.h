@@ -4,7 +4,8 @@
 // profiled rank; then the slowest steps of the first profiled rank. Compute
 // steps also show their bandwidth (operand bytes over time), which says how
 // close a memory-bound kernel (a fused elementwise or reduction kernel) comes
-// to the device's copy bandwidth.
+// to the device's copy bandwidth; convolutions, GEMMs and attention also
+// show their arithmetic rate (GFLOP/s), to hold against the device's peak.
 //
 //===----------------------------------------------------------------------===//
 

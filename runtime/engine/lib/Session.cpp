@@ -2,6 +2,7 @@
 
 #include "Backend.h"
 #include "Prepare.h"
+#include "StepFlops.h"
 #include "shardrt/Engine.h"
 #include "shardrt/artifact/Artifact.h"
 #include "shardrt/comm/Communicator.h"
@@ -240,6 +241,7 @@ Status Session::Impl::prepareProfile() {
     if (!isCommunication(inst.opcode())) {
       p.bytesRead = bytesOf(inst.inputs());
       p.bytesWritten = bytesOf(inst.outputs());
+      p.flops = exec::stepFlops(inst, slots);
     }
     profile.push_back(std::move(p));
   }

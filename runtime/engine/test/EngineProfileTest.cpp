@@ -1,8 +1,9 @@
 //===- EngineProfileTest.cpp - SessionOptions::profile --------------------===//
 //
 // What a profiled session reports per step: its opcode and kernel, the bytes
-// of its operand slots (worked out here from the shapes), how many runs it
-// saw, and times that fit inside the runs' wall-clock time.
+// of its operand slots and the flops of contractions (worked out here from
+// the shapes), how many runs it saw, and times that fit inside the runs'
+// wall-clock time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -122,6 +123,64 @@ TEST(EngineProfile, StepsBytesRunsAndTimes) {
   ASSERT_TRUE(fresh.ok());
   EXPECT_FALSE((*fresh)->run().ok());
   EXPECT_EQ((*fresh)->profile()[0].runs, 0u);
+}
+
+TEST(EngineProfile, FlopsOfContractionsAndAttention) {
+  // Two flops per multiply-add, counted from each op's definition.
+  Model m;
+  uint32_t x = m.input("x", {2, 3, 16, 16});
+  uint32_t w = m.constant("w", {8, 3, 3, 3}, Floats(8 * 27, 0.5f));
+  uint32_t c = m.output("conv", {2, 8, 16, 16});
+  m.op(Opcode::Conv, {x, w}, {c}, {2, 1, 1, 1, 1, 1, 1, 1});
+  // Rows [1, 15) of a 16 x 12 output only (an interior region).
+  uint32_t rx = m.input("rx", {1, 4, 16, 12});
+  uint32_t rw = m.constant("rw", {6, 4, 3, 3}, Floats(6 * 36, 0.5f));
+  uint32_t ry = m.output("region", {1, 6, 16, 12});
+  m.op(Opcode::Conv, {rx, rw}, {ry}, {2, 1, 1, 1, 1, 1, 1, 1, 1, 0, 15, 12});
+  uint32_t tx = m.input("tx", {1, 4, 9, 6});
+  uint32_t tw = m.constant("tw", {4, 3, 3, 3}, Floats(108, 0.5f));
+  uint32_t ty = m.output("transposed", {1, 3, 18, 12});
+  m.op(Opcode::ConvTranspose, {tx, tw}, {ty}, {2, 2, 2, 1, 1, 1, 1, 1});
+  uint32_t a = m.input("a", {4, 7, 9}), b = m.input("b", {4, 9, 6});
+  uint32_t mm = m.output("matmul", {4, 7, 6});
+  m.op(Opcode::Matmul, {a, b}, {mm});
+  uint32_t lx = m.input("lx", {10, 8});
+  uint32_t lw = m.constant("lw", {5, 8}, Floats(40, 0.5f));
+  uint32_t ly = m.output("linear", {10, 5});
+  m.op(Opcode::Linear, {lx, lw}, {ly});
+  uint32_t q = m.input("q", {2, 5, 4}), k = m.input("k", {2, 6, 4}),
+           v = m.input("v", {2, 6, 3});
+  uint32_t sdpa = m.output("sdpa", {2, 5, 3});
+  m.op(Opcode::Attention, {q, k, v}, {sdpa}, {0, 0}, {0.5});
+  uint32_t nq = m.input("nq", {1, 6, 7, 2, 5}),
+           nk = m.input("nk", {1, 6, 7, 2, 5}),
+           nv = m.input("nv", {1, 6, 7, 2, 5});
+  uint32_t na = m.output("natten", {1, 6, 7, 2, 5});
+  m.op(Opcode::NeighborhoodAttention, {nq, nk, nv}, {na},
+       {2, 3, 5, 1, 1, 0, 0, 0, 0, 6, 7}, {0.4});
+  uint32_t u = m.output("relu", {2, 8, 16, 16});
+  m.op(Opcode::Unary, {c}, {u}, {}, {}, "relu");
+
+  std::shared_ptr<const Engine> e = load(m.bytes());
+  ASSERT_TRUE(e);
+  SessionOptions options;
+  options.profile = true;
+  StatusOr<std::unique_ptr<Session>> s = Session::create(e, options);
+  ASSERT_TRUE(s.ok()) << s.status().toString();
+  const std::vector<StepProfile> &p = (*s)->profile();
+  ASSERT_EQ(p.size(), 8u);
+  // Output positions x (Cin / groups x kernel) products.
+  EXPECT_EQ(p[0].flops, 2u * (2 * 8 * 16 * 16) * (3 * 3 * 3));
+  EXPECT_EQ(p[1].flops, 2u * (1 * 6 * 14 * 12) * (4 * 3 * 3));
+  // Input positions x (Cout / groups x kernel) products.
+  EXPECT_EQ(p[2].flops, 2u * (1 * 4 * 9 * 6) * (3 * 3 * 3));
+  EXPECT_EQ(p[3].flops, 2u * (4 * 7 * 6) * 9);
+  EXPECT_EQ(p[4].flops, 2u * (10 * 5) * 8);
+  // q k^T (2 x 5 x 6 dots of 4) and probabilities times v (of 3).
+  EXPECT_EQ(p[5].flops, 2u * (2 * 5 * 6) * (4 + 3));
+  // Every query and head meets its 3 x 5 window's keys and values (dim 5).
+  EXPECT_EQ(p[6].flops, 2u * (6 * 7 * 2) * (3 * 5) * (5 + 5));
+  EXPECT_EQ(p[7].flops, 0u);
 }
 
 TEST(EngineProfile, RefusedWithACudaGraph) {

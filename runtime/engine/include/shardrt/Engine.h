@@ -167,6 +167,10 @@ struct StepProfile {
   /// reads and writes per run (a kernel reading an input twice moves more).
   /// Zero for communication, whose traffic depends on the peers.
   uint64_t bytesRead = 0, bytesWritten = 0;
+  /// Floating-point operations per run (2 per multiply-add) of a
+  /// convolution, transposed convolution, matmul, linear or attention step;
+  /// zero for every other step, whose cost is its bytes.
+  uint64_t flops = 0;
   uint64_t runs = 0;
   /// Milliseconds summed over the runs, and the fastest run's.
   double totalMs = 0, minMs = 0;
