@@ -171,8 +171,10 @@ private:
   template <typename Issue>
   Status run(const std::string &what, std::vector<Staged> buffers,
              std::chrono::milliseconds timeout, Issue &&issue);
-  /// Waits for the stream; a deadline or an asynchronous error aborts.
-  Status wait(const std::string &what, Clock::time_point deadline);
+  /// Waits for the stream; a deadline (`timeout` after the operation
+  /// began) or an asynchronous error aborts.
+  Status wait(const std::string &what, Clock::time_point deadline,
+              std::chrono::milliseconds timeout);
   /// Makes the staging scratch at least `bytes` long.
   Status reserveScratch(size_t bytes, const std::string &what);
   Status fail(Status s) {
@@ -226,26 +228,32 @@ NcclCommunicator::~NcclCommunicator() {
 }
 
 Status NcclCommunicator::wait(const std::string &what,
-                              Clock::time_point deadline) {
+                              Clock::time_point deadline,
+                              std::chrono::milliseconds timeout) {
   if (!done_)
     SHARDRT_NCCL_CUDA(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming),
                       what);
   SHARDRT_NCCL_CUDA(cudaEventRecord(done_, stream_), what);
-  for (;;) {
-    cudaError_t q = cudaEventQuery(done_);
-    if (q == cudaSuccess)
-      return Status();
-    if (q != cudaErrorNotReady)
-      return fail(cuda::cudaCallStatus(q, what));
+  auto asyncError = [&]() -> Status {
     ncclResult_t async = ncclSuccess;
     if (ncclCommGetAsyncError(comm_, &async) != ncclSuccess ||
         (async != ncclSuccess && async != ncclInProgress))
       return fail(Status::unavailable(
           what + ": asynchronous NCCL error: " + ncclGetErrorString(async)));
+    return Status();
+  };
+  for (;;) {
+    cudaError_t q = cudaEventQuery(done_);
+    // Completed kernels may still have left an error (a peer's failure
+    // seen by the proxy thread): one last look before reporting success.
+    if (q == cudaSuccess)
+      return asyncError();
+    if (q != cudaErrorNotReady)
+      return fail(cuda::cudaCallStatus(q, what));
+    SHARDRT_RETURN_IF_ERROR(asyncError());
     if (Clock::now() > deadline)
       return fail(Status::deadlineExceeded(
-          what + " did not complete within " +
-          std::to_string(timeout().count()) +
+          what + " did not complete within " + std::to_string(timeout.count()) +
           " ms (a peer is missing or stuck); the communicator was aborted"));
     std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
@@ -306,7 +314,7 @@ Status NcclCommunicator::run(const std::string &what,
     s = settle(comm_, issued != ncclSuccess ? issued : ended, what, deadline);
   }
   if (s.ok())
-    s = wait(what, deadline);
+    s = wait(what, deadline, timeout);
   else
     s = fail(s);
   bool copiedBack = false;
@@ -445,9 +453,13 @@ Status NcclCommunicator::doAllToAllV(const void *send,
                                      Span<const std::int64_t> recvDispls,
                                      DataType type) {
   size_t e = elem(type), sendEnd = 0, recvEnd = 0;
+  // A slot of count 0 may have any displacement (checkDispls leaves it
+  // out), so only the others bound the bytes staged.
   for (int q = 0; q < size(); ++q) {
-    sendEnd = std::max(sendEnd, size_t(sendDispls[q] + sendCounts[q]));
-    recvEnd = std::max(recvEnd, size_t(recvDispls[q] + recvCounts[q]));
+    if (sendCounts[q] > 0)
+      sendEnd = std::max(sendEnd, size_t(sendDispls[q] + sendCounts[q]));
+    if (recvCounts[q] > 0)
+      recvEnd = std::max(recvEnd, size_t(recvDispls[q] + recvCounts[q]));
   }
   return run(
       "allToAllV",
@@ -559,12 +571,17 @@ wrapNcclCommunicator(void *ncclComm, const NcclOptions &options) {
   if (ncclCommUserRank(comm, &rank) != ncclSuccess ||
       ncclCommCount(comm, &size) != ncclSuccess)
     return Status::invalidArgument("nccl: the communicator is not usable");
+  // The communicator's device, not options.device's default of 0: NCCL
+  // launches on it, so the stream and staging must live there too.
+  NcclOptions onDevice = options;
+  if (ncclCommCuDevice(comm, &onDevice.device) != ncclSuccess)
+    return Status::invalidArgument("nccl: the communicator is not usable");
   bool own = false;
-  StatusOr<cudaStream_t> stream = streamFor(options, own);
+  StatusOr<cudaStream_t> stream = streamFor(onDevice, own);
   if (!stream.ok())
     return stream.status();
   return std::unique_ptr<Communicator>(
-      new NcclCommunicator(comm, false, rank, size, options, *stream, own));
+      new NcclCommunicator(comm, false, rank, size, onDevice, *stream, own));
 }
 
 } // namespace shardrt::comm

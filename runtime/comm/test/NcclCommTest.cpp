@@ -116,5 +116,19 @@ TEST(NcclComm, DeviceBuffersAndGroupedSendRecv) {
   cudaFree(b);
 }
 
+TEST(NcclComm, EmptyAllToAllVSlotsStageNothing) {
+  // A slot of count 0 may have any displacement; staging host buffers
+  // must not reach for it (it once staged up to displacement + count).
+  if (!haveGpu())
+    GTEST_SKIP() << "no GPU here";
+  std::unique_ptr<Communicator> c = oneRank();
+  ASSERT_TRUE(c);
+  float send = 1.0f, recv = -1.0f;
+  const std::vector<std::int64_t> none = {0}, far = {std::int64_t(1) << 40};
+  Status s = c->allToAllV(&send, none, far, &recv, none, far, DataType::F32);
+  EXPECT_TRUE(s.ok()) << s.toString();
+  EXPECT_EQ(recv, -1.0f);
+}
+
 } // namespace
 } // namespace shardrt::comm

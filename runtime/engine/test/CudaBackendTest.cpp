@@ -135,8 +135,9 @@ void expectNativeAndAgree(const Model &m, const std::vector<Floats> &inputs,
                           float tolerance = 1e-4f) {
   std::shared_ptr<const Engine> engine = load(m.bytes());
   ASSERT_TRUE(engine);
-  // New values for the second run: bool inputs flipped.
-  std::vector<std::vector<Floats>> runs = {inputs, inputs};
+  // New values for the second run (bool inputs flipped), the first ones
+  // again for the third: a plain run, the capture, a replay.
+  std::vector<std::vector<Floats>> runs = {inputs, inputs, inputs};
   for (size_t i = 0; i < runs[1].size(); ++i)
     for (float &v : runs[1][i])
       v = engine->input(i).dtype == DType::Bool ? float(v == 0.0f)
@@ -990,6 +991,44 @@ TEST(CudaBackend, CollectivesMoveDeviceBlocks) {
       }
     }
   }
+}
+
+TEST(CudaBackend, ReadOnlyOutputIntoAnOverlappingBuffer) {
+  // An output that is the model's input is copied into the caller's output
+  // buffer after the run; here that buffer starts one element into the
+  // input's, which a plain device-to-device cudaMemcpy may not do.
+  Model m;
+  uint32_t x = m.input("x", {4});
+  m.markOutput("x.again", x);
+  std::shared_ptr<const Engine> e = load(m.bytes());
+  ASSERT_TRUE(e);
+  SKIP_WITHOUT_GPU();
+  StatusOr<std::unique_ptr<Session>> s = Session::create(e, cudaOptions());
+  ASSERT_TRUE(s.ok()) << s.status().toString();
+  const Floats host = {1, 2, 3, 4, 5};
+  float *buf = nullptr;
+  ASSERT_EQ(cudaMalloc(&buf, host.size() * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(buf, host.data(), host.size() * sizeof(float),
+                       cudaMemcpyHostToDevice),
+            cudaSuccess);
+  for (float *out : {buf + 1, buf}) {
+    // The output one element above the input, then one below.
+    float *in = out == buf ? buf + 1 : buf;
+    ASSERT_EQ(cudaMemcpy(buf, host.data(), host.size() * sizeof(float),
+                         cudaMemcpyHostToDevice),
+              cudaSuccess);
+    ASSERT_TRUE((*s)->bindInput(0, in, DType::F32, {4}).ok());
+    ASSERT_TRUE((*s)->bindOutput(0, out, DType::F32, {4}).ok());
+    Status r = (*s)->run();
+    ASSERT_TRUE(r.ok()) << r.toString();
+    Floats got(4);
+    ASSERT_EQ(
+        cudaMemcpy(got.data(), out, 4 * sizeof(float), cudaMemcpyDeviceToHost),
+        cudaSuccess);
+    Floats want(host.begin() + (in - buf), host.begin() + (in - buf) + 4);
+    EXPECT_EQ(got, want) << (out == buf ? "dst below src" : "dst above src");
+  }
+  cudaFree(buf);
 }
 
 TEST(CudaBackend, GraphReplayAndCallerStream) {

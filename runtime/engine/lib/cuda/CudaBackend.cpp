@@ -36,6 +36,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -205,8 +206,26 @@ public:
     return copyAndWait(dst, src, bytes, cudaMemcpyDeviceToHost);
   }
   Status copyWithin(void *dst, const void *src, size_t bytes) override {
-    SHARDRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
-                                     lib_.stream));
+    if (dst == src || bytes == 0)
+      return Status();
+    auto d = reinterpret_cast<uintptr_t>(dst),
+         s = reinterpret_cast<uintptr_t>(src);
+    if (d < s + bytes && s < d + bytes) {
+      // cudaMemcpy's regions may not overlap: go through a copy.
+      void *tmp = nullptr;
+      SHARDRT_CUDA_TRY(cudaMallocAsync(&tmp, bytes, lib_.stream));
+      cudaError_t e = cudaMemcpyAsync(tmp, src, bytes, cudaMemcpyDeviceToDevice,
+                                      lib_.stream);
+      if (e == cudaSuccess)
+        e = cudaMemcpyAsync(dst, tmp, bytes, cudaMemcpyDeviceToDevice,
+                            lib_.stream);
+      cudaError_t freed = cudaFreeAsync(tmp, lib_.stream);
+      SHARDRT_CUDA_TRY(e);
+      SHARDRT_CUDA_TRY(freed);
+    } else {
+      SHARDRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes,
+                                       cudaMemcpyDeviceToDevice, lib_.stream));
+    }
     return ownStream_ ? waitForStream() : Status();
   }
   StatusOr<void *> placeConstant(const void *data, size_t bytes) override {
@@ -292,7 +311,10 @@ private:
   std::map<uint32_t, std::shared_ptr<DeviceExchange>> startedOnDevice_;
   // CUDA graph of the whole program, captured over `graphSlots_`.
   cudaGraphExec_t graph_ = nullptr;
-  std::vector<void *> graphSlots_, captureSlots_;
+  /// The bindings of the last plain run of a graph session (captured from
+  /// the next run with the same ones), the captured graph's, and those of
+  /// the run being captured.
+  std::vector<void *> warmSlots_, graphSlots_, captureSlots_;
   bool capturing_ = false;
 };
 
@@ -304,9 +326,10 @@ CudaBackend::~CudaBackend() {
     if (g)
       cudaGraphDestroy(g);
   }
+  // A caller's stream may still be running the graph.
+  cudaStreamSynchronize(lib_.stream);
   if (graph_)
     cudaGraphExecDestroy(graph_);
-  cudaStreamSynchronize(lib_.stream);
   if (exchangeStream_) {
     cudaStreamSynchronize(exchangeStream_);
     cudaStreamDestroy(exchangeStream_);
@@ -705,6 +728,13 @@ StatusOr<bool> CudaBackend::beginRun(const RunContext &rc) {
     SHARDRT_CUDA_TRY(cudaGraphExecDestroy(graph_));
     graph_ = nullptr;
   }
+  // cuBLAS, cuDNN and the module loader set themselves up on first use with
+  // calls a stream capture may not contain (allocations, synchronous
+  // copies): run plainly once with these bindings, capture the next run.
+  if (rc.slots != warmSlots_) {
+    warmSlots_ = rc.slots;
+    return false;
+  }
   SHARDRT_CUDA_TRY(
       cudaStreamBeginCapture(lib_.stream, cudaStreamCaptureModeThreadLocal));
   capturing_ = true;
@@ -731,6 +761,9 @@ Status CudaBackend::endRun(bool failed) {
     SHARDRT_CUDA_TRY(cudaGraphInstantiate(&graph_, g, 0));
     graphSlots_ = captureSlots_;
     SHARDRT_CUDA_TRY(cudaGraphLaunch(graph_, lib_.stream));
+  } else if (failed) {
+    // A warm-up run that failed warmed nothing up.
+    warmSlots_.clear();
   }
   return ownStream_ || failed ? waitForStream() : Status();
 }

@@ -20,6 +20,11 @@ namespace {
 
 constexpr int kThreads = 256;
 
+/// cudaGetLastError, which each launcher returns, also reports an earlier
+/// non-sticky error left on this thread (cuBLAS and cuDNN may leave one from
+/// internal probes): cleared before launching, it reports this launch only.
+void clearStaleError() { (void)cudaGetLastError(); }
+
 /// Grid-stride loops: a bounded grid covers any n.
 unsigned gridFor(int64_t n) {
   int64_t blocks = (n + kThreads - 1) / kThreads;
@@ -229,6 +234,7 @@ void launchCopyBoxOf(void *dst, const void *src, const BoxCopyPlan &p,
 
 cudaError_t launchCopyBox(void *dst, const void *src, const BoxCopyPlan &p,
                           size_t elemBytes, cudaStream_t stream) {
+  clearStaleError();
   if (p.count == 0)
     return cudaSuccess;
   switch (elemBytes) {
@@ -252,6 +258,7 @@ cudaError_t launchCopyBox(void *dst, const void *src, const BoxCopyPlan &p,
 
 cudaError_t launchGather(void *y, const void *x, const GatherView &v,
                          size_t elemBytes, cudaStream_t stream) {
+  clearStaleError();
   if (v.count <= 0)
     return cudaSuccess;
   unsigned grid = gridFor(v.count);
@@ -281,6 +288,7 @@ cudaError_t launchGather(void *y, const void *x, const GatherView &v,
 cudaError_t launchCompare(uint8_t *y, const float *a, const float *b,
                           const GatherView &va, const GatherView &vb,
                           cpu::CompareKind kind, cudaStream_t stream) {
+  clearStaleError();
   if (va.count <= 0)
     return cudaSuccess;
   compareKernel<<<gridFor(va.count), kThreads, 0, stream>>>(y, a, b, va, vb,
@@ -292,6 +300,7 @@ cudaError_t launchSelect(void *y, const uint8_t *c, const void *t,
                          const void *f, const GatherView &vc,
                          const GatherView &vt, const GatherView &vf,
                          size_t elemBytes, cudaStream_t stream) {
+  clearStaleError();
   if (vc.count <= 0)
     return cudaSuccess;
   unsigned grid = gridFor(vc.count);
@@ -310,6 +319,7 @@ cudaError_t launchSelect(void *y, const uint8_t *c, const void *t,
 
 cudaError_t launchCast(void *y, const void *x, int64_t n, bool toBool,
                        cudaStream_t stream) {
+  clearStaleError();
   if (n <= 0)
     return cudaSuccess;
   castKernel<<<gridFor(n), kThreads, 0, stream>>>(y, x, n, toBool);
@@ -318,6 +328,7 @@ cudaError_t launchCast(void *y, const void *x, int64_t n, bool toBool,
 
 cudaError_t launchFill(float *data, int64_t n, float value,
                        cudaStream_t stream) {
+  clearStaleError();
   if (n <= 0)
     return cudaSuccess;
   fillKernel<<<gridFor(n), kThreads, 0, stream>>>(data, n, value);
@@ -326,6 +337,7 @@ cudaError_t launchFill(float *data, int64_t n, float value,
 
 cudaError_t launchFillBox(float *data, const BoxCopyPlan &p, float value,
                           cudaStream_t stream) {
+  clearStaleError();
   if (p.count <= 0)
     return cudaSuccess;
   fillBoxKernel<<<gridFor(p.count), kThreads, 0, stream>>>(data, p, value);
@@ -335,6 +347,7 @@ cudaError_t launchFillBox(float *data, const BoxCopyPlan &p, float value,
 cudaError_t launchInterpolate(float *y, const float *x,
                               const InterpolateView &view,
                               cudaStream_t stream) {
+  clearStaleError();
   if (view.count <= 0)
     return cudaSuccess;
   interpolateKernel<<<gridFor(view.count), kThreads, 0, stream>>>(y, x, view);
@@ -345,6 +358,7 @@ cudaError_t launchNeighborhoodAttention(float *y, const float *q,
                                         const float *k, const float *v,
                                         const NeighborhoodView &view,
                                         cudaStream_t stream) {
+  clearStaleError();
   if (view.rows <= 0)
     return cudaSuccess;
   neighborhoodKernel<<<gridFor(view.rows), kThreads, 0, stream>>>(y, q, k, v,
@@ -356,6 +370,7 @@ cudaError_t launchMaskedSoftmax(float *scores, const void *mask,
                                 const AttentionView &view,
                                 const AttentionBlock &blk,
                                 cudaStream_t stream) {
+  clearStaleError();
   long long rows = blk.batches * blk.rows;
   if (rows <= 0 || blk.cols <= 0)
     return cudaSuccess;
@@ -367,6 +382,7 @@ cudaError_t launchMaskedSoftmax(float *scores, const void *mask,
 
 cudaError_t launchPool(float *y, const float *x, const PoolView &view,
                        cudaStream_t stream) {
+  clearStaleError();
   if (view.count <= 0)
     return cudaSuccess;
   poolKernel<<<gridFor(view.count), kThreads, 0, stream>>>(y, x, view);
@@ -377,6 +393,7 @@ cudaError_t launchReduceInOrder(float *y, const float *own, const float *others,
                                 int64_t stride, int members, int self,
                                 int64_t n, comm::ReduceOp op,
                                 cudaStream_t stream) {
+  clearStaleError();
   if (n <= 0)
     return cudaSuccess;
   reduceInOrderKernel<<<gridFor(n), kThreads, 0, stream>>>(
@@ -386,6 +403,7 @@ cudaError_t launchReduceInOrder(float *y, const float *own, const float *others,
 
 cudaError_t launchAddBias(float *y, const float *bias, int64_t rows,
                           int64_t cols, cudaStream_t stream) {
+  clearStaleError();
   if (rows <= 0 || cols <= 0)
     return cudaSuccess;
   addBiasKernel<<<gridFor(rows * cols), kThreads, 0, stream>>>(y, bias, rows,

@@ -35,6 +35,9 @@ void LibraryContext::destroyHandles() {
   if (cublas_)
     cublasDestroy(cublas_);
   cublas_ = nullptr;
+  if (cublasWorkspace_)
+    cudaFree(cublasWorkspace_);
+  cublasWorkspace_ = nullptr;
 #ifdef SHARDRT_HAVE_CUDNN
   if (cudnn_)
     cudnnDestroy(cudnn_);
@@ -48,6 +51,13 @@ StatusOr<cublasHandle_t> LibraryContext::cublas() {
     SHARDRT_CUBLAS_TRY(cublasCreate(&h));
     cublas_ = h;
     SHARDRT_CUBLAS_TRY(cublasSetStream(h, stream));
+    // cuBLAS's own workspace pool may allocate inside a graph capture; a
+    // workspace of ours (32 MiB, NVIDIA's size for Hopper) never does. Set
+    // after the stream, which resets it.
+    constexpr size_t kCublasWorkspace = size_t(32) << 20;
+    SHARDRT_CUDA_TRY(cudaMalloc(&cublasWorkspace_, kCublasWorkspace));
+    SHARDRT_CUBLAS_TRY(
+        cublasSetWorkspace(h, cublasWorkspace_, kCublasWorkspace));
     SHARDRT_CUBLAS_TRY(cublasSetMathMode(
         h, allowTf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
   }
@@ -282,16 +292,29 @@ ConvAttrs convAttrs(const fb::Instruction &inst) {
       return RunFn();                                                          \
   } while (0)
 
-/// The best-ranked algorithm that succeeded, needs at most 1 GiB of
-/// workspace, and stays off TF32 tensor cores unless they are allowed.
-template <typename Perf>
-const Perf *chooseAlgorithm(const Perf *perf, int returned, bool allowTf32) {
+/// The best-ranked algorithm that succeeded, stays off TF32 tensor cores
+/// unless they are allowed, and whose workspace, asked for under the math
+/// type it will run with, is known and at most 1 GiB; null if none is.
+/// Without TF32 every algorithm runs with CUDNN_FMA_MATH: a result ranked
+/// under CUDNN_DEFAULT_MATH would otherwise let Ampere and later use TF32.
+/// workspaceOf(algo, &bytes) asks cuDNN for an algorithm's workspace.
+template <typename Perf, typename WorkspaceOf>
+const Perf *chooseAlgorithm(const Perf *perf, int returned, bool allowTf32,
+                            cudnnConvolutionDescriptor_t conv,
+                            WorkspaceOf workspaceOf, size_t &workspace) {
   constexpr size_t kMaxWorkspace = size_t(1) << 30;
-  for (int i = 0; i < returned; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS &&
-        perf[i].memory <= kMaxWorkspace &&
-        (allowTf32 || perf[i].mathType != CUDNN_TENSOR_OP_MATH))
-      return &perf[i];
+  for (int i = 0; i < returned; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS ||
+        perf[i].memory > kMaxWorkspace ||
+        (!allowTf32 && perf[i].mathType == CUDNN_TENSOR_OP_MATH))
+      continue;
+    cudnnMathType_t math = allowTf32 ? perf[i].mathType : CUDNN_FMA_MATH;
+    if (cudnnSetConvolutionMathType(conv, math) != CUDNN_STATUS_SUCCESS ||
+        workspaceOf(perf[i].algo, &workspace) != CUDNN_STATUS_SUCCESS ||
+        workspace > kMaxWorkspace)
+      continue;
+    return &perf[i];
+  }
   return nullptr;
 }
 
@@ -469,17 +492,17 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   int returned = 0;
   SHARDRT_CUDNN_OR_STAGE(cudnnGetConvolutionForwardAlgorithm_v7(
       *h, d->x, d->w, d->conv, d->y, int(perf.size()), &returned, perf.data()));
-  const cudnnConvolutionFwdAlgoPerf_t *chosen =
-      chooseAlgorithm(perf.data(), returned, lib.allowTf32);
+  size_t workspace = 0;
+  const cudnnConvolutionFwdAlgoPerf_t *chosen = chooseAlgorithm(
+      perf.data(), returned, lib.allowTf32, d->conv,
+      [&](cudnnConvolutionFwdAlgo_t algo, size_t *bytes) {
+        return cudnnGetConvolutionForwardWorkspaceSize(*h, d->x, d->w, d->conv,
+                                                       d->y, algo, bytes);
+      },
+      workspace);
   if (!chosen)
     return RunFn();
   cudnnConvolutionFwdAlgo_t algo = chosen->algo;
-  // Run the algorithm with the math type it was ranked with, and ask for
-  // its workspace under that setting.
-  SHARDRT_CUDNN_TRY(cudnnSetConvolutionMathType(d->conv, chosen->mathType));
-  size_t workspace = 0;
-  SHARDRT_CUDNN_OR_STAGE(cudnnGetConvolutionForwardWorkspaceSize(
-      *h, d->x, d->w, d->conv, d->y, algo, &workspace));
   uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1);
   int64_t xOffset = v->xOffset;
   cudnnHandle_t handle = *h;
@@ -556,15 +579,17 @@ StatusOr<RunFn> prepareConvTranspose(const fb::Instruction &inst,
   int returned = 0;
   SHARDRT_CUDNN_OR_STAGE(cudnnGetConvolutionBackwardDataAlgorithm_v7(
       *h, d->w, d->x, d->conv, d->y, int(perf.size()), &returned, perf.data()));
-  const cudnnConvolutionBwdDataAlgoPerf_t *chosen =
-      chooseAlgorithm(perf.data(), returned, lib.allowTf32);
+  size_t workspace = 0;
+  const cudnnConvolutionBwdDataAlgoPerf_t *chosen = chooseAlgorithm(
+      perf.data(), returned, lib.allowTf32, d->conv,
+      [&](cudnnConvolutionBwdDataAlgo_t algo, size_t *bytes) {
+        return cudnnGetConvolutionBackwardDataWorkspaceSize(
+            *h, d->w, d->x, d->conv, d->y, algo, bytes);
+      },
+      workspace);
   if (!chosen)
     return RunFn();
   cudnnConvolutionBwdDataAlgo_t algo = chosen->algo;
-  SHARDRT_CUDNN_TRY(cudnnSetConvolutionMathType(d->conv, chosen->mathType));
-  size_t workspace = 0;
-  SHARDRT_CUDNN_OR_STAGE(cudnnGetConvolutionBackwardDataWorkspaceSize(
-      *h, d->w, d->x, d->conv, d->y, algo, &workspace));
   uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1);
   cudnnHandle_t handle = *h;
   return finishConvStep(

@@ -85,6 +85,7 @@ struct LibraryContext {
 
 private:
   cublasHandle_t cublas_ = nullptr;
+  void *cublasWorkspace_ = nullptr;
 #ifdef SHARDRT_HAVE_CUDNN
   cudnnHandle_t cudnn_ = nullptr;
 #endif

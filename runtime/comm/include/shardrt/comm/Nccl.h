@@ -16,6 +16,17 @@
 // or an asynchronous NCCL error aborts the communicator (ncclCommAbort) and
 // becomes a Status; later calls on it fail with FailedPrecondition.
 //
+// Where NCCL cannot keep Communicator.h's promises:
+//  - A receive is not matched to its send by size (NCCL has none to
+//    compare): a receive longer than the message waits out the deadline
+//    (DeadlineExceeded, communicator aborted) instead of completing with
+//    InvalidArgument. The compiler's exchanges always match.
+//  - A waitAll that reaches its deadline aborts the communicator, so its
+//    requests cannot be waited on again (they are reset).
+//  - Since NCCL 2.16, ranks on one node reclaim an aborted communicator
+//    together: a rank that aborts while its peers on the node neither abort
+//    nor call NCCL again may wait in ncclCommAbort until they do.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef SHARDRT_COMM_NCCL_H
@@ -52,7 +63,11 @@ createNcclCommunicator(const NcclId &id, int rank, int size,
                        const NcclOptions &options = {});
 
 /// Uses the application's ncclComm_t (not owned: never destroyed or
-/// aborted by the wrapper, which then stops at the first error).
+/// aborted by the wrapper, which then stops at the first error). The
+/// device is the communicator's (ncclCommCuDevice; options.device is
+/// ignored) and options.stream, if given, must be on it. Only a
+/// non-blocking communicator (ncclConfig_t::blocking = 0) keeps the
+/// no-hang promise: with a blocking one, NCCL calls may block the host.
 StatusOr<std::unique_ptr<Communicator>>
 wrapNcclCommunicator(void *ncclComm, const NcclOptions &options = {});
 
