@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 using namespace shardrt;
 
 namespace {
@@ -25,11 +28,21 @@ TEST(CudaDeviceTest, ErrorsAreReportedAsStatus) {
   }
 }
 
+// Every other GPU test skips where CUDA sees no device. On a machine that
+// has one, a driver older than the toolkit (CUDA 13 needs 580+) would make
+// them all skip too: SHARDRT_REQUIRE_GPU=1 turns this test's skip into a
+// failure that names the cause.
 TEST(CudaDeviceTest, SeesAGpu) {
+  const char *require = std::getenv("SHARDRT_REQUIRE_GPU");
+  bool required = require && *require && std::string(require) != "0";
   int count = 0;
   Status s = cuda::deviceCount(&count);
+  if (!s.ok() && required)
+    FAIL() << "SHARDRT_REQUIRE_GPU is set, but: " << s.toString();
   if (!s.ok())
     GTEST_SKIP() << "no usable CUDA GPU: " << s.toString();
+  if (count == 0 && required)
+    FAIL() << "SHARDRT_REQUIRE_GPU is set, but CUDA reports 0 devices";
   if (count == 0)
     GTEST_SKIP() << "no usable CUDA GPU: CUDA reports 0 devices";
   EXPECT_GT(count, 0);
