@@ -4,8 +4,13 @@ and 2048^2, shardc at 1 rank against PyTorch eager and torch.compile on the
 same model and the same weights, side by side in one run.
 
     python3 bench/gpu_unet.py [--build build] [--sizes 1024,2048] [--runs 20]
+                              [--device cuda|cpu] [--no-compile]
 
-Needs a GPU, numpy and torch (the device machine has them). For each size it
+Needs a GPU, numpy and torch (the device machine has them). `--device cpu
+--sizes 64` is a dry run of everything but the device: the same CUDA
+artifact on the CPU backend (its fused kernels keep their bodies) against
+PyTorch on the CPU, so that a mistake in this script or in its copy of the
+network shows before GPU time is spent. For each size it
   1. writes the model at that size (examples/gen_models.py, unpartitioned)
      and compiles it with `shardc --unpartitioned --target=cuda`;
   2. draws the input and every weight once (PyTorch's default init bounds)
@@ -28,6 +33,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "examples"))
@@ -43,8 +49,9 @@ def model_text(size):
     return text
 
 
-def unet_forward(F, x, params, groups=8):
+def unet_forward(torch, x, params, groups=8):
     """The same network as gen_models.gen_unet, argument order included."""
+    F = torch.nn.functional
     it = iter(params)
 
     def conv(h, stride=1, padding=1):
@@ -68,7 +75,7 @@ def unet_forward(F, x, params, groups=8):
     for level in range(3, 0, -1):
         h = F.interpolate(h, scale_factor=2.0, mode="nearest")
         h = conv(h)
-        h = block(F.cat([h, enc[level - 1]], 1))
+        h = block(torch.cat([h, enc[level - 1]], 1))
     return conv(h, padding=0)
 
 
@@ -98,8 +105,15 @@ def draw_params(torch, size):
     return tensors
 
 
-def time_cuda(torch, fn, runs):
+def time_torch(torch, fn, runs, device):
+    """ms per call of fn after one warm-up call: CUDA events on the GPU,
+    the host clock on the CPU."""
     fn()
+    if device == "cpu":
+        start = time.perf_counter()
+        for _ in range(runs):
+            fn()
+        return (time.perf_counter() - start) * 1e3 / runs
     torch.cuda.synchronize()
     start = torch.cuda.Event(enable_timing=True)
     end = torch.cuda.Event(enable_timing=True)
@@ -114,7 +128,7 @@ def time_cuda(torch, fn, runs):
 def copy_bandwidth(torch):
     a = torch.empty(1 << 28, dtype=torch.uint8, device="cuda")
     b = torch.empty_like(a)
-    ms = time_cuda(torch, lambda: b.copy_(a), 20)
+    ms = time_torch(torch, lambda: b.copy_(a), 20, "cuda")
     return 2 * a.numel() / (ms * 1e-3) / 1e9  # read + write, GB/s
 
 
@@ -136,89 +150,121 @@ def profile_rows(profile, opcodes):
     return rows
 
 
+def run_shardc(args, tmp, size, host, np):
+    """Compiles the model, runs it on the inputs and weights `host` (timed,
+    then profiled): (ms per run, output .npy path, profile text)."""
+    src = os.path.join(tmp, "unet%d.mlir" % size)
+    art = os.path.join(tmp, "unet%d.shardbin" % size)
+    with open(src, "w") as f:
+        f.write(model_text(size))
+    # The CPU dry run runs the same CUDA artifact: its fused kernels keep
+    # their bodies, which the CPU backend evaluates.
+    subprocess.run([os.path.join(args.build, "bin", "shardc"), src,
+                    "--unpartitioned", "--target=cuda", "-o", art],
+                   check=True)
+    flags = ["--backend", args.device]
+    for i, t in enumerate(host):
+        path = os.path.join(tmp, "arg%d.npy" % i)
+        np.save(path, t.numpy())
+        flags += ["--input", "arg%d=%s" % (i, path)]
+    out = os.path.join(tmp, "y%d.npy" % size)
+    run = [os.path.join(args.build, "bin", "shard-run"), art]
+    r = subprocess.run(run + ["--bench", str(args.runs),
+                              "--output", "result0=" + out] + flags,
+                       capture_output=True, text=True, check=True)
+    ms = float(re.search(r"^0\s+([\d.]+)", r.stdout, re.M).group(1))
+    prof = subprocess.run(
+        run + ["--bench", str(max(args.runs // 4, 2)), "--profile",
+               "--profile-top", "10"] + flags,
+        capture_output=True, text=True, check=True).stdout
+    return ms, out, prof[prof.index("profile:"):].strip()
+
+
+def run_torch(args, torch, host):
+    """PyTorch on the same inputs: (eager's output, eager ms,
+    torch.compile ms or None)."""
+    dev = [t.to(args.device) for t in host]
+    with torch.no_grad():
+        eager = lambda: unet_forward(torch, dev[0], dev[1:])  # noqa: E731
+        want = eager()
+        eager_ms = time_torch(torch, eager, args.runs, args.device)
+        compile_ms = None
+        if not args.no_compile:
+            compiled = torch.compile(
+                lambda x, *w: unet_forward(torch, x, w))
+            run_c = lambda: compiled(*dev)  # noqa: E731
+            compile_ms = time_torch(torch, run_c, args.runs, args.device)
+    return want.cpu().numpy(), eager_ms, compile_ms
+
+
+def print_tables(rows, profiles, bw, where):
+    print("Measured %s on %s%s.\n"
+          % (datetime.date.today().isoformat(), where,
+             "" if bw is None else "; device copy bandwidth %.0f GB/s" % bw))
+    print("| UNet-2D input | shardc (1 rank) ms | PyTorch eager ms "
+          "| torch.compile ms | shardc / eager | max abs err vs eager |")
+    print("|---|---|---|---|---|---|")
+    for size, ms, eager_ms, compile_ms, err, _ in rows:
+        print("| 1x4x%dx%d | %.2f | %.2f | %s | %.2fx | %.2e |"
+              % (size, size, ms, eager_ms,
+                 "-" if compile_ms is None else "%.2f" % compile_ms,
+                 ms / eager_ms, err))
+    print("\nFused kernels (profiled run; bandwidth = operand bytes / time%s):"
+          "\n" % ("" if bw is None else
+                  ", against the %.0f GB/s copy" % bw))
+    print("| UNet-2D input | kernels | steps | ms per run | GB/s "
+          "| of copy bandwidth |")
+    print("|---|---|---|---|---|---|")
+    for size, _, _, _, _, prof in rows:
+        for opcode, (steps, ms, gbs, _) in sorted(
+                profile_rows(prof, FUSED).items()):
+            print("| 1x4x%dx%d | %s | %d | %.3f | %.1f | %s |"
+                  % (size, size, opcode, steps, ms, gbs,
+                     "-" if bw is None else "%.0f%%" % (100 * gbs / bw)))
+    print("\nLibrary steps (profiled run; convolutions and GEMMs, 2 flops per "
+          "multiply-add, FP32 without TF32):\n")
+    print("| UNet-2D input | opcode | steps | ms per run | TFLOP/s |")
+    print("|---|---|---|---|---|")
+    for size, _, _, _, _, prof in rows:
+        for opcode, (steps, ms, _, gflops) in sorted(
+                profile_rows(prof, LIBRARY).items()):
+            print("| 1x4x%dx%d | %s | %d | %.3f | %s |"
+                  % (size, size, opcode, steps, ms,
+                     "-" if gflops is None else "%.2f" % (gflops / 1e3)))
+    for size, text in profiles:
+        print("\nWhere shardc's time goes at 1x4x%dx%d (`shard-run "
+              "--profile`):\n\n```\n%s\n```" % (size, size, text))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--sizes", default="1024,2048")
     p.add_argument("--runs", type=int, default=20)
+    p.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
+                   help="cpu: a dry run of the whole script on the CPU "
+                   "backend and PyTorch on the CPU, to check the script "
+                   "and the model's equivalence before GPU time is spent")
+    p.add_argument("--no-compile", action="store_true",
+                   help="skip torch.compile")
     args = p.parse_args()
     import numpy as np
     import torch
-    import torch.nn.functional as F
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
-    device = torch.cuda.get_device_name(0)
+    where = (torch.cuda.get_device_name(0) if args.device == "cuda"
+             else "the CPU (dry run)")
     rows, profiles = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for size in [int(s) for s in args.sizes.split(",")]:
-            src = os.path.join(tmp, "unet%d.mlir" % size)
-            art = os.path.join(tmp, "unet%d.shardbin" % size)
-            with open(src, "w") as f:
-                f.write(model_text(size))
-            subprocess.run([os.path.join(args.build, "bin", "shardc"), src,
-                            "--unpartitioned", "--target=cuda", "-o", art],
-                           check=True)
             host = draw_params(torch, size)
-            flags = []
-            for i, t in enumerate(host):
-                path = os.path.join(tmp, "arg%d.npy" % i)
-                np.save(path, t.numpy())
-                flags += ["--input", "arg%d=%s" % (i, path)]
-            out = os.path.join(tmp, "y.npy")
-            r = subprocess.run(
-                [os.path.join(args.build, "bin", "shard-run"), art,
-                 "--backend", "cuda", "--bench", str(args.runs),
-                 "--output", "result0=" + out] + flags,
-                capture_output=True, text=True, check=True)
-            ms = float(re.search(r"^0\s+([\d.]+)", r.stdout, re.M).group(1))
-            prof = subprocess.run(
-                [os.path.join(args.build, "bin", "shard-run"), art,
-                 "--backend", "cuda", "--bench", str(max(args.runs // 4, 2)),
-                 "--profile", "--profile-top", "10"] + flags,
-                capture_output=True, text=True, check=True).stdout
-            profiles.append((size, prof[prof.index("profile:"):].strip()))
-            fused = profile_rows(prof, FUSED)
-            library = profile_rows(prof, LIBRARY)
-            dev = [t.cuda() for t in host]
-            with torch.no_grad():
-                eager = lambda: unet_forward(F, dev[0], dev[1:])  # noqa
-                want = eager()
-                eager_ms = time_cuda(torch, eager, args.runs)
-                compiled = torch.compile(lambda x, *w: unet_forward(F, x, w))
-                run_c = lambda: compiled(*dev)  # noqa
-                compile_ms = time_cuda(torch, run_c, args.runs)
-            err = float(np.abs(np.load(out) - want.cpu().numpy()).max())
-            rows.append((size, ms, eager_ms, compile_ms, err, fused, library))
-        bw = copy_bandwidth(torch)
-    print("Measured %s on %s; device copy bandwidth %.0f GB/s.\n"
-          % (datetime.date.today().isoformat(), device, bw))
-    print("| UNet-2D input | shardc (1 rank) ms | PyTorch eager ms "
-          "| torch.compile ms | shardc / eager | max abs err vs eager |")
-    print("|---|---|---|---|---|---|")
-    for size, ms, eager_ms, compile_ms, err, _, _ in rows:
-        print("| 1x4x%dx%d | %.2f | %.2f | %.2f | %.2fx | %.2e |"
-              % (size, size, ms, eager_ms, compile_ms, ms / eager_ms, err))
-    print("\nFused kernels (profiled run; bandwidth = operand bytes / time, "
-          "against the %.0f GB/s copy):\n" % bw)
-    print("| UNet-2D input | kernels | steps | ms per run | GB/s "
-          "| of copy bandwidth |")
-    print("|---|---|---|---|---|---|")
-    for size, _, _, _, _, fused, _ in rows:
-        for opcode, (steps, ms, gbs, _) in sorted(fused.items()):
-            print("| 1x4x%dx%d | %s | %d | %.3f | %.1f | %.0f%% |"
-                  % (size, size, opcode, steps, ms, gbs, 100 * gbs / bw))
-    print("\nLibrary steps (profiled run; cuDNN convolutions and cuBLAS "
-          "GEMMs, 2 flops per multiply-add, FP32 without TF32):\n")
-    print("| UNet-2D input | steps | count | ms per run | TFLOP/s |")
-    print("|---|---|---|---|---|")
-    for size, _, _, _, _, _, library in rows:
-        for opcode, (steps, ms, _, gflops) in sorted(library.items()):
-            print("| 1x4x%dx%d | %s | %d | %.3f | %s |"
-                  % (size, size, opcode, steps, ms,
-                     "-" if gflops is None else "%.1f" % (gflops / 1e3)))
-    for size, text in profiles:
-        print("\nWhere shardc's time goes at 1x4x%dx%d (`shard-run "
-              "--profile`):\n\n```\n%s\n```" % (size, size, text))
+            ms, out, prof = run_shardc(args, tmp, size, host, np)
+            want, eager_ms, compile_ms = run_torch(args, torch, host)
+            err = float(np.abs(np.load(out) - want).max())
+            rows.append((size, ms, eager_ms, compile_ms, err, prof))
+            profiles.append((size, prof))
+    bw = copy_bandwidth(torch) if args.device == "cuda" else None
+    print_tables(rows, profiles, bw, where)
     return 0
 
 
