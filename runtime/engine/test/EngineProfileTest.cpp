@@ -125,6 +125,39 @@ TEST(EngineProfile, StepsBytesRunsAndTimes) {
   EXPECT_EQ((*fresh)->profile()[0].runs, 0u);
 }
 
+TEST(EngineProfile, AStepFailingMidRunAddsNothing) {
+  // relu runs, then the all-reduce fails (no communicator): the steps
+  // before the failure were timed, but a failed run is not a run.
+  Model m;
+  uint32_t x = m.input("x", {4});
+  uint32_t t = m.slot({4});
+  uint32_t y = m.output("y", {4});
+  m.op(Opcode::Unary, {x}, {t}, {}, {}, "relu");
+  InstructionSpec &reduce = m.op(Opcode::AllReduce, {t}, {y});
+  reduce.reduce = fb::ReduceKind::Sum;
+  std::shared_ptr<const Engine> e = load(m.bytes());
+  ASSERT_TRUE(e);
+  SessionOptions options;
+  options.profile = true;
+  StatusOr<std::unique_ptr<Session>> s = Session::create(e, options);
+  ASSERT_TRUE(s.ok()) << s.status().toString();
+  Floats in = {1, -2, 3, -4};
+  ASSERT_TRUE((*s)->bindInput(0, in.data(), DType::F32, {4}).ok());
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Status r = (*s)->run();
+    ASSERT_EQ(r.code(), StatusCode::FailedPrecondition) << r.toString();
+    EXPECT_NE(r.message().find("needs a communicator"), std::string::npos)
+        << r.message();
+    const std::vector<StepProfile> &p = (*s)->profile();
+    ASSERT_EQ(p.size(), 2u);
+    for (const StepProfile &step : p) {
+      EXPECT_EQ(step.runs, 0u) << step.opcode;
+      EXPECT_EQ(step.totalMs, 0.0) << step.opcode;
+      EXPECT_EQ(step.minMs, 0.0) << step.opcode;
+    }
+  }
+}
+
 TEST(EngineProfile, FlopsOfContractionsAndAttention) {
   // Two flops per multiply-add, counted from each op's definition.
   Model m;
