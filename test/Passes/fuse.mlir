@@ -12,6 +12,10 @@
 // RUN: shardc %t/model.mlir --fuse -o %t/model.shardbin
 // RUN: shard-run %t/model.shardbin --random-inputs --seed 3 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/model.mlir -O3 --emit=kernels | FileCheck %s --check-prefix=KERNELS
+// --fuse=false turns fusion off at -O3 (the CPU target); --target=cuda,
+// which runs these ops only as fused kernels, refuses it.
+// RUN: shardc %t/model.mlir -O3 --fuse=false --emit=kernels | FileCheck %s --check-prefix=UNFUSED
+// RUN: not shardc %t/model.mlir --target=cuda --fuse=false -o %t/x.shardbin 2>&1 | FileCheck %s --check-prefix=NOCUDA
 
 //--- epilogue.mlir
 sc.mesh @mesh ["x"=2]
@@ -86,4 +90,11 @@ func.func @main(%x: tensor<2x4x10x6xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // KERNELS: rank class 'class0'
 // KERNELS: ElementwiseFused "mul add silu add tanh" ({{.*}}) -> {{.*}} // sc.tanh
 // KERNELS-NOT: Unary "silu"
+
+// UNFUSED: rank class 'class0'
+// UNFUSED-NOT: ElementwiseFused
+// UNFUSED: Unary "silu"
+// UNFUSED-NOT: ElementwiseFused
+
+// NOCUDA: shardc: --fuse=false: --target=cuda runs elementwise ops and reductions only as fused kernels
 // NUM: check result0: {{.*}}: ok

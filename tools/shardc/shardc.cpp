@@ -72,12 +72,12 @@ cl::opt<std::string> referenceFilename(
     cl::desc("Embed this model, compiled for one rank, as the reference that "
              "shard-run --check compares with (same inputs and outputs)"),
     cl::value_desc("model.mlir"), cl::init(""), cl::cat(shardcCategory));
-cl::opt<bool>
+cl::opt<cl::boolOrDefault>
     fuse("fuse",
          cl::desc("Fuse elementwise chains into kernels, and into the "
-                  "reductions that read them (sc-fuse); "
-                  "on by default at -O3 and for --target=cuda"),
-         cl::init(false), cl::cat(shardcCategory));
+                  "reductions that read them (sc-fuse); default: on at -O3, "
+                  "always on for --target=cuda"),
+         cl::cat(shardcCategory));
 cl::opt<cl::boolOrDefault> sinkBias(
     "sink-bias",
     cl::desc("Add a convolution's or linear layer's bias in the fused "
@@ -198,6 +198,13 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     llvm::errs() << "shardc: -O" << optLevel << " (expected -O0 to -O3)\n";
     return 1;
   }
+  // The CUDA backend runs elementwise ops, reductions and expanded norms
+  // only as fused kernels: unfused, each would be staged through the host.
+  if (target == "cuda" && fuse == cl::BOU_FALSE) {
+    llvm::errs() << "shardc: --fuse=false: --target=cuda runs elementwise "
+                    "ops and reductions only as fused kernels\n";
+    return 1;
+  }
   if (failed(runStages(*module, root)))
     return 1;
   FailureOr<std::vector<uint8_t>> reference = std::vector<uint8_t>();
@@ -213,7 +220,8 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   }
   shardc::LowerOptions options;
   options.unpartitioned = unpartitioned;
-  options.fuse = fuse || optLevel >= 3 || target == "cuda";
+  options.fuse = fuse == cl::BOU_UNSET ? optLevel >= 3 || target == "cuda"
+                                       : fuse == cl::BOU_TRUE;
   // The CUDA backend runs fused kernels natively, not plain ones or norms.
   options.fuseLoneKernels = target == "cuda";
   options.expandNorms = target == "cuda";
