@@ -18,7 +18,8 @@ With --mpiexec the run goes through `MPIEXEC -n N shard-run ...` (the MPI
 backend) instead of in-process ranks. With --backend cuda the case is
 compiled with --target=cuda (generated kernels in a fatbin) and every rank
 runs on the one GPU, ranks as threads of one process (local multi-rank
-mode); without a GPU it exits 3, ctest's skip code for these tests.
+mode); without a GPU it exits 3, ctest's skip code for these tests (1, a
+failure, when SHARDRT_REQUIRE_GPU is set: shard-run decides).
 """
 import argparse
 import math

@@ -13,8 +13,11 @@
 // --ranks under mpirun, every rank is a thread of this process on one GPU.
 // --profile times every step of the timed runs and prints where the time
 // goes (Profile.h).
+// Under an MPI launcher of more than one process each process is one rank;
+// otherwise ranks are threads of this process.
 // Exit status: 0 ok, 1 error, 2 --check mismatch, 3 the backend is not
-// available here (no GPU, or a build without CUDA).
+// available here (no GPU, or a build without CUDA; 1 instead when
+// SHARDRT_REQUIRE_GPU is set).
 //
 //===----------------------------------------------------------------------===//
 
@@ -352,6 +355,14 @@ Status execute(const std::shared_ptr<const Engine> &engine,
 /// SKIP_RETURN_CODE for the GPU tests).
 constexpr int kExitUnavailable = 3;
 
+/// SHARDRT_REQUIRE_GPU (set, not "0"): an unavailable backend is an error
+/// (exit 1), so that on a GPU machine whose driver CUDA cannot use the GPU
+/// tests fail instead of skipping.
+bool unavailableIsAnError() {
+  const char *v = std::getenv("SHARDRT_REQUIRE_GPU");
+  return v && *v && std::string(v) != "0";
+}
+
 int run(const Args &args, comm::Communicator *mpi) {
   bool root = !mpi || mpi->rank() == 0;
   auto fail = [&](const Status &s) {
@@ -360,7 +371,7 @@ int run(const Args &args, comm::Communicator *mpi) {
   };
   if (Status s = backendAvailable(args.backend, args.device); !s.ok()) {
     fail(s);
-    return kExitUnavailable;
+    return unavailableIsAnError() ? 1 : kExitUnavailable;
   }
   StatusOr<std::shared_ptr<const Engine>> engine = Engine::load(args.model);
   if (!engine.ok())
@@ -450,12 +461,18 @@ int run(const Args &args, comm::Communicator *mpi) {
   return ok ? 0 : 2;
 }
 
+/// Started by an MPI launcher with more than one process. A launcher of one
+/// process (a Slurm step or a PMI environment around a plain command, as
+/// on a batch machine) runs in-process ranks, as without a launcher: its
+/// one MPI process could not hold the artifact's ranks anyway.
 bool underMpiLauncher() {
-  for (const char *v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK",
-                        "SLURM_STEP_NUM_TASKS"})
-    if (std::getenv(v))
-      return true;
-  return false;
+  for (const char *v :
+       {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"})
+    if (const char *size = std::getenv(v))
+      return std::atoi(size) > 1;
+  // PMIx names no size of its own (Open MPI's launcher also sets the
+  // first variable above).
+  return std::getenv("PMIX_RANK") != nullptr;
 }
 
 } // namespace
