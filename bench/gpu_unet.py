@@ -197,7 +197,7 @@ def run_torch(args, torch, host):
     return want.cpu().numpy(), eager_ms, compile_ms
 
 
-def print_tables(rows, profiles, bw, where):
+def print_tables(rows, bw, where):
     print("Measured %s on %s%s.\n"
           % (datetime.date.today().isoformat(), where,
              "" if bw is None else "; device copy bandwidth %.0f GB/s" % bw))
@@ -218,9 +218,11 @@ def print_tables(rows, profiles, bw, where):
     for size, _, _, _, _, prof in rows:
         for opcode, (steps, ms, gbs, _) in sorted(
                 profile_rows(prof, FUSED).items()):
-            print("| 1x4x%dx%d | %s | %d | %.3f | %.1f | %s |"
-                  % (size, size, opcode, steps, ms, gbs,
-                     "-" if bw is None else "%.0f%%" % (100 * gbs / bw)))
+            print("| 1x4x%dx%d | %s | %d | %.3f | %s | %s |"
+                  % (size, size, opcode, steps, ms,
+                     "-" if gbs is None else "%.1f" % gbs,
+                     "-" if bw is None or gbs is None
+                     else "%.0f%%" % (100 * gbs / bw)))
     print("\nLibrary steps (profiled run; convolutions and GEMMs, 2 flops per "
           "multiply-add, FP32 without TF32):\n")
     print("| UNet-2D input | opcode | steps | ms per run | TFLOP/s |")
@@ -231,7 +233,7 @@ def print_tables(rows, profiles, bw, where):
             print("| 1x4x%dx%d | %s | %d | %.3f | %s |"
                   % (size, size, opcode, steps, ms,
                      "-" if gflops is None else "%.2f" % (gflops / 1e3)))
-    for size, text in profiles:
+    for size, _, _, _, _, text in rows:
         print("\nWhere shardc's time goes at 1x4x%dx%d (`shard-run "
               "--profile`):\n\n```\n%s\n```" % (size, size, text))
 
@@ -254,7 +256,7 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     where = (torch.cuda.get_device_name(0) if args.device == "cuda"
              else "the CPU (dry run)")
-    rows, profiles = [], []
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in [int(s) for s in args.sizes.split(",")]:
             host = draw_params(torch, size)
@@ -262,9 +264,8 @@ def main():
             want, eager_ms, compile_ms = run_torch(args, torch, host)
             err = float(np.abs(np.load(out) - want).max())
             rows.append((size, ms, eager_ms, compile_ms, err, prof))
-            profiles.append((size, prof))
     bw = copy_bandwidth(torch) if args.device == "cuda" else None
-    print_tables(rows, profiles, bw, where)
+    print_tables(rows, bw, where)
     return 0
 
 

@@ -65,7 +65,7 @@ void printProfile(const std::vector<RankStats> &stats, int top) {
 
   std::printf("\nprofile: ms per run, mean over %llu run(s), as each rank's "
               "stream sees it; GB/s: operand bytes / time, GFLOP/s: "
-              "contractions' flops / time (rank %zu)\n",
+              "flops of contractions and attention / time (rank %zu)\n",
               (unsigned long long)first[0].runs, ranks[0]);
   std::printf("%-18s %6s", "opcode", "steps");
   for (size_t r : ranks)

@@ -395,7 +395,9 @@ int run(const Args &args, comm::Communicator *mpi) {
     return fail(s);
   RunOptions options;
   options.iterations = args.bench > 0 ? args.bench : 1;
-  options.warmup = args.bench > 0 ? 1 : 0;
+  // A graph session runs plainly, then captures, then replays (Engine.h):
+  // two warm-ups, so that the timed and the checked runs are replays.
+  options.warmup = args.cudaGraph ? 2 : args.bench > 0 ? 1 : 0;
   unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   options.threadsPerRank =
       args.threads ? args.threads
@@ -466,13 +468,16 @@ int run(const Args &args, comm::Communicator *mpi) {
 /// on a batch machine) runs in-process ranks, as without a launcher: its
 /// one MPI process could not hold the artifact's ranks anyway.
 bool underMpiLauncher() {
+  // The largest size any launcher variable gives: an outer one-task Slurm
+  // step may leave its variable behind under an inner launcher.
+  int size = 0;
   for (const char *v :
        {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"})
-    if (const char *size = std::getenv(v))
-      return std::atoi(size) > 1;
+    if (const char *s = std::getenv(v))
+      size = std::max(size, std::atoi(s));
   // PMIx names no size of its own (Open MPI's launcher also sets the
-  // first variable above).
-  return std::getenv("PMIX_RANK") != nullptr;
+  // first variable above): alone, it means a launcher of unknown size.
+  return size > 1 || (size == 0 && std::getenv("PMIX_RANK") != nullptr);
 }
 
 } // namespace

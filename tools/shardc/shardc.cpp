@@ -220,8 +220,6 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   }
   shardc::LowerOptions options;
   options.unpartitioned = unpartitioned;
-  options.fuse = fuse == cl::BOU_UNSET ? optLevel >= 3 || target == "cuda"
-                                       : fuse == cl::BOU_TRUE;
   // The CUDA backend runs fused kernels natively, not plain ones or norms.
   options.fuseLoneKernels = target == "cuda";
   options.expandNorms = target == "cuda";
@@ -232,6 +230,8 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     return flag == cl::BOU_UNSET ? forTarget && optLevel >= level
                                  : flag == cl::BOU_TRUE;
   };
+  // --fuse=false with --target=cuda was refused above.
+  options.fuse = target == "cuda" || enabled(fuse, 3);
   options.overlapHalos = enabled(overlapHalos, 1);
   // The CPU kernels seed their output with the bias at no cost; cuDNN and
   // cuBLAS add it in a pass of its own.

@@ -469,10 +469,10 @@ Status NcclCommunicator::doAllToAllV(const void *send,
         auto *out = static_cast<char *>(d[1]);
         for (int q = 0; q < size(); ++q) {
           ncclResult_t r =
-              ncclSend(in + size_t(sendDispls[q]) * e,
+              ncclSend(sendCounts[q] ? in + size_t(sendDispls[q]) * e : in,
                        size_t(sendCounts[q]) * e, ncclUint8, q, comm_, stream_);
           if (r == ncclSuccess || r == ncclInProgress)
-            r = ncclRecv(out + size_t(recvDispls[q]) * e,
+            r = ncclRecv(recvCounts[q] ? out + size_t(recvDispls[q]) * e : out,
                          size_t(recvCounts[q]) * e, ncclUint8, q, comm_,
                          stream_);
           if (r != ncclSuccess && r != ncclInProgress)

@@ -317,9 +317,9 @@ void reduceWith(const float *x, const Shape &xShape,
 }
 
 /// Softmax along contiguous rows of length n. log_softmax subtracts the max
-/// and then log(sum) separately, in PyTorch's order. The exps are computed
-/// a block at a time (into y, or into scratch for log_softmax, whose y keeps
-/// no exp) so that they vectorise (lib/VectorExp.h); sums are in double.
+/// and then log(sum) separately, in PyTorch's order. The exps vectorise
+/// (lib/VectorExp.h): softmax writes them into y; log_softmax, whose y keeps
+/// none, into scratch a block at a time. Sums are in double.
 void softmaxRow(const float *x, float *y, int64_t n, bool log) {
   float mx = ExtremeOp<true>::run(ExtremeOp<true>::init(), x, n);
   double sum = 0.0;

@@ -127,10 +127,11 @@ void expectBackendsAgree(const Model &m, const std::vector<Floats> &inputs,
   expectOutputsClose(*got, *want, tolerance);
 }
 
-/// Runs `m` captured in a CUDA graph (which refuses any step that needs the
-/// host, so every step must be native) on `inputs`, then replays it on
-/// other inputs: both runs must agree with the CPU (within `tolerance`,
-/// relative; 0: equal), so a replay that launched nothing shows.
+/// Runs `m` in a CUDA graph session (which refuses any step that needs the
+/// host, so every step must be native): plainly on `inputs`, captured on
+/// other inputs, replayed on `inputs` again. Every run must agree with the
+/// CPU (within `tolerance`, relative; 0: equal), so a capture or replay
+/// that launched nothing shows.
 void expectNativeAndAgree(const Model &m, const std::vector<Floats> &inputs,
                           float tolerance = 1e-4f) {
   std::shared_ptr<const Engine> engine = load(m.bytes());
@@ -1066,6 +1067,57 @@ TEST(CudaBackend, GraphReplayAndCallerStream) {
             << "run " << r << " element " << i;
   }
   cudaStreamDestroy(stream);
+}
+
+TEST(CudaBackend, GraphRecapturesForNewBindings) {
+  // Each new output binding runs plainly, captures, then replays; going
+  // back to an earlier binding captures again. Every run gets new inputs,
+  // so a run that replayed a stale graph or wrote the other buffer shows.
+  Model m;
+  uint32_t x = m.input("in0", {2, 16, 8});
+  uint32_t y = m.input("in1", {2, 8, 12});
+  uint32_t z = m.output("out0", {2, 16, 12});
+  m.op(Opcode::Matmul, {x, y}, {z});
+  std::shared_ptr<const Engine> engine = load(m.bytes());
+  ASSERT_TRUE(engine);
+  SKIP_WITHOUT_GPU();
+  SessionOptions graph = cudaOptions();
+  graph.cudaGraph = true;
+  StatusOr<std::unique_ptr<Session>> s = Session::create(engine, graph);
+  ASSERT_TRUE(s.ok()) << s.status().toString();
+  StatusOr<std::unique_ptr<Session>> cpu = Session::create(engine);
+  ASSERT_TRUE(cpu.ok()) << cpu.status().toString();
+  const size_t n = 2 * 16 * 12;
+  float *buffers[2] = {nullptr, nullptr};
+  for (float *&b : buffers)
+    ASSERT_EQ(cudaMalloc(&b, n * sizeof(float)), cudaSuccess);
+  unsigned seed = 70;
+  for (int out : {0, 1, 0}) {
+    ASSERT_TRUE(
+        (*s)->bindOutput(0, buffers[out], DType::F32, {2, 16, 12}).ok());
+    for (int r = 0; r < 3; ++r, seed += 2) {
+      SCOPED_TRACE("buffer " + std::to_string(out) + " run " +
+                   std::to_string(r));
+      Floats a = randomFloats(2 * 16 * 8, seed),
+             b = randomFloats(2 * 8 * 12, seed + 1);
+      for (Session *session : {s->get(), cpu->get()}) {
+        ASSERT_TRUE(
+            session->copyInput(0, a.data(), DType::F32, {2, 16, 8}).ok());
+        ASSERT_TRUE(
+            session->copyInput(1, b.data(), DType::F32, {2, 8, 12}).ok());
+        Status run = session->run();
+        ASSERT_TRUE(run.ok()) << run.toString();
+      }
+      Floats got(n);
+      ASSERT_EQ(cudaMemcpy(got.data(), buffers[out], n * sizeof(float),
+                           cudaMemcpyDeviceToHost),
+                cudaSuccess);
+      Floats want = decode((*cpu)->outputData(0), int64_t(n), DType::F32);
+      expectOutputsClose({got}, {want}, 1e-4f);
+    }
+  }
+  for (float *b : buffers)
+    cudaFree(b);
 }
 
 TEST(CudaBackend, ProfileTimesStepsOnTheStream) {

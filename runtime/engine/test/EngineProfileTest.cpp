@@ -39,6 +39,19 @@ Model profiledModel() {
   return m;
 }
 
+/// A profiled session of `m`; null (after a test failure) if none is made.
+std::unique_ptr<Session> profiledSession(const Model &m) {
+  std::shared_ptr<const Engine> e = load(m.bytes());
+  EXPECT_TRUE(e);
+  if (!e)
+    return nullptr;
+  SessionOptions options;
+  options.profile = true;
+  StatusOr<std::unique_ptr<Session>> s = Session::create(e, options);
+  EXPECT_TRUE(s.ok()) << s.status().toString();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
 TEST(EngineProfile, OffByDefault) {
   std::shared_ptr<const Engine> e = load(profiledModel().bytes());
   ASSERT_TRUE(e);
@@ -135,20 +148,16 @@ TEST(EngineProfile, AStepFailingMidRunAddsNothing) {
   m.op(Opcode::Unary, {x}, {t}, {}, {}, "relu");
   InstructionSpec &reduce = m.op(Opcode::AllReduce, {t}, {y});
   reduce.reduce = fb::ReduceKind::Sum;
-  std::shared_ptr<const Engine> e = load(m.bytes());
-  ASSERT_TRUE(e);
-  SessionOptions options;
-  options.profile = true;
-  StatusOr<std::unique_ptr<Session>> s = Session::create(e, options);
-  ASSERT_TRUE(s.ok()) << s.status().toString();
+  std::unique_ptr<Session> s = profiledSession(m);
+  ASSERT_TRUE(s);
   Floats in = {1, -2, 3, -4};
-  ASSERT_TRUE((*s)->bindInput(0, in.data(), DType::F32, {4}).ok());
+  ASSERT_TRUE(s->bindInput(0, in.data(), DType::F32, {4}).ok());
   for (int attempt = 0; attempt < 2; ++attempt) {
-    Status r = (*s)->run();
+    Status r = s->run();
     ASSERT_EQ(r.code(), StatusCode::FailedPrecondition) << r.toString();
     EXPECT_NE(r.message().find("needs a communicator"), std::string::npos)
         << r.message();
-    const std::vector<StepProfile> &p = (*s)->profile();
+    const std::vector<StepProfile> &p = s->profile();
     ASSERT_EQ(p.size(), 2u);
     for (const StepProfile &step : p) {
       EXPECT_EQ(step.runs, 0u) << step.opcode;
@@ -194,13 +203,9 @@ TEST(EngineProfile, FlopsOfContractionsAndAttention) {
   uint32_t u = m.output("relu", {2, 8, 16, 16});
   m.op(Opcode::Unary, {c}, {u}, {}, {}, "relu");
 
-  std::shared_ptr<const Engine> e = load(m.bytes());
-  ASSERT_TRUE(e);
-  SessionOptions options;
-  options.profile = true;
-  StatusOr<std::unique_ptr<Session>> s = Session::create(e, options);
-  ASSERT_TRUE(s.ok()) << s.status().toString();
-  const std::vector<StepProfile> &p = (*s)->profile();
+  std::unique_ptr<Session> s = profiledSession(m);
+  ASSERT_TRUE(s);
+  const std::vector<StepProfile> &p = s->profile();
   ASSERT_EQ(p.size(), 8u);
   // Output positions x (Cin / groups x kernel) products.
   EXPECT_EQ(p[0].flops, 2u * (2 * 8 * 16 * 16) * (3 * 3 * 3));

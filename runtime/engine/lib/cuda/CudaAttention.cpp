@@ -41,8 +41,8 @@ StatusOr<RunFn> prepareAttentionStep(const fb::Instruction &inst,
   }
   AttentionView view = plan.at(offsets);
   lib.needWorkspace(size_t(plan.workspaceFloats) * sizeof(float));
-  // The handle is made now, not in the first run, which may be a CUDA
-  // graph capture.
+  // The handle is made now, not during a run, which may be a CUDA graph
+  // capture.
   StatusOr<cublasHandle_t> h = lib.cublas();
   if (!h.ok())
     return h.status();

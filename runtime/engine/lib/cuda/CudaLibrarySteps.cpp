@@ -45,21 +45,33 @@ void LibraryContext::destroyHandles() {
 #endif
 }
 
+Status LibraryContext::setUpCublas(cublasHandle_t h) {
+  SHARDRT_CUBLAS_TRY(cublasSetStream(h, stream));
+  // cuBLAS's own workspace pool may allocate inside a graph capture; a
+  // workspace of ours (32 MiB, NVIDIA's size for Hopper) never does. Set
+  // after the stream, which resets it.
+  constexpr size_t kCublasWorkspace = size_t(32) << 20;
+  SHARDRT_CUDA_TRY(cudaMalloc(&cublasWorkspace_, kCublasWorkspace));
+  SHARDRT_CUBLAS_TRY(cublasSetWorkspace(h, cublasWorkspace_, kCublasWorkspace));
+  SHARDRT_CUBLAS_TRY(cublasSetMathMode(h, allowTf32 ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                    : CUBLAS_DEFAULT_MATH));
+  return Status();
+}
+
 StatusOr<cublasHandle_t> LibraryContext::cublas() {
   if (!cublas_) {
     cublasHandle_t h = nullptr;
     SHARDRT_CUBLAS_TRY(cublasCreate(&h));
+    // Kept only once fully set up: a handle without our workspace could
+    // allocate inside a capture.
+    if (Status s = setUpCublas(h); !s.ok()) {
+      cublasDestroy(h);
+      if (cublasWorkspace_)
+        cudaFree(cublasWorkspace_);
+      cublasWorkspace_ = nullptr;
+      return s;
+    }
     cublas_ = h;
-    SHARDRT_CUBLAS_TRY(cublasSetStream(h, stream));
-    // cuBLAS's own workspace pool may allocate inside a graph capture; a
-    // workspace of ours (32 MiB, NVIDIA's size for Hopper) never does. Set
-    // after the stream, which resets it.
-    constexpr size_t kCublasWorkspace = size_t(32) << 20;
-    SHARDRT_CUDA_TRY(cudaMalloc(&cublasWorkspace_, kCublasWorkspace));
-    SHARDRT_CUBLAS_TRY(
-        cublasSetWorkspace(h, cublasWorkspace_, kCublasWorkspace));
-    SHARDRT_CUBLAS_TRY(cublasSetMathMode(
-        h, allowTf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
   }
   return cublas_;
 }
@@ -295,8 +307,9 @@ ConvAttrs convAttrs(const fb::Instruction &inst) {
 /// The best-ranked algorithm that succeeded, stays off TF32 tensor cores
 /// unless they are allowed, and whose workspace, asked for under the math
 /// type it will run with, is known and at most 1 GiB; null if none is.
-/// Without TF32 every algorithm runs with CUDNN_FMA_MATH: a result ranked
-/// under CUDNN_DEFAULT_MATH would otherwise let Ampere and later use TF32.
+/// Without TF32 every algorithm runs with CUDNN_FMA_MATH (set on `conv`
+/// before the ranking too, setConv): a result reported under
+/// CUDNN_DEFAULT_MATH would otherwise let Ampere and later use TF32.
 /// workspaceOf(algo, &bytes) asks cuDNN for an algorithm's workspace.
 template <typename Perf, typename WorkspaceOf>
 const Perf *chooseAlgorithm(const Perf *perf, int returned, bool allowTf32,
@@ -304,8 +317,10 @@ const Perf *chooseAlgorithm(const Perf *perf, int returned, bool allowTf32,
                             WorkspaceOf workspaceOf, size_t &workspace) {
   constexpr size_t kMaxWorkspace = size_t(1) << 30;
   for (int i = 0; i < returned; ++i) {
+    // ALLOW_CONVERSION may compute in FP16: more than TF32 permits.
     if (perf[i].status != CUDNN_STATUS_SUCCESS ||
         perf[i].memory > kMaxWorkspace ||
+        perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||
         (!allowTf32 && perf[i].mathType == CUDNN_TENSOR_OP_MATH))
       continue;
     cudnnMathType_t math = allowTf32 ? perf[i].mathType : CUDNN_FMA_MATH;

@@ -84,6 +84,7 @@ struct LibraryContext {
   ~LibraryContext() { destroyHandles(); }
 
 private:
+  Status setUpCublas(cublasHandle_t h);
   cublasHandle_t cublas_ = nullptr;
   void *cublasWorkspace_ = nullptr;
 #ifdef SHARDRT_HAVE_CUDNN
