@@ -197,42 +197,48 @@ def run_torch(args, torch, host):
     return want.cpu().numpy(), eager_ms, compile_ms
 
 
+def opt(value, spec):
+    """value formatted with spec, or "-" where there is none."""
+    return "-" if value is None else spec % value
+
+
+def table(header, lines):
+    """A Markdown table: header cells, then one list of cells per line."""
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for cells in lines:
+        print("| " + " | ".join(cells) + " |")
+
+
 def print_tables(rows, bw, where):
     print("Measured %s on %s%s.\n"
           % (datetime.date.today().isoformat(), where,
              "" if bw is None else "; device copy bandwidth %.0f GB/s" % bw))
-    print("| UNet-2D input | shardc (1 rank) ms | PyTorch eager ms "
-          "| torch.compile ms | shardc / eager | max abs err vs eager |")
-    print("|---|---|---|---|---|---|")
-    for size, ms, eager_ms, compile_ms, err, _ in rows:
-        print("| 1x4x%dx%d | %.2f | %.2f | %s | %.2fx | %.2e |"
-              % (size, size, ms, eager_ms,
-                 "-" if compile_ms is None else "%.2f" % compile_ms,
-                 ms / eager_ms, err))
+    table(["UNet-2D input", "shardc (1 rank) ms", "PyTorch eager ms",
+           "torch.compile ms", "shardc / eager", "max abs err vs eager"],
+          [["1x4x%dx%d" % (size, size), "%.2f" % ms, "%.2f" % eager_ms,
+            opt(compile_ms, "%.2f"), "%.2fx" % (ms / eager_ms), "%.2e" % err]
+           for size, ms, eager_ms, compile_ms, err, _ in rows])
     print("\nFused kernels (profiled run; bandwidth = operand bytes / time%s):"
-          "\n" % ("" if bw is None else
-                  ", against the %.0f GB/s copy" % bw))
-    print("| UNet-2D input | kernels | steps | ms per run | GB/s "
-          "| of copy bandwidth |")
-    print("|---|---|---|---|---|---|")
-    for size, _, _, _, _, prof in rows:
-        for opcode, (steps, ms, gbs, _) in sorted(
-                profile_rows(prof, FUSED).items()):
-            print("| 1x4x%dx%d | %s | %d | %.3f | %s | %s |"
-                  % (size, size, opcode, steps, ms,
-                     "-" if gbs is None else "%.1f" % gbs,
-                     "-" if bw is None or gbs is None
-                     else "%.0f%%" % (100 * gbs / bw)))
+          "\n" % ("" if bw is None else ", against the %.0f GB/s copy" % bw))
+
+    def profiled(opcodes):
+        for size, _, _, _, _, prof in rows:
+            for opcode, row in sorted(profile_rows(prof, opcodes).items()):
+                yield "1x4x%dx%d" % (size, size), opcode, row
+
+    table(["UNet-2D input", "kernels", "steps", "ms per run", "GB/s",
+           "of copy bandwidth"],
+          [[size, opcode, "%d" % steps, "%.3f" % ms, opt(gbs, "%.1f"),
+            opt(None if bw is None or gbs is None else 100 * gbs / bw,
+                "%.0f%%")]
+           for size, opcode, (steps, ms, gbs, _) in profiled(FUSED)])
     print("\nLibrary steps (profiled run; convolutions and GEMMs, 2 flops per "
           "multiply-add, FP32 without TF32):\n")
-    print("| UNet-2D input | opcode | steps | ms per run | TFLOP/s |")
-    print("|---|---|---|---|---|")
-    for size, _, _, _, _, prof in rows:
-        for opcode, (steps, ms, _, gflops) in sorted(
-                profile_rows(prof, LIBRARY).items()):
-            print("| 1x4x%dx%d | %s | %d | %.3f | %s |"
-                  % (size, size, opcode, steps, ms,
-                     "-" if gflops is None else "%.2f" % (gflops / 1e3)))
+    table(["UNet-2D input", "opcode", "steps", "ms per run", "TFLOP/s"],
+          [[size, opcode, "%d" % steps, "%.3f" % ms,
+            opt(None if gflops is None else gflops / 1e3, "%.2f")]
+           for size, opcode, (steps, ms, _, gflops) in profiled(LIBRARY)])
     for size, _, _, _, _, text in rows:
         print("\nWhere shardc's time goes at 1x4x%dx%d (`shard-run "
               "--profile`):\n\n```\n%s\n```" % (size, size, text))
