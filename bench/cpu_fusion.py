@@ -15,10 +15,11 @@ profile's total) at each level, means over --runs timed runs, the best of
 """
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
+
+import profile_table
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The elementwise and reduction steps at either level (-O3 keeps some plain
@@ -33,20 +34,8 @@ def profile(build, artifact, runs):
         [os.path.join(build, "bin", "shard-run"), artifact, "--random-inputs",
          "--seed", "1", "--bench", str(runs), "--profile", "--profile-top",
          "0"], capture_output=True, text=True, check=True).stdout
-    table = out[out.index("profile:"):]
-    rows, total = {}, None
-    for line in table.splitlines()[2:]:
-        cells = line.split()
-        if len(cells) < 3 or not re.match(r"^[\d.]+$", cells[2]):
-            continue
-        if cells[0] == "total":
-            total = [float(c) for c in cells[2:]]
-            continue
-        ranks = len(cells) - 4  # opcode, steps, ms per rank..., %, GB/s
-        rows[cells[0]] = [float(c) for c in cells[2:2 + ranks]]
-    if total is None:
-        raise RuntimeError("no total row in shard-run's profile:\n" + table)
-    return rows, total
+    rows, total = profile_table.parse(out)
+    return {op: ms for op, (_, ms, _, _) in rows.items()}, total
 
 
 def summed(rows, opcodes, rank):

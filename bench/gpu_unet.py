@@ -38,6 +38,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "examples"))
 import gen_models  # noqa: E402
+import profile_table  # noqa: E402
 
 
 def model_text(size):
@@ -138,16 +139,10 @@ LIBRARY = ("Conv", "ConvTranspose", "Matmul", "Linear")
 
 def profile_rows(profile, opcodes):
     """{opcode: (steps, ms per run, GB/s, GFLOP/s)} of `opcodes` in a
-    one-rank `shard-run --profile` table (opcode, steps, ms, %, GB/s,
-    GFLOP/s); a rate printed as "-" comes back as None."""
-    rows = {}
-    rate = lambda v: None if v == "-" else float(v)  # noqa: E731
-    for m in re.finditer(r"^(\w+)\s+(\d+)\s+([\d.]+)\s+[\d.]+\s+(\S+)\s+"
-                         r"(\S+)$", profile, re.M):
-        if m.group(1) in opcodes:
-            rows[m.group(1)] = (int(m.group(2)), float(m.group(3)),
-                                rate(m.group(4)), rate(m.group(5)))
-    return rows
+    one-rank `shard-run --profile` table; a rate printed as "-" is None."""
+    rows, _ = profile_table.parse(profile)
+    return {op: (steps, ms[0], gbs, gflops)
+            for op, (steps, ms, gbs, gflops) in rows.items() if op in opcodes}
 
 
 def run_shardc(args, tmp, size, host, np):

@@ -461,10 +461,8 @@ LogicalResult readFusedBody(Operation *fused, Region &region,
       inst.ints.push_back(reg.lookup(v));
     reg[scalar.getResult()] = next++;
   }
-  auto yielded = reg.find(cast<scl::YieldOp>(body.back()).getValue());
-  if (yielded == reg.end())
-    return fused->emitOpError("yields a value its body does not define");
-  int64_t result = yielded->second;
+  // The verifier keeps every value the body uses inside it.
+  int64_t result = reg.lookup(cast<scl::YieldOp>(body.back()).getValue());
   // A reduction may reduce an input as it is (a plain Reduce).
   bool plainReduction =
       isa<scl::FusedReductionOp>(fused) && next == body.getNumArguments();

@@ -77,7 +77,8 @@ const char *kUsage =
     "         [--timeout-ms MS] [--backend cpu|cuda [--device D] "
     "[--cuda-graph]]\n"
     "         [--profile [--profile-top N]]\n"
-    "Under mpirun/srun each process runs one rank (MPI backend).\n";
+    "Under mpirun/srun with more than one process each runs one rank (MPI\n"
+    "backend); otherwise the ranks are threads of this process.\n";
 
 bool parseNumber(const std::string &s, double &out) {
   char *end = nullptr;

@@ -175,6 +175,17 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                  << "' (expected cpu or cuda)\n";
     return 1;
   }
+  if (optLevel > 3) {
+    llvm::errs() << "shardc: -O" << optLevel << " (expected -O0 to -O3)\n";
+    return 1;
+  }
+  // The CUDA backend runs elementwise ops, reductions and expanded norms
+  // only as fused kernels: unfused, each would be staged through the host.
+  if (target == "cuda" && fuse == cl::BOU_FALSE) {
+    llvm::errs() << "shardc: --fuse=false: --target=cuda runs elementwise "
+                    "ops and reductions only as fused kernels\n";
+    return 1;
+  }
   // The cuda target's artifact embeds kernels compiled now; find the
   // compiler before the (longer) passes run.
   std::string nvcc;
@@ -193,17 +204,6 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     }
     nvcc = *found;
     sms = *parsed;
-  }
-  if (optLevel > 3) {
-    llvm::errs() << "shardc: -O" << optLevel << " (expected -O0 to -O3)\n";
-    return 1;
-  }
-  // The CUDA backend runs elementwise ops, reductions and expanded norms
-  // only as fused kernels: unfused, each would be staged through the host.
-  if (target == "cuda" && fuse == cl::BOU_FALSE) {
-    llvm::errs() << "shardc: --fuse=false: --target=cuda runs elementwise "
-                    "ops and reductions only as fused kernels\n";
-    return 1;
   }
   if (failed(runStages(*module, root)))
     return 1;

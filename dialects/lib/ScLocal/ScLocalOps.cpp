@@ -116,7 +116,8 @@ LogicalResult ScalarOp::verify() {
 
 /// The checks every fused op's inputs and body share: f32 inputs that
 /// broadcast (numpy rules) to `domain`, one f32 body argument per input, a
-/// body of scl.scalar ending in scl.yield.
+/// body of scl.scalar ending in scl.yield, using only its own values (the
+/// kernels see nothing else).
 static LogicalResult verifyFusedBody(Operation *op, ValueRange ins,
                                      ArrayRef<int64_t> domain, Region &region,
                                      const std::string &domainText) {
@@ -138,10 +139,18 @@ static LogicalResult verifyFusedBody(Operation *op, ValueRange ins,
              << arg.getArgNumber() << " is " << arg.getType() << ", not f32";
   if (body.empty() || !isa<YieldOp>(body.back()))
     return op->emitOpError("body must end in scl.yield");
-  for (Operation &inner : body.without_terminator())
+  auto fromBody = [&](Value v) { return v.getParentBlock() == &body; };
+  for (Operation &inner : body.without_terminator()) {
     if (!isa<ScalarOp>(inner))
       return inner.emitOpError("cannot be in a fused body (only scl.scalar "
                                "and scl.yield)");
+    for (Value v : inner.getOperands())
+      if (!fromBody(v))
+        return inner.emitOpError("uses a value defined outside the fused body");
+  }
+  if (!fromBody(cast<YieldOp>(body.back()).getValue()))
+    return body.back().emitOpError(
+        "yields a value defined outside the fused body");
   return success();
 }
 

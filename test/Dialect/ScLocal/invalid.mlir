@@ -1073,6 +1073,37 @@ func.func @fused_1(%x: memref<4xf32>, %y: memref<4xf32>)
 
 // -----
 
+// case: fused_elementwise whose body uses a value from outside it
+sc.mesh @pair ["x"=2]
+func.func @fused_outside(%x: memref<4xf32>, %y: memref<4xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  %c = arith.constant 2.0 : f32
+  scl.fused_elementwise ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32):
+    // expected-error @+1 {{uses a value defined outside the fused body}}
+    %r = scl.scalar "mul"(%a, %c) : f32
+    scl.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// case: fused_elementwise yielding a value from outside its body
+sc.mesh @pair ["x"=2]
+func.func @fused_yield_outside(%x: memref<4xf32>, %y: memref<4xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  %c = arith.constant 2.0 : f32
+  scl.fused_elementwise ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32):
+    // expected-error @+1 {{yields a value defined outside the fused body}}
+    scl.yield %c : f32
+  }
+  return
+}
+
+// -----
+
 // case: fused_elementwise with an i1 output
 sc.mesh @pair ["x"=2]
 func.func @fused_2(%x: memref<4xf32>, %y: memref<4xi1>)
