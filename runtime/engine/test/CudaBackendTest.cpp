@@ -1070,9 +1070,10 @@ TEST(CudaBackend, GraphReplayAndCallerStream) {
 }
 
 TEST(CudaBackend, GraphRecapturesForNewBindings) {
-  // Each new output binding runs plainly, captures, then replays; going
-  // back to an earlier binding captures again. Every run gets new inputs,
-  // so a run that replayed a stale graph or wrote the other buffer shows.
+  // The first run is plain, the second captures, the third replays; each
+  // new output binding (B, then A again) captures again. Every run gets new
+  // inputs, so a run that replayed a stale graph or wrote the other buffer
+  // shows.
   Model m;
   uint32_t x = m.input("in0", {2, 16, 8});
   uint32_t y = m.input("in1", {2, 8, 12});

@@ -142,10 +142,10 @@ struct SessionOptions {
   /// with its own, run() waits for it.
   void *cudaStream = nullptr;
   /// CUDA: capture the whole rank program as a CUDA graph and replay it
-  /// while the bound buffers stay the same. The first run with new
-  /// bindings runs plainly (the libraries' first-use setup cannot be
-  /// captured); the second captures. Session::create fails if a step cannot
-  /// be captured (host-staged steps).
+  /// while the bound buffers stay the same; new bindings capture again. The
+  /// session's first run runs plainly (the libraries' first-use setup
+  /// cannot be captured). Session::create fails if a step cannot be
+  /// captured (host-staged steps).
   bool cudaGraph = false;
   /// CUDA: let cuBLAS and cuDNN use TF32 tensor cores for f32 (faster, about
   /// 1e-3 relative error, PyTorch's default for convolutions).

@@ -311,11 +311,11 @@ private:
   std::map<uint32_t, std::shared_ptr<DeviceExchange>> startedOnDevice_;
   // CUDA graph of the whole program, captured over `graphSlots_`.
   cudaGraphExec_t graph_ = nullptr;
-  /// The bindings of the last plain run of a graph session (captured from
-  /// the next run with the same ones), the captured graph's, and those of
-  /// the run being captured.
-  std::vector<void *> warmSlots_, graphSlots_, captureSlots_;
+  /// The captured graph's bindings and those of the run being captured.
+  std::vector<void *> graphSlots_, captureSlots_;
   bool capturing_ = false;
+  /// A graph session's first run has run plainly (and succeeded).
+  bool warmed_ = false;
 };
 
 CudaBackend::~CudaBackend() {
@@ -730,9 +730,10 @@ StatusOr<bool> CudaBackend::beginRun(const RunContext &rc) {
   }
   // cuBLAS, cuDNN and the module loader set themselves up on first use with
   // calls a stream capture may not contain (allocations, synchronous
-  // copies): run plainly once with these bindings, capture the next run.
-  if (rc.slots != warmSlots_) {
-    warmSlots_ = rc.slots;
+  // copies): the session's first run runs plainly, later ones capture. The
+  // setup is per handle and module, not per binding.
+  if (!warmed_) {
+    warmed_ = true;
     return false;
   }
   SHARDRT_CUDA_TRY(
@@ -762,8 +763,8 @@ Status CudaBackend::endRun(bool failed) {
     graphSlots_ = captureSlots_;
     SHARDRT_CUDA_TRY(cudaGraphLaunch(graph_, lib_.stream));
   } else if (failed) {
-    // A warm-up run that failed warmed nothing up.
-    warmSlots_.clear();
+    // A graph session's plain run is its warm-up; failed, it warmed nothing.
+    warmed_ = false;
   }
   return ownStream_ || failed ? waitForStream() : Status();
 }

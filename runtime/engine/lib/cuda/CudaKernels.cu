@@ -222,193 +222,174 @@ __global__ void __launch_bounds__(kSoftmaxThreads)
   }
 }
 
-/// The copy of elements of T's size (the bytes are only moved).
-template <typename T>
-void launchCopyBoxOf(void *dst, const void *src, const BoxCopyPlan &p,
-                     cudaStream_t stream) {
-  copyBoxKernel<<<gridFor(p.count), kThreads, 0, stream>>>(
-      static_cast<T *>(dst), static_cast<const T *>(src), p);
+/// Calls run(T()) with the unsigned type of `bytes` (1, 2, 4 or 8): the
+/// data-movement kernels only move bytes. False for another size.
+template <typename Run> bool withElementType(size_t bytes, Run &&run) {
+  switch (bytes) {
+  case 1:
+    run(uint8_t());
+    return true;
+  case 2:
+    run(uint16_t());
+    return true;
+  case 4:
+    run(uint32_t());
+    return true;
+  case 8:
+    run(uint64_t());
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Every launcher's frame: nothing to do for n <= 0; else launch(grid for
+/// n), which may refuse with an error, and this launch's error.
+template <typename Launch> cudaError_t launchOver(int64_t n, Launch &&launch) {
+  clearStaleError();
+  if (n <= 0)
+    return cudaSuccess;
+  if (cudaError_t refused = launch(gridFor(n)); refused != cudaSuccess)
+    return refused;
+  return cudaGetLastError();
 }
 
 } // namespace
 
 cudaError_t launchCopyBox(void *dst, const void *src, const BoxCopyPlan &p,
                           size_t elemBytes, cudaStream_t stream) {
-  clearStaleError();
-  if (p.count == 0)
-    return cudaSuccess;
-  switch (elemBytes) {
-  case 1:
-    launchCopyBoxOf<uint8_t>(dst, src, p, stream);
-    break;
-  case 2:
-    launchCopyBoxOf<uint16_t>(dst, src, p, stream);
-    break;
-  case 4:
-    launchCopyBoxOf<uint32_t>(dst, src, p, stream);
-    break;
-  case 8:
-    launchCopyBoxOf<uint64_t>(dst, src, p, stream);
-    break;
-  default:
-    return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
+  return launchOver(p.count, [&](unsigned grid) {
+    bool known = withElementType(elemBytes, [&](auto t) {
+      using T = decltype(t);
+      copyBoxKernel<<<grid, kThreads, 0, stream>>>(
+          static_cast<T *>(dst), static_cast<const T *>(src), p);
+    });
+    return known ? cudaSuccess : cudaErrorInvalidValue;
+  });
 }
 
 cudaError_t launchGather(void *y, const void *x, const GatherView &v,
                          size_t elemBytes, cudaStream_t stream) {
-  clearStaleError();
-  if (v.count <= 0)
-    return cudaSuccess;
-  unsigned grid = gridFor(v.count);
-  switch (elemBytes) {
-  case 1:
-    gatherKernel<<<grid, kThreads, 0, stream>>>(
-        static_cast<uint8_t *>(y), static_cast<const uint8_t *>(x), v);
-    break;
-  case 2:
-    gatherKernel<<<grid, kThreads, 0, stream>>>(
-        static_cast<uint16_t *>(y), static_cast<const uint16_t *>(x), v);
-    break;
-  case 4:
-    gatherKernel<<<grid, kThreads, 0, stream>>>(
-        static_cast<uint32_t *>(y), static_cast<const uint32_t *>(x), v);
-    break;
-  case 8:
-    gatherKernel<<<grid, kThreads, 0, stream>>>(
-        static_cast<uint64_t *>(y), static_cast<const uint64_t *>(x), v);
-    break;
-  default:
-    return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
+  return launchOver(v.count, [&](unsigned grid) {
+    bool known = withElementType(elemBytes, [&](auto t) {
+      using T = decltype(t);
+      gatherKernel<<<grid, kThreads, 0, stream>>>(static_cast<T *>(y),
+                                                  static_cast<const T *>(x), v);
+    });
+    return known ? cudaSuccess : cudaErrorInvalidValue;
+  });
 }
 
 cudaError_t launchCompare(uint8_t *y, const float *a, const float *b,
                           const GatherView &va, const GatherView &vb,
                           cpu::CompareKind kind, cudaStream_t stream) {
-  clearStaleError();
-  if (va.count <= 0)
+  return launchOver(va.count, [&](unsigned grid) {
+    compareKernel<<<grid, kThreads, 0, stream>>>(y, a, b, va, vb, kind);
     return cudaSuccess;
-  compareKernel<<<gridFor(va.count), kThreads, 0, stream>>>(y, a, b, va, vb,
-                                                            kind);
-  return cudaGetLastError();
+  });
 }
 
 cudaError_t launchSelect(void *y, const uint8_t *c, const void *t,
                          const void *f, const GatherView &vc,
                          const GatherView &vt, const GatherView &vf,
                          size_t elemBytes, cudaStream_t stream) {
-  clearStaleError();
-  if (vc.count <= 0)
+  return launchOver(vc.count, [&](unsigned grid) {
+    if (elemBytes == 4)
+      selectKernel<<<grid, kThreads, 0, stream>>>(
+          static_cast<uint32_t *>(y), c, static_cast<const uint32_t *>(t),
+          static_cast<const uint32_t *>(f), vc, vt, vf);
+    else if (elemBytes == 1)
+      selectKernel<<<grid, kThreads, 0, stream>>>(
+          static_cast<uint8_t *>(y), c, static_cast<const uint8_t *>(t),
+          static_cast<const uint8_t *>(f), vc, vt, vf);
+    else
+      return cudaErrorInvalidValue;
     return cudaSuccess;
-  unsigned grid = gridFor(vc.count);
-  if (elemBytes == 4)
-    selectKernel<<<grid, kThreads, 0, stream>>>(
-        static_cast<uint32_t *>(y), c, static_cast<const uint32_t *>(t),
-        static_cast<const uint32_t *>(f), vc, vt, vf);
-  else if (elemBytes == 1)
-    selectKernel<<<grid, kThreads, 0, stream>>>(
-        static_cast<uint8_t *>(y), c, static_cast<const uint8_t *>(t),
-        static_cast<const uint8_t *>(f), vc, vt, vf);
-  else
-    return cudaErrorInvalidValue;
-  return cudaGetLastError();
+  });
 }
 
 cudaError_t launchCast(void *y, const void *x, int64_t n, bool toBool,
                        cudaStream_t stream) {
-  clearStaleError();
-  if (n <= 0)
+  return launchOver(n, [&](unsigned grid) {
+    castKernel<<<grid, kThreads, 0, stream>>>(y, x, n, toBool);
     return cudaSuccess;
-  castKernel<<<gridFor(n), kThreads, 0, stream>>>(y, x, n, toBool);
-  return cudaGetLastError();
+  });
 }
 
 cudaError_t launchFill(float *data, int64_t n, float value,
                        cudaStream_t stream) {
-  clearStaleError();
-  if (n <= 0)
+  return launchOver(n, [&](unsigned grid) {
+    fillKernel<<<grid, kThreads, 0, stream>>>(data, n, value);
     return cudaSuccess;
-  fillKernel<<<gridFor(n), kThreads, 0, stream>>>(data, n, value);
-  return cudaGetLastError();
+  });
 }
 
 cudaError_t launchFillBox(float *data, const BoxCopyPlan &p, float value,
                           cudaStream_t stream) {
-  clearStaleError();
-  if (p.count <= 0)
+  return launchOver(p.count, [&](unsigned grid) {
+    fillBoxKernel<<<grid, kThreads, 0, stream>>>(data, p, value);
     return cudaSuccess;
-  fillBoxKernel<<<gridFor(p.count), kThreads, 0, stream>>>(data, p, value);
-  return cudaGetLastError();
+  });
 }
 
 cudaError_t launchInterpolate(float *y, const float *x,
                               const InterpolateView &view,
                               cudaStream_t stream) {
-  clearStaleError();
-  if (view.count <= 0)
+  return launchOver(view.count, [&](unsigned grid) {
+    interpolateKernel<<<grid, kThreads, 0, stream>>>(y, x, view);
     return cudaSuccess;
-  interpolateKernel<<<gridFor(view.count), kThreads, 0, stream>>>(y, x, view);
-  return cudaGetLastError();
+  });
 }
 
 cudaError_t launchNeighborhoodAttention(float *y, const float *q,
                                         const float *k, const float *v,
                                         const NeighborhoodView &view,
                                         cudaStream_t stream) {
-  clearStaleError();
-  if (view.rows <= 0)
+  return launchOver(view.rows, [&](unsigned grid) {
+    neighborhoodKernel<<<grid, kThreads, 0, stream>>>(y, q, k, v, view);
     return cudaSuccess;
-  neighborhoodKernel<<<gridFor(view.rows), kThreads, 0, stream>>>(y, q, k, v,
-                                                                  view);
-  return cudaGetLastError();
+  });
 }
 
 cudaError_t launchMaskedSoftmax(float *scores, const void *mask,
                                 const AttentionView &view,
                                 const AttentionBlock &blk,
                                 cudaStream_t stream) {
-  clearStaleError();
-  long long rows = blk.batches * blk.rows;
-  if (rows <= 0 || blk.cols <= 0)
+  long long rows = blk.cols > 0 ? blk.batches * blk.rows : 0;
+  return launchOver(rows, [&](unsigned) {
+    // One block per row (grid-strided past 2^16 rows).
+    unsigned grid = unsigned(std::min<long long>(rows, 1 << 16));
+    maskedSoftmaxKernel<<<grid, kSoftmaxThreads, 0, stream>>>(scores, mask,
+                                                              view, blk);
     return cudaSuccess;
-  unsigned grid = unsigned(std::min<long long>(rows, 1 << 16));
-  maskedSoftmaxKernel<<<grid, kSoftmaxThreads, 0, stream>>>(scores, mask, view,
-                                                            blk);
-  return cudaGetLastError();
+  });
 }
 
 cudaError_t launchPool(float *y, const float *x, const PoolView &view,
                        cudaStream_t stream) {
-  clearStaleError();
-  if (view.count <= 0)
+  return launchOver(view.count, [&](unsigned grid) {
+    poolKernel<<<grid, kThreads, 0, stream>>>(y, x, view);
     return cudaSuccess;
-  poolKernel<<<gridFor(view.count), kThreads, 0, stream>>>(y, x, view);
-  return cudaGetLastError();
+  });
 }
 
 cudaError_t launchReduceInOrder(float *y, const float *own, const float *others,
                                 int64_t stride, int members, int self,
                                 int64_t n, comm::ReduceOp op,
                                 cudaStream_t stream) {
-  clearStaleError();
-  if (n <= 0)
+  return launchOver(n, [&](unsigned grid) {
+    reduceInOrderKernel<<<grid, kThreads, 0, stream>>>(y, own, others, stride,
+                                                       members, self, n, op);
     return cudaSuccess;
-  reduceInOrderKernel<<<gridFor(n), kThreads, 0, stream>>>(
-      y, own, others, stride, members, self, n, op);
-  return cudaGetLastError();
+  });
 }
 
 cudaError_t launchAddBias(float *y, const float *bias, int64_t rows,
                           int64_t cols, cudaStream_t stream) {
-  clearStaleError();
-  if (rows <= 0 || cols <= 0)
+  return launchOver(cols > 0 ? rows * cols : 0, [&](unsigned grid) {
+    addBiasKernel<<<grid, kThreads, 0, stream>>>(y, bias, rows, cols);
     return cudaSuccess;
-  addBiasKernel<<<gridFor(rows * cols), kThreads, 0, stream>>>(y, bias, rows,
-                                                               cols);
-  return cudaGetLastError();
+  });
 }
 
 } // namespace shardrt::exec::cuda

@@ -619,68 +619,6 @@ StatusOr<RunFn> prepareConvTranspose(const fb::Instruction &inst,
       });
 }
 
-/// Max pooling without padding or dilation, and average pooling without
-/// dilation or divisor override, with symmetric padding, whose windows all
-/// fit the padded input (cuDNN divides by the whole window; PyTorch clips
-/// a ceil-mode window to the padded extent).
-StatusOr<RunFn> preparePool(const fb::Instruction &inst,
-                            const PrepareContext &ctx, LibraryContext &lib) {
-  const Shape &x = inSlot(inst, ctx, 0).shape, &y = outSlot(inst, ctx, 0).shape;
-  if (!allFitInt(x) || !allFitInt(y))
-    return RunFn();
-  bool isMax = strAttr(inst) == "max";
-  IntReader ints(inst);
-  int r = int(ints.next());
-  std::vector<int64_t> kernel = ints.next(size_t(r)),
-                       stride = ints.next(size_t(r)),
-                       padLo = ints.next(size_t(r)),
-                       padHi = ints.next(size_t(r)),
-                       dilation = ints.next(size_t(r));
-  bool countIncludePad = ints.next() != 0;
-  int64_t divisorOverride = ints.next();
-  for (int i = 0; i < r; ++i)
-    if (dilation[i] != 1 || padLo[i] != padHi[i] || (isMax && padLo[i] != 0) ||
-        !fitsInt({kernel[i], stride[i], padLo[i]}) ||
-        (y[size_t(i) + 2] - 1) * stride[i] + kernel[i] >
-            x[size_t(i) + 2] + padLo[i] + padHi[i])
-      return RunFn();
-  if (divisorOverride != 0)
-    return RunFn();
-  auto d = std::make_shared<DnnDescriptors>();
-  std::vector<int> xDims = dnnDims(x), yDims = dnnDims(y);
-  SHARDRT_RETURN_IF_ERROR(setTensor(d->x, xDims));
-  SHARDRT_RETURN_IF_ERROR(setTensor(d->y, yDims));
-  std::vector<int> window = spatial(kernel, r), pad = spatial(padLo, r),
-                   step = spatial(stride, r);
-  if (r == 1)
-    window[0] = step[0] = 1;
-  cudnnPoolingMode_t mode =
-      isMax ? CUDNN_POOLING_MAX
-            : (countIncludePad ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
-                               : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING);
-  SHARDRT_CUDNN_TRY(cudnnCreatePoolingDescriptor(&d->pool));
-  SHARDRT_CUDNN_TRY(cudnnSetPoolingNdDescriptor(
-      d->pool, mode, CUDNN_PROPAGATE_NAN, int(window.size()), window.data(),
-      pad.data(), step.data()));
-  std::vector<int> expected(yDims.size());
-  SHARDRT_CUDNN_TRY(cudnnGetPoolingNdForwardOutputDim(
-      d->pool, d->x, int(expected.size()), expected.data()));
-  if (expected != yDims)
-    return RunFn(); // ceil mode: our kernel handles the extra window
-  StatusOr<cudnnHandle_t> h = lib.cudnn();
-  if (!h.ok())
-    return h.status();
-  cudnnHandle_t handle = *h;
-  uint32_t xi = inIdx(inst, 0), yi = outIdx(inst, 0);
-  return RunFn([=](RunContext &rc) -> Status {
-    const float one = 1.0f, zero = 0.0f;
-    SHARDRT_CUDNN_TRY(cudnnPoolingForward(handle, d->pool, &one, d->x,
-                                          slotPtr<float>(rc, xi), &zero, d->y,
-                                          slotPtr<float>(rc, yi)));
-    return Status();
-  });
-}
-
 } // namespace
 #endif // SHARDRT_HAVE_CUDNN
 
@@ -692,8 +630,6 @@ StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
     return prepareConv(inst, ctx, lib);
   case fb::Opcode::ConvTranspose:
     return prepareConvTranspose(inst, ctx, lib);
-  case fb::Opcode::Pool:
-    return preparePool(inst, ctx, lib);
   default:
     break;
   }
@@ -704,5 +640,71 @@ StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
 #endif
   return RunFn();
 }
+
+#ifdef SHARDRT_HAVE_CUDNN
+/// Max pooling without padding or dilation, and average pooling without
+/// dilation or divisor override, with symmetric padding, whose windows all
+/// fit the padded input (cuDNN divides by the whole window; PyTorch clips
+/// a ceil-mode window to the padded extent).
+StatusOr<RunFn> prepareDnnPool(const PoolStep &step, const Shape &x,
+                               const Shape &y, LibraryContext &lib) {
+  if (!allFitInt(x) || !allFitInt(y))
+    return RunFn();
+  const cpu::PoolParams &p = step.params;
+  bool isMax = step.isMax;
+  int r = p.rank;
+  // The params keep only the dims pooled (rank of them, first).
+  std::vector<int64_t> kernel(p.kernel, p.kernel + r),
+      stride(p.stride, p.stride + r), padLo(p.padLo, p.padLo + r);
+  for (int i = 0; i < r; ++i)
+    if (p.dilation[i] != 1 || p.padLo[i] != p.padHi[i] ||
+        (isMax && p.padLo[i] != 0) ||
+        !fitsInt({kernel[i], stride[i], padLo[i]}) ||
+        (y[size_t(i) + 2] - 1) * stride[i] + kernel[i] >
+            x[size_t(i) + 2] + p.padLo[i] + p.padHi[i])
+      return RunFn();
+  if (p.divisorOverride != 0)
+    return RunFn();
+  auto d = std::make_shared<DnnDescriptors>();
+  std::vector<int> xDims = dnnDims(x), yDims = dnnDims(y);
+  SHARDRT_RETURN_IF_ERROR(setTensor(d->x, xDims));
+  SHARDRT_RETURN_IF_ERROR(setTensor(d->y, yDims));
+  std::vector<int> window = spatial(kernel, r), pad = spatial(padLo, r),
+                   steps = spatial(stride, r);
+  if (r == 1)
+    window[0] = steps[0] = 1;
+  cudnnPoolingMode_t mode =
+      isMax ? CUDNN_POOLING_MAX
+            : (p.countIncludePad ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                                 : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING);
+  SHARDRT_CUDNN_TRY(cudnnCreatePoolingDescriptor(&d->pool));
+  SHARDRT_CUDNN_TRY(cudnnSetPoolingNdDescriptor(
+      d->pool, mode, CUDNN_PROPAGATE_NAN, int(window.size()), window.data(),
+      pad.data(), steps.data()));
+  std::vector<int> expected(yDims.size());
+  SHARDRT_CUDNN_TRY(cudnnGetPoolingNdForwardOutputDim(
+      d->pool, d->x, int(expected.size()), expected.data()));
+  if (expected != yDims)
+    return RunFn(); // ceil mode: our kernel handles the extra window
+  StatusOr<cudnnHandle_t> h = lib.cudnn();
+  if (!h.ok())
+    return h.status();
+  cudnnHandle_t handle = *h;
+  uint32_t xi = step.x, yi = step.y;
+  return RunFn([=](RunContext &rc) -> Status {
+    const float one = 1.0f, zero = 0.0f;
+    SHARDRT_CUDNN_TRY(cudnnPoolingForward(handle, d->pool, &one, d->x,
+                                          slotPtr<float>(rc, xi), &zero, d->y,
+                                          slotPtr<float>(rc, yi)));
+    return Status();
+  });
+}
+
+#else
+StatusOr<RunFn> prepareDnnPool(const PoolStep &, const Shape &, const Shape &,
+                               LibraryContext &) {
+  return RunFn();
+}
+#endif // SHARDRT_HAVE_CUDNN
 
 } // namespace shardrt::exec::cuda

@@ -19,7 +19,8 @@ StatusOr<RunFn> preparePoolStep(const fb::Instruction &inst,
   if (!step.ok())
     return step.status();
   // cuDNN refusing these shapes (or missing) leaves them to our kernel.
-  StatusOr<RunFn> library = prepareDnnStep(inst, ctx, lib);
+  StatusOr<RunFn> library = prepareDnnPool(*step, inSlot(inst, ctx, 0).shape,
+                                           outSlot(inst, ctx, 0).shape, lib);
   if (library.ok() && *library)
     return library;
   PoolView view = poolView(step->params, step->isMax);
