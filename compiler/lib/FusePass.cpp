@@ -182,6 +182,19 @@ bool inputsBroadcastTo(const GroupBoundary &boundary,
   });
 }
 
+/// Whether `reduce` of `g`'s output can read `g`'s inputs instead: they
+/// broadcast to what it reduces, and none is the reduction's output (which
+/// scl.fused_reduction may not write in place).
+bool reducesChain(const Group &g, scl::KernelOp reduce) {
+  GroupBoundary boundary = boundaryOf(g.members, /*outputInternal=*/true);
+  Value out = reduce.getOuts()[0];
+  return inputsBroadcastTo(
+             boundary,
+             cast<MemRefType>(reduce.getIns()[0].getType()).getShape()) &&
+         llvm::none_of(boundary.ins,
+                       [&](Value in) { return scl::sharesStorage(in, out); });
+}
+
 /// False when the group stays unfused.
 bool fuseGroup(Group &g) {
   GroupBoundary boundary = boundaryOf(g.members, /*outputInternal=*/false);
@@ -338,8 +351,7 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
         if (it != groupWriting.end() && !it->second->absorbed &&
             computes(*it->second) &&
             privateBetween(in, it->second->members.back(), k) &&
-            inputsBroadcastTo(boundaryOf(it->second->members, true),
-                              cast<MemRefType>(in.getType()).getShape())) {
+            reducesChain(*it->second, k)) {
           it->second->absorbed = true;
           reductions.emplace_back(it->second, k);
           groupWriting.erase(it);

@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace shardc {
@@ -38,19 +40,15 @@ bool isFusableReduce(scl::KernelOp k) {
       !scl::isReductionKind(*k.getMode()))
     return false;
   // What scl.fused_reduction verifies; a Reduce that fails it stays for the
-  // runtime to report.
-  Extents in = shapeOf(k.getIns()[0]);
+  // runtime's Reduce, as does one writing in place.
   SmallVector<int64_t> dims(k.getInts());
   llvm::sort(dims);
-  int64_t kept = 1, reduced = 1;
-  for (auto [i, d] : llvm::enumerate(dims))
-    if (d < 0 || d >= int64_t(in.size()) || (i > 0 && d == dims[i - 1]))
-      return false;
-  for (auto [d, n] : llvm::enumerate(in))
-    (llvm::is_contained(dims, int64_t(d)) ? reduced : kept) *= n;
-  bool extremum = *k.getMode() == "amax" || *k.getMode() == "amin";
-  return elementCount(shapeOf(k.getOuts()[0])) == kept &&
-         !(reduced == 0 && extremum);
+  if (std::adjacent_find(dims.begin(), dims.end()) != dims.end())
+    return false;
+  ArrayRef<int64_t> in = cast<MemRefType>(k.getIns()[0].getType()).getShape();
+  int64_t outputs = cast<MemRefType>(k.getOuts()[0].getType()).getNumElements();
+  return scl::reductionShapeError(*k.getMode(), in, dims, outputs).empty() &&
+         !scl::sharesStorage(k.getIns()[0], k.getOuts()[0]);
 }
 
 bool readsWithoutFullCopy(Value v, const Extents &shape, int64_t domainCount) {

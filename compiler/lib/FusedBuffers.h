@@ -42,7 +42,8 @@ bool isF32(mlir::Value buffer);
 bool isReshape(scl::KernelOp k);
 
 /// A Reduce kernel that an scl.fused_reduction can replace: f32, one of
-/// its modes, dims in range and distinct, no amax/amin over nothing.
+/// its modes, dims in range and distinct, no amax/amin over nothing, an
+/// output apart from its input.
 bool isFusableReduce(scl::KernelOp k);
 
 /// Whether readAs(v, shape) on a kernel over `domainCount` elements reads

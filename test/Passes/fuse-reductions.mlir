@@ -3,10 +3,12 @@
 // written. Checked on the IR (a norm's centred squares with a broadcast
 // mean; what stays apart), and numerically against the unfused single-rank
 // reference for sum / amax / amin / mean over middle, split, batch and last
-// dims, with broadcast inputs, and a group norm.
+// dims, with broadcast inputs, and a group norm; and a reduction that
+// writes a buffer its chain reads.
 // RUN: rm -rf %t && split-file %s %t
 // RUN: shardc-opt -sc-fuse %t/centred.mlir | FileCheck %s --check-prefix=IR
 // RUN: shardc-opt -sc-fuse %t/centred.mlir | shardc-opt | FileCheck %s --check-prefix=IR
+// RUN: shardc-opt -sc-fuse=lone-kernels=true %t/inplace.mlir | FileCheck %s --check-prefix=INPLACE
 // RUN: shardc %t/model.mlir -O3 --emit=kernels | FileCheck %s --check-prefix=KERNELS
 // RUN: shardc %t/model.mlir -O3 -o %t/model.shardbin
 // RUN: shard-run %t/model.shardbin --random-inputs --seed 5 --check | FileCheck %s --check-prefix=NUM
@@ -44,6 +46,29 @@ func.func @class0(%x: memref<8x64xf32>, %mean: memref<8x1xf32>) -> (memref<8x1xf
 // IR: scl.kernel "Reduce" mode "amax"
 // IR: scl.kernel "Reduce" mode "mean"
 // IR-NOT: fused_reduction
+
+//--- inplace.mlir
+sc.mesh @mesh ["x"=2]
+// The chain reads %w, whose bytes the sum writes through a view: the sum
+// may not take the chain in (its kernel would read %w at other rows'
+// positions while writing it), so it reduces the chain's output alone. A
+// Reduce writing its own input's bytes stays for the runtime.
+func.func @class0(%x: memref<2x2xf32>, %w: memref<1x2xf32>, %z: memref<2x1xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0, 1>} {
+  %p = memref.alloc() : memref<2x2xf32>
+  scl.kernel "Binary" mode "mul" ins(%x, %w : memref<2x2xf32>, memref<1x2xf32>) outs(%p : memref<2x2xf32>)
+  %wv = scl.view %w : memref<1x2xf32> to memref<2xf32>
+  scl.kernel "Reduce" mode "sum" ins(%p : memref<2x2xf32>) outs(%wv : memref<2xf32>) {ints = array<i64: 1>}
+  %zv = scl.view %z : memref<2x1xf32> to memref<2xf32>
+  scl.kernel "Reduce" mode "amax" ins(%z : memref<2x1xf32>) outs(%zv : memref<2xf32>) {ints = array<i64: 1>}
+  return
+}
+// INPLACE-LABEL: func.func @class0
+// INPLACE: %[[P:.*]] = memref.alloc() : memref<2x2xf32>
+// INPLACE-NEXT: scl.fused_elementwise ins(%arg0, %arg1 : memref<2x2xf32>, memref<1x2xf32>) outs(%[[P]] : memref<2x2xf32>)
+// INPLACE: %[[WV:.*]] = scl.view %arg1
+// INPLACE-NEXT: scl.fused_reduction "sum" dims [1] over [2, 2] ins(%[[P]] : memref<2x2xf32>) outs(%[[WV]] : memref<2xf32>)
+// INPLACE: scl.kernel "Reduce" mode "amax"
 
 //--- model.mlir
 // Reductions of elementwise chains over a split H (uneven 3 ranks): sums over

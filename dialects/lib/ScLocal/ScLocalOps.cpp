@@ -238,29 +238,55 @@ LogicalResult FusedElementwiseOp::verify() {
   return verifyFusedBody(*this, getIns(), out.getShape(), getBody(), text);
 }
 
+std::string scl::reductionShapeError(StringRef kind, ArrayRef<int64_t> domain,
+                                     ArrayRef<int64_t> dims,
+                                     int64_t outputCount) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (!isReductionKind(kind)) {
+    os << "unknown reduction '" << kind << "' (sum, mean, amax, amin)";
+    return text;
+  }
+  if (llvm::any_of(domain, [](int64_t n) { return n < 0; }))
+    return "iterates over a negative extent";
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d < 0 || d >= int64_t(domain.size()) || (i > 0 && d <= dims[i - 1])) {
+      os << "reduces dim " << d << " of a rank-" << domain.size()
+         << " space (dims must be ascending and in range)";
+      return text;
+    }
+  int64_t kept = 1, reduced = 1;
+  for (auto [d, n] : llvm::enumerate(domain))
+    (llvm::is_contained(dims, int64_t(d)) ? reduced : kept) *= n;
+  if (outputCount != kept)
+    os << "writes " << outputCount << " elements; the kept dims hold " << kept;
+  else if (reduced == 0 && (kind == "amax" || kind == "amin"))
+    os << kind << " over zero elements";
+  return text;
+}
+
+bool scl::sharesStorage(Value a, Value b) {
+  return storageOf(a) == storageOf(b);
+}
+
 LogicalResult FusedReductionOp::verify() {
   MemRefType out = getOutput().getType();
   if (!out.getElementType().isF32())
     return emitOpError("writes ") << out << "; fused kernels compute in f32";
-  if (!isReductionKind(getKind()))
-    return emitOpError("unknown reduction '")
-           << getKind() << "' (sum, mean, amax, amin)";
-  ArrayRef<int64_t> domain = getDomain(), dims = getDims();
-  if (llvm::any_of(domain, [](int64_t n) { return n < 0; }))
-    return emitOpError("iterates over a negative extent");
-  int64_t kept = 1, reduced = 1;
-  for (auto [i, d] : llvm::enumerate(dims))
-    if (d < 0 || d >= int64_t(domain.size()) || (i > 0 && d <= dims[i - 1]))
-      return emitOpError("reduces dim ")
-             << d << " of a rank-" << domain.size()
-             << " space (dims must be ascending and in range)";
-  for (auto [d, n] : llvm::enumerate(domain))
-    (llvm::is_contained(dims, int64_t(d)) ? reduced : kept) *= n;
-  if (out.getNumElements() != kept)
-    return emitOpError("writes ")
-           << out.getNumElements() << " elements; the kept dims hold " << kept;
-  if (reduced == 0 && (getKind() == "amax" || getKind() == "amin"))
-    return emitOpError(getKind()) << " over zero elements";
+  ArrayRef<int64_t> domain = getDomain();
+  std::string error =
+      reductionShapeError(getKind(), domain, getDims(), out.getNumElements());
+  if (!error.empty())
+    return emitOpError(error);
+  // The work of one output reads inputs at the others' positions too (an
+  // input may vary along reduced dims), so an output written in place would
+  // race with those reads: the kernels promise no order between outputs.
+  for (auto [i, in] : llvm::enumerate(getIns()))
+    if (sharesStorage(in, getOutput()))
+      return emitOpError("input ")
+             << i
+             << " shares its buffer with the output; a reduction "
+                "cannot write in place";
   std::string text = "the iteration space [";
   llvm::raw_string_ostream os(text);
   llvm::interleaveComma(domain, os);

@@ -1193,6 +1193,23 @@ func.func @reduction_empty(%x: memref<4x0xf32>, %y: memref<4xf32>)
 
 // -----
 
+// case: fused_reduction writing the buffer it reads (row 0 would overwrite
+// what row 1's work still reads)
+sc.mesh @pair ["x"=2]
+func.func @reduction_in_place(%x: memref<1x2xf32>, %z: memref<2x2xf32>)
+    attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
+  %y = scl.view %x : memref<1x2xf32> to memref<2xf32>
+  // expected-error @+1 {{input 0 shares its buffer with the output; a reduction cannot write in place}}
+  scl.fused_reduction "sum" dims [1] over [2, 2] ins(%x, %z : memref<1x2xf32>, memref<2x2xf32>) outs(%y : memref<2xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %r = scl.scalar "mul"(%a, %b) : f32
+    scl.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // case: scl.scalar with an unknown function
 sc.mesh @pair ["x"=2]
 func.func @scalar_unknown(%x: memref<4xf32>, %y: memref<4xf32>)

@@ -73,6 +73,18 @@ bool mayWriteBetween(mlir::Operation *from, mlir::Operation *until,
 /// scl.fused_reduction): sum, mean, amax, amin.
 bool isReductionKind(llvm::StringRef kind);
 
+/// Why a reduction of `kind` over `domain`, reducing `dims` (ascending,
+/// distinct, in range), cannot write `outputCount` elements; "" if it can.
+/// What scl.fused_reduction verifies of its shape, and what sc-fuse checks
+/// before it turns a Reduce into one.
+std::string reductionShapeError(llvm::StringRef kind,
+                                llvm::ArrayRef<int64_t> domain,
+                                llvm::ArrayRef<int64_t> dims,
+                                int64_t outputCount);
+
+/// Whether `a` and `b` hold the same bytes (views of one buffer).
+bool sharesStorage(mlir::Value a, mlir::Value b);
+
 /// Whether `v` is a temporary of the program: its bytes are an alloc's that
 /// no alias hands to the caller (who may bind inputs and outputs to memory
 /// of its own), so a view may read or write them.

@@ -90,7 +90,8 @@ def Scl_FusedReductionOp : Scl_Op<"fused_reduction"> {
     keepdim does not change the layout). `sc-fuse` forms it from a `Reduce`
     whose input only an elementwise chain writes, so that input (often the
     size of an activation, as for a norm's centred squares) is never
-    written to memory.
+    written to memory. No input may share the output's buffer: an output's
+    work may read an input where other outputs are written, in no set order.
 
     ```mlir
     scl.fused_reduction "sum" dims [1] over [8, 4096]
