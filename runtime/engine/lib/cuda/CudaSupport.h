@@ -100,7 +100,8 @@ StatusOr<RunFn> prepareBlasStep(const fb::Instruction &inst,
 StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
                                const PrepareContext &ctx, LibraryContext &lib);
 /// A decoded Pool through cuDNN where cuDNN shares PyTorch's rules for it,
-/// else a null RunFn (CudaLibrarySteps.cpp).
+/// else a null RunFn; an error where a cuDNN call fails setting it up
+/// (CudaLibrarySteps.cpp).
 StatusOr<RunFn> prepareDnnPool(const PoolStep &step, const Shape &x,
                                const Shape &y, LibraryContext &lib);
 /// CudaPool.cpp: a Pool through cuDNN where it applies, else our kernel.
