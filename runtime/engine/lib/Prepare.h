@@ -185,6 +185,21 @@ struct InterpolateStep {
 StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
                                             const PrepareContext &ctx);
 
+/// A Conv or ConvTranspose for `cpu::conv` / `cpu::convTranspose`, checked
+/// (shapes, groups, window ranges, a Conv's optional output region, the
+/// bias): the one reader of its ints, for the CPU and CUDA steps and the
+/// profile's FLOP count.
+struct ConvStep {
+  cpu::ConvParams params;
+  bool transposed = false;
+  /// The ints name the output box to compute (params.regionLo/Hi); without
+  /// one the step writes the whole output.
+  bool hasRegion = false;
+  uint32_t x = 0, w = 0, y = 0, bias = UINT32_MAX; ///< bias: none
+};
+StatusOr<ConvStep> decodeConv(const fb::Instruction &inst,
+                              const PrepareContext &ctx);
+
 /// A Pool for cpu::maxPool or cpu::avgPool, checked.
 struct PoolStep {
   cpu::PoolParams params;

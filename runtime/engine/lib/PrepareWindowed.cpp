@@ -45,6 +45,42 @@ void copyTo(int64_t *dst, const std::vector<int64_t> &src) {
 
 StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
+  StatusOr<ConvStep> step = decodeConv(inst, ctx);
+  if (!step.ok())
+    return step.status();
+  ConvStep c = *step;
+  return RunFn([=](RunContext &rc) {
+    const float *bias = optionalSlot(rc, c.bias);
+    if (c.transposed)
+      cpu::convTranspose(c.params, slotPtr<float>(rc, c.x),
+                         slotPtr<float>(rc, c.w), bias,
+                         slotPtr<float>(rc, c.y));
+    else
+      cpu::conv(c.params, slotPtr<float>(rc, c.x), slotPtr<float>(rc, c.w),
+                bias, slotPtr<float>(rc, c.y));
+    return Status();
+  });
+}
+
+StatusOr<RunFn> preparePool(const fb::Instruction &inst,
+                            const PrepareContext &ctx) {
+  StatusOr<PoolStep> step = decodePool(inst, ctx);
+  if (!step.ok())
+    return step.status();
+  PoolStep p = *step;
+  return RunFn([=](RunContext &rc) {
+    if (p.isMax)
+      cpu::maxPool(p.params, slotPtr<float>(rc, p.x), slotPtr<float>(rc, p.y));
+    else
+      cpu::avgPool(p.params, slotPtr<float>(rc, p.x), slotPtr<float>(rc, p.y));
+    return Status();
+  });
+}
+
+} // namespace
+
+StatusOr<ConvStep> decodeConv(const fb::Instruction &inst,
+                              const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 2, 3, 1));
   SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
   const Shape &x = inSlot(inst, ctx, 0).shape, &w = inSlot(inst, ctx, 1).shape,
@@ -113,36 +149,17 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   if (numInputs(inst) == 3 && inSlot(inst, ctx, 2).shape != Shape{p.cout})
     return invalid("the bias has shape " +
                    shapeStr(inSlot(inst, ctx, 2).shape));
-  uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1), yi = outIdx(inst, 0);
-  uint32_t bi = numInputs(inst) == 3 ? inIdx(inst, 2) : UINT32_MAX;
-  return RunFn([=](RunContext &rc) {
-    const float *bias = optionalSlot(rc, bi);
-    if (transposed)
-      cpu::convTranspose(p, slotPtr<float>(rc, xi), slotPtr<float>(rc, wi),
-                         bias, slotPtr<float>(rc, yi));
-    else
-      cpu::conv(p, slotPtr<float>(rc, xi), slotPtr<float>(rc, wi), bias,
-                slotPtr<float>(rc, yi));
-    return Status();
-  });
+  ConvStep step;
+  step.params = p;
+  step.transposed = transposed;
+  step.hasRegion = !regionLo.empty();
+  step.x = inIdx(inst, 0);
+  step.w = inIdx(inst, 1);
+  step.y = outIdx(inst, 0);
+  if (numInputs(inst) == 3)
+    step.bias = inIdx(inst, 2);
+  return step;
 }
-
-StatusOr<RunFn> preparePool(const fb::Instruction &inst,
-                            const PrepareContext &ctx) {
-  StatusOr<PoolStep> step = decodePool(inst, ctx);
-  if (!step.ok())
-    return step.status();
-  PoolStep p = *step;
-  return RunFn([=](RunContext &rc) {
-    if (p.isMax)
-      cpu::maxPool(p.params, slotPtr<float>(rc, p.x), slotPtr<float>(rc, p.y));
-    else
-      cpu::avgPool(p.params, slotPtr<float>(rc, p.x), slotPtr<float>(rc, p.y));
-    return Status();
-  });
-}
-
-} // namespace
 
 StatusOr<PoolStep> decodePool(const fb::Instruction &inst,
                               const PrepareContext &ctx) {

@@ -15,32 +15,22 @@ uint64_t product(const Shape &s, size_t from = 0) {
 }
 
 /// Output positions a conv computes: the whole output, or N x Cout x its
-/// region box when ints carry one (r, stride, pad, dilation, groups, lo, hi).
-uint64_t convOutputs(const fb::Instruction &inst, const Shape &y) {
-  const auto *ints = inst.ints();
-  if (!ints || ints->size() == 0)
+/// region's box.
+uint64_t convOutputs(const ConvStep &step, const Shape &y) {
+  if (!step.hasRegion)
     return product(y);
-  int64_t r = ints->Get(0);
-  if (r < 1 || ints->size() != size_t(5 * r + 2) || y.size() != size_t(r + 2))
-    return product(y);
+  const cpu::ConvParams &p = step.params;
   uint64_t n = uint64_t(y[0]) * uint64_t(y[1]);
-  for (int64_t d = 0; d < r; ++d)
-    n *= uint64_t(ints->Get(3 * r + 2 + d + r) - ints->Get(3 * r + 2 + d));
+  for (int d = 0; d < p.rank; ++d)
+    n *= uint64_t(p.regionHi[d] - p.regionLo[d]);
   return n;
 }
 
-/// Product of a neighbourhood attention's kernel sizes (ints: r, kernel xr,
-/// ...).
-uint64_t windowKeys(const fb::Instruction &inst) {
-  const auto *ints = inst.ints();
-  if (!ints || ints->size() == 0)
-    return 0;
-  int64_t r = ints->Get(0);
-  if (r < 1 || ints->size() < size_t(1 + r))
-    return 0;
+/// Product of a neighbourhood attention's kernel sizes.
+uint64_t windowKeys(const cpu::NeighborhoodParams &p) {
   uint64_t keys = 1;
-  for (int64_t d = 0; d < r; ++d)
-    keys *= uint64_t(ints->Get(1 + d));
+  for (int d = 0; d < p.rank; ++d)
+    keys *= uint64_t(p.kernel[d]);
   return keys;
 }
 
@@ -54,10 +44,15 @@ uint64_t stepFlops(const fb::Instruction &inst,
     return 0;
   const Shape &a = slots[in->Get(0)].shape, &b = slots[in->Get(1)].shape;
   const Shape &y = slots[out->Get(0)].shape;
+  // The steps prepared already, so decoding again succeeds; a step that
+  // does not decode counts nothing rather than guess.
+  PrepareContext ctx{slots};
   switch (inst.opcode()) {
-  case Opcode::Conv:
+  case Opcode::Conv: {
     // Every output position sums Cin / groups x kernel products.
-    return 2 * convOutputs(inst, y) * product(b, 1);
+    StatusOr<ConvStep> conv = decodeConv(inst, ctx);
+    return conv.ok() ? 2 * convOutputs(*conv, y) * product(b, 1) : 0;
+  }
   case Opcode::ConvTranspose:
     // Every input position scatters into Cout / groups x kernel outputs.
     return 2 * product(a) * product(b, 1);
@@ -71,8 +66,10 @@ uint64_t stepFlops(const fb::Instruction &inst,
     return b.size() < 2
                ? 0
                : 2 * uint64_t(b[b.size() - 2]) * (product(a) + product(y));
-  case Opcode::NeighborhoodAttention:
-    return 2 * windowKeys(inst) * (product(a) + product(y));
+  case Opcode::NeighborhoodAttention: {
+    StatusOr<cpu::NeighborhoodParams> na = decodeNeighborhood(inst, ctx);
+    return na.ok() ? 2 * windowKeys(*na) * (product(a) + product(y)) : 0;
+  }
   default:
     return 0;
   }

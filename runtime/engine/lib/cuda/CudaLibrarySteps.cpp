@@ -274,24 +274,24 @@ bool allFitInt(const Shape &shape) {
   return true;
 }
 
-/// Reads the Conv ints (validated by the CPU prepare).
+/// A decoded conv's attributes as vectors over its spatial dims.
 struct ConvAttrs {
   int r = 0;
   std::vector<int64_t> stride, padLo, dilation;
   int64_t groups = 1;
   std::vector<int64_t> regionLo, regionHi; // empty: the whole output
 };
-ConvAttrs convAttrs(const fb::Instruction &inst) {
-  IntReader ints(inst);
+ConvAttrs convAttrs(const ConvStep &step) {
+  const cpu::ConvParams &p = step.params;
   ConvAttrs a;
-  a.r = int(ints.next());
-  a.stride = ints.next(size_t(a.r));
-  a.padLo = ints.next(size_t(a.r));
-  a.dilation = ints.next(size_t(a.r));
-  a.groups = ints.next();
-  if (ints.size() == size_t(5 * a.r + 2)) {
-    a.regionLo = ints.next(size_t(a.r));
-    a.regionHi = ints.next(size_t(a.r));
+  a.r = p.rank;
+  a.stride.assign(p.stride, p.stride + p.rank);
+  a.padLo.assign(p.padLo, p.padLo + p.rank);
+  a.dilation.assign(p.dilation, p.dilation + p.rank);
+  a.groups = p.groups;
+  if (step.hasRegion) {
+    a.regionLo.assign(p.regionLo, p.regionLo + p.rank);
+    a.regionHi.assign(p.regionHi, p.regionHi + p.rank);
   }
   return a;
 }
@@ -470,7 +470,10 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
               &y = outSlot(inst, ctx, 0).shape;
   if (!allFitInt(x) || !allFitInt(w) || !allFitInt(y))
     return RunFn(); // empty or huge tensors: the host handles them
-  ConvAttrs a = convAttrs(inst);
+  StatusOr<ConvStep> step = decodeConv(inst, ctx);
+  if (!step.ok())
+    return step.status();
+  ConvAttrs a = convAttrs(*step);
   // The whole output or an interior or boundary part: a view into x
   // (strided descriptor) padded symmetrically, written into y's region in
   // place (strided descriptor) or into a temporary that is cropped.
@@ -545,7 +548,10 @@ StatusOr<RunFn> prepareConvTranspose(const fb::Instruction &inst,
               &y = outSlot(inst, ctx, 0).shape;
   if (!allFitInt(x) || !allFitInt(w) || !allFitInt(y))
     return RunFn(); // empty or huge tensors: the host handles them
-  ConvAttrs a = convAttrs(inst);
+  StatusOr<ConvStep> step = decodeConv(inst, ctx);
+  if (!step.ok())
+    return step.status();
+  ConvAttrs a = convAttrs(*step);
   Shape temp = {y[0], y[1]}, tempStart = {0, 0};
   std::vector<int> pad;
   bool inPlace = true;
