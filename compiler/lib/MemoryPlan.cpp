@@ -19,38 +19,76 @@ bool together(const BufferLifetime &a, const BufferLifetime &b) {
   return a.first <= b.last && b.first <= a.last;
 }
 
+/// A placed buffer's bytes [lo, hi) in the arena.
+struct Placed {
+  uint64_t lo = 0, hi = 0;
+  size_t index = 0;
+};
+
 /// Places the buffers in `order`, each at the lowest offset where it fits
 /// beside the already placed buffers that live at the same time. Returns the
-/// arena size and fills `offsets`.
+/// arena size and fills `offsets`. The placed buffers are kept sorted by
+/// offset, so each placement is one scan that stops at the first gap wide
+/// enough, with no per-buffer list to build and sort.
 uint64_t placeInOrder(const std::vector<BufferLifetime> &buffers,
                       const std::vector<size_t> &order, uint64_t alignment,
                       std::vector<uint64_t> &offsets) {
   offsets.assign(buffers.size(), 0);
   uint64_t arena = 0;
-  std::vector<size_t> placed;
-  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  std::vector<Placed> byOffset;
+  byOffset.reserve(buffers.size());
   for (size_t i : order) {
     const BufferLifetime &b = buffers[i];
     uint64_t size = alignUp(b.bytes, alignment);
-    busy.clear();
-    for (size_t j : placed)
-      if (together(buffers[j], b))
-        busy.push_back(
-            {offsets[j], offsets[j] + alignUp(buffers[j].bytes, alignment)});
-    std::sort(busy.begin(), busy.end());
+    // Ties in `lo` may come in any order: a buffer stops below all of them
+    // or clears all of them.
     uint64_t offset = 0;
-    for (auto [lo, hi] : busy) {
-      if (offset + size <= lo)
+    for (const Placed &p : byOffset) {
+      if (!together(buffers[p.index], b))
+        continue;
+      if (offset + size <= p.lo)
         break;
-      offset = std::max(offset, hi);
+      offset = std::max(offset, p.hi);
     }
     offsets[i] = offset;
     arena = std::max(arena, offset + size);
-    if (size > 0)
-      placed.push_back(i);
+    if (size == 0)
+      continue;
+    auto at = std::upper_bound(
+        byOffset.begin(), byOffset.end(), offset,
+        [](uint64_t lo, const Placed &p) { return lo < p.lo; });
+    byOffset.insert(at, Placed{offset, offset + size, i});
   }
   return arena;
 }
+
+/// The largest value over index ranges of a fixed array, in O(1) a query
+/// after O(n log n) set-up (a sparse table).
+class RangeMax {
+public:
+  explicit RangeMax(std::vector<uint64_t> values) {
+    levels_.push_back(std::move(values));
+    for (size_t span = 2; span <= levels_[0].size(); span *= 2) {
+      const std::vector<uint64_t> &below = levels_.back();
+      std::vector<uint64_t> level(levels_[0].size() - span + 1);
+      for (size_t i = 0; i < level.size(); ++i)
+        level[i] = std::max(below[i], below[i + span / 2]);
+      levels_.push_back(std::move(level));
+    }
+  }
+  /// The largest of values [begin, end); 0 for an empty range.
+  uint64_t max(size_t begin, size_t end) const {
+    if (begin >= end)
+      return 0;
+    size_t k = 0;
+    while (size_t(2) << k <= end - begin)
+      ++k;
+    return std::max(levels_[k][begin], levels_[k][end - (size_t(1) << k)]);
+  }
+
+private:
+  std::vector<std::vector<uint64_t>> levels_;
+};
 
 /// The bytes live from each instruction at which liveness changes on.
 std::map<int64_t, uint64_t>
@@ -119,11 +157,23 @@ MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers,
   std::map<int64_t, uint64_t> liveFrom = liveBytesFrom(buffers);
   for (auto [at, live] : liveFrom)
     plan.peakLiveBytes = std::max(plan.peakLiveBytes, live);
+  std::vector<int64_t> changes;
+  std::vector<uint64_t> liveAt;
+  for (auto [at, live] : liveFrom) {
+    changes.push_back(at);
+    liveAt.push_back(live);
+  }
+  RangeMax busiest(std::move(liveAt));
   std::vector<uint64_t> pressure(buffers.size(), 0);
-  for (size_t i = 0; i < buffers.size(); ++i)
-    for (auto it = liveFrom.lower_bound(buffers[i].first);
-         it != liveFrom.end() && it->first <= buffers[i].last; ++it)
-      pressure[i] = std::max(pressure[i], it->second);
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    // Liveness changes only at the points in first..last.
+    auto begin =
+        std::lower_bound(changes.begin(), changes.end(), buffers[i].first);
+    auto end =
+        std::upper_bound(changes.begin(), changes.end(), buffers[i].last);
+    pressure[i] = busiest.max(size_t(begin - changes.begin()),
+                              size_t(end - changes.begin()));
+  }
   // Each ordering below is optimal on some programs and poor on others
   // (greedy by size strands a long-lived small buffer above short large
   // ones; pressure first stacks the heaviest clique exactly), so the

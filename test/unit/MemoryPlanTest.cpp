@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <random>
 
 using namespace shardc;
@@ -45,6 +46,97 @@ void expectValid(const std::vector<BufferLifetime> &buffers,
       EXPECT_FALSE(together && overlap) << "buffers " << i << " and " << j;
     }
   }
+}
+
+/// The planner written the plain way, as a reference for the fast one:
+/// pressure by visiting every instruction of a lifetime, and each placement
+/// by collecting the live placed buffers and sorting them by offset.
+MemoryPlan plainPlan(const std::vector<BufferLifetime> &buffers,
+                     uint64_t alignment) {
+  auto align = [&](uint64_t v) {
+    return (v + alignment - 1) / alignment * alignment;
+  };
+  auto together = [&](size_t a, size_t b) {
+    return buffers[a].first <= buffers[b].last &&
+           buffers[b].first <= buffers[a].last;
+  };
+  size_t n = buffers.size();
+  int64_t lo = 0, hi = -1;
+  for (const BufferLifetime &b : buffers) {
+    lo = std::min(lo, b.first);
+    hi = std::max(hi, b.last);
+  }
+  std::vector<uint64_t> liveAt(size_t(hi - lo + 1), 0);
+  for (const BufferLifetime &b : buffers)
+    for (int64_t t = b.first; t <= b.last; ++t)
+      liveAt[size_t(t - lo)] += b.bytes;
+  MemoryPlan plan;
+  for (uint64_t live : liveAt)
+    plan.peakLiveBytes = std::max(plan.peakLiveBytes, live);
+  std::vector<uint64_t> pressure(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    for (int64_t t = buffers[i].first; t <= buffers[i].last; ++t)
+      pressure[i] = std::max(pressure[i], liveAt[size_t(t - lo)]);
+  auto length = [&](size_t i) { return buffers[i].last - buffers[i].first; };
+  auto bySize = [&](size_t a, size_t b) {
+    if (buffers[a].bytes != buffers[b].bytes)
+      return buffers[a].bytes > buffers[b].bytes;
+    return buffers[a].first < buffers[b].first;
+  };
+  std::vector<std::function<bool(size_t, size_t)>> orderings = {
+      bySize,
+      [&](size_t a, size_t b) {
+        return pressure[a] != pressure[b] ? pressure[a] > pressure[b]
+                                          : bySize(a, b);
+      },
+      [&](size_t a, size_t b) {
+        if (pressure[a] != pressure[b])
+          return pressure[a] > pressure[b];
+        if (length(a) != length(b))
+          return length(a) > length(b);
+        return buffers[a].bytes > buffers[b].bytes;
+      },
+      [&](size_t a, size_t b) {
+        if (length(a) != length(b))
+          return length(a) > length(b);
+        return buffers[a].bytes > buffers[b].bytes;
+      },
+  };
+  bool first = true;
+  for (auto &before : orderings) {
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i)
+      order[i] = i;
+    std::stable_sort(order.begin(), order.end(), before);
+    std::vector<uint64_t> offsets(n, 0);
+    std::vector<size_t> placed;
+    uint64_t arena = 0;
+    for (size_t i : order) {
+      std::vector<std::pair<uint64_t, uint64_t>> busy;
+      for (size_t j : placed)
+        if (together(i, j))
+          busy.push_back({offsets[j], offsets[j] + align(buffers[j].bytes)});
+      std::sort(busy.begin(), busy.end());
+      uint64_t offset = 0, size = align(buffers[i].bytes);
+      for (auto [from, to] : busy) {
+        if (offset + size <= from)
+          break;
+        offset = std::max(offset, to);
+      }
+      offsets[i] = offset;
+      arena = std::max(arena, offset + size);
+      if (size > 0)
+        placed.push_back(i);
+    }
+    if (first || arena < plan.arenaBytes) {
+      plan.arenaBytes = arena;
+      plan.offsets = offsets;
+      first = false;
+    }
+    if (plan.arenaBytes <= align(plan.peakLiveBytes))
+      break;
+  }
+  return plan;
 }
 
 TEST(MemoryPlan, ReusesDeadBuffers) {
@@ -115,6 +207,30 @@ TEST(MemoryPlan, RandomLifetimes) {
   EXPECT_LT(worst, 1.3);
   EXPECT_LT(sum / counted, 1.01);
   std::printf("worst %.4f mean %.4f\n", worst, sum / counted);
+}
+
+TEST(MemoryPlan, SameOffsetsAsThePlainPlanner) {
+  // Long-lived buffers (a model's inputs) beside many short ones, as in a
+  // deep chain, and sizes with many ties: every offset must match.
+  std::mt19937 rng(99);
+  for (int trial = 0; trial < 300; ++trial) {
+    int n = 1 + int(rng() % 200);
+    int len = 1 + int(rng() % 400);
+    std::vector<BufferLifetime> buffers;
+    for (int i = 0; i < n; ++i) {
+      int64_t a = int64_t(rng() % len) - 1;
+      int64_t b = rng() % 5 == 0 ? len : a + int64_t(rng() % 8);
+      uint64_t bytes = (rng() % 6 == 0) ? 0 : 64 * (1 + rng() % 8);
+      buffers.push_back({bytes, a, b});
+    }
+    uint64_t alignment = trial % 3 ? 64 : 1;
+    MemoryPlan fast = planMemory(buffers, alignment);
+    MemoryPlan plain = plainPlan(buffers, alignment);
+    ASSERT_EQ(fast.offsets, plain.offsets) << "trial " << trial;
+    EXPECT_EQ(fast.arenaBytes, plain.arenaBytes);
+    EXPECT_EQ(fast.peakLiveBytes, plain.peakLiveBytes);
+    expectValid(buffers, fast, alignment);
+  }
 }
 
 } // namespace
