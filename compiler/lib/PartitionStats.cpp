@@ -536,7 +536,7 @@ LogicalResult lowerPartialMean(Partitioner &p, MeanOp op,
     count *= type.getDimSize(d);
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
-    uint32_t sum = e.reduce("sum", in[0][r], dims, /*keepdim=*/false);
+    uint32_t sum = e.reduce("sum", in[0][r], dims, op.getKeepdim());
     p.ranks[r].bind(op.getResult(),
                     e.binary("mul", sum, p.scalar(r, 1.0 / double(count))));
   }

@@ -50,6 +50,22 @@ ReductionKind partialKindOf(Operation *op) {
   return ReductionKind::Sum;
 }
 
+/// `s` without the splits that an op of `rule` cannot produce: a result dim
+/// of a needs-replication factor (a slice's or concat's cut dim, a reshape's
+/// merged dims) or of no factor is computed whole on every rank. A consumer
+/// or declared result wanting it split gets a reshard after the op (a local
+/// slice) instead of an op computing the wrong block.
+ValueSharding producible(const ShardingRule &rule, ValueSharding s) {
+  plan::Layout whole = plan::Layout::replicated(s.layout.shape);
+  for (size_t rd = 0; rd < rule.resultDims[0].size(); ++rd) {
+    int64_t f = rule.resultDims[0][rd];
+    if (f == ShardingRule::kNoFactor ||
+        rule.factors[f].kind == FactorKind::NeedsReplication)
+      s.layout.dims[rd] = whole.dims[rd];
+  }
+  return s;
+}
+
 /// Extents of a windowed result dim whose input dim is split as `in`: output
 /// o goes to the shard owning anchorInputIndex(o).
 std::vector<int64_t> derivedExtents(const plan::DimSplit &in,
@@ -292,9 +308,12 @@ struct PropagateShardingPass
       }
       if (!backward)
         break;
-      auto fill = [&](Value v, const ValueSharding &s) {
-        if (fixed.contains(v) || !isReplicated(shardingOf(v)) ||
-            isReplicated(s))
+      auto fill = [&](Value v, ValueSharding s) {
+        if (fixed.contains(v) || !isReplicated(shardingOf(v)))
+          return;
+        if (auto producer = v.getDefiningOp<ShardingRuleOpInterface>())
+          s = producible(producer.getShardingRule(), s);
+        if (isReplicated(s))
           return;
         known[v] = s;
         changed = true;
