@@ -288,6 +288,8 @@ LogicalResult lowerSdpa(ScaledDotProductAttentionOp op, ProgramBuilder &b) {
   }
   if (op.getMask())
     inputs.push_back(b.lookup(op.getMask()));
+  else if (b.causalMask)
+    inputs.push_back(*b.causalMask);
   FailureOr<uint32_t> result = b.define(op, op.getResult());
   if (failed(result))
     return failure();
@@ -296,7 +298,9 @@ LogicalResult lowerSdpa(ScaledDotProductAttentionOp op, ProgramBuilder &b) {
           ? op.getScale()->convertToDouble()
           : 1.0 / std::sqrt(double(globalShape(op.getQuery()).back()));
   InstructionSpec &inst = b.emit(fb::Opcode::Attention, inputs, {*result});
-  inst.ints = {op.getIsCausal(), op.getMask() ? 1 : 0};
+  bool causalByMask = op.getIsCausal() && b.causalMask;
+  inst.ints = {op.getIsCausal() && !causalByMask,
+               op.getMask() || causalByMask ? 1 : 0};
   inst.floats = {scale};
   return success();
 }

@@ -12,6 +12,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,11 @@ public:
   /// the op being lowered, by input dim (absent: the global window).
   llvm::DenseMap<mlir::Value, std::vector<int64_t>> localShapes;
   std::map<int64_t, LocalWindow> windows;
+  /// Partitioned lowering of a causal attention whose queries do not start
+  /// at position 0 on every rank: a bool mask (query x key, true where the
+  /// query's global position is at least the key's) that stands for
+  /// is_causal, which the runtime counts from local position 0.
+  std::optional<uint32_t> causalMask;
 
 private:
   llvm::DenseMap<mlir::Value, uint32_t> buffers_;

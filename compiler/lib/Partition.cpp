@@ -553,6 +553,7 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     b.windows = localWindows[r];
     LogicalResult lowered = lowerOp(op, b);
     b.windows.clear();
+    b.causalMask.reset();
     for (unsigned i = op->getNumOperands(); i-- > 0;) {
       Value v = op->getOperand(i);
       b.bind(v, saved[i].first);

@@ -527,6 +527,45 @@ LogicalResult lowerSoftmax(Partitioner &p, Operation *op, int64_t dim, bool log,
 }
 
 /// mean over split dims: local sum / global count, a partial sum.
+/// Causal attention over whole keys with split queries: each rank's
+/// queries start at a global position the Attention instruction does not
+/// know (it counts from 0), so the generic lowering gets a bool mask of
+/// query position >= key position (ProgramBuilder::causalMask) instead of
+/// is_causal. Positions are compared in f32, exact up to 2^24.
+LogicalResult maskCausalQueries(Partitioner &p,
+                                ScaledDotProductAttentionOp op) {
+  const plan::Layout &q = p.shardingOf(op.getQuery()).layout;
+  int64_t qDim = int64_t(q.shape.size()) - 2;
+  const plan::DimSplit &qseq = q.dims[qDim];
+  Shape keyShape = p.shardingOf(op.getKey()).layout.shape;
+  int64_t keys = keyShape[keyShape.size() - 2];
+  if (std::max(keys, qseq.starts.back()) > (int64_t(1) << 24))
+    return op.emitOpError("attends causally over more than 2^24 positions "
+                          "with split queries; positions are compared in f32");
+  int64_t longest = keys;
+  for (int64_t s = 0; s < qseq.numShards(); ++s)
+    longest = std::max(longest, qseq.shard(s).size());
+  std::vector<float> values(static_cast<size_t>(longest));
+  std::iota(values.begin(), values.end(), 0.0f);
+  std::vector<uint32_t> positions = p.constantTensor({longest}, values);
+  for (int64_t r = 0; r < p.numRanks(); ++r) {
+    Emit e{p.ranks[r]};
+    Interval queries = qseq.shard(qseq.shardOf(p.mesh, p.mesh.coords(r)));
+    uint32_t local = e.slice(positions[r], {0}, {queries.size()});
+    uint32_t queryPositions =
+        e.binary("add", e.reshape(local, {queries.size(), 1}),
+                 p.scalar(r, double(queries.lo)));
+    uint32_t keyPositions =
+        e.reshape(e.slice(positions[r], {0}, {keys}), {1, keys});
+    uint32_t seen = p.ranks[r].temporary(fb::DType::I1, {queries.size(), keys});
+    p.ranks[r]
+        .emit(fb::Opcode::Compare, {queryPositions, keyPositions}, {seen})
+        .str = "ge";
+    p.ranks[r].causalMask = seen;
+  }
+  return success();
+}
+
 LogicalResult lowerPartialMean(Partitioner &p, MeanOp op,
                                const std::vector<std::vector<uint32_t>> &in) {
   auto type = cast<RankedTensorType>(op.getInput().getType());
@@ -601,9 +640,13 @@ lowerStatisticOp(Partitioner &p, Operation *op,
   }
   if (auto a = dyn_cast<ScaledDotProductAttentionOp>(op)) {
     int64_t rank = cast<RankedTensorType>(a.getKey().getType()).getRank();
-    if (!splitAny(a.getKey(), {rank - 2}))
-      return std::nullopt;
-    return lowerRing(p, a, in);
+    if (splitAny(a.getKey(), {rank - 2}))
+      return lowerRing(p, a, in);
+    int64_t qRank = cast<RankedTensorType>(a.getQuery().getType()).getRank();
+    if (a.getIsCausal() && splitAny(a.getQuery(), {qRank - 2}) &&
+        failed(maskCausalQueries(p, a)))
+      return failure();
+    return std::nullopt;
   }
   return std::nullopt;
 }
