@@ -290,6 +290,12 @@ Comparison compare(const GlobalTensor &got, const GlobalTensor &want,
         c.allClose = false, ++c.mismatches;
       continue;
     }
+    if (std::isinf(a) || std::isinf(b)) {
+      // Equal infinities are close (numpy's allclose); inf - inf is NaN.
+      if (a != b)
+        c.allClose = false, ++c.mismatches;
+      continue;
+    }
     double err = std::abs(a - b);
     c.maxAbs = std::max(c.maxAbs, err);
     if (b != 0)

@@ -23,6 +23,7 @@
 
 #include "Profile.h"
 #include "Runner.h"
+#include <cmath>
 
 #include "shardrt/Engine.h"
 #include "shardrt/Npy.h"
@@ -162,9 +163,14 @@ Status parseArgs(int argc, char **argv, Args &args) {
     else if (a == "--random-bound") {
       size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0 ||
-          !parseNumber(v.substr(eq + 1), d) || !(d > 0))
+          !parseNumber(v.substr(eq + 1), d) || !(d > 0) || !(float(d) > 0) ||
+          !std::isfinite(float(d)))
+        // Inputs are f32: a bound past its range draws NaNs (a check of
+        // NaN against NaN passes), one below it draws zeros.
         return Status::invalidArgument(
-            "--random-bound expects NAME=B with B > 0; got '" + v + "'");
+            "--random-bound expects NAME=B with B a positive finite f32; "
+            "got '" +
+            v + "'");
       args.randomBounds[v.substr(0, eq)] = d;
     } else if (a == "--input" || a == "--output") {
       size_t eq = v.find('=');

@@ -3,9 +3,12 @@
 
 #include "shardrt/Npy.h"
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+
+#include <sys/stat.h>
 
 namespace shardrt {
 namespace {
@@ -132,11 +135,22 @@ StatusOr<NpyArray> parseNpy(const uint8_t *bytes, size_t size) {
 }
 
 StatusOr<NpyArray> readNpy(const std::string &path) {
+  // Only a regular file has a size to read up to: a directory would make
+  // the stream throw, and /dev/zero or a FIFO would never end.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return Status::invalidArgument("cannot open '" + path +
+                                   "': " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return Status::invalidArgument("'" + path + "' is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return Status::invalidArgument("cannot open '" + path + "'");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes(size_t(st.st_size));
+  in.read(reinterpret_cast<char *>(bytes.data()),
+          std::streamsize(bytes.size()));
+  if (size_t(in.gcount()) != bytes.size())
+    return Status::invalidArgument("cannot read '" + path + "' whole");
   StatusOr<NpyArray> a = parseNpy(bytes.data(), bytes.size());
   if (!a.ok())
     return Status(a.status().code(), path + ": " + a.status().message());

@@ -380,6 +380,17 @@ TEST(Npy, Files) {
   EXPECT_NE(missing.status().message().find("/nonexistent/dir/x.npy"),
             std::string::npos);
   EXPECT_FALSE(writeNpy("/nonexistent/dir/x.npy", a).ok());
+
+  // Not regular files: a directory (reading it used to throw out of the
+  // library) and a device that never ends.
+  for (const std::string &odd :
+       {::testing::TempDir(), std::string("/dev/zero")}) {
+    StatusOr<NpyArray> r = readNpy(odd);
+    EXPECT_EQ(r.status().code(), StatusCode::InvalidArgument) << odd;
+    EXPECT_NE(r.status().message().find("not a regular file"),
+              std::string::npos)
+        << r.status().message();
+  }
 }
 
 } // namespace
