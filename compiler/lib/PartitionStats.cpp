@@ -294,6 +294,24 @@ LogicalResult lowerNormOp(Partitioner &p, Operation *op,
   return success();
 }
 
+/// A constant of positions 0, 1, ..., longest - 1 (f32) on every rank, for
+/// causal masks by global position (exact up to 2^24).
+std::vector<uint32_t> positionTable(Partitioner &p, int64_t longest) {
+  std::vector<float> values(static_cast<size_t>(longest));
+  std::iota(values.begin(), values.end(), 0.0f);
+  return p.constantTensor({longest}, values);
+}
+
+/// The global positions of `range` on rank r, shaped `shape` (range.size()
+/// elements: (n, 1) for queries, (1, n) for keys), from its position table.
+uint32_t globalPositions(Partitioner &p, int64_t r, uint32_t table,
+                         Interval range, Shape shape) {
+  Emit e{p.ranks[r]};
+  uint32_t local = e.slice(table, {0}, {range.size()});
+  return e.binary("add", e.reshape(local, std::move(shape)),
+                  p.scalar(r, double(range.lo)));
+}
+
 /// `scores` (..., Lq, keys of one ring block) plus the user's additive mask
 /// for the block (its key dim arrives whole), kept at `floor` or above so
 /// that -inf entries cannot make a block's row max -inf.
@@ -356,9 +374,7 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
     for (const plan::DimSplit *d : {&seq, &qseq})
       for (int64_t b = 0; b < d->numShards(); ++b)
         longest = std::max(longest, d->shard(b).size());
-    std::vector<float> values(static_cast<size_t>(longest));
-    std::iota(values.begin(), values.end(), 0.0f);
-    positions = p.constantTensor({longest}, values);
+    positions = positionTable(p, longest);
   }
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
@@ -376,11 +392,8 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
                               "a split key dim");
     }
     Interval queries = qseq.shard(qseq.shardOf(p.mesh, p.mesh.coords(r)));
-    // Global positions of the rank's queries (n, 1) or of a key block (1, n).
     auto positionsOf = [&](Interval range, Shape shape) {
-      uint32_t local = e.slice(positions[r], {0}, {range.size()});
-      return e.binary("add", e.reshape(local, std::move(shape)),
-                      p.scalar(r, double(range.lo)));
+      return globalPositions(p, r, positions[r], range, std::move(shape));
     };
     std::optional<uint32_t> queryPositions;
     if (op.getIsCausal())
@@ -545,18 +558,13 @@ LogicalResult maskCausalQueries(Partitioner &p,
   int64_t longest = keys;
   for (int64_t s = 0; s < qseq.numShards(); ++s)
     longest = std::max(longest, qseq.shard(s).size());
-  std::vector<float> values(static_cast<size_t>(longest));
-  std::iota(values.begin(), values.end(), 0.0f);
-  std::vector<uint32_t> positions = p.constantTensor({longest}, values);
+  std::vector<uint32_t> positions = positionTable(p, longest);
   for (int64_t r = 0; r < p.numRanks(); ++r) {
-    Emit e{p.ranks[r]};
     Interval queries = qseq.shard(qseq.shardOf(p.mesh, p.mesh.coords(r)));
-    uint32_t local = e.slice(positions[r], {0}, {queries.size()});
     uint32_t queryPositions =
-        e.binary("add", e.reshape(local, {queries.size(), 1}),
-                 p.scalar(r, double(queries.lo)));
+        globalPositions(p, r, positions[r], queries, {queries.size(), 1});
     uint32_t keyPositions =
-        e.reshape(e.slice(positions[r], {0}, {keys}), {1, keys});
+        globalPositions(p, r, positions[r], {0, keys}, {1, keys});
     uint32_t seen = p.ranks[r].temporary(fb::DType::I1, {queries.size(), keys});
     p.ranks[r]
         .emit(fb::Opcode::Compare, {queryPositions, keyPositions}, {seen})

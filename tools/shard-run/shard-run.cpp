@@ -163,7 +163,7 @@ Status parseArgs(int argc, char **argv, Args &args) {
     else if (a == "--random-bound") {
       size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0 ||
-          !parseNumber(v.substr(eq + 1), d) || !(d > 0) || !(float(d) > 0) ||
+          !parseNumber(v.substr(eq + 1), d) || !(float(d) > 0) ||
           !std::isfinite(float(d)))
         // Inputs are f32: a bound past its range draws NaNs (a check of
         // NaN against NaN passes), one below it draws zeros.

@@ -465,15 +465,10 @@ std::optional<ConvView> convView(const ConvAttrs &a, const Shape &x,
 }
 
 StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
-                            const PrepareContext &ctx, LibraryContext &lib) {
+                            const PrepareContext &ctx, const ConvAttrs &a,
+                            LibraryContext &lib) {
   const Shape &x = inSlot(inst, ctx, 0).shape, &w = inSlot(inst, ctx, 1).shape,
               &y = outSlot(inst, ctx, 0).shape;
-  if (!allFitInt(x) || !allFitInt(w) || !allFitInt(y))
-    return RunFn(); // empty or huge tensors: the host handles them
-  StatusOr<ConvStep> step = decodeConv(inst, ctx);
-  if (!step.ok())
-    return step.status();
-  ConvAttrs a = convAttrs(*step);
   // The whole output or an interior or boundary part: a view into x
   // (strided descriptor) padded symmetrically, written into y's region in
   // place (strided descriptor) or into a temporary that is cropped.
@@ -543,15 +538,9 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
 /// box-copy kernel crops (planConvTransposeDim).
 StatusOr<RunFn> prepareConvTranspose(const fb::Instruction &inst,
                                      const PrepareContext &ctx,
-                                     LibraryContext &lib) {
+                                     const ConvAttrs &a, LibraryContext &lib) {
   const Shape &x = inSlot(inst, ctx, 0).shape, &w = inSlot(inst, ctx, 1).shape,
               &y = outSlot(inst, ctx, 0).shape;
-  if (!allFitInt(x) || !allFitInt(w) || !allFitInt(y))
-    return RunFn(); // empty or huge tensors: the host handles them
-  StatusOr<ConvStep> step = decodeConv(inst, ctx);
-  if (!step.ok())
-    return step.status();
-  ConvAttrs a = convAttrs(*step);
   Shape temp = {y[0], y[1]}, tempStart = {0, 0};
   std::vector<int> pad;
   bool inPlace = true;
@@ -631,14 +620,19 @@ StatusOr<RunFn> prepareConvTranspose(const fb::Instruction &inst,
 StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
                                const PrepareContext &ctx, LibraryContext &lib) {
 #ifdef SHARDRT_HAVE_CUDNN
-  switch (inst.opcode()) {
-  case fb::Opcode::Conv:
-    return prepareConv(inst, ctx, lib);
-  case fb::Opcode::ConvTranspose:
-    return prepareConvTranspose(inst, ctx, lib);
-  default:
-    break;
-  }
+  bool transposed = inst.opcode() == fb::Opcode::ConvTranspose;
+  if (!transposed && inst.opcode() != fb::Opcode::Conv)
+    return RunFn();
+  if (!allFitInt(inSlot(inst, ctx, 0).shape) ||
+      !allFitInt(inSlot(inst, ctx, 1).shape) ||
+      !allFitInt(outSlot(inst, ctx, 0).shape))
+    return RunFn(); // empty or huge tensors: the host handles them
+  StatusOr<ConvStep> step = decodeConv(inst, ctx);
+  if (!step.ok())
+    return step.status();
+  ConvAttrs a = convAttrs(*step);
+  return transposed ? prepareConvTranspose(inst, ctx, a, lib)
+                    : prepareConv(inst, ctx, a, lib);
 #else
   (void)inst;
   (void)ctx;
