@@ -58,6 +58,10 @@ struct Session::Impl {
   void *slotData(uint32_t slot) const;
   Status checkBinding(size_t i, bool input, DType dtype,
                       const std::vector<int64_t> &shape) const;
+  /// Refuses a run where memory the program writes (a bound output, the
+  /// arena) overlaps other caller memory it reads or writes: the steps would
+  /// read values they already overwrote.
+  Status checkDisjointBindings(const Engine &engine) const;
 };
 
 namespace {
@@ -424,6 +428,65 @@ Status Session::copyOutput(size_t i, void *data, DType dtype,
   return bytes ? impl_->backend->copyOut(data, outputData(i), bytes) : Status();
 }
 
+namespace {
+/// A byte range of memory that a run touches: the arena, or input/output
+/// `index`.
+struct BoundRange {
+  enum Kind { Arena, Input, Output } kind;
+  size_t index;
+  uintptr_t begin, end;
+  bool written() const { return kind != Input; }
+};
+} // namespace
+
+Status Session::Impl::checkDisjointBindings(const Engine &engine) const {
+  std::vector<BoundRange> ranges;
+  auto add = [&](BoundRange::Kind kind, size_t index, const void *data,
+                 uint64_t bytes) {
+    auto begin = reinterpret_cast<uintptr_t>(data);
+    if (data && bytes)
+      ranges.push_back({kind, index, begin, begin + uintptr_t(bytes)});
+  };
+  add(BoundRange::Arena, 0, arena, arenaBytes);
+  for (size_t i = 0; i < inputSlots.size(); ++i)
+    add(BoundRange::Input, i, boundInputs[i],
+        slots[inputSlots[i]].tensorBytes());
+  for (size_t i = 0; i < outputSlots.size(); ++i)
+    add(BoundRange::Output, i, boundOutputs[i],
+        slots[outputSlots[i]].tensorBytes());
+  std::stable_sort(ranges.begin(), ranges.end(),
+                   [](const BoundRange &a, const BoundRange &b) {
+                     return a.begin < b.begin;
+                   });
+  auto describe = [&](const BoundRange &r) -> std::string {
+    if (r.kind == BoundRange::Arena)
+      return "the session's arena";
+    const std::string &name = r.kind == BoundRange::Input
+                                  ? engine.input(r.index).name
+                                  : engine.output(r.index).name;
+    return std::string(r.kind == BoundRange::Input ? "input " : "output ") +
+           std::to_string(r.index) + " ('" + name + "')";
+  };
+  // Sorted by start, a range overlaps an earlier one iff that one ends past
+  // its start, so the farthest-reaching earlier range (and the farthest-
+  // reaching written one) is the only one to test.
+  const BoundRange *reach = nullptr, *writtenReach = nullptr;
+  for (const BoundRange &r : ranges) {
+    const BoundRange *clash = r.written() ? reach : writtenReach;
+    if (clash && clash->end > r.begin)
+      return Status::invalidArgument(
+          describe(*clash) + " and " + describe(r) +
+          " overlap in memory, and a run writes " +
+          describe(clash->written() ? *clash : r) +
+          "; bind disjoint buffers or copy the input in");
+    if (!reach || r.end > reach->end)
+      reach = &r;
+    if (r.written() && (!writtenReach || r.end > writtenReach->end))
+      writtenReach = &r;
+  }
+  return Status();
+}
+
 Status Session::Impl::runSteps(exec::RunContext &rc) {
   for (size_t i = 0; i < program.size(); ++i) {
     if (timer)
@@ -441,6 +504,7 @@ Status Session::run() {
       return Status::failedPrecondition("input " + std::to_string(i) + " ('" +
                                         engine_->input(i).name +
                                         "') is neither bound nor copied");
+  SHARDRT_RETURN_IF_ERROR(im.checkDisjointBindings(*engine_));
   exec::RunContext rc;
   rc.slots = im.base;
   rc.comm = im.comm;

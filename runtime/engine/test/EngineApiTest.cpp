@@ -3,7 +3,8 @@
 // What an Engine tells of its artifact; binding and copying inputs and
 // outputs, caller arenas and the errors of each; independent sessions;
 // outputs that are inputs or constants, inputs and outputs sharing one
-// FlatBuffers vector; a session's world size must match the artifact's.
+// FlatBuffers vector; overlapping buffers; a session's world size must match
+// the artifact's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -246,6 +247,66 @@ TEST(EngineApi, OutputsThatAreInputsOrConstants) {
       EXPECT_EQ(outs[1], in);
     }
   }
+}
+
+TEST(EngineApi, OverlappingBuffersAreRefused) {
+  // A run writes outputs while it still reads inputs; overlapping memory
+  // would make it read values it already overwrote.
+  Model m;
+  uint32_t a = m.input("a", {4}), b = m.input("b", {4});
+  uint32_t sum = m.output("sum", {4}), diff = m.output("diff", {4});
+  m.op(Opcode::Binary, {a, b}, {sum}, {}, {}, "add");
+  m.op(Opcode::Binary, {a, b}, {diff}, {}, {}, "sub");
+  std::shared_ptr<const Engine> e = load(m.bytes());
+  ASSERT_TRUE(e);
+  StatusOr<std::unique_ptr<Session>> s = Session::create(e);
+  ASSERT_TRUE(s.ok());
+  Session &session = **s;
+
+  // Inputs may share memory: the run only reads them.
+  Floats x = {1, 2, 3, 4};
+  ASSERT_TRUE(session.bindInput(0, x.data(), DType::F32, {4}).ok());
+  ASSERT_TRUE(session.bindInput(1, x.data(), DType::F32, {4}).ok());
+  ASSERT_TRUE(session.run().ok());
+  EXPECT_EQ(decode(session.outputData(0), 4, DType::F32), (Floats{2, 4, 6, 8}));
+
+  // An input in the session's own arena (last run's output) may be
+  // overwritten by the run that reads it.
+  ASSERT_TRUE(
+      session.bindInput(1, session.outputData(1), DType::F32, {4}).ok());
+  Status arena = session.run();
+  EXPECT_TRUE(rejected(arena, StatusCode::InvalidArgument,
+                       {"the session's arena and input 1 ('b') overlap"}))
+      << arena.message();
+
+  // An output on an input, fully or in part.
+  Floats y = {-1, -1, -1, -1}, z(8, -1.0f);
+  ASSERT_TRUE(session.bindInput(1, y.data(), DType::F32, {4}).ok());
+  ASSERT_TRUE(session.bindOutput(0, x.data(), DType::F32, {4}).ok());
+  Status same = session.run();
+  EXPECT_TRUE(rejected(same, StatusCode::InvalidArgument,
+                       {"input 0 ('a') and output 0 ('sum') overlap"}))
+      << same.message();
+  EXPECT_EQ(x, (Floats{1, 2, 3, 4})); // nothing written
+  ASSERT_TRUE(session.bindOutput(0, z.data(), DType::F32, {4}).ok());
+  ASSERT_TRUE(session.bindInput(0, z.data() + 3, DType::F32, {4}).ok());
+  Status part = session.run();
+  EXPECT_TRUE(rejected(part, StatusCode::InvalidArgument,
+                       {"output 0 ('sum') and input 0 ('a') overlap"}))
+      << part.message();
+
+  // Two outputs overlapping by one element; then just touching, which is
+  // fine.
+  ASSERT_TRUE(session.bindInput(0, x.data(), DType::F32, {4}).ok());
+  ASSERT_TRUE(session.bindOutput(1, z.data() + 3, DType::F32, {4}).ok());
+  Status outs = session.run();
+  EXPECT_TRUE(rejected(outs, StatusCode::InvalidArgument,
+                       {"output 0 ('sum') and output 1 ('diff') overlap"}))
+      << outs.message();
+  EXPECT_EQ(z, Floats(8, -1.0f));
+  ASSERT_TRUE(session.bindOutput(1, z.data() + 4, DType::F32, {4}).ok());
+  ASSERT_TRUE(session.run().ok());
+  EXPECT_EQ(z, (Floats{0, 1, 2, 3, 2, 3, 4, 5}));
 }
 
 /// Wraps a finished (size-prefixed) FlatBuffer in a file with no blobs.

@@ -119,6 +119,9 @@ int shardrt_session_copy_input(shardrt_session *session, size_t i,
 int shardrt_session_bind_output(shardrt_session *session, size_t i, void *data,
                                 shardrt_dtype dtype, const int64_t *shape,
                                 size_t rank);
+/* Fails with SHARDRT_INVALID_ARGUMENT, before running anything, when a bound
+ * output overlaps another bound buffer or a bound buffer overlaps the
+ * session's arena (where unbound outputs are); bound inputs may overlap. */
 int shardrt_session_run(shardrt_session *session);
 /* Where output i is after a run. */
 int shardrt_session_output_data(const shardrt_session *session, size_t i,
