@@ -316,8 +316,22 @@ LogicalResult lowerNorm(NormOp op, ProgramBuilder &b, const char *kind,
 
 LogicalResult lowerReduction(Operation *op, ProgramBuilder &b, const char *kind,
                              std::optional<ArrayRef<int64_t>> dims) {
-  return simple(op, b, fb::Opcode::Reduce, kind,
-                reducedDims(rankOf(op->getOperand(0)), dims));
+  std::vector<int64_t> reduced = reducedDims(rankOf(op->getOperand(0)), dims);
+  std::vector<int64_t> shape = b.shapeOf(op->getOperand(0));
+  bool empty = llvm::any_of(reduced, [&](int64_t d) { return shape[d] == 0; });
+  StringRef k(kind);
+  // The verifier keeps amax/amin off empty dims of the model, so an empty
+  // one here is a rank's empty shard: it holds the identity of the max/min
+  // that combines the shards, which the runtime's Reduce has no value for.
+  if (empty && (k == "amax" || k == "amin")) {
+    double identity = k == "amax" ? -INFINITY : INFINITY;
+    FailureOr<Operands> o = operands(op, b, {});
+    if (failed(o))
+      return failure();
+    b.emit(fb::Opcode::Fill, {}, {o->result}).floats = {identity};
+    return success();
+  }
+  return simple(op, b, fb::Opcode::Reduce, kind, std::move(reduced));
 }
 
 int64_t normDim(int64_t dim, int64_t rank) {

@@ -3,7 +3,10 @@
 // over the partial mesh axes resolves where it is returned; reducing only
 // unsplit dims keeps the split and moves nothing. Pins classes, shapes,
 // collective counts and kinds, and the mean scale, for even, uneven, 2-D
-// mesh (all axes and one axis), one-element and world-size-1 splits.
+// mesh (all axes and one axis), one-element and world-size-1 splits, and
+// amax/amin where some ranks' shards are empty: those ranks fill the
+// identity (-inf/+inf) the all-reduce ignores, as the runtime's Reduce has no
+// value for a max over nothing.
 // All-reduce traffic is not counted in the plan's bytes today, so those are
 // left unpinned on lines with collectives.
 // RUN: rm -rf %t && split-file %s %t
@@ -16,6 +19,11 @@
 // RUN: shardc %t/one.mlir --emit=plan | FileCheck %s --check-prefix=ONE
 // RUN: shardc %t/one.mlir --emit=kernels | FileCheck %s --check-prefix=KONE
 // RUN: sed 's/"x"=4/"x"=1/' %t/one.mlir | shardc - --emit=plan | FileCheck %s --check-prefix=W1
+// RUN: shardc %t/empty-shards.mlir --emit=kernels | FileCheck %s --check-prefix=KEMPTY
+// RUN: shardc %t/empty-shards.mlir -o %t/empty-shards.shardbin
+// RUN: shard-run %t/empty-shards.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
+// RUN: shardc -O2 %t/empty-shards.mlir -o %t/empty-shards-o2.shardbin
+// RUN: shard-run %t/empty-shards-o2.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
 
 //--- even.mlir
 // dim 1 (8) over 4: 2 rows each. sum over all dims and amax over (0, 1)
@@ -112,3 +120,28 @@ func.func @main(%x: tensor<3x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"
 // W1-NEXT: outputs: (3,1)
 // W1-NEXT: halo exchanges: 0, collectives: 0, bytes sent: 0, received: 0
 // W1-NOT: rank class
+
+//--- empty-shards.mlir
+// Dim 0 holds 3 rows over "x"=2 as [3, 0]; dim 1 holds 4 over "y"=2 as
+// [1, 3]; dim 2 is whole. Ranks 2 and 3 (x = 1) hold no rows.
+sc.mesh @mesh ["x"=2, "y"=2]
+func.func @main(%x: tensor<3x4x5xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}[3, 0], {"y"}[1, 3], {}]>})
+    -> (tensor<5xf32>, tensor<1x1x5xf32>) {
+  %e = sc.exp %x : tensor<3x4x5xf32>
+  %a = sc.amax %e {dims = array<i64: 0, 1>} : (tensor<3x4x5xf32>) -> tensor<5xf32>
+  %n = sc.neg %e : tensor<3x4x5xf32>
+  %b = sc.amin %n {dims = array<i64: 0, 1>, keepdim = true} : (tensor<3x4x5xf32>) -> tensor<1x1x5xf32>
+  return %a, %b : tensor<5xf32>, tensor<1x1x5xf32>
+}
+// KEMPTY: rank class 'class0' (ranks [0]):
+// KEMPTY: Reduce "amax"
+// KEMPTY: Reduce "amin"
+// KEMPTY: rank class 'class2' (ranks [2]):
+// KEMPTY: Fill () -> %{{[0-9]+}} floats [-INF]  // sc.amax
+// KEMPTY: Fill () -> %{{[0-9]+}} floats [INF]  // sc.amin
+// KEMPTY: AllReduce
+// KEMPTY-SAME: reduce Max
+// KEMPTY: AllReduce
+// KEMPTY-SAME: reduce Min
+// RAN: check result0: {{.*}}: ok
+// RAN: check result1: {{.*}}: ok

@@ -38,6 +38,13 @@ static LogicalResult inferReduction(OptLoc loc, StringRef name, Adaptor adaptor,
       reducedDims(loc, name, adaptor.getDims(), x.getRank());
   if (failed(reduced))
     return failure();
+  // As in PyTorch: a max or min over nothing has no value (no identity in
+  // the element type's range).
+  bool needsElements = name.ends_with(".amax") || name.ends_with(".amin");
+  for (int64_t d = 0; needsElements && d < x.getRank(); ++d)
+    if (reduced->test(d) && x.getDimSize(d) == 0)
+      return fail(loc, name, "reduces dim ", d,
+                  " of size 0; a max or min over no elements has no value");
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < x.getRank(); ++d) {
     if (!reduced->test(d))

@@ -744,6 +744,16 @@ func.func @amax_keepdim(%x: tensor<2x3x4xf32>) -> tensor<2x4xf32> {
   return %0 : tensor<2x4xf32>
 }
 
+// -----
+
+// case: amax/amin over an empty dim has no value (PyTorch refuses it too)
+func.func @amin_empty(%x: tensor<2x0x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+2 {{reduces dim 1 of size 0; a max or min over no elements has no value}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.amin %x {dims = array<i64: 1>} : (tensor<2x0x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // Norms
 //===----------------------------------------------------------------------===//
