@@ -5,7 +5,10 @@
 // from the last rank to the first and back. Pins classes, shapes and bytes
 // for even, uneven, circular with one-element shards, cropping, 2-D mesh,
 // one-element and world-size-1 splits, and the located error for a reflect
-// border that would come from another rank.
+// border that would come from another rank. An empty shard along the split
+// dim, with reflect, replicate and circular padding of the other dims and a
+// reflect conv, runs against the unpartitioned model (the empty rank's
+// reflect Pad was once refused at run time).
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // RUN: shardc %t/even.mlir --emit=plan | FileCheck %s --check-prefix=EVEN
 // RUN: shardc %t/uneven.mlir --emit=plan | FileCheck %s --check-prefix=UNEVEN
@@ -16,6 +19,13 @@
 // RUN: shardc %t/one.mlir --emit=plan | FileCheck %s --check-prefix=ONE
 // RUN: sed 's/"x"=4/"x"=1/' %t/one.mlir | shardc - --emit=plan | FileCheck %s --check-prefix=W1
 // RUN: not shardc %t/reflect-unsupported.mlir --emit=plan 2>&1 | FileCheck %s --check-prefix=UNSUP
+// RUN: shardc %t/empty-shard.mlir --emit=kernels | FileCheck %s --check-prefix=KEMPTY
+// RUN: shardc %t/empty-shard.mlir -o %t/reflect.shardbin
+// RUN: shard-run %t/reflect.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
+// RUN: sed 's/"reflect"/"replicate"/' %t/empty-shard.mlir | shardc - -o %t/replicate.shardbin
+// RUN: shard-run %t/replicate.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
+// RUN: sed 's/"reflect"/"circular"/' %t/empty-shard.mlir | shardc - -o %t/circular.shardbin
+// RUN: shard-run %t/circular.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
 
 //--- even.mlir
 // constant [3, 4] on 16 over 4: outputs [7, 4, 4, 8]; nothing moves and
@@ -167,3 +177,18 @@ func.func @main(%x: tensor<1x2x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}
   %y = sc.pad %x {pad = array<i64: 2, 2>, mode = "reflect"} : (tensor<1x2x8xf32>) -> tensor<1x2x12xf32>
   return %y : tensor<1x2x12xf32>
 }
+
+//--- empty-shard.mlir
+// Rows [3, 0, 3] over "x"=3: rank 1 holds no rows but still pads the last
+// dim (and its conv pads both), a Pad with nothing to reflect.
+sc.mesh @m ["x"=3]
+func.func @main(%x: tensor<1x2x6x5xf32> {sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}[3, 0, 3], {}]>},
+                %w: tensor<3x2x3x3xf32>) -> (tensor<1x2x9x7xf32>, tensor<1x3x6x5xf32>) {
+  %y = sc.pad %x {pad = array<i64: 1, 1, 2, 1>, mode = "reflect"} : (tensor<1x2x6x5xf32>) -> tensor<1x2x9x7xf32>
+  %c = sc.conv %x, %w {padding = array<i64: 1, 1>, padding_mode = "reflect"} : (tensor<1x2x6x5xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x6x5xf32>
+  return %y, %c : tensor<1x2x9x7xf32>, tensor<1x3x6x5xf32>
+}
+// KEMPTY: rank class 'class1' (ranks [1]):
+// KEMPTY: Pad "reflect" (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 0, 0, 1, 0, 0, 0, 1]
+// RAN: check result0: {{.*}}: ok
+// RAN: check result1: {{.*}}: ok

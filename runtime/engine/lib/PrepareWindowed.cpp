@@ -332,8 +332,11 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
     expected[d] = n + lo[d] + hi[d];
     if (expected[d] < 0)
       return invalid("crops more than dim " + std::to_string(d) + " holds");
+    // Only a dim that grows reflects: a shard may be empty along a dim
+    // padded on some other rank only.
     bool tooWide =
-        (m == cpu::PadMode::Reflect && (lo[d] >= n || hi[d] >= n)) ||
+        (m == cpu::PadMode::Reflect &&
+         ((lo[d] > 0 && lo[d] >= n) || (hi[d] > 0 && hi[d] >= n))) ||
         ((m == cpu::PadMode::Circular || m == cpu::PadMode::Replicate) &&
          (lo[d] > 0 || hi[d] > 0) && n == 0) ||
         (m == cpu::PadMode::Circular &&

@@ -159,6 +159,24 @@ TEST(EnginePrepare, OutOfRangeDims) {
         << op.prepareStatus().toString();
 }
 
+TEST(EnginePrepare, ReflectPadOfAnEmptyShard) {
+  // A shard empty along dim 0 still pads dim 1; only a dim that grows needs
+  // values to reflect.
+  Shape empty = {0, 3};
+  EXPECT_TRUE(
+      (OpCase{Opcode::Pad, {{empty}}, {{0, 5}}, {0, 1, 0, 1}, {0.0}, "reflect"}
+           .prepareStatus()
+           .ok()));
+  EXPECT_TRUE(rejected(
+      (OpCase{Opcode::Pad, {{empty}}, {{1, 3}}, {1, 0, 0, 0}, {0.0}, "reflect"}
+           .prepareStatus()),
+      kInvalid, {"reflect padding of 1/0 is too wide for dim 0 of size 0"}));
+  EXPECT_TRUE(rejected(
+      (OpCase{Opcode::Pad, {{{2, 3}}}, {{2, 6}}, {0, 0, 0, 3}, {0.0}, "reflect"}
+           .prepareStatus()),
+      kInvalid, {"reflect padding of 0/3 is too wide for dim 1 of size 3"}));
+}
+
 TEST(EnginePrepare, UnknownStrKinds) {
   Shape s = {1, 2, 4, 4};
   EXPECT_TRUE(rejected(
