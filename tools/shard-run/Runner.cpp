@@ -108,9 +108,7 @@ Status runRank(Session &session, int rank, RankStats &stats,
   int total = options.warmup + options.iterations;
   for (int it = 0; it < total; ++it) {
     auto start = std::chrono::steady_clock::now();
-    if (Status s = session.run(); !s.ok())
-      return Status(s.code(),
-                    "rank " + std::to_string(rank) + ": " + s.message());
+    SHARDRT_RETURN_IF_ERROR(session.run());
     double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
@@ -164,9 +162,7 @@ Status runLocal(const std::shared_ptr<const Engine> &engine,
     StatusOr<std::unique_ptr<Session>> session =
         Session::create(engine, c, sessionOptions(options));
     if (!session.ok())
-      return Status(session.status().code(), "rank " + std::to_string(rank) +
-                                                 ": " +
-                                                 session.status().message());
+      return session.status();
     RankIo io;
     SHARDRT_RETURN_IF_ERROR(
         prepareRank(*engine, **session, rank, inputs, io, options));
@@ -188,12 +184,13 @@ Status runLocal(const std::shared_ptr<const Engine> &engine,
       world, [&](comm::Communicator &c) { return body(&c); }, commOptions);
 }
 
-Status runDistributed(const std::shared_ptr<const Engine> &engine,
-                      comm::Communicator &comm,
-                      const std::vector<GlobalTensor> &inputs,
-                      std::vector<GlobalTensor> &outputs,
-                      std::vector<RankStats> &stats,
-                      const RunOptions &options) {
+/// runDistributed without the rank prefix on its errors.
+static Status runThisRank(const std::shared_ptr<const Engine> &engine,
+                          comm::Communicator &comm,
+                          const std::vector<GlobalTensor> &inputs,
+                          std::vector<GlobalTensor> &outputs,
+                          std::vector<RankStats> &stats,
+                          const RunOptions &options) {
   SHARDRT_RETURN_IF_ERROR(checkInputs(*engine, inputs));
   allocateOutputs(*engine, outputs);
   int rank = comm.rank(), world = comm.size();
@@ -259,6 +256,19 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
   stats[size_t(rank)].stagedOpcodes = mine.stagedOpcodes;
   stats[size_t(rank)].steps = mine.steps;
   return Status();
+}
+
+Status runDistributed(const std::shared_ptr<const Engine> &engine,
+                      comm::Communicator &comm,
+                      const std::vector<GlobalTensor> &inputs,
+                      std::vector<GlobalTensor> &outputs,
+                      std::vector<RankStats> &stats,
+                      const RunOptions &options) {
+  Status s = runThisRank(engine, comm, inputs, outputs, stats, options);
+  if (s.ok())
+    return s;
+  return Status(s.code(),
+                "rank " + std::to_string(comm.rank()) + ": " + s.message());
 }
 
 Comparison compare(const GlobalTensor &got, const GlobalTensor &want,

@@ -16,6 +16,7 @@
 
 #include "Reduce.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -66,8 +67,47 @@ struct Mailbox {
 };
 
 struct World {
-  explicit World(int size) : mailboxes(new Mailbox[size]) {}
+  explicit World(int size) : size(size), mailboxes(new Mailbox[size]) {}
+
+  /// LocalWorld::run: rank `rank` failed, so no rank should wait for it any
+  /// longer. The first failure is kept; every waiting rank wakes up.
+  /// A rank of -1: a rank thread could not start.
+  void abort(int rank, const Status &status) {
+    {
+      std::lock_guard<std::mutex> lock(failureMutex);
+      if (!failure.ok())
+        return;
+      failedRank = rank;
+      failure = status;
+    }
+    for (int r = 0; r < size; ++r) {
+      // Under the mailbox's mutex, so a rank between checking `aborted` and
+      // sleeping cannot miss the wake-up.
+      std::lock_guard<std::mutex> lock(mailboxes[r].mutex);
+      aborted = true;
+      mailboxes[r].arrived.notify_all();
+    }
+  }
+  /// The first failure passed to abort() and its rank.
+  std::pair<int, Status> firstFailure() {
+    std::lock_guard<std::mutex> lock(failureMutex);
+    return {failedRank, failure};
+  }
+  /// Why waits stop early once aborted.
+  std::string abortReason() {
+    int rank = firstFailure().first;
+    return rank < 0 ? "a rank thread could not start"
+                    : "rank " + std::to_string(rank) + " failed";
+  }
+
+  int size;
   std::unique_ptr<Mailbox[]> mailboxes; // by destination rank
+  std::atomic<bool> aborted{false};
+
+private:
+  std::mutex failureMutex;
+  int failedRank = -1;
+  Status failure;
 };
 
 /// A posted receive. `done` and `error` are guarded by the mutex of the
@@ -277,6 +317,8 @@ Status LocalCommunicator::wait(Span<Request> requests,
   Mailbox &box = world_->mailboxes[rank()];
   std::unique_lock<std::mutex> lock(box.mutex);
   box.arrived.wait_until(lock, deadline, [&] {
+    if (world_->aborted)
+      return true;
     for (std::size_t i = 0; i < requests.size(); ++i)
       if (requests[i].pending() && !stateOf(i)->done)
         return false;
@@ -295,6 +337,10 @@ Status LocalCommunicator::wait(Span<Request> requests,
       finished.push_back(i);
       if (!state->error.empty() && error.ok())
         error = Status::invalidArgument(prefix + state->error);
+    } else if (late.ok() && world_->aborted) {
+      late =
+          Status::unavailable(prefix + "stopped waiting for " +
+                              state->describe() + ": " + world_->abortReason());
     } else if (late.ok()) {
       late = Status::deadlineExceeded(prefix + state->describe() +
                                       " did not complete within " +
@@ -443,8 +489,10 @@ Status LocalCommunicator::doBarrier() {
 
 } // namespace
 
-StatusOr<std::vector<std::unique_ptr<Communicator>>>
-LocalWorld::create(int size, const CommOptions &options) {
+/// The communicators of a new world, and the world itself.
+static StatusOr<std::vector<std::unique_ptr<Communicator>>>
+createWorld(int size, const CommOptions &options,
+            std::shared_ptr<World> &world) {
   if (size < 1)
     return Status::invalidArgument("local world size must be >= 1, got " +
                                    std::to_string(size));
@@ -452,13 +500,19 @@ LocalWorld::create(int size, const CommOptions &options) {
     return Status::invalidArgument("comm timeout must be positive, got " +
                                    std::to_string(options.timeout.count()) +
                                    " ms");
-  auto world = std::make_shared<World>(size);
+  world = std::make_shared<World>(size);
   std::vector<std::unique_ptr<Communicator>> comms;
   comms.reserve(size);
   for (int r = 0; r < size; ++r)
     comms.push_back(
         std::make_unique<LocalCommunicator>(world, r, size, options));
   return comms;
+}
+
+StatusOr<std::vector<std::unique_ptr<Communicator>>>
+LocalWorld::create(int size, const CommOptions &options) {
+  std::shared_ptr<World> world;
+  return createWorld(size, options, world);
 }
 
 static Status runRank(const std::function<Status(Communicator &)> &body,
@@ -475,30 +529,30 @@ static Status runRank(const std::function<Status(Communicator &)> &body,
 Status LocalWorld::run(int size,
                        const std::function<Status(Communicator &)> &body,
                        const CommOptions &options) {
-  auto comms = create(size, options);
+  std::shared_ptr<World> world;
+  auto comms = createWorld(size, options, world);
   if (!comms.ok())
     return comms.status();
-  std::vector<Status> results(size);
   std::vector<std::thread> threads;
   Status spawn;
   try {
     for (int r = 0; r < size; ++r)
-      threads.emplace_back(
-          [&, r] { results[r] = runRank(body, *(*comms)[r]); });
+      threads.emplace_back([&, r] {
+        if (Status s = runRank(body, *(*comms)[r]); !s.ok())
+          world->abort(r, s);
+      });
   } catch (const std::system_error &e) {
-    // The ranks already started time out waiting for the missing ones.
     spawn = Status::unavailable(std::string("cannot start a rank thread: ") +
                                 e.what());
+    world->abort(-1, spawn); // the ranks already started stop waiting
   }
   for (std::thread &t : threads)
     t.join();
-  if (!spawn.ok())
-    return spawn;
-  for (int r = 0; r < size; ++r)
-    if (!results[r].ok())
-      return Status(results[r].code(),
-                    "rank " + std::to_string(r) + ": " + results[r].message());
-  return Status();
+  auto [rank, failure] = world->firstFailure();
+  if (failure.ok() || rank < 0)
+    return failure;
+  return Status(failure.code(),
+                "rank " + std::to_string(rank) + ": " + failure.message());
 }
 
 } // namespace shardrt::comm

@@ -380,14 +380,25 @@ TEST(LocalComm, CountMismatchBetweenRanksIsAnError) {
   EXPECT_TRUE(results[1].ok()) << results[1].toString();
 }
 
-TEST(LocalComm, RunReportsTheLowestFailingRank) {
+TEST(LocalComm, RunReportsTheFirstFailure) {
   Status s = LocalWorld::run(4, [](Communicator &c) {
-    if (c.rank() >= 2)
+    if (c.rank() == 2)
       return Status::unavailable("no disk on " + std::to_string(c.rank()));
     return Status();
   });
   EXPECT_EQ(s.code(), StatusCode::Unavailable);
   EXPECT_EQ(s.message(), "rank 2: no disk on 2");
+
+  // Two ranks failing on their own: whichever failed first.
+  s = LocalWorld::run(4, [](Communicator &c) {
+    if (c.rank() >= 2)
+      return Status::dataLoss("bad file on " + std::to_string(c.rank()));
+    return Status();
+  });
+  EXPECT_EQ(s.code(), StatusCode::DataLoss);
+  EXPECT_TRUE(s.message() == "rank 2: bad file on 2" ||
+              s.message() == "rank 3: bad file on 3")
+      << s.message();
 
   s = LocalWorld::run(2, [](Communicator &c) -> Status {
     if (c.rank() == 1)
@@ -398,6 +409,46 @@ TEST(LocalComm, RunReportsTheLowestFailingRank) {
   EXPECT_EQ(s.message(), "rank 1: exception: boom");
   EXPECT_EQ(LocalWorld::run(0, [](Communicator &) { return Status(); }).code(),
             StatusCode::InvalidArgument);
+}
+
+TEST(LocalComm, AFailedRankStopsThePeersWaitingForIt) {
+  // Rank 1 fails before its part of a collective and a send: the others
+  // stop waiting at once rather than at the (one minute) timeout, and the
+  // world reports rank 1's own error, not their waits'.
+  std::vector<Status> waits(3);
+  auto start = Clock::now();
+  Status s = LocalWorld::run(
+      3,
+      [&](Communicator &c) -> Status {
+        if (c.rank() == 1) {
+          std::this_thread::sleep_for(50ms); // the others are waiting by now
+          return Status::invalidArgument("rank 1's own error");
+        }
+        float x = 1, y = 0;
+        if (c.rank() == 0)
+          waits[0] = c.allReduce(&x, &y, 1, DataType::F32, ReduceOp::Sum);
+        else {
+          StatusOr<Request> r = c.irecv(&y, sizeof y, 1, 7);
+          if (!r.ok())
+            return r.status();
+          waits[2] = c.waitAll(Span<Request>(&*r, 1));
+        }
+        return c.rank() == 0 ? waits[0] : waits[2];
+      },
+      withTimeout(60s));
+  EXPECT_LT(Clock::now() - start, 30s);
+  EXPECT_EQ(s.code(), StatusCode::InvalidArgument);
+  EXPECT_EQ(s.message(), "rank 1: rank 1's own error");
+  EXPECT_EQ(waits[0].code(), StatusCode::Unavailable);
+  EXPECT_NE(waits[0].message().find("allReduce on rank 0: stopped waiting "
+                                    "for message from rank 1"),
+            std::string::npos)
+      << waits[0].message();
+  EXPECT_NE(waits[0].message().find(": rank 1 failed"), std::string::npos);
+  EXPECT_EQ(waits[2].code(), StatusCode::Unavailable);
+  EXPECT_NE(waits[2].message().find("irecv from rank 1 (tag 7, 4 bytes)"),
+            std::string::npos)
+      << waits[2].message();
 }
 
 } // namespace

@@ -28,8 +28,10 @@ public:
   create(int size, const CommOptions &options = {});
 
   /// Creates a world, runs `body` on every rank on its own thread, joins them
-  /// and returns Ok or the failure of the lowest failing rank, prefixed with
-  /// its number. An exception escaping `body` becomes Internal.
+  /// and returns Ok or the first failure, prefixed with its rank's number.
+  /// A rank's failure aborts the world: the other ranks' waits for messages
+  /// that have not arrived return Unavailable at once instead of at their
+  /// timeout. An exception escaping `body` becomes Internal.
   static Status run(int size, const std::function<Status(Communicator &)> &body,
                     const CommOptions &options = {});
 };
