@@ -310,6 +310,26 @@ art::TensorDescSpec tensorDesc(std::string name, Type type,
     spec.extents = d.extents();
     t.dims.push_back(std::move(spec));
   }
+  // Only an input can be partial (sc-insert-reshards resolves outputs); the
+  // caller needs to know which ranks hold which contribution.
+  if (s.isPartial()) {
+    switch (s.partialKind) {
+    case ReductionKind::Sum:
+      t.partial = fb::ReduceKind::Sum;
+      break;
+    case ReductionKind::Max:
+      t.partial = fb::ReduceKind::Max;
+      break;
+    case ReductionKind::Min:
+      t.partial = fb::ReduceKind::Min;
+      break;
+    case ReductionKind::Mean:
+      t.partial = fb::ReduceKind::Mean;
+      break;
+    }
+    for (int a : s.partialAxes)
+      t.partialAxes.push_back(uint32_t(a));
+  }
   return t;
 }
 

@@ -150,6 +150,7 @@ Partitioner::fetch(Operation *op, Value v,
 
 namespace {
 
+/// The collective's reduction; a partial mean sums, and meanOfSums scales.
 fb::ReduceKind reduceKindOf(const ValueSharding &s) {
   if (s.partialKind == ReductionKind::Max)
     return fb::ReduceKind::Max;
@@ -173,6 +174,22 @@ int64_t groupSize(const plan::Mesh &mesh, const std::vector<int> &axes) {
   return n;
 }
 
+std::vector<uint32_t>
+Partitioner::meanOfSums(const ValueSharding &s,
+                        const std::vector<uint32_t> &sums) {
+  if (s.partialKind != ReductionKind::Mean)
+    return sums;
+  double scale = 1.0 / double(groupSize(mesh, s.partialAxes));
+  std::vector<uint32_t> out(numRanks());
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    ProgramBuilder &b = ranks[r];
+    out[r] = b.temporary(b.buffers[sums[r]].dtype, b.buffers[sums[r]].shape);
+    b.emit(fb::Opcode::Binary, {sums[r], scalar(r, scale)}, {out[r]}).str =
+        "mul";
+  }
+  return out;
+}
+
 FailureOr<std::vector<uint32_t>> Partitioner::resolvePartial(Operation *op,
                                                              Value v) {
   const ValueSharding &s = shardingOf(v);
@@ -185,7 +202,7 @@ FailureOr<std::vector<uint32_t>> Partitioner::resolvePartial(Operation *op,
     inst.reduce = reduceKindOf(s);
     inst.meshAxes = groupAxes(s.partialAxes);
   }
-  return out;
+  return meanOfSums(s, out);
 }
 
 namespace {
@@ -429,16 +446,18 @@ LogicalResult Partitioner::reshard(Operation *op) {
   if (from.isPartial()) {
     int64_t dim = collectiveDim(from.layout, to.layout, from.partialAxes);
     if (dim >= 0)
-      return bindAll(
-          out, blockCollective(buffersOf(in), fb::Opcode::ReduceScatter, dim,
-                               to.layout.dims[dim], reduceKindOf(from)));
+      return bindAll(out,
+                     meanOfSums(from, blockCollective(buffersOf(in),
+                                                      fb::Opcode::ReduceScatter,
+                                                      dim, to.layout.dims[dim],
+                                                      reduceKindOf(from))));
     FailureOr<std::vector<uint32_t>> reduced = resolvePartial(op, in);
     if (failed(reduced))
       return failure();
     // After the all-reduce the value is whole along the partial axes.
     from.partialAxes.clear();
     shardings_[in] = from;
-    bindAll(in, *reduced);
+    (void)bindAll(in, *reduced);
   }
   if (from.layout.dims.size() == to.layout.dims.size()) {
     if (auto dims = allToAllDims(from.layout, to.layout))

@@ -50,6 +50,10 @@ public:
                                        const std::vector<float> &values);
   /// A scalar filled with `value` on rank r.
   uint32_t scalar(int64_t r, double value);
+  /// `sums`, per rank, scaled by 1 / the group size where `s` is a partial
+  /// mean (its collective summed); otherwise `sums` itself.
+  std::vector<uint32_t> meanOfSums(const ValueSharding &s,
+                                   const std::vector<uint32_t> &sums);
 
   mlir::func::FuncOp func;
   sc::MeshOp meshOp;

@@ -6,6 +6,7 @@
 #include "shardrt/comm/Local.h"
 #include "shardrt/cpu/Kernels.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -19,6 +20,31 @@ struct RankIo {
   std::vector<std::vector<uint8_t>> inputs; // this rank's local boxes
 };
 
+/// Whether rank `rank` holds a partial input's value or the reduction's
+/// identity: copies of the value reduce to it under max, min and mean; a sum
+/// takes it from the ranks at coordinate 0 of the partial axes and zeros from
+/// the rest.
+StatusOr<bool> holdsPartialValue(const Engine &engine, const TensorInfo &t,
+                                 int rank) {
+  if (t.partial == "max" || t.partial == "min" || t.partial == "mean")
+    return true;
+  if (t.partial != "sum")
+    return Status::unimplemented("input '" + t.name + "' is a partial " +
+                                 t.partial +
+                                 "; shard-run splits only sum, "
+                                 "max, min and mean");
+  const std::vector<int64_t> &mesh = engine.meshShape();
+  std::vector<int64_t> coords(mesh.size());
+  for (size_t a = mesh.size(), r = size_t(rank); a-- > 0;) {
+    coords[a] = int64_t(r % size_t(mesh[a]));
+    r /= size_t(mesh[a]);
+  }
+  for (uint32_t a : t.partialAxes)
+    if (a < coords.size() && coords[a] != 0)
+      return false;
+  return true;
+}
+
 Status prepareRank(const Engine &engine, Session &session, int rank,
                    const std::vector<GlobalTensor> &inputs, RankIo &io,
                    const RunOptions &options) {
@@ -30,6 +56,13 @@ Status prepareRank(const Engine &engine, Session &session, int rank,
     io.inputs[i].resize(size_t(cpu::numElements(box->shape)) *
                         dtypeSize(inputs[i].dtype));
     extractBox(inputs[i], *box, io.inputs[i].data());
+    if (!engine.input(i).partial.empty()) {
+      StatusOr<bool> holds = holdsPartialValue(engine, engine.input(i), rank);
+      if (!holds.ok())
+        return holds.status();
+      if (!*holds)
+        std::fill(io.inputs[i].begin(), io.inputs[i].end(), uint8_t(0));
+    }
     // Host memory binds without a copy only where kernels run on the host.
     bool host = options.backend == BackendKind::Cpu;
     if (Status s = host ? session.bindInput(i, io.inputs[i].data(),

@@ -65,6 +65,9 @@ TensorInfo describe(const fb::TensorDesc &desc) {
     t.dims.push_back(std::move(split));
   }
   t.partial = partialName(desc.partial());
+  if (desc.partial_axes())
+    t.partialAxes.assign(desc.partial_axes()->begin(),
+                         desc.partial_axes()->end());
   return t;
 }
 

@@ -56,8 +56,12 @@ struct TensorInfo {
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
   std::vector<DimSplit> dims;
-  /// Non-empty when the value is partial (pending reduction); "sum", ...
+  /// Non-empty when the value is partial (pending reduction): "sum", "max",
+  /// "min", "mean" (or "prod"). The global value is that reduction of the
+  /// ranks' local values over `partialAxes` (a mean sums and divides by the
+  /// number of ranks along them).
   std::string partial;
+  std::vector<uint32_t> partialAxes;
 };
 
 /// The box of a global tensor one rank holds.
