@@ -151,6 +151,27 @@ struct InsertReshardsPass
       }
       use.set(r);
     };
+    // A pinned op result the op cannot produce as given (split along a dim
+    // it cuts, joins or reshapes): the op computes what it can, and a
+    // reshard after it makes the pinned layout for every use.
+    f.walk([&](ShardingRuleOpInterface ruleOp) {
+      Operation *op = ruleOp;
+      if (isa<ReshardOp, ShardingConstraintOp>(op) ||
+          op->getNumResults() != 1 || !recordedSharding(op->getResult(0)))
+        return;
+      Value result = op->getResult(0);
+      ValueSharding pinned = shardingOf(result);
+      ValueSharding made = producibleSharding(ruleOp.getShardingRule(), pinned);
+      if (made == pinned)
+        return;
+      op->setAttr(kShardingAttrName, toAttr(ctx, mesh, made));
+      OpBuilder b(ctx);
+      b.setInsertionPointAfter(op);
+      auto after =
+          b.create<ReshardOp>(op->getLoc(), result.getType(), result,
+                              cast<ShardingAttr>(toAttr(ctx, mesh, pinned)));
+      result.replaceAllUsesExcept(after.getResult(), after);
+    });
     SmallVector<Operation *> ops;
     f.walk([&](Operation *op) { ops.push_back(op); });
     for (Operation *op : ops) {

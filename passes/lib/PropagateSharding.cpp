@@ -50,22 +50,6 @@ ReductionKind partialKindOf(Operation *op) {
   return ReductionKind::Sum;
 }
 
-/// `s` without the splits that an op of `rule` cannot produce: a result dim
-/// of a needs-replication factor (a slice's or concat's cut dim, a reshape's
-/// merged dims) or of no factor is computed whole on every rank. A consumer
-/// or declared result wanting it split gets a reshard after the op (a local
-/// slice) instead of an op computing the wrong block.
-ValueSharding producible(const ShardingRule &rule, ValueSharding s) {
-  plan::Layout whole = plan::Layout::replicated(s.layout.shape);
-  for (size_t rd = 0; rd < rule.resultDims[0].size(); ++rd) {
-    int64_t f = rule.resultDims[0][rd];
-    if (f == ShardingRule::kNoFactor ||
-        rule.factors[f].kind == FactorKind::NeedsReplication)
-      s.layout.dims[rd] = whole.dims[rd];
-  }
-  return s;
-}
-
 /// Extents of a windowed result dim whose input dim is split as `in`: output
 /// o goes to the shard owning anchorInputIndex(o).
 std::vector<int64_t> derivedExtents(const plan::DimSplit &in,
@@ -255,8 +239,10 @@ struct PropagateShardingPass
       return f.emitError("sc-propagate-sharding: unknown strategy '")
              << strategy << "' (expected 'bidirectional' or 'forward')";
 
-    // Values whose sharding the user gave: annotated arguments and the
-    // results of sharding_constraint / reshard. Everything else is inferred.
+    // Values whose sharding the user gave: annotated arguments and op
+    // results, and the results of sharding_constraint / reshard. Everything
+    // else is inferred. A pinned op result the op cannot produce as given
+    // is repaired by sc-insert-reshards (a reshard after the op).
     llvm::DenseSet<Value> fixed;
     llvm::DenseMap<Value, ValueSharding> known;
     for (BlockArgument arg : f.getArguments()) {
@@ -265,18 +251,28 @@ struct PropagateShardingPass
       known[arg] = materialize(recordedSharding(arg), arg.getType(), mesh);
     }
     SmallVector<Operation *> ops;
-    f.walk([&](Operation *op) {
-      if (op->getNumResults() == 1 &&
-          isa<RankedTensorType>(op->getResult(0).getType())) {
-        ops.push_back(op);
-        if (isa<ShardingConstraintOp, ReshardOp>(op)) {
-          fixed.insert(op->getResult(0));
-          known[op->getResult(0)] =
-              materialize(recordedSharding(op->getResult(0)),
-                          op->getResult(0).getType(), mesh);
-        }
+    WalkResult walked = f.walk([&](Operation *op) {
+      if (op->getNumResults() != 1 ||
+          !isa<RankedTensorType>(op->getResult(0).getType()))
+        return WalkResult::advance();
+      ops.push_back(op);
+      Value result = op->getResult(0);
+      ShardingAttr pin = recordedSharding(result);
+      if (!pin)
+        return WalkResult::advance();
+      if (!isa<ShardingConstraintOp, ReshardOp>(op) &&
+          !pin.getPartialAxes().empty()) {
+        op->emitOpError("pins a partial sharding on its result; shardc "
+                        "decides where values are partial (pin a layout, or "
+                        "annotate the arguments)");
+        return WalkResult::interrupt();
       }
+      fixed.insert(result);
+      known[result] = materialize(pin, result.getType(), mesh);
+      return WalkResult::advance();
     });
+    if (walked.wasInterrupted())
+      return failure();
     auto shardingOf = [&](Value v) -> ValueSharding {
       auto it = known.find(v);
       return it != known.end() ? it->second : replicatedSharding(v.getType());
@@ -312,7 +308,7 @@ struct PropagateShardingPass
         if (fixed.contains(v) || !isReplicated(shardingOf(v)))
           return;
         if (auto producer = v.getDefiningOp<ShardingRuleOpInterface>())
-          s = producible(producer.getShardingRule(), s);
+          s = producibleSharding(producer.getShardingRule(), s);
         if (isReplicated(s))
           return;
         known[v] = s;

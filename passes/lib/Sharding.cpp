@@ -151,4 +151,15 @@ forEachShardedFunction(ModuleOp module,
   return success();
 }
 
+ValueSharding producibleSharding(const ShardingRule &rule, ValueSharding s) {
+  plan::Layout whole = plan::Layout::replicated(s.layout.shape);
+  for (size_t rd = 0; rd < rule.resultDims[0].size(); ++rd) {
+    int64_t f = rule.resultDims[0][rd];
+    if (f == ShardingRule::kNoFactor ||
+        rule.factors[f].kind == FactorKind::NeedsReplication)
+      s.layout.dims[rd] = whole.dims[rd];
+  }
+  return s;
+}
+
 } // namespace shardc

@@ -3,7 +3,8 @@
 // propagation leaves the op computing the whole dim on every rank and a
 // reshard after it keeps each rank's block. The op must not compute "its
 // block" from local offset 0 (every rank returned the first block). Also a
-// keepdim mean over a split dim, which kept its reduced dim only unsplit.
+// keepdim mean over a split dim, which kept its reduced dim only unsplit,
+// and pinned op results (sc.sharding on the op), one the op cannot produce.
 // Each case runs partitioned against the unpartitioned model.
 // RUN: rm -rf %t && split-file %s %t
 // RUN: shardc %t/slice.mlir --emit=sharded | FileCheck %s --check-prefix=SLICE
@@ -19,9 +20,16 @@
 // RUN: shard-run %t/mean.shardbin --random-inputs --check | FileCheck %s --check-prefix=OK
 // RUN: shardc %t/mean-returned.mlir -o %t/mean-returned.shardbin
 // RUN: shard-run %t/mean-returned.shardbin --random-inputs --check | FileCheck %s --check-prefix=OK
+// RUN: shardc %t/pinned.mlir --emit=sharded | FileCheck %s --check-prefix=PINNED
+// RUN: shardc %t/pinned.mlir -o %t/pinned.shardbin
+// RUN: shard-run %t/pinned.shardbin --random-inputs --check | FileCheck %s --check-prefix=OK
 
 // SLICE: sc.slice %arg0 {{.*}}sc.sharding = #sc.sharding<@m, [{}]>
 // SLICE-NEXT: sc.reshard {{.*}} to #sc.sharding<@m, [{"x"}]>
+// PINNED: sc.reshard %arg0 {{.*}} to #sc.sharding<@m, [{}, {}]>
+// PINNED-NEXT: sc.exp {{.*}}sc.sharding = #sc.sharding<@m, [{}, {}]>
+// PINNED-NEXT: sc.slice {{.*}}sc.sharding = #sc.sharding<@m, [{}, {}]>
+// PINNED-NEXT: sc.reshard {{.*}} to #sc.sharding<@m, [{"x"}[1, 2], {}]>
 // OK: check result0: {{.*}}: ok
 
 //--- slice.mlir
@@ -67,4 +75,13 @@ sc.mesh @m ["x"=2]
 func.func @main(%x: tensor<3x4x2xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}, {}]>}) -> tensor<3x1x2xf32> {
   %y = sc.mean %x {dims = array<i64: 1>, keepdim = true} : (tensor<3x4x2xf32>) -> tensor<3x1x2xf32>
   return %y : tensor<3x1x2xf32>
+}
+
+//--- pinned.mlir
+sc.mesh @m ["x"=2]
+func.func @main(%x: tensor<8x4xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}]>}) -> tensor<3x4xf32> {
+  %e = sc.exp %x {sc.sharding = #sc.sharding<@m, [{}, {}]>} : tensor<8x4xf32>
+  %s = sc.slice %e {start = array<i64: 1, 0>, end = array<i64: 7, 4>, step = array<i64: 2, 1>, sc.sharding = #sc.sharding<@m, [{"x"}[1, 2], {}]>} : (tensor<8x4xf32>) -> tensor<3x4xf32>
+  %n = sc.neg %s : tensor<3x4xf32>
+  return %n : tensor<3x4xf32>
 }

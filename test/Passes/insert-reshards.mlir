@@ -59,3 +59,21 @@ func.func @ring(%q: tensor<1x4x2xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"
   %y = sc.scaled_dot_product_attention %q, %k, %v : (tensor<1x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>) -> tensor<1x4x2xf32>
   return %y : tensor<1x4x2xf32>
 }
+
+// -----
+
+// A pinned result its op cannot produce (a strided slice split along the
+// dim it cuts): the slice computes whole, and one reshard after it makes
+// the pinned layout for every use.
+sc.mesh @m ["x"=2]
+// CHECK-LABEL: func.func @unproducible_pin
+func.func @unproducible_pin(%x: tensor<8x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>) {
+  // CHECK: %[[S:.*]] = sc.slice %arg0 {{.*}}sc.sharding = #sc.sharding<@m, [{}, {}]>
+  // CHECK-NEXT: %[[R:.*]] = sc.reshard %[[S]] : tensor<3x4xf32> to #sc.sharding<@m, [{"x"}[1, 2], {}]>
+  // CHECK-NEXT: sc.neg %[[R]]
+  // CHECK-NEXT: sc.exp %[[R]]
+  %s = sc.slice %x {start = array<i64: 1, 0>, end = array<i64: 7, 4>, step = array<i64: 2, 1>, sc.sharding = #sc.sharding<@m, [{"x"}[1, 2], {}]>} : (tensor<8x4xf32>) -> tensor<3x4xf32>
+  %n = sc.neg %s : tensor<3x4xf32>
+  %e = sc.exp %s : tensor<3x4xf32>
+  return %n, %e : tensor<3x4xf32>, tensor<3x4xf32>
+}

@@ -122,3 +122,18 @@ func.func @factor_conflict(%a: tensor<8x6xf32> {sc.sharding = #sc.sharding<@mesh
   %y = sc.matmul %a, %b : (tensor<8x6xf32>, tensor<6x5xf32>) -> tensor<8x5xf32>
   return %y : tensor<8x5xf32>
 }
+
+// -----
+
+// An op result's sc.sharding pins it: propagation does not change it and
+// works around it. Here the split input would make exp split too; the pin
+// keeps exp whole, and its consumer follows the pin.
+sc.mesh @mesh ["x"=2]
+// CHECK-LABEL: func.func @pinned_result
+func.func @pinned_result(%x: tensor<8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x4xf32> {
+  // CHECK: sc.exp {{.*}}sc.sharding = #sc.sharding<@mesh, [{}, {"x"}]>
+  %e = sc.exp %x {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}]>} : tensor<8x4xf32>
+  // CHECK: sc.neg {{.*}}sc.sharding = #sc.sharding<@mesh, [{}, {"x"}]>
+  %n = sc.neg %e : tensor<8x4xf32>
+  return %n : tensor<8x4xf32>
+}

@@ -65,8 +65,10 @@ def ScPropagateSharding : Pass<"sc-propagate-sharding", "mlir::ModuleOp"> {
     `anchorInputIndex(o)`, so an uneven split stays aligned through strided,
     transposed and resizing ops. Reduction factors leave a *partial* result,
     statistic factors keep the split, needs-replication factors drop it.
-    User annotations (arguments, `sc.sharding_constraint`, `sc.reshard`)
-    are kept.
+    User annotations (arguments, op results carrying `sc.sharding` before
+    the pass, `sc.sharding_constraint`, `sc.reshard`) are kept: an annotated
+    op result is pinned, and its operands and consumers work around it. A
+    pin may not be partial.
 
     Before:
     ```mlir
@@ -102,7 +104,10 @@ def ScInsertReshards : Pass<"sc-insert-reshards", "mlir::ModuleOp"> {
     gathered. Partial operands are resolved. An operand that differs gets an
     `sc.reshard`; misaligned operands of elementwise ops are therefore never
     paired silently. Function results take their declared `sc.sharding`, or
-    lose any pending reduction.
+    lose any pending reduction. An op result pinned to a split its op cannot
+    produce (along a dim the op cuts, joins or reshapes) is computed whole
+    there, and one `sc.reshard` after the op gives every use the pinned
+    layout.
 
     Before (operands split with different extents):
     ```mlir
