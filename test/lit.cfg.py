@@ -25,3 +25,11 @@ nvcc = shutil.which("nvcc") or (
 if nvcc:
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", nvcc))
+
+# An MPI launcher, when shard-run is built with the MPI backend (Open MPI's
+# flags: CI runs as root on fewer cores than some tests' ranks).
+if config.shardrt_enable_mpi.upper() in ("ON", "1", "TRUE", "YES") and \
+        config.mpiexec and os.path.exists(config.mpiexec):
+    config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpiexec", config.mpiexec + " --allow-run-as-root --oversubscribe"))

@@ -2,6 +2,8 @@
 
 #include "Runner.h"
 
+#include "shardrt/artifact/Artifact.h"
+#include "shardrt/artifact/Format.h"
 #include "shardrt/comm/Communicator.h"
 #include "shardrt/comm/Local.h"
 #include "shardrt/cpu/Kernels.h"
@@ -217,6 +219,47 @@ Status runLocal(const std::shared_ptr<const Engine> &engine,
       world, [&](comm::Communicator &c) { return body(&c); }, commOptions);
 }
 
+/// Refuses to start unless every process runs the same artifact, options
+/// that shape the communication, and inputs: processes that disagree would
+/// exchange mismatched messages, which MPI answers with a crash or an abort
+/// rather than an error. One fixed-size all-gather of a fingerprint.
+Status checkProcessesAgree(const Engine &engine, comm::Communicator &comm,
+                           const std::vector<GlobalTensor> &inputs,
+                           const RunOptions &options) {
+  artifact::ByteSpan file = engine.artifact().fileBytes();
+  StatusOr<artifact::Header> header =
+      artifact::decodeHeader(file.data, file.size);
+  if (!header.ok())
+    return header.status();
+  artifact::Xxh64 h;
+  auto add = [&](int64_t v) { h.update(&v, sizeof v); };
+  add(int64_t(header->checksum));
+  add(int64_t(file.size));
+  for (int64_t v : {int64_t(options.iterations), int64_t(options.warmup),
+                    int64_t(options.backend), int64_t(options.cudaGraph),
+                    int64_t(options.profile)})
+    add(v);
+  for (const GlobalTensor &t : inputs) {
+    add(int64_t(t.dtype));
+    for (int64_t n : t.shape)
+      add(n);
+    h.update(t.data.data(), t.data.size());
+  }
+  uint64_t mine = h.digest();
+  std::vector<uint64_t> all(size_t(comm.size()));
+  std::vector<int64_t> counts(size_t(comm.size()), int64_t(sizeof mine));
+  SHARDRT_RETURN_IF_ERROR(comm.allGatherV(
+      &mine, int64_t(sizeof mine), all.data(), counts, comm::DataType::Byte));
+  for (size_t r = 1; r < all.size(); ++r)
+    if (all[r] != all[0])
+      return Status::failedPrecondition(
+          "MPI process " + std::to_string(r) +
+          " runs a different artifact, inputs or run options (--bench, "
+          "--backend, --cuda-graph, --profile) than process 0; start every "
+          "process alike");
+  return Status();
+}
+
 /// runDistributed without the rank prefix on its errors.
 static Status runThisRank(const std::shared_ptr<const Engine> &engine,
                           comm::Communicator &comm,
@@ -225,6 +268,7 @@ static Status runThisRank(const std::shared_ptr<const Engine> &engine,
                           std::vector<RankStats> &stats,
                           const RunOptions &options) {
   SHARDRT_RETURN_IF_ERROR(checkInputs(*engine, inputs));
+  SHARDRT_RETURN_IF_ERROR(checkProcessesAgree(*engine, comm, inputs, options));
   allocateOutputs(*engine, outputs);
   int rank = comm.rank(), world = comm.size();
   StatusOr<std::unique_ptr<Session>> session = Session::create(
