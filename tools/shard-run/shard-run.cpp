@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -90,8 +91,32 @@ bool parseNumber(const std::string &s, double &out) {
 bool parseInt(const std::string &s, long long lo, long long hi,
               long long &out) {
   char *end = nullptr;
+  errno = 0;
   out = std::strtoll(s.c_str(), &end, 10);
-  return !s.empty() && end && *end == '\0' && out >= lo && out <= hi;
+  // strtoll clamps what overflows (ERANGE) to LLONG_MIN/MAX.
+  return !s.empty() && end && *end == '\0' && errno != ERANGE && out >= lo &&
+         out <= hi;
+}
+
+/// The options that take a value (`--name V` or `--name=V`).
+bool takesValue(const std::string &name) {
+  static const char *const kNames[] = {
+      "--ranks",        "--seed",   "--bench",   "--threads", "--timeout-ms",
+      "--profile-top",  "--device", "--backend", "--atol",    "--rtol",
+      "--random-bound", "--input",  "--output"};
+  for (const char *n : kNames)
+    if (name == n)
+      return true;
+  return false;
+}
+
+/// Sets map[key] = value unless `flag` already named `key`.
+template <typename T>
+Status setOnce(std::map<std::string, T> &map, const std::string &flag,
+               const std::string &key, const T &value) {
+  if (!map.emplace(key, value).second)
+    return Status::invalidArgument(flag + " names '" + key + "' twice");
+  return Status();
 }
 
 Status parseArgs(int argc, char **argv, Args &args) {
@@ -139,6 +164,8 @@ Status parseArgs(int argc, char **argv, Args &args) {
       args.profile = true;
       continue;
     }
+    if (!takesValue(a.substr(0, a.find('='))))
+      return Status::invalidArgument("unknown option: " + a + " (see --help)");
     SHARDRT_RETURN_IF_ERROR(value(v));
     if (a == "--ranks" && parseInt(v, 1, 1 << 20, n))
       args.ranks = int(n);
@@ -171,14 +198,16 @@ Status parseArgs(int argc, char **argv, Args &args) {
             "--random-bound expects NAME=B with B a positive finite f32; "
             "got '" +
             v + "'");
-      args.randomBounds[v.substr(0, eq)] = d;
+      SHARDRT_RETURN_IF_ERROR(
+          setOnce(args.randomBounds, a, v.substr(0, eq), d));
     } else if (a == "--input" || a == "--output") {
       size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
         return Status::invalidArgument(a + " expects NAME=FILE.npy; got '" + v +
                                        "'");
-      (a == "--input" ? args.inputs : args.outputs)[v.substr(0, eq)] =
-          v.substr(eq + 1);
+      SHARDRT_RETURN_IF_ERROR(
+          setOnce(a == "--input" ? args.inputs : args.outputs, a,
+                  v.substr(0, eq), v.substr(eq + 1)));
     } else
       return Status::invalidArgument("bad option or value: " + a + " " + v);
   }
