@@ -19,24 +19,30 @@ namespace art = shardrt::artifact;
 namespace shardc {
 
 FailureOr<func::FuncOp> entryFunction(ModuleOp module) {
-  func::FuncOp entry, onlyPublic;
-  unsigned publics = 0;
+  func::FuncOp entry;
+  SmallVector<func::FuncOp> publics;
   for (auto f : module.getOps<func::FuncOp>()) {
     if (f.getName() == "main")
       entry = f;
     if (f.isPublic() && !f.isExternal())
-      onlyPublic = f, ++publics;
+      publics.push_back(f);
   }
   if (entry && entry.isExternal())
     return entry.emitError("the entry function @main has no body");
   if (entry)
     return entry;
-  if (publics == 1)
-    return onlyPublic;
-  return emitError(module.getLoc())
-         << "cannot tell the model's entry function: name it @main or keep "
-            "exactly one public function (found "
-         << publics << ")";
+  if (publics.size() == 1)
+    return publics.front();
+  if (publics.empty())
+    return emitError(module.getLoc())
+           << "no function to run: the model needs a @main or one public "
+              "function with a body";
+  InFlightDiagnostic diag =
+      publics[1].emitError("cannot tell the model's entry function: name it "
+                           "@main or keep exactly one public function (found ")
+      << publics.size() << ")";
+  diag.attachNote(publics[0].getLoc()) << "another public function";
+  return diag;
 }
 
 bool isShardedOverSeveralRanks(func::FuncOp f) {

@@ -47,12 +47,14 @@ func.func @main(%x: tensor<1x2x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}
 
 // -----
 
-// case: the entry cannot be told (two public functions); nothing changes
-// expected-error @+1 {{cannot tell the model's entry function}}
+// case: the entry cannot be told (two public functions); nothing changes.
+// The error points at the second, a note at the first.
 module {
+  // expected-note @+1 {{another public function}}
   func.func @a(%x: tensor<2xf32>) -> tensor<2xf32> {
     return %x : tensor<2xf32>
   }
+  // expected-error @+1 {{cannot tell the model's entry function}}
   func.func @b(%x: tensor<2xf32>) -> tensor<2xf32> {
     return %x : tensor<2xf32>
   }
