@@ -51,17 +51,22 @@ std::string dictValue(const std::string &header, const std::string &key) {
   return header.substr(start, i - start);
 }
 
+/// A Python tuple of non-negative ints, as numpy's header writes it:
+/// "()", "(3,)", "(3, 2)", "(3, 2,)". Entries need commas between them and
+/// a one-entry tuple needs its trailing comma ("(3)" is an int in Python).
 StatusOr<std::vector<int64_t>> parseShape(const std::string &text) {
   if (text.size() < 2 || text.front() != '(' || text.back() != ')')
     return bad("shape '" + text + "' is not a tuple");
   std::vector<int64_t> shape;
   std::string inner = text.substr(1, text.size() - 2);
   size_t i = 0;
-  while (i < inner.size()) {
-    while (i < inner.size() && (inner[i] == ' ' || inner[i] == ','))
+  auto skipSpaces = [&] {
+    while (i < inner.size() && inner[i] == ' ')
       ++i;
-    if (i >= inner.size())
-      break;
+  };
+  bool trailingComma = false;
+  skipSpaces();
+  while (i < inner.size()) {
     if (inner[i] < '0' || inner[i] > '9')
       return bad("shape '" + text + "' has a non-integer entry");
     int64_t v = 0;
@@ -70,10 +75,22 @@ StatusOr<std::vector<int64_t>> parseShape(const std::string &text) {
         return bad("shape entry too large");
       v = v * 10 + (inner[i] - '0');
     }
+    if (i < inner.size() && inner[i] != ' ' && inner[i] != ',')
+      return bad("shape '" + text + "' has a non-integer entry");
     shape.push_back(v);
     if (shape.size() > 32)
       return bad("more than 32 dimensions");
+    skipSpaces();
+    trailingComma = i < inner.size() && inner[i] == ',';
+    if (i < inner.size() && !trailingComma)
+      return bad("shape '" + text + "' has entries without a comma between");
+    if (trailingComma)
+      ++i;
+    skipSpaces();
   }
+  if (shape.size() == 1 && !trailingComma)
+    return bad("shape '" + text + "' is an int, not a tuple (write '(" +
+               std::to_string(shape[0]) + ",)')");
   return shape;
 }
 
@@ -131,6 +148,13 @@ StatusOr<NpyArray> parseNpy(const uint8_t *bytes, size_t size) {
     return bad("the data has " + std::to_string(size - pos) +
                " bytes; shape and dtype say " + std::to_string(want));
   a.data.assign(bytes + pos, bytes + size);
+  // numpy stores a bool as one byte, 0 or 1; the kernels read any other
+  // byte as a third value.
+  if (a.dtype == DType::Bool)
+    for (size_t k = 0; k < a.data.size(); ++k)
+      if (a.data[k] > 1)
+        return bad("bool element " + std::to_string(k) + " is byte " +
+                   std::to_string(a.data[k]) + ", not 0 or 1");
   return a;
 }
 

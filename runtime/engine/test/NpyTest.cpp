@@ -281,6 +281,20 @@ TEST(Npy, RejectsMalformedFiles) {
   for (int i = 0; i < 33; ++i)
     many += "1, ";
   EXPECT_TRUE(fails(withShape(many + ")"), kInvalid, "32 dimensions"));
+  // Not Python tuples: entries without commas, a lone int, stray commas.
+  EXPECT_TRUE(fails(withShape("(1 2)"), kInvalid, "without a comma"));
+  EXPECT_TRUE(fails(withShape("(2)"), kInvalid, "is an int, not a tuple"));
+  EXPECT_TRUE(fails(withShape("(,2)"), kInvalid, "non-integer"));
+  EXPECT_TRUE(fails(withShape("(2,,)"), kInvalid, "non-integer"));
+  EXPECT_TRUE(fails(withShape("(1, 2, , )"), kInvalid, "non-integer"));
+  EXPECT_TRUE(parse(withShape("( 1 , 2 )")).ok());
+  EXPECT_TRUE(parse(withShape("(2, )")).ok());
+
+  // A bool is one byte, 0 or 1.
+  std::string b1 = "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }";
+  EXPECT_TRUE(parse(fileV1(b1, {0, 1, 1})).ok());
+  EXPECT_TRUE(fails(fileV1(b1, {0, 2, 1}), kInvalid,
+                    "bool element 1 is byte 2, not 0 or 1"));
 }
 
 TEST(Npy, CorruptedFilesNeverCrash) {
