@@ -26,10 +26,24 @@ if nvcc:
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", nvcc))
 
-# An MPI launcher, when shard-run is built with the MPI backend (Open MPI's
-# flags: CI runs as root on fewer cores than some tests' ranks).
+# Open MPI's launcher, when shard-run is built with the MPI backend. The
+# tests use its flags (CI runs as root on fewer cores than some tests' ranks)
+# and its OMPI_COMM_WORLD_RANK, so another MPI leaves them unsupported.
+def _is_open_mpi(mpiexec):
+    import subprocess
+    try:
+        out = subprocess.run([mpiexec, "--version"], capture_output=True,
+                             text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return any(s in out.stdout + out.stderr for s in ("Open MPI", "OpenRTE"))
+
 if config.shardrt_enable_mpi.upper() in ("ON", "1", "TRUE", "YES") and \
-        config.mpiexec and os.path.exists(config.mpiexec):
-    config.available_features.add("mpi")
+        config.mpiexec and os.path.exists(config.mpiexec) and \
+        _is_open_mpi(config.mpiexec):
+    config.available_features.add("open-mpi")
+    # As the comm tests: containers often forbid the shared-memory transport's
+    # cross-process copies.
+    config.environment["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
     config.substitutions.append(
         ("%mpiexec", config.mpiexec + " --allow-run-as-root --oversubscribe"))

@@ -161,10 +161,11 @@ struct InsertReshardsPass
         return;
       Value result = op->getResult(0);
       ValueSharding pinned = shardingOf(result);
-      ValueSharding made = producibleSharding(ruleOp.getShardingRule(), pinned);
-      if (made == pinned)
+      ValueSharding computed =
+          producibleSharding(ruleOp.getShardingRule(), pinned);
+      if (computed == pinned)
         return;
-      op->setAttr(kShardingAttrName, toAttr(ctx, mesh, made));
+      op->setAttr(kShardingAttrName, toAttr(ctx, mesh, computed));
       OpBuilder b(ctx);
       b.setInsertionPointAfter(op);
       auto after =

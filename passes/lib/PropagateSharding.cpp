@@ -242,7 +242,10 @@ struct PropagateShardingPass
     // Values whose sharding the user gave: annotated arguments and op
     // results, and the results of sharding_constraint / reshard. Everything
     // else is inferred. A pinned op result the op cannot produce as given
-    // is repaired by sc-insert-reshards (a reshard after the op).
+    // is repaired by sc-insert-reshards (a reshard after the op). A partial
+    // sharding on an op result is no pin: the op's rule decides what is
+    // partial (this pass's own output carries such shardings, and must
+    // propagate again to the same result).
     llvm::DenseSet<Value> fixed;
     llvm::DenseMap<Value, ValueSharding> known;
     for (BlockArgument arg : f.getArguments()) {
@@ -251,28 +254,19 @@ struct PropagateShardingPass
       known[arg] = materialize(recordedSharding(arg), arg.getType(), mesh);
     }
     SmallVector<Operation *> ops;
-    WalkResult walked = f.walk([&](Operation *op) {
+    f.walk([&](Operation *op) {
       if (op->getNumResults() != 1 ||
           !isa<RankedTensorType>(op->getResult(0).getType()))
-        return WalkResult::advance();
+        return;
       ops.push_back(op);
       Value result = op->getResult(0);
       ShardingAttr pin = recordedSharding(result);
-      if (!pin)
-        return WalkResult::advance();
-      if (!isa<ShardingConstraintOp, ReshardOp>(op) &&
-          !pin.getPartialAxes().empty()) {
-        op->emitOpError("pins a partial sharding on its result; shardc "
-                        "decides where values are partial (pin a layout, or "
-                        "annotate the arguments)");
-        return WalkResult::interrupt();
-      }
+      if (!pin || (!isa<ShardingConstraintOp, ReshardOp>(op) &&
+                   !pin.getPartialAxes().empty()))
+        return;
       fixed.insert(result);
       known[result] = materialize(pin, result.getType(), mesh);
-      return WalkResult::advance();
     });
-    if (walked.wasInterrupted())
-      return failure();
     auto shardingOf = [&](Value v) -> ValueSharding {
       auto it = known.find(v);
       return it != known.end() ? it->second : replicatedSharding(v.getType());

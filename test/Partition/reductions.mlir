@@ -12,6 +12,9 @@
 // RUN: rm -rf %t && split-file %s %t
 // RUN: shardc %t/even.mlir --emit=plan | FileCheck %s --check-prefix=EVEN
 // RUN: shardc %t/even.mlir --emit=kernels | FileCheck %s --check-prefix=KEVEN
+// Its propagated IR, partial shardings on op results included, compiles
+// again to the same program (such a sharding is no user pin).
+// RUN: shardc %t/even.mlir --emit=sharded | shardc - --emit=kernels | FileCheck %s --check-prefix=KEVEN
 // RUN: shardc %t/uneven.mlir --emit=plan | FileCheck %s --check-prefix=UNEVEN
 // RUN: shardc %t/uneven.mlir --emit=kernels | FileCheck %s --check-prefix=KUNEVEN
 // RUN: shardc %t/mesh2d.mlir --emit=plan | FileCheck %s --check-prefix=MESH2D

@@ -35,12 +35,7 @@ StatusOr<bool> holdsPartialValue(const Engine &engine, const TensorInfo &t,
                                  t.partial +
                                  "; shard-run splits only sum, "
                                  "max, min and mean");
-  const std::vector<int64_t> &mesh = engine.meshShape();
-  std::vector<int64_t> coords(mesh.size());
-  for (size_t a = mesh.size(), r = size_t(rank); a-- > 0;) {
-    coords[a] = int64_t(r % size_t(mesh[a]));
-    r /= size_t(mesh[a]);
-  }
+  std::vector<int64_t> coords = engine.artifact().meshCoordinates(rank);
   for (uint32_t a : t.partialAxes)
     if (a < coords.size() && coords[a] != 0)
       return false;
@@ -250,14 +245,26 @@ Status checkProcessesAgree(const Engine &engine, comm::Communicator &comm,
   std::vector<int64_t> counts(size_t(comm.size()), int64_t(sizeof mine));
   SHARDRT_RETURN_IF_ERROR(comm.allGatherV(
       &mine, int64_t(sizeof mine), all.data(), counts, comm::DataType::Byte));
-  for (size_t r = 1; r < all.size(); ++r)
-    if (all[r] != all[0])
-      return Status::failedPrecondition(
-          "MPI process " + std::to_string(r) +
-          " runs a different artifact, inputs or run options (--bench, "
-          "--backend, --cuda-graph, --profile) than process 0; start every "
-          "process alike");
-  return Status();
+  // Processes grouped by fingerprint, in order of their first member: the
+  // odd one out may be process 0.
+  std::vector<std::pair<uint64_t, std::string>> groups;
+  for (size_t r = 0; r < all.size(); ++r) {
+    auto g = std::find_if(groups.begin(), groups.end(),
+                          [&](const auto &x) { return x.first == all[r]; });
+    if (g == groups.end())
+      groups.push_back({all[r], std::to_string(r)});
+    else
+      g->second += ", " + std::to_string(r);
+  }
+  if (groups.size() == 1)
+    return Status();
+  std::string list;
+  for (size_t g = 0; g < groups.size(); ++g)
+    list += (g ? " | " : "") + groups[g].second;
+  return Status::failedPrecondition(
+      "MPI processes run different artifacts, inputs or run options "
+      "(--bench, --backend, --cuda-graph, --profile); processes that agree: " +
+      list + "; start every process alike");
 }
 
 /// runDistributed without the rank prefix on its errors.

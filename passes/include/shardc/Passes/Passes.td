@@ -68,7 +68,8 @@ def ScPropagateSharding : Pass<"sc-propagate-sharding", "mlir::ModuleOp"> {
     User annotations (arguments, op results carrying `sc.sharding` before
     the pass, `sc.sharding_constraint`, `sc.reshard`) are kept: an annotated
     op result is pinned, and its operands and consumers work around it. A
-    pin may not be partial.
+    partial sharding on an op result is not a pin (the op's rule decides
+    what is partial), so this pass's own output propagates to itself.
 
     Before:
     ```mlir

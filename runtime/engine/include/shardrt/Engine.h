@@ -247,9 +247,10 @@ public:
                     const std::vector<int64_t> &shape) const;
 
   /// Runs the rank's program. Every input must have been bound or copied.
-  /// A bound output may not overlap another bound buffer, nor any bound
-  /// buffer the session's arena (outputData() of an unbound output points
-  /// there): such a run is refused with InvalidArgument before it starts.
+  /// A bound output may not overlap another bound buffer, and no bound
+  /// buffer may overlap the session's arena (outputData() of an unbound
+  /// output points there): such a run is refused with InvalidArgument
+  /// before it starts.
   /// Bound inputs may overlap each other.
   /// A failure in a collective (dead peer, timeout) is returned, not hung on.
   Status run();
