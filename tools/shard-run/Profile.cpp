@@ -71,8 +71,14 @@ void printProfile(const std::vector<RankStats> &stats, int top) {
   for (size_t r : ranks)
     std::printf(" %9s%-3zu", "rank ", r);
   std::printf(" %7s %9s %9s\n", "%", "GB/s", "GFLOP/s");
-  std::vector<std::pair<std::string, OpcodeTime>> rows(byRank[0].begin(),
-                                                       byRank[0].end());
+  // Every opcode any listed rank runs gets a row (a rank of another class
+  // may run opcodes rank 0 does not); the counts and rates are rank 0's.
+  std::map<std::string, OpcodeTime> opcodes = byRank[0];
+  for (const auto &rank : byRank)
+    for (const auto &entry : rank)
+      opcodes.try_emplace(entry.first);
+  std::vector<std::pair<std::string, OpcodeTime>> rows(opcodes.begin(),
+                                                       opcodes.end());
   std::stable_sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
     return a.second.msPerRun > b.second.msPerRun;
   });

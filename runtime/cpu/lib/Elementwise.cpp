@@ -193,26 +193,11 @@ SHARDRT_CPU_VECTOR_CLONES void unaryRun(const float *x, float *y, int64_t n,
     y[i] = f(x[i]);
 }
 
-template <int ShiftStride>
-inline void expShiftedLoop(const float *x, const float *shift, float *y,
-                           int64_t n) {
-  for (int64_t i = 0; i < n; ++i)
-    y[i] = detail::vectorExp(x[i] - shift[i * ShiftStride]);
-}
-
-template <int ShiftStride>
-SHARDRT_CPU_VECTOR_CLONES void
-expShiftedCloned(const float *x, const float *shift, float *y, int64_t n) {
-  expShiftedLoop<ShiftStride>(x, shift, y, n);
-}
-
-template <int ShiftStride>
-void expShiftedRun(const float *x, const float *shift, float *y, int64_t n) {
-  if (n >= kClonedRunMin)
-    expShiftedCloned<ShiftStride>(x, shift, y, n);
-  else
-    expShiftedLoop<ShiftStride>(x, shift, y, n);
-}
+/// exp(x - shift) of the softmaxes, through binaryRun's loops (a lambda, not
+/// a function pointer, so that the cloned loops inline and vectorise it).
+constexpr auto expShiftedBy = [](float x, float shift) {
+  return detail::vectorExp(x - shift);
+};
 
 /// Calls apply(f) with the elementwise function of `kind`.
 template <typename Apply> void withUnaryFn(UnaryKind kind, Apply &&apply) {
@@ -321,12 +306,12 @@ void broadcastTyped(const T *x, const Shape &xShape, T *y,
 } // namespace
 
 void detail::expShifted(const float *x, float shift, float *y, int64_t n) {
-  expShiftedRun<0>(x, &shift, y, n);
+  binaryRun(x, true, &shift, false, y, n, expShiftedBy);
 }
 
 void detail::expShiftedEach(const float *x, const float *shift, float *y,
                             int64_t n) {
-  expShiftedRun<1>(x, shift, y, n);
+  binaryRun(x, true, shift, true, y, n, expShiftedBy);
 }
 
 void unary(UnaryKind kind, const float *x, float *y, int64_t n) {

@@ -47,7 +47,8 @@ public:
   virtual StatusOr<void *> allocate(size_t bytes) = 0;
   virtual void release(void *arena) = 0;
   /// Host -> backend memory, backend memory -> host, and within backend
-  /// memory (regions may overlap).
+  /// memory (regions do not overlap: Session::run refuses bound buffers
+  /// that overlap what it copies into).
   virtual Status copyIn(void *dst, const void *src, size_t bytes) = 0;
   virtual Status copyOut(void *dst, const void *src, size_t bytes) = 0;
   virtual Status copyWithin(void *dst, const void *src, size_t bytes) = 0;

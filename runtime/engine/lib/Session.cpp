@@ -29,6 +29,8 @@ struct Session::Impl {
   std::vector<const void *> boundInputs;
   std::vector<bool> inputReady;
   std::vector<void *> boundOutputs;
+  /// A binding changed since checkDisjointBindings last passed.
+  bool bindingsChanged = true;
   /// Per output: its slot is an input or a constant, which the program only
   /// reads; a bound buffer then receives a copy after the run instead of
   /// replacing the slot.
@@ -373,6 +375,7 @@ Status Session::bindInput(size_t i, const void *data, DType dtype,
                                    " is not aligned to its elements; copy it");
   impl_->boundInputs[i] = data;
   impl_->inputReady[i] = true;
+  impl_->bindingsChanged = true;
   return Status();
 }
 
@@ -387,6 +390,7 @@ Status Session::copyInput(size_t i, const void *data, DType dtype,
         impl_->backend->copyIn(impl_->base[impl_->inputSlots[i]], data, bytes));
   impl_->boundInputs[i] = nullptr;
   impl_->inputReady[i] = true;
+  impl_->bindingsChanged = true;
   return Status();
 }
 
@@ -399,6 +403,7 @@ Status Session::bindOutput(size_t i, void *data, DType dtype,
     return Status::invalidArgument("output " + std::to_string(i) +
                                    " is not aligned to its elements");
   impl_->boundOutputs[i] = data;
+  impl_->bindingsChanged = true;
   return Status();
 }
 
@@ -504,7 +509,10 @@ Status Session::run() {
       return Status::failedPrecondition("input " + std::to_string(i) + " ('" +
                                         engine_->input(i).name +
                                         "') is neither bound nor copied");
-  SHARDRT_RETURN_IF_ERROR(im.checkDisjointBindings(*engine_));
+  if (im.bindingsChanged) {
+    SHARDRT_RETURN_IF_ERROR(im.checkDisjointBindings(*engine_));
+    im.bindingsChanged = false;
+  }
   exec::RunContext rc;
   rc.slots = im.base;
   rc.comm = im.comm;

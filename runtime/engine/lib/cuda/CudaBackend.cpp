@@ -104,12 +104,6 @@ private:
   }
 };
 
-size_t slotBytes(const SlotInfo &s) {
-  return s.hasShape
-             ? size_t(numElements(s.shape)) * artifact::dtypeSize(s.dtype)
-             : size_t(s.bytes);
-}
-
 /// The elements a ReductionFused reduces into each output (its header was
 /// checked by the CPU decoder).
 int64_t reducedCount(const fb::Instruction &inst) {
@@ -206,26 +200,10 @@ public:
     return copyAndWait(dst, src, bytes, cudaMemcpyDeviceToHost);
   }
   Status copyWithin(void *dst, const void *src, size_t bytes) override {
-    if (dst == src || bytes == 0)
+    if (bytes == 0)
       return Status();
-    auto d = reinterpret_cast<uintptr_t>(dst),
-         s = reinterpret_cast<uintptr_t>(src);
-    if (d < s + bytes && s < d + bytes) {
-      // cudaMemcpy's regions may not overlap: go through a copy.
-      void *tmp = nullptr;
-      SHARDRT_CUDA_TRY(cudaMallocAsync(&tmp, bytes, lib_.stream));
-      cudaError_t e = cudaMemcpyAsync(tmp, src, bytes, cudaMemcpyDeviceToDevice,
-                                      lib_.stream);
-      if (e == cudaSuccess)
-        e = cudaMemcpyAsync(dst, tmp, bytes, cudaMemcpyDeviceToDevice,
-                            lib_.stream);
-      cudaError_t freed = cudaFreeAsync(tmp, lib_.stream);
-      SHARDRT_CUDA_TRY(e);
-      SHARDRT_CUDA_TRY(freed);
-    } else {
-      SHARDRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes,
-                                       cudaMemcpyDeviceToDevice, lib_.stream));
-    }
+    SHARDRT_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                                     lib_.stream));
     return ownStream_ ? waitForStream() : Status();
   }
   StatusOr<void *> placeConstant(const void *data, size_t bytes) override {
@@ -548,7 +526,7 @@ StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,
 
 RunFn CudaBackend::prepareCopy(const fb::Instruction &inst,
                                const PrepareContext &ctx) {
-  size_t bytes = slotBytes(outSlot(inst, ctx, 0));
+  size_t bytes = size_t(outSlot(inst, ctx, 0).tensorBytes());
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
   cudaStream_t stream = lib_.stream;
   return RunFn([=](RunContext &rc) -> Status {
@@ -667,7 +645,7 @@ RunFn CudaBackend::stageThroughHost(RunFn hostStep, const fb::Instruction &inst,
   };
   auto staged = std::make_shared<std::vector<Staged>>();
   for (uint32_t s : touched) {
-    size_t bytes = slotBytes(ctx.slots[s]);
+    size_t bytes = size_t(ctx.slots[s].tensorBytes());
     staged->push_back({s, bytes, mirror(s, bytes)});
   }
   cudaStream_t stream = lib_.stream;
