@@ -191,8 +191,7 @@ bool reducesChain(const Group &g, scl::KernelOp reduce) {
   return inputsBroadcastTo(
              boundary,
              cast<MemRefType>(reduce.getIns()[0].getType()).getShape()) &&
-         llvm::none_of(boundary.ins,
-                       [&](Value in) { return scl::sharesStorage(in, out); });
+         !scl::writesAnInput(boundary.ins, out);
 }
 
 /// False when the group stays unfused.

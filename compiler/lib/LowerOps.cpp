@@ -298,7 +298,9 @@ LogicalResult lowerSdpa(ScaledDotProductAttentionOp op, ProgramBuilder &b) {
           ? op.getScale()->convertToDouble()
           : 1.0 / std::sqrt(double(globalShape(op.getQuery()).back()));
   InstructionSpec &inst = b.emit(fb::Opcode::Attention, inputs, {*result});
-  bool causalByMask = op.getIsCausal() && b.causalMask;
+  // causalMask is set only for causal ops (which the verifier keeps from
+  // having a mask of their own).
+  bool causalByMask = b.causalMask.has_value();
   inst.ints = {op.getIsCausal() && !causalByMask,
                op.getMask() || causalByMask ? 1 : 0};
   inst.floats = {scale};

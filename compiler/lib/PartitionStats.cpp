@@ -539,7 +539,6 @@ LogicalResult lowerSoftmax(Partitioner &p, Operation *op, int64_t dim, bool log,
   return success();
 }
 
-/// mean over split dims: local sum / global count, a partial sum.
 /// Causal attention over whole keys with split queries: each rank's
 /// queries start at a global position the Attention instruction does not
 /// know (it counts from 0), so the generic lowering gets a bool mask of
@@ -574,6 +573,7 @@ LogicalResult maskCausalQueries(Partitioner &p,
   return success();
 }
 
+/// mean over split dims: local sum / global count, a partial sum.
 LogicalResult lowerPartialMean(Partitioner &p, MeanOp op,
                                const std::vector<std::vector<uint32_t>> &in) {
   auto type = cast<RankedTensorType>(op.getInput().getType());

@@ -126,8 +126,8 @@ func.func @factor_conflict(%a: tensor<8x6xf32> {sc.sharding = #sc.sharding<@mesh
 // -----
 
 // An op result's sc.sharding pins it: propagation does not change it and
-// works around it. Here the split input would make exp split too; the pin
-// keeps exp whole, and its consumer follows the pin.
+// works around it. Here the input split on dim 0 would make exp split there
+// too; the pin splits exp on dim 1 instead, and its consumer follows the pin.
 sc.mesh @mesh ["x"=2]
 // CHECK-LABEL: func.func @pinned_result
 func.func @pinned_result(%x: tensor<8x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x4xf32> {

@@ -28,8 +28,10 @@ reducedDims(OptLoc loc, StringRef name, std::optional<ArrayRef<int64_t>> dims,
   return reduced;
 }
 
+/// `needsElements`: amax/amin, which have no value over no elements.
 template <typename Adaptor>
-static LogicalResult inferReduction(OptLoc loc, StringRef name, Adaptor adaptor,
+static LogicalResult inferReduction(OptLoc loc, StringRef name,
+                                    bool needsElements, Adaptor adaptor,
                                     SmallVectorImpl<Type> &types) {
   RankedTensorType x = tensorTypeOf(adaptor.getInput());
   if (!x)
@@ -40,7 +42,6 @@ static LogicalResult inferReduction(OptLoc loc, StringRef name, Adaptor adaptor,
     return failure();
   // As in PyTorch: a max or min over nothing has no value (no identity in
   // the element type's range).
-  bool needsElements = name.ends_with(".amax") || name.ends_with(".amin");
   for (int64_t d = 0; needsElements && d < x.getRank(); ++d)
     if (reduced->test(d) && x.getDimSize(d) == 0)
       return fail(loc, name, "reduces dim ", d,
@@ -56,16 +57,17 @@ static LogicalResult inferReduction(OptLoc loc, StringRef name, Adaptor adaptor,
   return success();
 }
 
-#define SC_REDUCTION_INFER(OP)                                                 \
+#define SC_REDUCTION_INFER(OP, NEEDS_ELEMENTS)                                 \
   LogicalResult OP::inferReturnTypes(MLIRContext *, OptLoc loc,                \
                                      Adaptor adaptor,                          \
                                      SmallVectorImpl<Type> &types) {           \
-    return inferReduction(loc, getOperationName(), adaptor, types);            \
+    return inferReduction(loc, getOperationName(), NEEDS_ELEMENTS, adaptor,    \
+                          types);                                              \
   }
-SC_REDUCTION_INFER(SumOp)
-SC_REDUCTION_INFER(MeanOp)
-SC_REDUCTION_INFER(AmaxOp)
-SC_REDUCTION_INFER(AminOp)
+SC_REDUCTION_INFER(SumOp, false)
+SC_REDUCTION_INFER(MeanOp, false)
+SC_REDUCTION_INFER(AmaxOp, true)
+SC_REDUCTION_INFER(AminOp, true)
 #undef SC_REDUCTION_INFER
 
 template <typename Adaptor>

@@ -269,6 +269,10 @@ bool scl::sharesStorage(Value a, Value b) {
   return storageOf(a) == storageOf(b);
 }
 
+bool scl::writesAnInput(ValueRange ins, Value out) {
+  return llvm::any_of(ins, [&](Value in) { return sharesStorage(in, out); });
+}
+
 LogicalResult FusedReductionOp::verify() {
   MemRefType out = getOutput().getType();
   if (!out.getElementType().isF32())

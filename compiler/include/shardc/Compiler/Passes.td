@@ -170,7 +170,10 @@ def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
     `scl.fused_reduction` over the group's output shape whose body is the
     group's, so the reduced tensor (a norm's centred squares, the size of an
     activation) is never written. Groups whose outside inputs do not
-    broadcast to that shape stay apart.
+    broadcast to that shape stay apart, as do chains that read the buffer
+    the `Reduce` writes (one output's work reads other outputs' inputs, so
+    an in-place reduction would race); such a `Reduce` is left to the
+    runtime.
 
     A group whose output only a reshaping `Copy` reads (a group norm's
     (groups, elements) rows going back to (N, C, H, W)) merges with the

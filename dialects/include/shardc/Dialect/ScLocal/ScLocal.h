@@ -85,6 +85,12 @@ std::string reductionShapeError(llvm::StringRef kind,
 /// Whether `a` and `b` hold the same bytes (views of one buffer).
 bool sharesStorage(mlir::Value a, mlir::Value b);
 
+/// Whether a kernel writing `out` writes bytes it may also read through one
+/// of `ins` (an in-place kernel, or views of one buffer on both sides): it
+/// then may promise neither `__restrict__` nor reads through the read-only
+/// cache (`__ldg`), and a reduction would race with its own reads.
+bool writesAnInput(mlir::ValueRange ins, mlir::Value out);
+
 /// Whether `v` is a temporary of the program: its bytes are an alloc's that
 /// no alias hands to the caller (who may bind inputs and outputs to memory
 /// of its own), so a view may read or write them.
