@@ -214,13 +214,23 @@ Status runLocal(const std::shared_ptr<const Engine> &engine,
       world, [&](comm::Communicator &c) { return body(&c); }, commOptions);
 }
 
-/// Refuses to start unless every process runs the same artifact, options
-/// that shape the communication, and inputs: processes that disagree would
-/// exchange mismatched messages, which MPI answers with a crash or an abort
-/// rather than an error. One fixed-size all-gather of a fingerprint.
-Status checkProcessesAgree(const Engine &engine, comm::Communicator &comm,
-                           const std::vector<GlobalTensor> &inputs,
-                           const RunOptions &options) {
+namespace {
+
+/// What one process says at a meeting point: whether it got there (with the
+/// start of its error if not) and a fingerprint of what it is about to do.
+struct ProcessWord {
+  uint64_t fingerprint = 0;
+  uint32_t failed = 0;
+  char message[244] = {};
+};
+static_assert(sizeof(ProcessWord) == 256, "a fixed-size all-gather record");
+
+/// A hash of the artifact, the inputs, and the run options that shape the
+/// communication: processes that differ in any would exchange mismatched
+/// messages.
+StatusOr<uint64_t> runFingerprint(const Engine &engine,
+                                  const std::vector<GlobalTensor> &inputs,
+                                  const RunOptions &options) {
   artifact::ByteSpan file = engine.artifact().fileBytes();
   StatusOr<artifact::Header> header =
       artifact::decodeHeader(file.data, file.size);
@@ -240,19 +250,50 @@ Status checkProcessesAgree(const Engine &engine, comm::Communicator &comm,
       add(n);
     h.update(t.data.data(), t.data.size());
   }
-  uint64_t mine = h.digest();
-  std::vector<uint64_t> all(size_t(comm.size()));
-  std::vector<int64_t> counts(size_t(comm.size()), int64_t(sizeof mine));
+  return h.digest();
+}
+
+/// Every process's word on `mine` and `fingerprint`, one all-gather. A
+/// process that failed still takes part, so that its peers hear of it at
+/// once instead of waiting in their first exchange until the timeout. Its
+/// own error is returned to it; the others name it, and `where` it failed.
+Status meet(comm::Communicator &comm, const Status &mine, uint64_t fingerprint,
+            const std::string &where) {
+  ProcessWord word;
+  word.fingerprint = fingerprint;
+  if (!mine.ok()) {
+    word.failed = 1;
+    std::string text = mine.toString();
+    if (text.size() >= sizeof word.message)
+      text = text.substr(0, sizeof word.message - 4) + "...";
+    std::memcpy(word.message, text.data(), text.size());
+  }
+  std::vector<ProcessWord> all(size_t(comm.size()));
+  std::vector<int64_t> counts(all.size(), int64_t(sizeof word));
   SHARDRT_RETURN_IF_ERROR(comm.allGatherV(
-      &mine, int64_t(sizeof mine), all.data(), counts, comm::DataType::Byte));
+      &word, int64_t(sizeof word), all.data(), counts, comm::DataType::Byte));
+  if (!mine.ok())
+    return mine;
+  std::string failures;
+  for (size_t r = 0; r < all.size(); ++r)
+    if (all[r].failed) {
+      std::string text(all[r].message,
+                       strnlen(all[r].message, sizeof all[r].message));
+      failures +=
+          (failures.empty() ? "" : "; ") +
+          ("process " + std::to_string(r) + " failed " + where + ": " + text);
+    }
+  if (!failures.empty())
+    return Status::unavailable(failures);
   // Processes grouped by fingerprint, in order of their first member: the
   // odd one out may be process 0.
   std::vector<std::pair<uint64_t, std::string>> groups;
   for (size_t r = 0; r < all.size(); ++r) {
-    auto g = std::find_if(groups.begin(), groups.end(),
-                          [&](const auto &x) { return x.first == all[r]; });
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto &x) {
+      return x.first == all[r].fingerprint;
+    });
     if (g == groups.end())
-      groups.push_back({all[r], std::to_string(r)});
+      groups.push_back({all[r].fingerprint, std::to_string(r)});
     else
       g->second += ", " + std::to_string(r);
   }
@@ -267,6 +308,28 @@ Status checkProcessesAgree(const Engine &engine, comm::Communicator &comm,
       list + "; start every process alike");
 }
 
+} // namespace
+
+Status startTogether(comm::Communicator &comm, const Status &setup,
+                     const Engine *engine,
+                     const std::vector<GlobalTensor> &inputs,
+                     const RunOptions &options) {
+  Status mine = setup;
+  uint64_t fingerprint = 0;
+  if (mine.ok() && !engine)
+    mine = Status::invalidArgument("startTogether: no engine");
+  if (mine.ok())
+    mine = checkInputs(*engine, inputs);
+  if (mine.ok()) {
+    StatusOr<uint64_t> f = runFingerprint(*engine, inputs, options);
+    if (f.ok())
+      fingerprint = *f;
+    else
+      mine = f.status();
+  }
+  return meet(comm, mine, fingerprint, "before the run");
+}
+
 /// runDistributed without the rank prefix on its errors.
 static Status runThisRank(const std::shared_ptr<const Engine> &engine,
                           comm::Communicator &comm,
@@ -274,18 +337,18 @@ static Status runThisRank(const std::shared_ptr<const Engine> &engine,
                           std::vector<GlobalTensor> &outputs,
                           std::vector<RankStats> &stats,
                           const RunOptions &options) {
-  SHARDRT_RETURN_IF_ERROR(checkInputs(*engine, inputs));
-  SHARDRT_RETURN_IF_ERROR(checkProcessesAgree(*engine, comm, inputs, options));
   allocateOutputs(*engine, outputs);
   int rank = comm.rank(), world = comm.size();
+  // A session that cannot be made here (out of device memory, say) is
+  // reported to every process before the first step waits on this one.
   StatusOr<std::unique_ptr<Session>> session = Session::create(
       engine, world == 1 && engine->worldSize() == 1 ? nullptr : &comm,
       sessionOptions(options));
-  if (!session.ok())
-    return session.status();
   RankIo io;
-  SHARDRT_RETURN_IF_ERROR(
-      prepareRank(*engine, **session, rank, inputs, io, options));
+  Status prepared = session.status();
+  if (prepared.ok())
+    prepared = prepareRank(*engine, **session, rank, inputs, io, options);
+  SHARDRT_RETURN_IF_ERROR(meet(comm, prepared, 0, "to set up its session"));
   RankStats mine;
   SHARDRT_RETURN_IF_ERROR(runRank(**session, rank, mine, options));
   // Gather every output box to every rank (bytes, rank order).

@@ -69,9 +69,24 @@ Status runLocal(const std::shared_ptr<const Engine> &engine,
                 std::vector<GlobalTensor> &outputs,
                 std::vector<RankStats> &stats, const RunOptions &options);
 
-/// This process is one rank of `comm` (e.g. under mpirun). Every process
-/// passes the same global inputs; outputs are gathered on every rank;
-/// stats are gathered (rank order) as well.
+/// Under MPI, every process calls this once its own set-up (loading the
+/// artifact and the inputs) is done, whether that succeeded (`setup`) or
+/// not (`engine` may then be null). Returns OK on every process only if
+/// every process set up, and all run the same artifact, inputs and run
+/// options; otherwise every process gets an error at once, naming the
+/// processes that failed (and why) or grouping the processes that agree.
+/// Processes that disagree would exchange mismatched messages, which MPI
+/// answers with a crash rather than an error; one that just exited would
+/// leave the others waiting until the comm timeout.
+Status startTogether(comm::Communicator &comm, const Status &setup,
+                     const Engine *engine,
+                     const std::vector<GlobalTensor> &inputs,
+                     const RunOptions &options);
+
+/// This process is one rank of `comm` (e.g. under mpirun), after
+/// startTogether said OK. Every process passes the same global inputs;
+/// outputs are gathered on every rank; stats are gathered (rank order) as
+/// well.
 Status runDistributed(const std::shared_ptr<const Engine> &engine,
                       comm::Communicator &comm,
                       const std::vector<GlobalTensor> &inputs,

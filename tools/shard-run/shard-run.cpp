@@ -399,37 +399,40 @@ bool unavailableIsAnError() {
   return v && *v && std::string(v) != "0";
 }
 
-int run(const Args &args, comm::Communicator *mpi) {
-  bool root = !mpi || mpi->rank() == 0;
-  auto fail = [&](const Status &s) {
-    std::fprintf(stderr, "shard-run: %s\n", s.toString().c_str());
-    return 1;
-  };
-  if (Status s = backendAvailable(args.backend, args.device); !s.ok()) {
-    fail(s);
-    return unavailableIsAnError() ? 1 : kExitUnavailable;
-  }
+/// What run() needs once set up: the artifact, the global inputs, and how
+/// to run them.
+struct Prepared {
+  std::shared_ptr<const Engine> engine;
+  std::vector<GlobalTensor> inputs;
+  RunOptions options;
+};
+
+/// Everything before the run that can fail on bad input: the backend, the
+/// artifact, its world size, the output names, the inputs.
+Status prepare(const Args &args, comm::Communicator *mpi, Prepared &p) {
   StatusOr<std::shared_ptr<const Engine>> engine = Engine::load(args.model);
   if (!engine.ok())
-    return fail(engine.status());
-  int world = (*engine)->worldSize();
+    return engine.status();
+  p.engine = *engine;
+  int world = p.engine->worldSize();
+  if (mpi && args.ranks && args.ranks != mpi->size())
+    return Status::invalidArgument(
+        "--ranks " + std::to_string(args.ranks) + " disagrees with the " +
+        std::to_string(mpi->size()) + " MPI processes");
   int ranks = mpi ? mpi->size() : (args.ranks ? args.ranks : world);
   if (ranks != world)
-    return fail(Status::failedPrecondition(
+    return Status::failedPrecondition(
         args.model + " is compiled for " + std::to_string(world) +
-        " rank(s); asked to run on " + std::to_string(ranks)));
-  std::vector<GlobalTensor> inputs, outputs;
-  if (Status s = checkOutputNames(**engine, args); !s.ok())
-    return fail(s);
-  if (args.check && !(*engine)->reference())
-    return fail(Status::failedPrecondition(
+        " rank(s); asked to run on " + std::to_string(ranks));
+  SHARDRT_RETURN_IF_ERROR(checkOutputNames(*p.engine, args));
+  if (args.check && !p.engine->reference())
+    return Status::failedPrecondition(
         args.model + " carries no reference model to check against: a "
                      "one-rank artifact is the unpartitioned model itself; "
                      "give shardc --reference=OTHER.mlir to embed an "
-                     "independent one"));
-  if (Status s = loadInputs(**engine, args, inputs); !s.ok())
-    return fail(s);
-  RunOptions options;
+                     "independent one");
+  SHARDRT_RETURN_IF_ERROR(loadInputs(*p.engine, args, p.inputs));
+  RunOptions &options = p.options;
   options.iterations = args.bench > 0 ? args.bench : 1;
   // A graph session runs plainly, then captures, then replays (Engine.h):
   // two warm-ups, so that the timed and the checked runs are replays.
@@ -443,6 +446,40 @@ int run(const Args &args, comm::Communicator *mpi) {
   options.device = args.device;
   options.cudaGraph = args.cudaGraph;
   options.profile = args.profile;
+  return Status();
+}
+
+int run(const Args &args, comm::Communicator *mpi) {
+  bool root = !mpi || mpi->rank() == 0;
+  auto fail = [&](const Status &s) {
+    std::fprintf(stderr, "shard-run: %s\n", s.toString().c_str());
+    return 1;
+  };
+  Prepared prepared;
+  Status available = backendAvailable(args.backend, args.device);
+  Status setup = available.ok() ? prepare(args, mpi, prepared) : available;
+  // Under MPI every process reports its set-up, failed or not: a process
+  // that just exited would leave the others waiting in their first exchange.
+  if (mpi) {
+    setup = startTogether(*mpi, setup, prepared.engine.get(), prepared.inputs,
+                          prepared.options);
+    if (!setup.ok())
+      setup = Status(setup.code(), "rank " + std::to_string(mpi->rank()) +
+                                       ": " + setup.message());
+  }
+  if (!setup.ok()) {
+    fail(setup);
+    // Every process heard the same news; each says it before any exits, as
+    // a launcher stops the rest when one exits with an error.
+    if (mpi)
+      (void)mpi->barrier();
+    return available.ok() || unavailableIsAnError() ? 1 : kExitUnavailable;
+  }
+  const std::shared_ptr<const Engine> &engine = prepared.engine;
+  const std::vector<GlobalTensor> &inputs = prepared.inputs;
+  RunOptions &options = prepared.options;
+  int world = engine->worldSize();
+  std::vector<GlobalTensor> outputs;
   auto started = std::chrono::steady_clock::now();
   auto lastReport = started;
   options.progress = [&](int done, int total) {
@@ -455,28 +492,28 @@ int run(const Args &args, comm::Communicator *mpi) {
     }
   };
   std::vector<RankStats> stats;
-  if (Status s = execute(*engine, mpi, inputs, outputs, stats, options);
-      !s.ok())
+  if (Status s = execute(engine, mpi, inputs, outputs, stats, options); !s.ok())
     return fail(s);
   if (root) {
     std::printf("%s: %d rank(s) on %s, %zu input(s), %zu output(s)\n",
                 args.model.c_str(), world,
                 args.backend == BackendKind::Cpu ? "cpu" : "cuda",
                 inputs.size(), outputs.size());
-    printKernels(**engine);
+    printKernels(*engine);
     printStats(stats, options.iterations, args.backend == BackendKind::Cuda);
     printProfile(stats, args.profileTop);
-    if (Status s = writeOutputs(**engine, args, outputs); !s.ok())
+    if (Status s = writeOutputs(*engine, args, outputs); !s.ok())
       return fail(s);
   }
   // Only rank 0 prints; the others are done.
   if (!args.check || !root)
     return 0;
-  std::shared_ptr<const Engine> reference = (*engine)->reference();
+  std::shared_ptr<const Engine> reference = engine->reference();
   std::vector<GlobalTensor> expected;
   std::vector<RankStats> refStats;
   RunOptions refOptions;
-  refOptions.threadsPerRank = int(hw);
+  refOptions.threadsPerRank =
+      int(std::max(1u, std::thread::hardware_concurrency()));
   if (Status s = runLocal(reference, inputs, expected, refStats, refOptions);
       !s.ok())
     return fail(Status(s.code(), "reference model: " + s.message()));
@@ -485,8 +522,8 @@ int run(const Args &args, comm::Communicator *mpi) {
     Comparison c = compare(outputs[i], expected[i], args.atol, args.rtol);
     std::printf("check %s: max abs error %.3g, max rel error %.3g, "
                 "allclose(atol=%g, rtol=%g): %s",
-                (*engine)->output(i).name.c_str(), c.maxAbs, c.maxRel,
-                args.atol, args.rtol, c.allClose ? "ok" : "MISMATCH");
+                engine->output(i).name.c_str(), c.maxAbs, c.maxRel, args.atol,
+                args.rtol, c.allClose ? "ok" : "MISMATCH");
     if (!c.allClose)
       std::printf(" (%lld elements)", (long long)c.mismatches);
     std::printf("\n");
@@ -540,13 +577,6 @@ int main(int argc, char **argv) {
   auto mpi = comm::createMpiCommunicator(options);
   if (!mpi.ok()) {
     std::fprintf(stderr, "shard-run: %s\n", mpi.status().toString().c_str());
-    return 1;
-  }
-  if (args.ranks && args.ranks != (*mpi)->size()) {
-    std::fprintf(stderr,
-                 "shard-run: --ranks %d disagrees with the %d MPI "
-                 "processes\n",
-                 args.ranks, (*mpi)->size());
     return 1;
   }
   return run(args, mpi->get());
