@@ -183,6 +183,13 @@ Status Communicator::setTimeout(std::chrono::milliseconds timeout) {
   return Status();
 }
 
+void Communicator::abort(const Status &why) {
+  Status reason = why.ok() ? Status::internal("aborted") : why;
+  if (broken_.ok())
+    broken_ = reason;
+  doAbort(reason);
+}
+
 template <typename Fn>
 Status Communicator::runCollective(const char *name, Fn &&fn) {
   if (!broken_.ok())

@@ -69,9 +69,9 @@ struct Mailbox {
 struct World {
   explicit World(int size) : size(size), mailboxes(new Mailbox[size]) {}
 
-  /// LocalWorld::run: rank `rank` failed, so no rank should wait for it any
-  /// longer. The first failure is kept; every waiting rank wakes up.
-  /// A rank of -1: a rank thread could not start.
+  /// Rank `rank` failed (LocalWorld::run, Communicator::abort), so no rank
+  /// should wait for it any longer. The first failure is kept; every waiting
+  /// rank wakes up. A rank of -1: a rank thread could not start.
   void abort(int rank, const Status &status) {
     {
       std::lock_guard<std::mutex> lock(failureMutex);
@@ -219,6 +219,7 @@ protected:
                    std::chrono::milliseconds timeout) override {
     return wait(requests, timeout, "waitAll");
   }
+  void doAbort(const Status &why) override { world_->abort(rank(), why); }
   Status doAllReduce(const void *send, void *recv, std::int64_t count,
                      DataType type, ReduceOp op) override;
   Status doAllGatherV(const void *send, std::int64_t sendCount, void *recv,

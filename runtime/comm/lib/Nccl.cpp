@@ -185,6 +185,7 @@ private:
         s.message());
     return s;
   }
+  void doAbort(const Status &why) override { (void)fail(why); }
   size_t elem(DataType t) const { return dataTypeSize(t); }
 
   ncclComm_t comm_;

@@ -451,4 +451,37 @@ TEST(LocalComm, AFailedRankStopsThePeersWaitingForIt) {
       << waits[2].message();
 }
 
+TEST(LocalComm, AbortStopsThePeersOfAWorldOnTheCallersThreads) {
+  // A world from LocalWorld::create, driven by threads of the test's own:
+  // rank 1 aborts while rank 0 waits for its message. Rank 0 stops at once,
+  // and rank 1's own later collectives name why it gave up.
+  auto comms = LocalWorld::create(2, withTimeout(60s));
+  ASSERT_TRUE(comms.ok()) << comms.status().toString();
+  Status wait, collective;
+  auto start = Clock::now();
+  std::thread rank0([&] {
+    float y = 0;
+    StatusOr<Request> r = (*comms)[0]->irecv(&y, sizeof y, 1, 7);
+    wait = r.ok() ? (*comms)[0]->waitAll(Span<Request>(&*r, 1)) : r.status();
+  });
+  std::thread rank1([&] {
+    std::this_thread::sleep_for(50ms); // rank 0 is waiting by now
+    (*comms)[1]->abort(Status::internal("a kernel failed"));
+    float x = 1;
+    collective =
+        (*comms)[1]->allReduce(&x, &x, 1, DataType::F32, ReduceOp::Sum);
+  });
+  rank0.join();
+  rank1.join();
+  EXPECT_LT(Clock::now() - start, 30s);
+  EXPECT_EQ(wait.code(), StatusCode::Unavailable) << wait.toString();
+  EXPECT_NE(wait.message().find("stopped waiting for irecv from rank 1 "
+                                "(tag 7, 4 bytes): rank 1 failed"),
+            std::string::npos)
+      << wait.message();
+  EXPECT_EQ(collective.code(), StatusCode::FailedPrecondition);
+  EXPECT_NE(collective.message().find("a kernel failed"), std::string::npos)
+      << collective.message();
+}
+
 } // namespace

@@ -525,13 +525,22 @@ Status Session::run() {
   StatusOr<bool> replayed = im.backend->beginRun(rc);
   if (!replayed.ok())
     return replayed.status();
+  // A failure part way leaves the peers waiting for this rank and the
+  // world's messages out of step: the communicator is given up on, so that
+  // peers stop waiting (`local`) and no later run mismatches messages.
+  auto giveUp = [&](const Status &s) {
+    if (im.comm)
+      im.comm->abort(s);
+    return s;
+  };
   if (!*replayed)
     if (Status s = im.runSteps(rc); !s.ok()) {
       (void)im.backend->endRun(true); // the first error is the one to report
       im.pending.drain();             // leave no transfer of this run in flight
-      return s;
+      return giveUp(s);
     }
-  SHARDRT_RETURN_IF_ERROR(im.backend->endRun(false));
+  if (Status s = im.backend->endRun(false); !s.ok())
+    return giveUp(s);
   // An output that is an input or a constant: the program read the slot
   // where it is; the caller's buffer gets a copy.
   for (size_t i = 0; i < im.outputSlots.size(); ++i) {

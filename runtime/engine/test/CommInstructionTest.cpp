@@ -319,6 +319,76 @@ TEST(CommInstructions, MissingPeerTimesOutInsteadOfHanging) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
+TEST(CommInstructions, AFailedRunStopsThePeersWaitingForIt) {
+  // Sessions on the test's own threads over a world from LocalWorld::create
+  // (as through shardrt_local_world_create). Rank 1 waits for a message
+  // rank 0 never sends, under a short timeout of its own; its failed run
+  // gives up on the world, so rank 0, waiting (one minute) for what rank 1
+  // would have sent next, stops at once.
+  ArtifactWriter w({"x"}, {2});
+  for (int r = 0; r < 2; ++r) {
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    rc.buffers = {slot(0, {4}), slot(64, {4})};
+    rc.arenaBytes = 128;
+    InstructionSpec copy;
+    copy.opcode = fb::Opcode::Copy;
+    copy.inputs = {0};
+    copy.outputs = {1};
+    rc.program = {copy};
+    InstructionSpec step;
+    step.opcode = fb::Opcode::SendRecv;
+    if (r == 0) {
+      step.transfers = {transfer(fb::TransferKind::Recv, 1, 0, 4, 7)};
+      rc.program.push_back(step);
+    } else {
+      step.transfers = {transfer(fb::TransferKind::Recv, 0, 0, 4, 8)};
+      rc.program.push_back(step);
+      step.transfers = {transfer(fb::TransferKind::Send, 0, 0, 4, 7)};
+      rc.program.push_back(step);
+    }
+    rc.inputSlots = {0};
+    rc.outputSlots = {1};
+    w.addRankClass(std::move(rc));
+  }
+  w.addInput(split("x", {4, 4}));
+  w.addOutput(split("y", {4, 4}));
+  auto bytes = w.serialize();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
+  auto engine = Engine::loadFromMemory(bytes->data(), bytes->size());
+  ASSERT_TRUE(engine.ok()) << engine.status().toString();
+  comm::CommOptions options;
+  options.timeout = std::chrono::milliseconds(60000);
+  auto comms = comm::LocalWorld::create(2, options);
+  ASSERT_TRUE(comms.ok());
+  ASSERT_TRUE((*comms)[1]->setTimeout(std::chrono::milliseconds(100)).ok());
+  std::vector<Status> results(2);
+  std::vector<std::thread> threads;
+  auto start = std::chrono::steady_clock::now();
+  for (int r = 0; r < 2; ++r)
+    threads.emplace_back([&, r] {
+      auto session = Session::create(*engine, (*comms)[size_t(r)].get());
+      if (!session.ok()) {
+        results[size_t(r)] = session.status();
+        return;
+      }
+      std::vector<float> x(4, 1.0f);
+      results[size_t(r)] = (*session)->bindInput(0, x.data(), DType::F32, {4});
+      if (results[size_t(r)].ok())
+        results[size_t(r)] = (*session)->run();
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_EQ(results[1].code(), StatusCode::DeadlineExceeded)
+      << results[1].toString();
+  EXPECT_EQ(results[0].code(), StatusCode::Unavailable)
+      << results[0].toString();
+  EXPECT_NE(results[0].message().find("rank 1 failed"), std::string::npos)
+      << results[0].message();
+}
+
 /// A 2x2 mesh ("x" major): rank r = 2 * cx + cy holds x = (10r, 10r + 1,
 /// 10r + 2, 10r + 3) and runs collectives over one axis or both.
 struct GroupOutputs {

@@ -98,7 +98,9 @@ int shardrt_engine_arena_bytes(const shardrt_engine *engine, int rank,
                                uint64_t *out);
 
 /* In-process communicators: *out receives `size` handles, one per rank; run
- * each rank's session on its own thread. */
+ * each rank's session on its own thread. A run that fails part way on one
+ * rank gives up on the world: the other ranks' runs fail at once
+ * (SHARDRT_UNAVAILABLE) instead of at the timeout; make a new world. */
 int shardrt_local_world_create(int size, int timeout_ms, shardrt_comm **out);
 void shardrt_comm_release(shardrt_comm *comm);
 

@@ -246,6 +246,16 @@ public:
   /// Returns once every rank has entered it.
   Status barrier();
 
+  /// Gives up on the world after this rank failed part way through a
+  /// program (Session::run does so), which leaves its peers waiting for
+  /// messages it will never send and the ranks' message order out of step.
+  /// Every backend: this rank's later collectives return FailedPrecondition
+  /// naming `why`. `local`: every rank's pending and later waits return
+  /// Unavailable at once ("rank N failed"), as under LocalWorld::run; other
+  /// backends cannot reach their peers, which keep waiting until their
+  /// timeout. Call it from this rank's thread; the first call wins.
+  void abort(const Status &why);
+
 protected:
   Communicator(int rank, int size, const CommOptions &options);
 
@@ -275,6 +285,8 @@ protected:
   virtual Status doBroadcast(void *buffer, std::int64_t count, DataType type,
                              int root) = 0;
   virtual Status doBarrier() = 0;
+  /// What abort() does beyond disabling this rank's collectives.
+  virtual void doAbort(const Status &why) { (void)why; }
 
 private:
   /// Runs a validated collective; a failure disables later collectives.
