@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -418,22 +419,46 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
                 "rank " + std::to_string(comm.rank()) + ": " + s.message());
 }
 
+double elementValue(const GlobalTensor &t, size_t i) {
+  const uint8_t *p = t.data.data() + i * dtypeSize(t.dtype);
+  auto load = [p](auto v) {
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  };
+  switch (t.dtype) {
+  case DType::F32:
+    return load(float());
+  case DType::F64:
+    return load(double());
+  case DType::F16: {
+    uint16_t h = load(uint16_t());
+    int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+    double v = exponent == 0 ? std::ldexp(mantissa, -24)
+               : exponent == 31
+                   ? (mantissa ? std::numeric_limits<double>::quiet_NaN()
+                               : std::numeric_limits<double>::infinity())
+                   : std::ldexp(mantissa + 1024, exponent - 25);
+    return (h & 0x8000) ? -v : v;
+  }
+  case DType::BF16: {
+    uint32_t bits = uint32_t(load(uint16_t())) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  }
+  case DType::I32:
+    return load(int32_t());
+  case DType::I64:
+    return double(load(int64_t()));
+  case DType::Bool:
+    return *p != 0;
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
 Comparison compare(const GlobalTensor &got, const GlobalTensor &want,
                    double atol, double rtol) {
   Comparison c;
-  auto value = [](const GlobalTensor &t, size_t i) -> double {
-    if (t.dtype == DType::F32) {
-      float f;
-      std::memcpy(&f, t.data.data() + 4 * i, 4);
-      return f;
-    }
-    if (t.dtype == DType::F64) {
-      double d;
-      std::memcpy(&d, t.data.data() + 8 * i, 8);
-      return d;
-    }
-    return t.data[i * dtypeSize(t.dtype)];
-  };
   size_t n = size_t(cpu::numElements(want.shape));
   if (got.shape != want.shape || got.dtype != want.dtype) {
     c.allClose = false;
@@ -441,7 +466,7 @@ Comparison compare(const GlobalTensor &got, const GlobalTensor &want,
     return c;
   }
   for (size_t i = 0; i < n; ++i) {
-    double a = value(got, i), b = value(want, i);
+    double a = elementValue(got, i), b = elementValue(want, i);
     if (std::isnan(a) || std::isnan(b)) {
       if (!(std::isnan(a) && std::isnan(b)))
         c.allClose = false, ++c.mismatches;

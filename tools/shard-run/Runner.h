@@ -93,6 +93,10 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
                       std::vector<GlobalTensor> &outputs,
                       std::vector<RankStats> &stats, const RunOptions &options);
 
+/// Element `i` of `t` (row-major) as a double, whatever its dtype (f16 and
+/// bf16 decoded exactly; i64 past 2^53 rounded).
+double elementValue(const GlobalTensor &t, size_t i);
+
 /// max |a - b|, max |a - b| / |b| over |b| > 0, and whether every element
 /// satisfies |a - b| <= atol + rtol * |b| (NaN only matches NaN).
 struct Comparison {
