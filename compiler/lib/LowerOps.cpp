@@ -95,6 +95,51 @@ const char *padModeName(BoundaryMode mode) {
   return "constant";
 }
 
+/// Pads `input` by (lo, hi) per dim into `result`. A partitioned rank's
+/// window may crop (a negative amount) on one side while it reflects or
+/// replicates on the other: its buffer then holds the rows the border
+/// mirrors, which lie beyond its own outputs. The border must mirror the
+/// whole buffer, whose edge is the global edge, where a Pad that crops
+/// mirrors what it keeps (PyTorch's rule); so such a pad is two: the
+/// border, then a constant-mode crop.
+void emitPad(ProgramBuilder &b, uint32_t input, const std::string &mode,
+             const std::vector<int64_t> &lo, const std::vector<int64_t> &hi,
+             double value, uint32_t result) {
+  auto ints = [](const std::vector<int64_t> &l, const std::vector<int64_t> &h) {
+    std::vector<int64_t> v = l;
+    v.insert(v.end(), h.begin(), h.end());
+    return v;
+  };
+  bool crops = llvm::any_of(lo, [](int64_t v) { return v < 0; }) ||
+               llvm::any_of(hi, [](int64_t v) { return v < 0; });
+  if (mode != "constant" && crops) {
+    std::vector<int64_t> grow = b.buffers[input].shape, growLo, growHi, cropLo,
+                         cropHi;
+    for (size_t d = 0; d < lo.size(); ++d) {
+      growLo.push_back(std::max<int64_t>(lo[d], 0));
+      growHi.push_back(std::max<int64_t>(hi[d], 0));
+      cropLo.push_back(std::min<int64_t>(lo[d], 0));
+      cropHi.push_back(std::min<int64_t>(hi[d], 0));
+      grow[d] += growLo[d] + growHi[d];
+    }
+    uint32_t grown = b.temporary(b.buffers[input].dtype, std::move(grow));
+    InstructionSpec &border = b.emit(fb::Opcode::Pad, {input}, {grown});
+    border.str = mode;
+    border.ints = ints(growLo, growHi);
+    border.floats = {value};
+    input = grown;
+    InstructionSpec &crop = b.emit(fb::Opcode::Pad, {input}, {result});
+    crop.str = "constant";
+    crop.ints = ints(cropLo, cropHi);
+    crop.floats = {0.0};
+    return;
+  }
+  InstructionSpec &pad = b.emit(fb::Opcode::Pad, {input}, {result});
+  pad.str = mode;
+  pad.ints = ints(lo, hi);
+  pad.floats = {value};
+}
+
 /// conv / conv_transpose. A non-zero padding mode becomes an explicit pad
 /// (as PyTorch's own conv does) followed by an unpadded conv.
 LogicalResult lowerConv(Operation *op, ProgramBuilder &b, bool transposed,
@@ -120,15 +165,9 @@ LogicalResult lowerConv(Operation *op, ProgramBuilder &b, bool transposed,
       hi[d.inputDim] = w.padHi;
       padded[d.inputDim] += w.padLo + w.padHi;
     }
-    FailureOr<uint32_t> tmp =
-        b.temporary(b.buffers[input].dtype, std::move(padded));
-    std::vector<int64_t> padInts = lo;
-    padInts.insert(padInts.end(), hi.begin(), hi.end());
-    InstructionSpec &pad = b.emit(fb::Opcode::Pad, {input}, {*tmp});
-    pad.str = padModeName(mode);
-    pad.ints = padInts;
-    pad.floats = {0.0};
-    input = *tmp;
+    uint32_t tmp = b.temporary(b.buffers[input].dtype, std::move(padded));
+    emitPad(b, input, padModeName(mode), lo, hi, 0.0, tmp);
+    input = tmp;
   }
   ints.insert(ints.end(), stride.begin(), stride.end());
   ints.insert(ints.end(), padLo.begin(), padLo.end());
@@ -234,10 +273,12 @@ LogicalResult lowerPad(PadOp op, ProgramBuilder &b) {
       hi[d] = it->second.padHi;
     }
   }
-  std::vector<int64_t> ints = lo;
-  ints.insert(ints.end(), hi.begin(), hi.end());
-  return simple(op, b, fb::Opcode::Pad, op.getMode().str(), ints,
-                {op.getValue().convertToDouble()});
+  FailureOr<Operands> o = operands(op, b, op->getOperands());
+  if (failed(o))
+    return failure();
+  emitPad(b, o->inputs[0], op.getMode().str(), lo, hi,
+          op.getValue().convertToDouble(), o->result);
+  return success();
 }
 
 LogicalResult lowerNeighborhood(NeighborhoodAttentionOp op, ProgramBuilder &b) {

@@ -400,11 +400,9 @@ FailureOr<WindowNeed> windowNeed(Operation *op, const WindowSpec &spec,
     // op gets only the padding that exists globally and clips the rest, as
     // the global op does.
     w.local.padHi = std::min(virt.hi, n + spec.padHigh) - real.hi;
-    if (spec.boundary != BoundaryMode::Zeros &&
-        (w.local.padLo < 0 || w.local.padHi < 0))
-      return op->emitOpError("has a shard so small that its reflected or "
-                             "replicated border comes from another rank; "
-                             "partitioning it is not implemented");
+    // A reflected or replicated border may mirror rows past the rank's own
+    // range (a shard smaller than the pad): the buffer holds them, and the
+    // side they lie on gets a negative amount, a crop (LowerOps' emitPad).
   } else {
     std::vector<Interval> taps = inputIntervals(spec, out);
     if (taps.empty())

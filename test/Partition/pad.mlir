@@ -4,8 +4,11 @@
 // replicate borders are then local to the edge ranks; circular wraps data
 // from the last rank to the first and back. Pins classes, shapes and bytes
 // for even, uneven, circular with one-element shards, cropping, 2-D mesh,
-// one-element and world-size-1 splits, and the located error for a reflect
-// border that would come from another rank. An empty shard along the split
+// one-element and world-size-1 splits. Shards smaller than a reflected or
+// replicated border (which mirrors rows past the edge rank's own outputs:
+// its buffer holds them, and a crop follows the border) run against the
+// unpartitioned model: pads, and reflect convs with stride 1 and 2 on a 2-D
+// mesh. An empty shard along the split
 // dim, with reflect, replicate and circular padding of the other dims and a
 // reflect conv, runs against the unpartitioned model (the empty rank's
 // reflect Pad was once refused at run time).
@@ -18,7 +21,15 @@
 // RUN: shardc %t/mesh2d.mlir --emit=plan | FileCheck %s --check-prefix=MESH2D
 // RUN: shardc %t/one.mlir --emit=plan | FileCheck %s --check-prefix=ONE
 // RUN: sed 's/"x"=4/"x"=1/' %t/one.mlir | shardc - --emit=plan | FileCheck %s --check-prefix=W1
-// RUN: not shardc %t/reflect-unsupported.mlir --emit=plan 2>&1 | FileCheck %s --check-prefix=UNSUP
+// RUN: shardc %t/small-shards.mlir --emit=kernels | FileCheck %s --check-prefix=KSMALL
+// RUN: shardc %t/small-shards.mlir -o %t/small.shardbin
+// RUN: shard-run %t/small.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
+// RUN: shardc %t/small-edges.mlir -o %t/edges.shardbin
+// RUN: shard-run %t/edges.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
+// RUN: shardc %t/small-conv.mlir -o %t/small-conv.shardbin
+// RUN: shard-run %t/small-conv.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
+// RUN: shardc %t/small-conv.mlir -O2 -o %t/small-conv2.shardbin
+// RUN: shard-run %t/small-conv2.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
 // RUN: shardc %t/empty-shard.mlir --emit=kernels | FileCheck %s --check-prefix=KEMPTY
 // RUN: shardc %t/empty-shard.mlir -o %t/reflect.shardbin
 // RUN: shard-run %t/reflect.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
@@ -168,19 +179,49 @@ func.func @main(%x: tensor<1x2x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}
 // W1-NEXT: outputs: (1,2,7)
 // W1-NOT: rank class
 
-//--- reflect-unsupported.mlir
+//--- small-shards.mlir
 // reflect [2, 2] on 8 over [1, 3, 4]: rank 0's outputs 0-2 read 2, 1, 0,
-// i.e. a reflected border from rank 1. (replicate works on this split.)
+// rows 1 and 2 from rank 1; it reflects its 3 rows by 2, then crops the 2
+// past its outputs. Replicate on the same split.
 sc.mesh @mesh ["x"=3]
-func.func @main(%x: tensor<1x2x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[1, 3, 4]]>}) -> tensor<1x2x12xf32> {
-  // UNSUP: reflect-unsupported.mlir:[[@LINE+1]]:8: error: 'sc.pad' op has a shard so small that its reflected or replicated border comes from another rank; partitioning it is not implemented
+func.func @main(%x: tensor<1x2x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[1, 3, 4]]>})
+    -> (tensor<1x2x12xf32>, tensor<1x2x12xf32>) {
   %y = sc.pad %x {pad = array<i64: 2, 2>, mode = "reflect"} : (tensor<1x2x8xf32>) -> tensor<1x2x12xf32>
-  return %y : tensor<1x2x12xf32>
+  %p = sc.pad %x {pad = array<i64: 2, 2>, mode = "replicate"} : (tensor<1x2x8xf32>) -> tensor<1x2x12xf32>
+  return %y, %p : tensor<1x2x12xf32>, tensor<1x2x12xf32>
+}
+// KSMALL: rank class 'class0' (ranks [0]):
+// KSMALL: HaloExchange (%0) -> %[[BUF:[0-9]+]] recv %[[BUF]][0:1,0:2,1:3] peer (1)
+// KSMALL-NEXT: Pad "reflect" (%[[BUF]]) -> %[[GROWN:[0-9]+]] ints [0, 0, 2, 0, 0, 0]
+// KSMALL-NEXT: Pad "constant" (%[[GROWN]]) -> %{{[0-9]+}} ints [0, 0, 0, 0, 0, -2]
+
+//--- small-edges.mlir
+// Reflect and replicate [3, 3] on 8 over 4: each edge shard (2 rows) is
+// smaller than its border, which mirrors rows from the next rank.
+sc.mesh @mesh ["x"=4]
+func.func @main(%u: tensor<1x2x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}]>})
+    -> (tensor<1x2x14xf32>, tensor<1x2x14xf32>) {
+  %r = sc.pad %u {pad = array<i64: 3, 3>, mode = "reflect"} : (tensor<1x2x8xf32>) -> tensor<1x2x14xf32>
+  %p = sc.pad %u {pad = array<i64: 3, 3>, mode = "replicate"} : (tensor<1x2x8xf32>) -> tensor<1x2x14xf32>
+  return %r, %p : tensor<1x2x14xf32>, tensor<1x2x14xf32>
+}
+
+//--- small-conv.mlir
+// Reflect convs (kernel 3, padding 2) over uneven splits of both spatial
+// dims, one shard a single column: the edge ranks' borders mirror rows
+// their outputs do not cover; stride 2 as well.
+sc.mesh @m ["x"=2, "y"=3]
+func.func @main(%x: tensor<1x2x7x9xf32> {sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}[2, 5], {"y"}[1, 6, 2]]>},
+                %w: tensor<3x2x3x3xf32>) -> (tensor<1x3x9x11xf32>, tensor<1x3x5x6xf32>) {
+  %c = sc.conv %x, %w {padding = array<i64: 2, 2>, padding_mode = "reflect"} : (tensor<1x2x7x9xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x9x11xf32>
+  %d = sc.conv %x, %w {padding = array<i64: 2, 2>, stride = array<i64: 2, 2>, padding_mode = "reflect"} : (tensor<1x2x7x9xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x5x6xf32>
+  return %c, %d : tensor<1x3x9x11xf32>, tensor<1x3x5x6xf32>
 }
 
 //--- empty-shard.mlir
 // Rows [3, 0, 3] over "x"=3: rank 1 holds no rows but still pads the last
-// dim (and its conv pads both), a Pad with nothing to reflect.
+// dim (and its conv pads both), a Pad with nothing to reflect. (Every run
+// here checks two outputs: the RAN lines below serve them all.)
 sc.mesh @m ["x"=3]
 func.func @main(%x: tensor<1x2x6x5xf32> {sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}[3, 0, 3], {}]>},
                 %w: tensor<3x2x3x3xf32>) -> (tensor<1x2x9x7xf32>, tensor<1x3x6x5xf32>) {

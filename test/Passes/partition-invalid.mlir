@@ -36,17 +36,6 @@ func.func @main(%x: tensor<4x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"
 
 // -----
 
-// case: a reflected border that another rank holds (reflect 2 on a
-// one-element shard)
-sc.mesh @mesh ["x"=3]
-func.func @main(%x: tensor<1x2x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[1, 3, 4]]>}) -> tensor<1x2x12xf32> {
-  // expected-error @+1 {{reflected or replicated border comes from another rank}}
-  %y = sc.pad %x {pad = array<i64: 2, 2>, mode = "reflect"} : (tensor<1x2x8xf32>) -> tensor<1x2x12xf32>
-  return %y : tensor<1x2x12xf32>
-}
-
-// -----
-
 // case: the entry cannot be told (two public functions); nothing changes.
 // The error points at the second, a note at the first.
 module {
