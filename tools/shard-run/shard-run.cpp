@@ -41,6 +41,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <random>
@@ -98,18 +99,6 @@ bool parseInt(const std::string &s, long long lo, long long hi,
          out <= hi;
 }
 
-/// The options that take a value (`--name V` or `--name=V`).
-bool takesValue(const std::string &name) {
-  static const char *const kNames[] = {
-      "--ranks",        "--seed",   "--bench",   "--threads", "--timeout-ms",
-      "--profile-top",  "--device", "--backend", "--atol",    "--rtol",
-      "--random-bound", "--input",  "--output"};
-  for (const char *n : kNames)
-    if (name == n)
-      return true;
-  return false;
-}
-
 /// Sets map[key] = value unless `flag` already named `key`.
 template <typename T>
 Status setOnce(std::map<std::string, T> &map, const std::string &flag,
@@ -119,24 +108,100 @@ Status setOnce(std::map<std::string, T> &map, const std::string &flag,
   return Status();
 }
 
+/// Parses an option's value into `args`.
+using OptionParser = std::function<Status(
+    const std::string &flag, const std::string &value, Args &args)>;
+
+Status badValue(const std::string &flag, const std::string &value) {
+  return Status::invalidArgument("bad option or value: " + flag + " " + value);
+}
+
+/// An integer option stored in `field`, in [lo, hi].
+template <typename T>
+OptionParser integer(T Args::*field, long long lo, long long hi) {
+  return [=](const std::string &flag, const std::string &v, Args &args) {
+    long long n;
+    if (!parseInt(v, lo, hi, n))
+      return badValue(flag, v);
+    args.*field = T(n);
+    return Status();
+  };
+}
+
+/// A non-negative number option stored in `field`.
+OptionParser tolerance(double Args::*field) {
+  return [=](const std::string &flag, const std::string &v, Args &args) {
+    double d;
+    if (!parseNumber(v, d) || !(d >= 0))
+      return badValue(flag, v);
+    args.*field = d;
+    return Status();
+  };
+}
+
+/// NAME=FILE.npy into `field`, each name once.
+OptionParser namedFile(std::map<std::string, std::string> Args::*field) {
+  return [=](const std::string &flag, const std::string &v, Args &args) {
+    size_t eq = v.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
+      return Status::invalidArgument(flag + " expects NAME=FILE.npy; got '" +
+                                     v + "'");
+    return setOnce(args.*field, flag, v.substr(0, eq), v.substr(eq + 1));
+  };
+}
+
+Status randomBound(const std::string &flag, const std::string &v, Args &args) {
+  size_t eq = v.find('=');
+  double d;
+  if (eq == std::string::npos || eq == 0 || !parseNumber(v.substr(eq + 1), d) ||
+      !(float(d) > 0) || !std::isfinite(float(d)))
+    // Inputs are f32: a bound past its range draws NaNs (a check of NaN
+    // against NaN passes), one below it draws zeros.
+    return Status::invalidArgument(
+        "--random-bound expects NAME=B with B a positive finite f32; got '" +
+        v + "'");
+  return setOnce(args.randomBounds, flag, v.substr(0, eq), d);
+}
+
+Status backendName(const std::string &flag, const std::string &v, Args &args) {
+  if (v != "cpu" && v != "cuda")
+    return badValue(flag, v);
+  args.backend = v == "cpu" ? BackendKind::Cpu : BackendKind::Cuda;
+  return Status();
+}
+
+/// The options that take a value (`--name V` or `--name=V`).
+const std::map<std::string, OptionParser> &valueOptions() {
+  static const std::map<std::string, OptionParser> kOptions = {
+      {"--ranks", integer(&Args::ranks, 1, 1 << 20)},
+      {"--seed", integer(&Args::seed, 0, INT64_MAX)},
+      {"--bench", integer(&Args::bench, 1, 1 << 20)},
+      {"--threads", integer(&Args::threads, 1, 4096)},
+      {"--timeout-ms", integer(&Args::timeoutMs, 1, INT_MAX)},
+      {"--profile-top", integer(&Args::profileTop, 0, 1 << 20)},
+      {"--device", integer(&Args::device, 0, 1023)},
+      {"--backend", backendName},
+      {"--atol", tolerance(&Args::atol)},
+      {"--rtol", tolerance(&Args::rtol)},
+      {"--random-bound", randomBound},
+      {"--input", namedFile(&Args::inputs)},
+      {"--output", namedFile(&Args::outputs)}};
+  return kOptions;
+}
+
+/// The options that take none.
+const std::map<std::string, bool Args::*> &flagOptions() {
+  static const std::map<std::string, bool Args::*> kFlags = {
+      {"--random-inputs", &Args::randomInputs},
+      {"--check", &Args::check},
+      {"--cuda-graph", &Args::cudaGraph},
+      {"--profile", &Args::profile}};
+  return kFlags;
+}
+
 Status parseArgs(int argc, char **argv, Args &args) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&](std::string &out) -> Status {
-      size_t eq = a.find('=');
-      if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
-        out = a.substr(eq + 1);
-        a = a.substr(0, eq);
-        return Status();
-      }
-      if (i + 1 >= argc)
-        return Status::invalidArgument(a + " needs a value");
-      out = argv[++i];
-      return Status();
-    };
-    std::string v;
-    long long n;
-    double d;
     if (a == "-h" || a == "--help") {
       std::cout << kUsage;
       std::exit(0);
@@ -148,68 +213,23 @@ Status parseArgs(int argc, char **argv, Args &args) {
       args.model = a;
       continue;
     }
-    if (a == "--random-inputs") {
-      args.randomInputs = true;
+    if (auto flag = flagOptions().find(a); flag != flagOptions().end()) {
+      args.*flag->second = true;
       continue;
     }
-    if (a == "--check") {
-      args.check = true;
-      continue;
-    }
-    if (a == "--cuda-graph") {
-      args.cudaGraph = true;
-      continue;
-    }
-    if (a == "--profile") {
-      args.profile = true;
-      continue;
-    }
-    if (!takesValue(a.substr(0, a.find('='))))
+    // `--name=V` or `--name V`.
+    size_t eq = a.find('=');
+    std::string name = a.substr(0, eq), v;
+    auto option = valueOptions().find(name);
+    if (option == valueOptions().end())
       return Status::invalidArgument("unknown option: " + a + " (see --help)");
-    SHARDRT_RETURN_IF_ERROR(value(v));
-    if (a == "--ranks" && parseInt(v, 1, 1 << 20, n))
-      args.ranks = int(n);
-    else if (a == "--seed" && parseInt(v, 0, INT64_MAX, n))
-      args.seed = uint64_t(n);
-    else if (a == "--bench" && parseInt(v, 1, 1 << 20, n))
-      args.bench = int(n);
-    else if (a == "--threads" && parseInt(v, 1, 4096, n))
-      args.threads = int(n);
-    else if (a == "--timeout-ms" && parseInt(v, 1, INT_MAX, n))
-      args.timeoutMs = int(n);
-    else if (a == "--profile-top" && parseInt(v, 0, 1 << 20, n))
-      args.profileTop = int(n);
-    else if (a == "--device" && parseInt(v, 0, 1023, n))
-      args.device = int(n);
-    else if (a == "--backend" && (v == "cpu" || v == "cuda"))
-      args.backend = v == "cpu" ? BackendKind::Cpu : BackendKind::Cuda;
-    else if (a == "--atol" && parseNumber(v, d) && d >= 0)
-      args.atol = d;
-    else if (a == "--rtol" && parseNumber(v, d) && d >= 0)
-      args.rtol = d;
-    else if (a == "--random-bound") {
-      size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0 ||
-          !parseNumber(v.substr(eq + 1), d) || !(float(d) > 0) ||
-          !std::isfinite(float(d)))
-        // Inputs are f32: a bound past its range draws NaNs (a check of
-        // NaN against NaN passes), one below it draws zeros.
-        return Status::invalidArgument(
-            "--random-bound expects NAME=B with B a positive finite f32; "
-            "got '" +
-            v + "'");
-      SHARDRT_RETURN_IF_ERROR(
-          setOnce(args.randomBounds, a, v.substr(0, eq), d));
-    } else if (a == "--input" || a == "--output") {
-      size_t eq = v.find('=');
-      if (eq == std::string::npos || eq == 0 || eq + 1 == v.size())
-        return Status::invalidArgument(a + " expects NAME=FILE.npy; got '" + v +
-                                       "'");
-      SHARDRT_RETURN_IF_ERROR(
-          setOnce(a == "--input" ? args.inputs : args.outputs, a,
-                  v.substr(0, eq), v.substr(eq + 1)));
-    } else
-      return Status::invalidArgument("bad option or value: " + a + " " + v);
+    if (eq != std::string::npos)
+      v = a.substr(eq + 1);
+    else if (i + 1 < argc)
+      v = argv[++i];
+    else
+      return Status::invalidArgument(name + " needs a value");
+    SHARDRT_RETURN_IF_ERROR(option->second(name, v, args));
   }
   if (args.model.empty())
     return Status::invalidArgument("no model given");
