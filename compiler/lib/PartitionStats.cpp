@@ -307,9 +307,21 @@ std::vector<uint32_t> positionTable(Partitioner &p, int64_t longest) {
 uint32_t globalPositions(Partitioner &p, int64_t r, uint32_t table,
                          Interval range, Shape shape) {
   Emit e{p.ranks[r]};
-  uint32_t local = e.slice(table, {0}, {range.size()});
-  return e.binary("add", e.reshape(local, std::move(shape)),
-                  p.scalar(r, double(range.lo)));
+  uint32_t local =
+      e.reshape(e.slice(table, {0}, {range.size()}), std::move(shape));
+  if (range.lo == 0)
+    return local;
+  return e.binary("add", local, p.scalar(r, double(range.lo)));
+}
+
+/// An i1 (queries x keys) table of query position >= key position: which
+/// keys a causal query sees.
+uint32_t causalSeen(ProgramBuilder &b, uint32_t queryPositions,
+                    uint32_t keyPositions, int64_t queries, int64_t keys) {
+  uint32_t seen = b.temporary(fb::DType::I1, {queries, keys});
+  b.emit(fb::Opcode::Compare, {queryPositions, keyPositions}, {seen}).str =
+      "ge";
+  return seen;
 }
 
 /// `scores` (..., Lq, keys of one ring block) plus the user's additive mask
@@ -441,13 +453,9 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
         if (mask)
           scores = maskScores(e, scores, *mask, keys, floor);
         if (causal && keys.hi - 1 > queries.lo) {
-          uint32_t seen = p.ranks[r].temporary(fb::DType::I1,
-                                               {queries.size(), keys.size()});
-          p.ranks[r]
-              .emit(fb::Opcode::Compare,
-                    {*queryPositions, positionsOf(keys, {1, keys.size()})},
-                    {seen})
-              .str = "ge";
+          uint32_t seen = causalSeen(p.ranks[r], *queryPositions,
+                                     positionsOf(keys, {1, keys.size()}),
+                                     queries.size(), keys.size());
           uint32_t kept = e.tmp(e.shape(scores));
           p.ranks[r].emit(fb::Opcode::Select, {seen, scores, floor}, {kept});
           scores = kept;
@@ -564,11 +572,8 @@ LogicalResult maskCausalQueries(Partitioner &p,
         globalPositions(p, r, positions[r], queries, {queries.size(), 1});
     uint32_t keyPositions =
         globalPositions(p, r, positions[r], {0, keys}, {1, keys});
-    uint32_t seen = p.ranks[r].temporary(fb::DType::I1, {queries.size(), keys});
-    p.ranks[r]
-        .emit(fb::Opcode::Compare, {queryPositions, keyPositions}, {seen})
-        .str = "ge";
-    p.ranks[r].causalMask = seen;
+    p.ranks[r].causalMask = causalSeen(p.ranks[r], queryPositions, keyPositions,
+                                       queries.size(), keys);
   }
   return success();
 }
