@@ -181,12 +181,8 @@ Partitioner::meanOfSums(const ValueSharding &s,
     return sums;
   double scale = 1.0 / double(groupSize(mesh, s.partialAxes));
   std::vector<uint32_t> out(numRanks());
-  for (int64_t r = 0; r < numRanks(); ++r) {
-    ProgramBuilder &b = ranks[r];
-    out[r] = b.temporary(b.buffers[sums[r]].dtype, b.buffers[sums[r]].shape);
-    b.emit(fb::Opcode::Binary, {sums[r], scalar(r, scale)}, {out[r]}).str =
-        "mul";
-  }
+  for (int64_t r = 0; r < numRanks(); ++r)
+    out[r] = scaled(r, sums[r], scale);
   return out;
 }
 
@@ -346,6 +342,14 @@ uint32_t Partitioner::scalar(int64_t r, double value) {
   uint32_t id = b.temporary(fb::DType::F32, {});
   b.emit(fb::Opcode::Fill, {}, {id}).floats = {value};
   return id;
+}
+
+uint32_t Partitioner::scaled(int64_t r, uint32_t x, double factor) {
+  uint32_t by = scalar(r, factor);
+  ProgramBuilder &b = ranks[r];
+  uint32_t y = b.temporary(b.buffers[x].dtype, b.buffers[x].shape);
+  b.emit(fb::Opcode::Binary, {x, by}, {y}).str = "mul";
+  return y;
 }
 
 //===----------------------------------------------------------------------===//

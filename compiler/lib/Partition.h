@@ -50,6 +50,8 @@ public:
                                        const std::vector<float> &values);
   /// A scalar filled with `value` on rank r.
   uint32_t scalar(int64_t r, double value);
+  /// `x * factor` on rank r, into a fresh buffer (a mean from a sum).
+  uint32_t scaled(int64_t r, uint32_t x, double factor);
   /// `sums`, per rank, scaled by 1 / the group size where `s` is a partial
   /// mean (its collective summed); otherwise `sums` itself.
   std::vector<uint32_t> meanOfSums(const ValueSharding &s,

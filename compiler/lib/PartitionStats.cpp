@@ -589,8 +589,7 @@ LogicalResult lowerPartialMean(Partitioner &p, MeanOp op,
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
     uint32_t sum = e.reduce("sum", in[0][r], dims, op.getKeepdim());
-    p.ranks[r].bind(op.getResult(),
-                    e.binary("mul", sum, p.scalar(r, 1.0 / double(count))));
+    p.ranks[r].bind(op.getResult(), p.scaled(r, sum, 1.0 / double(count)));
   }
   return success();
 }
