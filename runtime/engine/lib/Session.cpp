@@ -64,6 +64,10 @@ struct Session::Impl {
   /// arena) overlaps other caller memory it reads or writes: the steps would
   /// read values they already overwrote.
   Status checkDisjointBindings(const Engine &engine) const;
+  /// Output i is an input the program returns as it is, bound to the very
+  /// buffer that input is bound to: nothing writes it, so it may overlap
+  /// what the input may.
+  bool isItsOwnInput(size_t i) const;
 };
 
 namespace {
@@ -444,6 +448,15 @@ struct BoundRange {
 };
 } // namespace
 
+bool Session::Impl::isItsOwnInput(size_t i) const {
+  if (!outputReadOnly[i] || !boundOutputs[i])
+    return false;
+  for (size_t j = 0; j < inputSlots.size(); ++j)
+    if (inputSlots[j] == outputSlots[i] && boundInputs[j] == boundOutputs[i])
+      return true;
+  return false;
+}
+
 Status Session::Impl::checkDisjointBindings(const Engine &engine) const {
   std::vector<BoundRange> ranges;
   auto add = [&](BoundRange::Kind kind, size_t index, const void *data,
@@ -457,8 +470,9 @@ Status Session::Impl::checkDisjointBindings(const Engine &engine) const {
     add(BoundRange::Input, i, boundInputs[i],
         slots[inputSlots[i]].tensorBytes());
   for (size_t i = 0; i < outputSlots.size(); ++i)
-    add(BoundRange::Output, i, boundOutputs[i],
-        slots[outputSlots[i]].tensorBytes());
+    if (!isItsOwnInput(i))
+      add(BoundRange::Output, i, boundOutputs[i],
+          slots[outputSlots[i]].tensorBytes());
   std::stable_sort(ranges.begin(), ranges.end(),
                    [](const BoundRange &a, const BoundRange &b) {
                      return a.begin < b.begin;
@@ -546,7 +560,8 @@ Status Session::run() {
   for (size_t i = 0; i < im.outputSlots.size(); ++i) {
     uint32_t slot = im.outputSlots[i];
     size_t bytes = size_t(im.slots[slot].tensorBytes());
-    if (im.boundOutputs[i] && im.outputReadOnly[i] && bytes)
+    if (im.boundOutputs[i] && im.outputReadOnly[i] && bytes &&
+        !im.isItsOwnInput(i))
       SHARDRT_RETURN_IF_ERROR(
           im.backend->copyWithin(im.boundOutputs[i], rc.slots[slot], bytes));
   }

@@ -247,6 +247,24 @@ TEST(EngineApi, OutputsThatAreInputsOrConstants) {
       EXPECT_EQ(outs[1], in);
     }
   }
+  // The returned input bound to its own input's buffer: nothing is written,
+  // so it is no overlap. Shifted by one element it is (the copy after the
+  // run would read what it wrote).
+  StatusOr<std::unique_ptr<Session>> s = Session::create(e);
+  ASSERT_TRUE(s.ok());
+  Floats in = {1, 2, 3, 4};
+  ASSERT_TRUE((*s)->bindInput(0, in.data(), DType::F32, {3}).ok());
+  ASSERT_TRUE((*s)->bindOutput(1, in.data(), DType::F32, {3}).ok());
+  Status own = (*s)->run();
+  ASSERT_TRUE(own.ok()) << own.message();
+  EXPECT_EQ(in, (Floats{1, 2, 3, 4}));
+  EXPECT_EQ(decode((*s)->outputData(0), 3, DType::F32), (Floats{8, 10, 12}));
+  ASSERT_TRUE((*s)->bindOutput(1, in.data() + 1, DType::F32, {3}).ok());
+  Status shifted = (*s)->run();
+  EXPECT_TRUE(rejected(shifted, StatusCode::InvalidArgument,
+                       {"input 0 ('x') and output 1 ('x.again') overlap"}))
+      << shifted.message();
+  EXPECT_EQ(in, (Floats{1, 2, 3, 4}));
 }
 
 TEST(EngineApi, OverlappingBuffersAreRefused) {

@@ -123,7 +123,8 @@ int shardrt_session_bind_output(shardrt_session *session, size_t i, void *data,
                                 size_t rank);
 /* Fails with SHARDRT_INVALID_ARGUMENT, before running anything, when a bound
  * output overlaps another bound buffer or a bound buffer overlaps the
- * session's arena (where unbound outputs are); bound inputs may overlap. */
+ * session's arena (where unbound outputs are); bound inputs may overlap, and
+ * an output that returns an input unchanged may share that input's buffer. */
 int shardrt_session_run(shardrt_session *session);
 /* Where output i is after a run. */
 int shardrt_session_output_data(const shardrt_session *session, size_t i,
