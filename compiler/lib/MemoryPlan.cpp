@@ -154,14 +154,12 @@ MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers,
   MemoryPlan plan;
   // Bytes live at each instruction, by a sweep over interval endpoints; a
   // buffer's pressure is the most that is live at once during its lifetime.
-  std::map<int64_t, uint64_t> liveFrom = liveBytesFrom(buffers);
-  for (auto [at, live] : liveFrom)
-    plan.peakLiveBytes = std::max(plan.peakLiveBytes, live);
   std::vector<int64_t> changes;
   std::vector<uint64_t> liveAt;
-  for (auto [at, live] : liveFrom) {
+  for (auto [at, live] : liveBytesFrom(buffers)) {
     changes.push_back(at);
     liveAt.push_back(live);
+    plan.peakLiveBytes = std::max(plan.peakLiveBytes, live);
   }
   RangeMax busiest(std::move(liveAt));
   std::vector<uint64_t> pressure(buffers.size(), 0);
