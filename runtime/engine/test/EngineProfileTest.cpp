@@ -64,13 +64,9 @@ TEST(EngineProfile, OffByDefault) {
 }
 
 TEST(EngineProfile, StepsBytesRunsAndTimes) {
-  std::shared_ptr<const Engine> e = load(profiledModel().bytes());
-  ASSERT_TRUE(e);
-  SessionOptions options;
-  options.profile = true;
-  StatusOr<std::unique_ptr<Session>> s = Session::create(e, options);
-  ASSERT_TRUE(s.ok()) << s.status().toString();
-  Session &session = **s;
+  std::unique_ptr<Session> s = profiledSession(profiledModel());
+  ASSERT_TRUE(s);
+  Session &session = *s;
 
   // Before any run: one row per instruction, nothing timed.
   const std::vector<StepProfile> &p = session.profile();
@@ -132,10 +128,10 @@ TEST(EngineProfile, StepsBytesRunsAndTimes) {
 
   // A run that fails (an unbound input is refused before any step) adds
   // nothing.
-  StatusOr<std::unique_ptr<Session>> fresh = Session::create(e, options);
-  ASSERT_TRUE(fresh.ok());
-  EXPECT_FALSE((*fresh)->run().ok());
-  EXPECT_EQ((*fresh)->profile()[0].runs, 0u);
+  std::unique_ptr<Session> fresh = profiledSession(profiledModel());
+  ASSERT_TRUE(fresh);
+  EXPECT_FALSE(fresh->run().ok());
+  EXPECT_EQ(fresh->profile()[0].runs, 0u);
 }
 
 TEST(EngineProfile, AStepFailingMidRunAddsNothing) {
