@@ -194,12 +194,11 @@ namespace {
 
 StatusOr<RunFn> prepareExchange(const fb::Instruction &inst,
                                 const PrepareContext &ctx) {
-  StatusOr<ExchangeTransfers> resolved = exchangeTransfers(inst, ctx);
-  if (!resolved.ok())
-    return resolved.status();
+  SHARDRT_ASSIGN_OR_RETURN(ExchangeTransfers resolved,
+                           exchangeTransfers(inst, ctx));
   auto state = std::make_shared<ExchangeState>();
-  state->transfers = std::move(resolved->transfers);
-  if (!resolved->startOnly)
+  state->transfers = std::move(resolved.transfers);
+  if (!resolved.startOnly)
     return RunFn([state](RunContext &rc) -> Status {
       SHARDRT_RETURN_IF_ERROR(state->post(rc));
       return state->complete(rc);
@@ -378,10 +377,7 @@ void reduceInOrder(const std::vector<const float *> &blocks, float *out,
 
 StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
-  StatusOr<AllReduceLayout> decoded = decodeAllReduce(inst, ctx);
-  if (!decoded.ok())
-    return decoded.status();
-  AllReduceLayout l = std::move(*decoded);
+  SHARDRT_ASSIGN_OR_RETURN(AllReduceLayout l, decodeAllReduce(inst, ctx));
   if (l.group.whole)
     return RunFn([=](RunContext &rc) -> Status {
       SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-reduce"));
@@ -495,18 +491,13 @@ BlockLayout blockLayout(const Shape &shape, int64_t dim,
 
 StatusOr<AllReduceLayout> decodeAllReduce(const fb::Instruction &inst,
                                           const PrepareContext &ctx) {
-  StatusOr<Group> group = collectiveGroup(inst, ctx);
-  if (!group.ok())
-    return group.status();
+  SHARDRT_ASSIGN_OR_RETURN(Group group, collectiveGroup(inst, ctx));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   SHARDRT_RETURN_IF_ERROR(requireFloatReduction(in, out));
   SHARDRT_RETURN_IF_ERROR(requireShape(out, in.shape, "the output"));
-  StatusOr<comm::ReduceOp> op = reduceOp(inst);
-  if (!op.ok())
-    return op.status();
   AllReduceLayout l;
-  setOperands(l, std::move(*group), inst, ctx);
-  l.op = *op;
+  SHARDRT_ASSIGN_OR_RETURN(l.op, reduceOp(inst));
+  setOperands(l, std::move(group), inst, ctx);
   l.n = numElements(in.shape);
   return l;
 }
@@ -514,18 +505,14 @@ StatusOr<AllReduceLayout> decodeAllReduce(const fb::Instruction &inst,
 /// ints: dim, then the extent of every group member's shard along dim.
 StatusOr<AllGatherLayout> decodeAllGather(const fb::Instruction &inst,
                                           const PrepareContext &ctx) {
-  StatusOr<Group> group = sameDTypeGroup(inst, ctx);
-  if (!group.ok())
-    return group.status();
+  SHARDRT_ASSIGN_OR_RETURN(Group group, sameDTypeGroup(inst, ctx));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
-  StatusOr<GroupSplit> split = groupSplit(inst, *group, in.shape);
-  if (!split.ok())
-    return split.status();
-  SHARDRT_RETURN_IF_ERROR(requireShape(out, split->whole, "the output"));
+  SHARDRT_ASSIGN_OR_RETURN(GroupSplit split, groupSplit(inst, group, in.shape));
+  SHARDRT_RETURN_IF_ERROR(requireShape(out, split.whole, "the output"));
   AllGatherLayout l;
-  setOperands(l, std::move(*group), inst, ctx);
-  l.dim = split->dim;
-  l.extents = split->extents;
+  setOperands(l, std::move(group), inst, ctx);
+  l.dim = split.dim;
+  l.extents = split.extents;
   l.elemBytes = artifact::dtypeSize(in.dtype);
   l.blocks = blockLayout(in.shape, l.dim, l.extents, l.elemBytes);
   return l;
@@ -535,23 +522,17 @@ StatusOr<AllGatherLayout> decodeAllGather(const fb::Instruction &inst,
 /// input holds every member's block (the sum of the extents along dim).
 StatusOr<ReduceScatterLayout> decodeReduceScatter(const fb::Instruction &inst,
                                                   const PrepareContext &ctx) {
-  StatusOr<Group> group = collectiveGroup(inst, ctx);
-  if (!group.ok())
-    return group.status();
+  SHARDRT_ASSIGN_OR_RETURN(Group group, collectiveGroup(inst, ctx));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   SHARDRT_RETURN_IF_ERROR(requireFloatReduction(in, out));
-  StatusOr<comm::ReduceOp> op = reduceOp(inst);
-  if (!op.ok())
-    return op.status();
-  StatusOr<GroupSplit> split = groupSplit(inst, *group, out.shape);
-  if (!split.ok())
-    return split.status();
-  SHARDRT_RETURN_IF_ERROR(requireShape(in, split->whole, "the input"));
   ReduceScatterLayout l;
-  setOperands(l, std::move(*group), inst, ctx);
-  l.op = *op;
-  l.dim = split->dim;
-  l.extents = split->extents;
+  SHARDRT_ASSIGN_OR_RETURN(l.op, reduceOp(inst));
+  SHARDRT_ASSIGN_OR_RETURN(GroupSplit split,
+                           groupSplit(inst, group, out.shape));
+  SHARDRT_RETURN_IF_ERROR(requireShape(in, split.whole, "the input"));
+  setOperands(l, std::move(group), inst, ctx);
+  l.dim = split.dim;
+  l.extents = split.extents;
   l.sent = blockLayout(in.shape, l.dim, l.extents, 4);
   return l;
 }
@@ -563,30 +544,26 @@ StatusOr<ReduceScatterLayout> decodeReduceScatter(const fb::Instruction &inst,
 /// every member's block of the concat dim, in group order.
 StatusOr<AllToAllLayout> decodeAllToAll(const fb::Instruction &inst,
                                         const PrepareContext &ctx) {
-  StatusOr<Group> group = sameDTypeGroup(inst, ctx);
-  if (!group.ok())
-    return group.status();
+  SHARDRT_ASSIGN_OR_RETURN(Group group, sameDTypeGroup(inst, ctx));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   IntReader ints(inst);
-  StatusOr<GroupSplit> split = readGroupSplit(ints, *group, out.shape);
-  if (!split.ok())
-    return split.status();
-  StatusOr<GroupSplit> concat = readGroupSplit(ints, *group, in.shape);
-  if (!concat.ok())
-    return concat.status();
+  SHARDRT_ASSIGN_OR_RETURN(GroupSplit split,
+                           readGroupSplit(ints, group, out.shape));
+  SHARDRT_ASSIGN_OR_RETURN(GroupSplit concat,
+                           readGroupSplit(ints, group, in.shape));
   SHARDRT_RETURN_IF_ERROR(ints.finish());
-  if (split->dim == concat->dim)
+  if (split.dim == concat.dim)
     return invalid("splits and concatenates the same dim " +
-                   std::to_string(split->dim));
-  Shape expected = split->whole;
-  expected[size_t(concat->dim)] = in.shape[size_t(concat->dim)];
+                   std::to_string(split.dim));
+  Shape expected = split.whole;
+  expected[size_t(concat.dim)] = in.shape[size_t(concat.dim)];
   SHARDRT_RETURN_IF_ERROR(requireShape(in, expected, "the input"));
   AllToAllLayout l;
-  setOperands(l, std::move(*group), inst, ctx);
-  l.splitDim = split->dim;
-  l.concatDim = concat->dim;
-  l.splitExtents = split->extents;
-  l.concatExtents = concat->extents;
+  setOperands(l, std::move(group), inst, ctx);
+  l.splitDim = split.dim;
+  l.concatDim = concat.dim;
+  l.splitExtents = split.extents;
+  l.concatExtents = concat.extents;
   l.elemBytes = artifact::dtypeSize(in.dtype);
   l.sent = blockLayout(l.input, l.splitDim, l.splitExtents, l.elemBytes);
   l.received = blockLayout(l.output, l.concatDim, l.concatExtents, l.elemBytes);

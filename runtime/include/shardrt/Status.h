@@ -137,4 +137,18 @@ private:
       return _shardrt_status;                                                  \
   } while (false)
 
+/// `lhs = *expr` for a StatusOr `expr`, or returns its status from the
+/// enclosing function when it is not Ok. `lhs` may declare a variable
+/// (`SHARDRT_ASSIGN_OR_RETURN(Group g, collectiveGroup(...))`).
+#define SHARDRT_ASSIGN_OR_RETURN(lhs, expr)                                    \
+  SHARDRT_ASSIGN_OR_RETURN_IMPL(                                               \
+      SHARDRT_STATUS_CONCAT(_shardrt_status_or_, __LINE__), lhs, expr)
+#define SHARDRT_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr)                          \
+  auto tmp = (expr);                                                           \
+  if (!tmp.ok())                                                               \
+    return tmp.status();                                                       \
+  lhs = std::move(*tmp)
+#define SHARDRT_STATUS_CONCAT(a, b) SHARDRT_STATUS_CONCAT_INNER(a, b)
+#define SHARDRT_STATUS_CONCAT_INNER(a, b) a##b
+
 #endif // SHARDRT_STATUS_H
