@@ -73,8 +73,9 @@ Status runLocal(const std::shared_ptr<const Engine> &engine,
 /// artifact and the inputs) is done, whether that succeeded (`setup`) or
 /// not (`engine` may then be null). Returns OK on every process only if
 /// every process set up, and all run the same artifact, inputs and run
-/// options; otherwise every process gets an error at once, naming the
-/// processes that failed (and why) or grouping the processes that agree.
+/// options; otherwise every process gets an error at once ("rank N: ..."),
+/// naming the processes that failed (and why) or grouping the processes
+/// that agree.
 /// Processes that disagree would exchange mismatched messages, which MPI
 /// answers with a crash rather than an error; one that just exited would
 /// leave the others waiting until the comm timeout.

@@ -419,6 +419,10 @@ bool unavailableIsAnError() {
   return v && *v && std::string(v) != "0";
 }
 
+unsigned hardwareThreads() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 /// What run() needs once set up: the artifact, the global inputs, and how
 /// to run them.
 struct Prepared {
@@ -427,8 +431,9 @@ struct Prepared {
   RunOptions options;
 };
 
-/// Everything before the run that can fail on bad input: the backend, the
-/// artifact, its world size, the output names, the inputs.
+/// Everything before the run that can fail on bad input once the backend is
+/// known to be there: the artifact, its world size, the output names, the
+/// inputs.
 Status prepare(const Args &args, comm::Communicator *mpi, Prepared &p) {
   StatusOr<std::shared_ptr<const Engine>> engine = Engine::load(args.model);
   if (!engine.ok())
@@ -457,7 +462,7 @@ Status prepare(const Args &args, comm::Communicator *mpi, Prepared &p) {
   // A graph session runs plainly, then captures, then replays (Engine.h):
   // two warm-ups, so that the timed and the checked runs are replays.
   options.warmup = args.cudaGraph ? 2 : args.bench > 0 ? 1 : 0;
-  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  unsigned hw = hardwareThreads();
   options.threadsPerRank =
       args.threads ? args.threads
                    : int(std::max(1u, hw / unsigned(mpi ? 1 : ranks)));
@@ -480,13 +485,9 @@ int run(const Args &args, comm::Communicator *mpi) {
   Status setup = available.ok() ? prepare(args, mpi, prepared) : available;
   // Under MPI every process reports its set-up, failed or not: a process
   // that just exited would leave the others waiting in their first exchange.
-  if (mpi) {
+  if (mpi)
     setup = startTogether(*mpi, setup, prepared.engine.get(), prepared.inputs,
                           prepared.options);
-    if (!setup.ok())
-      setup = Status(setup.code(), "rank " + std::to_string(mpi->rank()) +
-                                       ": " + setup.message());
-  }
   if (!setup.ok()) {
     fail(setup);
     // Every process heard the same news; each says it before any exits, as
@@ -532,8 +533,7 @@ int run(const Args &args, comm::Communicator *mpi) {
   std::vector<GlobalTensor> expected;
   std::vector<RankStats> refStats;
   RunOptions refOptions;
-  refOptions.threadsPerRank =
-      int(std::max(1u, std::thread::hardware_concurrency()));
+  refOptions.threadsPerRank = int(hardwareThreads());
   if (Status s = runLocal(reference, inputs, expected, refStats, refOptions);
       !s.ok())
     return fail(Status(s.code(), "reference model: " + s.message()));

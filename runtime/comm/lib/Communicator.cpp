@@ -184,10 +184,21 @@ Status Communicator::setTimeout(std::chrono::milliseconds timeout) {
 }
 
 void Communicator::abort(const Status &why) {
-  Status reason = why.ok() ? Status::internal("aborted") : why;
+  if (!aborted_.ok())
+    return;
+  aborted_ = why.ok() ? Status::internal("aborted") : why;
   if (broken_.ok())
-    broken_ = reason;
-  doAbort(reason);
+    broken_ = aborted_;
+  doAbort(aborted_);
+}
+
+Status Communicator::refuseIfAborted(const char *op) const {
+  if (aborted_.ok())
+    return Status();
+  return Status::failedPrecondition(where(op, rank_) +
+                                    "the communicator was given up on after "
+                                    "a failed run (" +
+                                    aborted_.toString() + ")");
 }
 
 template <typename Fn>
@@ -227,6 +238,7 @@ StatusOr<Request> Communicator::isend(const void *buffer, std::size_t bytes,
   if (Status s = checkPeer("isend", rank_, size_, buffer, bytes, peer, tag);
       !s.ok())
     return s;
+  SHARDRT_RETURN_IF_ERROR(refuseIfAborted("isend"));
   return doIsend(buffer, bytes, peer, tag);
 }
 
@@ -235,6 +247,7 @@ StatusOr<Request> Communicator::irecv(void *buffer, std::size_t bytes, int peer,
   if (Status s = checkPeer("irecv", rank_, size_, buffer, bytes, peer, tag);
       !s.ok())
     return s;
+  SHARDRT_RETURN_IF_ERROR(refuseIfAborted("irecv"));
   return doIrecv(buffer, bytes, peer, tag);
 }
 

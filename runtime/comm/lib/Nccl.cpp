@@ -185,7 +185,10 @@ private:
         s.message());
     return s;
   }
-  void doAbort(const Status &why) override { (void)fail(why); }
+  void doAbort(const Status &why) override {
+    if (usable_.ok())
+      (void)fail(why);
+  }
   size_t elem(DataType t) const { return dataTypeSize(t); }
 
   ncclComm_t comm_;

@@ -457,7 +457,7 @@ TEST(LocalComm, AbortStopsThePeersOfAWorldOnTheCallersThreads) {
   // and rank 1's own later collectives name why it gave up.
   auto comms = LocalWorld::create(2, withTimeout(60s));
   ASSERT_TRUE(comms.ok()) << comms.status().toString();
-  Status wait, collective;
+  Status wait, collective, send;
   auto start = Clock::now();
   std::thread rank0([&] {
     float y = 0;
@@ -470,6 +470,7 @@ TEST(LocalComm, AbortStopsThePeersOfAWorldOnTheCallersThreads) {
     float x = 1;
     collective =
         (*comms)[1]->allReduce(&x, &x, 1, DataType::F32, ReduceOp::Sum);
+    send = (*comms)[1]->isend(&x, sizeof x, 0, 7).status();
   });
   rank0.join();
   rank1.join();
@@ -482,6 +483,12 @@ TEST(LocalComm, AbortStopsThePeersOfAWorldOnTheCallersThreads) {
   EXPECT_EQ(collective.code(), StatusCode::FailedPrecondition);
   EXPECT_NE(collective.message().find("a kernel failed"), std::string::npos)
       << collective.message();
+  // Nor may point-to-point go on: a later run's messages would match the
+  // failed run's leftovers.
+  EXPECT_EQ(send.code(), StatusCode::FailedPrecondition) << send.toString();
+  EXPECT_NE(send.message().find("given up on after a failed run"),
+            std::string::npos)
+      << send.message();
 }
 
 } // namespace

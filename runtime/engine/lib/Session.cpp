@@ -536,9 +536,6 @@ Status Session::run() {
   for (size_t i = 0; i < im.outputSlots.size(); ++i)
     if (im.boundOutputs[i] && !im.outputReadOnly[i])
       rc.slots[im.outputSlots[i]] = im.boundOutputs[i];
-  StatusOr<bool> replayed = im.backend->beginRun(rc);
-  if (!replayed.ok())
-    return replayed.status();
   // A failure part way leaves the peers waiting for this rank and the
   // world's messages out of step: the communicator is given up on, so that
   // peers stop waiting (`local`) and no later run mismatches messages.
@@ -547,11 +544,17 @@ Status Session::run() {
       im.comm->abort(s);
     return s;
   };
+  StatusOr<bool> replayed = im.backend->beginRun(rc);
+  if (!replayed.ok())
+    return giveUp(replayed.status());
   if (!*replayed)
     if (Status s = im.runSteps(rc); !s.ok()) {
+      // Given up on first, so that a `local` peer's message this rank still
+      // waits for in the drain does not hold it until the timeout.
+      giveUp(s);
       (void)im.backend->endRun(true); // the first error is the one to report
       im.pending.drain();             // leave no transfer of this run in flight
-      return giveUp(s);
+      return s;
     }
   if (Status s = im.backend->endRun(false); !s.ok())
     return giveUp(s);

@@ -249,11 +249,13 @@ public:
   /// Gives up on the world after this rank failed part way through a
   /// program (Session::run does so), which leaves its peers waiting for
   /// messages it will never send and the ranks' message order out of step.
-  /// Every backend: this rank's later collectives return FailedPrecondition
-  /// naming `why`. `local`: every rank's pending and later waits return
-  /// Unavailable at once ("rank N failed"), as under LocalWorld::run; other
-  /// backends cannot reach their peers, which keep waiting until their
-  /// timeout. Call it from this rank's thread; the first call wins.
+  /// Every backend: this rank's later isend, irecv and collectives return
+  /// FailedPrecondition naming `why` (waitAll still completes what is in
+  /// flight). `local`: every rank's pending and later waits return
+  /// Unavailable at once ("rank N failed"), as under LocalWorld::run;
+  /// `nccl`: a communicator it created is aborted; `mpi` cannot reach its
+  /// peers, which keep waiting until their timeout (or until the launcher
+  /// stops them). Call it from this rank's thread; the first call wins.
   void abort(const Status &why);
 
 protected:
@@ -295,8 +297,13 @@ private:
   int rank_;
   int size_;
   std::chrono::milliseconds timeout_;
+  /// FailedPrecondition once abort() was called.
+  Status refuseIfAborted(const char *op) const;
+
   /// Set by the first collective that failed after it started communicating.
   Status broken_;
+  /// Why abort() gave up on the world.
+  Status aborted_;
 };
 
 } // namespace shardrt::comm
