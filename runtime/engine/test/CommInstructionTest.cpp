@@ -259,8 +259,10 @@ TEST(CommInstructions, StartedExchangeNeedsExactlyOneWaitForItsSlots) {
       << misses.message();
 }
 
-TEST(CommInstructions, MissingPeerTimesOutInsteadOfHanging) {
-  // Rank 0 waits for a message rank 1 never sends.
+/// Two ranks, each copying its 4-element input to its output and then
+/// running its point-to-point steps (`steps[r]`, transfers of slot 1).
+std::shared_ptr<const Engine>
+twoRankTransfers(const std::vector<std::vector<TransferSpec>> &steps) {
   ArtifactWriter w({"x"}, {2});
   for (int r = 0; r < 2; ++r) {
     RankClassSpec rc;
@@ -273,11 +275,11 @@ TEST(CommInstructions, MissingPeerTimesOutInsteadOfHanging) {
     copy.inputs = {0};
     copy.outputs = {1};
     rc.program = {copy};
-    if (r == 0) {
-      InstructionSpec recv;
-      recv.opcode = fb::Opcode::SendRecv;
-      recv.transfers = {transfer(fb::TransferKind::Recv, 1, 0, 4, 7)};
-      rc.program.push_back(recv);
+    for (const TransferSpec &t : steps[size_t(r)]) {
+      InstructionSpec step;
+      step.opcode = fb::Opcode::SendRecv;
+      step.transfers = {t};
+      rc.program.push_back(step);
     }
     rc.inputSlots = {0};
     rc.outputSlots = {1};
@@ -286,30 +288,50 @@ TEST(CommInstructions, MissingPeerTimesOutInsteadOfHanging) {
   w.addInput(split("x", {4, 4}));
   w.addOutput(split("y", {4, 4}));
   auto bytes = w.serialize();
-  ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
+  EXPECT_TRUE(bytes.ok()) << bytes.status().toString();
+  if (!bytes.ok())
+    return nullptr;
   auto engine = Engine::loadFromMemory(bytes->data(), bytes->size());
-  ASSERT_TRUE(engine.ok());
+  EXPECT_TRUE(engine.ok()) << engine.status().toString();
+  return engine.ok() ? *engine : nullptr;
+}
+
+/// One session per communicator, each on a thread of its own (as an
+/// application drives a world from shardrt_local_world_create), binding
+/// ones as the input and running once; every rank's result.
+std::vector<Status>
+runOnOwnThreads(const std::shared_ptr<const Engine> &engine,
+                const std::vector<std::unique_ptr<comm::Communicator>> &comms) {
+  std::vector<Status> results(comms.size());
+  std::vector<std::thread> threads;
+  for (size_t r = 0; r < comms.size(); ++r)
+    threads.emplace_back([&, r] {
+      auto session = Session::create(engine, comms[r].get());
+      if (!session.ok()) {
+        results[r] = session.status();
+        return;
+      }
+      std::vector<float> x(4, 1.0f);
+      results[r] = (*session)->bindInput(0, x.data(), DType::F32, {4});
+      if (results[r].ok())
+        results[r] = (*session)->run();
+    });
+  for (std::thread &t : threads)
+    t.join();
+  return results;
+}
+
+TEST(CommInstructions, MissingPeerTimesOutInsteadOfHanging) {
+  // Rank 0 waits for a message rank 1 never sends.
+  std::shared_ptr<const Engine> engine =
+      twoRankTransfers({{transfer(fb::TransferKind::Recv, 1, 0, 4, 7)}, {}});
+  ASSERT_TRUE(engine);
   comm::CommOptions options;
   options.timeout = std::chrono::milliseconds(200);
   auto comms = comm::LocalWorld::create(2, options);
   ASSERT_TRUE(comms.ok());
-  std::vector<Status> results(static_cast<size_t>(2));
-  std::vector<std::thread> threads;
   auto start = std::chrono::steady_clock::now();
-  for (int r = 0; r < 2; ++r)
-    threads.emplace_back([&, r] {
-      auto session = Session::create(*engine, (*comms)[size_t(r)].get());
-      if (!session.ok()) {
-        results[size_t(r)] = session.status();
-        return;
-      }
-      std::vector<float> x(4, 1.0f);
-      results[size_t(r)] = (*session)->bindInput(0, x.data(), DType::F32, {4});
-      if (results[size_t(r)].ok())
-        results[size_t(r)] = (*session)->run();
-    });
-  for (std::thread &t : threads)
-    t.join();
+  std::vector<Status> results = runOnOwnThreads(engine, *comms);
   EXPECT_TRUE(results[1].ok()) << results[1].toString();
   EXPECT_EQ(results[0].code(), StatusCode::DeadlineExceeded)
       << results[0].toString();
@@ -325,61 +347,18 @@ TEST(CommInstructions, AFailedRunStopsThePeersWaitingForIt) {
   // rank 0 never sends, under a short timeout of its own; its failed run
   // gives up on the world, so rank 0, waiting (one minute) for what rank 1
   // would have sent next, stops at once.
-  ArtifactWriter w({"x"}, {2});
-  for (int r = 0; r < 2; ++r) {
-    RankClassSpec rc;
-    rc.name = "r" + std::to_string(r);
-    rc.ranks = {r};
-    rc.buffers = {slot(0, {4}), slot(64, {4})};
-    rc.arenaBytes = 128;
-    InstructionSpec copy;
-    copy.opcode = fb::Opcode::Copy;
-    copy.inputs = {0};
-    copy.outputs = {1};
-    rc.program = {copy};
-    InstructionSpec step;
-    step.opcode = fb::Opcode::SendRecv;
-    if (r == 0) {
-      step.transfers = {transfer(fb::TransferKind::Recv, 1, 0, 4, 7)};
-      rc.program.push_back(step);
-    } else {
-      step.transfers = {transfer(fb::TransferKind::Recv, 0, 0, 4, 8)};
-      rc.program.push_back(step);
-      step.transfers = {transfer(fb::TransferKind::Send, 0, 0, 4, 7)};
-      rc.program.push_back(step);
-    }
-    rc.inputSlots = {0};
-    rc.outputSlots = {1};
-    w.addRankClass(std::move(rc));
-  }
-  w.addInput(split("x", {4, 4}));
-  w.addOutput(split("y", {4, 4}));
-  auto bytes = w.serialize();
-  ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
-  auto engine = Engine::loadFromMemory(bytes->data(), bytes->size());
-  ASSERT_TRUE(engine.ok()) << engine.status().toString();
+  std::shared_ptr<const Engine> engine =
+      twoRankTransfers({{transfer(fb::TransferKind::Recv, 1, 0, 4, 7)},
+                        {transfer(fb::TransferKind::Recv, 0, 0, 4, 8),
+                         transfer(fb::TransferKind::Send, 0, 0, 4, 7)}});
+  ASSERT_TRUE(engine);
   comm::CommOptions options;
   options.timeout = std::chrono::milliseconds(60000);
   auto comms = comm::LocalWorld::create(2, options);
   ASSERT_TRUE(comms.ok());
   ASSERT_TRUE((*comms)[1]->setTimeout(std::chrono::milliseconds(100)).ok());
-  std::vector<Status> results(2);
-  std::vector<std::thread> threads;
   auto start = std::chrono::steady_clock::now();
-  for (int r = 0; r < 2; ++r)
-    threads.emplace_back([&, r] {
-      auto session = Session::create(*engine, (*comms)[size_t(r)].get());
-      if (!session.ok()) {
-        results[size_t(r)] = session.status();
-        return;
-      }
-      std::vector<float> x(4, 1.0f);
-      results[size_t(r)] = (*session)->bindInput(0, x.data(), DType::F32, {4});
-      if (results[size_t(r)].ok())
-        results[size_t(r)] = (*session)->run();
-    });
-  for (std::thread &t : threads)
-    t.join();
+  std::vector<Status> results = runOnOwnThreads(engine, *comms);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
   EXPECT_EQ(results[1].code(), StatusCode::DeadlineExceeded)
       << results[1].toString();
