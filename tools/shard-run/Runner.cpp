@@ -359,12 +359,7 @@ static Status runThisRank(const std::shared_ptr<const Engine> &engine,
   Status prepared = session.status();
   if (prepared.ok())
     prepared = prepareRank(*engine, **session, rank, inputs, io, options);
-  if (Status met = meet(comm, prepared, 0, "to set up its session");
-      !met.ok()) {
-    // As at start-up: each process says it before any exits.
-    (void)comm.barrier();
-    return met;
-  }
+  SHARDRT_RETURN_IF_ERROR(meet(comm, prepared, 0, "to set up its session"));
   RankStats mine;
   SHARDRT_RETURN_IF_ERROR(runRank(**session, rank, mine, options));
   // Gather every output box to every rank (bytes, rank order).

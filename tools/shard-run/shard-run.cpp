@@ -513,8 +513,16 @@ int run(const Args &args, comm::Communicator *mpi) {
     }
   };
   std::vector<RankStats> stats;
-  if (Status s = execute(engine, mpi, inputs, outputs, stats, options); !s.ok())
-    return fail(s);
+  if (Status s = execute(engine, mpi, inputs, outputs, stats, options);
+      !s.ok()) {
+    fail(s);
+    // A failed session meeting reaches every process: each says it before
+    // any exits. After a failed run the communicator was given up on, and
+    // the barrier returns at once.
+    if (mpi)
+      (void)mpi->barrier();
+    return 1;
+  }
   if (root) {
     std::printf("%s: %d rank(s) on %s, %zu input(s), %zu output(s)\n",
                 args.model.c_str(), world,

@@ -35,10 +35,7 @@ bool softmaxRow(float *row, int64_t n) {
     best = std::max(best, row[j]);
   if (best == kNegInf)
     return false;
-  expShifted(row, best, row, n);
-  float inv = static_cast<float>(1.0 / laneSum(row, n));
-  for (int64_t j = 0; j < n; ++j)
-    row[j] *= inv;
+  normalisedExp(row, best, row, n);
   return true;
 }
 

@@ -309,6 +309,13 @@ void detail::expShifted(const float *x, float shift, float *y, int64_t n) {
   binaryRun(x, true, &shift, false, y, n, expShiftedBy);
 }
 
+void detail::normalisedExp(const float *x, float shift, float *y, int64_t n) {
+  expShifted(x, shift, y, n);
+  float r = static_cast<float>(1.0 / laneSum(y, n));
+  for (int64_t i = 0; i < n; ++i)
+    y[i] *= r;
+}
+
 void detail::expShiftedEach(const float *x, const float *shift, float *y,
                             int64_t n) {
   binaryRun(x, true, shift, true, y, n, expShiftedBy);

@@ -31,6 +31,7 @@ namespace {
 
 using detail::expShifted;
 using detail::expShiftedEach;
+using detail::normalisedExp;
 using detail::forChunks;
 using detail::kParallelMin;
 using detail::laneSum;
@@ -324,11 +325,7 @@ void softmaxRow(const float *x, float *y, int64_t n, bool log) {
   float mx = ExtremeOp<true>::run(ExtremeOp<true>::init(), x, n);
   double sum = 0.0;
   if (!log) {
-    expShifted(x, mx, y, n);
-    sum = laneSum(y, n);
-    float r = static_cast<float>(1.0 / sum);
-    for (int64_t i = 0; i < n; ++i)
-      y[i] *= r;
+    normalisedExp(x, mx, y, n);
     return;
   }
   float e[kColumnBlock];

@@ -67,6 +67,9 @@ void expShifted(const float *x, float shift, float *y, int64_t n);
 /// y[i] = vectorExp(x[i] - shift[i]) for i < n (neighbouring softmax
 /// columns, each with its own max); y may be x.
 void expShiftedEach(const float *x, const float *shift, float *y, int64_t n);
+/// y[i] = exp(x[i] - shift) / sum_j exp(x[j] - shift): a softmax row whose
+/// max is `shift`, the sum in double; y may be x.
+void normalisedExp(const float *x, float shift, float *y, int64_t n);
 
 } // namespace shardrt::cpu::detail
 

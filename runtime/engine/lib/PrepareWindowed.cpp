@@ -45,10 +45,7 @@ void copyTo(int64_t *dst, const std::vector<int64_t> &src) {
 
 StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
-  StatusOr<ConvStep> step = decodeConv(inst, ctx);
-  if (!step.ok())
-    return step.status();
-  ConvStep c = *step;
+  SHARDRT_ASSIGN_OR_RETURN(ConvStep c, decodeConv(inst, ctx));
   return RunFn([=](RunContext &rc) {
     const float *bias = optionalSlot(rc, c.bias);
     if (c.transposed)
@@ -64,10 +61,7 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
 
 StatusOr<RunFn> preparePool(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
-  StatusOr<PoolStep> step = decodePool(inst, ctx);
-  if (!step.ok())
-    return step.status();
-  PoolStep p = *step;
+  SHARDRT_ASSIGN_OR_RETURN(PoolStep p, decodePool(inst, ctx));
   return RunFn([=](RunContext &rc) {
     if (p.isMax)
       cpu::maxPool(p.params, slotPtr<float>(rc, p.x), slotPtr<float>(rc, p.y));

@@ -29,8 +29,10 @@ struct Session::Impl {
   std::vector<const void *> boundInputs;
   std::vector<bool> inputReady;
   std::vector<void *> boundOutputs;
-  /// A binding changed since checkDisjointBindings last passed.
+  /// A bound address changed since checkDisjointBindings last passed.
   bool bindingsChanged = true;
+  /// Per output, isItsOwnInput() as of the last check of the bindings.
+  std::vector<bool> ownInput;
   /// Per output: its slot is an input or a constant, which the program only
   /// reads; a bound buffer then receives a copy after the run instead of
   /// replacing the slot.
@@ -63,7 +65,9 @@ struct Session::Impl {
   /// Refuses a run where memory the program writes (a bound output, the
   /// arena) overlaps other caller memory it reads or writes: the steps would
   /// read values they already overwrote.
-  Status checkDisjointBindings(const Engine &engine) const;
+  /// Also records isItsOwnInput() per output (`ownInput`) for the runs
+  /// until the next change of a binding.
+  Status checkDisjointBindings(const Engine &engine);
   /// Output i is an input the program returns as it is, bound to the very
   /// buffer that input is bound to: nothing writes it, so it may overlap
   /// what the input may.
@@ -377,9 +381,10 @@ Status Session::bindInput(size_t i, const void *data, DType dtype,
   if (!aligned(data, dtypeSize(dtype)))
     return Status::invalidArgument("input " + std::to_string(i) +
                                    " is not aligned to its elements; copy it");
+  // The overlap check depends on the bound addresses alone.
+  impl_->bindingsChanged |= impl_->boundInputs[i] != data;
   impl_->boundInputs[i] = data;
   impl_->inputReady[i] = true;
-  impl_->bindingsChanged = true;
   return Status();
 }
 
@@ -392,9 +397,9 @@ Status Session::copyInput(size_t i, const void *data, DType dtype,
   if (bytes)
     SHARDRT_RETURN_IF_ERROR(
         impl_->backend->copyIn(impl_->base[impl_->inputSlots[i]], data, bytes));
+  impl_->bindingsChanged |= impl_->boundInputs[i] != nullptr;
   impl_->boundInputs[i] = nullptr;
   impl_->inputReady[i] = true;
-  impl_->bindingsChanged = true;
   return Status();
 }
 
@@ -406,8 +411,8 @@ Status Session::bindOutput(size_t i, void *data, DType dtype,
   if (!aligned(data, dtypeSize(dtype)))
     return Status::invalidArgument("output " + std::to_string(i) +
                                    " is not aligned to its elements");
+  impl_->bindingsChanged |= impl_->boundOutputs[i] != data;
   impl_->boundOutputs[i] = data;
-  impl_->bindingsChanged = true;
   return Status();
 }
 
@@ -457,7 +462,7 @@ bool Session::Impl::isItsOwnInput(size_t i) const {
   return false;
 }
 
-Status Session::Impl::checkDisjointBindings(const Engine &engine) const {
+Status Session::Impl::checkDisjointBindings(const Engine &engine) {
   std::vector<BoundRange> ranges;
   auto add = [&](BoundRange::Kind kind, size_t index, const void *data,
                  uint64_t bytes) {
@@ -469,8 +474,9 @@ Status Session::Impl::checkDisjointBindings(const Engine &engine) const {
   for (size_t i = 0; i < inputSlots.size(); ++i)
     add(BoundRange::Input, i, boundInputs[i],
         slots[inputSlots[i]].tensorBytes());
+  ownInput.assign(outputSlots.size(), false);
   for (size_t i = 0; i < outputSlots.size(); ++i)
-    if (!isItsOwnInput(i))
+    if (!(ownInput[i] = isItsOwnInput(i)))
       add(BoundRange::Output, i, boundOutputs[i],
           slots[outputSlots[i]].tensorBytes());
   std::stable_sort(ranges.begin(), ranges.end(),
@@ -563,8 +569,7 @@ Status Session::run() {
   for (size_t i = 0; i < im.outputSlots.size(); ++i) {
     uint32_t slot = im.outputSlots[i];
     size_t bytes = size_t(im.slots[slot].tensorBytes());
-    if (im.boundOutputs[i] && im.outputReadOnly[i] && bytes &&
-        !im.isItsOwnInput(i))
+    if (im.boundOutputs[i] && im.outputReadOnly[i] && bytes && !im.ownInput[i])
       SHARDRT_RETURN_IF_ERROR(
           im.backend->copyWithin(im.boundOutputs[i], rc.slots[slot], bytes));
   }
