@@ -2,6 +2,8 @@
 
 #include "shardc/Compiler/MemoryPlan.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -80,9 +82,7 @@ public:
   uint64_t max(size_t begin, size_t end) const {
     if (begin >= end)
       return 0;
-    size_t k = 0;
-    while (size_t(2) << k <= end - begin)
-      ++k;
+    size_t k = llvm::Log2_64(end - begin);
     return std::max(levels_[k][begin], levels_[k][end - (size_t(1) << k)]);
   }
 

@@ -153,16 +153,12 @@ struct InsertReshardsPass
     };
     // A pinned op result the op cannot produce as given (split along a dim
     // it cuts, joins or reshapes): the op computes what it can, and a
-    // reshard after it makes the pinned layout for every use.
-    f.walk([&](ShardingRuleOpInterface ruleOp) {
-      Operation *op = ruleOp;
-      if (isa<ReshardOp, ShardingConstraintOp>(op) ||
-          op->getNumResults() != 1 || !recordedSharding(op->getResult(0)))
-        return;
+    // reshard after it makes the pinned layout for every use. Producers
+    // come before consumers, so a consumer reached below reads the reshard.
+    auto repairPin = [&](Operation *op, const ShardingRule &rule) {
       Value result = op->getResult(0);
       ValueSharding pinned = shardingOf(result);
-      ValueSharding computed =
-          producibleSharding(ruleOp.getShardingRule(), pinned);
+      ValueSharding computed = producibleSharding(rule, pinned);
       if (computed == pinned)
         return;
       op->setAttr(kShardingAttrName, toAttr(ctx, mesh, computed));
@@ -172,7 +168,7 @@ struct InsertReshardsPass
           b.create<ReshardOp>(op->getLoc(), result.getType(), result,
                               cast<ShardingAttr>(toAttr(ctx, mesh, pinned)));
       result.replaceAllUsesExcept(after.getResult(), after);
-    });
+    };
     SmallVector<Operation *> ops;
     f.walk([&](Operation *op) { ops.push_back(op); });
     for (Operation *op : ops) {
@@ -194,11 +190,13 @@ struct InsertReshardsPass
       auto ruleOp = dyn_cast<ShardingRuleOpInterface>(op);
       if (!ruleOp || !recordedSharding(op->getResult(0)))
         continue;
+      ShardingRule rule = ruleOp.getShardingRule();
+      repairPin(op, rule);
       SmallVector<ValueSharding> current;
       for (Value v : op->getOperands())
         current.push_back(shardingOf(v));
       std::vector<ValueSharding> required = requiredOperandShardings(
-          op, ruleOp.getShardingRule(), shardingOf(op->getResult(0)), current);
+          op, rule, shardingOf(op->getResult(0)), current);
       for (OpOperand &use : op->getOpOperands())
         reshard(use, required[use.getOperandNumber()]);
     }

@@ -152,12 +152,11 @@ forEachShardedFunction(ModuleOp module,
 }
 
 ValueSharding producibleSharding(const ShardingRule &rule, ValueSharding s) {
-  plan::Layout whole = plan::Layout::replicated(s.layout.shape);
   for (size_t rd = 0; rd < rule.resultDims[0].size(); ++rd) {
     int64_t f = rule.resultDims[0][rd];
     if (f == ShardingRule::kNoFactor ||
         rule.factors[f].kind == FactorKind::NeedsReplication)
-      s.layout.dims[rd] = whole.dims[rd];
+      s.layout.dims[rd] = plan::DimSplit::whole(s.layout.shape[rd]);
   }
   return s;
 }

@@ -172,8 +172,9 @@ def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
     activation) is never written. Groups whose outside inputs do not
     broadcast to that shape stay apart, as do chains that read the buffer
     the `Reduce` writes (one output's work reads other outputs' inputs, so
-    an in-place reduction would race); such a `Reduce` is left to the
-    runtime.
+    an in-place reduction would race); such a `Reduce` reduces the chain's
+    output alone (a lone fused reduction under `lone-kernels`, else the
+    runtime's `Reduce`).
 
     A group whose output only a reshaping `Copy` reads (a group norm's
     (groups, elements) rows going back to (N, C, H, W)) merges with the
