@@ -4,6 +4,11 @@
 // polling MPI_Test against the communicator's deadline. MPI_Wait and the
 // blocking collectives would hang forever on a dead peer.
 //
+// A second communicator carries abort notices: each rank keeps one receive
+// from any source posted on it, and a rank that gives up (abort) sends its
+// reason to every peer. The polling loops test that receive too, so peers
+// stop waiting for the failed rank at once instead of at their timeout.
+//
 //===----------------------------------------------------------------------===//
 
 #include "shardrt/comm/Mpi.h"
@@ -100,9 +105,11 @@ void backOff(Clock::time_point start) {
     std::this_thread::sleep_for(std::chrono::microseconds(20));
 }
 
-/// Polls `request` until it completes (`done`) or `deadline` passes; returns
-/// MPI's error code.
-int testUntil(MPI_Request &request, Clock::time_point deadline, bool &done) {
+/// Polls `request` until it completes (`done`), `deadline` passes or
+/// `stop()` says to give up; returns MPI's error code.
+template <typename Stop>
+int testUntil(MPI_Request &request, Clock::time_point deadline, bool &done,
+              Stop stop) {
   Clock::time_point start = Clock::now();
   for (;;) {
     int flag = 0;
@@ -110,7 +117,7 @@ int testUntil(MPI_Request &request, Clock::time_point deadline, bool &done) {
         rc != MPI_SUCCESS)
       return rc;
     done = flag != 0;
-    if (done || Clock::now() >= deadline)
+    if (done || Clock::now() >= deadline || stop())
       return MPI_SUCCESS;
     backOff(start);
   }
@@ -143,6 +150,13 @@ void abandon(std::shared_ptr<void> keep) {
   std::lock_guard<std::mutex> lock(mutex);
   graveyard->push_back(std::move(keep));
 }
+
+/// What a rank that gives up tells each peer on the notice communicator.
+struct AbortNotice {
+  std::int32_t rank = -1;
+  char reason[252] = {0};
+};
+constexpr int kAbortTag = 1;
 
 class MpiRequestState final : public RequestState {
 public:
@@ -181,12 +195,30 @@ public:
 
 class MpiCommunicator final : public Communicator {
 public:
-  MpiCommunicator(MPI_Comm comm, int rank, int size, const CommOptions &options)
-      : Communicator(rank, size, options), comm_(comm) {}
+  /// `notices` is a duplicate of `comm` that carries only abort notices.
+  MpiCommunicator(MPI_Comm comm, MPI_Comm notices, int rank, int size,
+                  const CommOptions &options)
+      : Communicator(rank, size, options), comm_(comm), notices_(notices) {
+    if (MPI_Irecv(inbox_.get(), sizeof(AbortNotice), MPI_BYTE, MPI_ANY_SOURCE,
+                  kAbortTag, notices_, &noticeRequest_) != MPI_SUCCESS)
+      noticeRequest_ = MPI_REQUEST_NULL; // peers' failures then time out
+  }
   ~MpiCommunicator() override {
-    // Legal with operations still pending: MPI frees it once they finish.
-    if (!mpiFinalized())
-      MPI_Comm_free(&comm_);
+    if (mpiFinalized())
+      return;
+    if (noticeRequest_ != MPI_REQUEST_NULL) {
+      MPI_Cancel(&noticeRequest_);
+      int flag = 0;
+      MPI_Test(&noticeRequest_, &flag, MPI_STATUS_IGNORE);
+      if (!flag && noticeRequest_ != MPI_REQUEST_NULL) {
+        // Not confirmed yet: MPI may still write the inbox.
+        MPI_Request_free(&noticeRequest_);
+        abandon(inbox_);
+      }
+    }
+    // Legal with operations still pending: MPI frees them once they finish.
+    MPI_Comm_free(&notices_);
+    MPI_Comm_free(&comm_);
   }
 
   const char *backendName() const override { return "mpi"; }
@@ -214,6 +246,7 @@ protected:
   Status doBroadcast(void *buffer, std::int64_t count, DataType type,
                      int root) override;
   Status doBarrier() override;
+  void doAbort(const Status &why) override;
 
 private:
   std::string prefix(const char *op) const {
@@ -224,8 +257,74 @@ private:
   Status finish(const char *op, int rc, MPI_Request request,
                 std::shared_ptr<void> keep = nullptr);
 
+  /// Unavailable ("rank N failed: ...") once a peer's abort notice came;
+  /// a poll that never blocks.
+  Status peerFailure();
+  /// `op` on this rank stopped waiting for `what` because a peer failed.
+  Status stoppedWaiting(const std::string &where, const std::string &what) {
+    return Status::unavailable(where + "stopped waiting for " + what + ": " +
+                               peerFailed_.message());
+  }
+
   MPI_Comm comm_;
+  MPI_Comm notices_;
+  /// Where the first peer's notice lands; shared so that an abandoned
+  /// receive can outlive the communicator.
+  std::shared_ptr<AbortNotice> inbox_ = std::make_shared<AbortNotice>();
+  MPI_Request noticeRequest_ = MPI_REQUEST_NULL;
+  Status peerFailed_;
 };
+
+Status MpiCommunicator::peerFailure() {
+  if (!peerFailed_.ok() || noticeRequest_ == MPI_REQUEST_NULL)
+    return peerFailed_;
+  int flag = 0;
+  if (MPI_Test(&noticeRequest_, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+    noticeRequest_ = MPI_REQUEST_NULL; // released with its error
+    return peerFailed_;
+  }
+  if (!flag)
+    return peerFailed_;
+  inbox_->reason[sizeof(inbox_->reason) - 1] = '\0';
+  peerFailed_ = Status::unavailable("rank " + std::to_string(inbox_->rank) +
+                                    " failed: " + inbox_->reason);
+  return peerFailed_;
+}
+
+void MpiCommunicator::doAbort(const Status &why) {
+  // A rank that gives up because a peer failed has nothing to add: that
+  // peer told every rank itself.
+  if (!peerFailure().ok())
+    return;
+  auto notice = std::make_shared<AbortNotice>();
+  notice->rank = rank();
+  std::string text = why.toString();
+  text.copy(notice->reason, sizeof(notice->reason) - 1);
+  std::vector<MPI_Request> sends;
+  for (int peer = 0; peer < size(); ++peer) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (peer != rank() &&
+        MPI_Isend(notice.get(), sizeof(AbortNotice), MPI_BYTE, peer, kAbortTag,
+                  notices_, &request) == MPI_SUCCESS)
+      sends.push_back(request);
+  }
+  // A notice is small enough to leave eagerly; a dead peer's must not hold
+  // this rank up for long.
+  Clock::time_point start = Clock::now();
+  Clock::time_point until =
+      start + std::min<Clock::duration>(timeout(), std::chrono::seconds(1));
+  int flag = 0;
+  while (MPI_Testall(int(sends.size()), sends.data(), &flag,
+                     MPI_STATUSES_IGNORE) == MPI_SUCCESS &&
+         !flag && Clock::now() < until)
+    backOff(start);
+  if (flag)
+    return;
+  for (MPI_Request &request : sends)
+    if (request != MPI_REQUEST_NULL)
+      MPI_Request_free(&request);
+  abandon(notice);
+}
 
 StatusOr<Request> MpiCommunicator::doIsend(const void *buffer,
                                            std::size_t bytes, int peer,
@@ -297,6 +396,8 @@ Status MpiCommunicator::doWaitAll(Span<Request> requests,
     }
     if (!late)
       return error;
+    if (!peerFailure().ok())
+      return !error.ok() ? error : stoppedWaiting(where, late->describe());
     if (Clock::now() >= deadline)
       return !error.ok()
                  ? error
@@ -311,12 +412,15 @@ Status MpiCommunicator::finish(const char *op, int rc, MPI_Request request,
                                std::shared_ptr<void> keep) {
   bool done = false;
   if (rc == MPI_SUCCESS)
-    rc = testUntil(request, Clock::now() + timeout(), done);
+    rc = testUntil(request, Clock::now() + timeout(), done,
+                   [&] { return !peerFailure().ok(); });
   if (rc != MPI_SUCCESS)
     return mpiError(prefix(op), rc);
   if (done)
     return Status();
   abandon(std::move(keep));
+  if (!peerFailed_.ok())
+    return stoppedWaiting(prefix(op), "the other ranks");
   return Status::deadlineExceeded(
       prefix(op) + "did not complete within " +
       std::to_string(timeout().count()) + " ms (of " + std::to_string(size()) +
@@ -447,23 +551,19 @@ createMpiCommunicator(const CommOptions &options) {
   return createMpiCommunicator(MPI_COMM_WORLD, options);
 }
 
-StatusOr<std::unique_ptr<Communicator>>
-createMpiCommunicator(MPI_Comm base, const CommOptions &options) {
-  if (options.timeout.count() <= 0)
-    return Status::invalidArgument("comm timeout must be positive, got " +
-                                   std::to_string(options.timeout.count()) +
-                                   " ms");
-  if (Status s = initializeMpi(); !s.ok())
-    return s;
-  // MPI_Comm_idup, not MPI_Comm_dup: creation is collective too, and a rank
-  // that never arrives must not hang the others. The handle lives on the heap
-  // because an abandoned idup may still write it.
+namespace {
+
+/// MPI_Comm_idup, not MPI_Comm_dup: creation is collective too, and a rank
+/// that never arrives must not hang the others. The handle lives on the heap
+/// because an abandoned idup may still write it.
+StatusOr<MPI_Comm> duplicateBefore(MPI_Comm base, Clock::time_point deadline,
+                                   std::chrono::milliseconds timeout) {
   auto comm = std::make_shared<MPI_Comm>(MPI_COMM_NULL);
   MPI_Request request = MPI_REQUEST_NULL;
   int rc = MPI_Comm_idup(base, comm.get(), &request);
   bool done = false;
   if (rc == MPI_SUCCESS)
-    rc = testUntil(request, Clock::now() + options.timeout, done);
+    rc = testUntil(request, deadline, done, [] { return false; });
   if (rc != MPI_SUCCESS)
     return mpiError("MPI_Comm_idup: ", rc);
   if (!done) {
@@ -472,17 +572,38 @@ createMpiCommunicator(MPI_Comm base, const CommOptions &options) {
     MPI_Comm_rank(base, &baseRank);
     return Status::deadlineExceeded(
         "MPI_Comm_idup on rank " + std::to_string(baseRank) +
-        " did not complete within " + std::to_string(options.timeout.count()) +
+        " did not complete within " + std::to_string(timeout.count()) +
         " ms (a rank is dead or is not creating the communicator)");
   }
   // Errors on our own duplicate come back as codes; the application's
   // handler on `base` is left alone.
   MPI_Comm_set_errhandler(*comm, MPI_ERRORS_RETURN);
+  return *comm;
+}
+
+} // namespace
+
+StatusOr<std::unique_ptr<Communicator>>
+createMpiCommunicator(MPI_Comm base, const CommOptions &options) {
+  if (options.timeout.count() <= 0)
+    return Status::invalidArgument("comm timeout must be positive, got " +
+                                   std::to_string(options.timeout.count()) +
+                                   " ms");
+  if (Status s = initializeMpi(); !s.ok())
+    return s;
+  Clock::time_point deadline = Clock::now() + options.timeout;
+  SHARDRT_ASSIGN_OR_RETURN(MPI_Comm comm,
+                           duplicateBefore(base, deadline, options.timeout));
+  StatusOr<MPI_Comm> notices = duplicateBefore(comm, deadline, options.timeout);
+  if (!notices.ok()) {
+    MPI_Comm_free(&comm);
+    return notices.status();
+  }
   int rank = 0, size = 0;
-  MPI_Comm_rank(*comm, &rank);
-  MPI_Comm_size(*comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
   return std::unique_ptr<Communicator>(
-      std::make_unique<MpiCommunicator>(*comm, rank, size, options));
+      std::make_unique<MpiCommunicator>(comm, *notices, rank, size, options));
 }
 
 StatusOr<int> nodeLocalRank(Communicator &comm) {

@@ -178,6 +178,54 @@ TEST(MpiCommTimeout, CollectiveWithAMissingPeerTimesOut) {
   EXPECT_TRUE(s.ok()) << s.toString();
 }
 
+/// Rank 1 gives up part way (as Session::run does after a failed step):
+/// every other rank, waiting for a message from it or in a collective with
+/// it under a 60 s timeout, must stop at once with its reason.
+TEST(MpiCommAbort, AFailedRankStopsItsPeersAtOnce) {
+  auto comm = makeComm(60s);
+  auto world = makeComm(20s);
+  ASSERT_TRUE(comm && world);
+  if (comm->size() < 2)
+    GTEST_SKIP() << "needs two ranks";
+  if (comm->rank() == 1) {
+    comm->abort(Status::internal("step 7 (Conv) failed"));
+    int value = 0;
+    StatusOr<Request> send = comm->isend(&value, 4, 0, 3);
+    EXPECT_EQ(send.status().code(), StatusCode::FailedPrecondition);
+  } else {
+    int value = -1;
+    StatusOr<Request> request = comm->irecv(&value, 4, 1, 3);
+    ASSERT_TRUE(request.ok()) << request.status().toString();
+    Clock::time_point start = Clock::now();
+    Status s = comm->waitAll(*request, 60s);
+    EXPECT_LT(Clock::now() - start, 30s);
+    EXPECT_EQ(s.code(), StatusCode::Unavailable) << s.toString();
+    EXPECT_NE(s.message().find("stopped waiting for irecv from rank 1"),
+              std::string::npos)
+        << s.toString();
+    EXPECT_NE(s.message().find("rank 1 failed: Internal: step 7 (Conv)"),
+              std::string::npos)
+        << s.toString();
+    request->reset();
+    EXPECT_EQ(value, -1);
+    // A collective the failed rank will never enter stops at once too.
+    start = Clock::now();
+    s = comm->barrier();
+    EXPECT_LT(Clock::now() - start, 30s);
+    EXPECT_EQ(s.code(), StatusCode::Unavailable) << s.toString();
+    EXPECT_NE(s.message().find("barrier on rank " +
+                               std::to_string(comm->rank()) +
+                               ": stopped waiting for the other ranks: rank "
+                               "1 failed"),
+              std::string::npos)
+        << s.toString();
+    // This rank gives up in turn, without telling anyone again.
+    comm->abort(s);
+  }
+  Status s = world->barrier();
+  EXPECT_TRUE(s.ok()) << s.toString();
+}
+
 /// Prints only failures, prefixed with the rank, so that the report of the
 /// ranks other than 0 stays short and is not mistaken for rank 0's.
 class FailurePrinter : public ::testing::EmptyTestEventListener {

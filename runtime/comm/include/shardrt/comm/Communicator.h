@@ -253,9 +253,11 @@ public:
   /// FailedPrecondition naming `why` (waitAll still completes what is in
   /// flight). `local`: every rank's pending and later waits return
   /// Unavailable at once ("rank N failed"), as under LocalWorld::run;
-  /// `nccl`: a communicator it created is aborted; `mpi` cannot reach its
-  /// peers, which keep waiting until their timeout (or until the launcher
-  /// stops them). Call it from this rank's thread; the first call wins.
+  /// `mpi`: every peer's pending and later waits and collectives on this
+  /// communicator return Unavailable at once, with `why` (a notice sent to
+  /// each peer; a peer gone dead is given up on after a second);
+  /// `nccl`: a communicator it created is aborted. Call it from this rank's
+  /// thread; the first call wins.
   void abort(const Status &why);
 
 protected:

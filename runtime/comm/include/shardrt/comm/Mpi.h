@@ -7,6 +7,9 @@
 // collectives use the non-blocking MPI-3 forms (MPI_Iallreduce, ...) for the
 // same reason: a dead peer must become DeadlineExceeded, not a hang. The
 // communicator gets MPI_ERRORS_RETURN, so MPI errors become Status values.
+// A rank that gives up (Communicator::abort, after a failed run) sends its
+// reason over a second duplicate that carries only such notices; the peers'
+// polls see it and stop with Unavailable instead of waiting out the timeout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,8 +31,9 @@ namespace shardrt::comm {
 /// application finalized first. FailedPrecondition after MPI_Finalize.
 Status initializeMpi();
 
-/// A communicator over a duplicate of `base` (MPI_COMM_WORLD by default), so
-/// that runtime traffic never matches the application's own messages.
+/// A communicator over two duplicates of `base` (MPI_COMM_WORLD by default),
+/// one for the runtime's traffic and one for abort notices, so that neither
+/// ever matches the application's own messages.
 /// Initializes MPI if needed. Collective over `base`.
 StatusOr<std::unique_ptr<Communicator>>
 createMpiCommunicator(const CommOptions &options = {});
