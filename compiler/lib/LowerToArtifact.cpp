@@ -262,34 +262,6 @@ art::RankClassSpec rankClassSpec(const RankClassProgram &program,
   return rc;
 }
 
-/// Every tensor of `f` must have a byte size an int64 holds (the artifact's
-/// and the runtime's sizes are int64); a bigger one is a located error here
-/// rather than a lowered artifact that fails its own checks.
-LogicalResult checkTensorSizes(func::FuncOp f) {
-  auto check = [](Value v, Location loc) -> LogicalResult {
-    auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!type || !type.hasStaticShape())
-      return success();
-    int64_t bytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-    for (int64_t n : type.getShape())
-      if (llvm::MulOverflow(bytes, n, bytes))
-        return emitError(loc) << type
-                              << " holds more bytes than an int64 "
-                                 "counts; no target can allocate it";
-    return success();
-  };
-  for (BlockArgument arg : f.getArguments())
-    if (failed(check(arg, arg.getLoc())))
-      return failure();
-  WalkResult walked = f.walk([&](Operation *op) {
-    for (Value r : op->getResults())
-      if (failed(check(r, op->getLoc())))
-        return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return failure(walked.wasInterrupted());
-}
-
 /// The reference must take and return exactly what `f` does.
 LogicalResult checkReference(func::FuncOp f,
                              const std::vector<uint8_t> &reference) {
@@ -538,7 +510,7 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
   func::FuncOp entry = partitionedEntry(module);
   if (!entry) {
     FailureOr<func::FuncOp> source = entryFunction(module);
-    if (failed(source) || failed(checkTensorSizes(*source)))
+    if (failed(source))
       return failure();
     if (reference && failed(checkReference(*source, *reference)))
       return failure();

@@ -101,6 +101,19 @@ FailureOr<RankPrograms> partitioned(func::FuncOp f, MeshOp mesh) {
   return p;
 }
 
+/// The sc ops' verifier bounds their operands' and results' bytes (the
+/// BytesFitInt64 trait); an argument that only reaches `return` is bounded
+/// here, before its buffer is sized.
+LogicalResult checkArgumentSizes(func::FuncOp f) {
+  for (BlockArgument arg : f.getArguments())
+    if (!sc::bytesFitInt64(arg.getType()))
+      return emitError(arg.getLoc())
+             << arg.getType()
+             << " holds more bytes than an int64 counts; no target can "
+                "allocate it";
+  return success();
+}
+
 struct ScPartitionPass : impl::ScPartitionBase<ScPartitionPass> {
   using ScPartitionBase::ScPartitionBase;
 
@@ -109,7 +122,7 @@ struct ScPartitionPass : impl::ScPartitionBase<ScPartitionPass> {
     if (partitionedEntry(module))
       return; // already partitioned
     FailureOr<func::FuncOp> entry = entryFunction(module);
-    if (failed(entry))
+    if (failed(entry) || failed(checkArgumentSizes(*entry)))
       return signalPassFailure();
     FailureOr<RankPrograms> programs = failure();
     if (unpartitioned || !isShardedOverSeveralRanks(*entry)) {

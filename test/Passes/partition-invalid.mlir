@@ -48,3 +48,13 @@ module {
     return %x : tensor<2xf32>
   }
 }
+
+// -----
+
+// case: an argument whose bytes overflow int64 reaches only `return` (no sc op
+// verifies it), so sc-partition bounds it before sizing its buffer
+sc.mesh @mesh ["x"=2]
+// expected-error @+1 {{'tensor<4294967296x4294967296xf32>' holds more bytes than an int64 counts}}
+func.func @main(%x: tensor<4294967296x4294967296xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>}) -> tensor<4294967296x4294967296xf32> {
+  return %x : tensor<4294967296x4294967296xf32>
+}

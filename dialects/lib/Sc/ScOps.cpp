@@ -14,6 +14,39 @@ using namespace shardc::sc::detail;
 #define GET_OP_CLASSES
 #include "shardc/Dialect/Sc/ScOps.cpp.inc"
 
+bool shardc::sc::bytesFitInt64(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return true;
+  Type element = tensor.getElementType();
+  int64_t bytes =
+      element.isIntOrFloat()
+          ? std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8)
+          : 8;
+  for (int64_t n : tensor.getShape())
+    if (llvm::MulOverflow(bytes, n, bytes))
+      return false;
+  return true;
+}
+
+LogicalResult shardc::sc::verifyBytesFitInt64(Operation *op) {
+  auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
+    if (bytesFitInt64(type))
+      return success();
+    return op->emitOpError()
+           << kind << " #" << index << " " << type
+           << " holds more bytes than an int64 counts; no target can "
+              "allocate it";
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // MeshOp: sc.mesh @name ["x"=2, "y"=4]
 //===----------------------------------------------------------------------===//

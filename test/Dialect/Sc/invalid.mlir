@@ -196,6 +196,26 @@ func.func @reshard_bad_target(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+// case: a result whose bytes overflow int64 (2^32 * 2^32 * 4), though the op
+// is otherwise valid
+func.func @huge_result(%x: tensor<1xf32>) -> tensor<4294967296x4294967296xf32> {
+  // expected-error @+1 {{result #0 'tensor<4294967296x4294967296xf32>' holds more bytes than an int64 counts}}
+  %0 = sc.broadcast_to %x : (tensor<1xf32>) -> tensor<4294967296x4294967296xf32>
+  return %0 : tensor<4294967296x4294967296xf32>
+}
+
+// -----
+
+// case: an operand whose bytes overflow int64 (2^31 * 2^31 * 2 bytes of f16)
+// though its result fits after the slice
+func.func @huge_operand(%x: tensor<2147483648x2147483648xf16>) -> tensor<1x1xf16> {
+  // expected-error @+1 {{operand #0 'tensor<2147483648x2147483648xf16>' holds more bytes than an int64 counts}}
+  %0 = sc.slice %x {start = array<i64: 0, 0>, end = array<i64: 1, 1>} : (tensor<2147483648x2147483648xf16>) -> tensor<1x1xf16>
+  return %0 : tensor<1x1xf16>
+}
+
+// -----
+
 // case: broadcast mismatch (3 vs 4)
 func.func @broadcast_mismatch(%a: tensor<3xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+2 {{broadcast}}

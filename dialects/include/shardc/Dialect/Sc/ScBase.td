@@ -15,7 +15,9 @@ def Sc_Dialect : Dialect {
     are split over a named device mesh. Splits may be uneven: a dimension of
     size n over k shards follows `numpy.array_split` unless explicit per-shard
     extents are given. shardc's passes propagate these shardings and partition
-    the program into static-shaped per-rank programs.
+    the program into static-shaped per-rank programs. Every op's operands
+    and results must have a byte size an int64 holds (the `Sc_BytesFitInt64`
+    trait): costs, memory plans, artifacts and the runtime count in int64.
 
     ```mlir
     sc.mesh @mesh ["x"=4]
@@ -38,8 +40,15 @@ def Sc_Dialect : Dialect {
   }];
 }
 
+// Every operand and result of an sc op has a byte size an int64 holds: the
+// partitioner's costs, the memory plan, the artifact and the runtime count
+// bytes in int64, so a bigger tensor is rejected where it is written.
+def Sc_BytesFitInt64 : NativeOpTrait<"BytesFitInt64"> {
+  let cppNamespace = "::shardc::sc::OpTrait";
+}
+
 class Sc_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Sc_Dialect, mnemonic, traits>;
+    : Op<Sc_Dialect, mnemonic, !listconcat(traits, [Sc_BytesFitInt64])>;
 
 // Tensors of the dialect: static-shaped, ranked.
 def Sc_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;

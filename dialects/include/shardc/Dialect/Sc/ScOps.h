@@ -17,6 +17,25 @@
 
 #include "shardc/Dialect/Sc/ScInterfaces.h.inc"
 
+namespace shardc::sc {
+/// Whether a static tensor of `type` has a byte size an int64 holds (true
+/// for anything else).
+bool bytesFitInt64(mlir::Type type);
+/// Fails (at `op`) for a tensor operand or result whose bytes overflow int64.
+mlir::LogicalResult verifyBytesFitInt64(mlir::Operation *op);
+
+namespace OpTrait {
+template <typename ConcreteType>
+class BytesFitInt64
+    : public mlir::OpTrait::TraitBase<ConcreteType, BytesFitInt64> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    return verifyBytesFitInt64(op);
+  }
+};
+} // namespace OpTrait
+} // namespace shardc::sc
+
 #define GET_OP_CLASSES
 #include "shardc/Dialect/Sc/ScOps.h.inc"
 
