@@ -618,36 +618,66 @@ void unpackBlocks(const uint8_t *packed, const BlockLayout &l, void *whole,
   }
 }
 
+/// What a collective may send while [dst, dst + dstBytes) is written:
+/// `src` itself when its `bytes` lie apart from those or `src` is `fineAt`
+/// (exactly in place, where the step allows it), else a copy in `spare`.
+/// The planner may place a collective's input inside its output (an
+/// all-gather's own block), and blocks land in any order.
+const void *apartFrom(const void *src, size_t bytes, const void *dst,
+                      size_t dstBytes, const void *fineAt,
+                      std::vector<uint8_t> &spare) {
+  const auto *s = static_cast<const uint8_t *>(src);
+  const auto *d = static_cast<const uint8_t *>(dst);
+  bool overlap = bytes && dstBytes && s < d + dstBytes && d < s + bytes;
+  if (!overlap || src == fineAt)
+    return src;
+  spare.assign(s, s + bytes);
+  return spare.data();
+}
+
+/// Staging made at the first run that needs it: a backend that moves the
+/// blocks on its own (CUDA) prepares these steps only for their checks and
+/// never runs them.
+using Staging = std::shared_ptr<std::vector<uint8_t>>;
+
 StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
   StatusOr<AllGatherLayout> decoded = decodeAllGather(inst, ctx);
   if (!decoded.ok())
     return decoded.status();
   auto l = std::make_shared<const AllGatherLayout>(std::move(*decoded));
-  // Member-major blocks in `staging`, then each in its place along `dim`.
-  // Made at the first run: a backend that gathers on its own (CUDA)
-  // prepares this step only for its checks and never runs it.
-  auto staging = std::make_shared<std::vector<uint8_t>>();
+  // The blocks land member-major: in the output itself when that is its
+  // layout (nothing precedes the gathered dim), else in staging and then
+  // each in its place along `dim`.
+  bool direct = l->packedIsOutput();
+  Staging staging = std::make_shared<std::vector<uint8_t>>(),
+          spare = std::make_shared<std::vector<uint8_t>>();
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-gather"));
     const BlockLayout &blocks = l->blocks;
-    staging->resize(size_t(blocks.total));
     const Group &g = l->group;
-    const void *own = rc.slots[l->inSlot];
-    int64_t ownBytes = blocks.counts[g.index];
+    size_t total = size_t(blocks.total),
+           ownBytes = size_t(blocks.counts[g.index]);
+    if (!direct)
+      staging->resize(total);
+    auto *packed = direct ? static_cast<char *>(rc.slots[l->outSlot])
+                          : reinterpret_cast<char *>(staging->data());
+    char *ownBlock = packed + blocks.displs[g.index];
+    const void *own = apartFrom(rc.slots[l->inSlot], ownBytes, packed, total,
+                                ownBlock, *spare);
     if (g.whole) {
+      // The communicators take a send buffer that is its own slot.
       SHARDRT_RETURN_IF_ERROR(rc.comm->allGatherV(
-          own, ownBytes, staging->data(), blocks.counts, comm::DataType::Byte));
+          own, int64_t(ownBytes), packed, blocks.counts, comm::DataType::Byte));
     } else {
-      if (ownBytes)
-        std::memcpy(staging->data() + blocks.displs[g.index], own,
-                    size_t(ownBytes));
-      SHARDRT_RETURN_IF_ERROR(exchangeInGroup(
-          *rc.comm, g,
-          l->messages(own, reinterpret_cast<char *>(staging->data()))));
+      if (ownBytes && own != ownBlock)
+        std::memcpy(ownBlock, own, ownBytes);
+      SHARDRT_RETURN_IF_ERROR(
+          exchangeInGroup(*rc.comm, g, l->messages(own, packed)));
     }
-    unpackBlocks(staging->data(), blocks, rc.slots[l->outSlot], l->output,
-                 l->dim, l->elemBytes);
+    if (!direct)
+      unpackBlocks(staging->data(), blocks, rc.slots[l->outSlot], l->output,
+                   l->dim, l->elemBytes);
     return Status();
   });
 }
@@ -661,26 +691,32 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
     return decoded.status();
   auto l = std::make_shared<const ReduceScatterLayout>(std::move(*decoded));
   size_t members = l->group.ranks.size(), own = size_t(numElements(l->output));
-  // The input's blocks packed member-major, then the members' copies of
-  // this member's block: made at the first run.
-  auto staging = std::make_shared<std::vector<float>>();
+  // The blocks go straight from the input when they lie packed in it
+  // (nothing precedes the split dim), else packed member-major first. The
+  // members' copies of this member's block arrive apart from both; the
+  // output is written only once all have.
+  bool direct = packedAlong(l->input, l->dim);
+  Staging packing = std::make_shared<std::vector<uint8_t>>();
+  auto received = std::make_shared<std::vector<float>>();
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a reduce-scatter"));
     const ReduceScatterLayout &L = *l;
-    size_t sentFloats = size_t(L.sent.total) / 4;
-    staging->resize(sentFloats + own * members);
-    uint8_t *packed = reinterpret_cast<uint8_t *>(staging->data());
-    float *received = staging->data() + sentFloats;
-    packBlocks(rc.slots[L.inSlot], L.input, L.dim, L.sent, packed, 4);
+    const auto *packed = static_cast<const uint8_t *>(rc.slots[L.inSlot]);
+    if (!direct) {
+      packing->resize(size_t(L.sent.total));
+      packBlocks(packed, L.input, L.dim, L.sent, packing->data(), 4);
+      packed = packing->data();
+    }
+    received->resize(own * members);
     std::vector<const float *> terms(members);
     for (size_t q = 0; q < members; ++q)
       terms[q] =
           q == L.group.index
               ? reinterpret_cast<const float *>(packed + L.sent.displs[q])
-              : received + q * own;
+              : received->data() + q * own;
     SHARDRT_RETURN_IF_ERROR(exchangeInGroup(
         *rc.comm, L.group,
-        L.messages(reinterpret_cast<const char *>(packed), received)));
+        L.messages(reinterpret_cast<const char *>(packed), received->data())));
     reduceInOrder(terms, static_cast<float *>(rc.slots[L.outSlot]),
                   int64_t(own), L.op);
     return Status();
@@ -693,31 +729,48 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
   if (!decoded.ok())
     return decoded.status();
   auto l = std::make_shared<const AllToAllLayout>(std::move(*decoded));
-  // The rows sent, then the blocks received, each packed member-major:
-  // made at the first run.
-  auto staging = std::make_shared<std::vector<uint8_t>>();
+  // Rows go straight from the input when they lie packed in it, blocks
+  // straight into the output when that is their layout; otherwise through
+  // staging, packed member-major.
+  bool sendDirect = packedAlong(l->input, l->splitDim),
+       recvDirect = packedAlong(l->output, l->concatDim);
+  Staging sendStaging = std::make_shared<std::vector<uint8_t>>(),
+          recvStaging = std::make_shared<std::vector<uint8_t>>(),
+          spare = std::make_shared<std::vector<uint8_t>>();
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-to-all"));
     const AllToAllLayout &L = *l;
-    staging->resize(size_t(L.sent.total + L.received.total));
-    uint8_t *send = staging->data(), *recv = send + L.sent.total;
-    packBlocks(rc.slots[L.inSlot], L.input, L.splitDim, L.sent, send,
-               L.elemBytes);
+    const void *send = rc.slots[L.inSlot];
+    if (!sendDirect) {
+      sendStaging->resize(size_t(L.sent.total));
+      packBlocks(send, L.input, L.splitDim, L.sent, sendStaging->data(),
+                 L.elemBytes);
+      send = sendStaging->data();
+    }
+    if (!recvDirect)
+      recvStaging->resize(size_t(L.received.total));
+    auto *recv = recvDirect ? static_cast<char *>(rc.slots[L.outSlot])
+                            : reinterpret_cast<char *>(recvStaging->data());
+    // Blocks may land before every row is sent: what is sent lies apart
+    // from what is received, even exactly in place.
+    const auto *sent = static_cast<const char *>(
+        apartFrom(send, size_t(L.sent.total), recv, size_t(L.received.total),
+                  nullptr, *spare));
     if (L.group.whole) {
       SHARDRT_RETURN_IF_ERROR(rc.comm->allToAllV(
-          send, L.sent.counts, L.sent.displs, recv, L.received.counts,
+          sent, L.sent.counts, L.sent.displs, recv, L.received.counts,
           L.received.displs, comm::DataType::Byte));
     } else {
       size_t self = L.group.index;
-      std::memcpy(recv + L.received.displs[self], send + L.sent.displs[self],
-                  size_t(L.sent.counts[self]));
+      if (L.sent.counts[self])
+        std::memcpy(recv + L.received.displs[self], sent + L.sent.displs[self],
+                    size_t(L.sent.counts[self]));
       SHARDRT_RETURN_IF_ERROR(
-          exchangeInGroup(*rc.comm, L.group,
-                          L.messages(reinterpret_cast<const char *>(send),
-                                     reinterpret_cast<char *>(recv))));
+          exchangeInGroup(*rc.comm, L.group, L.messages(sent, recv)));
     }
-    unpackBlocks(recv, L.received, rc.slots[L.outSlot], L.output, L.concatDim,
-                 L.elemBytes);
+    if (!recvDirect)
+      unpackBlocks(recvStaging->data(), L.received, rc.slots[L.outSlot],
+                   L.output, L.concatDim, L.elemBytes);
     return Status();
   });
 }

@@ -3,8 +3,9 @@
 // Hand-built 3-rank artifacts (a ring) run on the local backend: a periodic
 // halo exchange, an all-reduce and an all-gather-v, checked against values
 // computed here; collectives over one axis of a 2x2 mesh and
-// reduce-scatter-v; all-to-all-v over the world and over one axis; and a
-// missing peer that must turn into an error, not a hang.
+// reduce-scatter-v; all-gathers into an output that holds their input;
+// all-to-all-v over the world and over one axis; and a missing peer that must
+// turn into an error, not a hang.
 //
 //===----------------------------------------------------------------------===//
 
@@ -481,6 +482,100 @@ TEST(CommInstructions, CollectivesOverOneAxisOfA2x2Mesh) {
       all += x(q, r);
     EXPECT_EQ(o.worldScatter, std::vector<float>{all}) << "rank " << r;
   }
+}
+
+/// A 2x2 mesh ("x" major): rank r = 2 * cx + cy copies its x (4 values) to
+/// a slot inside the output of an all-gather of it, which then lands in
+/// that very output (nothing precedes the gathered dim):
+///  - over the world, the copy at its own block (exactly in place);
+///  - over y, the copy two values into the output (across both blocks);
+///  - over x, the copy at its own block (member cx's);
+///  - over the world, the copy two values into the output.
+/// Run twice with other inputs, so that a stale copy would show.
+TEST(CommInstructions, AllGathersIntoTheOutputThatHoldsTheirInput) {
+  ArtifactWriter w({"x", "y"}, {2, 2});
+  auto op = [](fb::Opcode opcode, uint32_t in, uint32_t out,
+               std::vector<uint32_t> axes, std::vector<int64_t> ints) {
+    InstructionSpec inst;
+    inst.opcode = opcode;
+    inst.inputs = {in};
+    inst.outputs = {out};
+    inst.meshAxes = std::move(axes);
+    inst.ints = std::move(ints);
+    return inst;
+  };
+  for (int r = 0; r < 4; ++r) {
+    uint64_t cx = uint64_t(r / 2);
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    rc.buffers = {slot(0, {4}),    slot(256 + 16 * uint64_t(r), {4}),
+                  slot(256, {16}), slot(512 + 8, {4}),
+                  slot(512, {8}),  slot(768 + 16 * cx, {4}),
+                  slot(768, {8}),  slot(1024 + 8, {4}),
+                  slot(1024, {16})};
+    rc.arenaBytes = 1024 + 64;
+    const fb::Opcode copy = fb::Opcode::Copy, gather = fb::Opcode::AllGather;
+    rc.program = {
+        op(copy, 0, 1, {}, {}), op(gather, 1, 2, {0, 1}, {0, 4, 4, 4, 4}),
+        op(copy, 0, 3, {}, {}), op(gather, 3, 4, {1}, {0, 4, 4}),
+        op(copy, 0, 5, {}, {}), op(gather, 5, 6, {0}, {0, 4, 4}),
+        op(copy, 0, 7, {}, {}), op(gather, 7, 8, {0, 1}, {0, 4, 4, 4, 4})};
+    rc.inputSlots = {0};
+    rc.outputSlots = {2, 4, 6, 8};
+    w.addRankClass(std::move(rc));
+  }
+  auto perRank = [](std::string name, int64_t n) {
+    TensorDescSpec t = split(std::move(name), {n, n, n, n});
+    t.dims[0].meshAxes = {0, 1};
+    return t;
+  };
+  w.addInput(perRank("x", 4));
+  w.addOutput(perRank("world_in_place", 16));
+  w.addOutput(perRank("y_shifted", 8));
+  w.addOutput(perRank("x_in_place", 8));
+  w.addOutput(perRank("world_shifted", 16));
+  auto bytes = w.serialize();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
+  auto engine = Engine::loadFromMemory(bytes->data(), bytes->size());
+  ASSERT_TRUE(engine.ok()) << engine.status().toString();
+  auto x = [](int run, int q) {
+    std::vector<float> v;
+    for (int i = 0; i < 4; ++i)
+      v.push_back(float(1000 * run + 10 * q + i));
+    return v;
+  };
+  auto joined = [&](int run, std::vector<int> ranks) {
+    std::vector<float> v;
+    for (int q : ranks)
+      for (float f : x(run, q))
+        v.push_back(f);
+    return v;
+  };
+  std::mutex mu;
+  Status s = comm::LocalWorld::run(4, [&](comm::Communicator &c) -> Status {
+    auto session = Session::create(*engine, &c);
+    if (!session.ok())
+      return session.status();
+    int r = c.rank(), cx = r / 2, cy = r % 2;
+    for (int run = 1; run <= 2; ++run) {
+      std::vector<float> in = x(run, r);
+      SHARDRT_RETURN_IF_ERROR(
+          (*session)->bindInput(0, in.data(), DType::F32, {4}));
+      SHARDRT_RETURN_IF_ERROR((*session)->run());
+      std::vector<std::vector<float>> want = {
+          joined(run, {0, 1, 2, 3}), joined(run, {2 * cx, 2 * cx + 1}),
+          joined(run, {cy, 2 + cy}), joined(run, {0, 1, 2, 3})};
+      std::lock_guard<std::mutex> lock(mu);
+      for (size_t o = 0; o < want.size(); ++o) {
+        const auto *p = static_cast<const float *>((*session)->outputData(o));
+        EXPECT_EQ(std::vector<float>(p, p + want[o].size()), want[o])
+            << "rank " << r << " run " << run << " output " << o;
+      }
+    }
+    return Status();
+  });
+  EXPECT_TRUE(s.ok()) << s.toString();
 }
 
 /// All-to-all-v of a (K, R, C) tensor x[k][i][j] = 100k + 10i + j: its
