@@ -106,11 +106,9 @@ FailureOr<RankPrograms> partitioned(func::FuncOp f, MeshOp mesh) {
 /// here, before its buffer is sized.
 LogicalResult checkArgumentSizes(func::FuncOp f) {
   for (BlockArgument arg : f.getArguments())
-    if (!sc::bytesFitInt64(arg.getType()))
-      return emitError(arg.getLoc())
-             << arg.getType()
-             << " holds more bytes than an int64 counts; no target can "
-                "allocate it";
+    if (failed(sc::checkBytesFitInt64(arg.getType(),
+                                      [&] { return emitError(arg.getLoc()); })))
+      return failure();
   return success();
 }
 

@@ -88,9 +88,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 LogicalResult ReshapeOp::verify() {
   ArrayRef<int64_t> in = getInput().getType().getShape();
   ArrayRef<int64_t> out = getResult().getType().getShape();
+  // BytesFitInt64 verified both types first, so neither count overflows.
   std::optional<int64_t> nIn = numElements(in), nOut = numElements(out);
-  if (!nIn || !nOut)
-    return emitOpError("element count overflows int64");
+  assert(nIn && nOut && "BytesFitInt64 runs before the op's verifier");
   if (*nIn != *nOut)
     return emitOpError("cannot reshape ")
            << shapeStr(in) << " (" << *nIn << " elements) to " << shapeStr(out)

@@ -14,10 +14,13 @@ using namespace shardc::sc::detail;
 #define GET_OP_CLASSES
 #include "shardc/Dialect/Sc/ScOps.cpp.inc"
 
-bool shardc::sc::bytesFitInt64(Type type) {
+LogicalResult
+shardc::sc::checkBytesFitInt64(Type type,
+                               function_ref<InFlightDiagnostic()> emit) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
-    return true;
+  if (!tensor || !tensor.hasStaticShape() ||
+      llvm::is_contained(tensor.getShape(), 0))
+    return success();
   Type element = tensor.getElementType();
   int64_t bytes =
       element.isIntOrFloat()
@@ -25,24 +28,22 @@ bool shardc::sc::bytesFitInt64(Type type) {
           : 8;
   for (int64_t n : tensor.getShape())
     if (llvm::MulOverflow(bytes, n, bytes))
-      return false;
-  return true;
+      return emit() << type
+                    << " holds more bytes than an int64 counts; no target "
+                       "can allocate it";
+  return success();
 }
 
 LogicalResult shardc::sc::verifyBytesFitInt64(Operation *op) {
-  auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
-    if (bytesFitInt64(type))
-      return success();
-    return op->emitOpError()
-           << kind << " #" << index << " " << type
-           << " holds more bytes than an int64 counts; no target can "
-              "allocate it";
-  };
   for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
-    if (failed(check(type, "operand", i)))
+    if (failed(checkBytesFitInt64(type, [&, i = i] {
+          return op->emitOpError() << "operand #" << i << " ";
+        })))
       return failure();
   for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
-    if (failed(check(type, "result", i)))
+    if (failed(checkBytesFitInt64(type, [&, i = i] {
+          return op->emitOpError() << "result #" << i << " ";
+        })))
       return failure();
   return success();
 }

@@ -306,6 +306,18 @@ Status Communicator::allGatherV(const void *send, std::int64_t sendCount,
     return s;
   if (Status s = checkBuffer(name, rank_, "recv", recv, total, type); !s.ok())
     return s;
+  // Other ranks' blocks may land before this one is sent.
+  std::size_t elem = dataTypeSize(type);
+  std::int64_t before = 0;
+  for (int q = 0; q < rank_; ++q)
+    before += recvCounts[q];
+  const char *ownSlot = static_cast<const char *>(recv) + before * elem;
+  if (send != ownSlot &&
+      overlaps(send, static_cast<std::size_t>(sendCount) * elem, recv,
+               static_cast<std::size_t>(total) * elem))
+    return Status::invalidArgument(where(name, rank_) +
+                                   "send overlaps recv other than exactly at "
+                                   "this rank's own slot");
   return runCollective(name, [&] {
     return doAllGatherV(send, sendCount, recv, recvCounts, type);
   });

@@ -151,6 +151,25 @@ void abandon(std::shared_ptr<void> keep) {
   graveyard->push_back(std::move(keep));
 }
 
+/// Cancels a pending `request` and gives MPI up to `grace` to confirm it,
+/// so that a withdrawn receive stops writing into its buffer. False when it
+/// did not confirm in time: the request is then freed and completes on its
+/// own, and its buffer must outlive it.
+bool cancelWithin(MPI_Request &request, std::chrono::milliseconds grace) {
+  if (request == MPI_REQUEST_NULL)
+    return true;
+  MPI_Cancel(&request);
+  Clock::time_point until = Clock::now() + grace;
+  int flag = 0;
+  while (MPI_Test(&request, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag &&
+         Clock::now() < until)
+    std::this_thread::yield();
+  if (flag || request == MPI_REQUEST_NULL)
+    return true;
+  MPI_Request_free(&request);
+  return false;
+}
+
 /// What a rank that gives up tells each peer on the notice communicator.
 struct AbortNotice {
   std::int32_t rank = -1;
@@ -165,20 +184,11 @@ public:
       : RequestState(owner), isRecv(isRecv), peer(peer), tag(tag),
         bytes(bytes) {}
 
-  /// Cancels a pending operation and gives MPI a moment to confirm it, so
-  /// that a withdrawn receive stops writing into the caller's buffer. If it
-  /// does not confirm in time the request is freed and completes on its own.
+  /// A pending operation is withdrawn (the caller's buffer is theirs again
+  /// unless MPI does not confirm the cancel in time).
   ~MpiRequestState() override {
-    if (request == MPI_REQUEST_NULL || mpiFinalized())
-      return;
-    MPI_Cancel(&request);
-    Clock::time_point until = Clock::now() + std::chrono::milliseconds(100);
-    int flag = 0;
-    while (MPI_Test(&request, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
-           !flag && Clock::now() < until)
-      std::this_thread::yield();
-    if (!flag && request != MPI_REQUEST_NULL)
-      MPI_Request_free(&request);
+    if (!mpiFinalized())
+      (void)cancelWithin(request, std::chrono::milliseconds(100));
   }
 
   std::string describe() const {
@@ -206,16 +216,8 @@ public:
   ~MpiCommunicator() override {
     if (mpiFinalized())
       return;
-    if (noticeRequest_ != MPI_REQUEST_NULL) {
-      MPI_Cancel(&noticeRequest_);
-      int flag = 0;
-      MPI_Test(&noticeRequest_, &flag, MPI_STATUS_IGNORE);
-      if (!flag && noticeRequest_ != MPI_REQUEST_NULL) {
-        // Not confirmed yet: MPI may still write the inbox.
-        MPI_Request_free(&noticeRequest_);
-        abandon(inbox_);
-      }
-    }
+    if (!cancelWithin(noticeRequest_, std::chrono::milliseconds(100)))
+      abandon(inbox_); // MPI may still write it
     // Legal with operations still pending: MPI frees them once they finish.
     MPI_Comm_free(&notices_);
     MPI_Comm_free(&comm_);
@@ -257,13 +259,22 @@ private:
   Status finish(const char *op, int rc, MPI_Request request,
                 std::shared_ptr<void> keep = nullptr);
 
-  /// Unavailable ("rank N failed: ...") once a peer's abort notice came;
-  /// a poll that never blocks.
-  Status peerFailure();
-  /// `op` on this rank stopped waiting for `what` because a peer failed.
+  /// Why this rank no longer waits for the world: a peer's abort notice
+  /// came ("rank N failed: ...") or this rank gave up itself; Ok otherwise.
+  /// A poll that never blocks.
+  Status stopReason();
+  /// `where` stopped waiting for `what` (stopReason() is set).
   Status stoppedWaiting(const std::string &where, const std::string &what) {
     return Status::unavailable(where + "stopped waiting for " + what + ": " +
-                               peerFailed_.message());
+                               stopped_.message());
+  }
+  /// A collective is not started once the world was given up on: the
+  /// failed rank would never join it.
+  Status refuseIfStopped(const char *op) {
+    if (stopReason().ok())
+      return Status();
+    return Status::unavailable(prefix(op) +
+                               "not started: " + stopped_.message());
   }
 
   MPI_Comm comm_;
@@ -272,30 +283,37 @@ private:
   /// receive can outlive the communicator.
   std::shared_ptr<AbortNotice> inbox_ = std::make_shared<AbortNotice>();
   MPI_Request noticeRequest_ = MPI_REQUEST_NULL;
-  Status peerFailed_;
+  /// The notice receive failed: peers' failures then surface as timeouts.
+  bool noticeFailed_ = false;
+  Status stopped_;
 };
 
-Status MpiCommunicator::peerFailure() {
-  if (!peerFailed_.ok() || noticeRequest_ == MPI_REQUEST_NULL)
-    return peerFailed_;
+Status MpiCommunicator::stopReason() {
+  if (!stopped_.ok() || noticeFailed_ || noticeRequest_ == MPI_REQUEST_NULL)
+    return stopped_;
   int flag = 0;
+  // On an error MPI nulls the handle if it released the request; one it
+  // left active is cancelled by the destructor.
   if (MPI_Test(&noticeRequest_, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-    noticeRequest_ = MPI_REQUEST_NULL; // released with its error
-    return peerFailed_;
+    noticeFailed_ = true;
+    return stopped_;
   }
   if (!flag)
-    return peerFailed_;
+    return stopped_;
   inbox_->reason[sizeof(inbox_->reason) - 1] = '\0';
-  peerFailed_ = Status::unavailable("rank " + std::to_string(inbox_->rank) +
-                                    " failed: " + inbox_->reason);
-  return peerFailed_;
+  stopped_ = Status::unavailable("rank " + std::to_string(inbox_->rank) +
+                                 " failed: " + inbox_->reason);
+  return stopped_;
 }
 
 void MpiCommunicator::doAbort(const Status &why) {
   // A rank that gives up because a peer failed has nothing to add: that
   // peer told every rank itself.
-  if (!peerFailure().ok())
+  if (!stopReason().ok())
     return;
+  // This rank's own waits for what is still in flight stop at once too, as
+  // on a `local` world: its peers stop sending once they hear.
+  stopped_ = Status::unavailable("this rank gave up (" + why.toString() + ")");
   auto notice = std::make_shared<AbortNotice>();
   notice->rank = rank();
   std::string text = why.toString();
@@ -396,7 +414,7 @@ Status MpiCommunicator::doWaitAll(Span<Request> requests,
     }
     if (!late)
       return error;
-    if (!peerFailure().ok())
+    if (!stopReason().ok())
       return !error.ok() ? error : stoppedWaiting(where, late->describe());
     if (Clock::now() >= deadline)
       return !error.ok()
@@ -413,13 +431,19 @@ Status MpiCommunicator::finish(const char *op, int rc, MPI_Request request,
   bool done = false;
   if (rc == MPI_SUCCESS)
     rc = testUntil(request, Clock::now() + timeout(), done,
-                   [&] { return !peerFailure().ok(); });
+                   [&] { return !stopReason().ok(); });
+  // Every rank may already have joined when the notice came: a moment more
+  // lets such a collective finish rather than write into `recv` after this
+  // rank gave up on it.
+  if (rc == MPI_SUCCESS && !done && !stopped_.ok())
+    rc = testUntil(request, Clock::now() + std::chrono::milliseconds(100), done,
+                   [] { return false; });
   if (rc != MPI_SUCCESS)
     return mpiError(prefix(op), rc);
   if (done)
     return Status();
   abandon(std::move(keep));
-  if (!peerFailed_.ok())
+  if (!stopped_.ok())
     return stoppedWaiting(prefix(op), "the other ranks");
   return Status::deadlineExceeded(
       prefix(op) + "did not complete within " +
@@ -430,6 +454,7 @@ Status MpiCommunicator::finish(const char *op, int rc, MPI_Request request,
 Status MpiCommunicator::doAllReduce(const void *send, void *recv,
                                     std::int64_t count, DataType type,
                                     ReduceOp op) {
+  SHARDRT_RETURN_IF_ERROR(refuseIfStopped("allReduce"));
   int n = 0;
   if (Status s = toInt(prefix("allReduce"), count, n); !s.ok())
     return s;
@@ -448,6 +473,7 @@ Status MpiCommunicator::doAllGatherV(const void *send,
                                      std::int64_t /*sendCount*/, void *recv,
                                      Span<const std::int64_t> recvCounts,
                                      DataType type) {
+  SHARDRT_RETURN_IF_ERROR(refuseIfStopped("allGatherV"));
   auto arrays = std::make_shared<VArrays>();
   std::string where = prefix("allGatherV");
   if (Status s = toInts(where, recvCounts, arrays->recvCounts); !s.ok())
@@ -476,6 +502,7 @@ Status MpiCommunicator::doAllGatherV(const void *send,
 Status MpiCommunicator::doReduceScatterV(const void *send, void *recv,
                                          Span<const std::int64_t> recvCounts,
                                          DataType type, ReduceOp op) {
+  SHARDRT_RETURN_IF_ERROR(refuseIfStopped("reduceScatterV"));
   auto arrays = std::make_shared<VArrays>();
   if (Status s =
           toInts(prefix("reduceScatterV"), recvCounts, arrays->recvCounts);
@@ -494,6 +521,7 @@ Status MpiCommunicator::doAllToAllV(const void *send,
                                     Span<const std::int64_t> recvCounts,
                                     Span<const std::int64_t> recvDispls,
                                     DataType type) {
+  SHARDRT_RETURN_IF_ERROR(refuseIfStopped("allToAllV"));
   auto a = std::make_shared<VArrays>();
   std::string where = prefix("allToAllV");
   for (Status s : {toInts(where, sendCounts, a->sendCounts),
@@ -511,6 +539,7 @@ Status MpiCommunicator::doAllToAllV(const void *send,
 
 Status MpiCommunicator::doBroadcast(void *buffer, std::int64_t count,
                                     DataType type, int root) {
+  SHARDRT_RETURN_IF_ERROR(refuseIfStopped("broadcast"));
   int n = 0;
   if (Status s = toInt(prefix("broadcast"), count, n); !s.ok())
     return s;
@@ -520,6 +549,7 @@ Status MpiCommunicator::doBroadcast(void *buffer, std::int64_t count,
 }
 
 Status MpiCommunicator::doBarrier() {
+  SHARDRT_RETURN_IF_ERROR(refuseIfStopped("barrier"));
   MPI_Request request = MPI_REQUEST_NULL;
   int rc = MPI_Ibarrier(comm_, &request);
   return finish("barrier", rc, request);

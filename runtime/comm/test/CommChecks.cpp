@@ -81,6 +81,11 @@ void checkMovementArguments(Communicator &c) {
                 "allGatherV sendCount != recvCounts[rank]");
   expectInvalid(c.allGatherV(a.data(), 1, nullptr, ones, DataType::F32),
                 "allGatherV null recv");
+  // In place is this rank's own slot; one element off it is refused.
+  std::vector<std::int64_t> twos(n, 2);
+  expectInvalid(
+      c.allGatherV(a.data() + 2 * me + 1, 2, a.data(), twos, DataType::F32),
+      "allGatherV send inside recv, off its own slot");
 
   std::vector<std::int64_t> badDispls = displs, shortDispls(n - 1);
   badDispls[0] = -1;

@@ -136,8 +136,9 @@ TEST_F(MpiComm, NcclBootstrapAgreesOnTheOutcome) {
   } else {
     // Every rank runs on this node: each gets a device of its own when
     // there are enough, and then NCCL must come up.
-    if (devices >= comm->size())
+    if (devices >= comm->size()) {
       EXPECT_TRUE(nccl.ok()) << nccl.status().toString();
+    }
     if (nccl.ok()) {
       EXPECT_STREQ((*nccl)->backendName(), "nccl");
       checkAllReduceEverything(**nccl);
@@ -178,49 +179,80 @@ TEST(MpiCommTimeout, CollectiveWithAMissingPeerTimesOut) {
   EXPECT_TRUE(s.ok()) << s.toString();
 }
 
-/// Rank 1 gives up part way (as Session::run does after a failed step):
-/// every other rank, waiting for a message from it or in a collective with
-/// it under a 60 s timeout, must stop at once with its reason.
+/// Rank 1 gives up part way (as Session::run does after a failed step) on
+/// two communicators, while the other ranks are in a barrier with it on the
+/// first: under a 60 s timeout they must stop at once with its reason, and
+/// so must a wait for it on the second, whose collectives are then no longer
+/// started. Rank 1's own wait for a message still in flight stops at once as
+/// well (its peers stop sending once they hear).
 TEST(MpiCommAbort, AFailedRankStopsItsPeersAtOnce) {
-  auto comm = makeComm(60s);
-  auto world = makeComm(20s);
-  ASSERT_TRUE(comm && world);
-  if (comm->size() < 2)
+  auto first = makeComm(60s), second = makeComm(60s), world = makeComm(20s);
+  ASSERT_TRUE(first && second && world);
+  if (first->size() < 2)
     GTEST_SKIP() << "needs two ranks";
-  if (comm->rank() == 1) {
-    comm->abort(Status::internal("step 7 (Conv) failed"));
-    int value = 0;
-    StatusOr<Request> send = comm->isend(&value, 4, 0, 3);
-    EXPECT_EQ(send.status().code(), StatusCode::FailedPrecondition);
-  } else {
-    int value = -1;
-    StatusOr<Request> request = comm->irecv(&value, 4, 1, 3);
-    ASSERT_TRUE(request.ok()) << request.status().toString();
-    Clock::time_point start = Clock::now();
-    Status s = comm->waitAll(*request, 60s);
+  const Status why = Status::internal("step 7 (Conv) failed");
+  auto expectWithin30s = [](Clock::time_point start) {
     EXPECT_LT(Clock::now() - start, 30s);
+  };
+  if (first->rank() == 1) {
+    int value = -1;
+    StatusOr<Request> pending = first->irecv(&value, 4, 0, 9);
+    ASSERT_TRUE(pending.ok()) << pending.status().toString();
+    std::this_thread::sleep_for(300ms); // the others are in the barrier
+    first->abort(why);
+    second->abort(why);
+    Clock::time_point start = Clock::now();
+    Status s = first->waitAll(*pending, 60s);
+    expectWithin30s(start);
     EXPECT_EQ(s.code(), StatusCode::Unavailable) << s.toString();
-    EXPECT_NE(s.message().find("stopped waiting for irecv from rank 1"),
+    EXPECT_NE(s.message().find("stopped waiting for irecv from rank 0 (tag "
+                               "9, 4 bytes): this rank gave up (Internal: "
+                               "step 7 (Conv) failed)"),
               std::string::npos)
         << s.toString();
-    EXPECT_NE(s.message().find("rank 1 failed: Internal: step 7 (Conv)"),
+    pending->reset();
+    EXPECT_EQ(value, -1);
+    int zero = 0;
+    StatusOr<Request> send = first->isend(&zero, 4, 0, 3);
+    EXPECT_EQ(send.status().code(), StatusCode::FailedPrecondition);
+  } else {
+    // Stopped part way through its poll.
+    Clock::time_point start = Clock::now();
+    Status s = first->barrier();
+    expectWithin30s(start);
+    EXPECT_EQ(s.code(), StatusCode::Unavailable) << s.toString();
+    EXPECT_NE(s.message().find("barrier on rank " +
+                               std::to_string(first->rank()) +
+                               ": stopped waiting for the other ranks: rank "
+                               "1 failed: Internal: step 7 (Conv)"),
+              std::string::npos)
+        << s.toString();
+    int value = -1;
+    StatusOr<Request> request = second->irecv(&value, 4, 1, 3);
+    ASSERT_TRUE(request.ok()) << request.status().toString();
+    start = Clock::now();
+    s = second->waitAll(*request, 60s);
+    expectWithin30s(start);
+    EXPECT_EQ(s.code(), StatusCode::Unavailable) << s.toString();
+    EXPECT_NE(s.message().find("stopped waiting for irecv from rank 1 (tag "
+                               "3, 4 bytes): rank 1 failed"),
               std::string::npos)
         << s.toString();
     request->reset();
     EXPECT_EQ(value, -1);
-    // A collective the failed rank will never enter stops at once too.
+    float x = 1, y = 0;
     start = Clock::now();
-    s = comm->barrier();
-    EXPECT_LT(Clock::now() - start, 30s);
+    s = second->allReduce(&x, &y, 1, DataType::F32, ReduceOp::Sum);
+    expectWithin30s(start);
     EXPECT_EQ(s.code(), StatusCode::Unavailable) << s.toString();
-    EXPECT_NE(s.message().find("barrier on rank " +
-                               std::to_string(comm->rank()) +
-                               ": stopped waiting for the other ranks: rank "
-                               "1 failed"),
+    EXPECT_NE(s.message().find("allReduce on rank " +
+                               std::to_string(second->rank()) +
+                               ": not started: rank 1 failed"),
               std::string::npos)
         << s.toString();
-    // This rank gives up in turn, without telling anyone again.
-    comm->abort(s);
+    // These ranks give up in turn, without telling anyone again.
+    first->abort(s);
+    second->abort(s);
   }
   Status s = world->barrier();
   EXPECT_TRUE(s.ok()) << s.toString();

@@ -544,7 +544,8 @@ Status Session::run() {
       rc.slots[im.outputSlots[i]] = im.boundOutputs[i];
   // A failure part way leaves the peers waiting for this rank and the
   // world's messages out of step: the communicator is given up on, so that
-  // peers stop waiting (`local`) and no later run mismatches messages.
+  // peers stop waiting (`local`, `mpi`) and no later run mismatches
+  // messages.
   auto giveUp = [&](const Status &s) {
     if (im.comm)
       im.comm->abort(s);
@@ -555,9 +556,10 @@ Status Session::run() {
     return giveUp(replayed.status());
   if (!*replayed)
     if (Status s = im.runSteps(rc); !s.ok()) {
-      // Given up on first, so that a `local` peer's message this rank still
-      // waits for in the drain does not hold it until the timeout.
-      giveUp(s);
+      // Given up on first, so that a peer's message this rank still waits
+      // for in the drain does not hold it until the timeout (`local`,
+      // `mpi`).
+      (void)giveUp(s);
       (void)im.backend->endRun(true); // the first error is the one to report
       im.pending.drain();             // leave no transfer of this run in flight
       return s;

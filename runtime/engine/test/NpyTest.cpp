@@ -48,6 +48,9 @@ Bytes fileV1(std::string header, const Bytes &data = {}) {
              0,
              uint8_t(header.size() & 0xff),
              uint8_t(header.size() >> 8)};
+  // Room first: GCC 12 otherwise warns (-Warray-bounds) about the inlined
+  // reallocation of the 10-byte vector, a false positive.
+  f.reserve(f.size() + header.size() + data.size());
   f.insert(f.end(), header.begin(), header.end());
   f.insert(f.end(), data.begin(), data.end());
   return f;

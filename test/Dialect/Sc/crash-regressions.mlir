@@ -1168,6 +1168,14 @@ func.func @reshape_count_overflow(%x: tensor<4294967296x4294967296xf32>) {
 
 // -----
 
+// An empty tensor holds no bytes, however large its other extents.
+func.func @empty_but_wide(%x: tensor<4294967296x4294967296x0xf32>) -> tensor<0x5xf32> {
+  %0 = sc.reshape %x : (tensor<4294967296x4294967296x0xf32>) -> tensor<0x5xf32>
+  return %0 : tensor<0x5xf32>
+}
+
+// -----
+
 sc.mesh @mesh ["x"=3]
 // expected-error @+1 {{extents of dim 0 overflow}}
 func.func @extent_overflow(%a: tensor<4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}[9223372036854775807, 9223372036854775807, 6]]>}) {

@@ -42,13 +42,14 @@ def Sc_Dialect : Dialect {
 
 // Every operand and result of an sc op has a byte size an int64 holds: the
 // partitioner's costs, the memory plan, the artifact and the runtime count
-// bytes in int64, so a bigger tensor is rejected where it is written.
+// bytes in int64, so a bigger tensor is rejected where it is written. It
+// comes first, so that no other verifier multiplies such extents.
 def Sc_BytesFitInt64 : NativeOpTrait<"BytesFitInt64"> {
   let cppNamespace = "::shardc::sc::OpTrait";
 }
 
 class Sc_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Sc_Dialect, mnemonic, !listconcat(traits, [Sc_BytesFitInt64])>;
+    : Op<Sc_Dialect, mnemonic, !listconcat([Sc_BytesFitInt64], traits)>;
 
 // Tensors of the dialect: static-shaped, ranked.
 def Sc_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;

@@ -18,9 +18,11 @@
 #include "shardc/Dialect/Sc/ScInterfaces.h.inc"
 
 namespace shardc::sc {
-/// Whether a static tensor of `type` has a byte size an int64 holds (true
-/// for anything else).
-bool bytesFitInt64(mlir::Type type);
+/// Fails, with `emit() << type << " holds more bytes than an int64 ..."`,
+/// for a static tensor `type` whose byte size an int64 does not hold.
+mlir::LogicalResult
+checkBytesFitInt64(mlir::Type type,
+                   llvm::function_ref<mlir::InFlightDiagnostic()> emit);
 /// Fails (at `op`) for a tensor operand or result whose bytes overflow int64.
 mlir::LogicalResult verifyBytesFitInt64(mlir::Operation *op);
 

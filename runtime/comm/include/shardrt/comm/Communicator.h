@@ -220,7 +220,8 @@ public:
   /// Concatenation in rank order: rank q contributes recvCounts[q] elements,
   /// which land at offset recvCounts[0] + ... + recvCounts[q-1] of `recv` on
   /// every rank. sendCount must equal recvCounts[rank()]. `send` may be this
-  /// rank's own slot of `recv` (in place).
+  /// rank's own slot of `recv` (in place) and must not overlap `recv`
+  /// otherwise.
   Status allGatherV(const void *send, std::int64_t sendCount, void *recv,
                     Span<const std::int64_t> recvCounts, DataType type);
 
@@ -253,9 +254,10 @@ public:
   /// FailedPrecondition naming `why` (waitAll still completes what is in
   /// flight). `local`: every rank's pending and later waits return
   /// Unavailable at once ("rank N failed"), as under LocalWorld::run;
-  /// `mpi`: every peer's pending and later waits and collectives on this
-  /// communicator return Unavailable at once, with `why` (a notice sent to
-  /// each peer; a peer gone dead is given up on after a second);
+  /// `mpi`: every rank's pending and later waits on this communicator
+  /// return Unavailable at once, with `why` (a notice sent to each peer; a
+  /// peer gone dead is given up on after a second), and the peers'
+  /// collectives stop or are not started;
   /// `nccl`: a communicator it created is aborted. Call it from this rank's
   /// thread; the first call wins.
   void abort(const Status &why);
