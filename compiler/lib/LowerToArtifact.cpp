@@ -1,6 +1,7 @@
 //===- LowerToArtifact.cpp - Rank programs, memory plan, serialisation ----===//
 
 #include "Lowering.h"
+#include "Partition.h"
 #include "RankClasses.h"
 
 #include "shardc/Compiler/Compiler.h"
@@ -313,20 +314,7 @@ art::TensorDescSpec tensorDesc(std::string name, Type type,
   // Only an input can be partial (sc-insert-reshards resolves outputs); the
   // caller needs to know which ranks hold which contribution.
   if (s.isPartial()) {
-    switch (s.partialKind) {
-    case ReductionKind::Sum:
-      t.partial = fb::ReduceKind::Sum;
-      break;
-    case ReductionKind::Max:
-      t.partial = fb::ReduceKind::Max;
-      break;
-    case ReductionKind::Min:
-      t.partial = fb::ReduceKind::Min;
-      break;
-    case ReductionKind::Mean:
-      t.partial = fb::ReduceKind::Mean;
-      break;
-    }
+    t.partial = artifactReduceKind(s.partialKind);
     for (int a : s.partialAxes)
       t.partialAxes.push_back(uint32_t(a));
   }

@@ -152,11 +152,9 @@ namespace {
 
 /// The collective's reduction; a partial mean sums, and meanOfSums scales.
 fb::ReduceKind reduceKindOf(const ValueSharding &s) {
-  if (s.partialKind == ReductionKind::Max)
-    return fb::ReduceKind::Max;
-  if (s.partialKind == ReductionKind::Min)
-    return fb::ReduceKind::Min;
-  return fb::ReduceKind::Sum;
+  return s.partialKind == ReductionKind::Mean
+             ? fb::ReduceKind::Sum
+             : artifactReduceKind(s.partialKind);
 }
 
 /// `axes` ascending, for a collective's group.
@@ -166,6 +164,20 @@ std::vector<uint32_t> groupAxes(std::vector<int> axes) {
 }
 
 } // namespace
+
+fb::ReduceKind artifactReduceKind(ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::Sum:
+    return fb::ReduceKind::Sum;
+  case ReductionKind::Max:
+    return fb::ReduceKind::Max;
+  case ReductionKind::Min:
+    return fb::ReduceKind::Min;
+  case ReductionKind::Mean:
+    return fb::ReduceKind::Mean;
+  }
+  llvm_unreachable("every ReductionKind is named");
+}
 
 int64_t groupSize(const plan::Mesh &mesh, const std::vector<int> &axes) {
   int64_t n = 1;
@@ -560,6 +572,11 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
           lowerStatisticOp(*this, op, operandBuffers))
     return *handled;
 
+  FailureOr<std::vector<std::optional<uint32_t>>> causalMasks =
+      causalQueryMasks(*this, op);
+  if (failed(causalMasks))
+    return failure();
+
   // The global op's own lowering on local buffers and shapes.
   for (int64_t r = 0; r < numRanks(); ++r) {
     ProgramBuilder &b = ranks[r];
@@ -572,6 +589,7 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
     }
     b.localShapes[result] = resultShapes[r];
     b.windows = localWindows[r];
+    b.causalMask = (*causalMasks)[r];
     LogicalResult lowered = lowerOp(op, b);
     b.windows.clear();
     b.causalMask.reset();

@@ -83,6 +83,15 @@ private:
 /// The number of ranks in a collective group over mesh axes `axes`.
 int64_t groupSize(const plan::Mesh &mesh, const std::vector<int> &axes);
 
+/// The artifact's name for a partial value's reduction kind.
+fb::ReduceKind artifactReduceKind(sc::ReductionKind kind);
+
+/// Each rank's mask standing for is_causal when `op` is a causal attention
+/// whose queries are split over whole keys (ProgramBuilder::causalMask),
+/// else none; failure() with a diagnostic.
+llvm::FailureOr<std::vector<std::optional<uint32_t>>>
+causalQueryMasks(Partitioner &p, mlir::Operation *op);
+
 /// The op families whose local computation differs from the global op's
 /// (statistics over split dims, attention rings, partial means, biases of
 /// split contractions). Each returns failure() with a diagnostic, or

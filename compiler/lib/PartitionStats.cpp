@@ -295,8 +295,23 @@ LogicalResult lowerNormOp(Partitioner &p, Operation *op,
 }
 
 /// A constant of positions 0, 1, ..., longest - 1 (f32) on every rank, for
-/// causal masks by global position (exact up to 2^24).
-std::vector<uint32_t> positionTable(Partitioner &p, int64_t longest) {
+/// causal masks by global position: `longest` is the longest shard of any
+/// of `splits`, and at least `atLeast` (a whole sequence). Positions are
+/// compared in f32, exact up to 2^24: a sequence longer than that is a
+/// located error ending in `why`.
+FailureOr<std::vector<uint32_t>>
+positionTable(Partitioner &p, Operation *op,
+              std::initializer_list<const plan::DimSplit *> splits,
+              int64_t atLeast, StringRef why) {
+  int64_t span = atLeast, longest = atLeast;
+  for (const plan::DimSplit *d : splits) {
+    span = std::max(span, d->starts.back());
+    for (int64_t b = 0; b < d->numShards(); ++b)
+      longest = std::max(longest, d->shard(b).size());
+  }
+  if (span > (int64_t(1) << 24))
+    return op->emitOpError("attends causally over more than 2^24 positions")
+           << why;
   std::vector<float> values(static_cast<size_t>(longest));
   std::iota(values.begin(), values.end(), 0.0f);
   return p.constantTensor({longest}, values);
@@ -346,11 +361,6 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
   const plan::DimSplit &seq = ks.layout.dims[rank - 2];
   const plan::DimSplit &qseq =
       p.shardingOf(op.getQuery()).layout.dims[rank - 2];
-  // Positions are compared as f32, exact up to 2^24.
-  if (op.getIsCausal() &&
-      std::max(seq.starts.back(), qseq.starts.back()) > (int64_t(1) << 24))
-    return op.emitOpError("attends causally over more than 2^24 positions; "
-                          "the causal ring compares positions in f32");
   if (seq.axes.size() != 1 ||
       p.shardingOf(op.getValue()).layout.dims[rank - 2].starts != seq.starts)
     return op.emitOpError("has keys split over several mesh axes or keys and "
@@ -382,11 +392,11 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
   // the key's, both taken from one shared constant of positions.
   std::vector<uint32_t> positions;
   if (op.getIsCausal()) {
-    int64_t longest = 0;
-    for (const plan::DimSplit *d : {&seq, &qseq})
-      for (int64_t b = 0; b < d->numShards(); ++b)
-        longest = std::max(longest, d->shard(b).size());
-    positions = positionTable(p, longest);
+    FailureOr<std::vector<uint32_t>> table = positionTable(
+        p, op, {&seq, &qseq}, 0, "; the causal ring compares positions in f32");
+    if (failed(table))
+      return failure();
+    positions = std::move(*table);
   }
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
@@ -551,31 +561,31 @@ LogicalResult lowerSoftmax(Partitioner &p, Operation *op, int64_t dim, bool log,
 /// queries start at a global position the Attention instruction does not
 /// know (it counts from 0), so the generic lowering gets a bool mask of
 /// query position >= key position (ProgramBuilder::causalMask) instead of
-/// is_causal. Positions are compared in f32, exact up to 2^24.
-LogicalResult maskCausalQueries(Partitioner &p,
-                                ScaledDotProductAttentionOp op) {
+/// is_causal. Positions are compared in f32, exact up to 2^24. Returns
+/// each rank's mask.
+FailureOr<std::vector<uint32_t>>
+maskCausalQueries(Partitioner &p, ScaledDotProductAttentionOp op) {
   const plan::Layout &q = p.shardingOf(op.getQuery()).layout;
   int64_t qDim = int64_t(q.shape.size()) - 2;
   const plan::DimSplit &qseq = q.dims[qDim];
   Shape keyShape = p.shardingOf(op.getKey()).layout.shape;
   int64_t keys = keyShape[keyShape.size() - 2];
-  if (std::max(keys, qseq.starts.back()) > (int64_t(1) << 24))
-    return op.emitOpError("attends causally over more than 2^24 positions "
-                          "with split queries; positions are compared in f32");
-  int64_t longest = keys;
-  for (int64_t s = 0; s < qseq.numShards(); ++s)
-    longest = std::max(longest, qseq.shard(s).size());
-  std::vector<uint32_t> positions = positionTable(p, longest);
+  FailureOr<std::vector<uint32_t>> positions =
+      positionTable(p, op, {&qseq}, keys,
+                    " with split queries; positions are compared in f32");
+  if (failed(positions))
+    return failure();
+  std::vector<uint32_t> masks;
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Interval queries = qseq.shard(qseq.shardOf(p.mesh, p.mesh.coords(r)));
     uint32_t queryPositions =
-        globalPositions(p, r, positions[r], queries, {queries.size(), 1});
+        globalPositions(p, r, (*positions)[r], queries, {queries.size(), 1});
     uint32_t keyPositions =
-        globalPositions(p, r, positions[r], {0, keys}, {1, keys});
-    p.ranks[r].causalMask = causalSeen(p.ranks[r], queryPositions, keyPositions,
-                                       queries.size(), keys);
+        globalPositions(p, r, (*positions)[r], {0, keys}, {1, keys});
+    masks.push_back(causalSeen(p.ranks[r], queryPositions, keyPositions,
+                               queries.size(), keys));
   }
-  return success();
+  return masks;
 }
 
 /// mean over split dims: local sum / global count, a partial sum.
@@ -596,12 +606,32 @@ LogicalResult lowerPartialMean(Partitioner &p, MeanOp op,
 
 } // namespace
 
+/// Whether `v` is split along any of `dims`.
+static bool splitAny(Partitioner &p, Value v,
+                     const std::vector<int64_t> &dims) {
+  return !splitAxes(p.shardingOf(v), dims).empty();
+}
+
+FailureOr<std::vector<std::optional<uint32_t>>>
+causalQueryMasks(Partitioner &p, Operation *op) {
+  std::vector<std::optional<uint32_t>> none(size_t(p.numRanks()));
+  auto a = dyn_cast<ScaledDotProductAttentionOp>(op);
+  if (!a || !a.getIsCausal())
+    return none;
+  int64_t rank = cast<RankedTensorType>(a.getKey().getType()).getRank();
+  int64_t qRank = cast<RankedTensorType>(a.getQuery().getType()).getRank();
+  if (splitAny(p, a.getKey(), {rank - 2}) || // the ring's
+      !splitAny(p, a.getQuery(), {qRank - 2}))
+    return none;
+  FailureOr<std::vector<uint32_t>> masks = maskCausalQueries(p, a);
+  if (failed(masks))
+    return failure();
+  return std::vector<std::optional<uint32_t>>(masks->begin(), masks->end());
+}
+
 std::optional<LogicalResult>
 lowerStatisticOp(Partitioner &p, Operation *op,
                  std::vector<std::vector<uint32_t>> &in) {
-  auto splitAny = [&](Value v, std::vector<int64_t> dims) {
-    return !splitAxes(p.shardingOf(v), dims).empty();
-  };
   const ValueSharding &rs = p.shardingOf(op->getResult(0));
   if (auto mean = dyn_cast<MeanOp>(op); mean && rs.isPartial())
     return lowerPartialMean(p, mean, in);
@@ -624,7 +654,7 @@ lowerStatisticOp(Partitioner &p, Operation *op,
     std::vector<int64_t> stat;
     for (int64_t d = 1; d < rank; ++d)
       stat.push_back(d);
-    if (!splitAny(g.getInput(), stat))
+    if (!splitAny(p, g.getInput(), stat))
       return std::nullopt;
     return lowerNormOp(p, op, in, stat, 1, g.getEps().convertToDouble(),
                        g.getAffine().size(), true, g.getNumGroups());
@@ -635,7 +665,7 @@ lowerStatisticOp(Partitioner &p, Operation *op,
     std::vector<int64_t> stat;
     for (int64_t d = first; d < rank; ++d)
       stat.push_back(d);
-    if (!splitAny(n.getInput(), stat))
+    if (!splitAny(p, n.getInput(), stat))
       return std::nullopt;
     return lowerNormOp(p, op, in, stat, first, n.getEps().convertToDouble(),
                        n.getAffine().size(), false, 1);
@@ -646,19 +676,15 @@ lowerStatisticOp(Partitioner &p, Operation *op,
                                      : cast<LogSoftmaxOp>(op).getDim();
     if (dim < 0)
       dim += rank;
-    if (!splitAny(op->getOperand(0), {dim}))
+    if (!splitAny(p, op->getOperand(0), {dim}))
       return std::nullopt;
     return lowerSoftmax(p, op, dim, isa<LogSoftmaxOp>(op), in[0]);
   }
   if (auto a = dyn_cast<ScaledDotProductAttentionOp>(op)) {
     int64_t rank = cast<RankedTensorType>(a.getKey().getType()).getRank();
-    if (splitAny(a.getKey(), {rank - 2}))
+    if (splitAny(p, a.getKey(), {rank - 2}))
       return lowerRing(p, a, in);
-    int64_t qRank = cast<RankedTensorType>(a.getQuery().getType()).getRank();
-    if (a.getIsCausal() && splitAny(a.getQuery(), {qRank - 2}) &&
-        failed(maskCausalQueries(p, a)))
-      return failure();
-    return std::nullopt;
+    return std::nullopt; // causal split queries: causalQueryMasks
   }
   return std::nullopt;
 }

@@ -8,7 +8,7 @@ sc.mesh @mesh ["x"=2]
 func.func @main(%q: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
                 %k: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
                 %v: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>}) -> tensor<1x1x16777218x1xf32> {
-  // expected-error @+1 {{attends causally over more than 2^24 positions}}
+  // expected-error @+1 {{attends causally over more than 2^24 positions; the causal ring compares positions in f32}}
   %y = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<1x1x16777218x1xf32>, tensor<1x1x16777218x1xf32>, tensor<1x1x16777218x1xf32>) -> tensor<1x1x16777218x1xf32>
   return %y : tensor<1x1x16777218x1xf32>
 }
@@ -57,4 +57,17 @@ sc.mesh @mesh ["x"=2]
 // expected-error @+1 {{'tensor<4294967296x4294967296xf32>' holds more bytes than an int64 counts}}
 func.func @main(%x: tensor<4294967296x4294967296xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>}) -> tensor<4294967296x4294967296xf32> {
   return %x : tensor<4294967296x4294967296xf32>
+}
+
+// -----
+
+// case: causal attention with split queries over whole keys, over more
+// positions than f32 counts exactly
+sc.mesh @mesh ["x"=2]
+func.func @main(%q: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
+                %k: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {}, {}]>},
+                %v: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {}, {}]>}) -> tensor<1x1x16777218x1xf32> {
+  // expected-error @+1 {{attends causally over more than 2^24 positions with split queries}}
+  %y = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<1x1x16777218x1xf32>, tensor<1x1x16777218x1xf32>, tensor<1x1x16777218x1xf32>) -> tensor<1x1x16777218x1xf32>
+  return %y : tensor<1x1x16777218x1xf32>
 }
