@@ -18,19 +18,22 @@ LogicalResult
 shardc::sc::checkBytesFitInt64(Type type,
                                function_ref<InFlightDiagnostic()> emit) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape() ||
-      llvm::is_contained(tensor.getShape(), 0))
+  if (!tensor || !tensor.hasStaticShape())
     return success();
   Type element = tensor.getElementType();
   int64_t bytes =
       element.isIntOrFloat()
           ? std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8)
           : 8;
+  // An empty tensor's other extents still multiply in strides and element
+  // counts along the way, so they must not overflow either.
   for (int64_t n : tensor.getShape())
-    if (llvm::MulOverflow(bytes, n, bytes))
+    if (n != 0 && llvm::MulOverflow(bytes, n, bytes))
       return emit() << type
-                    << " holds more bytes than an int64 counts; no target "
-                       "can allocate it";
+                    << (llvm::is_contained(tensor.getShape(), 0)
+                            ? " has extents whose product overflows int64"
+                            : " holds more bytes than an int64 counts; no "
+                              "target can allocate it");
   return success();
 }
 

@@ -7,7 +7,10 @@
 // A second communicator carries abort notices: each rank keeps one receive
 // from any source posted on it, and a rank that gives up (abort) sends its
 // reason to every peer. The polling loops test that receive too, so peers
-// stop waiting for the failed rank at once instead of at their timeout.
+// stop waiting for the failed rank at once instead of at their timeout, and
+// start no collective after it; the failed rank's own waits stop likewise.
+// A stopped wait withdraws its receives and returns once MPI confirms that
+// none still writes its buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -381,7 +384,12 @@ Status MpiCommunicator::doWaitAll(Span<Request> requests,
   Clock::time_point start = Clock::now();
   Clock::time_point deadline = start + timeout;
   std::string where = prefix("waitAll");
-  Status error;
+  // `stopped` is set once the world was given up on (stopReason): what is
+  // still pending is then withdrawn, and a receive is waited for until MPI
+  // confirms the withdrawal or completes it (one already matched keeps
+  // writing its buffer until it completes). A withdrawn send only reads
+  // its buffer; it is left to the request's destructor.
+  Status error, stopped;
   for (;;) {
     MpiRequestState *late = nullptr;
     for (Request &request : requests) {
@@ -400,11 +408,13 @@ Status MpiCommunicator::doWaitAll(Span<Request> requests,
         continue;
       }
       if (!flag) {
-        late = late ? late : state;
+        if (stopped.ok() || state->isRecv)
+          late = late ? late : state;
         continue;
       }
-      int got = 0;
-      if (state->isRecv &&
+      int cancelled = 0, got = 0;
+      MPI_Test_cancelled(&status, &cancelled);
+      if (!cancelled && state->isRecv &&
           MPI_Get_count(&status, MPI_BYTE, &got) == MPI_SUCCESS &&
           static_cast<std::size_t>(got) != state->bytes && error.ok())
         error = Status::invalidArgument(where + state->describe() +
@@ -413,12 +423,19 @@ Status MpiCommunicator::doWaitAll(Span<Request> requests,
       request.reset();
     }
     if (!late)
-      return error;
-    if (!stopReason().ok())
-      return !error.ok() ? error : stoppedWaiting(where, late->describe());
+      return !error.ok() ? error : stopped;
+    if (stopped.ok() && !stopReason().ok()) {
+      stopped = stoppedWaiting(where, late->describe());
+      for (Request &request : requests)
+        if (auto *state = static_cast<MpiRequestState *>(request.state());
+            state && state->request != MPI_REQUEST_NULL)
+          MPI_Cancel(&state->request);
+      continue; // test again at once: an unmatched receive is withdrawn
+    }
     if (Clock::now() >= deadline)
-      return !error.ok()
-                 ? error
+      return !error.ok() ? error
+             : !stopped.ok()
+                 ? stopped
                  : Status::deadlineExceeded(
                        where + late->describe() + " did not complete within " +
                        std::to_string(timeout.count()) + " ms");

@@ -1168,8 +1168,10 @@ func.func @reshape_count_overflow(%x: tensor<4294967296x4294967296xf32>) {
 
 // -----
 
-// An empty tensor holds no bytes, however large its other extents.
+// An empty tensor whose other extents multiply past int64: strides and
+// counts along the way would overflow, so it is refused too, saying why.
 func.func @empty_but_wide(%x: tensor<4294967296x4294967296x0xf32>) -> tensor<0x5xf32> {
+  // expected-error @+1 {{operand #0 'tensor<4294967296x4294967296x0xf32>' has extents whose product overflows int64}}
   %0 = sc.reshape %x : (tensor<4294967296x4294967296x0xf32>) -> tensor<0x5xf32>
   return %0 : tensor<0x5xf32>
 }

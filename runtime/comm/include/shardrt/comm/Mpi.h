@@ -9,7 +9,9 @@
 // communicator gets MPI_ERRORS_RETURN, so MPI errors become Status values.
 // A rank that gives up (Communicator::abort, after a failed run) sends its
 // reason over a second duplicate that carries only such notices; the peers'
-// polls see it and stop with Unavailable instead of waiting out the timeout.
+// polls see it and stop with Unavailable instead of waiting out the timeout
+// (after MPI confirms their pending receives withdrawn), and they start no
+// collective afterwards. The failed rank's own waits stop the same way.
 //
 //===----------------------------------------------------------------------===//
 
