@@ -31,10 +31,10 @@ namespace {
 
 using detail::expShifted;
 using detail::expShiftedEach;
-using detail::normalisedExp;
 using detail::forChunks;
 using detail::kParallelMin;
 using detail::laneSum;
+using detail::normalisedExp;
 
 // Outputs accumulated together when the innermost dim is kept (and softmax
 // columns when its dim is not innermost); their state lives on the stack and
