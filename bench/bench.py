@@ -28,7 +28,8 @@ def run(cmd):
 
 
 def bench(build, artifact, ranks, runs):
-    """Per-rank (mean ms, arena bytes text) from `shard-run --bench`."""
+    """Per-rank (mean ms, arena text, workspace text) from `shard-run
+    --bench`."""
     cmd = [os.path.join(build, "bin", "shard-run"), artifact,
            "--random-inputs", "--seed", "1", "--bench", str(runs)]
     if ranks:
@@ -36,12 +37,13 @@ def bench(build, artifact, ranks, runs):
     out = run(cmd)
     if out.returncode != 0:
         raise RuntimeError(out.stderr.strip())
-    rows = re.findall(r"^(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+ \w+)$",
-                      out.stdout, re.M)
+    rows = re.findall(
+        r"^(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+ \w+)\s+([\d.]+ \w+)$",
+        out.stdout, re.M)
     if not rows:
         raise RuntimeError("no per-rank table in shard-run's output:\n" +
                            out.stdout)
-    return [(float(mean), arena) for _, mean, _, arena in rows]
+    return [(float(mean), arena, ws) for _, mean, _, arena, ws in rows]
 
 
 def main():
@@ -52,8 +54,8 @@ def main():
     args = p.parse_args()
     shardc = os.path.join(args.build, "bin", "shardc")
     print("| model | ranks | time per run (ms, slowest rank) | arena per rank "
-          "| vs 1 rank |")
-    print("|---|---|---|---|---|")
+          "| workspace per rank | vs 1 rank |")
+    print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.models.split(","):
             src = os.path.join(ROOT, MODELS[name])
@@ -62,19 +64,21 @@ def main():
             if c.returncode != 0:
                 sys.exit(c.stderr)
             base = bench(args.build, one, 1, args.runs)
-            base_ms = max(ms for ms, _ in base)
-            print(f"| {name} | 1 | {base_ms:.1f} | {base[0][1]} | 1.00 |")
+            base_ms = max(ms for ms, _, _ in base)
+            print(f"| {name} | 1 | {base_ms:.1f} | {base[0][1]} | "
+                  f"{base[0][2]} | 1.00 |")
             sharded = os.path.join(tmp, name + "-n.shardbin")
             c = run([shardc, src, "-o", sharded])
             if c.returncode != 0:
                 first = (c.stderr.strip().splitlines() or [""])[0]
-                print(f"| {name} | mesh | — | — | {first} |")
+                print(f"| {name} | mesh | — | — | — | {first} |")
             else:
                 res = bench(args.build, sharded, 0, args.runs)
-                slow = max(ms for ms, _ in res)
-                arenas = " / ".join(a for _, a in res)
+                slow = max(ms for ms, _, _ in res)
+                arenas = " / ".join(a for _, a, _ in res)
+                spaces = " / ".join(w for _, _, w in res)
                 print(f"| {name} | {len(res)} | {slow:.1f} | {arenas} | "
-                      f"{base_ms / slow:.2f}x |")
+                      f"{spaces} | {base_ms / slow:.2f}x |")
             sys.stdout.flush()
 
 

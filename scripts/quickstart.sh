@@ -2,7 +2,7 @@
 # The README's main job: compile the UNet-2D example (input 1x4x1024x1024, H
 # split 300/300/212/212 over 4 ranks), run it on the CPU backend with
 # in-process ranks, check it against the unpartitioned model, and print the
-# error, the time and the memory per rank.
+# error, the time and the memory (arena and workspace) per rank.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SHARDC_BUILD_DIR:-$root/build}

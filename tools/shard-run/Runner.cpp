@@ -151,6 +151,7 @@ Status runRank(Session &session, int rank, RankStats &stats,
       options.progress(it + 1, total);
   }
   stats.steps = session.profile();
+  stats.workspaceBytes = session.workspaceBytes();
   return Status();
 }
 
@@ -391,11 +392,11 @@ static Status runThisRank(const std::shared_ptr<const Engine> &engine,
       at += counts[size_t(r)];
     }
   }
-  // Gather the timings: [arena, staged, waits, seconds...] as doubles per
-  // rank.
-  std::vector<double> mineFlat = {double(mine.arenaBytes),
-                                  double(mine.stagedSteps),
-                                  double(mine.hostWaitSteps)};
+  // Gather the timings: [arena, workspace, staged, waits, seconds...] as
+  // doubles per rank.
+  std::vector<double> mineFlat = {
+      double(mine.arenaBytes), double(mine.workspaceBytes),
+      double(mine.stagedSteps), double(mine.hostWaitSteps)};
   mineFlat.insert(mineFlat.end(), mine.runSeconds.begin(),
                   mine.runSeconds.end());
   std::vector<int64_t> counts(size_t(world), int64_t(mineFlat.size()));
@@ -407,9 +408,10 @@ static Status runThisRank(const std::shared_ptr<const Engine> &engine,
   for (int r = 0; r < world; ++r) {
     const double *p = all.data() + size_t(r) * mineFlat.size();
     stats[size_t(r)].arenaBytes = uint64_t(p[0]);
-    stats[size_t(r)].stagedSteps = int64_t(p[1]);
-    stats[size_t(r)].hostWaitSteps = int64_t(p[2]);
-    stats[size_t(r)].runSeconds.assign(p + 3, p + mineFlat.size());
+    stats[size_t(r)].workspaceBytes = uint64_t(p[1]);
+    stats[size_t(r)].stagedSteps = int64_t(p[2]);
+    stats[size_t(r)].hostWaitSteps = int64_t(p[3]);
+    stats[size_t(r)].runSeconds.assign(p + 4, p + mineFlat.size());
   }
   stats[size_t(rank)].stagedOpcodes = mine.stagedOpcodes;
   stats[size_t(rank)].steps = mine.steps;

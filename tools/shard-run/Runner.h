@@ -39,6 +39,8 @@ std::string shapeStr(const std::vector<int64_t> &shape);
 struct RankStats {
   std::vector<double> runSeconds; ///< one per timed run
   uint64_t arenaBytes = 0;
+  /// Session::workspaceBytes after the runs.
+  uint64_t workspaceBytes = 0;
   /// Steps staged through the host, and native steps the host waits for
   /// (Session::hostSteps); the staged opcodes are known for the ranks this
   /// process ran.

@@ -342,11 +342,13 @@ std::string opcodeCounts(const std::map<std::string, int> &counts) {
   return s;
 }
 
-/// Per rank: time, arena and (CUDA) the steps that need the host; then
+/// Per rank: time, arena, workspace and (CUDA) the steps that need the
+/// host; then
 /// which opcodes each rank stages, ranks with the same list on one line.
 void printStats(const std::vector<RankStats> &stats, int iterations,
                 bool cuda) {
-  std::printf("%-6s %12s %12s %14s", "rank", "mean ms", "min ms", "arena");
+  std::printf("%-6s %12s %12s %14s %14s", "rank", "mean ms", "min ms", "arena",
+              "workspace");
   if (cuda)
     std::printf(" %8s %11s", "staged", "host waits");
   std::printf("\n");
@@ -355,9 +357,10 @@ void printStats(const std::vector<RankStats> &stats, int iterations,
     double sum = 0, mn = s.empty() ? 0 : s[0];
     for (double x : s)
       sum += x, mn = std::min(mn, x);
-    std::printf("%-6zu %12.3f %12.3f %14s", r,
+    std::printf("%-6zu %12.3f %12.3f %14s %14s", r,
                 s.empty() ? 0.0 : 1e3 * sum / double(s.size()), 1e3 * mn,
-                bytesStr(stats[r].arenaBytes).c_str());
+                bytesStr(stats[r].arenaBytes).c_str(),
+                bytesStr(stats[r].workspaceBytes).c_str());
     if (cuda)
       std::printf(" %8lld %11lld", (long long)stats[r].stagedSteps,
                   (long long)stats[r].hostWaitSteps);

@@ -64,6 +64,10 @@ public:
   virtual Status finishPrepare() { return Status(); }
   /// The prepared steps that need the host (Session::hostSteps).
   virtual std::vector<HostStep> hostSteps() const { return {}; }
+  /// Memory of its own the backend holds for the steps, beyond the arena
+  /// and the constants (CUDA: native steps' device scratch, the libraries'
+  /// workspace); the CPU backend's steps use the session's workspace.
+  virtual uint64_t scratchBytes() const { return 0; }
   /// Starts a run over `rc`. True when the backend ran the whole program
   /// itself (a replayed CUDA graph): the session then skips the steps.
   virtual StatusOr<bool> beginRun(const RunContext &rc) = 0;

@@ -292,4 +292,14 @@ int shardrt_session_output_data(const shardrt_session *session, size_t i,
   });
 }
 
+int shardrt_session_workspace_bytes(const shardrt_session *session,
+                                    uint64_t *out) {
+  return guardStatus([&] {
+    SHARDRT_C_ARG(session);
+    SHARDRT_C_ARG(out);
+    *out = session->session->workspaceBytes();
+    return Status();
+  });
+}
+
 } // extern "C"

@@ -11,6 +11,7 @@
 #ifndef SHARDRT_ENGINE_PREPARE_H
 #define SHARDRT_ENGINE_PREPARE_H
 
+#include "Workspace.h"
 #include "shardrt/Status.h"
 #include "shardrt/artifact/shardbin_generated.h"
 #include "shardrt/cpu/Kernels.h"
@@ -44,9 +45,18 @@ struct SlotInfo {
 struct RunContext {
   std::vector<void *> slots; // resolved base pointer of every slot
   comm::Communicator *comm = nullptr;
+  /// The session's workspace, planned while its steps were prepared.
+  WorkspacePlan *workspace = nullptr;
 };
 
 using RunFn = std::function<Status(RunContext &)>;
+
+/// Where a reservation the step made at prepare time lies during this run.
+inline StatusOr<uint8_t *> workspaceAt(RunContext &rc, WorkspacePlan::Ref r) {
+  if (!rc.workspace)
+    return Status::failedPrecondition("this step needs a session's workspace");
+  return rc.workspace->at(r);
+}
 
 /// FailedPrecondition naming `what` ("an all-reduce") when a step that
 /// communicates runs without a communicator.
@@ -111,6 +121,16 @@ struct PrepareContext {
   /// The session's communicator (the one every run gets); null in a world
   /// of one without one.
   comm::Communicator *comm = nullptr;
+  /// Where steps reserve host memory beyond the arena; null: none may.
+  WorkspacePlan *workspace = nullptr;
+
+  /// Reserves `bytes` of workspace for this instruction alone.
+  StatusOr<WorkspacePlan::Ref> reserveWorkspace(uint64_t bytes) const {
+    if (!workspace)
+      return Status::failedPrecondition(
+          "this step needs a session's workspace");
+    return workspace->reserve(bytes, instruction, instruction);
+  }
 };
 
 /// Decodes one instruction; the error message names what is wrong (the

@@ -1,6 +1,7 @@
 //===- PrepareComm.cpp - Halo exchanges and collectives -------------------===//
 //
-// Exchanges pack each box into a staging buffer, post every receive and
+// Exchanges pack each box into the session's workspace (Workspace.h), post
+// every receive and
 // send non-blocking, wait for all of them under the communicator's timeout
 // (a dead peer becomes DeadlineExceeded, never a hang) and unpack. Peers are
 // relative mesh offsets resolved against this rank's coordinates once, at
@@ -51,25 +52,26 @@ int peerRank(const PrepareContext &ctx,
 
 } // namespace
 
-/// One exchange's transfers, their staging buffers and, between a deferred
-/// start and its Wait, the requests in flight.
+/// One exchange's transfers, the workspace each stages its box in and,
+/// between a deferred start and its Wait, the requests in flight.
 struct ExchangeState {
   std::vector<BoxTransfer> transfers;
-  std::vector<std::vector<uint8_t>> staging;
+  std::vector<WorkspacePlan::Ref> staging; // one per transfer
   std::vector<comm::Request> inFlight;
   comm::Communicator *postedOn = nullptr;
 
   /// Packs every send and posts every transfer, non-blocking.
   Status post(RunContext &rc) {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an exchange"));
-    // Made at the first run: a backend that moves the boxes itself (CUDA)
-    // prepares this step only for its checks and never runs it.
-    if (staging.empty())
-      for (const BoxTransfer &t : transfers)
-        staging.emplace_back(t.bytes);
     for (size_t i = 0; i < transfers.size(); ++i) {
       const BoxTransfer &t = transfers[i];
-      uint8_t *buf = staging[i].data();
+      StatusOr<uint8_t *> at = workspaceAt(rc, staging[i]);
+      if (!at.ok()) {
+        postedOn = rc.comm;
+        drain();
+        return at.status();
+      }
+      uint8_t *buf = *at;
       StatusOr<comm::Request> r = Status::internal("unset");
       if (t.send) {
         cpu::copyBox(rc.slots[t.slot], t.slotShape, t.lo, buf, t.box,
@@ -102,9 +104,11 @@ struct ExchangeState {
     SHARDRT_RETURN_IF_ERROR(s);
     for (size_t i = 0; i < transfers.size(); ++i) {
       const BoxTransfer &t = transfers[i];
-      if (!t.send)
-        cpu::copyBox(staging[i].data(), t.box, Shape(t.box.size(), 0),
-                     rc.slots[t.slot], t.slotShape, t.lo, t.box, t.elemBytes);
+      if (t.send)
+        continue;
+      SHARDRT_ASSIGN_OR_RETURN(uint8_t * buf, workspaceAt(rc, staging[i]));
+      cpu::copyBox(buf, t.box, Shape(t.box.size(), 0), rc.slots[t.slot],
+                   t.slotShape, t.lo, t.box, t.elemBytes);
     }
     return Status();
   }
@@ -198,6 +202,11 @@ StatusOr<RunFn> prepareExchange(const fb::Instruction &inst,
                            exchangeTransfers(inst, ctx));
   auto state = std::make_shared<ExchangeState>();
   state->transfers = std::move(resolved.transfers);
+  for (const BoxTransfer &t : state->transfers) {
+    SHARDRT_ASSIGN_OR_RETURN(WorkspacePlan::Ref r,
+                             ctx.reserveWorkspace(t.bytes));
+    state->staging.push_back(r);
+  }
   if (!resolved.startOnly)
     return RunFn([state](RunContext &rc) -> Status {
       SHARDRT_RETURN_IF_ERROR(state->post(rc));
@@ -233,6 +242,9 @@ StatusOr<RunFn> prepareWait(const fb::Instruction &inst,
                      ", which a receive of instruction " +
                      std::to_string(started) + " writes");
   std::shared_ptr<ExchangeState> s = *state;
+  // The boxes stay staged from the start until this Wait.
+  for (WorkspacePlan::Ref r : s->staging)
+    ctx.workspace->extendTo(r, ctx.instruction);
   return RunFn([s](RunContext &rc) { return s->complete(rc); });
 }
 
@@ -367,12 +379,14 @@ void accumulate(float *acc, const float *x, int64_t n, comm::ReduceOp op) {
 
 /// Reduces the members' blocks in group order into `out`, so that every
 /// member gets bitwise the same result. blocks[q] is member q's block.
-void reduceInOrder(const std::vector<const float *> &blocks, float *out,
-                   int64_t n, comm::ReduceOp op) {
-  std::vector<float> acc(blocks[0], blocks[0] + n);
+/// Reduces `blocks` in order into `acc` (n floats apart from all of them),
+/// then copies the result to `out`, which may be one of the blocks.
+void reduceInOrder(const std::vector<const float *> &blocks, float *acc,
+                   float *out, int64_t n, comm::ReduceOp op) {
+  std::copy(blocks[0], blocks[0] + n, acc);
   for (size_t q = 1; q < blocks.size(); ++q)
-    accumulate(acc.data(), blocks[q], n, op);
-  std::copy(acc.begin(), acc.end(), out);
+    accumulate(acc, blocks[q], n, op);
+  std::copy(acc, acc + n, out);
 }
 
 StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
@@ -385,20 +399,26 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
                                 comm::DataType::F32, l.op);
     });
   const Group &g = l.group;
-  // Made at the first run: a backend that reduces on its own (CUDA)
-  // prepares this step only for its checks and never runs it.
-  auto staging = std::make_shared<std::vector<float>>();
+  // The members' blocks, one place per member, and the running sum.
+  size_t n = size_t(l.n);
+  SHARDRT_ASSIGN_OR_RETURN(
+      WorkspacePlan::Ref received,
+      ctx.reserveWorkspace(uint64_t(n * g.ranks.size()) * 4));
+  SHARDRT_ASSIGN_OR_RETURN(WorkspacePlan::Ref sum,
+                           ctx.reserveWorkspace(uint64_t(n) * 4));
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-reduce"));
+    SHARDRT_ASSIGN_OR_RETURN(uint8_t * blockBytes, workspaceAt(rc, received));
+    SHARDRT_ASSIGN_OR_RETURN(uint8_t * sumBytes, workspaceAt(rc, sum));
+    auto *staged = reinterpret_cast<float *>(blockBytes);
     const float *own = static_cast<const float *>(rc.slots[l.inSlot]);
-    size_t n = size_t(l.n);
-    staging->resize(n * g.ranks.size());
     std::vector<const float *> blocks(g.ranks.size());
     for (size_t q = 0; q < g.ranks.size(); ++q)
-      blocks[q] = q == g.index ? own : staging->data() + q * n;
+      blocks[q] = q == g.index ? own : staged + q * n;
     SHARDRT_RETURN_IF_ERROR(
-        exchangeInGroup(*rc.comm, g, l.messages(own, staging->data())));
-    reduceInOrder(blocks, static_cast<float *>(rc.slots[l.outSlot]), l.n, l.op);
+        exchangeInGroup(*rc.comm, g, l.messages(own, staged)));
+    reduceInOrder(blocks, reinterpret_cast<float *>(sumBytes),
+                  static_cast<float *>(rc.slots[l.outSlot]), l.n, l.op);
     return Status();
   });
 }
@@ -635,10 +655,19 @@ const void *apartFrom(const void *src, size_t bytes, const void *dst,
   return spare.data();
 }
 
-/// Staging made at the first run that needs it: a backend that moves the
-/// blocks on its own (CUDA) prepares these steps only for their checks and
-/// never runs them.
-using Staging = std::shared_ptr<std::vector<uint8_t>>;
+/// A copy of an input that overlaps what the step receives, made only when
+/// the bindings of a run make them overlap; the one host memory of these
+/// steps outside the session's workspace.
+using Spare = std::shared_ptr<std::vector<uint8_t>>;
+
+/// Workspace of `bytes` unless the step goes `direct` (from or into its
+/// slot); a Ref to nothing then.
+StatusOr<WorkspacePlan::Ref> reserveUnless(bool direct, uint64_t bytes,
+                                           const PrepareContext &ctx) {
+  if (direct)
+    return WorkspacePlan::Ref{};
+  return ctx.reserveWorkspace(bytes);
+}
 
 StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
@@ -650,18 +679,21 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
   // layout (nothing precedes the gathered dim), else in staging and then
   // each in its place along `dim`.
   bool direct = l->packedIsOutput();
-  Staging staging = std::make_shared<std::vector<uint8_t>>(),
-          spare = std::make_shared<std::vector<uint8_t>>();
+  SHARDRT_ASSIGN_OR_RETURN(
+      WorkspacePlan::Ref staging,
+      reserveUnless(direct, uint64_t(l->blocks.total), ctx));
+  Spare spare = std::make_shared<std::vector<uint8_t>>();
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-gather"));
     const BlockLayout &blocks = l->blocks;
     const Group &g = l->group;
     size_t total = size_t(blocks.total),
            ownBytes = size_t(blocks.counts[g.index]);
-    if (!direct)
-      staging->resize(total);
-    auto *packed = direct ? static_cast<char *>(rc.slots[l->outSlot])
-                          : reinterpret_cast<char *>(staging->data());
+    auto *packed = static_cast<char *>(rc.slots[l->outSlot]);
+    if (!direct) {
+      SHARDRT_ASSIGN_OR_RETURN(uint8_t * at, workspaceAt(rc, staging));
+      packed = reinterpret_cast<char *>(at);
+    }
     char *ownBlock = packed + blocks.displs[g.index];
     const void *own = apartFrom(rc.slots[l->inSlot], ownBytes, packed, total,
                                 ownBlock, *spare);
@@ -676,8 +708,8 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
           exchangeInGroup(*rc.comm, g, l->messages(own, packed)));
     }
     if (!direct)
-      unpackBlocks(staging->data(), blocks, rc.slots[l->outSlot], l->output,
-                   l->dim, l->elemBytes);
+      unpackBlocks(reinterpret_cast<const uint8_t *>(packed), blocks,
+                   rc.slots[l->outSlot], l->output, l->dim, l->elemBytes);
     return Status();
   });
 }
@@ -696,29 +728,37 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
   // members' copies of this member's block arrive apart from both; the
   // output is written only once all have.
   bool direct = packedAlong(l->input, l->dim);
-  Staging packing = std::make_shared<std::vector<uint8_t>>();
-  auto received = std::make_shared<std::vector<float>>();
+  SHARDRT_ASSIGN_OR_RETURN(WorkspacePlan::Ref packing,
+                           reserveUnless(direct, uint64_t(l->sent.total), ctx));
+  SHARDRT_ASSIGN_OR_RETURN(WorkspacePlan::Ref received,
+                           ctx.reserveWorkspace(uint64_t(own * members) * 4));
+  SHARDRT_ASSIGN_OR_RETURN(WorkspacePlan::Ref sum,
+                           ctx.reserveWorkspace(uint64_t(own) * 4));
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a reduce-scatter"));
     const ReduceScatterLayout &L = *l;
     const auto *packed = static_cast<const uint8_t *>(rc.slots[L.inSlot]);
     if (!direct) {
-      packing->resize(size_t(L.sent.total));
-      packBlocks(packed, L.input, L.dim, L.sent, packing->data(), 4);
-      packed = packing->data();
+      SHARDRT_ASSIGN_OR_RETURN(uint8_t * at, workspaceAt(rc, packing));
+      packBlocks(packed, L.input, L.dim, L.sent, at, 4);
+      packed = at;
     }
-    received->resize(own * members);
+    SHARDRT_ASSIGN_OR_RETURN(uint8_t * receivedBytes,
+                             workspaceAt(rc, received));
+    SHARDRT_ASSIGN_OR_RETURN(uint8_t * sumBytes, workspaceAt(rc, sum));
+    auto *staged = reinterpret_cast<float *>(receivedBytes);
     std::vector<const float *> terms(members);
     for (size_t q = 0; q < members; ++q)
       terms[q] =
           q == L.group.index
               ? reinterpret_cast<const float *>(packed + L.sent.displs[q])
-              : received->data() + q * own;
+              : staged + q * own;
     SHARDRT_RETURN_IF_ERROR(exchangeInGroup(
         *rc.comm, L.group,
-        L.messages(reinterpret_cast<const char *>(packed), received->data())));
-    reduceInOrder(terms, static_cast<float *>(rc.slots[L.outSlot]),
-                  int64_t(own), L.op);
+        L.messages(reinterpret_cast<const char *>(packed), staged)));
+    reduceInOrder(terms, reinterpret_cast<float *>(sumBytes),
+                  static_cast<float *>(rc.slots[L.outSlot]), int64_t(own),
+                  L.op);
     return Status();
   });
 }
@@ -734,23 +774,27 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
   // staging, packed member-major.
   bool sendDirect = packedAlong(l->input, l->splitDim),
        recvDirect = packedAlong(l->output, l->concatDim);
-  Staging sendStaging = std::make_shared<std::vector<uint8_t>>(),
-          recvStaging = std::make_shared<std::vector<uint8_t>>(),
-          spare = std::make_shared<std::vector<uint8_t>>();
+  SHARDRT_ASSIGN_OR_RETURN(
+      WorkspacePlan::Ref sendStaging,
+      reserveUnless(sendDirect, uint64_t(l->sent.total), ctx));
+  SHARDRT_ASSIGN_OR_RETURN(
+      WorkspacePlan::Ref recvStaging,
+      reserveUnless(recvDirect, uint64_t(l->received.total), ctx));
+  Spare spare = std::make_shared<std::vector<uint8_t>>();
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-to-all"));
     const AllToAllLayout &L = *l;
     const void *send = rc.slots[L.inSlot];
     if (!sendDirect) {
-      sendStaging->resize(size_t(L.sent.total));
-      packBlocks(send, L.input, L.splitDim, L.sent, sendStaging->data(),
-                 L.elemBytes);
-      send = sendStaging->data();
+      SHARDRT_ASSIGN_OR_RETURN(uint8_t * at, workspaceAt(rc, sendStaging));
+      packBlocks(send, L.input, L.splitDim, L.sent, at, L.elemBytes);
+      send = at;
     }
-    if (!recvDirect)
-      recvStaging->resize(size_t(L.received.total));
-    auto *recv = recvDirect ? static_cast<char *>(rc.slots[L.outSlot])
-                            : reinterpret_cast<char *>(recvStaging->data());
+    auto *recv = static_cast<char *>(rc.slots[L.outSlot]);
+    if (!recvDirect) {
+      SHARDRT_ASSIGN_OR_RETURN(uint8_t * at, workspaceAt(rc, recvStaging));
+      recv = reinterpret_cast<char *>(at);
+    }
     // Blocks may land before every row is sent: what is sent lies apart
     // from what is received, even exactly in place.
     const auto *sent = static_cast<const char *>(
@@ -769,8 +813,8 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
           exchangeInGroup(*rc.comm, L.group, L.messages(sent, recv)));
     }
     if (!recvDirect)
-      unpackBlocks(recvStaging->data(), L.received, rc.slots[L.outSlot],
-                   L.output, L.concatDim, L.elemBytes);
+      unpackBlocks(reinterpret_cast<const uint8_t *>(recv), L.received,
+                   rc.slots[L.outSlot], L.output, L.concatDim, L.elemBytes);
     return Status();
   });
 }

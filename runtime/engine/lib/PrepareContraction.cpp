@@ -143,14 +143,18 @@ StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
   }
   bool maskBool = a.mask == AttentionStep::Mask::Bool;
   size_t maskElem = maskBool ? 1 : 4;
-  auto scratch = std::make_shared<std::vector<uint8_t>>();
-  return RunFn([=](RunContext &rc) {
+  WorkspacePlan::Ref full;
+  if (materialise) {
+    SHARDRT_ASSIGN_OR_RETURN(
+        full,
+        ctx.reserveWorkspace(uint64_t(numElements(a.fullMask)) * maskElem));
+  }
+  return RunFn([=](RunContext &rc) -> Status {
     const void *mask = a.maskSlot == kNoSlot ? nullptr : rc.slots[a.maskSlot];
     if (materialise) {
-      scratch->resize(size_t(numElements(a.fullMask)) * maskElem);
-      cpu::broadcastTo(mask, a.maskShape, scratch->data(), a.fullMask,
-                       maskElem);
-      mask = scratch->data();
+      SHARDRT_ASSIGN_OR_RETURN(uint8_t * at, workspaceAt(rc, full));
+      cpu::broadcastTo(mask, a.maskShape, at, a.fullMask, maskElem);
+      mask = at;
     }
     cpu::sdpa(a.batch, a.l, a.s, a.e, a.ev, slotPtr<float>(rc, a.q),
               slotPtr<float>(rc, a.k), slotPtr<float>(rc, a.v), mask, maskBool,

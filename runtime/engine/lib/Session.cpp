@@ -41,6 +41,7 @@ struct Session::Impl {
   std::vector<RunFn> program;
   std::vector<std::string> names; // per instruction, for error messages
   exec::PendingExchanges pending; // exchanges the program starts and waits
+  exec::WorkspacePlan workspace;  // host memory the steps use beyond the arena
   std::vector<HostStep> hostSteps;
   /// SessionOptions::profile: the timer of each run and the sums so far.
   std::unique_ptr<exec::StepTimer> timer;
@@ -212,6 +213,7 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
                            artifact->meshCoordinates(rank)};
   ctx.pending = &pending;
   ctx.comm = comm;
+  ctx.workspace = &workspace;
   for (uint32_t i = 0; rc.program() && i < rc.program()->size(); ++i) {
     const fb::Instruction &inst = *rc.program()->Get(i);
     ctx.instruction = i;
@@ -231,6 +233,7 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
     names.push_back(where(rc, i, inst));
   }
   SHARDRT_RETURN_IF_ERROR(pending.checkAllClaimed());
+  workspace.finish();
   hostSteps = backend->hostSteps();
   return backend->finishPrepare();
 }
@@ -331,6 +334,10 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
 }
 
 uint64_t Session::arenaBytes() const { return impl_->arenaBytes; }
+
+uint64_t Session::workspaceBytes() const {
+  return impl_->workspace.heldBytes() + impl_->backend->scratchBytes();
+}
 
 const std::vector<HostStep> &Session::hostSteps() const {
   return impl_->hostSteps;
@@ -536,6 +543,7 @@ Status Session::run() {
   exec::RunContext rc;
   rc.slots = im.base;
   rc.comm = im.comm;
+  rc.workspace = &im.workspace;
   for (size_t i = 0; i < im.inputSlots.size(); ++i)
     if (im.boundInputs[i])
       rc.slots[im.inputSlots[i]] = const_cast<void *>(im.boundInputs[i]);

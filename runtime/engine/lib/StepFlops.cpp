@@ -46,7 +46,7 @@ uint64_t stepFlops(const fb::Instruction &inst,
   const Shape &y = slots[out->Get(0)].shape;
   // The steps prepared already, so decoding again succeeds; a step that
   // does not decode counts nothing rather than guess.
-  PrepareContext ctx{slots};
+  PrepareContext ctx{slots, 0, {}, {}};
   switch (inst.opcode()) {
   case Opcode::Conv: {
     // Every output position sums Cin / groups x kernel products.

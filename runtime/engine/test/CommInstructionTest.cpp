@@ -4,8 +4,9 @@
 // halo exchange, an all-reduce and an all-gather-v, checked against values
 // computed here; collectives over one axis of a 2x2 mesh and
 // reduce-scatter-v; all-gathers into an output that holds their input;
-// all-to-all-v over the world and over one axis; and a missing peer that must
-// turn into an error, not a hang.
+// all-to-all-v over the world and over one axis; a started exchange whose
+// staging must outlive a second exchange; and a missing peer that must turn
+// into an error, not a hang.
 //
 //===----------------------------------------------------------------------===//
 
@@ -481,6 +482,100 @@ TEST(CommInstructions, CollectivesOverOneAxisOfA2x2Mesh) {
     for (int q = 0; q < 4; ++q)
       all += x(q, r);
     EXPECT_EQ(o.worldScatter, std::vector<float>{all}) << "rank " << r;
+  }
+}
+
+/// A ring of 3 ranks pads its 4 values twice and fills both pads from its
+/// neighbours: the first exchange is started, a second runs blocking before
+/// the first one's Wait. The session's workspace must keep the first one's
+/// boxes apart from the second's until the Wait, and may reuse them after.
+std::vector<uint8_t> twoExchangesArtifact(bool overlapped) {
+  ArtifactWriter w({"x"}, {3});
+  for (int r = 0; r < 3; ++r) {
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    rc.buffers = {slot(0, {4}), slot(64, {6}), slot(128, {6})};
+    rc.arenaBytes = 192;
+    std::vector<InstructionSpec> program;
+    for (uint32_t padded : {1u, 2u}) {
+      InstructionSpec pad;
+      pad.opcode = fb::Opcode::Pad;
+      pad.inputs = {0};
+      pad.outputs = {padded};
+      pad.str = "constant";
+      pad.ints = {1, 1};
+      pad.floats = {-100.0};
+      program.push_back(pad);
+    }
+    auto halo = [](uint32_t slotIndex, uint32_t tag) {
+      InstructionSpec h;
+      h.opcode = fb::Opcode::HaloExchange;
+      h.transfers = {transfer(fb::TransferKind::Send, -1, 1, 2, tag),
+                     transfer(fb::TransferKind::Send, +1, 4, 5, tag + 1),
+                     transfer(fb::TransferKind::Recv, +1, 5, 6, tag),
+                     transfer(fb::TransferKind::Recv, -1, 0, 1, tag + 1)};
+      for (TransferSpec &t : h.transfers)
+        t.slot = slotIndex;
+      return h;
+    };
+    InstructionSpec first = halo(1, 1), second = halo(2, 3);
+    if (overlapped) {
+      first.ints = {2};
+      InstructionSpec wait;
+      wait.opcode = fb::Opcode::Wait;
+      wait.inputs = wait.outputs = {1};
+      wait.ints = {2};
+      program.insert(program.end(), {first, second, wait});
+    } else {
+      program.insert(program.end(), {first, second});
+    }
+    rc.program = program;
+    rc.inputSlots = {0};
+    rc.outputSlots = {1, 2};
+    w.addRankClass(std::move(rc));
+  }
+  w.addInput(split("x", {4, 4, 4}));
+  w.addOutput(split("first", {6, 6, 6}));
+  w.addOutput(split("second", {6, 6, 6}));
+  StatusOr<std::vector<uint8_t>> bytes = w.serialize();
+  EXPECT_TRUE(bytes.ok()) << bytes.status().toString();
+  return bytes.ok() ? *bytes : std::vector<uint8_t>{};
+}
+
+TEST(CommInstructions, AStartedExchangeKeepsItsWorkspaceUntilItsWait) {
+  for (bool overlapped : {false, true}) {
+    SCOPED_TRACE(overlapped ? "overlapped" : "blocking");
+    std::vector<uint8_t> bytes = twoExchangesArtifact(overlapped);
+    auto engine = Engine::loadFromMemory(bytes.data(), bytes.size());
+    ASSERT_TRUE(engine.ok()) << engine.status().toString();
+    std::mutex m;
+    Status s = comm::LocalWorld::run(3, [&](comm::Communicator &c) -> Status {
+      SHARDRT_ASSIGN_OR_RETURN(auto session, Session::create(*engine, &c));
+      int r = c.rank();
+      std::vector<float> x = {float(4 * r), float(4 * r + 1), float(4 * r + 2),
+                              float(4 * r + 3)};
+      SHARDRT_RETURN_IF_ERROR(session->bindInput(0, x.data(), DType::F32, {4}));
+      uint64_t before = session->workspaceBytes();
+      for (int run = 0; run < 2; ++run)
+        SHARDRT_RETURN_IF_ERROR(session->run());
+      std::vector<float> want = {
+          float((4 * r + 11) % 12), x[0], x[1], x[2], x[3],
+          float((4 * r + 4) % 12)};
+      std::lock_guard<std::mutex> lock(m);
+      EXPECT_EQ(before, 0u) << "rank " << r;
+      // Four boxes of one float, 64-byte aligned, per exchange; the two
+      // exchanges share them unless one is in flight during the other.
+      EXPECT_EQ(session->workspaceBytes(), overlapped ? 512u : 256u)
+          << "rank " << r;
+      for (size_t o = 0; o < 2; ++o) {
+        const float *p = static_cast<const float *>(session->outputData(o));
+        EXPECT_EQ(std::vector<float>(p, p + 6), want)
+            << "rank " << r << " output " << o;
+      }
+      return Status();
+    });
+    EXPECT_TRUE(s.ok()) << s.toString();
   }
 }
 

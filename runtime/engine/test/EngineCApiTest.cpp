@@ -97,6 +97,9 @@ TEST(EngineCApi, LoadDescribeRun) {
       shardrt_session_bind_input(session, 0, x.data(), SHARDRT_F32, shape, 2),
       SHARDRT_OK);
   EXPECT_EQ(shardrt_session_run(session), SHARDRT_OK) << shardrt_last_error();
+  uint64_t workspace = 1;
+  EXPECT_EQ(shardrt_session_workspace_bytes(session, &workspace), SHARDRT_OK);
+  EXPECT_EQ(workspace, 0u); // nothing to stage without a communicator
   const void *out = nullptr;
   EXPECT_EQ(shardrt_session_output_data(session, 0, &out), SHARDRT_OK);
   ASSERT_NE(out, nullptr);
@@ -262,6 +265,8 @@ TEST(EngineCApi, NullArgumentsAreInvalidArguments) {
       kInvalidArg);
   EXPECT_EQ(shardrt_engine_arena_bytes(nullptr, 0, &u), kInvalidArg);
   EXPECT_EQ(shardrt_engine_arena_bytes(engine, 0, nullptr), kInvalidArg);
+  EXPECT_EQ(shardrt_session_workspace_bytes(nullptr, &u), kInvalidArg);
+  EXPECT_EQ(shardrt_session_workspace_bytes(session, nullptr), kInvalidArg);
   EXPECT_EQ(shardrt_local_world_create(2, 0, nullptr), kInvalidArg);
   EXPECT_EQ(shardrt_session_create(nullptr, nullptr, nullptr, 0, 0, &s2),
             kInvalidArg);

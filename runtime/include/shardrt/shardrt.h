@@ -129,6 +129,11 @@ int shardrt_session_run(shardrt_session *session);
 /* Where output i is after a run. */
 int shardrt_session_output_data(const shardrt_session *session, size_t i,
                                 const void **out);
+/* Bytes the session holds beyond its arena and the constants for its steps
+ * to stage and scratch in, as of now (Session::workspaceBytes): the host
+ * workspace is allocated at the first run that uses it. */
+int shardrt_session_workspace_bytes(const shardrt_session *session,
+                                    uint64_t *out);
 
 #ifdef __cplusplus
 }

@@ -221,6 +221,9 @@ public:
   Status finishPrepare() override;
   std::vector<HostStep> hostSteps() const override { return hostSteps_; }
   StatusOr<bool> beginRun(const RunContext &rc) override;
+  uint64_t scratchBytes() const override {
+    return scratchBytes_ + (lib_.workspace ? lib_.workspaceBytes : 0);
+  }
   Status endRun(bool failed) override;
   StatusOr<std::unique_ptr<StepTimer>> createStepTimer(size_t steps) override;
 
@@ -250,8 +253,10 @@ private:
   /// Device memory of a native step, freed with the session.
   StatusOr<void *> scratch(size_t bytes) {
     StatusOr<void *> p = allocate(bytes);
-    if (p.ok())
+    if (p.ok()) {
       scratchBuffers_.push_back(*p);
+      scratchBytes_ += bytes;
+    }
     return p;
   }
   /// placeConstant and scratch as the step families take them.
@@ -279,6 +284,7 @@ private:
   /// Device scratch of native steps: halo exchange and all-gather staging,
   /// reduction partials and arrival counters.
   std::vector<void *> scratchBuffers_;
+  uint64_t scratchBytes_ = 0;
   /// Pinned host staging of native exchanges over host-only communicators.
   std::vector<std::unique_ptr<PinnedBuffer>> exchangeHost_;
   /// Where native exchanges copy between device and host staging, beside

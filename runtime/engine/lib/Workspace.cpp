@@ -1,0 +1,76 @@
+//===- Workspace.cpp - Host memory the steps use beyond the arena ---------===//
+
+#include "Workspace.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+#include <string>
+
+namespace shardrt::exec {
+namespace {
+
+constexpr uint64_t kAlign = 64;
+
+uint64_t alignUp(uint64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+} // namespace
+
+WorkspacePlan::~WorkspacePlan() { std::free(block_); }
+
+WorkspacePlan::Ref WorkspacePlan::reserve(uint64_t bytes, uint32_t first,
+                                          uint32_t last) {
+  reservations_.push_back({bytes, 0, first, std::max(first, last)});
+  return Ref{reservations_.size() - 1};
+}
+
+void WorkspacePlan::extendTo(Ref ref, uint32_t last) {
+  Reservation &r = reservations_[ref.index];
+  r.last = std::max(r.last, last);
+}
+
+void WorkspacePlan::finish() {
+  // Largest first, each at the lowest offset clear of the placed ones that
+  // are held during an instruction it is held in too.
+  std::vector<size_t> order(reservations_.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return reservations_[a].bytes > reservations_[b].bytes;
+  });
+  std::vector<size_t> placed;
+  total_ = 0;
+  for (size_t i : order) {
+    Reservation &r = reservations_[i];
+    std::vector<std::pair<uint64_t, uint64_t>> taken; // [offset, end)
+    for (size_t j : placed) {
+      const Reservation &q = reservations_[j];
+      if (q.first <= r.last && r.first <= q.last)
+        taken.push_back({q.offset, q.offset + alignUp(q.bytes)});
+    }
+    std::sort(taken.begin(), taken.end());
+    uint64_t offset = 0, need = alignUp(r.bytes);
+    for (const auto &[lo, hi] : taken) {
+      if (offset + need <= lo)
+        break;
+      offset = std::max(offset, hi);
+    }
+    r.offset = offset;
+    total_ = std::max(total_, offset + need);
+    placed.push_back(i);
+  }
+  finished_ = true;
+}
+
+StatusOr<uint8_t *> WorkspacePlan::at(Ref ref) {
+  if (!finished_ || ref.index >= reservations_.size())
+    return Status::internal("workspace used before it was planned");
+  if (!block_ && total_ > 0) {
+    block_ = static_cast<uint8_t *>(std::aligned_alloc(kAlign, total_));
+    if (!block_)
+      return Status::unavailable("cannot allocate " + std::to_string(total_) +
+                                 " bytes of workspace");
+  }
+  return block_ + reservations_[ref.index].offset;
+}
+
+} // namespace shardrt::exec
