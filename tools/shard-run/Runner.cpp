@@ -48,25 +48,22 @@ Status prepareRank(const Engine &engine, Session &session, int rank,
                    const RunOptions &options) {
   io.inputs.resize(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    StatusOr<LocalBox> box = engine.localInput(i, rank);
-    if (!box.ok())
-      return box.status();
-    io.inputs[i].resize(size_t(cpu::numElements(box->shape)) *
+    SHARDRT_ASSIGN_OR_RETURN(LocalBox box, engine.localInput(i, rank));
+    io.inputs[i].resize(size_t(cpu::numElements(box.shape)) *
                         dtypeSize(inputs[i].dtype));
-    extractBox(inputs[i], *box, io.inputs[i].data());
+    extractBox(inputs[i], box, io.inputs[i].data());
     if (!engine.input(i).partial.empty()) {
-      StatusOr<bool> holds = holdsPartialValue(engine, engine.input(i), rank);
-      if (!holds.ok())
-        return holds.status();
-      if (!*holds)
+      SHARDRT_ASSIGN_OR_RETURN(
+          bool holds, holdsPartialValue(engine, engine.input(i), rank));
+      if (!holds)
         std::fill(io.inputs[i].begin(), io.inputs[i].end(), uint8_t(0));
     }
     // Host memory binds without a copy only where kernels run on the host.
     bool host = options.backend == BackendKind::Cpu;
     if (Status s = host ? session.bindInput(i, io.inputs[i].data(),
-                                            inputs[i].dtype, box->shape)
+                                            inputs[i].dtype, box.shape)
                         : session.copyInput(i, io.inputs[i].data(),
-                                            inputs[i].dtype, box->shape);
+                                            inputs[i].dtype, box.shape);
         !s.ok())
       return Status(s.code(),
                     "input '" + engine.input(i).name + "': " + s.message());
@@ -191,17 +188,16 @@ Status runLocal(const std::shared_ptr<const Engine> &engine,
   commOptions.copyBytes = localMessageCopy(options.backend);
   auto body = [&](comm::Communicator *c) -> Status {
     int rank = c ? c->rank() : 0;
-    StatusOr<std::unique_ptr<Session>> session =
-        Session::create(engine, c, sessionOptions(options));
-    if (!session.ok())
-      return session.status();
+    SHARDRT_ASSIGN_OR_RETURN(
+        std::unique_ptr<Session> session,
+        Session::create(engine, c, sessionOptions(options)));
     RankIo io;
     SHARDRT_RETURN_IF_ERROR(
-        prepareRank(*engine, **session, rank, inputs, io, options));
+        prepareRank(*engine, *session, rank, inputs, io, options));
     SHARDRT_RETURN_IF_ERROR(
-        runRank(**session, rank, stats[size_t(rank)], options));
+        runRank(*session, rank, stats[size_t(rank)], options));
     for (size_t i = 0; i < outputs.size(); ++i) {
-      StatusOr<std::vector<uint8_t>> local = hostOutput(**session, i);
+      StatusOr<std::vector<uint8_t>> local = hostOutput(*session, i);
       StatusOr<LocalBox> box = engine->localOutput(i, rank);
       if (!local.ok() || !box.ok())
         return local.ok() ? box.status() : local.status();
@@ -234,13 +230,11 @@ StatusOr<uint64_t> runFingerprint(const Engine &engine,
                                   const std::vector<GlobalTensor> &inputs,
                                   const RunOptions &options) {
   artifact::ByteSpan file = engine.artifact().fileBytes();
-  StatusOr<artifact::Header> header =
-      artifact::decodeHeader(file.data, file.size);
-  if (!header.ok())
-    return header.status();
+  SHARDRT_ASSIGN_OR_RETURN(artifact::Header header,
+                           artifact::decodeHeader(file.data, file.size));
   artifact::Xxh64 h;
   auto add = [&](int64_t v) { h.update(&v, sizeof v); };
-  add(int64_t(header->checksum));
+  add(int64_t(header.checksum));
   add(int64_t(file.size));
   for (int64_t v : {int64_t(options.iterations), int64_t(options.warmup),
                     int64_t(options.backend), int64_t(options.cudaGraph),
@@ -368,22 +362,19 @@ static Status runThisRank(const std::shared_ptr<const Engine> &engine,
     std::vector<int64_t> counts;
     std::vector<LocalBox> boxes;
     for (int r = 0; r < world; ++r) {
-      StatusOr<LocalBox> box = engine->localOutput(i, r);
-      if (!box.ok())
-        return box.status();
-      counts.push_back(cpu::numElements(box->shape) *
+      SHARDRT_ASSIGN_OR_RETURN(LocalBox box, engine->localOutput(i, r));
+      counts.push_back(cpu::numElements(box.shape) *
                        int64_t(dtypeSize(outputs[i].dtype)));
-      boxes.push_back(*box);
+      boxes.push_back(box);
     }
     std::vector<uint8_t> all;
     int64_t total = 0;
     for (int64_t c : counts)
       total += c;
     all.resize(size_t(total));
-    StatusOr<std::vector<uint8_t>> local = hostOutput(**session, i);
-    if (!local.ok())
-      return local.status();
-    SHARDRT_RETURN_IF_ERROR(comm.allGatherV(local->data(), counts[size_t(rank)],
+    SHARDRT_ASSIGN_OR_RETURN(std::vector<uint8_t> local,
+                             hostOutput(**session, i));
+    SHARDRT_RETURN_IF_ERROR(comm.allGatherV(local.data(), counts[size_t(rank)],
                                             all.data(), counts,
                                             comm::DataType::Byte));
     int64_t at = 0;

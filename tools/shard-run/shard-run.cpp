@@ -286,10 +286,8 @@ Status loadInputs(const Engine &engine, const Args &args,
                    shapeStr(t.shape);
       continue;
     }
-    StatusOr<NpyArray> a = readNpy(it->second);
-    if (!a.ok())
-      return a.status();
-    NpyArray arr = t.dtype == DType::F32 ? toF32(std::move(*a)) : std::move(*a);
+    SHARDRT_ASSIGN_OR_RETURN(NpyArray a, readNpy(it->second));
+    NpyArray arr = t.dtype == DType::F32 ? toF32(std::move(a)) : std::move(a);
     if (arr.dtype != t.dtype || arr.shape != t.shape)
       return Status::invalidArgument(
           it->second + " holds " + dtypeName(arr.dtype) + " " +
@@ -438,10 +436,9 @@ struct Prepared {
 /// known to be there: the artifact, its world size, the output names, the
 /// inputs.
 Status prepare(const Args &args, comm::Communicator *mpi, Prepared &p) {
-  StatusOr<std::shared_ptr<const Engine>> engine = Engine::load(args.model);
-  if (!engine.ok())
-    return engine.status();
-  p.engine = *engine;
+  SHARDRT_ASSIGN_OR_RETURN(std::shared_ptr<const Engine> engine,
+                           Engine::load(args.model));
+  p.engine = engine;
   int world = p.engine->worldSize();
   if (mpi && args.ranks && args.ranks != mpi->size())
     return Status::invalidArgument(

@@ -71,10 +71,9 @@ Status info(const shardrt_engine *e, size_t i, bool input, const char **name,
 Status shape(const shardrt_engine *e, size_t i, int rank, bool input,
              int64_t *global, int64_t *offset, int64_t *local, size_t len) {
   SHARDRT_C_ARG(e);
-  StatusOr<LocalBox> box =
-      input ? e->engine->localInput(i, rank) : e->engine->localOutput(i, rank);
-  if (!box.ok())
-    return box.status();
+  SHARDRT_ASSIGN_OR_RETURN(LocalBox box, input
+                                             ? e->engine->localInput(i, rank)
+                                             : e->engine->localOutput(i, rank));
   const TensorInfo &t = input ? e->engine->input(i) : e->engine->output(i);
   if (len < t.shape.size())
     return Status::invalidArgument("the shape arrays have " +
@@ -84,9 +83,9 @@ Status shape(const shardrt_engine *e, size_t i, int rank, bool input,
     if (global)
       global[d] = t.shape[d];
     if (offset)
-      offset[d] = box->offset[d];
+      offset[d] = box.offset[d];
     if (local)
-      local[d] = box->shape[d];
+      local[d] = box.shape[d];
   }
   return Status();
 }
@@ -182,10 +181,8 @@ int shardrt_engine_arena_bytes(const shardrt_engine *engine, int rank,
   return guardStatus([&] {
     SHARDRT_C_ARG(engine);
     SHARDRT_C_ARG(out);
-    StatusOr<uint64_t> b = engine->engine->arenaBytes(rank);
-    if (!b.ok())
-      return b.status();
-    *out = *b;
+    SHARDRT_ASSIGN_OR_RETURN(uint64_t b, engine->engine->arenaBytes(rank));
+    *out = b;
     return Status();
   });
 }
@@ -239,11 +236,9 @@ int shardrt_session_bind_input(shardrt_session *session, size_t i,
                                const int64_t *shape, size_t rank) {
   return guardStatus([&] {
     SHARDRT_C_ARG(session);
-    StatusOr<std::vector<int64_t>> dims = shapeOf(shape, rank);
-    if (!dims.ok())
-      return dims.status();
+    SHARDRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, shapeOf(shape, rank));
     return session->session->bindInput(i, data, static_cast<DType>(dtype),
-                                       *dims);
+                                       dims);
   });
 }
 
@@ -252,11 +247,9 @@ int shardrt_session_copy_input(shardrt_session *session, size_t i,
                                const int64_t *shape, size_t rank) {
   return guardStatus([&] {
     SHARDRT_C_ARG(session);
-    StatusOr<std::vector<int64_t>> dims = shapeOf(shape, rank);
-    if (!dims.ok())
-      return dims.status();
+    SHARDRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, shapeOf(shape, rank));
     return session->session->copyInput(i, data, static_cast<DType>(dtype),
-                                       *dims);
+                                       dims);
   });
 }
 
@@ -265,11 +258,9 @@ int shardrt_session_bind_output(shardrt_session *session, size_t i, void *data,
                                 size_t rank) {
   return guardStatus([&] {
     SHARDRT_C_ARG(session);
-    StatusOr<std::vector<int64_t>> dims = shapeOf(shape, rank);
-    if (!dims.ok())
-      return dims.status();
+    SHARDRT_ASSIGN_OR_RETURN(std::vector<int64_t> dims, shapeOf(shape, rank));
     return session->session->bindOutput(i, data, static_cast<DType>(dtype),
-                                        *dims);
+                                        dims);
   });
 }
 

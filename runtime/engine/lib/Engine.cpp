@@ -97,29 +97,24 @@ Engine::fromArtifact(artifact::Artifact artifact) {
       return Status::invalidArgument(
           "the embedded reference model must be a world-size-1 artifact "
           "without a reference of its own");
-    StatusOr<std::shared_ptr<const Engine>> refEngine =
-        fromArtifact(std::move(*inner));
-    if (!refEngine.ok())
-      return refEngine.status();
-    engine->reference_ = *refEngine;
+    SHARDRT_ASSIGN_OR_RETURN(std::shared_ptr<const Engine> refEngine,
+                             fromArtifact(std::move(*inner)));
+    engine->reference_ = refEngine;
   }
   return std::shared_ptr<const Engine>(std::move(engine));
 }
 
 StatusOr<std::shared_ptr<const Engine>> Engine::load(const std::string &path) {
-  StatusOr<artifact::Artifact> a = artifact::Artifact::load(path);
-  if (!a.ok())
-    return a.status();
-  return fromArtifact(std::move(*a));
+  SHARDRT_ASSIGN_OR_RETURN(artifact::Artifact a,
+                           artifact::Artifact::load(path));
+  return fromArtifact(std::move(a));
 }
 
 StatusOr<std::shared_ptr<const Engine>> Engine::loadFromMemory(const void *data,
                                                                size_t size) {
-  StatusOr<artifact::Artifact> a =
-      artifact::Artifact::loadFromMemory(data, size);
-  if (!a.ok())
-    return a.status();
-  return fromArtifact(std::move(*a));
+  SHARDRT_ASSIGN_OR_RETURN(artifact::Artifact a,
+                           artifact::Artifact::loadFromMemory(data, size));
+  return fromArtifact(std::move(a));
 }
 
 int Engine::worldSize() const { return artifact_->worldSize(); }

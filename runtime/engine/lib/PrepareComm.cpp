@@ -229,19 +229,17 @@ StatusOr<RunFn> prepareWait(const fb::Instruction &inst,
   SHARDRT_RETURN_IF_ERROR(ints.finish());
   if (!ctx.pending)
     return invalid("a Wait needs a session's program");
-  StatusOr<std::shared_ptr<ExchangeState>> state =
-      ctx.pending->claim(uint32_t(started));
-  if (!state.ok())
-    return state.status();
+  SHARDRT_ASSIGN_OR_RETURN(std::shared_ptr<ExchangeState> state,
+                           ctx.pending->claim(uint32_t(started)));
   std::vector<uint32_t> outs;
   for (uint32_t i = 0; inst.outputs() && i < inst.outputs()->size(); ++i)
     outs.push_back(outIdx(inst, i));
-  for (const BoxTransfer &t : (*state)->transfers)
+  for (const BoxTransfer &t : state->transfers)
     if (!t.send && std::find(outs.begin(), outs.end(), t.slot) == outs.end())
       return invalid("its outputs do not list slot " + std::to_string(t.slot) +
                      ", which a receive of instruction " +
                      std::to_string(started) + " writes");
-  std::shared_ptr<ExchangeState> s = *state;
+  std::shared_ptr<ExchangeState> s = state;
   // The boxes stay staged from the start until this Wait.
   for (WorkspacePlan::Ref r : s->staging)
     ctx.workspace->extendTo(r, ctx.instruction);
@@ -462,9 +460,7 @@ StatusOr<GroupSplit> readGroupSplit(IntReader &ints, const Group &g,
 StatusOr<GroupSplit> groupSplit(const fb::Instruction &inst, const Group &g,
                                 const Shape &block) {
   IntReader ints(inst);
-  StatusOr<GroupSplit> split = readGroupSplit(ints, g, block);
-  if (!split.ok())
-    return split.status();
+  SHARDRT_ASSIGN_OR_RETURN(GroupSplit split, readGroupSplit(ints, g, block));
   SHARDRT_RETURN_IF_ERROR(ints.finish());
   return split;
 }
@@ -671,10 +667,8 @@ StatusOr<WorkspacePlan::Ref> reserveUnless(bool direct, uint64_t bytes,
 
 StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
-  StatusOr<AllGatherLayout> decoded = decodeAllGather(inst, ctx);
-  if (!decoded.ok())
-    return decoded.status();
-  auto l = std::make_shared<const AllGatherLayout>(std::move(*decoded));
+  SHARDRT_ASSIGN_OR_RETURN(AllGatherLayout decoded, decodeAllGather(inst, ctx));
+  auto l = std::make_shared<const AllGatherLayout>(std::move(decoded));
   // The blocks land member-major: in the output itself when that is its
   // layout (nothing precedes the gathered dim), else in staging and then
   // each in its place along `dim`.
@@ -718,10 +712,9 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
 /// order.
 StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
                                      const PrepareContext &ctx) {
-  StatusOr<ReduceScatterLayout> decoded = decodeReduceScatter(inst, ctx);
-  if (!decoded.ok())
-    return decoded.status();
-  auto l = std::make_shared<const ReduceScatterLayout>(std::move(*decoded));
+  SHARDRT_ASSIGN_OR_RETURN(ReduceScatterLayout decoded,
+                           decodeReduceScatter(inst, ctx));
+  auto l = std::make_shared<const ReduceScatterLayout>(std::move(decoded));
   size_t members = l->group.ranks.size(), own = size_t(numElements(l->output));
   // The blocks go straight from the input when they lie packed in it
   // (nothing precedes the split dim), else packed member-major first. The
@@ -765,10 +758,8 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
                                 const PrepareContext &ctx) {
-  StatusOr<AllToAllLayout> decoded = decodeAllToAll(inst, ctx);
-  if (!decoded.ok())
-    return decoded.status();
-  auto l = std::make_shared<const AllToAllLayout>(std::move(*decoded));
+  SHARDRT_ASSIGN_OR_RETURN(AllToAllLayout decoded, decodeAllToAll(inst, ctx));
+  auto l = std::make_shared<const AllToAllLayout>(std::move(decoded));
   // Rows go straight from the input when they lie packed in it, blocks
   // straight into the output when that is their layout; otherwise through
   // staging, packed member-major.
@@ -821,10 +812,8 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
-  StatusOr<BroadcastLayout> decoded = decodeBroadcast(inst, ctx);
-  if (!decoded.ok())
-    return decoded.status();
-  BroadcastLayout l = *decoded;
+  SHARDRT_ASSIGN_OR_RETURN(BroadcastLayout decoded, decodeBroadcast(inst, ctx));
+  BroadcastLayout l = decoded;
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a broadcast"));
     void *y = rc.slots[l.outSlot];

@@ -53,9 +53,7 @@ namespace {
 StatusOr<RunFn> prepareUnary(const fb::Instruction &inst,
                              const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
-  StatusOr<cpu::UnaryKind> kind = unaryKind(strAttr(inst));
-  if (!kind.ok())
-    return kind.status();
+  SHARDRT_ASSIGN_OR_RETURN(cpu::UnaryKind kind, unaryKind(strAttr(inst)));
   SHARDRT_RETURN_IF_ERROR(
       requireDType(inSlot(inst, ctx, 0), DType::F32, "the input"));
   SHARDRT_RETURN_IF_ERROR(
@@ -64,7 +62,7 @@ StatusOr<RunFn> prepareUnary(const fb::Instruction &inst,
       outSlot(inst, ctx, 0), inSlot(inst, ctx, 0).shape, "the output"));
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
   int64_t n = numElements(inSlot(inst, ctx, 0).shape);
-  cpu::UnaryKind k = *kind;
+  cpu::UnaryKind k = kind;
   return RunFn([=](RunContext &rc) {
     cpu::unary(k, slotPtr<float>(rc, x), slotPtr<float>(rc, y), n);
     return Status();
@@ -78,13 +76,11 @@ StatusOr<std::vector<Shape>> broadcastOperands(const fb::Instruction &inst,
   std::vector<Shape> shapes;
   for (size_t i = 0; i < numInputs(inst); ++i)
     shapes.push_back(inSlot(inst, ctx, i).shape);
-  StatusOr<Shape> out = broadcastShapes(shapes);
-  if (!out.ok())
-    return out.status();
+  SHARDRT_ASSIGN_OR_RETURN(Shape out, broadcastShapes(shapes));
   SHARDRT_RETURN_IF_ERROR(
-      requireShape(outSlot(inst, ctx, 0), *out, "the output"));
+      requireShape(outSlot(inst, ctx, 0), out, "the output"));
   for (Shape &s : shapes)
-    s = padShape(s, out->size());
+    s = padShape(s, out.size());
   return shapes;
 }
 
@@ -98,27 +94,22 @@ StatusOr<RunFn> prepareBinary(const fb::Instruction &inst,
       requireDType(inSlot(inst, ctx, 1), DType::F32, "input 1"));
   SHARDRT_RETURN_IF_ERROR(requireDType(
       outSlot(inst, ctx, 0), isCompare ? DType::I1 : DType::F32, "the output"));
-  StatusOr<std::vector<Shape>> shapes = broadcastOperands(inst, ctx);
-  if (!shapes.ok())
-    return shapes.status();
-  Shape a = (*shapes)[0], b = (*shapes)[1], o = outSlot(inst, ctx, 0).shape;
+  SHARDRT_ASSIGN_OR_RETURN(std::vector<Shape> shapes,
+                           broadcastOperands(inst, ctx));
+  Shape a = shapes[0], b = shapes[1], o = outSlot(inst, ctx, 0).shape;
   o = padShape(o, a.size());
   uint32_t ia = inIdx(inst, 0), ib = inIdx(inst, 1), iy = outIdx(inst, 0);
   if (isCompare) {
-    StatusOr<cpu::CompareKind> k = compareKind(strAttr(inst));
-    if (!k.ok())
-      return k.status();
-    cpu::CompareKind kind = *k;
+    SHARDRT_ASSIGN_OR_RETURN(cpu::CompareKind k, compareKind(strAttr(inst)));
+    cpu::CompareKind kind = k;
     return RunFn([=](RunContext &rc) {
       cpu::compare(kind, slotPtr<float>(rc, ia), a, slotPtr<float>(rc, ib), b,
                    slotPtr<uint8_t>(rc, iy), o);
       return Status();
     });
   }
-  StatusOr<cpu::BinaryKind> k = binaryKind(strAttr(inst));
-  if (!k.ok())
-    return k.status();
-  cpu::BinaryKind kind = *k;
+  SHARDRT_ASSIGN_OR_RETURN(cpu::BinaryKind k, binaryKind(strAttr(inst)));
+  cpu::BinaryKind kind = k;
   return RunFn([=](RunContext &rc) {
     cpu::binary(kind, slotPtr<float>(rc, ia), a, slotPtr<float>(rc, ib), b,
                 slotPtr<float>(rc, iy), o);
@@ -137,10 +128,9 @@ StatusOr<RunFn> prepareSelect(const fb::Instruction &inst,
   if (t != DType::F32 && t != DType::I1)
     return Status::unimplemented("select of " +
                                  std::string(fb::EnumNameDType(t)));
-  StatusOr<std::vector<Shape>> shapes = broadcastOperands(inst, ctx);
-  if (!shapes.ok())
-    return shapes.status();
-  std::vector<Shape> s = *shapes;
+  SHARDRT_ASSIGN_OR_RETURN(std::vector<Shape> shapes,
+                           broadcastOperands(inst, ctx));
+  std::vector<Shape> s = shapes;
   Shape o = padShape(outSlot(inst, ctx, 0).shape, s[0].size());
   size_t bytes = t == DType::F32 ? 4 : 1;
   uint32_t c = inIdx(inst, 0), a = inIdx(inst, 1), b = inIdx(inst, 2),
@@ -208,9 +198,8 @@ StatusOr<RunFn> prepareReduce(const fb::Instruction &inst,
       {"amax", cpu::ReduceKind::Max},
       {"amin", cpu::ReduceKind::Min}};
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
-  StatusOr<cpu::ReduceKind> kind = lookup(kinds, strAttr(inst), "reduction");
-  if (!kind.ok())
-    return kind.status();
+  SHARDRT_ASSIGN_OR_RETURN(cpu::ReduceKind kind,
+                           lookup(kinds, strAttr(inst), "reduction"));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   SHARDRT_RETURN_IF_ERROR(requireDType(in, DType::F32, "the input"));
   SHARDRT_RETURN_IF_ERROR(requireDType(out, DType::F32, "the output"));
@@ -232,9 +221,9 @@ StatusOr<RunFn> prepareReduce(const fb::Instruction &inst,
                    " elements; reducing " + shapeStr(in.shape) + " leaves " +
                    std::to_string(kept));
   if (count == 0 &&
-      (*kind == cpu::ReduceKind::Max || *kind == cpu::ReduceKind::Min))
+      (kind == cpu::ReduceKind::Max || kind == cpu::ReduceKind::Min))
     return invalid("amax/amin over zero elements");
-  cpu::ReduceKind k = *kind;
+  cpu::ReduceKind k = kind;
   Shape xs = in.shape;
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
   return RunFn([=](RunContext &rc) {
@@ -323,11 +312,9 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
     Shape normalized(xs.end() - param, xs.end());
     int64_t inner = numElements(normalized),
             outer = numElements(xs) / std::max<int64_t>(inner, 1);
-    StatusOr<Affine> a =
-        decodeAffine(inst, ctx, 1, hasWeight, hasBias, normalized);
-    if (!a.ok())
-      return a.status();
-    Affine af = *a;
+    SHARDRT_ASSIGN_OR_RETURN(
+        Affine a, decodeAffine(inst, ctx, 1, hasWeight, hasBias, normalized));
+    Affine af = a;
     return RunFn([=](RunContext &rc) {
       cpu::layerNorm(slotPtr<float>(rc, x), outer, inner,
                      optionalSlot(rc, af.weight), optionalSlot(rc, af.bias),
@@ -344,10 +331,9 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
     if (param < 1 || c % param != 0)
       return invalid(std::to_string(c) + " channels do not split into " +
                      std::to_string(param) + " groups");
-    StatusOr<Affine> a = decodeAffine(inst, ctx, 1, hasWeight, hasBias, {c});
-    if (!a.ok())
-      return a.status();
-    Affine af = *a;
+    SHARDRT_ASSIGN_OR_RETURN(
+        Affine a, decodeAffine(inst, ctx, 1, hasWeight, hasBias, {c}));
+    Affine af = a;
     return RunFn([=](RunContext &rc) {
       cpu::groupNorm(slotPtr<float>(rc, x), n, c, spatial, param,
                      optionalSlot(rc, af.weight), optionalSlot(rc, af.bias),
@@ -366,10 +352,9 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
                        shapeStr(inSlot(inst, ctx, i).shape) + "; expected (" +
                        std::to_string(c) + ",)");
     }
-    StatusOr<Affine> a = decodeAffine(inst, ctx, 3, hasWeight, hasBias, {c});
-    if (!a.ok())
-      return a.status();
-    Affine af = *a;
+    SHARDRT_ASSIGN_OR_RETURN(
+        Affine a, decodeAffine(inst, ctx, 3, hasWeight, hasBias, {c}));
+    Affine af = a;
     uint32_t mean = inIdx(inst, 1), var = inIdx(inst, 2);
     return RunFn([=](RunContext &rc) {
       cpu::batchNormInference(

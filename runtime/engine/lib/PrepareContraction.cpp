@@ -67,10 +67,8 @@ StatusOr<RunFn> prepareMatmul(const fb::Instruction &inst,
     return invalid("contracts " + std::to_string(k) + " with " +
                    std::to_string(b[b.size() - 2]) + " elements");
   Shape aBatch(a.begin(), a.end() - 2), bBatch(b.begin(), b.end() - 2);
-  StatusOr<Shape> batch = broadcastShapes({aBatch, bBatch});
-  if (!batch.ok())
-    return batch.status();
-  Shape expected = *batch;
+  SHARDRT_ASSIGN_OR_RETURN(Shape batch, broadcastShapes({aBatch, bBatch}));
+  Shape expected = batch;
   if (!aVec)
     expected.push_back(m);
   if (!bVec)
@@ -79,7 +77,7 @@ StatusOr<RunFn> prepareMatmul(const fb::Instruction &inst,
       requireShape(outSlot(inst, ctx, 0), expected, "the output"));
   // BLAS takes 32-bit sizes.
   SHARDRT_RETURN_IF_ERROR(requireBlasDims({m, n, k}, "a matmul"));
-  Shape outBatch = *batch;
+  Shape outBatch = batch;
   BatchedOperand ao = batchOperand(inIdx(inst, 0), aBatch, outBatch, m * k);
   BatchedOperand bo = batchOperand(inIdx(inst, 1), bBatch, outBatch, k * n);
   int64_t count = numElements(outBatch);
@@ -125,10 +123,8 @@ StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
-  StatusOr<AttentionStep> decoded = decodeAttention(inst, ctx);
-  if (!decoded.ok())
-    return decoded.status();
-  const AttentionStep a = std::move(*decoded);
+  SHARDRT_ASSIGN_OR_RETURN(AttentionStep decoded, decodeAttention(inst, ctx));
+  const AttentionStep a = std::move(decoded);
   // One (l, s) mask for every batch entry, or one per entry; a mask that
   // broadcasts any other way is materialised at (batch..., l, s) first.
   bool materialise = false;
@@ -297,10 +293,9 @@ namespace {
 
 StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
                                     const PrepareContext &ctx) {
-  StatusOr<cpu::NeighborhoodParams> decoded = decodeNeighborhood(inst, ctx);
-  if (!decoded.ok())
-    return decoded.status();
-  cpu::NeighborhoodParams p = *decoded;
+  SHARDRT_ASSIGN_OR_RETURN(cpu::NeighborhoodParams decoded,
+                           decodeNeighborhood(inst, ctx));
+  cpu::NeighborhoodParams p = decoded;
   uint32_t qi = inIdx(inst, 0), ki = inIdx(inst, 1), vi = inIdx(inst, 2),
            y = outIdx(inst, 0);
   return RunFn([=](RunContext &rc) {

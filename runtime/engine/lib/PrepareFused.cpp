@@ -293,23 +293,20 @@ StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
   const SlotInfo &out = outSlot(inst, ctx, 0);
   SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
   Shape outShape = out.shape;
-  StatusOr<std::vector<InputRead>> inputReads =
-      broadcastReads(inst, ctx, outShape, "the output");
-  if (!inputReads.ok())
-    return inputReads.status();
+  SHARDRT_ASSIGN_OR_RETURN(std::vector<InputRead> inputReads,
+                           broadcastReads(inst, ctx, outShape, "the output"));
   if (!inst.str() || inst.str()->size() == 0)
     return Status::unimplemented(
         "the CPU backend evaluates fused bodies; this ElementwiseFused "
         "carries only a generated kernel");
   IntReader ints(inst);
-  StatusOr<Body> body =
-      parseBody(words(inst), ints, int64_t(numIn), /*reduction=*/false);
-  if (!body.ok())
-    return body.status();
+  SHARDRT_ASSIGN_OR_RETURN(
+      Body body,
+      parseBody(words(inst), ints, int64_t(numIn), /*reduction=*/false));
   FusedElementwise plan;
-  for (const InputRead &in : *inputReads)
+  for (const InputRead &in : inputReads)
     plan.reads.push_back(tileRead(in, outShape));
-  plan.steps = std::move(body->steps);
+  plan.steps = std::move(body.steps);
   plan.n = numElements(outShape);
   plan.y = outIdx(inst, 0);
   return RunFn([plan = std::move(plan)](RunContext &rc) -> Status {
@@ -557,10 +554,9 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
   SHARDRT_RETURN_IF_ERROR(readReductionHeader(ints, domain, reduced));
   const SlotInfo &out = outSlot(inst, ctx, 0);
   SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
-  StatusOr<std::vector<InputRead>> inputReads =
-      broadcastReads(inst, ctx, domain, "the iteration space");
-  if (!inputReads.ok())
-    return inputReads.status();
+  SHARDRT_ASSIGN_OR_RETURN(
+      std::vector<InputRead> inputReads,
+      broadcastReads(inst, ctx, domain, "the iteration space"));
   std::vector<int64_t> keptDims, reducedDims;
   int64_t outputs = 1, count = 1;
   for (size_t d = 0; d < domain.size(); ++d) {
@@ -586,10 +582,9 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
     return invalid("has an unknown reduction '" + fns.front() +
                    "' (sum, mean, amax, amin)");
   fns.erase(fns.begin());
-  StatusOr<Body> body =
-      parseBody(fns, ints, int64_t(numInputs(inst)), /*reduction=*/true);
-  if (!body.ok())
-    return body.status();
+  SHARDRT_ASSIGN_OR_RETURN(
+      Body body,
+      parseBody(fns, ints, int64_t(numInputs(inst)), /*reduction=*/true));
   FusedReduction plan;
   plan.kind = kind->second;
   if (count == 0 &&
@@ -604,9 +599,9 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
     plan.chunks = std::clamp<int64_t>(count / kMinChunk, 1,
                                       (kMinUnits + outputs - 1) / outputs);
   plan.chunkLen = (count + plan.chunks - 1) / plan.chunks;
-  plan.reads = std::move(*inputReads);
-  plan.steps = std::move(body->steps);
-  plan.result = body->result;
+  plan.reads = std::move(inputReads);
+  plan.steps = std::move(body.steps);
+  plan.result = body.result;
   plan.y = outIdx(inst, 0);
   return RunFn([plan = std::move(plan)](RunContext &rc) -> Status {
     return plan.run(rc);

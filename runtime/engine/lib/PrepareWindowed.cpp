@@ -81,10 +81,8 @@ StatusOr<ConvStep> decodeConv(const fb::Instruction &inst,
               &y = outSlot(inst, ctx, 0).shape;
   bool transposed = inst.opcode() == Opcode::ConvTranspose;
   IntReader ints(inst);
-  StatusOr<int> rank = spatialRank(ints, x, y);
-  if (!rank.ok())
-    return rank.status();
-  int r = *rank;
+  SHARDRT_ASSIGN_OR_RETURN(int rank, spatialRank(ints, x, y));
+  int r = rank;
   std::vector<int64_t> stride = ints.next(r), padLo = ints.next(r),
                        dilation = ints.next(r);
   int64_t groups = ints.next();
@@ -164,10 +162,8 @@ StatusOr<PoolStep> decodePool(const fb::Instruction &inst,
   if (kind != "max" && kind != "avg")
     return invalid("unknown pooling '" + kind + "'");
   IntReader ints(inst);
-  StatusOr<int> rank = spatialRank(ints, x, y);
-  if (!rank.ok())
-    return rank.status();
-  int r = *rank;
+  SHARDRT_ASSIGN_OR_RETURN(int rank, spatialRank(ints, x, y));
+  int r = rank;
   std::vector<int64_t> kernel = ints.next(r), stride = ints.next(r),
                        padLo = ints.next(r), padHi = ints.next(r),
                        dilation = ints.next(r);
@@ -245,10 +241,8 @@ StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
   else
     return invalid("unknown interpolation mode '" + mode + "'");
   IntReader ints(inst);
-  StatusOr<int> rank = spatialRank(ints, x, y);
-  if (!rank.ok())
-    return rank.status();
-  int r = *rank;
+  SHARDRT_ASSIGN_OR_RETURN(int rank, spatialRank(ints, x, y));
+  int r = rank;
   cpu::InterpParams p;
   p.rank = r;
   p.alignCorners = ints.next() != 0;
@@ -283,11 +277,9 @@ namespace {
 
 StatusOr<RunFn> prepareInterpolate(const fb::Instruction &inst,
                                    const PrepareContext &ctx) {
-  StatusOr<InterpolateStep> step = decodeInterpolate(inst, ctx);
-  if (!step.ok())
-    return step.status();
-  cpu::InterpMode m = step->mode;
-  cpu::InterpParams p = step->params;
+  SHARDRT_ASSIGN_OR_RETURN(InterpolateStep step, decodeInterpolate(inst, ctx));
+  cpu::InterpMode m = step.mode;
+  cpu::InterpParams p = step.params;
   uint32_t xi = inIdx(inst, 0), yi = outIdx(inst, 0);
   return RunFn([=](RunContext &rc) {
     cpu::interpolate(m, p, slotPtr<float>(rc, xi), slotPtr<float>(rc, yi));
@@ -305,10 +297,8 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
                                  std::string(fb::EnumNameDType(in.dtype)) +
                                  " to " + fb::EnumNameDType(out.dtype));
   std::string mode = strAttr(inst);
-  StatusOr<cpu::PadMode> parsed = padMode(mode);
-  if (!parsed.ok())
-    return parsed.status();
-  cpu::PadMode m = *parsed;
+  SHARDRT_ASSIGN_OR_RETURN(cpu::PadMode parsed, padMode(mode));
+  cpu::PadMode m = parsed;
   size_t rank = in.shape.size();
   IntReader ints(inst);
   std::vector<int64_t> lo = ints.next(rank), hi = ints.next(rank);

@@ -186,10 +186,9 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
       return Status::invalidArgument(
           "constant " + std::to_string(cb.constant()) + " bound to slot " +
           std::to_string(cb.slot()) + " is not aligned to its elements");
-    StatusOr<void *> placed = backend->placeConstant(data.data, data.size);
-    if (!placed.ok())
-      return placed.status();
-    base[cb.slot()] = *placed;
+    SHARDRT_ASSIGN_OR_RETURN(void *placed,
+                             backend->placeConstant(data.data, data.size));
+    base[cb.slot()] = placed;
     readOnly[cb.slot()] = isConstant[cb.slot()] = true;
   }
   if (rc.input_slots())
@@ -262,11 +261,9 @@ Status Session::Impl::prepareProfile() {
     }
     profile.push_back(std::move(p));
   }
-  StatusOr<std::unique_ptr<exec::StepTimer>> t =
-      backend->createStepTimer(program.size());
-  if (!t.ok())
-    return t.status();
-  timer = std::move(*t);
+  SHARDRT_ASSIGN_OR_RETURN(std::unique_ptr<exec::StepTimer> t,
+                           backend->createStepTimer(program.size()));
+  timer = std::move(t);
   return Status();
 }
 
@@ -295,11 +292,9 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
   auto impl = std::make_unique<Impl>();
   impl->artifact = &engine->artifact();
   impl->comm = comm;
-  StatusOr<std::unique_ptr<exec::Backend>> backend =
-      exec::createBackend(options.backend, options);
-  if (!backend.ok())
-    return backend.status();
-  impl->backend = std::move(*backend);
+  SHARDRT_ASSIGN_OR_RETURN(std::unique_ptr<exec::Backend> backend,
+                           exec::createBackend(options.backend, options));
+  impl->backend = std::move(backend);
   int32_t cls = impl->artifact->rankClassOf(rank);
   if (cls < 0)
     return Status::outOfRange("rank " + std::to_string(rank) +
@@ -317,11 +312,10 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
           "the caller's arena is not 64-byte aligned");
     impl->arena = static_cast<uint8_t *>(options.arena);
   } else if (impl->arenaBytes > 0) {
-    StatusOr<void *> arena = impl->backend->allocate(size_t(impl->arenaBytes));
-    if (!arena.ok())
-      return arena.status();
-    impl->ownedArena = *arena;
-    impl->arena = static_cast<uint8_t *>(*arena);
+    SHARDRT_ASSIGN_OR_RETURN(void *arena,
+                             impl->backend->allocate(size_t(impl->arenaBytes)));
+    impl->ownedArena = arena;
+    impl->arena = static_cast<uint8_t *>(arena);
   }
   if (Status s = impl->prepare(rank, engine->meshShape()); !s.ok())
     return s;

@@ -26,27 +26,22 @@ StatusOr<RunFn> prepareAttentionStep(const fb::Instruction &inst,
                                      const PrepareContext &ctx,
                                      LibraryContext &lib,
                                      const UploadFn &upload) {
-  StatusOr<AttentionStep> decoded = decodeAttention(inst, ctx);
-  if (!decoded.ok())
-    return decoded.status();
-  const AttentionStep a = std::move(*decoded);
+  SHARDRT_ASSIGN_OR_RETURN(AttentionStep decoded, decodeAttention(inst, ctx));
+  const AttentionStep a = std::move(decoded);
   AttentionPlan plan = planAttention(a, kScoreBudget);
   void *offsets = nullptr;
   if (!plan.maskOffsets.empty()) {
-    StatusOr<void *> up = upload(plan.maskOffsets.data(),
-                                 plan.maskOffsets.size() * sizeof(long long));
-    if (!up.ok())
-      return up.status();
-    offsets = *up;
+    SHARDRT_ASSIGN_OR_RETURN(
+        void *up, upload(plan.maskOffsets.data(),
+                         plan.maskOffsets.size() * sizeof(long long)));
+    offsets = up;
   }
   AttentionView view = plan.at(offsets);
   lib.needWorkspace(size_t(plan.workspaceFloats) * sizeof(float));
   // The handle is made now, not during a run, which may be a CUDA graph
   // capture.
-  StatusOr<cublasHandle_t> h = lib.cublas();
-  if (!h.ok())
-    return h.status();
-  cublasHandle_t handle = *h;
+  SHARDRT_ASSIGN_OR_RETURN(cublasHandle_t h, lib.cublas());
+  cublasHandle_t handle = h;
   LibraryContext *libp = &lib;
   // With no keys each output row is an empty sum (the CPU GEMM's zeros).
   bool noKeys = a.s == 0;

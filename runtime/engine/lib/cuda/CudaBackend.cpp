@@ -207,12 +207,10 @@ public:
     return ownStream_ ? waitForStream() : Status();
   }
   StatusOr<void *> placeConstant(const void *data, size_t bytes) override {
-    StatusOr<void *> p = allocate(bytes);
-    if (!p.ok())
-      return p.status();
-    constants_.push_back(*p);
-    SHARDRT_RETURN_IF_ERROR(copyIn(*p, data, bytes));
-    return *p;
+    SHARDRT_ASSIGN_OR_RETURN(void *p, allocate(bytes));
+    constants_.push_back(p);
+    SHARDRT_RETURN_IF_ERROR(copyIn(p, data, bytes));
+    return p;
   }
 
   Status load(const artifact::Artifact &artifact) override;
@@ -494,11 +492,10 @@ StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,
     // the kernel's last block of each output resets its counter. With one
     // chunk the kernel touches neither.
     size_t partialBytes = size_t(wanted) * sizeof(double);
-    StatusOr<void *> space = scratch(partialBytes + size_t(n) * 4);
-    if (!space.ok())
-      return space.status();
-    partials = *space;
-    arrivals = static_cast<char *>(*space) + partialBytes;
+    SHARDRT_ASSIGN_OR_RETURN(void *space,
+                             scratch(partialBytes + size_t(n) * 4));
+    partials = space;
+    arrivals = static_cast<char *>(space) + partialBytes;
     SHARDRT_CUDA_TRY(cudaMemsetAsync(arrivals, 0, size_t(n) * 4, lib_.stream));
   }
   unsigned blocks = unsigned(
@@ -561,17 +558,14 @@ RunFn CudaBackend::prepareFill(const fb::Instruction &inst,
 
 StatusOr<RunFn> CudaBackend::prepareExchange(const fb::Instruction &inst,
                                              const PrepareContext &ctx) {
-  StatusOr<ExchangeTransfers> resolved = exchangeTransfers(inst, ctx);
-  if (!resolved.ok())
-    return resolved.status();
+  SHARDRT_ASSIGN_OR_RETURN(ExchangeTransfers resolved,
+                           exchangeTransfers(inst, ctx));
   auto x = std::make_shared<DeviceExchange>();
-  if (!x->plan(std::move(resolved->transfers)))
+  if (!x->plan(std::move(resolved.transfers)))
     return RunFn(); // element sizes or ranks the kernel does not copy
   if (x->bytes) {
-    StatusOr<void *> staging = scratch(x->bytes);
-    if (!staging.ok())
-      return staging.status();
-    x->device = static_cast<char *>(*staging);
+    SHARDRT_ASSIGN_OR_RETURN(void *staging, scratch(x->bytes));
+    x->device = static_cast<char *>(staging);
   }
   // The session's communicator is fixed: the path is chosen here.
   x->onDevice = ctx.comm && ctx.comm->takesDeviceBuffers();
@@ -590,7 +584,7 @@ StatusOr<RunFn> CudaBackend::prepareExchange(const fb::Instruction &inst,
     SHARDRT_CUDA_TRY(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
     events_.push_back(*e);
   }
-  if (!resolved->startOnly)
+  if (!resolved.startOnly)
     return RunFn([x](RunContext &rc) -> Status {
       SHARDRT_RETURN_IF_ERROR(x->start(rc));
       return x->finish(rc);
@@ -682,10 +676,8 @@ Status CudaBackend::finishPrepare() {
       SHARDRT_CUDA_TRY(cudaMallocHost(&m->data, m->bytes));
     }
   if (lib_.workspaceBytes) {
-    StatusOr<void *> ws = allocate(lib_.workspaceBytes);
-    if (!ws.ok())
-      return ws.status();
-    lib_.workspace = *ws;
+    SHARDRT_ASSIGN_OR_RETURN(void *ws, allocate(lib_.workspaceBytes));
+    lib_.workspace = ws;
   }
   if (wantGraph_ && !hostSteps_.empty()) {
     const HostStep &first = hostSteps_.front();

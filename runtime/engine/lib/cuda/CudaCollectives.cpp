@@ -49,10 +49,8 @@ public:
     if (!overlap || src == fineAt)
       return src;
     if (bytes > copyBytes_) {
-      StatusOr<void *> p = scratch_(bytes);
-      if (!p.ok())
-        return p.status();
-      copy_ = *p;
+      SHARDRT_ASSIGN_OR_RETURN(void *p, scratch_(bytes));
+      copy_ = p;
       copyBytes_ = bytes;
     }
     SHARDRT_CUDA_TRY(
@@ -101,19 +99,15 @@ StatusOr<char *> stagingUnless(bool direct, int64_t bytes,
                                const ScratchFn &scratch) {
   if (direct)
     return static_cast<char *>(nullptr);
-  StatusOr<void *> s = scratch(size_t(bytes));
-  if (!s.ok())
-    return s.status();
-  return static_cast<char *>(*s);
+  SHARDRT_ASSIGN_OR_RETURN(void *s, scratch(size_t(bytes)));
+  return static_cast<char *>(s);
 }
 
 StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
                                  const PrepareContext &ctx, cudaStream_t stream,
                                  const ScratchFn &scratch) {
-  StatusOr<AllGatherLayout> decoded = decodeAllGather(inst, ctx);
-  if (!decoded.ok())
-    return decoded.status();
-  auto layout = std::make_shared<const AllGatherLayout>(std::move(*decoded));
+  SHARDRT_ASSIGN_OR_RETURN(AllGatherLayout decoded, decodeAllGather(inst, ctx));
+  auto layout = std::make_shared<const AllGatherLayout>(std::move(decoded));
   // As for an all-to-all, every rank stages or none.
   if (layout->input.size() > size_t(kMaxBoxRank))
     return RunFn();
@@ -122,14 +116,12 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
   if (!direct && !planGatherUnpack(layout->input, layout->extents,
                                    layout->output, layout->dim, *unpack))
     return Status::internal("an all-gather's block copies did not plan");
-  StatusOr<char *> staging =
-      stagingUnless(direct, layout->blocks.total, scratch);
-  if (!staging.ok())
-    return staging.status();
+  SHARDRT_ASSIGN_OR_RETURN(
+      char *staging, stagingUnless(direct, layout->blocks.total, scratch));
   bool allGather =
       layout->group.whole && ctx.comm->collectivesTakeDeviceBuffers();
   auto apart = std::make_shared<ApartSource>(scratch);
-  char *packedStaging = *staging;
+  char *packedStaging = staging;
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-gather"));
     const AllGatherLayout &l = *layout;
@@ -139,22 +131,20 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
     size_t ownBytes = size_t(l.blocks.counts[g.index]);
     // In place when this rank's block already sits at its place.
     char *ownBlock = packed + l.blocks.displs[g.index];
-    StatusOr<const void *> own =
-        (*apart)(rc.slots[l.inSlot], ownBytes, packed, size_t(l.blocks.total),
-                 ownBlock, stream);
-    if (!own.ok())
-      return own.status();
+    SHARDRT_ASSIGN_OR_RETURN(
+        const void *own, (*apart)(rc.slots[l.inSlot], ownBytes, packed,
+                                  size_t(l.blocks.total), ownBlock, stream));
     SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
     if (allGather) {
-      SHARDRT_RETURN_IF_ERROR(rc.comm->allGatherV(*own, int64_t(ownBytes),
+      SHARDRT_RETURN_IF_ERROR(rc.comm->allGatherV(own, int64_t(ownBytes),
                                                   packed, l.blocks.counts,
                                                   comm::DataType::Byte));
     } else {
-      if (ownBytes && ownBlock != *own)
-        SHARDRT_CUDA_TRY(cudaMemcpyAsync(ownBlock, *own, ownBytes,
+      if (ownBytes && ownBlock != own)
+        SHARDRT_CUDA_TRY(cudaMemcpyAsync(ownBlock, own, ownBytes,
                                          cudaMemcpyDeviceToDevice, stream));
       SHARDRT_RETURN_IF_ERROR(
-          exchangeInGroup(*rc.comm, g, l.messages(*own, packed)));
+          exchangeInGroup(*rc.comm, g, l.messages(own, packed)));
     }
     return runBlockCopies(*unpack, l.blocks, true, packedStaging,
                           rc.slots[l.outSlot], l.elemBytes, stream);
@@ -164,10 +154,8 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
 StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
                                  const PrepareContext &ctx, cudaStream_t stream,
                                  const ScratchFn &scratch) {
-  StatusOr<AllReduceLayout> decoded = decodeAllReduce(inst, ctx);
-  if (!decoded.ok())
-    return decoded.status();
-  AllReduceLayout l = std::move(*decoded);
+  SHARDRT_ASSIGN_OR_RETURN(AllReduceLayout decoded, decodeAllReduce(inst, ctx));
+  AllReduceLayout l = std::move(decoded);
   size_t members = l.group.ranks.size(), bytes = size_t(l.n) * 4;
   // The kernel (or the communicator) reads this member's block as it
   // writes the output: in place is fine, a shifted overlap is not.
@@ -176,30 +164,26 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
     return RunFn([=](RunContext &rc) -> Status {
       SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-reduce"));
       void *y = rc.slots[l.outSlot];
-      StatusOr<const void *> own =
-          (*apart)(rc.slots[l.inSlot], bytes, y, bytes, y, stream);
-      if (!own.ok())
-        return own.status();
+      SHARDRT_ASSIGN_OR_RETURN(
+          const void *own,
+          (*apart)(rc.slots[l.inSlot], bytes, y, bytes, y, stream));
       SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
-      return rc.comm->allReduce(*own, y, l.n, comm::DataType::F32, l.op);
+      return rc.comm->allReduce(own, y, l.n, comm::DataType::F32, l.op);
     });
   // Member q's copy of the block at q * n (this member's place unused).
-  StatusOr<void *> received = scratch(bytes * members);
-  if (!received.ok())
-    return received.status();
-  auto blocks = static_cast<float *>(*received);
+  SHARDRT_ASSIGN_OR_RETURN(void *received, scratch(bytes * members));
+  auto blocks = static_cast<float *>(received);
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-reduce"));
     float *y = static_cast<float *>(rc.slots[l.outSlot]);
-    StatusOr<const void *> own =
-        (*apart)(rc.slots[l.inSlot], bytes, y, bytes, y, stream);
-    if (!own.ok())
-      return own.status();
+    SHARDRT_ASSIGN_OR_RETURN(
+        const void *own,
+        (*apart)(rc.slots[l.inSlot], bytes, y, bytes, y, stream));
     SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
     SHARDRT_RETURN_IF_ERROR(
-        exchangeInGroup(*rc.comm, l.group, l.messages(*own, blocks)));
+        exchangeInGroup(*rc.comm, l.group, l.messages(own, blocks)));
     SHARDRT_CUDA_TRY(launchReduceInOrder(
-        y, static_cast<const float *>(*own), blocks, l.n, int(members),
+        y, static_cast<const float *>(own), blocks, l.n, int(members),
         int(l.group.index), l.n, l.op, stream));
     return Status();
   });
@@ -209,26 +193,21 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
                                      const PrepareContext &ctx,
                                      cudaStream_t stream,
                                      const ScratchFn &scratch) {
-  StatusOr<ReduceScatterLayout> decoded = decodeReduceScatter(inst, ctx);
-  if (!decoded.ok())
-    return decoded.status();
-  auto layout =
-      std::make_shared<const ReduceScatterLayout>(std::move(*decoded));
+  SHARDRT_ASSIGN_OR_RETURN(ReduceScatterLayout decoded,
+                           decodeReduceScatter(inst, ctx));
+  auto layout = std::make_shared<const ReduceScatterLayout>(std::move(decoded));
   const ReduceScatterLayout &l = *layout;
   bool direct = packedAlong(l.input, l.dim);
   auto pack = std::make_shared<MovePlan>();
   if (!direct && !planSplitPack(l.input, l.extents, l.dim, *pack))
     return RunFn();
-  StatusOr<char *> packedStaging = stagingUnless(direct, l.sent.total, scratch);
-  if (!packedStaging.ok())
-    return packedStaging.status();
+  SHARDRT_ASSIGN_OR_RETURN(char *packedStaging,
+                           stagingUnless(direct, l.sent.total, scratch));
   size_t members = l.group.ranks.size();
   int64_t own = numElements(l.output);
-  StatusOr<void *> received = scratch(size_t(own) * 4 * members);
-  if (!received.ok())
-    return received.status();
-  char *staging = *packedStaging;
-  auto blocks = static_cast<float *>(*received);
+  SHARDRT_ASSIGN_OR_RETURN(void *received, scratch(size_t(own) * 4 * members));
+  char *staging = packedStaging;
+  auto blocks = static_cast<float *>(received);
   auto apart = std::make_shared<ApartSource>(scratch);
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a reduce-scatter"));
@@ -241,16 +220,15 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
       packed = staging;
     }
     float *y = static_cast<float *>(rc.slots[L.outSlot]);
-    StatusOr<const void *> ownBlock =
-        (*apart)(packed + L.sent.displs[self], size_t(L.sent.counts[self]), y,
-                 size_t(own) * 4, y, stream);
-    if (!ownBlock.ok())
-      return ownBlock.status();
+    SHARDRT_ASSIGN_OR_RETURN(const void *ownBlock,
+                             (*apart)(packed + L.sent.displs[self],
+                                      size_t(L.sent.counts[self]), y,
+                                      size_t(own) * 4, y, stream));
     SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
     SHARDRT_RETURN_IF_ERROR(
         exchangeInGroup(*rc.comm, L.group, L.messages(packed, blocks)));
     SHARDRT_CUDA_TRY(
-        launchReduceInOrder(y, static_cast<const float *>(*ownBlock), blocks,
+        launchReduceInOrder(y, static_cast<const float *>(ownBlock), blocks,
                             own, int(members), int(self), own, L.op, stream));
     return Status();
   });
@@ -259,10 +237,8 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
 StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
                                 const PrepareContext &ctx, cudaStream_t stream,
                                 const ScratchFn &scratch) {
-  StatusOr<AllToAllLayout> decoded = decodeAllToAll(inst, ctx);
-  if (!decoded.ok())
-    return decoded.status();
-  auto layout = std::make_shared<const AllToAllLayout>(std::move(*decoded));
+  SHARDRT_ASSIGN_OR_RETURN(AllToAllLayout decoded, decodeAllToAll(inst, ctx));
+  auto layout = std::make_shared<const AllToAllLayout>(std::move(decoded));
   const AllToAllLayout &l = *layout;
   // Staged, a whole world's all-to-all is the communicator's own: all
   // ranks must stage it or none, so the choice rests on the rank of the
@@ -278,19 +254,15 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
       (!recvDirect && !planGatherUnpack(l.output, l.concatExtents, l.output,
                                         l.concatDim, *unpack)))
     return Status::internal("an all-to-all's block copies did not plan");
-  StatusOr<char *> sendStaging =
-      stagingUnless(sendDirect, l.sent.total, scratch);
-  if (!sendStaging.ok())
-    return sendStaging.status();
-  StatusOr<char *> recvStaging =
-      stagingUnless(recvDirect, l.received.total, scratch);
-  if (!recvStaging.ok())
-    return recvStaging.status();
+  SHARDRT_ASSIGN_OR_RETURN(char *sendStaging,
+                           stagingUnless(sendDirect, l.sent.total, scratch));
+  SHARDRT_ASSIGN_OR_RETURN(
+      char *recvStaging, stagingUnless(recvDirect, l.received.total, scratch));
   bool allToAll = l.group.whole && ctx.comm->collectivesTakeDeviceBuffers();
   // Blocks may land before every block is sent: what is sent must lie
   // apart from what is received, even exactly in place.
   auto apart = std::make_shared<ApartSource>(scratch);
-  char *sendAt = *sendStaging, *recvAt = *recvStaging;
+  char *sendAt = sendStaging, *recvAt = recvStaging;
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-to-all"));
     const AllToAllLayout &L = *layout;
@@ -301,12 +273,10 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
       send = sendAt;
     }
     char *recv = recvDirect ? static_cast<char *>(rc.slots[L.outSlot]) : recvAt;
-    StatusOr<const void *> from =
-        (*apart)(send, size_t(L.sent.total), recv, size_t(L.received.total),
-                 nullptr, stream);
-    if (!from.ok())
-      return from.status();
-    const char *sent = static_cast<const char *>(*from);
+    SHARDRT_ASSIGN_OR_RETURN(
+        const void *from, (*apart)(send, size_t(L.sent.total), recv,
+                                   size_t(L.received.total), nullptr, stream));
+    const char *sent = static_cast<const char *>(from);
     SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
     if (allToAll) {
       SHARDRT_RETURN_IF_ERROR(rc.comm->allToAllV(
@@ -331,10 +301,8 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
 StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
                                  const PrepareContext &ctx, cudaStream_t stream,
                                  const ScratchFn &scratch) {
-  StatusOr<BroadcastLayout> decoded = decodeBroadcast(inst, ctx);
-  if (!decoded.ok())
-    return decoded.status();
-  BroadcastLayout l = *decoded;
+  SHARDRT_ASSIGN_OR_RETURN(BroadcastLayout decoded, decodeBroadcast(inst, ctx));
+  BroadcastLayout l = decoded;
   bool collective = ctx.comm->collectivesTakeDeviceBuffers();
   auto apart = std::make_shared<ApartSource>(scratch);
   return RunFn([=](RunContext &rc) -> Status {
@@ -343,12 +311,11 @@ StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
     size_t bytes = size_t(l.bytes);
     bool root = rc.comm->rank() == l.root;
     if ((root || collective) && bytes && rc.slots[l.inSlot] != y) {
-      StatusOr<const void *> x =
-          (*apart)(rc.slots[l.inSlot], bytes, y, bytes, nullptr, stream);
-      if (!x.ok())
-        return x.status();
+      SHARDRT_ASSIGN_OR_RETURN(
+          const void *x,
+          (*apart)(rc.slots[l.inSlot], bytes, y, bytes, nullptr, stream));
       SHARDRT_CUDA_TRY(
-          cudaMemcpyAsync(y, *x, bytes, cudaMemcpyDeviceToDevice, stream));
+          cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, stream));
     }
     SHARDRT_RETURN_IF_ERROR(beforeCommunication(stream));
     if (collective)
@@ -357,12 +324,11 @@ StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
     for (int q = 0; q < rc.comm->size(); ++q) {
       if (q == rc.comm->rank() || (!root && q != l.root))
         continue;
-      StatusOr<comm::Request> r =
+      SHARDRT_ASSIGN_OR_RETURN(
+          comm::Request r,
           root ? rc.comm->isend(y, bytes, q, kGroupCollectiveTag)
-               : rc.comm->irecv(y, bytes, q, kGroupCollectiveTag);
-      if (!r.ok())
-        return r.status();
-      requests.push_back(std::move(*r));
+               : rc.comm->irecv(y, bytes, q, kGroupCollectiveTag));
+      requests.push_back(std::move(r));
     }
     return rc.comm->waitAll(
         comm::Span<comm::Request>(requests.data(), requests.size()));

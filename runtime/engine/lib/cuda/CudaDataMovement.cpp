@@ -91,11 +91,10 @@ StatusOr<RunFn> prepareGather(const fb::Instruction &inst,
     return RunFn();
   const void *tables = nullptr;
   if (!plan->tables.empty()) {
-    StatusOr<void *> up =
-        upload(plan->tables.data(), plan->tables.size() * sizeof(long long));
-    if (!up.ok())
-      return up.status();
-    tables = *up;
+    SHARDRT_ASSIGN_OR_RETURN(
+        void *up,
+        upload(plan->tables.data(), plan->tables.size() * sizeof(long long)));
+    tables = up;
   }
   GatherView view = plan->at(tables);
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);

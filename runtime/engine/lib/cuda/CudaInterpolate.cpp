@@ -16,16 +16,13 @@ StatusOr<RunFn> prepareInterpolateStep(const fb::Instruction &inst,
                                        const PrepareContext &ctx,
                                        cudaStream_t stream,
                                        const UploadFn &upload) {
-  StatusOr<InterpolateStep> step = decodeInterpolate(inst, ctx);
-  if (!step.ok())
-    return step.status();
-  InterpolatePlan plan = planInterpolate(step->mode, step->params);
+  SHARDRT_ASSIGN_OR_RETURN(InterpolateStep step, decodeInterpolate(inst, ctx));
+  InterpolatePlan plan = planInterpolate(step.mode, step.params);
   if (plan.shape.count == 0)
     return RunFn([](RunContext &) { return Status(); });
-  StatusOr<void *> tables = upload(plan.bytes.data(), plan.bytes.size());
-  if (!tables.ok())
-    return tables.status();
-  InterpolateView view = plan.at(*tables);
+  SHARDRT_ASSIGN_OR_RETURN(void *tables,
+                           upload(plan.bytes.data(), plan.bytes.size()));
+  InterpolateView view = plan.at(tables);
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_CUDA_TRY(launchInterpolate(slotPtr<float>(rc, y),

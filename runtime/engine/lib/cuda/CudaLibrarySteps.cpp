@@ -133,10 +133,8 @@ StatusOr<RunFn> prepareMatmul(const fb::Instruction &inst,
   uint32_t ai = inIdx(inst, 0), bi = inIdx(inst, 1), yi = outIdx(inst, 0);
   // The handle is made now, not in the first run, which may be a CUDA
   // graph capture.
-  StatusOr<cublasHandle_t> h = lib.cublas();
-  if (!h.ok())
-    return h.status();
-  cublasHandle_t handle = *h;
+  SHARDRT_ASSIGN_OR_RETURN(cublasHandle_t h, lib.cublas());
+  cublasHandle_t handle = h;
   return RunFn([=](RunContext &rc) -> Status {
     if (count == 0 || m == 0 || n == 0)
       return Status();
@@ -163,10 +161,8 @@ StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
   uint32_t bi = numInputs(inst) == 3 ? inIdx(inst, 2) : kNoSlot;
   // The handle is made now, not in the first run, which may be a CUDA
   // graph capture.
-  StatusOr<cublasHandle_t> h = lib.cublas();
-  if (!h.ok())
-    return h.status();
-  cublasHandle_t handle = *h;
+  SHARDRT_ASSIGN_OR_RETURN(cublasHandle_t h, lib.cublas());
+  cublasHandle_t handle = h;
   cudaStream_t stream = lib.stream;
   return RunFn([=](RunContext &rc) -> Status {
     if (rows == 0 || out == 0)
@@ -497,19 +493,17 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
       d->conv, d->x, d->w, int(expected.size()), expected.data()));
   if (expected != v->outDims)
     return RunFn();
-  StatusOr<cudnnHandle_t> h = lib.cudnn();
-  if (!h.ok())
-    return h.status();
+  SHARDRT_ASSIGN_OR_RETURN(cudnnHandle_t h, lib.cudnn());
   std::array<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT>
       perf{};
   int returned = 0;
   SHARDRT_CUDNN_OR_STAGE(cudnnGetConvolutionForwardAlgorithm_v7(
-      *h, d->x, d->w, d->conv, d->y, int(perf.size()), &returned, perf.data()));
+      h, d->x, d->w, d->conv, d->y, int(perf.size()), &returned, perf.data()));
   size_t workspace = 0;
   const cudnnConvolutionFwdAlgoPerf_t *chosen = chooseAlgorithm(
       perf.data(), returned, lib.allowTf32, d->conv,
       [&](cudnnConvolutionFwdAlgo_t algo, size_t *bytes) {
-        return cudnnGetConvolutionForwardWorkspaceSize(*h, d->x, d->w, d->conv,
+        return cudnnGetConvolutionForwardWorkspaceSize(h, d->x, d->w, d->conv,
                                                        d->y, algo, bytes);
       },
       workspace);
@@ -518,7 +512,7 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
   cudnnConvolutionFwdAlgo_t algo = chosen->algo;
   uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1);
   int64_t xOffset = v->xOffset;
-  cudnnHandle_t handle = *h;
+  cudnnHandle_t handle = h;
   return finishConvStep(
       inst, lib, d, handle, v->outDims,
       v->inPlace ? 0 : numElements(v->outShape), v->yOffset, crop, workspace,
@@ -580,28 +574,26 @@ StatusOr<RunFn> prepareConvTranspose(const fb::Instruction &inst,
       d->conv, d->y, d->w, int(forward.size()), forward.data()));
   if (forward != dnnDims(x))
     return RunFn();
-  StatusOr<cudnnHandle_t> h = lib.cudnn();
-  if (!h.ok())
-    return h.status();
+  SHARDRT_ASSIGN_OR_RETURN(cudnnHandle_t h, lib.cudnn());
   std::array<cudnnConvolutionBwdDataAlgoPerf_t,
              CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT>
       perf{};
   int returned = 0;
   SHARDRT_CUDNN_OR_STAGE(cudnnGetConvolutionBackwardDataAlgorithm_v7(
-      *h, d->w, d->x, d->conv, d->y, int(perf.size()), &returned, perf.data()));
+      h, d->w, d->x, d->conv, d->y, int(perf.size()), &returned, perf.data()));
   size_t workspace = 0;
   const cudnnConvolutionBwdDataAlgoPerf_t *chosen = chooseAlgorithm(
       perf.data(), returned, lib.allowTf32, d->conv,
       [&](cudnnConvolutionBwdDataAlgo_t algo, size_t *bytes) {
         return cudnnGetConvolutionBackwardDataWorkspaceSize(
-            *h, d->w, d->x, d->conv, d->y, algo, bytes);
+            h, d->w, d->x, d->conv, d->y, algo, bytes);
       },
       workspace);
   if (!chosen)
     return RunFn();
   cudnnConvolutionBwdDataAlgo_t algo = chosen->algo;
   uint32_t xi = inIdx(inst, 0), wi = inIdx(inst, 1);
-  cudnnHandle_t handle = *h;
+  cudnnHandle_t handle = h;
   return finishConvStep(
       inst, lib, d, handle, outDims, inPlace ? 0 : numElements(temp), 0, crop,
       workspace, [=](RunContext &rc, float *out, void *scratch) -> Status {
@@ -627,10 +619,8 @@ StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
       !allFitInt(inSlot(inst, ctx, 1).shape) ||
       !allFitInt(outSlot(inst, ctx, 0).shape))
     return RunFn(); // empty or huge tensors: the host handles them
-  StatusOr<ConvStep> step = decodeConv(inst, ctx);
-  if (!step.ok())
-    return step.status();
-  ConvAttrs a = convAttrs(*step);
+  SHARDRT_ASSIGN_OR_RETURN(ConvStep step, decodeConv(inst, ctx));
+  ConvAttrs a = convAttrs(step);
   return transposed ? prepareConvTranspose(inst, ctx, a, lib)
                     : prepareConv(inst, ctx, a, lib);
 #else
@@ -686,10 +676,8 @@ StatusOr<RunFn> prepareDnnPool(const PoolStep &step, const Shape &x,
       d->pool, d->x, int(expected.size()), expected.data()));
   if (expected != yDims)
     return RunFn(); // ceil mode: our kernel handles the extra window
-  StatusOr<cudnnHandle_t> h = lib.cudnn();
-  if (!h.ok())
-    return h.status();
-  cudnnHandle_t handle = *h;
+  SHARDRT_ASSIGN_OR_RETURN(cudnnHandle_t h, lib.cudnn());
+  cudnnHandle_t handle = h;
   uint32_t xi = step.x, yi = step.y;
   return RunFn([=](RunContext &rc) -> Status {
     const float one = 1.0f, zero = 0.0f;

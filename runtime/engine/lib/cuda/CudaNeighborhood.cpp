@@ -16,16 +16,14 @@ StatusOr<RunFn> prepareNeighborhoodStep(const fb::Instruction &inst,
                                         const PrepareContext &ctx,
                                         cudaStream_t stream,
                                         const UploadFn &upload) {
-  StatusOr<cpu::NeighborhoodParams> params = decodeNeighborhood(inst, ctx);
-  if (!params.ok())
-    return params.status();
-  if (cpu::neighborhoodIsEmpty(*params))
+  SHARDRT_ASSIGN_OR_RETURN(cpu::NeighborhoodParams params,
+                           decodeNeighborhood(inst, ctx));
+  if (cpu::neighborhoodIsEmpty(params))
     return RunFn([](RunContext &) { return Status(); });
-  NeighborhoodPlan plan = planNeighborhood(*params);
-  StatusOr<void *> tables = upload(plan.bytes.data(), plan.bytes.size());
-  if (!tables.ok())
-    return tables.status();
-  NeighborhoodView view = plan.at(*tables);
+  NeighborhoodPlan plan = planNeighborhood(params);
+  SHARDRT_ASSIGN_OR_RETURN(void *tables,
+                           upload(plan.bytes.data(), plan.bytes.size()));
+  NeighborhoodView view = plan.at(tables);
   uint32_t q = inIdx(inst, 0), k = inIdx(inst, 1), v = inIdx(inst, 2),
            y = outIdx(inst, 0);
   return RunFn([=](RunContext &rc) -> Status {

@@ -30,14 +30,12 @@ bool broadcastViews(const fb::Instruction &inst, const PrepareContext &ctx,
 
 StatusOr<RunFn> prepareCompare(const fb::Instruction &inst,
                                const PrepareContext &ctx, cudaStream_t stream) {
-  StatusOr<cpu::CompareKind> kind = compareKind(strAttr(inst));
-  if (!kind.ok())
-    return kind.status();
+  SHARDRT_ASSIGN_OR_RETURN(cpu::CompareKind kind, compareKind(strAttr(inst)));
   GatherView v[2];
   if (!broadcastViews(inst, ctx, 2, v))
     return RunFn();
   uint32_t a = inIdx(inst, 0), b = inIdx(inst, 1), y = outIdx(inst, 0);
-  cpu::CompareKind k = *kind;
+  cpu::CompareKind k = kind;
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_CUDA_TRY(launchCompare(slotPtr<uint8_t>(rc, y),
                                    slotPtr<float>(rc, a), slotPtr<float>(rc, b),
