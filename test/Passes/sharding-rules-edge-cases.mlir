@@ -68,8 +68,10 @@ func.func @linear_vec(%a: tensor<4xf32>, %w: tensor<6x4xf32>, %b: tensor<6xf32>)
 
 // -----
 
-// A rank-1 mask broadcasts over batch and query rows: it indexes only S.
-// CHECK: remark: rule (i, j, l), (i, k, l), (i, k, m), (k) -> (i, j, m) {i=2 pass_through, j=4 pass_through, k=6 statistic, l=8 {{[a-z_]+}}, m=5 pass_through}
+// A rank-1 mask broadcasts over batch and query rows and indexes only S,
+// which it keeps whole (no factor): the ring slices from it the columns of
+// the keys each step holds.
+// CHECK: remark: rule (i, j, l), (i, k, l), (i, k, m), (-) -> (i, j, m) {i=2 pass_through, j=4 pass_through, k=6 statistic, l=8 {{[a-z_]+}}, m=5 pass_through}
 func.func @sdpa_mask_rank1(%q: tensor<2x4x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x6x5xf32>, %m: tensor<6xf32>) -> tensor<2x4x5xf32> {
   %c = sc.scaled_dot_product_attention %q, %k, %v, %m : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x5xf32>, tensor<6xf32>) -> tensor<2x4x5xf32>
   return %c : tensor<2x4x5xf32>

@@ -298,16 +298,17 @@ ShardingRule ScaledDotProductAttentionOp::getShardingRule() {
   mapOperand(0, l, e);
   mapOperand(1, s, e);
   mapOperand(2, s, ev);
+  // The mask's key dim stays whole (no factor): the ring slices from it the
+  // columns of the keys each step holds, wherever they came from.
   if (getMask()) {
     ArrayRef<int64_t> m = shapeOf(getMask());
     std::vector<int64_t> &dims = rule.operandDims[3];
     int64_t offset = out.size() - m.size();
     for (size_t d = 0; d < m.size(); ++d) {
       int64_t outDim = offset + d;
-      int64_t f = outDim < batchRank ? outDim : outDim == batchRank ? l : s;
-      int64_t full = outDim < batchRank    ? out[outDim]
-                     : outDim == batchRank ? out[batchRank]
-                                           : rule.factors[s].size;
+      bool batch = outDim < batchRank, queries = outDim == batchRank;
+      int64_t f = batch ? outDim : queries ? l : ShardingRule::kNoFactor;
+      int64_t full = batch ? out[outDim] : out[batchRank];
       dims.push_back(m[d] == full ? f : ShardingRule::kNoFactor);
     }
   }
