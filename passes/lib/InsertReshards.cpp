@@ -145,8 +145,8 @@ struct InsertReshardsPass
       Value &r = made[{v, attr}];
       if (!r) {
         OpBuilder b(use.getOwner());
-        r = b.create<ReshardOp>(use.getOwner()->getLoc(), v.getType(), v,
-                                cast<ShardingAttr>(attr))
+        r = ReshardOp::create(b, use.getOwner()->getLoc(), v.getType(), v,
+                              cast<ShardingAttr>(attr))
                 .getResult();
       }
       use.set(r);
@@ -165,8 +165,8 @@ struct InsertReshardsPass
       OpBuilder b(ctx);
       b.setInsertionPointAfter(op);
       auto after =
-          b.create<ReshardOp>(op->getLoc(), result.getType(), result,
-                              cast<ShardingAttr>(toAttr(ctx, mesh, pinned)));
+          ReshardOp::create(b, op->getLoc(), result.getType(), result,
+                            cast<ShardingAttr>(toAttr(ctx, mesh, pinned)));
       result.replaceAllUsesExcept(after.getResult(), after);
     };
     SmallVector<Operation *> ops;

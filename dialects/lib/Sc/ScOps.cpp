@@ -117,6 +117,12 @@ LogicalResult MeshOp::verify() {
     if (llvm::MulOverflow(devices, size, devices))
       return emitOpError("has too many devices (the axis sizes overflow)");
   }
+  // shardc plans every rank's program and shard extents ahead of time, so
+  // its time and memory grow with the device count.
+  if (devices > kMaxMeshDevices)
+    return emitOpError("has ")
+           << devices << " devices; shardc supports at most "
+           << kMaxMeshDevices;
   return success();
 }
 

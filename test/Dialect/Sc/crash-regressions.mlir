@@ -1191,6 +1191,23 @@ sc.mesh @mesh ["x"=7, "y"=7905747460161236407]
 
 // -----
 
+// A mesh this large made shardc build per-device extent tables until it ran
+// out of memory (one axis of 2^63 - 1 threw std::length_error).
+// expected-error @+1 {{has 9223372036854775807 devices; shardc supports at most 65536}}
+sc.mesh @mesh ["x"=9223372036854775807]
+
+// -----
+
+// expected-error @+1 {{has 65537 devices; shardc supports at most 65536}}
+sc.mesh @mesh ["x"=1, "y"=65537]
+
+// -----
+
+// The largest mesh verifies.
+sc.mesh @mesh ["x"=256, "y"=256]
+
+// -----
+
 func.func @bias_dtype(%x: tensor<1x2x8xf32>, %w: tensor<4x2x3xf32>, %b: tensor<4xf16>) {
   // expected-error @+2 {{bias must have shape (4) and element type 'f32'}}
   // expected-error @+1 {{failed to infer returned types}}

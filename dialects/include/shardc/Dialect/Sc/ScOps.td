@@ -27,6 +27,8 @@ def Sc_MeshOp : Sc_Op<"mesh", [Symbol]> {
     sc.mesh @grid ["data"=2, "domain"=4]
     ```
     Ranks are laid out row-major over the axes (the last axis varies fastest).
+    Every axis has at least 1 device, and the mesh at most 65536 in all:
+    shardc plans every rank's program ahead of time.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, StrArrayAttr:$axis_names,
                        DenseI64ArrayAttr:$shape);
@@ -36,6 +38,8 @@ def Sc_MeshOp : Sc_Op<"mesh", [Symbol]> {
     /// Index of `axis` in this mesh, or -1.
     int64_t getAxisIndex(::llvm::StringRef axis);
     int64_t getNumDevices();
+    /// The most devices a mesh may have.
+    static constexpr int64_t kMaxMeshDevices = int64_t(1) << 16;
   }];
 }
 
