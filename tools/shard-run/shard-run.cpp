@@ -45,6 +45,7 @@
 #include <iostream>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -70,6 +71,9 @@ struct Args {
   bool cudaGraph = false;
   bool profile = false;
   int profileTop = 15;
+  /// The options given, so that one that does nothing without another is
+  /// refused rather than ignored.
+  std::set<std::string> given;
 };
 
 const char *kUsage =
@@ -215,6 +219,7 @@ Status parseArgs(int argc, char **argv, Args &args) {
     }
     if (auto flag = flagOptions().find(a); flag != flagOptions().end()) {
       args.*flag->second = true;
+      args.given.insert(a);
       continue;
     }
     // `--name=V` or `--name V`.
@@ -230,9 +235,16 @@ Status parseArgs(int argc, char **argv, Args &args) {
     else
       return Status::invalidArgument(name + " needs a value");
     SHARDRT_RETURN_IF_ERROR(option->second(name, v, args));
+    args.given.insert(name);
   }
   if (args.model.empty())
     return Status::invalidArgument("no model given");
+  for (const char *cudaOnly : {"--device", "--cuda-graph"})
+    if (args.given.count(cudaOnly) && args.backend != BackendKind::Cuda)
+      return Status::invalidArgument(std::string(cudaOnly) +
+                                     " needs --backend cuda");
+  if (args.given.count("--profile-top") && !args.profile)
+    return Status::invalidArgument("--profile-top needs --profile");
   return Status();
 }
 
