@@ -99,7 +99,7 @@ void BM_Neighborhood(benchmark::State &state) {
   p.rank = 2;
   p.batch = 1;
   p.heads = 4;
-  p.dim = 32;
+  p.dim = p.valueDim = 32;
   for (int d = 0; d < 2; ++d) {
     p.qExtent[d] = p.kvExtent[d] = p.global[d] = 64;
     p.kernel[d] = 7;

@@ -168,7 +168,8 @@ NeighborhoodAxis makeAxis(const NeighborhoodParams &p, int d) {
 void attendOne(const NeighborhoodParams &p, const NeighborhoodAxis ax[3],
                const int64_t kvExt[3], const int64_t qPos[3], const float *qv,
                const float *kb, const float *vb, float *scores, float *out) {
-  int64_t dim = p.dim, rowStride = p.heads * dim;
+  int64_t dim = p.dim, rowStride = p.heads * dim, valueDim = p.valueDim,
+          valueStride = p.heads * valueDim;
   int64_t n = 0;
   float best = kNegInf;
   auto forEachKey = [&](auto fn) {
@@ -196,16 +197,16 @@ void attendOne(const NeighborhoodParams &p, const NeighborhoodAxis ax[3],
   });
   expShifted(scores, best, scores, n);
   double sum = laneSum(scores, n);
-  std::fill(out, out + dim, 0.0f);
+  std::fill(out, out + valueDim, 0.0f);
   n = 0;
   forEachKey([&](int64_t key) {
-    const float *vv = vb + key * rowStride;
+    const float *vv = vb + key * valueStride;
     float w = scores[n++];
-    for (int64_t c = 0; c < dim; ++c)
+    for (int64_t c = 0; c < valueDim; ++c)
       out[c] += w * vv[c];
   });
   float inv = static_cast<float>(1.0 / sum);
-  for (int64_t c = 0; c < dim; ++c)
+  for (int64_t c = 0; c < valueDim; ++c)
     out[c] *= inv;
 }
 
@@ -230,11 +231,12 @@ void neighborhoodAttention(const NeighborhoodParams &p, const float *q,
   int64_t qVol = qExt[0] * qExt[1] * qExt[2];
   int64_t kvVol = kvExt[0] * kvExt[1] * kvExt[2];
   int64_t window = axes[0].kernel * axes[1].kernel * axes[2].kernel;
-  int64_t rowStride = p.heads * p.dim;
+  int64_t rowStride = p.heads * p.dim, valueStride = p.heads * p.valueDim;
   int64_t items = p.batch * qVol;
-  if (items <= 0 || rowStride <= 0)
+  if (items <= 0 || valueStride <= 0)
     return;
-  int threads = threadsFor(4.0 * items * p.heads * window * p.dim);
+  int threads =
+      threadsFor(2.0 * items * p.heads * window * (p.dim + p.valueDim));
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (int64_t item = 0; item < items; ++item) {
     int64_t b = item / qVol, pos = item % qVol;
@@ -242,11 +244,11 @@ void neighborhoodAttention(const NeighborhoodParams &p, const float *q,
                        pos % qExt[2]};
     float *scores = threadScratch(0, window);
     const float *kb = k + b * kvVol * rowStride;
-    const float *vb = v + b * kvVol * rowStride;
+    const float *vb = v + b * kvVol * valueStride;
     for (int64_t h = 0; h < p.heads; ++h)
       attendOne(p, axes, kvExt, qPos, q + item * rowStride + h * p.dim,
-                kb + h * p.dim, vb + h * p.dim, scores,
-                y + item * rowStride + h * p.dim);
+                kb + h * p.dim, vb + h * p.valueDim, scores,
+                y + item * valueStride + h * p.valueDim);
   }
 }
 

@@ -204,12 +204,13 @@ void unflatten(int64_t flat, const int64_t *dims, int rank, int64_t *idx) {
   }
 }
 
-/// Full-size (unpartitioned) reference, y (batch, global..., heads, dim).
+/// Full-size (unpartitioned) reference, y (batch, global..., heads,
+/// valueDim).
 std::vector<double> referenceNa(const NaProblem &pr) {
   const NeighborhoodParams &p = pr.p;
   int r = p.rank;
   int64_t vol = volume(p.global, r), win = volume(p.kernel, r);
-  int64_t hd = p.heads * p.dim;
+  int64_t hd = p.heads * p.valueDim;
   std::vector<double> y(p.batch * vol * hd);
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t pos = 0; pos < vol; ++pos)
@@ -236,11 +237,12 @@ std::vector<double> referenceNa(const NaProblem &pr) {
             dot += double(qv[c]) * kv[c];
           scores.push_back(dot * p.scale);
         }
-        auto out = attend(scores, p.dim, [&](size_t j, int64_t c) {
-          return double(pr.v[((b * vol + keys[j]) * p.heads + h) * p.dim + c]);
+        auto out = attend(scores, p.valueDim, [&](size_t j, int64_t c) {
+          return double(
+              pr.v[((b * vol + keys[j]) * p.heads + h) * p.valueDim + c]);
         });
         std::copy(out.begin(), out.end(),
-                  &y[((b * vol + pos) * p.heads + h) * p.dim]);
+                  &y[((b * vol + pos) * p.heads + h) * p.valueDim]);
       }
   return y;
 }
@@ -255,6 +257,7 @@ NaProblem randomNa(std::mt19937 &rng) {
   p.batch = pick(1, 2);
   p.heads = pick(1, 3);
   p.dim = pick(1, 8);
+  p.valueDim = pick(0, 1) ? p.dim : pick(1, 8); // v's may differ
   for (int d = 0; d < p.rank; ++d) {
     p.kernel[d] = 2 * pick(0, p.rank == 3 ? 1 : 3) + 1;
     p.dilation[d] = pick(1, 3);
@@ -262,10 +265,10 @@ NaProblem randomNa(std::mt19937 &rng) {
     p.global[d] = p.qExtent[d] = p.kvExtent[d] = minLen + pick(0, 6);
   }
   p.scale = 0.5;
-  int64_t n = p.batch * volume(p.global, p.rank) * p.heads * p.dim;
-  pr.q = randomVector(rng, n);
-  pr.k = randomVector(rng, n);
-  pr.v = randomVector(rng, n);
+  int64_t n = p.batch * volume(p.global, p.rank) * p.heads;
+  pr.q = randomVector(rng, n * p.dim);
+  pr.k = randomVector(rng, n * p.dim);
+  pr.v = randomVector(rng, n * p.valueDim);
   return pr;
 }
 
@@ -273,17 +276,17 @@ std::vector<float> runNa(const NeighborhoodParams &p,
                          const std::vector<float> &q,
                          const std::vector<float> &k,
                          const std::vector<float> &v) {
-  std::vector<float> y(q.size(), 1e30f);
+  std::vector<float> y(q.size() / size_t(p.dim) * size_t(p.valueDim), 1e30f);
   neighborhoodAttention(p, q.data(), k.data(), v.data(), y.data());
   return y;
 }
 
 /// Copies box [lo, lo + ext) of a (batch, global..., heads * dim) tensor.
 std::vector<float> sliceBox(const std::vector<float> &t,
-                            const NeighborhoodParams &p, const int64_t *lo,
-                            const int64_t *ext) {
+                            const NeighborhoodParams &p, int64_t dim,
+                            const int64_t *lo, const int64_t *ext) {
   int r = p.rank;
-  int64_t hd = p.heads * p.dim, vol = volume(ext, r);
+  int64_t hd = p.heads * dim, vol = volume(ext, r);
   std::vector<float> out;
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t i = 0; i < vol; ++i) {
@@ -303,7 +306,7 @@ TEST(CpuNeighborhoodAttention, KnownValues1d) {
   // Zero queries attend uniformly: y is the mean of the window's values.
   NeighborhoodParams p;
   p.rank = 1;
-  p.batch = p.heads = p.dim = 1;
+  p.batch = p.heads = p.dim = p.valueDim = 1;
   p.kernel[0] = 3;
   p.qExtent[0] = p.kvExtent[0] = p.global[0] = 5;
   std::vector<float> q(5, 0.0f), v = {1, 2, 3, 4, 5};
@@ -368,12 +371,13 @@ TEST(CpuNeighborhoodAttention, ShardWithHaloMatchesFullResult) {
       shard.qOffset[d] = qLo[d];
       shard.kvOffset[d] = lo;
     }
-    auto qs = sliceBox(pr.q, full, qLo, shard.qExtent);
-    auto ks = sliceBox(pr.k, full, kvLo, shard.kvExtent);
-    auto vs = sliceBox(pr.v, full, kvLo, shard.kvExtent);
-    std::vector<float> part(qs.size());
+    auto qs = sliceBox(pr.q, full, full.dim, qLo, shard.qExtent);
+    auto ks = sliceBox(pr.k, full, full.dim, kvLo, shard.kvExtent);
+    auto vs = sliceBox(pr.v, full, full.valueDim, kvLo, shard.kvExtent);
+    std::vector<float> part(qs.size() / size_t(full.dim) *
+                            size_t(full.valueDim));
     neighborhoodAttention(shard, qs.data(), ks.data(), vs.data(), part.data());
-    EXPECT_EQ(sliceBox(whole, full, qLo, shard.qExtent), part)
+    EXPECT_EQ(sliceBox(whole, full, full.valueDim, qLo, shard.qExtent), part)
         << "trial " << trial;
   }
 }
@@ -385,7 +389,7 @@ TEST(CpuNeighborhoodAttention, LargeImageSpreadsOverThreads) {
   p.rank = 2;
   p.batch = 1;
   p.heads = 2;
-  p.dim = 16;
+  p.dim = p.valueDim = 16;
   p.kernel[0] = p.kernel[1] = 7;
   p.dilation[1] = 2;
   p.global[0] = p.qExtent[0] = p.kvExtent[0] = 40;

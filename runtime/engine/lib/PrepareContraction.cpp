@@ -241,16 +241,22 @@ decodeNeighborhood(const fb::Instruction &inst, const PrepareContext &ctx) {
   std::vector<double> floats = floatAttrs(inst);
   if (floats.size() != 1 || !std::isfinite(floats[0]))
     return invalid("needs one finite scale");
-  if (inSlot(inst, ctx, 2).shape != k || k.size() != q.size() || k[0] != q[0] ||
-      k[r + 1] != q[r + 1] || k[r + 2] != q[r + 2])
+  // v is k but for its head dim, which the output takes (q's otherwise).
+  const Shape &v = inSlot(inst, ctx, 2).shape;
+  if (k.size() != q.size() || k[0] != q[0] || k[r + 1] != q[r + 1] ||
+      k[r + 2] != q[r + 2] || v.size() != k.size() ||
+      !std::equal(k.begin(), k.end() - 1, v.begin()))
     return invalid("q " + shapeStr(q) + ", k " + shapeStr(k) + " and v " +
-                   shapeStr(inSlot(inst, ctx, 2).shape) + " do not match");
-  SHARDRT_RETURN_IF_ERROR(requireShape(outSlot(inst, ctx, 0), q, "the output"));
+                   shapeStr(v) + " do not match");
+  Shape y = q;
+  y.back() = v.back();
+  SHARDRT_RETURN_IF_ERROR(requireShape(outSlot(inst, ctx, 0), y, "the output"));
   cpu::NeighborhoodParams p;
   p.rank = int(r);
   p.batch = q[0];
   p.heads = q[r + 1];
   p.dim = q[r + 2];
+  p.valueDim = v.back();
   p.scale = floats[0];
   const int64_t kMax = int64_t(1) << 30;
   for (int64_t d = 0; d < r; ++d) {

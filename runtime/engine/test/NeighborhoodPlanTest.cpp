@@ -34,6 +34,7 @@ TEST(NeighborhoodPlan, DeviceEvaluationMatchesTheCpuKernel) {
     p.batch = pick(1, 2);
     p.heads = pick(1, 3);
     p.dim = pick(1, 9);
+    p.valueDim = trial % 2 ? p.dim : pick(1, 9); // v's may differ
     p.scale = 1.0 / std::sqrt(double(p.dim));
     int64_t qVol = 1, kvVol = 1;
     for (int d = 0; d < p.rank; ++d) {
@@ -59,16 +60,18 @@ TEST(NeighborhoodPlan, DeviceEvaluationMatchesTheCpuKernel) {
       qVol *= p.qExtent[d];
       kvVol *= p.kvExtent[d];
     }
-    int64_t rowStride = p.heads * p.dim;
+    int64_t rowStride = p.heads * p.dim, valueStride = p.heads * p.valueDim;
     std::vector<float> q(size_t(p.batch * qVol * rowStride)),
-        k(size_t(p.batch * kvVol * rowStride)), v(k.size());
+        k(size_t(p.batch * kvVol * rowStride)),
+        v(size_t(p.batch * kvVol * valueStride));
     for (size_t i = 0; i < q.size(); ++i)
       q[i] = float(int(i * 7 % 23) - 11) / 5.0f;
-    for (size_t i = 0; i < k.size(); ++i) {
+    for (size_t i = 0; i < k.size(); ++i)
       k[i] = float(int(i * 5 % 17) - 8) / 4.0f;
+    for (size_t i = 0; i < v.size(); ++i)
       v[i] = float(int(i * 11 % 29) - 14) / 3.0f;
-    }
-    std::vector<float> want(q.size(), -7.0f), got(q.size(), -9.0f);
+    size_t outputs = size_t(p.batch * qVol * valueStride);
+    std::vector<float> want(outputs, -7.0f), got(outputs, -9.0f);
     cpu::neighborhoodAttention(p, q.data(), k.data(), v.data(), want.data());
     NeighborhoodPlan plan = planNeighborhood(p);
     NeighborhoodView view = plan.at(plan.bytes.data());
@@ -93,7 +96,7 @@ TEST(NeighborhoodPlan, ANaNKeyPoisonsOnlyTheRowsThatSeeIt) {
     cpu::NeighborhoodParams p;
     p.rank = 1;
     p.batch = p.heads = 1;
-    p.dim = 2;
+    p.dim = p.valueDim = 2;
     p.kernel[0] = 3;
     p.global[0] = p.qExtent[0] = p.kvExtent[0] = 5;
     std::vector<float> q(10), k(10), v(10), y(10, 0.0f), want(10);

@@ -33,7 +33,7 @@ struct NeighborhoodView {
   /// Per axis: the first local key of the window of each local query.
   const long long *first[3];
   long long qExt[3], kvExt[3], kernel[3], step[3];
-  long long heads, dim;
+  long long heads, dim, valueDim; ///< q/k's head dim, v/y's
   float scale;
   long long rows; ///< batch * query positions * heads
 };
@@ -82,6 +82,7 @@ inline NeighborhoodPlan planNeighborhood(const cpu::NeighborhoodParams &p) {
     plan.first[d] = offset[d] * sizeof(long long);
   v.heads = p.heads;
   v.dim = p.dim;
+  v.valueDim = p.valueDim;
   v.scale = float(p.scale);
   v.rows = p.batch * v.qExt[0] * v.qExt[1] * v.qExt[2] * p.heads;
   return plan;
@@ -100,11 +101,11 @@ SHARDRT_HOST_DEVICE inline void attendRow(const NeighborhoodView &v,
   long long q0 = pos / (v.qExt[1] * v.qExt[2]),
             q1 = pos / v.qExt[2] % v.qExt[1], q2 = pos % v.qExt[2];
   long long kvVol = v.kvExt[0] * v.kvExt[1] * v.kvExt[2];
-  long long rowStride = v.heads * v.dim;
+  long long rowStride = v.heads * v.dim, valueStride = v.heads * v.valueDim;
   const float *qv = q + item * rowStride + h * v.dim;
   const float *kb = k + b * kvVol * rowStride + h * v.dim;
-  const float *vb = val + b * kvVol * rowStride + h * v.dim;
-  float *out = y + item * rowStride + h * v.dim;
+  const float *vb = val + b * kvVol * valueStride + h * v.valueDim;
+  float *out = y + item * valueStride + h * v.valueDim;
   long long s0 = v.first[0][q0], s1 = v.first[1][q1], s2 = v.first[2][q2];
   auto score = [&](long long key) {
     const float *kv = kb + key * rowStride;
@@ -129,15 +130,15 @@ SHARDRT_HOST_DEVICE inline void attendRow(const NeighborhoodView &v,
             continue;
           }
           float w = expf(s - best);
-          const float *vv = vb + key * rowStride;
+          const float *vv = vb + key * valueStride;
           bool firstKey = t0 == 0 && t1 == 0 && t2 == 0;
-          for (long long c = 0; c < v.dim; ++c)
+          for (long long c = 0; c < v.valueDim; ++c)
             out[c] = (firstKey ? 0.0f : out[c]) + w * vv[c];
           sum += w;
         }
       }
   float inv = 1.0f / sum;
-  for (long long c = 0; c < v.dim; ++c)
+  for (long long c = 0; c < v.valueDim; ++c)
     out[c] *= inv;
 }
 

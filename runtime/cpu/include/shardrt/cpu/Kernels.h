@@ -284,7 +284,9 @@ void sdpa(int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev,
 
 struct NeighborhoodParams {
   int rank = 0; // spatial dims 1..3
-  int64_t batch = 0, heads = 0, dim = 0;
+  int64_t batch = 0, heads = 0;
+  int64_t dim = 0;                 // head dim of q and k (contracted)
+  int64_t valueDim = 0;            // head dim of v and y
   int64_t qExtent[3] = {1, 1, 1};  // local query extents
   int64_t kvExtent[3] = {1, 1, 1}; // local key/value extents (with halo)
   int64_t kernel[3] = {1, 1, 1};   // odd
@@ -298,8 +300,9 @@ struct NeighborhoodParams {
   double scale = 1.0;
 };
 /// NATTEN neighborhood attention, heads-last layout:
-/// q (batch, qExtent..., heads, dim), k/v (batch, kvExtent..., heads, dim),
-/// y like q; scale multiplies q.k. Along a dim of global size L with kernel
+/// q (batch, qExtent..., heads, dim), k (batch, kvExtent..., heads, dim),
+/// v (batch, kvExtent..., heads, valueDim), y (batch, qExtent..., heads,
+/// valueDim); scale multiplies q.k. Along a dim of global size L with kernel
 /// K and dilation D, query i (global) attends to the K keys
 /// (start + t) * D + g, t < K, where g = i mod D, Lg = ceil((L - g) / D) and
 /// start = clamp(i / D - K / 2, 0, Lg - K): the window is centred and shifted
@@ -318,7 +321,8 @@ void neighborhoodAttention(const NeighborhoodParams &p, const float *q,
 /// No query row to compute (an empty q's other extents may be huge, so
 /// no per-query table should be built for it).
 inline bool neighborhoodIsEmpty(const NeighborhoodParams &p) {
-  bool empty = p.batch <= 0 || p.heads <= 0 || p.dim <= 0;
+  // The output's extents; a zero q/k head dim still averages the values.
+  bool empty = p.batch <= 0 || p.heads <= 0 || p.valueDim <= 0;
   for (int d = 0; d < p.rank; ++d)
     empty = empty || p.qExtent[d] <= 0;
   return empty;
