@@ -318,6 +318,11 @@ TEST(CpuNeighborhoodAttention, KnownValues1d) {
   q.assign(6, 0.0f);
   v = {1, 2, 3, 4, 5, 6};
   EXPECT_EQ(runNa(p, q, v, v), (std::vector<float>{3, 4, 3, 4, 3, 4}));
+  // A zero q/k head dim: every score is 0, so again the windows' means.
+  p.dim = 0;
+  std::vector<float> y(6, -1.0f);
+  neighborhoodAttention(p, nullptr, nullptr, v.data(), y.data());
+  EXPECT_EQ(y, (std::vector<float>{3, 4, 3, 4, 3, 4}));
 }
 
 TEST(CpuNeighborhoodAttention, HeaderRuleMatchesNatten) {

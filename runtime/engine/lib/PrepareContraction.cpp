@@ -272,10 +272,10 @@ decodeNeighborhood(const fb::Instruction &inst, const PrepareContext &ctx) {
       return invalid("spatial dim " + std::to_string(d) + " of size " +
                      std::to_string(L) + " is smaller than kernel " +
                      std::to_string(K) + " x dilation " + std::to_string(D));
-    // (Skipped for an empty q, whose extents are then only bounded by
-    // 2^40.)
+    // (Skipped for an empty output, whose extents are then only bounded by
+    // 2^40. Not for an empty q: a zero q/k head dim still averages v.)
     for (int64_t i = qOffset[d];
-         numElements(q) > 0 && i < qOffset[d] + q[d + 1]; ++i) {
+         numElements(y) > 0 && i < qOffset[d] + q[d + 1]; ++i) {
       int64_t first = cpu::neighborhoodWindowStart(i, L, K, D),
               last = first + (K - 1) * D;
       if (first < kvOffset[d] || last >= kvOffset[d] + k[d + 1])

@@ -301,6 +301,14 @@ TEST(EnginePrepare, NeighborhoodWindowsMustBeLocal) {
   // Queries [4, 8) with keys [3, 7): query 6's window [5, 7] needs key 7.
   op.ints = {1, 3, 1, 4, 3, 8};
   EXPECT_TRUE(rejected(op.prepareStatus(), kInvalid, {"query 6"}));
+  // A zero q/k head dim still reads v's windows (the output averages them).
+  Shape q0 = {1, 4, 1, 0}, v3 = {1, 4, 1, 3};
+  OpCase flat{Opcode::NeighborhoodAttention,
+              {{q0}, {q0}, {v3}},
+              {v3},
+              {1, 3, 1, 0, 0, 8},
+              {1.0}};
+  EXPECT_TRUE(rejected(flat.prepareStatus(), kInvalid, {"query 3"}));
   // Queries [4, 8) with keys [3, 8) is enough.
   Shape k = {1, 5, 1, 2};
   OpCase ok{Opcode::NeighborhoodAttention,
