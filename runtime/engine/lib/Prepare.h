@@ -51,10 +51,15 @@ struct RunContext {
 
 using RunFn = std::function<Status(RunContext &)>;
 
+/// A step that stages or scratches outside a session (no workspace).
+inline Status noWorkspace() {
+  return Status::failedPrecondition("this step needs a session's workspace");
+}
+
 /// Where a reservation the step made at prepare time lies during this run.
 inline StatusOr<uint8_t *> workspaceAt(RunContext &rc, WorkspacePlan::Ref r) {
   if (!rc.workspace)
-    return Status::failedPrecondition("this step needs a session's workspace");
+    return noWorkspace();
   return rc.workspace->at(r);
 }
 
@@ -127,8 +132,7 @@ struct PrepareContext {
   /// Reserves `bytes` of workspace for this instruction alone.
   StatusOr<WorkspacePlan::Ref> reserveWorkspace(uint64_t bytes) const {
     if (!workspace)
-      return Status::failedPrecondition(
-          "this step needs a session's workspace");
+      return noWorkspace();
     return workspace->reserve(bytes, instruction, instruction);
   }
 };

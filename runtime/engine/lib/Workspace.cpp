@@ -29,6 +29,11 @@ void WorkspacePlan::extendTo(Ref ref, uint32_t last) {
   r.last = std::max(r.last, last);
 }
 
+void WorkspacePlan::forgetSince(size_t mark) {
+  for (size_t i = mark; i < reservations_.size(); ++i)
+    reservations_[i].bytes = 0;
+}
+
 void WorkspacePlan::finish() {
   // Largest first, each at the lowest offset clear of the placed ones that
   // are held during an instruction it is held in too.

@@ -41,6 +41,12 @@ public:
   /// Keeps `ref`'s bytes until instruction `last` too (a started exchange's
   /// Wait).
   void extendTo(Ref ref, uint32_t last);
+  /// Reservations made so far: a mark for forgetSince().
+  size_t reservations() const { return reservations_.size(); }
+  /// Frees the bytes of the reservations made since `mark`: the steps that
+  /// made them will not run (a backend runs their instruction natively).
+  /// Their Refs stay valid, for nothing.
+  void forgetSince(size_t mark);
   /// Places every reservation; after the whole program is prepared.
   void finish();
 

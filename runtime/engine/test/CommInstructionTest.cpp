@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestModel.h"
 #include "shardrt/Engine.h"
 #include "shardrt/artifact/ArtifactWriter.h"
 #include "shardrt/comm/Local.h"
@@ -589,16 +590,7 @@ TEST(CommInstructions, AStartedExchangeKeepsItsWorkspaceUntilItsWait) {
 /// Run twice with other inputs, so that a stale copy would show.
 TEST(CommInstructions, AllGathersIntoTheOutputThatHoldsTheirInput) {
   ArtifactWriter w({"x", "y"}, {2, 2});
-  auto op = [](fb::Opcode opcode, uint32_t in, uint32_t out,
-               std::vector<uint32_t> axes, std::vector<int64_t> ints) {
-    InstructionSpec inst;
-    inst.opcode = opcode;
-    inst.inputs = {in};
-    inst.outputs = {out};
-    inst.meshAxes = std::move(axes);
-    inst.ints = std::move(ints);
-    return inst;
-  };
+  using enginetest::meshStep;
   for (int r = 0; r < 4; ++r) {
     uint64_t cx = uint64_t(r / 2);
     RankClassSpec rc;
@@ -611,11 +603,14 @@ TEST(CommInstructions, AllGathersIntoTheOutputThatHoldsTheirInput) {
                   slot(1024, {16})};
     rc.arenaBytes = 1024 + 64;
     const fb::Opcode copy = fb::Opcode::Copy, gather = fb::Opcode::AllGather;
-    rc.program = {
-        op(copy, 0, 1, {}, {}), op(gather, 1, 2, {0, 1}, {0, 4, 4, 4, 4}),
-        op(copy, 0, 3, {}, {}), op(gather, 3, 4, {1}, {0, 4, 4}),
-        op(copy, 0, 5, {}, {}), op(gather, 5, 6, {0}, {0, 4, 4}),
-        op(copy, 0, 7, {}, {}), op(gather, 7, 8, {0, 1}, {0, 4, 4, 4, 4})};
+    rc.program = {meshStep(copy, 0, 1, {}, {}),
+                  meshStep(gather, 1, 2, {0, 1}, {0, 4, 4, 4, 4}),
+                  meshStep(copy, 0, 3, {}, {}),
+                  meshStep(gather, 3, 4, {1}, {0, 4, 4}),
+                  meshStep(copy, 0, 5, {}, {}),
+                  meshStep(gather, 5, 6, {0}, {0, 4, 4}),
+                  meshStep(copy, 0, 7, {}, {}),
+                  meshStep(gather, 7, 8, {0, 1}, {0, 4, 4, 4, 4})};
     rc.inputSlots = {0};
     rc.outputSlots = {2, 4, 6, 8};
     w.addRankClass(std::move(rc));

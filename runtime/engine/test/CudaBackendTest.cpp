@@ -813,32 +813,21 @@ std::vector<uint8_t> collectivesArtifact() {
     }
     rc.buffers[11].offset = rc.buffers[1].offset; // at most 192 of 256 bytes
     rc.arenaBytes = at;
-    auto op = [](Opcode opcode, uint32_t in, uint32_t out,
-                 std::vector<uint32_t> axes, std::vector<int64_t> ints,
-                 fb::ReduceKind reduce = fb::ReduceKind::None) {
-      InstructionSpec i;
-      i.opcode = opcode;
-      i.inputs = {in};
-      i.outputs = {out};
-      i.meshAxes = std::move(axes);
-      i.ints = std::move(ints);
-      i.reduce = reduce;
-      return i;
-    };
     const fb::ReduceKind sum = fb::ReduceKind::Sum;
     const std::vector<int64_t> byRows = {0, 2, 1, 0, 1, 1, 6, 6, 6, 6};
-    rc.program = {op(Opcode::Copy, 0, 1, {}, {}),
-                  op(Opcode::AllReduce, 1, 2, {1}, {}, sum),
-                  op(Opcode::AllReduce, 1, 3, {0, 1}, {}, sum),
-                  op(Opcode::AllReduce, 1, 4, {0, 1}, {}, fb::ReduceKind::Max),
-                  op(Opcode::ReduceScatter, 1, 5, {0}, {1, 2, 4}, sum),
-                  op(Opcode::AllToAll, 1, 6, {0, 1}, byRows),
-                  op(Opcode::AllToAll, 1, 7, {1}, {1, 2, 4, 0, 4, 4}),
-                  op(Opcode::Broadcast, 1, 8, {0, 1}, {2}),
-                  op(Opcode::Copy, 1, 9, {}, {}),
-                  op(Opcode::AllReduce, 9, 9, {0}, {}, sum),
-                  op(Opcode::ReduceScatter, 1, 10, {1}, {0, 1, 3}, sum),
-                  op(Opcode::AllToAll, 1, 11, {0, 1}, byRows)};
+    rc.program = {
+        meshStep(Opcode::Copy, 0, 1, {}, {}),
+        meshStep(Opcode::AllReduce, 1, 2, {1}, {}, sum),
+        meshStep(Opcode::AllReduce, 1, 3, {0, 1}, {}, sum),
+        meshStep(Opcode::AllReduce, 1, 4, {0, 1}, {}, fb::ReduceKind::Max),
+        meshStep(Opcode::ReduceScatter, 1, 5, {0}, {1, 2, 4}, sum),
+        meshStep(Opcode::AllToAll, 1, 6, {0, 1}, byRows),
+        meshStep(Opcode::AllToAll, 1, 7, {1}, {1, 2, 4, 0, 4, 4}),
+        meshStep(Opcode::Broadcast, 1, 8, {0, 1}, {2}),
+        meshStep(Opcode::Copy, 1, 9, {}, {}),
+        meshStep(Opcode::AllReduce, 9, 9, {0}, {}, sum),
+        meshStep(Opcode::ReduceScatter, 1, 10, {1}, {0, 1, 3}, sum),
+        meshStep(Opcode::AllToAll, 1, 11, {0, 1}, byRows)};
     rc.inputSlots = {0};
     rc.outputSlots = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
     w.addRankClass(std::move(rc));

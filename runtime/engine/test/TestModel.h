@@ -49,6 +49,22 @@ inline int64_t count(const Shape &shape) {
   return n;
 }
 
+/// One step from slot `in` to slot `out` over the mesh axes `axes` (a
+/// collective's group; none for a local step).
+inline InstructionSpec meshStep(Opcode opcode, uint32_t in, uint32_t out,
+                                std::vector<uint32_t> axes,
+                                std::vector<int64_t> ints,
+                                fb::ReduceKind reduce = fb::ReduceKind::None) {
+  InstructionSpec step;
+  step.opcode = opcode;
+  step.inputs = {in};
+  step.outputs = {out};
+  step.meshAxes = std::move(axes);
+  step.ints = std::move(ints);
+  step.reduce = reduce;
+  return step;
+}
+
 inline Floats randomFloats(size_t n, std::mt19937 &rng, float lo = -1.0f,
                            float hi = 1.0f) {
   std::uniform_real_distribution<float> dist(lo, hi);

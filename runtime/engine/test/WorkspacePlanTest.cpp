@@ -56,6 +56,20 @@ TEST(WorkspacePlan, AnExtendedReservationKeepsItsBytesUntilItsLastUse) {
   EXPECT_GE(std::max(*ps, *pb) - std::min(*ps, *pb), 256);
 }
 
+TEST(WorkspacePlan, ForgottenReservationsHoldNothing) {
+  // A backend that runs instruction 1 natively gives back what its host
+  // step reserved; a later Wait may still extend it, for nothing.
+  WorkspacePlan plan;
+  plan.reserve(128, 0, 0);
+  size_t mark = plan.reservations();
+  WorkspacePlan::Ref native = plan.reserve(4096, 1, 1);
+  plan.forgetSince(mark);
+  plan.extendTo(native, 2);
+  plan.finish();
+  EXPECT_EQ(plan.plannedBytes(), 128u);
+  EXPECT_TRUE(plan.at(native).ok());
+}
+
 TEST(WorkspacePlan, NoReservationsHoldNothing) {
   WorkspacePlan plan;
   WorkspacePlan::Ref empty = plan.reserve(0, 0, 0);

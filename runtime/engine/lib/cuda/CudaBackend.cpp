@@ -363,7 +363,9 @@ Status CudaBackend::load(const artifact::Artifact &artifact) {
 StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
                                      const PrepareContext &ctx) {
   uint32_t index = ctx.instruction;
-  // The CPU decoder checks everything a kernel would trust, for both.
+  // The CPU decoder checks everything a kernel would trust, for both; the
+  // host workspace it reserves is given back if the step runs natively.
+  size_t workspaceMark = ctx.workspace ? ctx.workspace->reservations() : 0;
   StatusOr<RunFn> host = prepareInstruction(inst, ctx);
   bool fused = inst.opcode() == fb::Opcode::ElementwiseFused ||
                inst.opcode() == fb::Opcode::ReductionFused;
@@ -441,6 +443,8 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
   if (*native) {
     if (waitsOnHost)
       hostSteps_.push_back({index, fb::EnumNameOpcode(inst.opcode()), false});
+    if (ctx.workspace)
+      ctx.workspace->forgetSince(workspaceMark);
     return native;
   }
   if (!host.ok())
