@@ -207,6 +207,21 @@ LogicalResult lowerPool(Operation *op, ProgramBuilder &b, bool isMax,
 
 } // namespace
 
+FailureOr<uint32_t> fillSplat(ProgramBuilder &b, Operation *op) {
+  auto c = cast<ConstantOp>(op);
+  auto splat = cast<SplatElementsAttr>(c.getValue());
+  b.currentOp = op->getName().getStringRef().str();
+  b.currentLoc = op->getLoc();
+  FailureOr<uint32_t> id = b.define(c, c.getResult());
+  if (failed(id))
+    return failure();
+  double value = splat.getElementType().isInteger(1)
+                     ? double(splat.getSplatValue<bool>())
+                     : double(splat.getSplatValue<APFloat>().convertToDouble());
+  b.emit(fb::Opcode::Fill, {}, {*id}).floats = {value};
+  return id;
+}
+
 std::vector<int64_t> reducedDims(int64_t rank,
                                  std::optional<ArrayRef<int64_t>> dims) {
   std::vector<int64_t> ints;

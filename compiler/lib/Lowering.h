@@ -86,6 +86,12 @@ private:
 /// Emits the instructions of one sc op (everything but func.return).
 llvm::LogicalResult lowerOp(mlir::Operation *op, ProgramBuilder &builder);
 
+/// A splat `sc.constant` as a Fill of its own buffer: the artifact stores one
+/// value instead of every element, and the buffer lives in the arena only
+/// while it is live.
+llvm::FailureOr<uint32_t> fillSplat(ProgramBuilder &builder,
+                                    mlir::Operation *constant);
+
 /// The dims a reduction with attribute `dims` reduces (all when absent or
 /// empty), non-negative and sorted.
 std::vector<int64_t> reducedDims(int64_t rank,

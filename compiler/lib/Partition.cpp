@@ -407,9 +407,18 @@ FailureOr<WindowNeed> windowNeed(Operation *op, const WindowSpec &spec,
     if (spec.boundary != BoundaryMode::Zeros)
       for (const Interval &i : inputIntervals(spec, out))
         real = {std::min(real.lo, i.lo), std::max(real.hi, i.hi)};
-    if (real.lo >= real.hi)
-      return op->emitOpError("reads only padding on one rank; partitioning "
-                             "such a split is not implemented");
+    if (real.lo >= real.hi) {
+      if (spec.boundary != BoundaryMode::Zeros)
+        return op->emitOpError("reads only padding on one rank; partitioning "
+                               "such a split is not implemented");
+      // Every window of this rank lies in the zero padding: the local op
+      // pads an empty input out to the windows' span, all on the high side
+      // (the runtime's convolutions take no high padding and need the low
+      // side non-negative).
+      w.pieces.push_back({{0, 0}, 0});
+      w.local.padHi = std::min(virt.hi, n + spec.padHigh) - virt.lo;
+      return w;
+    }
     w.local.padLo = real.lo - virt.lo;
     // A ceil-mode window may overhang the padded input; that overhang is not
     // padding (avg_pool's count_include_pad does not count it), so the local
@@ -421,12 +430,24 @@ FailureOr<WindowNeed> windowNeed(Operation *op, const WindowSpec &spec,
     // side they lie on gets a negative amount, a crop (LowerOps' emitPad).
   } else {
     std::vector<Interval> taps = inputIntervals(spec, out);
-    if (taps.empty())
-      return op->emitOpError("has outputs on one rank that no input reaches; "
-                             "partitioning such a split is not implemented");
-    real = {taps.front().lo, taps.back().hi};
-    if (spec.kind == WindowKind::Transposed)
+    if (spec.kind == WindowKind::Transposed) {
+      // The local op places input i at i * stride - padLo, so padLo >= 0
+      // needs the local input to start at or before the last input placed
+      // at or before out.lo. Where the first tap lies past it (a stride
+      // wider than the kernel leaves outputs no input reaches), the inputs
+      // in between are read too; their products all land before out.lo and
+      // are dropped. A shard no input reaches reads no input at all.
+      int64_t first = std::min((out.lo + spec.padLow) / spec.stride,
+                               taps.empty() ? spec.inputSize : taps.front().lo);
+      real = {first, taps.empty() ? first : taps.back().hi};
       w.local.padLo = out.lo + spec.padLow - real.lo * spec.stride;
+    } else {
+      if (taps.empty())
+        return op->emitOpError(
+            "has outputs on one rank that no input reaches; partitioning "
+            "such a split is not implemented");
+      real = {taps.front().lo, taps.back().hi};
+    }
   }
   w.pieces.push_back({real, 0});
   w.local.inOffset = real.lo;
@@ -498,6 +519,33 @@ LogicalResult Partitioner::reshard(Operation *op) {
   return bindAll(out, *got);
 }
 
+/// Every rank multiplies its own parts of a contracted dim and the result's
+/// partial axes sum them, so the operands that share a contracted factor
+/// must split it alike (sc-insert-reshards makes them).
+LogicalResult Partitioner::checkContractedSplits(Operation *op,
+                                                 const ShardingRule &rule) {
+  for (size_t f = 0; f < rule.factors.size(); ++f) {
+    if (rule.factors[f].kind != FactorKind::Reduction ||
+        llvm::is_contained(rule.resultDims[0], int64_t(f)))
+      continue;
+    const plan::DimSplit *first = nullptr;
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      for (size_t d = 0; d < rule.operandDims[i].size(); ++d) {
+        if (rule.operandDims[i][d] != int64_t(f))
+          continue;
+        const plan::DimSplit &split =
+            shardingOf(op->getOperand(i)).layout.dims[d];
+        if (!first)
+          first = &split;
+        else if (split.axes != first->axes || split.starts != first->starts)
+          return op->emitOpError("splits a contracted dim differently on its "
+                                 "operands (internal error: "
+                                 "sc-insert-reshards aligns them)");
+      }
+  }
+  return success();
+}
+
 LogicalResult Partitioner::partitionOp(Operation *op) {
   if (isa<ReshardOp, ShardingConstraintOp>(op))
     return reshard(op);
@@ -510,6 +558,8 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   std::vector<WindowedDim> windows;
   if (auto w = dyn_cast<WindowOpInterface>(op))
     windows = w.getWindowedDims();
+  if (failed(checkContractedSplits(op, rule)))
+    return failure();
 
   // Each operand's need on each rank, and each rank's local windows.
   std::vector<std::vector<plan::Need>> needs(op->getNumOperands());
@@ -656,9 +706,19 @@ LogicalResult Partitioner::run() {
       b.currentLoc = op.getLoc();
     }
     if (auto c = dyn_cast<ConstantOp>(op)) {
+      auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+      if (dense && dense.isSplat() && !shardingOf(c.getResult()).isPartial()) {
+        // Every rank fills its own part, in the layout propagation chose.
+        const plan::Layout &layout = shardingOf(c.getResult()).layout;
+        for (int64_t r = 0; r < numRanks(); ++r) {
+          ranks[r].localShapes[c.getResult()] = layout.ownedShape(mesh, r);
+          if (failed(fillSplat(ranks[r], c)))
+            return failure();
+        }
+        continue;
+      }
       // Every rank holds the whole constant; consumers slice it locally.
       shardings_[c.getResult()] = replicatedSharding(c.getType());
-      auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
       if (!dense || !dense.getElementType().isF32())
         return c.emitOpError("partitioned programs take f32 dense constants "
                              "only so far");

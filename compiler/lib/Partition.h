@@ -62,6 +62,8 @@ public:
 
 private:
   mlir::LogicalResult partitionOp(mlir::Operation *op);
+  mlir::LogicalResult checkContractedSplits(mlir::Operation *op,
+                                            const sc::ShardingRule &rule);
   mlir::LogicalResult reshard(mlir::Operation *op);
   /// One all-gather (`in` split along `dim` as `split`, the result whole
   /// there) or reduce-scatter (`in` partial, the result split as `split`)

@@ -61,6 +61,11 @@ FailureOr<RankPrograms> worldOfOne(func::FuncOp f) {
       continue;
     }
     if (auto c = dyn_cast<ConstantOp>(op)) {
+      if (isa<SplatElementsAttr>(c.getValue())) {
+        if (failed(fillSplat(b, c)))
+          return failure();
+        continue;
+      }
       FailureOr<uint32_t> id = b.define(&op, c.getResult());
       if (failed(id))
         return failure();

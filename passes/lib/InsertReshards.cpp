@@ -89,18 +89,26 @@ requiredOperandShardings(Operation *op, const ShardingRule &rule,
       used.append(split.axes.begin(), split.axes.end());
       req.layout.dims[d] = split;
     };
-    for (bool resultFactors : {true, false}) {
+    // Windowed dims claim last: keeping their split only saves a gather,
+    // while a contracted factor must be split alike on every operand that
+    // has it (the result's partial axes sum the parts), so a windowed dim
+    // split over the same axis gives way.
+    enum Phase { ResultFactors, OtherFactors, Windowed };
+    for (Phase phase : {ResultFactors, OtherFactors, Windowed}) {
       for (size_t d = 0; d < rule.operandDims[i].size(); ++d) {
         int64_t f = rule.operandDims[i][d];
-        if (f == ShardingRule::kNoFactor || inResult[f] != resultFactors)
+        if (f == ShardingRule::kNoFactor)
           continue;
         bool windowed = llvm::any_of(windows, [&](const WindowedDim &w) {
           return w.operand == i && w.inputDim == int64_t(d);
         });
         if (windowed) {
-          claim(d, current[i].layout.dims[d]);
+          if (phase == Windowed)
+            claim(d, current[i].layout.dims[d]);
           continue;
         }
+        if (phase != (inResult[f] ? ResultFactors : OtherFactors))
+          continue;
         FactorKind kind = rule.factors[f].kind;
         if (kind == FactorKind::NeedsReplication || !factorSplit[f])
           continue;

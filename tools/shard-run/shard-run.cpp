@@ -44,6 +44,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <new>
 #include <random>
 #include <set>
 #include <string>
@@ -593,6 +594,20 @@ bool underMpiLauncher() {
   return size > 1 || (size == 0 && std::getenv("PMIX_RANK") != nullptr);
 }
 
+/// run(), with the tool's own host allocations (global inputs and outputs,
+/// .npy files) refused with a message instead of an abort when a model's
+/// tensors do not fit in memory. The runtime reports its own allocations
+/// as a status.
+int runOrReportMemory(const Args &args, comm::Communicator *world) {
+  try {
+    return run(args, world);
+  } catch (const std::bad_alloc &) {
+    std::fprintf(stderr, "shard-run: out of host memory for the model's "
+                         "global inputs or outputs\n");
+    return 1;
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -606,7 +621,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!underMpiLauncher())
-    return run(args, nullptr);
+    return runOrReportMemory(args, nullptr);
 #ifdef SHARDRUN_HAVE_MPI
   if (Status s = comm::initializeMpi(); !s.ok()) {
     std::fprintf(stderr, "shard-run: %s\n", s.toString().c_str());
@@ -619,7 +634,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "shard-run: %s\n", mpi.status().toString().c_str());
     return 1;
   }
-  return run(args, mpi->get());
+  return runOrReportMemory(args, mpi->get());
 #else
   std::fprintf(stderr, "shard-run: started by an MPI launcher, but this build "
                        "has no MPI backend\n");
