@@ -169,6 +169,8 @@ Status Validator::run(std::vector<int32_t> &rankToClass) {
       return s;
   if (Status s = checkConstants(); !s.ok())
     return s;
+  if (Status s = checkPairing(root_, rankToClass_); !s.ok())
+    return s;
   rankToClass = std::move(rankToClass_);
   return Status();
 }

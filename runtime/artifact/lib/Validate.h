@@ -26,6 +26,13 @@ Status verifyFlatBuffer(const uint8_t *buffer, size_t size);
 Status validateArtifact(const fb::Artifact &root,
                         std::vector<int32_t> &rankToClass);
 
+/// Cross-rank checks of a validated artifact (ValidatePairing.cpp): every
+/// stream of point-to-point messages between two ranks with one tag is sent
+/// and received alike, and the members of every collective group run the
+/// same collectives in the same order.
+Status checkPairing(const fb::Artifact &root,
+                    const std::vector<int32_t> &rankToClass);
+
 /// Mesh shape of a validated artifact (empty for a 0-d mesh).
 std::vector<int64_t> meshShape(const fb::Artifact &root);
 

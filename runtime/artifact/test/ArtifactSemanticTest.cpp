@@ -305,3 +305,77 @@ TEST(ArtifactSemanticTest, BlobSizeDiffersFromTheFile) {
 }
 
 } // namespace
+
+//===-- Ranks against each other ------------------------------------------===//
+// Each program may be fine on its own while the ranks disagree about what
+// they exchange; run, such an artifact leaves ranks waiting out the
+// communicator's timeout, so the loader refuses it.
+
+TEST(ArtifactSemanticTest, AMessageNobodyReceives) {
+  ArtifactWriter w = smallWriter();
+  w.rankClass(1).program[0].transfers.pop_back();
+  expectInvalid(w, "rank 0 and rank 1 disagree on their messages with tag 0: "
+                   "rank 0 sends 1: 4 B (instruction 0); rank 1 receives "
+                   "none");
+}
+
+TEST(ArtifactSemanticTest, AMessageReceivedWithAnotherSize) {
+  ArtifactWriter w = smallWriter();
+  w.rankClass(0).program[0].transfers[1].lo = {1};
+  expectInvalid(w, "rank 1 and rank 0 disagree on their messages with tag 0: "
+                   "rank 1 sends 1: 4 B (instruction 0); rank 0 receives 1: "
+                   "8 B (instruction 0)");
+}
+
+TEST(ArtifactSemanticTest, AMessageReceivedWithAnotherTag) {
+  ArtifactWriter w = richWriter();
+  w.rankClass(kBottomClass).program[kHaloInst].transfers[1].tag = 5;
+  expectInvalid(w, "disagree on their messages with tag");
+}
+
+TEST(ArtifactSemanticTest, ACollectiveWithAnotherReduction) {
+  ArtifactWriter w = smallWriter();
+  w.rankClass(1).program[2].reduce = fb::ReduceKind::Sum;
+  expectInvalid(w, "rank 1 and rank 0, one group over mesh axes [0], disagree "
+                   "on collective 0 of that group: rank 1 runs instruction 2 "
+                   "(AllReduce, ints [], shape [2]), rank 0 runs instruction "
+                   "2 (AllReduce, ints [], shape [2])");
+}
+
+TEST(ArtifactSemanticTest, ACollectiveOnAnotherShape) {
+  ArtifactWriter w = smallWriter();
+  w.rankClass(0).program[2].inputs = {0};
+  w.rankClass(0).program[2].outputs = {0};
+  expectInvalid(w, "rank 1 runs instruction 2 (AllReduce, ints [], shape "
+                   "[2]), rank 0 runs instruction 2 (AllReduce, ints [], "
+                   "shape [3])");
+}
+
+TEST(ArtifactSemanticTest, ACollectiveWithOtherExtents) {
+  // The corruption the fuzzer found: one member's copy of a gather's
+  // extents changed, the checksum resealed.
+  ArtifactWriter w = smallWriter();
+  for (uint32_t r = 0; r < 2; ++r) {
+    InstructionSpec gather;
+    gather.opcode = fb::Opcode::AllGather;
+    gather.inputs = {0};
+    gather.outputs = {3};
+    gather.meshAxes = {0};
+    gather.ints = {0, 3, 2};
+    w.rankClass(r).buffers.push_back(tensorSlot(104, fb::DType::F32, {5}));
+    w.rankClass(r).program.push_back(gather);
+  }
+  ASSERT_TRUE(w.serialize().ok()) << w.serialize().status().toString();
+  w.rankClass(0).program[3].ints = {0, 3, 3};
+  expectInvalid(w, "disagree on collective 1 of that group: rank 1 runs "
+                   "instruction 3 (AllGather, ints [0, 3, 2], shape [5]), "
+                   "rank 0 runs instruction 3 (AllGather, ints [0, 3, 3], "
+                   "shape [5])");
+}
+
+TEST(ArtifactSemanticTest, ACollectiveOnlyOneMemberRuns) {
+  ArtifactWriter w = smallWriter();
+  w.rankClass(1).program.pop_back();
+  expectInvalid(w, "rank 1 runs none (it has 0), rank 0 runs instruction 2 "
+                   "(AllReduce, ints [], shape [2])");
+}

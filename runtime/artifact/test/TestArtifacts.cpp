@@ -184,13 +184,18 @@ ArtifactWriter smallWriter() {
     rc.ranks = {r};
     rc.arenaBytes = 128;
     rc.buffers = {tensorSlot(0, DType::F32, {n}),
-                  tensorSlot(64, DType::F32, {n})};
+                  tensorSlot(64, DType::F32, {n}),
+                  tensorSlot(96, DType::F32, {2})};
+    // Each rank sends its first element to the other and receives the
+    // other's into its last; the all-reduce is on a shape both hold.
     InstructionSpec send = op(Opcode::SendRecv, {0}, {0});
     send.transfers = {transfer(fb::TransferKind::Send, {r == 0 ? 1 : -1}, false,
-                               0, {0}, {1}, 0)};
+                               0, {0}, {1}, 0),
+                      transfer(fb::TransferKind::Recv, {r == 0 ? 1 : -1}, false,
+                               0, {n - 1}, {n}, 0)};
     InstructionSpec add = op(Opcode::ElementwiseFused, {0, 1}, {0});
     add.kernel = 0;
-    InstructionSpec allReduce = op(Opcode::AllReduce, {0}, {0});
+    InstructionSpec allReduce = op(Opcode::AllReduce, {2}, {2});
     allReduce.meshAxes = {0};
     allReduce.reduce = fb::ReduceKind::Max;
     rc.program = {send, add, allReduce};

@@ -264,8 +264,8 @@ TEST(CommInstructions, StartedExchangeNeedsExactlyOneWaitForItsSlots) {
 
 /// Two ranks, each copying its 4-element input to its output and then
 /// running its point-to-point steps (`steps[r]`, transfers of slot 1).
-std::shared_ptr<const Engine>
-twoRankTransfers(const std::vector<std::vector<TransferSpec>> &steps) {
+ArtifactWriter
+twoRankWriter(const std::vector<std::vector<TransferSpec>> &steps) {
   ArtifactWriter w({"x"}, {2});
   for (int r = 0; r < 2; ++r) {
     RankClassSpec rc;
@@ -290,7 +290,12 @@ twoRankTransfers(const std::vector<std::vector<TransferSpec>> &steps) {
   }
   w.addInput(split("x", {4, 4}));
   w.addOutput(split("y", {4, 4}));
-  auto bytes = w.serialize();
+  return w;
+}
+
+std::shared_ptr<const Engine>
+twoRankTransfers(const std::vector<std::vector<TransferSpec>> &steps) {
+  auto bytes = twoRankWriter(steps).serialize();
   EXPECT_TRUE(bytes.ok()) << bytes.status().toString();
   if (!bytes.ok())
     return nullptr;
@@ -299,17 +304,18 @@ twoRankTransfers(const std::vector<std::vector<TransferSpec>> &steps) {
   return engine.ok() ? *engine : nullptr;
 }
 
-/// One session per communicator, each on a thread of its own (as an
-/// application drives a world from shardrt_local_world_create), binding
-/// ones as the input and running once; every rank's result.
+/// One session per communicator, rank r's from engines[r], each on a thread
+/// of its own (as an application drives a world from
+/// shardrt_local_world_create), binding ones as the input and running once;
+/// every rank's result.
 std::vector<Status>
-runOnOwnThreads(const std::shared_ptr<const Engine> &engine,
+runOnOwnThreads(const std::vector<std::shared_ptr<const Engine>> &engines,
                 const std::vector<std::unique_ptr<comm::Communicator>> &comms) {
   std::vector<Status> results(comms.size());
   std::vector<std::thread> threads;
   for (size_t r = 0; r < comms.size(); ++r)
     threads.emplace_back([&, r] {
-      auto session = Session::create(engine, comms[r].get());
+      auto session = Session::create(engines[r], comms[r].get());
       if (!session.ok()) {
         results[r] = session.status();
         return;
@@ -324,17 +330,40 @@ runOnOwnThreads(const std::shared_ptr<const Engine> &engine,
   return results;
 }
 
+// The loader refuses an artifact whose ranks' messages do not pair up, so a
+// world whose ranks wait for what their peers never send is made here the
+// way it happens in practice: its processes load different artifacts, each
+// consistent in itself.
+
+TEST(CommInstructions, AnArtifactWhoseRanksDoNotPairIsRefused) {
+  std::vector<uint8_t> bytes =
+      twoRankWriter({{transfer(fb::TransferKind::Recv, 1, 0, 4, 7)}, {}})
+          .serializeUnchecked();
+  auto engine = Engine::loadFromMemory(bytes.data(), bytes.size());
+  ASSERT_FALSE(engine.ok());
+  EXPECT_NE(engine.status().message().find(
+                "rank 1 and rank 0 disagree on their messages with tag 7: "
+                "rank 1 sends none; rank 0 receives 1: 16 B (instruction 1)"),
+            std::string::npos)
+      << engine.status().message();
+}
+
 TEST(CommInstructions, MissingPeerTimesOutInsteadOfHanging) {
-  // Rank 0 waits for a message rank 1 never sends.
-  std::shared_ptr<const Engine> engine =
-      twoRankTransfers({{transfer(fb::TransferKind::Recv, 1, 0, 4, 7)}, {}});
-  ASSERT_TRUE(engine);
+  // Rank 0 waits for a message with tag 7 from rank 1, which sends one with
+  // tag 9.
+  std::shared_ptr<const Engine> waits =
+      twoRankTransfers({{transfer(fb::TransferKind::Recv, 1, 0, 4, 7)},
+                        {transfer(fb::TransferKind::Send, 1, 0, 4, 7)}});
+  std::shared_ptr<const Engine> sendsOther =
+      twoRankTransfers({{transfer(fb::TransferKind::Recv, 1, 0, 4, 9)},
+                        {transfer(fb::TransferKind::Send, 1, 0, 4, 9)}});
+  ASSERT_TRUE(waits && sendsOther);
   comm::CommOptions options;
   options.timeout = std::chrono::milliseconds(200);
   auto comms = comm::LocalWorld::create(2, options);
   ASSERT_TRUE(comms.ok());
   auto start = std::chrono::steady_clock::now();
-  std::vector<Status> results = runOnOwnThreads(engine, *comms);
+  std::vector<Status> results = runOnOwnThreads({waits, sendsOther}, *comms);
   EXPECT_TRUE(results[1].ok()) << results[1].toString();
   EXPECT_EQ(results[0].code(), StatusCode::DeadlineExceeded)
       << results[0].toString();
@@ -349,19 +378,24 @@ TEST(CommInstructions, AFailedRunStopsThePeersWaitingForIt) {
   // (as through shardrt_local_world_create). Rank 1 waits for a message
   // rank 0 never sends, under a short timeout of its own; its failed run
   // gives up on the world, so rank 0, waiting (one minute) for what rank 1
-  // would have sent next, stops at once.
-  std::shared_ptr<const Engine> engine =
+  // would have sent next, stops at once. (Rank 0 runs an artifact in which
+  // rank 1 only sends; rank 1 one in which rank 0 sends first.)
+  std::shared_ptr<const Engine> forRank0 =
       twoRankTransfers({{transfer(fb::TransferKind::Recv, 1, 0, 4, 7)},
-                        {transfer(fb::TransferKind::Recv, 0, 0, 4, 8),
-                         transfer(fb::TransferKind::Send, 0, 0, 4, 7)}});
-  ASSERT_TRUE(engine);
+                        {transfer(fb::TransferKind::Send, 1, 0, 4, 7)}});
+  std::shared_ptr<const Engine> forRank1 =
+      twoRankTransfers({{transfer(fb::TransferKind::Send, 1, 0, 4, 8),
+                         transfer(fb::TransferKind::Recv, 1, 0, 4, 7)},
+                        {transfer(fb::TransferKind::Recv, 1, 0, 4, 8),
+                         transfer(fb::TransferKind::Send, 1, 0, 4, 7)}});
+  ASSERT_TRUE(forRank0 && forRank1);
   comm::CommOptions options;
   options.timeout = std::chrono::milliseconds(60000);
   auto comms = comm::LocalWorld::create(2, options);
   ASSERT_TRUE(comms.ok());
   ASSERT_TRUE((*comms)[1]->setTimeout(std::chrono::milliseconds(100)).ok());
   auto start = std::chrono::steady_clock::now();
-  std::vector<Status> results = runOnOwnThreads(engine, *comms);
+  std::vector<Status> results = runOnOwnThreads({forRank0, forRank1}, *comms);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
   EXPECT_EQ(results[1].code(), StatusCode::DeadlineExceeded)
       << results[1].toString();
