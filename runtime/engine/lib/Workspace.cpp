@@ -3,6 +3,7 @@
 #include "Workspace.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <numeric>
 #include <string>
@@ -36,22 +37,37 @@ void WorkspacePlan::forgetSince(size_t mark) {
 
 void WorkspacePlan::finish() {
   // Largest first, each at the lowest offset clear of the placed ones that
-  // are held during an instruction it is held in too.
+  // are held during an instruction it is held in too. The placed ones are
+  // filed under every instruction they are held in, so each reservation
+  // looks only at those that share an instruction with it (reservations
+  // are short: one step, or an exchange's start to its Wait).
   std::vector<size_t> order(reservations_.size());
   std::iota(order.begin(), order.end(), size_t(0));
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return reservations_[a].bytes > reservations_[b].bytes;
   });
-  std::vector<size_t> placed;
+  uint32_t instructions = 0;
+  for (const Reservation &r : reservations_)
+    if (r.bytes > 0)
+      instructions = std::max(instructions, r.last + 1);
+  std::vector<std::vector<size_t>> heldAt(instructions);
+  std::vector<size_t> seenBy(reservations_.size(), SIZE_MAX);
+  std::vector<std::pair<uint64_t, uint64_t>> taken; // [offset, end)
   total_ = 0;
   for (size_t i : order) {
     Reservation &r = reservations_[i];
-    std::vector<std::pair<uint64_t, uint64_t>> taken; // [offset, end)
-    for (size_t j : placed) {
-      const Reservation &q = reservations_[j];
-      if (q.first <= r.last && r.first <= q.last)
+    r.offset = 0;
+    if (r.bytes == 0)
+      continue; // forgotten, or nothing to stage: needs no bytes
+    taken.clear();
+    for (uint32_t t = r.first; t <= r.last; ++t)
+      for (size_t j : heldAt[t]) {
+        if (seenBy[j] == i)
+          continue;
+        seenBy[j] = i;
+        const Reservation &q = reservations_[j];
         taken.push_back({q.offset, q.offset + alignUp(q.bytes)});
-    }
+      }
     std::sort(taken.begin(), taken.end());
     uint64_t offset = 0, need = alignUp(r.bytes);
     for (const auto &[lo, hi] : taken) {
@@ -61,7 +77,8 @@ void WorkspacePlan::finish() {
     }
     r.offset = offset;
     total_ = std::max(total_, offset + need);
-    placed.push_back(i);
+    for (uint32_t t = r.first; t <= r.last; ++t)
+      heldAt[t].push_back(i);
   }
   finished_ = true;
 }

@@ -1,0 +1,45 @@
+//===- WorkspaceBench.cpp - Placing a session's host workspace ------------===//
+//
+// WorkspacePlan::finish places one reservation per staged transfer, at
+// prepare time. A program shaped like a partitioned model: every
+// instruction reserves a few boxes for itself, and every tenth is a started
+// exchange whose boxes stay until a Wait a few instructions later.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Workspace.h"
+
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+namespace {
+
+void BM_WorkspaceFinish(benchmark::State &state) {
+  int64_t reservations = state.range(0);
+  for (auto _ : state) {
+    state.PauseTiming();
+    shardrt::exec::WorkspacePlan plan;
+    std::mt19937 rng(1);
+    uint32_t instruction = 0;
+    for (int64_t i = 0; i < reservations; ++i) {
+      if (i % 6 == 0)
+        ++instruction;
+      uint32_t last = instruction % 10 == 0 ? instruction + 4 : instruction;
+      plan.reserve(64 + rng() % 65536, instruction, last);
+    }
+    state.ResumeTiming();
+    plan.finish();
+    benchmark::DoNotOptimize(plan.plannedBytes());
+  }
+  state.SetItemsProcessed(state.iterations() * reservations);
+}
+
+} // namespace
+
+BENCHMARK(BM_WorkspaceFinish)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_MAIN();
