@@ -361,16 +361,26 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
   const plan::DimSplit &seq = ks.layout.dims[rank - 2];
   const plan::DimSplit &qseq =
       p.shardingOf(op.getQuery()).layout.dims[rank - 2];
-  if (seq.axes.size() != 1 ||
-      p.shardingOf(op.getValue()).layout.dims[rank - 2].starts != seq.starts)
-    return op.emitOpError("has keys split over several mesh axes or keys and "
-                          "values split differently; the ring needs one axis");
+  const plan::DimSplit &vseq =
+      p.shardingOf(op.getValue()).layout.dims[rank - 2];
+  if (vseq.axes != seq.axes || vseq.starts != seq.starts)
+    return op.emitOpError("internal error: keys and values are split "
+                          "differently along the key sequence");
   for (Value v : {op.getQuery(), op.getKey(), op.getValue()})
     if (cast<RankedTensorType>(v.getType()).getRank() != rank)
       return op.emitOpError("broadcasts batch dims over a split key sequence; "
                             "the ring needs q, k and v of one rank");
-  int axis = seq.axes[0];
-  int64_t ringSize = p.mesh.shape[axis];
+  // The ring visits the members of the key split's group in shard order:
+  // over several axes, the first major.
+  int64_t ringSize = seq.numShards();
+  auto memberCoords = [&](std::vector<int64_t> coords, int64_t member) {
+    for (size_t i = seq.axes.size(); i-- > 0;) {
+      int a = seq.axes[i];
+      coords[a] = member % p.mesh.shape[a];
+      member /= p.mesh.shape[a];
+    }
+    return coords;
+  };
   double scale =
       op.getScale()
           ? op.getScale()->convertToDouble()
@@ -400,7 +410,24 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
   }
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
-    int64_t c = p.mesh.coords(r)[axis];
+    std::vector<int64_t> coords = p.mesh.coords(r);
+    int64_t c = seq.shardOf(p.mesh, coords);
+    // Offsets to the next member (which gets this rank's block) and the
+    // previous one (whose block arrives).
+    std::vector<int32_t> fwd(coords.size(), 0), back = fwd;
+    std::vector<int64_t> next = memberCoords(coords, (c + 1) % ringSize),
+                         prev = memberCoords(coords,
+                                             (c + ringSize - 1) % ringSize);
+    // Periodic offsets, written short and the same on every member where
+    // they can be (+1 forward, -1 back within an axis), so that members
+    // share rank classes.
+    for (size_t a = 0; a < coords.size(); ++a) {
+      int64_t n = p.mesh.shape[a];
+      int64_t f = ((next[a] - coords[a]) % n + n) % n,
+              b = ((prev[a] - coords[a]) % n + n) % n;
+      fwd[a] = int32_t(f > n / 2 ? f - n : f);
+      back[a] = int32_t(b >= n - n / 2 && b > 0 ? b - n : b);
+    }
     uint32_t k = in[1][r], v = in[2][r], q = in[0][r];
     uint32_t sc = p.scalar(r, scale);
     std::optional<uint32_t> m, l, o;
@@ -430,9 +457,6 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
         kShape[rank - 2] = vShape[rank - 2] = seq.shard(prev).size();
         kNext = e.tmp(kShape);
         vNext = e.tmp(vShape);
-        std::vector<int32_t> fwd(p.mesh.shape.size(), 0), back = fwd;
-        fwd[axis] = 1;
-        back[axis] = -1;
         art::InstructionSpec &x =
             p.ranks[r].emit(fb::Opcode::HaloExchange, {k, v}, {kNext, vNext});
         auto box = [](const Shape &s) {
