@@ -275,7 +275,10 @@ LogicalResult checkReference(func::FuncOp f,
     auto tensor = cast<RankedTensorType>(type);
     fb::DType dtype =
         tensor.getElementType().isInteger(1) ? fb::DType::I1 : fb::DType::F32;
-    return desc.dtype() == dtype && desc.shape() &&
+    // A 0-d tensor's shape may be stored as no vector at all.
+    if (!desc.shape())
+      return desc.dtype() == dtype && tensor.getRank() == 0;
+    return desc.dtype() == dtype &&
            llvm::equal(tensor.getShape(), *desc.shape());
   };
   const fb::Artifact &root = ref->root();
