@@ -207,12 +207,10 @@ LogicalResult lowerPool(Operation *op, ProgramBuilder &b, bool isMax,
 
 } // namespace
 
-FailureOr<uint32_t> fillSplat(ProgramBuilder &b, Operation *op) {
+FailureOr<uint32_t> fillSplat(ProgramBuilder &b, Operation *op, Value result) {
   auto c = cast<ConstantOp>(op);
   auto splat = cast<SplatElementsAttr>(c.getValue());
-  b.currentOp = op->getName().getStringRef().str();
-  b.currentLoc = op->getLoc();
-  FailureOr<uint32_t> id = b.define(c, c.getResult());
+  FailureOr<uint32_t> id = b.define(c, result ? result : c.getResult());
   if (failed(id))
     return failure();
   double value = splat.getElementType().isInteger(1)

@@ -88,9 +88,11 @@ llvm::LogicalResult lowerOp(mlir::Operation *op, ProgramBuilder &builder);
 
 /// A splat `sc.constant` as a Fill of its own buffer: the artifact stores one
 /// value instead of every element, and the buffer lives in the arena only
-/// while it is live.
+/// while it is live. Defines `result` (the constant's own by default), in
+/// the shape the builder gives it.
 llvm::FailureOr<uint32_t> fillSplat(ProgramBuilder &builder,
-                                    mlir::Operation *constant);
+                                    mlir::Operation *constant,
+                                    mlir::Value result = {});
 
 /// The dims a reduction with attribute `dims` reduces (all when absent or
 /// empty), non-negative and sorted.

@@ -435,8 +435,9 @@ FailureOr<WindowNeed> windowNeed(Operation *op, const WindowSpec &spec,
       // needs the local input to start at or before the last input placed
       // at or before out.lo. Where the first tap lies past it (a stride
       // wider than the kernel leaves outputs no input reaches), the inputs
-      // in between are read too; their products all land before out.lo and
-      // are dropped. A shard no input reaches reads no input at all.
+      // in between are read too; their products all land outside this
+      // rank's outputs and are dropped. A shard no input reaches reads no input
+      // at all.
       int64_t first = std::min((out.lo + spec.padLow) / spec.stride,
                                taps.empty() ? spec.inputSize : taps.front().lo);
       real = {first, taps.empty() ? first : taps.back().hi};
@@ -467,6 +468,16 @@ LogicalResult Partitioner::reshard(Operation *op) {
     return op->emitOpError("reshards to a partial value; only the compiler "
                            "makes partial values");
   ValueSharding from = shardingOf(in);
+  if (auto c = in.getDefiningOp<ConstantOp>();
+      c && isa<SplatElementsAttr>(c.getValue())) {
+    // Every rank fills its part of the new layout; nothing moves.
+    for (int64_t r = 0; r < numRanks(); ++r) {
+      ranks[r].localShapes[out] = to.layout.ownedShape(mesh, r);
+      if (failed(fillSplat(ranks[r], c, out)))
+        return failure();
+    }
+    return success();
+  }
   auto buffersOf = [&](Value v) {
     std::vector<uint32_t> ids;
     for (ProgramBuilder &b : ranks)

@@ -62,6 +62,8 @@ FailureOr<RankPrograms> worldOfOne(func::FuncOp f) {
     }
     if (auto c = dyn_cast<ConstantOp>(op)) {
       if (isa<SplatElementsAttr>(c.getValue())) {
+        b.currentOp = op.getName().getStringRef().str();
+        b.currentLoc = op.getLoc();
         if (failed(fillSplat(b, c)))
           return failure();
         continue;

@@ -487,6 +487,19 @@ Status prepare(const Args &args, comm::Communicator *mpi, Prepared &p) {
   return Status();
 }
 
+/// prepare(), with the tool's own host allocations (the global inputs,
+/// .npy files) that do not fit refused as a status, which under MPI reaches
+/// the other processes at the start-up meeting.
+Status prepareOrReportMemory(const Args &args, comm::Communicator *mpi,
+                             Prepared &prepared) {
+  try {
+    return prepare(args, mpi, prepared);
+  } catch (const std::bad_alloc &) {
+    return Status::unavailable(
+        "out of host memory for the model's global inputs");
+  }
+}
+
 int run(const Args &args, comm::Communicator *mpi) {
   bool root = !mpi || mpi->rank() == 0;
   auto fail = [&](const Status &s) {
@@ -495,7 +508,8 @@ int run(const Args &args, comm::Communicator *mpi) {
   };
   Prepared prepared;
   Status available = backendAvailable(args.backend, args.device);
-  Status setup = available.ok() ? prepare(args, mpi, prepared) : available;
+  Status setup =
+      available.ok() ? prepareOrReportMemory(args, mpi, prepared) : available;
   // Under MPI every process reports its set-up, failed or not: a process
   // that just exited would leave the others waiting in their first exchange.
   if (mpi)
@@ -594,16 +608,15 @@ bool underMpiLauncher() {
   return size > 1 || (size == 0 && std::getenv("PMIX_RANK") != nullptr);
 }
 
-/// run(), with the tool's own host allocations (global inputs and outputs,
-/// .npy files) refused with a message instead of an abort when a model's
-/// tensors do not fit in memory. The runtime reports its own allocations
-/// as a status.
+/// run(), with a host allocation of the tool's own that does not fit after
+/// set-up (the gathered outputs, the check's reference run) refused with a
+/// message instead of an abort. The runtime reports its own allocations as
+/// a status, and set-up's reach the other processes (above).
 int runOrReportMemory(const Args &args, comm::Communicator *world) {
   try {
     return run(args, world);
   } catch (const std::bad_alloc &) {
-    std::fprintf(stderr, "shard-run: out of host memory for the model's "
-                         "global inputs or outputs\n");
+    std::fprintf(stderr, "shard-run: out of host memory\n");
     return 1;
   }
 }

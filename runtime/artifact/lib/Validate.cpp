@@ -29,16 +29,8 @@ using std::to_string;
 
 constexpr uint32_t kMaxMeshAxes = 32;
 
-template <typename T> uint32_t sizeOf(const Vector<T> *v) {
-  return v ? v->size() : 0;
-}
-
 std::string str(const flatbuffers::String *s) {
   return s ? s->str() : std::string();
-}
-
-Status invalid(const std::string &message) {
-  return Status::invalidArgument("invalid shardbin artifact: " + message);
 }
 
 Status unknownEnum(const std::string &where, const char *what, uint64_t value,
@@ -91,19 +83,8 @@ std::string shapeString(const std::vector<int64_t> &shape) {
     s += (i ? ", " : "") + to_string(shape[i]);
   return s + "]";
 }
-
-std::string shapeString(const Vector<int64_t> *shape) {
-  std::vector<int64_t> v;
-  for (uint32_t i = 0; i < sizeOf(shape); ++i)
-    v.push_back(shape->Get(i));
-  return shapeString(v);
-}
-
-bool isCollective(fb::Opcode op) {
-  return op == fb::Opcode::AllReduce || op == fb::Opcode::AllGather ||
-         op == fb::Opcode::ReduceScatter || op == fb::Opcode::AllToAll ||
-         op == fb::Opcode::Broadcast || op == fb::Opcode::Barrier;
-}
+// The overload for stored shapes is shared (Validate.h).
+using detail::shapeString;
 
 /// Fused instructions may instead carry their body (str and ints) for the
 /// CPU.
@@ -699,6 +680,23 @@ bool wideVectorsAligned(const fb::Artifact &root) {
 }
 
 } // namespace
+
+Status invalid(const std::string &message) {
+  return Status::invalidArgument("invalid shardbin artifact: " + message);
+}
+
+std::string shapeString(const Vector<int64_t> *shape) {
+  std::vector<int64_t> v;
+  for (uint32_t i = 0; i < sizeOf(shape); ++i)
+    v.push_back(shape->Get(i));
+  return shapeString(v);
+}
+
+bool isCollective(fb::Opcode op) {
+  return op == fb::Opcode::AllReduce || op == fb::Opcode::AllGather ||
+         op == fb::Opcode::ReduceScatter || op == fb::Opcode::AllToAll ||
+         op == fb::Opcode::Broadcast || op == fb::Opcode::Barrier;
+}
 
 Status verifyFlatBuffer(const uint8_t *buffer, size_t size) {
   if (size < sizeof(flatbuffers::uoffset_t) ||

@@ -13,9 +13,24 @@
 #include "shardrt/artifact/Artifact.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace shardrt::artifact::detail {
+
+/// Elements of an optional vector (0 when absent).
+template <typename T> uint32_t sizeOf(const flatbuffers::Vector<T> *v) {
+  return v ? v->size() : 0;
+}
+
+/// InvalidArgument("invalid shardbin artifact: " + message).
+Status invalid(const std::string &message);
+
+/// "[2, 3]"; "[]" for an absent vector.
+std::string shapeString(const flatbuffers::Vector<int64_t> *shape);
+
+/// Whether `op` is a collective over the mesh axes it names.
+bool isCollective(fb::Opcode op);
 
 /// Runs the FlatBuffers verifier on a size-prefixed buffer of exactly `size`
 /// bytes (prefix included). DataLoss when it fails.

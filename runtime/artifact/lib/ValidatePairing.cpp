@@ -10,14 +10,14 @@
 //    in the order sent (Communicator::irecv), so for every (sender,
 //    receiver, tag) the sender's sends and the receiver's receives, in
 //    program order, must agree in number and sizes.
-//  - Collectives: the members of a group (ranks that differ only in the
-//    coordinates of the collective's mesh axes) must run the same
-//    collectives over those axes, in the same order, with the same
-//    attributes and the same shapes where the members' shapes must agree.
+//  - Collectives: two ranks that meet in collectives (those whose mesh axes
+//    include every axis the two ranks' coordinates differ in) must run
+//    them alike and in the same order: the same attributes, and the same
+//    shapes where the members' shapes must agree.
 //
-// Both are compared through hashes: time proportional to the ranks times
-// their programs' transfers, memory proportional to the rank classes. Only
-// a mismatch builds the tables that name it.
+// Both are compared through hashes, in time proportional to the ranks times
+// their programs' lengths and memory proportional to the rank classes'
+// programs. Only a mismatch builds the tables that name it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -34,14 +35,6 @@ namespace {
 
 using flatbuffers::Vector;
 using std::to_string;
-
-template <typename T> uint32_t sizeOf(const Vector<T> *v) {
-  return v ? v->size() : 0;
-}
-
-Status invalid(const std::string &message) {
-  return Status::invalidArgument("invalid shardbin artifact: " + message);
-}
 
 /// splitmix64's finaliser: spreads every input bit over the whole word.
 uint64_t mix(uint64_t x) {
@@ -64,13 +57,6 @@ struct Sequence {
   }
   bool operator!=(const Sequence &o) const { return !(*this == o); }
 };
-
-std::string shapeString(const Vector<int64_t> *shape) {
-  std::string s = "[";
-  for (uint32_t i = 0; i < sizeOf(shape); ++i)
-    s += (i ? ", " : "") + to_string(shape->Get(i));
-  return s + "]";
-}
 
 int64_t rankAt(const std::vector<int64_t> &mesh,
                const std::vector<int64_t> &coords) {
@@ -209,12 +195,6 @@ Status checkMessages(const fb::Artifact &root, const std::vector<int64_t> &mesh,
 // Collectives
 //===----------------------------------------------------------------------===//
 
-bool isCollective(fb::Opcode op) {
-  return op == fb::Opcode::AllReduce || op == fb::Opcode::AllGather ||
-         op == fb::Opcode::ReduceScatter || op == fb::Opcode::AllToAll ||
-         op == fb::Opcode::Broadcast || op == fb::Opcode::Barrier;
-}
-
 uint64_t axesMask(const fb::Instruction &inst) {
   uint64_t mask = 0;
   for (uint32_t i = 0; i < sizeOf(inst.mesh_axes()); ++i)
@@ -246,38 +226,56 @@ const Vector<int64_t> *sharedShape(const fb::RankClass &rc,
   }
 }
 
-/// What the members of a group must agree on for one collective.
+/// The element type of the collective's first input; Barrier has none.
+std::optional<fb::DType> collectiveDType(const fb::RankClass &rc,
+                                         const fb::Instruction &inst) {
+  if (sizeOf(inst.inputs()) == 0)
+    return std::nullopt;
+  return rc.buffers()->Get(inst.inputs()->Get(0))->dtype();
+}
+
+/// What the members of a group must agree on for one collective; every
+/// variable-length part is preceded by its length.
 uint64_t collectiveSignature(const fb::RankClass &rc,
                              const fb::Instruction &inst) {
   Sequence s;
   s.append(uint64_t(inst.opcode()));
   s.append(uint64_t(inst.reduce()));
   s.append(axesMask(inst));
+  s.append(sizeOf(inst.ints()));
   for (uint32_t i = 0; i < sizeOf(inst.ints()); ++i)
     s.append(uint64_t(inst.ints()->Get(i)));
-  if (sizeOf(inst.inputs()) > 0)
-    s.append(uint64_t(rc.buffers()->Get(inst.inputs()->Get(0))->dtype()));
-  if (const Vector<int64_t> *shape = sharedShape(rc, inst)) {
-    s.append(sizeOf(shape));
-    for (uint32_t i = 0; i < sizeOf(shape); ++i)
-      s.append(uint64_t(shape->Get(i)));
-  }
+  std::optional<fb::DType> dtype = collectiveDType(rc, inst);
+  s.append(dtype ? uint64_t(*dtype) + 1 : 0);
+  const Vector<int64_t> *shape = sharedShape(rc, inst);
+  s.append(sizeOf(shape));
+  for (uint32_t i = 0; i < sizeOf(shape); ++i)
+    s.append(uint64_t(shape->Get(i)));
   return s.hash ^ mix(s.count);
 }
 
 std::string describeCollective(const fb::RankClass &rc, uint32_t index) {
   const fb::Instruction &inst = *rc.program()->Get(index);
   std::string s = "instruction " + to_string(index) + " (" +
-                  fb::EnumNameOpcode(inst.opcode()) + ", ints [";
+                  fb::EnumNameOpcode(inst.opcode()) + " over mesh axes [";
+  for (uint32_t i = 0; i < sizeOf(inst.mesh_axes()); ++i)
+    s += (i ? ", " : "") + to_string(inst.mesh_axes()->Get(i));
+  s += "]";
+  if (inst.reduce() != fb::ReduceKind::None)
+    s += std::string(", ") + fb::EnumNameReduceKind(inst.reduce());
+  s += ", ints [";
   for (uint32_t i = 0; i < sizeOf(inst.ints()); ++i)
     s += (i ? ", " : "") + to_string(inst.ints()->Get(i));
   s += "]";
+  if (std::optional<fb::DType> dtype = collectiveDType(rc, inst))
+    s += std::string(", ") + fb::EnumNameDType(*dtype);
   if (const Vector<int64_t> *shape = sharedShape(rc, inst))
-    s += ", shape " + shapeString(shape);
+    s += " " + shapeString(shape);
   return s + ")";
 }
 
-/// One rank class's collectives over one set of mesh axes, in order.
+/// A rank class's collectives that two ranks differing in mesh axes `D`
+/// both take part in (those whose axes include D), in program order.
 struct CollectiveList {
   Sequence signatures;
   std::vector<uint32_t> instructions;
@@ -300,65 +298,92 @@ std::string axesString(uint64_t mask) {
   return s + "]";
 }
 
+/// Two ranks that differ in the coordinates of axes D meet in every
+/// collective whose axes include D, and those share one channel between
+/// them (a reserved tag, or the communicator's own collectives), so they
+/// must run them alike and in the same order. Each rank is compared, for
+/// every D, with the rank at coordinate 0 of D's axes; equality is
+/// transitive, so every pair that meets is covered. D ranges over the
+/// non-empty subsets of the axes any collective names (a handful on real
+/// meshes); past 12 such axes only the collectives' own axis sets are
+/// compared.
 Status checkCollectives(const fb::Artifact &root,
                         const std::vector<int64_t> &mesh,
                         const std::vector<int32_t> &rankToClass) {
   uint32_t numClasses = sizeOf(root.rank_classes());
-  std::vector<std::map<uint64_t, CollectiveList>> lists(numClasses);
+  auto classAt = [&](uint32_t c) -> const fb::RankClass & {
+    return *root.rank_classes()->Get(c);
+  };
+  uint64_t used = 0;
   std::vector<uint64_t> masks;
-  for (uint32_t c = 0; c < numClasses; ++c) {
-    const fb::RankClass &rc = *root.rank_classes()->Get(c);
-    for (uint32_t i = 0; i < sizeOf(rc.program()); ++i) {
-      const fb::Instruction &inst = *rc.program()->Get(i);
+  for (uint32_t c = 0; c < numClasses; ++c)
+    for (uint32_t i = 0; i < sizeOf(classAt(c).program()); ++i) {
+      const fb::Instruction &inst = *classAt(c).program()->Get(i);
       if (!isCollective(inst.opcode()))
         continue;
-      CollectiveList &list = lists[c][axesMask(inst)];
-      list.signatures.append(collectiveSignature(rc, inst));
-      list.instructions.push_back(i);
+      uint64_t mask = axesMask(inst);
+      used |= mask;
+      if (std::find(masks.begin(), masks.end(), mask) == masks.end())
+        masks.push_back(mask);
     }
-    for (const auto &entry : lists[c])
-      if (!std::count(masks.begin(), masks.end(), entry.first))
-        masks.push_back(entry.first);
-  }
   if (masks.empty())
     return Status();
-  const CollectiveList none;
-  auto listOf = [&](int64_t rank, uint64_t mask) -> const CollectiveList & {
-    const auto &byMask = lists[uint32_t(rankToClass[rank])];
-    auto it = byMask.find(mask);
-    return it == byMask.end() ? none : it->second;
-  };
-  // Every member is compared with the member at coordinate 0 of the
-  // group's axes.
+  std::vector<uint64_t> differing;
+  if (__builtin_popcountll(used) <= 12) {
+    // Every non-empty subset of `used`.
+    for (uint64_t d = used; d; d = (d - 1) & used)
+      differing.push_back(d);
+  } else {
+    differing = masks;
+  }
+  // lists[c][k]: class c's collectives whose axes include differing[k].
+  std::vector<std::vector<CollectiveList>> lists(
+      numClasses, std::vector<CollectiveList>(differing.size()));
+  for (uint32_t c = 0; c < numClasses; ++c)
+    for (uint32_t i = 0; i < sizeOf(classAt(c).program()); ++i) {
+      const fb::Instruction &inst = *classAt(c).program()->Get(i);
+      if (!isCollective(inst.opcode()))
+        continue;
+      uint64_t mask = axesMask(inst), signature = 0;
+      bool signed_ = false;
+      for (size_t k = 0; k < differing.size(); ++k) {
+        if ((mask & differing[k]) != differing[k])
+          continue;
+        if (!signed_)
+          signature = collectiveSignature(classAt(c), inst), signed_ = true;
+        lists[c][k].signatures.append(signature);
+        lists[c][k].instructions.push_back(i);
+      }
+    }
   for (int64_t r = 0; r < int64_t(rankToClass.size()); ++r) {
     std::vector<int64_t> coords = meshCoordinates(mesh, r);
-    for (uint64_t mask : masks) {
+    for (size_t k = 0; k < differing.size(); ++k) {
       std::vector<int64_t> first = coords;
       for (size_t a = 0; a < mesh.size(); ++a)
-        if (mask >> a & 1)
+        if (differing[k] >> a & 1)
           first[a] = 0;
       int64_t lead = rankAt(mesh, first);
-      const CollectiveList &mine = listOf(r, mask),
-                           &theirs = listOf(lead, mask);
-      if (lead == r || mine.signatures == theirs.signatures)
+      const fb::RankClass &mine = classAt(uint32_t(rankToClass[r])),
+                          &theirs = classAt(uint32_t(rankToClass[lead]));
+      const CollectiveList &myList = lists[uint32_t(rankToClass[r])][k],
+                           &leadList = lists[uint32_t(rankToClass[lead])][k];
+      if (lead == r || myList.signatures == leadList.signatures)
         continue;
-      const fb::RankClass &myClass =
-          *root.rank_classes()->Get(uint32_t(rankToClass[r]));
-      const fb::RankClass &leadClass =
-          *root.rank_classes()->Get(uint32_t(rankToClass[lead]));
-      size_t k = 0;
-      while (k < mine.instructions.size() && k < theirs.instructions.size() &&
+      size_t n = 0;
+      while (n < myList.instructions.size() &&
+             n < leadList.instructions.size() &&
              collectiveSignature(
-                 myClass, *myClass.program()->Get(mine.instructions[k])) ==
-                 collectiveSignature(leadClass, *leadClass.program()->Get(
-                                                    theirs.instructions[k])))
-        ++k;
-      return invalid(
-          "rank " + to_string(r) + " and rank " + to_string(lead) +
-          ", one group over mesh axes " + axesString(mask) +
-          ", disagree on collective " + to_string(k) + " of that group: rank " +
-          to_string(r) + " runs " + collectiveAt(myClass, mine, k) + ", rank " +
-          to_string(lead) + " runs " + collectiveAt(leadClass, theirs, k));
+                 mine, *mine.program()->Get(myList.instructions[n])) ==
+                 collectiveSignature(
+                     theirs, *theirs.program()->Get(leadList.instructions[n])))
+        ++n;
+      return invalid("rank " + to_string(r) + " and rank " + to_string(lead) +
+                     ", which differ in mesh axes " + axesString(differing[k]) +
+                     ", disagree on collective " + to_string(n) +
+                     " of those over (at least) these axes: rank " +
+                     to_string(r) + " runs " + collectiveAt(mine, myList, n) +
+                     ", rank " + to_string(lead) + " runs " +
+                     collectiveAt(theirs, leadList, n));
     }
   }
   return Status();

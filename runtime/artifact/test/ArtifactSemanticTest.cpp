@@ -336,19 +336,20 @@ TEST(ArtifactSemanticTest, AMessageReceivedWithAnotherTag) {
 TEST(ArtifactSemanticTest, ACollectiveWithAnotherReduction) {
   ArtifactWriter w = smallWriter();
   w.rankClass(1).program[2].reduce = fb::ReduceKind::Sum;
-  expectInvalid(w, "rank 1 and rank 0, one group over mesh axes [0], disagree "
-                   "on collective 0 of that group: rank 1 runs instruction 2 "
-                   "(AllReduce, ints [], shape [2]), rank 0 runs instruction "
-                   "2 (AllReduce, ints [], shape [2])");
+  expectInvalid(w, "rank 1 and rank 0, which differ in mesh axes [0], "
+                   "disagree on collective 0 of those over (at least) these "
+                   "axes: rank 1 runs instruction 2 (AllReduce over mesh axes "
+                   "[0], Sum, ints [], F32 [2]), rank 0 runs instruction 2 "
+                   "(AllReduce over mesh axes [0], Max, ints [], F32 [2])");
 }
 
 TEST(ArtifactSemanticTest, ACollectiveOnAnotherShape) {
   ArtifactWriter w = smallWriter();
   w.rankClass(0).program[2].inputs = {0};
   w.rankClass(0).program[2].outputs = {0};
-  expectInvalid(w, "rank 1 runs instruction 2 (AllReduce, ints [], shape "
-                   "[2]), rank 0 runs instruction 2 (AllReduce, ints [], "
-                   "shape [3])");
+  expectInvalid(w, "rank 1 runs instruction 2 (AllReduce over mesh axes [0], "
+                   "Max, ints [], F32 [2]), rank 0 runs instruction 2 "
+                   "(AllReduce over mesh axes [0], Max, ints [], F32 [3])");
 }
 
 TEST(ArtifactSemanticTest, ACollectiveWithOtherExtents) {
@@ -367,15 +368,15 @@ TEST(ArtifactSemanticTest, ACollectiveWithOtherExtents) {
   }
   ASSERT_TRUE(w.serialize().ok()) << w.serialize().status().toString();
   w.rankClass(0).program[3].ints = {0, 3, 3};
-  expectInvalid(w, "disagree on collective 1 of that group: rank 1 runs "
-                   "instruction 3 (AllGather, ints [0, 3, 2], shape [5]), "
-                   "rank 0 runs instruction 3 (AllGather, ints [0, 3, 3], "
-                   "shape [5])");
+  expectInvalid(w, "disagree on collective 1 of those over (at least) these "
+                   "axes: rank 1 runs instruction 3 (AllGather over mesh axes "
+                   "[0], ints [0, 3, 2], F32 [5]), rank 0 runs instruction 3 "
+                   "(AllGather over mesh axes [0], ints [0, 3, 3], F32 [5])");
 }
 
 TEST(ArtifactSemanticTest, ACollectiveOnlyOneMemberRuns) {
   ArtifactWriter w = smallWriter();
   w.rankClass(1).program.pop_back();
   expectInvalid(w, "rank 1 runs none (it has 0), rank 0 runs instruction 2 "
-                   "(AllReduce, ints [], shape [2])");
+                   "(AllReduce over mesh axes [0], Max, ints [], F32 [2])");
 }

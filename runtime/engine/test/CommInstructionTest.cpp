@@ -411,7 +411,7 @@ struct GroupOutputs {
   std::vector<float> rowSum, rowMax, colGather, rowScatter, worldScatter;
 };
 
-std::vector<GroupOutputs> runGroupCollectives() {
+ArtifactWriter groupCollectivesWriter() {
   ArtifactWriter w({"x", "y"}, {2, 2});
   auto collective = [](fb::Opcode opcode, uint32_t in, uint32_t out,
                        std::vector<uint32_t> axes, fb::ReduceKind kind,
@@ -457,7 +457,11 @@ std::vector<GroupOutputs> runGroupCollectives() {
   w.addOutput(perRank("col_gather", {8, 8, 8, 8}));
   w.addOutput(perRank("row_scatter", {1, 3, 1, 3}));
   w.addOutput(perRank("world_scatter", {1, 1, 1, 1}));
-  auto bytes = w.serialize();
+  return w;
+}
+
+std::vector<GroupOutputs> runGroupCollectives() {
+  auto bytes = groupCollectivesWriter().serialize();
   EXPECT_TRUE(bytes.ok()) << bytes.status().toString();
   std::vector<GroupOutputs> results(4);
   if (!bytes.ok())
@@ -487,6 +491,27 @@ std::vector<GroupOutputs> runGroupCollectives() {
   });
   EXPECT_TRUE(s.ok()) << s.toString();
   return results;
+}
+
+TEST(CommInstructions, CollectivesOfOverlappingGroupsRunInOneOrder) {
+  // Rank 3 runs the gather over "x" last, after the reduce-scatter over
+  // both axes. Each axis set's own list of collectives still matches, but
+  // ranks 1 and 3 meet in both (they differ in "x" only), over one
+  // channel, in opposite orders.
+  ArtifactWriter w = groupCollectivesWriter();
+  std::vector<InstructionSpec> &program = w.rankClass(3).program;
+  std::rotate(program.begin() + 2, program.begin() + 3, program.end());
+  auto bytes = w.serializeUnchecked();
+  auto engine = Engine::loadFromMemory(bytes.data(), bytes.size());
+  ASSERT_FALSE(engine.ok());
+  EXPECT_NE(engine.status().message().find(
+                "rank 3 and rank 1, which differ in mesh axes [0], disagree "
+                "on collective 0 of those over (at least) these axes: rank 3 "
+                "runs instruction 3 (ReduceScatter over mesh axes [0, 1], "
+                "Sum, ints [0, 1, 1, 1, 1], F32 [4]), rank 1 runs instruction "
+                "2 (AllGather over mesh axes [0], ints [0, 4, 4], F32 [8])"),
+            std::string::npos)
+      << engine.status().message();
 }
 
 TEST(CommInstructions, CollectivesOverOneAxisOfA2x2Mesh) {
