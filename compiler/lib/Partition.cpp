@@ -468,16 +468,10 @@ LogicalResult Partitioner::reshard(Operation *op) {
     return op->emitOpError("reshards to a partial value; only the compiler "
                            "makes partial values");
   ValueSharding from = shardingOf(in);
+  // A splat is filled in the new layout; nothing moves.
   if (auto c = in.getDefiningOp<ConstantOp>();
-      c && isa<SplatElementsAttr>(c.getValue())) {
-    // Every rank fills its part of the new layout; nothing moves.
-    for (int64_t r = 0; r < numRanks(); ++r) {
-      ranks[r].localShapes[out] = to.layout.ownedShape(mesh, r);
-      if (failed(fillSplat(ranks[r], c, out)))
-        return failure();
-    }
-    return success();
-  }
+      c && isa<SplatElementsAttr>(c.getValue()))
+    return fillSplatOnRanks(c, out, to.layout);
   auto buffersOf = [&](Value v) {
     std::vector<uint32_t> ids;
     for (ProgramBuilder &b : ranks)
@@ -528,6 +522,16 @@ LogicalResult Partitioner::reshard(Operation *op) {
   if (failed(got))
     return failure();
   return bindAll(out, *got);
+}
+
+LogicalResult Partitioner::fillSplatOnRanks(ConstantOp splat, Value value,
+                                            const plan::Layout &layout) {
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    ranks[r].localShapes[value] = layout.ownedShape(mesh, r);
+    if (failed(fillSplat(ranks[r], splat, value)))
+      return failure();
+  }
+  return success();
 }
 
 /// Every rank multiplies its own parts of a contracted dim and the result's
@@ -717,19 +721,17 @@ LogicalResult Partitioner::run() {
       b.currentLoc = op.getLoc();
     }
     if (auto c = dyn_cast<ConstantOp>(op)) {
-      auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
-      if (dense && dense.isSplat() && !shardingOf(c.getResult()).isPartial()) {
-        // Every rank fills its own part, in the layout propagation chose.
-        const plan::Layout &layout = shardingOf(c.getResult()).layout;
-        for (int64_t r = 0; r < numRanks(); ++r) {
-          ranks[r].localShapes[c.getResult()] = layout.ownedShape(mesh, r);
-          if (failed(fillSplat(ranks[r], c)))
-            return failure();
-        }
+      // A splat is filled in the layout propagation chose for it.
+      if (isa<SplatElementsAttr>(c.getValue()) &&
+          !shardingOf(c.getResult()).isPartial()) {
+        if (failed(fillSplatOnRanks(c, c.getResult(),
+                                    shardingOf(c.getResult()).layout)))
+          return failure();
         continue;
       }
       // Every rank holds the whole constant; consumers slice it locally.
       shardings_[c.getResult()] = replicatedSharding(c.getType());
+      auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
       if (!dense || !dense.getElementType().isF32())
         return c.emitOpError("partitioned programs take f32 dense constants "
                              "only so far");

@@ -65,6 +65,10 @@ private:
   mlir::LogicalResult checkContractedSplits(mlir::Operation *op,
                                             const sc::ShardingRule &rule);
   mlir::LogicalResult reshard(mlir::Operation *op);
+  /// `value` on every rank: its part of `layout`, filled with the splat
+  /// constant's value.
+  mlir::LogicalResult fillSplatOnRanks(sc::ConstantOp splat, mlir::Value value,
+                                       const plan::Layout &layout);
   /// One all-gather (`in` split along `dim` as `split`, the result whole
   /// there) or reduce-scatter (`in` partial, the result split as `split`)
   /// on every rank; returns the results.

@@ -418,15 +418,13 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
     std::vector<int64_t> next = memberCoords(coords, (c + 1) % ringSize),
                          prev = memberCoords(coords,
                                              (c + ringSize - 1) % ringSize);
-    // Periodic offsets, written short and the same on every member where
-    // they can be (+1 forward, -1 back within an axis), so that members
-    // share rank classes.
+    // Stepping one member on moves each axis by 0 or +1 modulo its size
+    // (the minor one wraps, carrying into the next), and one back by 0 or
+    // -1; written as periodic offsets, every member gets the same ones
+    // where it can, so that members share rank classes.
     for (size_t a = 0; a < coords.size(); ++a) {
-      int64_t n = p.mesh.shape[a];
-      int64_t f = ((next[a] - coords[a]) % n + n) % n,
-              b = ((prev[a] - coords[a]) % n + n) % n;
-      fwd[a] = int32_t(f > n / 2 ? f - n : f);
-      back[a] = int32_t(b >= n - n / 2 && b > 0 ? b - n : b);
+      fwd[a] = next[a] == coords[a] ? 0 : 1;
+      back[a] = prev[a] == coords[a] ? 0 : -1;
     }
     uint32_t k = in[1][r], v = in[2][r], q = in[0][r];
     uint32_t sc = p.scalar(r, scale);

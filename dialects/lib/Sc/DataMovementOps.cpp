@@ -88,9 +88,11 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 LogicalResult ReshapeOp::verify() {
   ArrayRef<int64_t> in = getInput().getType().getShape();
   ArrayRef<int64_t> out = getResult().getType().getShape();
-  // BytesFitInt64 verified both types first, so neither count overflows.
+  // BytesFitInt64 verifies both types first, so neither count overflows;
+  // should a caller verify the op alone, it still gets a diagnostic.
   std::optional<int64_t> nIn = numElements(in), nOut = numElements(out);
-  assert(nIn && nOut && "BytesFitInt64 runs before the op's verifier");
+  if (!nIn || !nOut)
+    return emitOpError("has more elements than int64 counts");
   if (*nIn != *nOut)
     return emitOpError("cannot reshape ")
            << shapeStr(in) << " (" << *nIn << " elements) to " << shapeStr(out)

@@ -745,6 +745,14 @@ std::vector<int64_t> meshCoordinates(const std::vector<int64_t> &mesh,
   return coords;
 }
 
+int64_t meshRank(const std::vector<int64_t> &mesh,
+                 const std::vector<int64_t> &coords) {
+  int64_t rank = 0;
+  for (size_t a = 0; a < mesh.size(); ++a)
+    rank = rank * mesh[a] + coords[a];
+  return rank;
+}
+
 LocalShard localShardAt(const fb::TensorDesc &tensor,
                         const std::vector<int64_t> &mesh,
                         const std::vector<int64_t> &coords, bool withOffsets) {

@@ -54,6 +54,9 @@ std::vector<int64_t> meshShape(const fb::Artifact &root);
 /// Row-major coordinates of `rank` in a mesh of shape `mesh`.
 std::vector<int64_t> meshCoordinates(const std::vector<int64_t> &mesh,
                                      int64_t rank);
+/// The rank at `coords` (the inverse of meshCoordinates).
+int64_t meshRank(const std::vector<int64_t> &mesh,
+                 const std::vector<int64_t> &coords);
 
 /// The box a rank at `coords` owns of `tensor`, whose sharding has been
 /// checked against `mesh`. Offsets cost O(shards) per dimension, so the

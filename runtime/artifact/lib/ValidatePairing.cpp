@@ -58,14 +58,6 @@ struct Sequence {
   bool operator!=(const Sequence &o) const { return !(*this == o); }
 };
 
-int64_t rankAt(const std::vector<int64_t> &mesh,
-               const std::vector<int64_t> &coords) {
-  int64_t rank = 0;
-  for (size_t a = 0; a < mesh.size(); ++a)
-    rank = rank * mesh[a] + coords[a];
-  return rank;
-}
-
 //===----------------------------------------------------------------------===//
 // Point to point
 //===----------------------------------------------------------------------===//
@@ -96,7 +88,7 @@ void forEachMessage(const fb::RankClass &rc, const std::vector<int64_t> &mesh,
       uint64_t bytes = dtypeSize(slot.dtype());
       for (uint32_t d = 0; d < sizeOf(t.lo()); ++d)
         bytes *= uint64_t(t.hi()->Get(d) - t.lo()->Get(d));
-      fn(i, Message{t.kind() == fb::TransferKind::Send, rankAt(mesh, peer),
+      fn(i, Message{t.kind() == fb::TransferKind::Send, meshRank(mesh, peer),
                     t.tag(), bytes});
     }
   }
@@ -263,10 +255,7 @@ std::string describeCollective(const fb::RankClass &rc, uint32_t index) {
   s += "]";
   if (inst.reduce() != fb::ReduceKind::None)
     s += std::string(", ") + fb::EnumNameReduceKind(inst.reduce());
-  s += ", ints [";
-  for (uint32_t i = 0; i < sizeOf(inst.ints()); ++i)
-    s += (i ? ", " : "") + to_string(inst.ints()->Get(i));
-  s += "]";
+  s += ", ints " + shapeString(inst.ints());
   if (std::optional<fb::DType> dtype = collectiveDType(rc, inst))
     s += std::string(", ") + fb::EnumNameDType(*dtype);
   if (const Vector<int64_t> *shape = sharedShape(rc, inst))
@@ -314,6 +303,11 @@ Status checkCollectives(const fb::Artifact &root,
   auto classAt = [&](uint32_t c) -> const fb::RankClass & {
     return *root.rank_classes()->Get(c);
   };
+  struct Collective {
+    uint32_t rankClass, instruction;
+    uint64_t mask, signature;
+  };
+  std::vector<Collective> collectives;
   uint64_t used = 0;
   std::vector<uint64_t> masks;
   for (uint32_t c = 0; c < numClasses; ++c)
@@ -322,15 +316,20 @@ Status checkCollectives(const fb::Artifact &root,
       if (!isCollective(inst.opcode()))
         continue;
       uint64_t mask = axesMask(inst);
+      collectives.push_back(
+          {c, i, mask, collectiveSignature(classAt(c), inst)});
       used |= mask;
       if (std::find(masks.begin(), masks.end(), mask) == masks.end())
         masks.push_back(mask);
     }
-  if (masks.empty())
+  if (collectives.empty())
     return Status();
+  // With every subset of `used` at hand, a rank need only be compared for
+  // the axes it has non-zero coordinates in: for the others its lead is the
+  // same as for a smaller subset, whose list holds this one's.
+  bool allSubsets = __builtin_popcountll(used) <= 12;
   std::vector<uint64_t> differing;
-  if (__builtin_popcountll(used) <= 12) {
-    // Every non-empty subset of `used`.
+  if (allSubsets) {
     for (uint64_t d = used; d; d = (d - 1) & used)
       differing.push_back(d);
   } else {
@@ -339,35 +338,32 @@ Status checkCollectives(const fb::Artifact &root,
   // lists[c][k]: class c's collectives whose axes include differing[k].
   std::vector<std::vector<CollectiveList>> lists(
       numClasses, std::vector<CollectiveList>(differing.size()));
-  for (uint32_t c = 0; c < numClasses; ++c)
-    for (uint32_t i = 0; i < sizeOf(classAt(c).program()); ++i) {
-      const fb::Instruction &inst = *classAt(c).program()->Get(i);
-      if (!isCollective(inst.opcode()))
-        continue;
-      uint64_t mask = axesMask(inst), signature = 0;
-      bool signed_ = false;
-      for (size_t k = 0; k < differing.size(); ++k) {
-        if ((mask & differing[k]) != differing[k])
-          continue;
-        if (!signed_)
-          signature = collectiveSignature(classAt(c), inst), signed_ = true;
-        lists[c][k].signatures.append(signature);
-        lists[c][k].instructions.push_back(i);
+  for (const Collective &coll : collectives)
+    for (size_t k = 0; k < differing.size(); ++k)
+      if ((coll.mask & differing[k]) == differing[k]) {
+        CollectiveList &list = lists[coll.rankClass][k];
+        list.signatures.append(coll.signature);
+        list.instructions.push_back(coll.instruction);
       }
-    }
   for (int64_t r = 0; r < int64_t(rankToClass.size()); ++r) {
     std::vector<int64_t> coords = meshCoordinates(mesh, r);
     for (size_t k = 0; k < differing.size(); ++k) {
+      // The lead, and the axes this rank actually differs from it in.
       std::vector<int64_t> first = coords;
+      uint64_t differs = 0;
       for (size_t a = 0; a < mesh.size(); ++a)
-        if (differing[k] >> a & 1)
+        if ((differing[k] >> a & 1) && coords[a] != 0) {
           first[a] = 0;
-      int64_t lead = rankAt(mesh, first);
+          differs |= uint64_t(1) << a;
+        }
+      if (differs == 0 || (allSubsets && differs != differing[k]))
+        continue;
+      int64_t lead = meshRank(mesh, first);
       const fb::RankClass &mine = classAt(uint32_t(rankToClass[r])),
                           &theirs = classAt(uint32_t(rankToClass[lead]));
       const CollectiveList &myList = lists[uint32_t(rankToClass[r])][k],
                            &leadList = lists[uint32_t(rankToClass[lead])][k];
-      if (lead == r || myList.signatures == leadList.signatures)
+      if (myList.signatures == leadList.signatures)
         continue;
       size_t n = 0;
       while (n < myList.instructions.size() &&
@@ -378,7 +374,7 @@ Status checkCollectives(const fb::Artifact &root,
                      theirs, *theirs.program()->Get(leadList.instructions[n])))
         ++n;
       return invalid("rank " + to_string(r) + " and rank " + to_string(lead) +
-                     ", which differ in mesh axes " + axesString(differing[k]) +
+                     ", which differ in mesh axes " + axesString(differs) +
                      ", disagree on collective " + to_string(n) +
                      " of those over (at least) these axes: rank " +
                      to_string(r) + " runs " + collectiveAt(mine, myList, n) +

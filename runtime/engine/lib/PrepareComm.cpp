@@ -377,10 +377,10 @@ void accumulate(float *acc, const float *x, int64_t n, comm::ReduceOp op) {
   }
 }
 
-/// Reduces the members' blocks in group order into `out`, so that every
-/// member gets bitwise the same result. blocks[q] is member q's block.
-/// Reduces `blocks` in order into `acc` (n floats apart from all of them),
-/// then copies the result to `out`, which may be one of the blocks.
+/// Reduces the members' blocks (blocks[q] is member q's) in group order
+/// into `acc` (n floats apart from all of them), so that every member gets
+/// bitwise the same result, then copies it to `out`, which may be one of
+/// the blocks.
 void reduceInOrder(const std::vector<const float *> &blocks, float *acc,
                    float *out, int64_t n, comm::ReduceOp op) {
   std::copy(blocks[0], blocks[0] + n, acc);
