@@ -207,16 +207,22 @@ LogicalResult lowerPool(Operation *op, ProgramBuilder &b, bool isMax,
 
 } // namespace
 
+std::optional<double> splatValue(Value v) {
+  auto c = v.getDefiningOp<ConstantOp>();
+  auto splat = c ? dyn_cast<SplatElementsAttr>(c.getValue()) : nullptr;
+  if (!splat)
+    return std::nullopt;
+  return splat.getElementType().isInteger(1)
+             ? double(splat.getSplatValue<bool>())
+             : splat.getSplatValue<APFloat>().convertToDouble();
+}
+
 FailureOr<uint32_t> fillSplat(ProgramBuilder &b, Operation *op, Value result) {
   auto c = cast<ConstantOp>(op);
-  auto splat = cast<SplatElementsAttr>(c.getValue());
   FailureOr<uint32_t> id = b.define(c, result ? result : c.getResult());
   if (failed(id))
     return failure();
-  double value = splat.getElementType().isInteger(1)
-                     ? double(splat.getSplatValue<bool>())
-                     : double(splat.getSplatValue<APFloat>().convertToDouble());
-  b.emit(fb::Opcode::Fill, {}, {*id}).floats = {value};
+  b.emit(fb::Opcode::Fill, {}, {*id}).floats = {*splatValue(c.getResult())};
   return id;
 }
 

@@ -86,6 +86,9 @@ private:
 /// Emits the instructions of one sc op (everything but func.return).
 llvm::LogicalResult lowerOp(mlir::Operation *op, ProgramBuilder &builder);
 
+/// The value of every element of `v` when a splat `sc.constant` defines it.
+std::optional<double> splatValue(mlir::Value v);
+
 /// A splat `sc.constant` as a Fill of its own buffer: the artifact stores one
 /// value instead of every element, and the buffer lives in the arena only
 /// while it is live. Defines `result` (the constant's own by default), in

@@ -78,6 +78,18 @@ Partitioner::fetch(Operation *op, Value v,
   }
   if (!anyMoves)
     return result;
+  // Every element a rank assembles is a real element of `v` (pieces wrap,
+  // they never pad), so a splat's halo is the splat: filled, not moved.
+  if (std::optional<double> value = splatValue(v)) {
+    for (int64_t r = 0; r < numRanks(); ++r) {
+      if (moving[r].dims.empty())
+        continue;
+      ProgramBuilder &b = ranks[r];
+      result[r] = b.temporary(b.buffers[result[r]].dtype, moving[r].shape());
+      b.emit(fb::Opcode::Fill, {}, {result[r]}).floats = {*value};
+    }
+    return result;
+  }
   std::vector<plan::Move> moves = planMoves(mesh, s.layout, moving);
   // Destination buffers.
   for (int64_t r = 0; r < numRanks(); ++r)

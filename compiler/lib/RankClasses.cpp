@@ -163,6 +163,21 @@ Location instructionLoc(MLIRContext *ctx, const ProgramBuilder &b, size_t i) {
   return NameLoc::get(StringAttr::get(ctx, b.sourceOps[i]), inner);
 }
 
+/// A splat is filled where it is defined, and again wherever a consumer
+/// needs it in another box; the first fill may then have no reader left.
+void eraseUnreadFills(Block *body) {
+  for (Operation &op : llvm::make_early_inc_range(*body)) {
+    auto fill = dyn_cast<scl::KernelOp>(op);
+    if (!fill || fill.getOpcode() != "Fill" || fill.getOuts().size() != 1)
+      continue;
+    auto alloc = fill.getOuts()[0].getDefiningOp<memref::AllocOp>();
+    if (!alloc || !alloc->hasOneUse())
+      continue;
+    fill.erase();
+    alloc.erase();
+  }
+}
+
 /// Writes rank `r`'s program as the body of `f`.
 LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
                            const RankPrograms &programs, int64_t r,
@@ -270,6 +285,7 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
   }
   allocateUpTo(b.program.size() + b.buffers.size());
   func::ReturnOp::create(builder, f.getLoc(), operands(programs.outputs[r]));
+  eraseUnreadFills(body);
   return success();
 }
 
