@@ -59,6 +59,19 @@ std::pair<int64_t, int64_t> DimSplit::overlapping(Interval range) const {
   return {first, std::max(first, last)};
 }
 
+DimSplit DimSplit::majorAxes(const Mesh &mesh, size_t count) const {
+  if (count >= axes.size())
+    return *this;
+  int64_t minorShards = 1;
+  for (size_t a = count; a < axes.size(); ++a)
+    minorShards *= mesh.shape[axes[a]];
+  DimSplit s;
+  s.axes.assign(axes.begin(), axes.begin() + count);
+  for (size_t i = 0; i < starts.size(); i += minorShards)
+    s.starts.push_back(starts[i]);
+  return s;
+}
+
 DimSplit DimSplit::fromExtents(std::vector<int> axes,
                                const std::vector<int64_t> &extents) {
   DimSplit s;

@@ -5,8 +5,8 @@
 // result dim take the result's split (so misaligned elementwise operands are
 // resharded, never paired silently), contracted dims keep a split the
 // result's partial axes account for, windowed dims keep whatever split they
-// have (the partitioner fetches halos from any layout), and everything else
-// is gathered. Partial operands are resolved first. Function results take
+// have (the partitioner fetches halos from any layout) over the major axes
+// those left free, and everything else is gathered. Partial operands are resolved first. Function results take
 // their declared sharding, or lose their pending reduction.
 //
 //===----------------------------------------------------------------------===//
@@ -31,7 +31,7 @@ namespace shardc {
 
 std::vector<ValueSharding>
 requiredOperandShardings(Operation *op, const ShardingRule &rule,
-                         const ValueSharding &result,
+                         const plan::Mesh &mesh, const ValueSharding &result,
                          ArrayRef<ValueSharding> current) {
   std::vector<WindowedDim> windows;
   if (auto w = dyn_cast<WindowOpInterface>(op))
@@ -103,8 +103,15 @@ requiredOperandShardings(Operation *op, const ShardingRule &rule,
           return w.operand == i && w.inputDim == int64_t(d);
         });
         if (windowed) {
-          if (phase == Windowed)
-            claim(d, current[i].layout.dims[d]);
+          // The major axes the contracted factors left free still split
+          // the window's dim; only the rest is gathered.
+          const plan::DimSplit &split = current[i].layout.dims[d];
+          size_t free = 0;
+          while (free < split.axes.size() &&
+                 !llvm::is_contained(used, split.axes[free]))
+            ++free;
+          if (phase == Windowed && free > 0)
+            claim(d, split.majorAxes(mesh, free));
           continue;
         }
         if (phase != (inResult[f] ? ResultFactors : OtherFactors))
@@ -139,6 +146,7 @@ struct InsertReshardsPass
 
   LogicalResult runOnFunction(func::FuncOp f, MeshOp mesh) {
     MLIRContext *ctx = f.getContext();
+    plan::Mesh meshAxes = meshShape(mesh);
     auto shardingOf = [&](Value v) {
       return materialize(recordedSharding(v), v.getType(), mesh);
     };
@@ -204,7 +212,7 @@ struct InsertReshardsPass
       for (Value v : op->getOperands())
         current.push_back(shardingOf(v));
       std::vector<ValueSharding> required = requiredOperandShardings(
-          op, rule, shardingOf(op->getResult(0)), current);
+          op, rule, meshAxes, shardingOf(op->getResult(0)), current);
       for (OpOperand &use : op->getOpOperands())
         reshard(use, required[use.getOperandNumber()]);
     }

@@ -556,6 +556,40 @@ TEST(BoxPlan, ShardOfTwoAxesMajorToMinor) {
   }
 }
 
+// A rank owns under the coarser split exactly the union of what the ranks
+// that differ from it only in the dropped axes own under the finer one.
+TEST(BoxPlan, MajorAxesOwnTheUnionOverTheDroppedAxes) {
+  Rng rng(0x5eed000b);
+  for (int i = 0; i < 2000; ++i) {
+    Mesh mesh = randomMesh(rng);
+    Layout fine = randomLayout(rng, mesh, {uniform(rng, 0, 12)});
+    const DimSplit &split = fine.dims[0];
+    for (size_t count = 0; count <= split.axes.size(); ++count) {
+      Layout coarse = fine;
+      coarse.dims[0] = split.majorAxes(mesh, count);
+      ASSERT_EQ(coarse.validate(mesh), "") << describe(mesh, fine, {});
+      for (int64_t r = 0; r < mesh.numRanks(); ++r) {
+        std::vector<int64_t> c = mesh.coords(r);
+        int64_t lo = fine.shape[0], hi = 0;
+        for (int64_t q = 0; q < mesh.numRanks(); ++q) {
+          std::vector<int64_t> d = mesh.coords(q);
+          bool kept = true;
+          for (size_t a = 0; a < count; ++a)
+            kept = kept && d[split.axes[a]] == c[split.axes[a]];
+          Interval own = refOwned(mesh, fine, q)[0];
+          if (kept && !own.empty())
+            lo = std::min(lo, own.lo), hi = std::max(hi, own.hi);
+        }
+        Interval got = coarse.owned(mesh, r)[0];
+        if (hi <= lo) // every shard it covers is empty
+          EXPECT_TRUE(got.empty()) << describe(mesh, fine, {});
+        else
+          EXPECT_EQ(got, (Interval{lo, hi})) << describe(mesh, fine, {});
+      }
+    }
+  }
+}
+
 TEST(BoxPlan, OwnedMatchesOracle) {
   Rng rng(0x5eed0006);
   for (int i = 0; i < 2000; ++i) {

@@ -50,6 +50,10 @@ struct DimSplit {
   /// Shards whose interval intersects [lo, hi), as [first, last).
   std::pair<int64_t, int64_t> overlapping(Interval range) const;
 
+  /// The same split over its first `count` axes only: each of their
+  /// shards is the union of the shards the dropped minor axes told apart.
+  DimSplit majorAxes(const Mesh &mesh, size_t count) const;
+
   static DimSplit whole(int64_t size) { return {{}, {0, size}}; }
   static DimSplit fromExtents(std::vector<int> axes,
                               const std::vector<int64_t> &extents);

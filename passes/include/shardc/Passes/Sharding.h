@@ -74,7 +74,7 @@ ValueSharding producibleSharding(const sc::ShardingRule &rule, ValueSharding s);
 /// locally from `current` operand shardings (see sc-insert-reshards).
 std::vector<ValueSharding>
 requiredOperandShardings(mlir::Operation *op, const sc::ShardingRule &rule,
-                         const ValueSharding &result,
+                         const plan::Mesh &mesh, const ValueSharding &result,
                          llvm::ArrayRef<ValueSharding> current);
 
 } // namespace shardc
