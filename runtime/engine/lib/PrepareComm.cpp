@@ -399,17 +399,15 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
                                 comm::DataType::F32, l.op);
     });
   const Group &g = l.group;
-  // The members' blocks, one place per member, and the running sum.
+  // The members' blocks, one place per member; this member's place, which
+  // nothing is received into, holds the running sum.
   size_t n = size_t(l.n);
   SHARDRT_ASSIGN_OR_RETURN(
       WorkspacePlan::Ref received,
       ctx.reserveWorkspace(uint64_t(n * g.ranks.size()) * 4));
-  SHARDRT_ASSIGN_OR_RETURN(WorkspacePlan::Ref sum,
-                           ctx.reserveWorkspace(uint64_t(n) * 4));
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-reduce"));
     SHARDRT_ASSIGN_OR_RETURN(uint8_t * blockBytes, workspaceAt(rc, received));
-    SHARDRT_ASSIGN_OR_RETURN(uint8_t * sumBytes, workspaceAt(rc, sum));
     auto *staged = reinterpret_cast<float *>(blockBytes);
     const float *own = static_cast<const float *>(rc.slots[l.inSlot]);
     std::vector<const float *> blocks(g.ranks.size());
@@ -417,7 +415,7 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
       blocks[q] = q == g.index ? own : staged + q * n;
     SHARDRT_RETURN_IF_ERROR(
         exchangeInGroup(*rc.comm, g, l.messages(own, staged)));
-    reduceInOrder(blocks, reinterpret_cast<float *>(sumBytes),
+    reduceInOrder(blocks, staged + g.index * n,
                   static_cast<float *>(rc.slots[l.outSlot]), l.n, l.op);
     return Status();
   });
@@ -720,15 +718,14 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
   size_t members = l->group.ranks.size(), own = size_t(numElements(l->output));
   // The blocks go straight from the input when they lie packed in it
   // (nothing precedes the split dim), else packed member-major first. The
-  // members' copies of this member's block arrive apart from both; the
-  // output is written only once all have.
+  // members' copies of this member's block arrive apart from both, in one
+  // place per member; this member's place holds the running sum, and the
+  // output is written only once all have arrived.
   bool direct = packedAlong(l->input, l->dim);
   SHARDRT_ASSIGN_OR_RETURN(WorkspacePlan::Ref packing,
                            reserveUnless(direct, uint64_t(l->sent.total), ctx));
   SHARDRT_ASSIGN_OR_RETURN(WorkspacePlan::Ref received,
                            ctx.reserveWorkspace(uint64_t(own * members) * 4));
-  SHARDRT_ASSIGN_OR_RETURN(WorkspacePlan::Ref sum,
-                           ctx.reserveWorkspace(uint64_t(own) * 4));
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a reduce-scatter"));
     const ReduceScatterLayout &L = *l;
@@ -740,7 +737,6 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
     }
     SHARDRT_ASSIGN_OR_RETURN(uint8_t * receivedBytes,
                              workspaceAt(rc, received));
-    SHARDRT_ASSIGN_OR_RETURN(uint8_t * sumBytes, workspaceAt(rc, sum));
     auto *staged = reinterpret_cast<float *>(receivedBytes);
     std::vector<const float *> terms(members);
     for (size_t q = 0; q < members; ++q)
@@ -751,7 +747,7 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
     SHARDRT_RETURN_IF_ERROR(exchangeInGroup(
         *rc.comm, L.group,
         L.messages(reinterpret_cast<const char *>(packed), staged)));
-    reduceInOrder(terms, reinterpret_cast<float *>(sumBytes),
+    reduceInOrder(terms, staged + L.group.index * own,
                   static_cast<float *>(rc.slots[L.outSlot]), int64_t(own),
                   L.op);
     return Status();

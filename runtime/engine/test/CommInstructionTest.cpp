@@ -409,6 +409,7 @@ TEST(CommInstructions, AFailedRunStopsThePeersWaitingForIt) {
 /// 10r + 2, 10r + 3) and runs collectives over one axis or both.
 struct GroupOutputs {
   std::vector<float> rowSum, rowMax, colGather, rowScatter, worldScatter;
+  uint64_t workspaceBytes = 0;
 };
 
 ArtifactWriter groupCollectivesWriter() {
@@ -487,6 +488,7 @@ std::vector<GroupOutputs> runGroupCollectives() {
       const float *p = static_cast<const float *>((*session)->outputData(o));
       dst[o]->assign(p, p + (*session)->outputShape(o)[0]);
     }
+    out.workspaceBytes = (*session)->workspaceBytes();
     return Status();
   });
   EXPECT_TRUE(s.ok()) << s.toString();
@@ -542,6 +544,11 @@ TEST(CommInstructions, CollectivesOverOneAxisOfA2x2Mesh) {
     for (int q = 0; q < 4; ++q)
       all += x(q, r);
     EXPECT_EQ(o.worldScatter, std::vector<float>{all}) << "rank " << r;
+    // The largest staging is the all-reduces' over y: one place per member
+    // for its 4 floats, 32 bytes in one 64-byte aligned reservation. This
+    // member's own place is the running sum, not a reservation of its own
+    // (which made it 128).
+    EXPECT_EQ(o.workspaceBytes, 64u) << "rank " << r;
   }
 }
 
