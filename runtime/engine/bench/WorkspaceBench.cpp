@@ -29,8 +29,8 @@ void BM_WorkspaceFinish(benchmark::State &state) {
       plan.reserve(64 + rng() % 65536, instruction, last);
     }
     state.ResumeTiming();
-    plan.finish();
-    benchmark::DoNotOptimize(plan.plannedBytes());
+    benchmark::DoNotOptimize(plan.finish());
+    benchmark::DoNotOptimize(plan.bytes());
   }
   state.SetItemsProcessed(state.iterations() * reservations);
 }

@@ -181,8 +181,7 @@ int shardrt_engine_arena_bytes(const shardrt_engine *engine, int rank,
   return guardStatus([&] {
     SHARDRT_C_ARG(engine);
     SHARDRT_C_ARG(out);
-    SHARDRT_ASSIGN_OR_RETURN(uint64_t b, engine->engine->arenaBytes(rank));
-    *out = b;
+    SHARDRT_ASSIGN_OR_RETURN(*out, engine->engine->arenaBytes(rank));
     return Status();
   });
 }

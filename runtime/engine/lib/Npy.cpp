@@ -133,8 +133,7 @@ StatusOr<NpyArray> parseNpy(const uint8_t *bytes, size_t size) {
       a.dtype = c.dtype, known = true;
   if (!known)
     return Status::unimplemented(".npy dtype '" + descr + "' is not supported");
-  SHARDRT_ASSIGN_OR_RETURN(std::vector<int64_t> shape, parseShape(shapeText));
-  a.shape = shape;
+  SHARDRT_ASSIGN_OR_RETURN(a.shape, parseShape(shapeText));
   uint64_t count = 1;
   for (int64_t d : a.shape) {
     if (d != 0 && count > (uint64_t(1) << 50) / uint64_t(d))

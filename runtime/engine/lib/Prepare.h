@@ -45,22 +45,14 @@ struct SlotInfo {
 struct RunContext {
   std::vector<void *> slots; // resolved base pointer of every slot
   comm::Communicator *comm = nullptr;
-  /// The session's workspace, planned while its steps were prepared.
-  WorkspacePlan *workspace = nullptr;
 };
 
 using RunFn = std::function<Status(RunContext &)>;
 
-/// A step that stages or scratches outside a session (no workspace).
+/// A step that stages or scratches, prepared outside a session (no
+/// workspace to reserve in).
 inline Status noWorkspace() {
   return Status::failedPrecondition("this step needs a session's workspace");
-}
-
-/// Where a reservation the step made at prepare time lies during this run.
-inline StatusOr<uint8_t *> workspaceAt(RunContext &rc, WorkspacePlan::Ref r) {
-  if (!rc.workspace)
-    return noWorkspace();
-  return rc.workspace->at(r);
 }
 
 /// FailedPrecondition naming `what` ("an all-reduce") when a step that

@@ -65,13 +65,7 @@ struct ExchangeState {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an exchange"));
     for (size_t i = 0; i < transfers.size(); ++i) {
       const BoxTransfer &t = transfers[i];
-      StatusOr<uint8_t *> at = workspaceAt(rc, staging[i]);
-      if (!at.ok()) {
-        postedOn = rc.comm;
-        drain();
-        return at.status();
-      }
-      uint8_t *buf = *at;
+      uint8_t *buf = staging[i].bytes();
       StatusOr<comm::Request> r = Status::internal("unset");
       if (t.send) {
         cpu::copyBox(rc.slots[t.slot], t.slotShape, t.lo, buf, t.box,
@@ -106,7 +100,7 @@ struct ExchangeState {
       const BoxTransfer &t = transfers[i];
       if (t.send)
         continue;
-      SHARDRT_ASSIGN_OR_RETURN(uint8_t * buf, workspaceAt(rc, staging[i]));
+      uint8_t *buf = staging[i].bytes();
       cpu::copyBox(buf, t.box, Shape(t.box.size(), 0), rc.slots[t.slot],
                    t.slotShape, t.lo, t.box, t.elemBytes);
     }
@@ -407,7 +401,7 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
       ctx.reserveWorkspace(uint64_t(n * g.ranks.size()) * 4));
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-reduce"));
-    SHARDRT_ASSIGN_OR_RETURN(uint8_t * blockBytes, workspaceAt(rc, received));
+    uint8_t *blockBytes = received.bytes();
     auto *staged = reinterpret_cast<float *>(blockBytes);
     const float *own = static_cast<const float *>(rc.slots[l.inSlot]);
     std::vector<const float *> blocks(g.ranks.size());
@@ -685,7 +679,7 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
            ownBytes = size_t(blocks.counts[g.index]);
     auto *packed = static_cast<char *>(rc.slots[l->outSlot]);
     if (!direct) {
-      SHARDRT_ASSIGN_OR_RETURN(uint8_t * at, workspaceAt(rc, staging));
+      uint8_t *at = staging.bytes();
       packed = reinterpret_cast<char *>(at);
     }
     char *ownBlock = packed + blocks.displs[g.index];
@@ -731,12 +725,11 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
     const ReduceScatterLayout &L = *l;
     const auto *packed = static_cast<const uint8_t *>(rc.slots[L.inSlot]);
     if (!direct) {
-      SHARDRT_ASSIGN_OR_RETURN(uint8_t * at, workspaceAt(rc, packing));
+      uint8_t *at = packing.bytes();
       packBlocks(packed, L.input, L.dim, L.sent, at, 4);
       packed = at;
     }
-    SHARDRT_ASSIGN_OR_RETURN(uint8_t * receivedBytes,
-                             workspaceAt(rc, received));
+    uint8_t *receivedBytes = received.bytes();
     auto *staged = reinterpret_cast<float *>(receivedBytes);
     std::vector<const float *> terms(members);
     for (size_t q = 0; q < members; ++q)
@@ -775,13 +768,13 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
     const AllToAllLayout &L = *l;
     const void *send = rc.slots[L.inSlot];
     if (!sendDirect) {
-      SHARDRT_ASSIGN_OR_RETURN(uint8_t * at, workspaceAt(rc, sendStaging));
+      uint8_t *at = sendStaging.bytes();
       packBlocks(send, L.input, L.splitDim, L.sent, at, L.elemBytes);
       send = at;
     }
     auto *recv = static_cast<char *>(rc.slots[L.outSlot]);
     if (!recvDirect) {
-      SHARDRT_ASSIGN_OR_RETURN(uint8_t * at, workspaceAt(rc, recvStaging));
+      uint8_t *at = recvStaging.bytes();
       recv = reinterpret_cast<char *>(at);
     }
     // Blocks may land before every row is sent: what is sent lies apart
@@ -810,8 +803,7 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
-  SHARDRT_ASSIGN_OR_RETURN(BroadcastLayout decoded, decodeBroadcast(inst, ctx));
-  BroadcastLayout l = decoded;
+  SHARDRT_ASSIGN_OR_RETURN(BroadcastLayout l, decodeBroadcast(inst, ctx));
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a broadcast"));
     void *y = rc.slots[l.outSlot];

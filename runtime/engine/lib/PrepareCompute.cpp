@@ -100,16 +100,14 @@ StatusOr<RunFn> prepareBinary(const fb::Instruction &inst,
   o = padShape(o, a.size());
   uint32_t ia = inIdx(inst, 0), ib = inIdx(inst, 1), iy = outIdx(inst, 0);
   if (isCompare) {
-    SHARDRT_ASSIGN_OR_RETURN(cpu::CompareKind k, compareKind(strAttr(inst)));
-    cpu::CompareKind kind = k;
+    SHARDRT_ASSIGN_OR_RETURN(cpu::CompareKind kind, compareKind(strAttr(inst)));
     return RunFn([=](RunContext &rc) {
       cpu::compare(kind, slotPtr<float>(rc, ia), a, slotPtr<float>(rc, ib), b,
                    slotPtr<uint8_t>(rc, iy), o);
       return Status();
     });
   }
-  SHARDRT_ASSIGN_OR_RETURN(cpu::BinaryKind k, binaryKind(strAttr(inst)));
-  cpu::BinaryKind kind = k;
+  SHARDRT_ASSIGN_OR_RETURN(cpu::BinaryKind kind, binaryKind(strAttr(inst)));
   return RunFn([=](RunContext &rc) {
     cpu::binary(kind, slotPtr<float>(rc, ia), a, slotPtr<float>(rc, ib), b,
                 slotPtr<float>(rc, iy), o);
@@ -128,9 +126,7 @@ StatusOr<RunFn> prepareSelect(const fb::Instruction &inst,
   if (t != DType::F32 && t != DType::I1)
     return Status::unimplemented("select of " +
                                  std::string(fb::EnumNameDType(t)));
-  SHARDRT_ASSIGN_OR_RETURN(std::vector<Shape> shapes,
-                           broadcastOperands(inst, ctx));
-  std::vector<Shape> s = shapes;
+  SHARDRT_ASSIGN_OR_RETURN(std::vector<Shape> s, broadcastOperands(inst, ctx));
   Shape o = padShape(outSlot(inst, ctx, 0).shape, s[0].size());
   size_t bytes = t == DType::F32 ? 4 : 1;
   uint32_t c = inIdx(inst, 0), a = inIdx(inst, 1), b = inIdx(inst, 2),
@@ -313,8 +309,7 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
     int64_t inner = numElements(normalized),
             outer = numElements(xs) / std::max<int64_t>(inner, 1);
     SHARDRT_ASSIGN_OR_RETURN(
-        Affine a, decodeAffine(inst, ctx, 1, hasWeight, hasBias, normalized));
-    Affine af = a;
+        Affine af, decodeAffine(inst, ctx, 1, hasWeight, hasBias, normalized));
     return RunFn([=](RunContext &rc) {
       cpu::layerNorm(slotPtr<float>(rc, x), outer, inner,
                      optionalSlot(rc, af.weight), optionalSlot(rc, af.bias),
@@ -332,8 +327,7 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
       return invalid(std::to_string(c) + " channels do not split into " +
                      std::to_string(param) + " groups");
     SHARDRT_ASSIGN_OR_RETURN(
-        Affine a, decodeAffine(inst, ctx, 1, hasWeight, hasBias, {c}));
-    Affine af = a;
+        Affine af, decodeAffine(inst, ctx, 1, hasWeight, hasBias, {c}));
     return RunFn([=](RunContext &rc) {
       cpu::groupNorm(slotPtr<float>(rc, x), n, c, spatial, param,
                      optionalSlot(rc, af.weight), optionalSlot(rc, af.bias),
@@ -353,8 +347,7 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
                        std::to_string(c) + ",)");
     }
     SHARDRT_ASSIGN_OR_RETURN(
-        Affine a, decodeAffine(inst, ctx, 3, hasWeight, hasBias, {c}));
-    Affine af = a;
+        Affine af, decodeAffine(inst, ctx, 3, hasWeight, hasBias, {c}));
     uint32_t mean = inIdx(inst, 1), var = inIdx(inst, 2);
     return RunFn([=](RunContext &rc) {
       cpu::batchNormInference(

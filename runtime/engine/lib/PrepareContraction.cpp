@@ -123,8 +123,7 @@ StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
                                  const PrepareContext &ctx) {
-  SHARDRT_ASSIGN_OR_RETURN(AttentionStep decoded, decodeAttention(inst, ctx));
-  const AttentionStep a = std::move(decoded);
+  SHARDRT_ASSIGN_OR_RETURN(const AttentionStep a, decodeAttention(inst, ctx));
   // One (l, s) mask for every batch entry, or one per entry; a mask that
   // broadcasts any other way is materialised at (batch..., l, s) first.
   bool materialise = false;
@@ -148,7 +147,7 @@ StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
   return RunFn([=](RunContext &rc) -> Status {
     const void *mask = a.maskSlot == kNoSlot ? nullptr : rc.slots[a.maskSlot];
     if (materialise) {
-      SHARDRT_ASSIGN_OR_RETURN(uint8_t * at, workspaceAt(rc, full));
+      uint8_t *at = full.bytes();
       cpu::broadcastTo(mask, a.maskShape, at, a.fullMask, maskElem);
       mask = at;
     }
@@ -299,9 +298,8 @@ namespace {
 
 StatusOr<RunFn> prepareNeighborhood(const fb::Instruction &inst,
                                     const PrepareContext &ctx) {
-  SHARDRT_ASSIGN_OR_RETURN(cpu::NeighborhoodParams decoded,
+  SHARDRT_ASSIGN_OR_RETURN(cpu::NeighborhoodParams p,
                            decodeNeighborhood(inst, ctx));
-  cpu::NeighborhoodParams p = decoded;
   uint32_t qi = inIdx(inst, 0), ki = inIdx(inst, 1), vi = inIdx(inst, 2),
            y = outIdx(inst, 0);
   return RunFn([=](RunContext &rc) {

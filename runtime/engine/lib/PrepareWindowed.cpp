@@ -81,8 +81,7 @@ StatusOr<ConvStep> decodeConv(const fb::Instruction &inst,
               &y = outSlot(inst, ctx, 0).shape;
   bool transposed = inst.opcode() == Opcode::ConvTranspose;
   IntReader ints(inst);
-  SHARDRT_ASSIGN_OR_RETURN(int rank, spatialRank(ints, x, y));
-  int r = rank;
+  SHARDRT_ASSIGN_OR_RETURN(int r, spatialRank(ints, x, y));
   std::vector<int64_t> stride = ints.next(r), padLo = ints.next(r),
                        dilation = ints.next(r);
   int64_t groups = ints.next();
@@ -162,8 +161,7 @@ StatusOr<PoolStep> decodePool(const fb::Instruction &inst,
   if (kind != "max" && kind != "avg")
     return invalid("unknown pooling '" + kind + "'");
   IntReader ints(inst);
-  SHARDRT_ASSIGN_OR_RETURN(int rank, spatialRank(ints, x, y));
-  int r = rank;
+  SHARDRT_ASSIGN_OR_RETURN(int r, spatialRank(ints, x, y));
   std::vector<int64_t> kernel = ints.next(r), stride = ints.next(r),
                        padLo = ints.next(r), padHi = ints.next(r),
                        dilation = ints.next(r);
@@ -241,8 +239,7 @@ StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
   else
     return invalid("unknown interpolation mode '" + mode + "'");
   IntReader ints(inst);
-  SHARDRT_ASSIGN_OR_RETURN(int rank, spatialRank(ints, x, y));
-  int r = rank;
+  SHARDRT_ASSIGN_OR_RETURN(int r, spatialRank(ints, x, y));
   cpu::InterpParams p;
   p.rank = r;
   p.alignCorners = ints.next() != 0;
@@ -297,8 +294,7 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
                                  std::string(fb::EnumNameDType(in.dtype)) +
                                  " to " + fb::EnumNameDType(out.dtype));
   std::string mode = strAttr(inst);
-  SHARDRT_ASSIGN_OR_RETURN(cpu::PadMode parsed, padMode(mode));
-  cpu::PadMode m = parsed;
+  SHARDRT_ASSIGN_OR_RETURN(cpu::PadMode m, padMode(mode));
   size_t rank = in.shape.size();
   IntReader ints(inst);
   std::vector<int64_t> lo = ints.next(rank), hi = ints.next(rank);

@@ -232,7 +232,7 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
     names.push_back(where(rc, i, inst));
   }
   SHARDRT_RETURN_IF_ERROR(pending.checkAllClaimed());
-  workspace.finish();
+  SHARDRT_RETURN_IF_ERROR(workspace.finish());
   hostSteps = backend->hostSteps();
   return backend->finishPrepare();
 }
@@ -330,7 +330,7 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
 uint64_t Session::arenaBytes() const { return impl_->arenaBytes; }
 
 uint64_t Session::workspaceBytes() const {
-  return impl_->workspace.heldBytes() + impl_->backend->scratchBytes();
+  return impl_->workspace.bytes() + impl_->backend->scratchBytes();
 }
 
 const std::vector<HostStep> &Session::hostSteps() const {
@@ -537,7 +537,6 @@ Status Session::run() {
   exec::RunContext rc;
   rc.slots = im.base;
   rc.comm = im.comm;
-  rc.workspace = &im.workspace;
   for (size_t i = 0; i < im.inputSlots.size(); ++i)
     if (im.boundInputs[i])
       rc.slots[im.inputSlots[i]] = const_cast<void *>(im.boundInputs[i]);

@@ -22,7 +22,7 @@ WorkspacePlan::~WorkspacePlan() { std::free(block_); }
 WorkspacePlan::Ref WorkspacePlan::reserve(uint64_t bytes, uint32_t first,
                                           uint32_t last) {
   reservations_.push_back({bytes, 0, first, std::max(first, last)});
-  return Ref{reservations_.size() - 1};
+  return Ref{this, reservations_.size() - 1};
 }
 
 void WorkspacePlan::extendTo(Ref ref, uint32_t last) {
@@ -35,7 +35,9 @@ void WorkspacePlan::forgetSince(size_t mark) {
     reservations_[i].bytes = 0;
 }
 
-void WorkspacePlan::finish() {
+Status WorkspacePlan::finish() {
+  std::free(block_);
+  block_ = nullptr;
   // Largest first, each at the lowest offset clear of the placed ones that
   // are held during an instruction it is held in too. The placed ones are
   // filed under every instruction they are held in, so each reservation
@@ -80,19 +82,13 @@ void WorkspacePlan::finish() {
     for (uint32_t t = r.first; t <= r.last; ++t)
       heldAt[t].push_back(i);
   }
-  finished_ = true;
-}
-
-StatusOr<uint8_t *> WorkspacePlan::at(Ref ref) {
-  if (!finished_ || ref.index >= reservations_.size())
-    return Status::internal("workspace used before it was planned");
-  if (!block_ && total_ > 0) {
-    block_ = static_cast<uint8_t *>(std::aligned_alloc(kAlign, total_));
-    if (!block_)
-      return Status::unavailable("cannot allocate " + std::to_string(total_) +
-                                 " bytes of workspace");
-  }
-  return block_ + reservations_[ref.index].offset;
+  if (total_ == 0)
+    return Status();
+  block_ = static_cast<uint8_t *>(std::aligned_alloc(kAlign, total_));
+  if (!block_)
+    return Status::unavailable("cannot allocate " + std::to_string(total_) +
+                               " bytes of workspace");
+  return Status();
 }
 
 } // namespace shardrt::exec

@@ -7,8 +7,9 @@
 // session like the arena: each step reserves its bytes for the instructions
 // during which it holds them (a started exchange from its start to its
 // Wait), and reservations whose instructions do not overlap share bytes.
-// The session then holds one block, allocated at the first run that uses
-// it, and reports its size beside the arena's.
+// The session allocates the one block when it has prepared its program,
+// beside the arena, so that a run never allocates and never fails for want
+// of it, and reports its size beside the arena's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,9 +26,13 @@ namespace shardrt::exec {
 
 class WorkspacePlan {
 public:
-  /// A reservation; valid for the plan that made it.
+  /// A reservation: where its bytes are once the plan is finished.
   struct Ref {
+    const WorkspacePlan *plan = nullptr;
     size_t index = SIZE_MAX;
+
+    /// 64-byte aligned; only after finish() succeeded.
+    uint8_t *bytes() const { return plan->block_ + plan->offsetOf(index); }
   };
 
   WorkspacePlan() = default;
@@ -47,26 +52,22 @@ public:
   /// made them will not run (a backend runs their instruction natively).
   /// Their Refs stay valid, for nothing.
   void forgetSince(size_t mark);
-  /// Places every reservation; after the whole program is prepared.
-  void finish();
+  /// Places every reservation and allocates the block they span; after the
+  /// whole program is prepared. Unavailable when it cannot be allocated.
+  Status finish();
 
-  /// Bytes the placed reservations span (what the block will hold).
-  uint64_t plannedBytes() const { return total_; }
-  /// Bytes allocated so far: 0 until a run staged something.
-  uint64_t heldBytes() const { return block_ ? total_ : 0; }
-
-  /// Where `ref`'s bytes are, 64-byte aligned; allocates the block at the
-  /// first call. Unavailable when it cannot be allocated.
-  StatusOr<uint8_t *> at(Ref ref);
+  /// Bytes the placed reservations span: the block's size.
+  uint64_t bytes() const { return total_; }
 
 private:
   struct Reservation {
     uint64_t bytes = 0, offset = 0;
     uint32_t first = 0, last = 0;
   };
+  uint64_t offsetOf(size_t index) const { return reservations_[index].offset; }
+
   std::vector<Reservation> reservations_;
   uint64_t total_ = 0;
-  bool finished_ = false;
   uint8_t *block_ = nullptr;
 };
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <random>
 
+using shardrt::Status;
 using shardrt::exec::WorkspacePlan;
 
 namespace {
@@ -30,15 +31,14 @@ TEST(WorkspacePlan, ReservationsApartInTimeShareBytes) {
   WorkspacePlan::Ref a = plan.reserve(100, 0, 0);
   WorkspacePlan::Ref b = plan.reserve(1000, 2, 2);
   WorkspacePlan::Ref c = plan.reserve(10, 4, 4);
-  plan.finish();
-  EXPECT_EQ(plan.plannedBytes(), 1024u); // the largest, aligned
-  EXPECT_EQ(plan.heldBytes(), 0u);       // nothing allocated before a use
-  auto pa = plan.at(a), pb = plan.at(b), pc = plan.at(c);
-  ASSERT_TRUE(pa.ok() && pb.ok() && pc.ok());
-  EXPECT_EQ(*pa, *pb);
-  EXPECT_EQ(*pb, *pc);
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(*pa) % 64, 0u);
-  EXPECT_EQ(plan.heldBytes(), 1024u);
+  ASSERT_TRUE(plan.finish().ok());
+  EXPECT_EQ(plan.bytes(), 1024u); // the largest, aligned
+  EXPECT_EQ(a.bytes(), b.bytes());
+  EXPECT_EQ(b.bytes(), c.bytes());
+  ASSERT_NE(a.bytes(), nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.bytes()) % 64, 0u);
+  // The block is allocated: every byte may be written.
+  std::fill(b.bytes(), b.bytes() + 1000, uint8_t(7));
 }
 
 TEST(WorkspacePlan, AnExtendedReservationKeepsItsBytesUntilItsLastUse) {
@@ -49,11 +49,11 @@ TEST(WorkspacePlan, AnExtendedReservationKeepsItsBytesUntilItsLastUse) {
   WorkspacePlan::Ref between = plan.reserve(256, 2, 2);
   plan.extendTo(started, 3);
   WorkspacePlan::Ref after = plan.reserve(512, 4, 4);
-  plan.finish();
-  EXPECT_EQ(plan.plannedBytes(), 512u);
-  auto ps = plan.at(started), pb = plan.at(between), pa = plan.at(after);
-  ASSERT_TRUE(ps.ok() && pb.ok() && pa.ok());
-  EXPECT_GE(std::max(*ps, *pb) - std::min(*ps, *pb), 256);
+  ASSERT_TRUE(plan.finish().ok());
+  EXPECT_EQ(plan.bytes(), 512u);
+  uint8_t *s = started.bytes(), *b = between.bytes();
+  EXPECT_GE(std::max(s, b) - std::min(s, b), 256);
+  EXPECT_NE(after.bytes(), nullptr);
 }
 
 TEST(WorkspacePlan, ForgottenReservationsHoldNothing) {
@@ -65,26 +65,25 @@ TEST(WorkspacePlan, ForgottenReservationsHoldNothing) {
   WorkspacePlan::Ref native = plan.reserve(4096, 1, 1);
   plan.forgetSince(mark);
   plan.extendTo(native, 2);
-  plan.finish();
-  EXPECT_EQ(plan.plannedBytes(), 128u);
-  EXPECT_TRUE(plan.at(native).ok());
+  ASSERT_TRUE(plan.finish().ok());
+  EXPECT_EQ(plan.bytes(), 128u);
 }
 
 TEST(WorkspacePlan, NoReservationsHoldNothing) {
   WorkspacePlan plan;
   WorkspacePlan::Ref empty = plan.reserve(0, 0, 0);
-  plan.finish();
-  EXPECT_EQ(plan.plannedBytes(), 0u);
-  EXPECT_TRUE(plan.at(empty).ok());
-  EXPECT_EQ(plan.heldBytes(), 0u);
+  ASSERT_TRUE(plan.finish().ok());
+  EXPECT_EQ(plan.bytes(), 0u);
+  EXPECT_EQ(empty.bytes(), nullptr);
 }
 
-TEST(WorkspacePlan, UseBeforePlanningIsAnError) {
+TEST(WorkspacePlan, ABlockTooLargeToAllocateIsUnavailable) {
   WorkspacePlan plan;
-  WorkspacePlan::Ref r = plan.reserve(8, 0, 0);
-  EXPECT_FALSE(plan.at(r).ok());
-  plan.finish();
-  EXPECT_FALSE(plan.at(WorkspacePlan::Ref{}).ok());
+  plan.reserve(uint64_t(1) << 62, 0, 0);
+  Status s = plan.finish();
+  EXPECT_EQ(s.code(), shardrt::StatusCode::Unavailable) << s.toString();
+  EXPECT_NE(s.message().find("bytes of workspace"), std::string::npos)
+      << s.message();
 }
 
 TEST(WorkspacePlan, RandomReservationsLiveAtOnceNeverOverlap) {
@@ -102,13 +101,10 @@ TEST(WorkspacePlan, RandomReservationsLiveAtOnceNeverOverlap) {
         plan.extendTo(refs.back(), w.last);
       wants.push_back(w);
     }
-    plan.finish();
+    ASSERT_TRUE(plan.finish().ok());
     std::vector<uint8_t *> at;
-    for (WorkspacePlan::Ref r : refs) {
-      auto p = plan.at(r);
-      ASSERT_TRUE(p.ok());
-      at.push_back(*p);
-    }
+    for (WorkspacePlan::Ref r : refs)
+      at.push_back(r.bytes());
     uint8_t *base = *std::min_element(at.begin(), at.end());
     uint64_t peakLive = 0, largest = 0;
     for (uint32_t t = 0; t < 40; ++t) {
@@ -121,7 +117,7 @@ TEST(WorkspacePlan, RandomReservationsLiveAtOnceNeverOverlap) {
     for (size_t i = 0; i < wants.size(); ++i) {
       largest = std::max(largest, alignUp(wants[i].bytes));
       EXPECT_EQ(reinterpret_cast<uintptr_t>(at[i]) % 64, 0u);
-      EXPECT_LE(uint64_t(at[i] - base) + wants[i].bytes, plan.plannedBytes());
+      EXPECT_LE(uint64_t(at[i] - base) + wants[i].bytes, plan.bytes());
       for (size_t j = i + 1; j < wants.size(); ++j) {
         const Want &a = wants[i], &b = wants[j];
         bool together = a.first <= b.last && b.first <= a.last;
@@ -135,8 +131,8 @@ TEST(WorkspacePlan, RandomReservationsLiveAtOnceNeverOverlap) {
     uint64_t sum = 0;
     for (const Want &w : wants)
       sum += alignUp(w.bytes);
-    EXPECT_GE(plan.plannedBytes(), std::max(peakLive, largest));
-    EXPECT_LE(plan.plannedBytes(), sum);
+    EXPECT_GE(plan.bytes(), std::max(peakLive, largest));
+    EXPECT_LE(plan.bytes(), sum);
   }
 }
 

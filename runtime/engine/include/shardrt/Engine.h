@@ -214,10 +214,10 @@ public:
   const Engine &engine() const { return *engine_; }
   uint64_t arenaBytes() const;
   /// Memory the session holds beyond the arena and the constants for its
-  /// steps to stage and scratch in, as of now: the host workspace planned
-  /// like the arena (halo and collective staging, allocated at the first
-  /// run that uses it) plus, on CUDA, the native steps' device scratch and
-  /// the libraries' workspace.
+  /// steps to stage and scratch in, all allocated when the session was
+  /// made: the host workspace planned like the arena (halo and collective
+  /// staging) plus, on CUDA, the native steps' device scratch and the
+  /// libraries' workspace.
   uint64_t workspaceBytes() const;
   /// This rank's steps that need the host, in program order.
   const std::vector<HostStep> &hostSteps() const;

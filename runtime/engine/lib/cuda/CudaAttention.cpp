@@ -26,8 +26,7 @@ StatusOr<RunFn> prepareAttentionStep(const fb::Instruction &inst,
                                      const PrepareContext &ctx,
                                      LibraryContext &lib,
                                      const UploadFn &upload) {
-  SHARDRT_ASSIGN_OR_RETURN(AttentionStep decoded, decodeAttention(inst, ctx));
-  const AttentionStep a = std::move(decoded);
+  SHARDRT_ASSIGN_OR_RETURN(const AttentionStep a, decodeAttention(inst, ctx));
   AttentionPlan plan = planAttention(a, kScoreBudget);
   void *offsets = nullptr;
   if (!plan.maskOffsets.empty()) {
@@ -40,8 +39,7 @@ StatusOr<RunFn> prepareAttentionStep(const fb::Instruction &inst,
   lib.needWorkspace(size_t(plan.workspaceFloats) * sizeof(float));
   // The handle is made now, not during a run, which may be a CUDA graph
   // capture.
-  SHARDRT_ASSIGN_OR_RETURN(cublasHandle_t h, lib.cublas());
-  cublasHandle_t handle = h;
+  SHARDRT_ASSIGN_OR_RETURN(cublasHandle_t handle, lib.cublas());
   LibraryContext *libp = &lib;
   // With no keys each output row is an empty sum (the CPU GEMM's zeros).
   bool noKeys = a.s == 0;

@@ -154,8 +154,7 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
 StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
                                  const PrepareContext &ctx, cudaStream_t stream,
                                  const ScratchFn &scratch) {
-  SHARDRT_ASSIGN_OR_RETURN(AllReduceLayout decoded, decodeAllReduce(inst, ctx));
-  AllReduceLayout l = std::move(decoded);
+  SHARDRT_ASSIGN_OR_RETURN(AllReduceLayout l, decodeAllReduce(inst, ctx));
   size_t members = l.group.ranks.size(), bytes = size_t(l.n) * 4;
   // The kernel (or the communicator) reads this member's block as it
   // writes the output: in place is fine, a shifted overlap is not.
@@ -301,8 +300,7 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
 StatusOr<RunFn> prepareBroadcast(const fb::Instruction &inst,
                                  const PrepareContext &ctx, cudaStream_t stream,
                                  const ScratchFn &scratch) {
-  SHARDRT_ASSIGN_OR_RETURN(BroadcastLayout decoded, decodeBroadcast(inst, ctx));
-  BroadcastLayout l = decoded;
+  SHARDRT_ASSIGN_OR_RETURN(BroadcastLayout l, decodeBroadcast(inst, ctx));
   bool collective = ctx.comm->collectivesTakeDeviceBuffers();
   auto apart = std::make_shared<ApartSource>(scratch);
   return RunFn([=](RunContext &rc) -> Status {

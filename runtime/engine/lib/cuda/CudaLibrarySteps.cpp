@@ -133,8 +133,7 @@ StatusOr<RunFn> prepareMatmul(const fb::Instruction &inst,
   uint32_t ai = inIdx(inst, 0), bi = inIdx(inst, 1), yi = outIdx(inst, 0);
   // The handle is made now, not in the first run, which may be a CUDA
   // graph capture.
-  SHARDRT_ASSIGN_OR_RETURN(cublasHandle_t h, lib.cublas());
-  cublasHandle_t handle = h;
+  SHARDRT_ASSIGN_OR_RETURN(cublasHandle_t handle, lib.cublas());
   return RunFn([=](RunContext &rc) -> Status {
     if (count == 0 || m == 0 || n == 0)
       return Status();
@@ -161,8 +160,7 @@ StatusOr<RunFn> prepareLinear(const fb::Instruction &inst,
   uint32_t bi = numInputs(inst) == 3 ? inIdx(inst, 2) : kNoSlot;
   // The handle is made now, not in the first run, which may be a CUDA
   // graph capture.
-  SHARDRT_ASSIGN_OR_RETURN(cublasHandle_t h, lib.cublas());
-  cublasHandle_t handle = h;
+  SHARDRT_ASSIGN_OR_RETURN(cublasHandle_t handle, lib.cublas());
   cudaStream_t stream = lib.stream;
   return RunFn([=](RunContext &rc) -> Status {
     if (rows == 0 || out == 0)
@@ -676,8 +674,7 @@ StatusOr<RunFn> prepareDnnPool(const PoolStep &step, const Shape &x,
       d->pool, d->x, int(expected.size()), expected.data()));
   if (expected != yDims)
     return RunFn(); // ceil mode: our kernel handles the extra window
-  SHARDRT_ASSIGN_OR_RETURN(cudnnHandle_t h, lib.cudnn());
-  cudnnHandle_t handle = h;
+  SHARDRT_ASSIGN_OR_RETURN(cudnnHandle_t handle, lib.cudnn());
   uint32_t xi = step.x, yi = step.y;
   return RunFn([=](RunContext &rc) -> Status {
     const float one = 1.0f, zero = 0.0f;
