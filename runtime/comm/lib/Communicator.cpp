@@ -209,7 +209,9 @@ Status Communicator::runCollective(const char *name, Fn &&fn) {
         "collectives are disabled after an earlier one "
         "failed (" +
         broken_.toString() + ")");
-  Status status = fn();
+  Status status = refuseCollective(name);
+  if (status.ok())
+    status = fn();
   if (!status.ok())
     broken_ = status;
   return status;

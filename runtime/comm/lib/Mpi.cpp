@@ -273,7 +273,7 @@ private:
   }
   /// A collective is not started once the world was given up on: the
   /// failed rank would never join it.
-  Status refuseIfStopped(const char *op) {
+  Status refuseCollective(const char *op) override {
     if (stopReason().ok())
       return Status();
     return Status::unavailable(prefix(op) +
@@ -471,7 +471,6 @@ Status MpiCommunicator::finish(const char *op, int rc, MPI_Request request,
 Status MpiCommunicator::doAllReduce(const void *send, void *recv,
                                     std::int64_t count, DataType type,
                                     ReduceOp op) {
-  SHARDRT_RETURN_IF_ERROR(refuseIfStopped("allReduce"));
   int n = 0;
   if (Status s = toInt(prefix("allReduce"), count, n); !s.ok())
     return s;
@@ -490,7 +489,6 @@ Status MpiCommunicator::doAllGatherV(const void *send,
                                      std::int64_t /*sendCount*/, void *recv,
                                      Span<const std::int64_t> recvCounts,
                                      DataType type) {
-  SHARDRT_RETURN_IF_ERROR(refuseIfStopped("allGatherV"));
   auto arrays = std::make_shared<VArrays>();
   std::string where = prefix("allGatherV");
   if (Status s = toInts(where, recvCounts, arrays->recvCounts); !s.ok())
@@ -519,7 +517,6 @@ Status MpiCommunicator::doAllGatherV(const void *send,
 Status MpiCommunicator::doReduceScatterV(const void *send, void *recv,
                                          Span<const std::int64_t> recvCounts,
                                          DataType type, ReduceOp op) {
-  SHARDRT_RETURN_IF_ERROR(refuseIfStopped("reduceScatterV"));
   auto arrays = std::make_shared<VArrays>();
   if (Status s =
           toInts(prefix("reduceScatterV"), recvCounts, arrays->recvCounts);
@@ -538,7 +535,6 @@ Status MpiCommunicator::doAllToAllV(const void *send,
                                     Span<const std::int64_t> recvCounts,
                                     Span<const std::int64_t> recvDispls,
                                     DataType type) {
-  SHARDRT_RETURN_IF_ERROR(refuseIfStopped("allToAllV"));
   auto a = std::make_shared<VArrays>();
   std::string where = prefix("allToAllV");
   for (Status s : {toInts(where, sendCounts, a->sendCounts),
@@ -556,7 +552,6 @@ Status MpiCommunicator::doAllToAllV(const void *send,
 
 Status MpiCommunicator::doBroadcast(void *buffer, std::int64_t count,
                                     DataType type, int root) {
-  SHARDRT_RETURN_IF_ERROR(refuseIfStopped("broadcast"));
   int n = 0;
   if (Status s = toInt(prefix("broadcast"), count, n); !s.ok())
     return s;
@@ -566,7 +561,6 @@ Status MpiCommunicator::doBroadcast(void *buffer, std::int64_t count,
 }
 
 Status MpiCommunicator::doBarrier() {
-  SHARDRT_RETURN_IF_ERROR(refuseIfStopped("barrier"));
   MPI_Request request = MPI_REQUEST_NULL;
   int rc = MPI_Ibarrier(comm_, &request);
   return finish("barrier", rc, request);

@@ -293,6 +293,12 @@ protected:
   virtual Status doBarrier() = 0;
   /// What abort() does beyond disabling this rank's collectives.
   virtual void doAbort(const Status &why) { (void)why; }
+  /// Why collective `op` must not start (a backend that learns of a
+  /// peer's failure: that peer would never join it); Ok to start it.
+  virtual Status refuseCollective(const char *op) {
+    (void)op;
+    return Status();
+  }
 
 private:
   /// Runs a validated collective; a failure disables later collectives.
