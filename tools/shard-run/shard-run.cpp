@@ -45,8 +45,8 @@
 #include <iostream>
 #include <map>
 #include <new>
+#include <optional>
 #include <random>
-#include <set>
 #include <string>
 #include <thread>
 
@@ -68,13 +68,12 @@ struct Args {
   int threads = 0;
   int timeoutMs = 60000;
   BackendKind backend = BackendKind::Cpu;
-  int device = 0;
+  /// Unset when not given: an option that does nothing without another is
+  /// refused rather than ignored.
+  std::optional<int> device;
   bool cudaGraph = false;
   bool profile = false;
-  int profileTop = 15;
-  /// The options given, so that one that does nothing without another is
-  /// refused rather than ignored.
-  std::set<std::string> given;
+  std::optional<int> profileTop;
 };
 
 const char *kUsage =
@@ -220,7 +219,6 @@ Status parseArgs(int argc, char **argv, Args &args) {
     }
     if (auto flag = flagOptions().find(a); flag != flagOptions().end()) {
       args.*flag->second = true;
-      args.given.insert(a);
       continue;
     }
     // `--name=V` or `--name V`.
@@ -236,15 +234,15 @@ Status parseArgs(int argc, char **argv, Args &args) {
     else
       return Status::invalidArgument(name + " needs a value");
     SHARDRT_RETURN_IF_ERROR(option->second(name, v, args));
-    args.given.insert(name);
   }
   if (args.model.empty())
     return Status::invalidArgument("no model given");
-  for (const char *cudaOnly : {"--device", "--cuda-graph"})
-    if (args.given.count(cudaOnly) && args.backend != BackendKind::Cuda)
+  for (auto [given, cudaOnly] : {std::pair{args.device.has_value(), "--device"},
+                                 std::pair{args.cudaGraph, "--cuda-graph"}})
+    if (given && args.backend != BackendKind::Cuda)
       return Status::invalidArgument(std::string(cudaOnly) +
                                      " needs --backend cuda");
-  if (args.given.count("--profile-top") && !args.profile)
+  if (args.profileTop && !args.profile)
     return Status::invalidArgument("--profile-top needs --profile");
   return Status();
 }
@@ -449,9 +447,7 @@ struct Prepared {
 /// known to be there: the artifact, its world size, the output names, the
 /// inputs.
 Status prepare(const Args &args, comm::Communicator *mpi, Prepared &p) {
-  SHARDRT_ASSIGN_OR_RETURN(std::shared_ptr<const Engine> engine,
-                           Engine::load(args.model));
-  p.engine = engine;
+  SHARDRT_ASSIGN_OR_RETURN(p.engine, Engine::load(args.model));
   int world = p.engine->worldSize();
   if (mpi && args.ranks && args.ranks != mpi->size())
     return Status::invalidArgument(
@@ -481,7 +477,7 @@ Status prepare(const Args &args, comm::Communicator *mpi, Prepared &p) {
                    : int(std::max(1u, hw / unsigned(mpi ? 1 : ranks)));
   options.timeoutMs = args.timeoutMs;
   options.backend = args.backend;
-  options.device = args.device;
+  options.device = args.device.value_or(0);
   options.cudaGraph = args.cudaGraph;
   options.profile = args.profile;
   return Status();
@@ -507,7 +503,7 @@ int run(const Args &args, comm::Communicator *mpi) {
     return 1;
   };
   Prepared prepared;
-  Status available = backendAvailable(args.backend, args.device);
+  Status available = backendAvailable(args.backend, args.device.value_or(0));
   Status setup =
       available.ok() ? prepareOrReportMemory(args, mpi, prepared) : available;
   // Under MPI every process reports its set-up, failed or not: a process
@@ -557,7 +553,7 @@ int run(const Args &args, comm::Communicator *mpi) {
                 inputs.size(), outputs.size());
     printKernels(*engine);
     printStats(stats, options.iterations, args.backend == BackendKind::Cuda);
-    printProfile(stats, args.profileTop);
+    printProfile(stats, args.profileTop.value_or(15));
     if (Status s = writeOutputs(*engine, args, outputs); !s.ok())
       return fail(s);
   }

@@ -161,13 +161,6 @@ std::int64_t checkDispls(const char *op, int rank, const char *what,
   return extent;
 }
 
-bool overlaps(const void *a, std::size_t aBytes, const void *b,
-              std::size_t bBytes) {
-  auto x = reinterpret_cast<std::uintptr_t>(a);
-  auto y = reinterpret_cast<std::uintptr_t>(b);
-  return aBytes > 0 && bBytes > 0 && x < y + bBytes && y < x + aBytes;
-}
-
 } // namespace
 
 Communicator::Communicator(int rank, int size, const CommOptions &options)

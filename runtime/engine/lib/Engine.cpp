@@ -97,9 +97,8 @@ Engine::fromArtifact(artifact::Artifact artifact) {
       return Status::invalidArgument(
           "the embedded reference model must be a world-size-1 artifact "
           "without a reference of its own");
-    SHARDRT_ASSIGN_OR_RETURN(std::shared_ptr<const Engine> refEngine,
+    SHARDRT_ASSIGN_OR_RETURN(engine->reference_,
                              fromArtifact(std::move(*inner)));
-    engine->reference_ = refEngine;
   }
   return std::shared_ptr<const Engine>(std::move(engine));
 }

@@ -636,11 +636,9 @@ void unpackBlocks(const uint8_t *packed, const BlockLayout &l, void *whole,
 const void *apartFrom(const void *src, size_t bytes, const void *dst,
                       size_t dstBytes, const void *fineAt,
                       std::vector<uint8_t> &spare) {
-  const auto *s = static_cast<const uint8_t *>(src);
-  const auto *d = static_cast<const uint8_t *>(dst);
-  bool overlap = bytes && dstBytes && s < d + dstBytes && d < s + bytes;
-  if (!overlap || src == fineAt)
+  if (!comm::overlaps(src, bytes, dst, dstBytes) || src == fineAt)
     return src;
+  const auto *s = static_cast<const uint8_t *>(src);
   spare.assign(s, s + bytes);
   return spare.data();
 }

@@ -186,9 +186,8 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
       return Status::invalidArgument(
           "constant " + std::to_string(cb.constant()) + " bound to slot " +
           std::to_string(cb.slot()) + " is not aligned to its elements");
-    SHARDRT_ASSIGN_OR_RETURN(void *placed,
+    SHARDRT_ASSIGN_OR_RETURN(base[cb.slot()],
                              backend->placeConstant(data.data, data.size));
-    base[cb.slot()] = placed;
     readOnly[cb.slot()] = isConstant[cb.slot()] = true;
   }
   if (rc.input_slots())
@@ -261,9 +260,7 @@ Status Session::Impl::prepareProfile() {
     }
     profile.push_back(std::move(p));
   }
-  SHARDRT_ASSIGN_OR_RETURN(std::unique_ptr<exec::StepTimer> t,
-                           backend->createStepTimer(program.size()));
-  timer = std::move(t);
+  SHARDRT_ASSIGN_OR_RETURN(timer, backend->createStepTimer(program.size()));
   return Status();
 }
 
@@ -292,9 +289,8 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
   auto impl = std::make_unique<Impl>();
   impl->artifact = &engine->artifact();
   impl->comm = comm;
-  SHARDRT_ASSIGN_OR_RETURN(std::unique_ptr<exec::Backend> backend,
+  SHARDRT_ASSIGN_OR_RETURN(impl->backend,
                            exec::createBackend(options.backend, options));
-  impl->backend = std::move(backend);
   int32_t cls = impl->artifact->rankClassOf(rank);
   if (cls < 0)
     return Status::outOfRange("rank " + std::to_string(rank) +

@@ -31,9 +31,8 @@ StatusOr<RunFn> prepareAttentionStep(const fb::Instruction &inst,
   void *offsets = nullptr;
   if (!plan.maskOffsets.empty()) {
     SHARDRT_ASSIGN_OR_RETURN(
-        void *up, upload(plan.maskOffsets.data(),
-                         plan.maskOffsets.size() * sizeof(long long)));
-    offsets = up;
+        offsets, upload(plan.maskOffsets.data(),
+                        plan.maskOffsets.size() * sizeof(long long)));
   }
   AttentionView view = plan.at(offsets);
   lib.needWorkspace(size_t(plan.workspaceFloats) * sizeof(float));

@@ -680,8 +680,7 @@ Status CudaBackend::finishPrepare() {
       SHARDRT_CUDA_TRY(cudaMallocHost(&m->data, m->bytes));
     }
   if (lib_.workspaceBytes) {
-    SHARDRT_ASSIGN_OR_RETURN(void *ws, allocate(lib_.workspaceBytes));
-    lib_.workspace = ws;
+    SHARDRT_ASSIGN_OR_RETURN(lib_.workspace, allocate(lib_.workspaceBytes));
   }
   if (wantGraph_ && !hostSteps_.empty()) {
     const HostStep &first = hostSteps_.front();

@@ -43,14 +43,10 @@ public:
   StatusOr<const void *> operator()(const void *src, size_t bytes,
                                     const void *dst, size_t dstBytes,
                                     const void *fineAt, cudaStream_t stream) {
-    const char *s = static_cast<const char *>(src),
-               *d = static_cast<const char *>(dst);
-    bool overlap = bytes && dstBytes && s < d + dstBytes && d < s + bytes;
-    if (!overlap || src == fineAt)
+    if (!comm::overlaps(src, bytes, dst, dstBytes) || src == fineAt)
       return src;
     if (bytes > copyBytes_) {
-      SHARDRT_ASSIGN_OR_RETURN(void *p, scratch_(bytes));
-      copy_ = p;
+      SHARDRT_ASSIGN_OR_RETURN(copy_, scratch_(bytes));
       copyBytes_ = bytes;
     }
     SHARDRT_CUDA_TRY(

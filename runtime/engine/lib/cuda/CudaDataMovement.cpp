@@ -92,9 +92,8 @@ StatusOr<RunFn> prepareGather(const fb::Instruction &inst,
   const void *tables = nullptr;
   if (!plan->tables.empty()) {
     SHARDRT_ASSIGN_OR_RETURN(
-        void *up,
+        tables,
         upload(plan->tables.data(), plan->tables.size() * sizeof(long long)));
-    tables = up;
   }
   GatherView view = plan->at(tables);
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);

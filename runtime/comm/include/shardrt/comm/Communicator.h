@@ -45,6 +45,15 @@ enum class DataType : int {
 
 /// Size of one element in bytes; 0 for a value outside the enum.
 std::size_t dataTypeSize(DataType type);
+
+/// Whether the byte ranges [a, a + aBytes) and [b, b + bBytes) share a byte
+/// (an empty range shares none).
+inline bool overlaps(const void *a, std::size_t aBytes, const void *b,
+                     std::size_t bBytes) {
+  auto x = reinterpret_cast<std::uintptr_t>(a);
+  auto y = reinterpret_cast<std::uintptr_t>(b);
+  return aBytes > 0 && bBytes > 0 && x < y + bBytes && y < x + aBytes;
+}
 /// "f32", "i64", ...; "unknown" for a value outside the enum.
 const char *dataTypeName(DataType type);
 
