@@ -33,7 +33,9 @@ FailureOr<fb::DType> artifactDType(Operation *op, Type type) {
   if (type.isInteger(1))
     return fb::DType::I1;
   return op->emitOpError("computes in ")
-         << type << "; the cpu target supports f32 and i1 tensors";
+         << type
+         << "; shardc computes in f32 and i1 tensors only (cpu and cuda "
+            "targets)";
 }
 
 static FailureOr<Buffer> bufferFor(Operation *op, Type type) {
@@ -57,7 +59,8 @@ FailureOr<uint32_t> ProgramBuilder::define(Operation *op, Value value) {
         !(elem.isF32() || elem.isInteger(1)))
       return emitError(arg.getLoc())
              << "model input " << arg.getArgNumber() << " is " << arg.getType()
-             << "; the cpu target takes statically shaped f32 and i1 tensors";
+             << "; shardc takes statically shaped f32 and i1 tensors (cpu and "
+                "cuda targets)";
   }
   FailureOr<uint32_t> id = temporary(op, value.getType());
   if (succeeded(id)) {

@@ -3,10 +3,12 @@
 
 #include "shardrt/Npy.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include <sys/stat.h>
 
@@ -26,29 +28,73 @@ constexpr DTypeCode kCodes[] = {
     {"<i4", DType::I32}, {"<i8", DType::I64}, {"|b1", DType::Bool},
 };
 
-/// The value text of `key` in the header dict (up to the next top-level
-/// comma or closing brace), or empty.
-std::string dictValue(const std::string &header, const std::string &key) {
-  size_t k = header.find("'" + key + "'");
-  if (k == std::string::npos)
-    return "";
-  size_t colon = header.find(':', k);
-  if (colon == std::string::npos)
-    return "";
-  size_t i = colon + 1, depth = 0, start;
-  while (i < header.size() && header[i] == ' ')
-    ++i;
-  start = i;
-  for (; i < header.size(); ++i) {
-    char c = header[i];
-    if (c == '(')
-      ++depth;
-    else if (c == ')' && depth > 0)
-      --depth;
-    else if ((c == ',' || c == '}') && depth == 0)
+/// The header's dict literal, key -> value text. numpy reads it with
+/// ast.literal_eval, so a key given twice keeps its last value here too.
+/// Values are kept as text (a quoted string, False/True, a tuple); keys
+/// must be quoted strings.
+StatusOr<std::map<std::string, std::string>>
+headerDict(const std::string &header) {
+  std::map<std::string, std::string> dict;
+  size_t i = 0, n = header.size();
+  auto skipSpaces = [&] {
+    while (i < n && std::isspace(static_cast<unsigned char>(header[i])))
+      ++i;
+  };
+  auto notADict = [&](const std::string &why) {
+    return bad("the header is not a Python dict literal (" + why + ")");
+  };
+  skipSpaces();
+  if (i == n || header[i] != '{')
+    return notADict("no '{'");
+  ++i;
+  for (;;) {
+    skipSpaces();
+    if (i < n && header[i] == '}')
       break;
+    if (i == n || (header[i] != '\'' && header[i] != '"'))
+      return notADict("a key that is not a quoted string");
+    size_t close = header.find(header[i], i + 1);
+    if (close == std::string::npos)
+      return notADict("an unterminated key");
+    std::string key = header.substr(i + 1, close - i - 1);
+    i = close + 1;
+    skipSpaces();
+    if (i == n || header[i] != ':')
+      return notADict("no ':' after '" + key + "'");
+    ++i;
+    skipSpaces();
+    size_t start = i, depth = 0;
+    char quote = 0;
+    for (; i < n; ++i) {
+      char c = header[i];
+      if (quote) {
+        quote = c == quote ? 0 : quote;
+      } else if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == '(' || c == '[') {
+        ++depth;
+      } else if ((c == ')' || c == ']') && depth > 0) {
+        --depth;
+      } else if ((c == ',' || c == '}') && depth == 0) {
+        break;
+      }
+    }
+    if (i == n)
+      return notADict("no '}'");
+    size_t stop = i;
+    while (stop > start &&
+           std::isspace(static_cast<unsigned char>(header[stop - 1])))
+      --stop;
+    dict[key] = header.substr(start, stop - start);
+    if (header[i] == '}')
+      break;
+    ++i; // the comma
   }
-  return header.substr(start, i - start);
+  ++i; // the brace
+  skipSpaces();
+  if (i != n)
+    return notADict("text after the '}'");
+  return dict;
 }
 
 /// A Python tuple of non-negative ints, as numpy's header writes it:
@@ -117,9 +163,9 @@ StatusOr<NpyArray> parseNpy(const uint8_t *bytes, size_t size) {
     return bad("the header runs past the end of the file");
   std::string header(reinterpret_cast<const char *>(bytes + pos), headerLen);
   pos += headerLen;
-  std::string descr = dictValue(header, "descr");
-  std::string order = dictValue(header, "fortran_order");
-  std::string shapeText = dictValue(header, "shape");
+  SHARDRT_ASSIGN_OR_RETURN(auto dict, headerDict(header));
+  std::string descr = dict["descr"], order = dict["fortran_order"],
+              shapeText = dict["shape"];
   if (descr.size() < 2 || order.empty() || shapeText.empty())
     return bad("the header lacks descr, fortran_order or shape");
   if (order != "False")

@@ -189,6 +189,17 @@ TEST(Npy, ParsesHandWrittenHeaders) {
     EXPECT_EQ(z->shape, (Shape{4, 0}));
     EXPECT_TRUE(z->data.empty());
   }
+  {
+    // A key given twice keeps its last value, as numpy's ast.literal_eval
+    // does; a key's name inside another value is not that key; double
+    // quotes and a newline before the brace.
+    StatusOr<NpyArray> a = parse(
+        fileV1("{'shape': (9,), \"descr\": '<f4', 'fortran_order': False, "
+               "'note': 'shape', 'shape': (2,)\n}",
+               Bytes(8)));
+    ASSERT_TRUE(a.ok()) << a.status().toString();
+    EXPECT_EQ(a->shape, Shape{2});
+  }
   for (uint8_t major : {2, 3}) {
     // Versions 2.0 and 3.0 have a 4-byte header length.
     std::string h = "{'descr': '|b1', 'fortran_order': False, 'shape': (5,), }";
@@ -240,7 +251,20 @@ TEST(Npy, RejectsMalformedFiles) {
   EXPECT_TRUE(
       fails(fileV1("{'descr': '<f4', 'fortran_order': False}", Bytes(8)),
             kInvalid, "lacks"));
-  EXPECT_TRUE(fails(fileV1("", {}), kInvalid, "lacks"));
+  EXPECT_TRUE(fails(fileV1("{}", {}), kInvalid, "lacks"));
+
+  // Not a dict literal.
+  for (auto [header, why] : std::vector<std::pair<std::string, std::string>>{
+           {"", "no '{'"},
+           {"'descr': '<f4'", "no '{'"},
+           {"{descr: '<f4'}", "not a quoted string"},
+           {"{'descr: '<f4'}", "no ':' after"},
+           {"{'descr' '<f4'}", "no ':' after 'descr'"},
+           {"{'descr': '<f4', 'shape': (2,)", "no '}'"},
+           {"{'descr': '<f4}", "no '}'"},
+           {"{'descr': '<f4'} x", "text after the '}'"},
+           {"{'descr", "unterminated key"}})
+    EXPECT_TRUE(fails(fileV1(header, Bytes(8)), kInvalid, why)) << header;
   EXPECT_TRUE(fails(fileV1("{'descr': '', 'fortran_order': False, 'shape': "
                            "(2,), }",
                            Bytes(8)),
@@ -279,7 +303,8 @@ TEST(Npy, RejectsMalformedFiles) {
   EXPECT_TRUE(fails(withShape("(1.5,)"), kInvalid, "non-integer"));
   EXPECT_TRUE(fails(withShape("(two,)"), kInvalid, "non-integer"));
   EXPECT_TRUE(fails(withShape("[2]"), kInvalid, "not a tuple"));
-  EXPECT_TRUE(fails(withShape("(2"), kInvalid, "not a tuple"));
+  // An unclosed tuple runs past the dict's end.
+  EXPECT_TRUE(fails(withShape("(2"), kInvalid, "no '}'"));
   std::string many = "(";
   for (int i = 0; i < 33; ++i)
     many += "1, ";
