@@ -26,6 +26,15 @@ if nvcc:
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", nvcc))
 
+# A GPU this build can run on: shard-run --backend cuda must then run, and
+# without one it must exit 3 (the skip code of the GPU ctests). The device
+# nodes say whether the machine has one, without asking CUDA, whose answer
+# is what the tests check.
+import glob
+if config.shardrt_enable_cuda.upper() in ("ON", "1", "TRUE", "YES") and \
+        glob.glob("/dev/nvidia[0-9]*"):
+    config.available_features.add("gpu")
+
 # Open MPI's launcher, when shard-run is built with the MPI backend. The
 # tests use its flags (CI runs as root on fewer cores than some tests' ranks)
 # and its OMPI_COMM_WORLD_RANK, so another MPI leaves them unsupported.
