@@ -6,8 +6,9 @@
 // resharded, never paired silently), contracted dims keep a split the
 // result's partial axes account for, windowed dims keep whatever split they
 // have (the partitioner fetches halos from any layout) over the major axes
-// those left free, and everything else is gathered. Partial operands are resolved first. Function results take
-// their declared sharding, or lose their pending reduction.
+// those leave free, and everything else is gathered. Partial operands are
+// resolved first. Function results take their declared sharding, or lose
+// their pending reduction.
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,14 +104,16 @@ requiredOperandShardings(Operation *op, const ShardingRule &rule,
           return w.operand == i && w.inputDim == int64_t(d);
         });
         if (windowed) {
-          // The major axes the contracted factors left free still split
-          // the window's dim; only the rest is gathered.
+          if (phase != Windowed)
+            continue;
+          // The major axes the other dims left free still split the
+          // window's dim; only the rest is gathered.
           const plan::DimSplit &split = current[i].layout.dims[d];
           size_t free = 0;
           while (free < split.axes.size() &&
                  !llvm::is_contained(used, split.axes[free]))
             ++free;
-          if (phase == Windowed && free > 0)
+          if (free > 0)
             claim(d, split.majorAxes(mesh, free));
           continue;
         }
