@@ -401,8 +401,7 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
       ctx.reserveWorkspace(uint64_t(n * g.ranks.size()) * 4));
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-reduce"));
-    uint8_t *blockBytes = received.bytes();
-    auto *staged = reinterpret_cast<float *>(blockBytes);
+    auto *staged = reinterpret_cast<float *>(received.bytes());
     const float *own = static_cast<const float *>(rc.slots[l.inSlot]);
     std::vector<const float *> blocks(g.ranks.size());
     for (size_t q = 0; q < g.ranks.size(); ++q)
@@ -676,10 +675,8 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
     size_t total = size_t(blocks.total),
            ownBytes = size_t(blocks.counts[g.index]);
     auto *packed = static_cast<char *>(rc.slots[l->outSlot]);
-    if (!direct) {
-      uint8_t *at = staging.bytes();
-      packed = reinterpret_cast<char *>(at);
-    }
+    if (!direct)
+      packed = reinterpret_cast<char *>(staging.bytes());
     char *ownBlock = packed + blocks.displs[g.index];
     const void *own = apartFrom(rc.slots[l->inSlot], ownBytes, packed, total,
                                 ownBlock, *spare);
@@ -727,8 +724,7 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
       packBlocks(packed, L.input, L.dim, L.sent, at, 4);
       packed = at;
     }
-    uint8_t *receivedBytes = received.bytes();
-    auto *staged = reinterpret_cast<float *>(receivedBytes);
+    auto *staged = reinterpret_cast<float *>(received.bytes());
     std::vector<const float *> terms(members);
     for (size_t q = 0; q < members; ++q)
       terms[q] =
@@ -771,10 +767,8 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
       send = at;
     }
     auto *recv = static_cast<char *>(rc.slots[L.outSlot]);
-    if (!recvDirect) {
-      uint8_t *at = recvStaging.bytes();
-      recv = reinterpret_cast<char *>(at);
-    }
+    if (!recvDirect)
+      recv = reinterpret_cast<char *>(recvStaging.bytes());
     // Blocks may land before every row is sent: what is sent lies apart
     // from what is received, even exactly in place.
     const auto *sent = static_cast<const char *>(
