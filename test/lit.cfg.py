@@ -30,9 +30,11 @@ if nvcc:
 # without one it must exit 3 (the skip code of the GPU ctests). The device
 # nodes say whether the machine has one, without asking CUDA, whose answer
 # is what the tests check.
+# CUDA_VISIBLE_DEVICES set empty (or to -1) hides them.
 import glob
-if config.shardrt_enable_cuda.upper() in ("ON", "1", "TRUE", "YES") and \
-        glob.glob("/dev/nvidia[0-9]*"):
+_visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+if config.shardrt_enable_cuda.upper() in ("ON", "1", "TRUE", "YES", "Y") and \
+        glob.glob("/dev/nvidia[0-9]*") and _visible not in ("", "-1"):
     config.available_features.add("gpu")
 
 # Open MPI's launcher, when shard-run is built with the MPI backend. The

@@ -208,6 +208,8 @@ LogicalResult lowerPool(Operation *op, ProgramBuilder &b, bool isMax,
 } // namespace
 
 std::optional<double> splatValue(Value v) {
+  while (isa_and_nonnull<ReshardOp, ShardingConstraintOp>(v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
   auto c = v.getDefiningOp<ConstantOp>();
   auto splat = c ? dyn_cast<SplatElementsAttr>(c.getValue()) : nullptr;
   if (!splat)
@@ -218,11 +220,14 @@ std::optional<double> splatValue(Value v) {
 }
 
 FailureOr<uint32_t> fillSplat(ProgramBuilder &b, Operation *op, Value result) {
-  auto c = cast<ConstantOp>(op);
-  FailureOr<uint32_t> id = b.define(c, result ? result : c.getResult());
+  std::optional<double> value = splatValue(result);
+  if (!value)
+    return op->emitOpError("internal error: filled as a splat, but no splat "
+                           "constant defines it");
+  FailureOr<uint32_t> id = b.define(op, result);
   if (failed(id))
     return failure();
-  b.emit(fb::Opcode::Fill, {}, {*id}).floats = {*splatValue(c.getResult())};
+  b.emit(fb::Opcode::Fill, {}, {*id}).floats = {*value};
   return id;
 }
 

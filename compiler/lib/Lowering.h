@@ -86,16 +86,16 @@ private:
 /// Emits the instructions of one sc op (everything but func.return).
 llvm::LogicalResult lowerOp(mlir::Operation *op, ProgramBuilder &builder);
 
-/// The value of every element of `v` when a splat `sc.constant` defines it.
+/// The value of every element of `v` when a splat `sc.constant` defines it,
+/// directly or through reshards and sharding constraints.
 std::optional<double> splatValue(mlir::Value v);
 
-/// A splat `sc.constant` as a Fill of its own buffer: the artifact stores one
-/// value instead of every element, and the buffer lives in the arena only
-/// while it is live. Defines `result` (the constant's own by default), in
-/// the shape the builder gives it.
+/// `result` (a splat: splatValue has it) as a Fill of its own buffer, made
+/// by `op`: the artifact stores one value instead of every element, and the
+/// buffer lives in the arena only while it is live; in the shape the builder
+/// gives it.
 llvm::FailureOr<uint32_t> fillSplat(ProgramBuilder &builder,
-                                    mlir::Operation *constant,
-                                    mlir::Value result = {});
+                                    mlir::Operation *op, mlir::Value result);
 
 /// The dims a reduction with attribute `dims` reduces (all when absent or
 /// empty), non-negative and sorted.

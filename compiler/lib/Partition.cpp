@@ -481,9 +481,8 @@ LogicalResult Partitioner::reshard(Operation *op) {
                            "makes partial values");
   ValueSharding from = shardingOf(in);
   // A splat is filled in the new layout; nothing moves.
-  if (auto c = in.getDefiningOp<ConstantOp>();
-      c && isa<SplatElementsAttr>(c.getValue()))
-    return fillSplatOnRanks(c, out, to.layout);
+  if (splatValue(in))
+    return fillSplatOnRanks(op, out, to.layout);
   auto buffersOf = [&](Value v) {
     std::vector<uint32_t> ids;
     for (ProgramBuilder &b : ranks)
@@ -536,11 +535,11 @@ LogicalResult Partitioner::reshard(Operation *op) {
   return bindAll(out, *got);
 }
 
-LogicalResult Partitioner::fillSplatOnRanks(ConstantOp splat, Value value,
+LogicalResult Partitioner::fillSplatOnRanks(Operation *op, Value value,
                                             const plan::Layout &layout) {
   for (int64_t r = 0; r < numRanks(); ++r) {
     ranks[r].localShapes[value] = layout.ownedShape(mesh, r);
-    if (failed(fillSplat(ranks[r], splat, value)))
+    if (failed(fillSplat(ranks[r], op, value)))
       return failure();
   }
   return success();

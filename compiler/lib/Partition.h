@@ -65,9 +65,9 @@ private:
   mlir::LogicalResult checkContractedSplits(mlir::Operation *op,
                                             const sc::ShardingRule &rule);
   mlir::LogicalResult reshard(mlir::Operation *op);
-  /// `value` on every rank: its part of `layout`, filled with the splat
-  /// constant's value.
-  mlir::LogicalResult fillSplatOnRanks(sc::ConstantOp splat, mlir::Value value,
+  /// `value` (a splat: splatValue has it), made by `op`, on every rank: its
+  /// part of `layout`, filled with the splat's value.
+  mlir::LogicalResult fillSplatOnRanks(mlir::Operation *op, mlir::Value value,
                                        const plan::Layout &layout);
   /// One all-gather (`in` split along `dim` as `split`, the result whole
   /// there) or reduce-scatter (`in` partial, the result split as `split`)

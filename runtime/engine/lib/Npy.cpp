@@ -28,6 +28,29 @@ constexpr DTypeCode kCodes[] = {
     {"<i4", DType::I32}, {"<i8", DType::I64}, {"|b1", DType::Bool},
 };
 
+/// `text` cut to 40 characters, for a message.
+std::string shortened(const std::string &text) {
+  return text.size() <= 40 ? text : text.substr(0, 37) + "...";
+}
+
+/// Whether a dict value's text is one Python literal of the kinds numpy
+/// writes: a quoted string, a tuple or list, or a bare word (False, 3).
+/// Two values without a comma between ("False 'shape': (2,)") are not.
+bool oneLiteral(const std::string &v) {
+  if (v.empty())
+    return false;
+  char first = v.front(), last = v.back();
+  if (first == '\'' || first == '"')
+    return v.size() >= 2 && last == first && v.find(first, 1) == v.size() - 1;
+  if (first == '(' || first == '[')
+    return last == (first == '(' ? ')' : ']');
+  for (char c : v)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' &&
+        c != '+' && c != '-')
+      return false;
+  return true;
+}
+
 /// The header's dict literal, key -> value text. numpy reads it with
 /// ast.literal_eval, so a key given twice keeps its last value here too.
 /// Values are kept as text (a quoted string, False/True, a tuple); keys
@@ -60,7 +83,7 @@ headerDict(const std::string &header) {
     i = close + 1;
     skipSpaces();
     if (i == n || header[i] != ':')
-      return notADict("no ':' after '" + key + "'");
+      return notADict("no ':' after '" + shortened(key) + "'");
     ++i;
     skipSpaces();
     size_t start = i, depth = 0;
@@ -85,7 +108,11 @@ headerDict(const std::string &header) {
     while (stop > start &&
            std::isspace(static_cast<unsigned char>(header[stop - 1])))
       --stop;
-    dict[key] = header.substr(start, stop - start);
+    std::string value = header.substr(start, stop - start);
+    if (!oneLiteral(value))
+      return notADict("the value of '" + shortened(key) +
+                      "' is not one literal");
+    dict[key] = value;
     if (header[i] == '}')
       break;
     ++i; // the comma
@@ -107,7 +134,8 @@ StatusOr<std::vector<int64_t>> parseShape(const std::string &text) {
   std::string inner = text.substr(1, text.size() - 2);
   size_t i = 0;
   auto skipSpaces = [&] {
-    while (i < inner.size() && inner[i] == ' ')
+    while (i < inner.size() &&
+           std::isspace(static_cast<unsigned char>(inner[i])))
       ++i;
   };
   bool trailingComma = false;
@@ -121,7 +149,8 @@ StatusOr<std::vector<int64_t>> parseShape(const std::string &text) {
         return bad("shape entry too large");
       v = v * 10 + (inner[i] - '0');
     }
-    if (i < inner.size() && inner[i] != ' ' && inner[i] != ',')
+    if (i < inner.size() &&
+        !std::isspace(static_cast<unsigned char>(inner[i])) && inner[i] != ',')
       return bad("shape '" + text + "' has a non-integer entry");
     shape.push_back(v);
     if (shape.size() > 32)

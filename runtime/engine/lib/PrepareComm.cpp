@@ -65,7 +65,7 @@ struct ExchangeState {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an exchange"));
     for (size_t i = 0; i < transfers.size(); ++i) {
       const BoxTransfer &t = transfers[i];
-      uint8_t *buf = staging[i].bytes();
+      uint8_t *buf = staging[i].data();
       StatusOr<comm::Request> r = Status::internal("unset");
       if (t.send) {
         cpu::copyBox(rc.slots[t.slot], t.slotShape, t.lo, buf, t.box,
@@ -100,7 +100,7 @@ struct ExchangeState {
       const BoxTransfer &t = transfers[i];
       if (t.send)
         continue;
-      uint8_t *buf = staging[i].bytes();
+      uint8_t *buf = staging[i].data();
       cpu::copyBox(buf, t.box, Shape(t.box.size(), 0), rc.slots[t.slot],
                    t.slotShape, t.lo, t.box, t.elemBytes);
     }
@@ -401,7 +401,7 @@ StatusOr<RunFn> prepareAllReduce(const fb::Instruction &inst,
       ctx.reserveWorkspace(uint64_t(n * g.ranks.size()) * 4));
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "an all-reduce"));
-    auto *staged = reinterpret_cast<float *>(received.bytes());
+    auto *staged = reinterpret_cast<float *>(received.data());
     const float *own = static_cast<const float *>(rc.slots[l.inSlot]);
     std::vector<const float *> blocks(g.ranks.size());
     for (size_t q = 0; q < g.ranks.size(); ++q)
@@ -676,7 +676,7 @@ StatusOr<RunFn> prepareAllGather(const fb::Instruction &inst,
            ownBytes = size_t(blocks.counts[g.index]);
     auto *packed = static_cast<char *>(rc.slots[l->outSlot]);
     if (!direct)
-      packed = reinterpret_cast<char *>(staging.bytes());
+      packed = reinterpret_cast<char *>(staging.data());
     char *ownBlock = packed + blocks.displs[g.index];
     const void *own = apartFrom(rc.slots[l->inSlot], ownBytes, packed, total,
                                 ownBlock, *spare);
@@ -720,11 +720,11 @@ StatusOr<RunFn> prepareReduceScatter(const fb::Instruction &inst,
     const ReduceScatterLayout &L = *l;
     const auto *packed = static_cast<const uint8_t *>(rc.slots[L.inSlot]);
     if (!direct) {
-      uint8_t *at = packing.bytes();
+      uint8_t *at = packing.data();
       packBlocks(packed, L.input, L.dim, L.sent, at, 4);
       packed = at;
     }
-    auto *staged = reinterpret_cast<float *>(received.bytes());
+    auto *staged = reinterpret_cast<float *>(received.data());
     std::vector<const float *> terms(members);
     for (size_t q = 0; q < members; ++q)
       terms[q] =
@@ -762,13 +762,13 @@ StatusOr<RunFn> prepareAllToAll(const fb::Instruction &inst,
     const AllToAllLayout &L = *l;
     const void *send = rc.slots[L.inSlot];
     if (!sendDirect) {
-      uint8_t *at = sendStaging.bytes();
+      uint8_t *at = sendStaging.data();
       packBlocks(send, L.input, L.splitDim, L.sent, at, L.elemBytes);
       send = at;
     }
     auto *recv = static_cast<char *>(rc.slots[L.outSlot]);
     if (!recvDirect)
-      recv = reinterpret_cast<char *>(recvStaging.bytes());
+      recv = reinterpret_cast<char *>(recvStaging.data());
     // Blocks may land before every row is sent: what is sent lies apart
     // from what is received, even exactly in place.
     const auto *sent = static_cast<const char *>(

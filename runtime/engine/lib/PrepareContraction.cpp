@@ -147,7 +147,7 @@ StatusOr<RunFn> prepareAttention(const fb::Instruction &inst,
   return RunFn([=](RunContext &rc) -> Status {
     const void *mask = a.maskSlot == kNoSlot ? nullptr : rc.slots[a.maskSlot];
     if (materialise) {
-      uint8_t *at = full.bytes();
+      uint8_t *at = full.data();
       cpu::broadcastTo(mask, a.maskShape, at, a.fullMask, maskElem);
       mask = at;
     }

@@ -38,6 +38,7 @@ void WorkspacePlan::forgetSince(size_t mark) {
 Status WorkspacePlan::finish() {
   std::free(block_);
   block_ = nullptr;
+  finished_ = false;
   // Largest first, each at the lowest offset clear of the placed ones that
   // are held during an instruction it is held in too. The placed ones are
   // filed under every instruction they are held in, so each reservation
@@ -82,12 +83,13 @@ Status WorkspacePlan::finish() {
     for (uint32_t t = r.first; t <= r.last; ++t)
       heldAt[t].push_back(i);
   }
-  if (total_ == 0)
-    return Status();
-  block_ = static_cast<uint8_t *>(std::aligned_alloc(kAlign, total_));
-  if (!block_)
-    return Status::unavailable("cannot allocate " + std::to_string(total_) +
-                               " bytes of workspace");
+  if (total_ > 0) {
+    block_ = static_cast<uint8_t *>(std::aligned_alloc(kAlign, total_));
+    if (!block_)
+      return Status::unavailable("cannot allocate " + std::to_string(total_) +
+                                 " bytes of workspace");
+  }
+  finished_ = true;
   return Status();
 }
 

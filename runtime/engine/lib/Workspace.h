@@ -18,6 +18,7 @@
 
 #include "shardrt/Status.h"
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -31,8 +32,12 @@ public:
     const WorkspacePlan *plan = nullptr;
     size_t index = SIZE_MAX;
 
-    /// 64-byte aligned; only after finish() succeeded.
-    uint8_t *bytes() const { return plan->block_ + plan->offsetOf(index); }
+    /// The reserved bytes, 64-byte aligned; only after finish() succeeded
+    /// (a session's steps run only then).
+    uint8_t *data() const {
+      assert(plan && plan->finished_ && index < plan->reservations_.size());
+      return plan->block_ + plan->reservations_[index].offset;
+    }
   };
 
   WorkspacePlan() = default;
@@ -64,11 +69,10 @@ private:
     uint64_t bytes = 0, offset = 0;
     uint32_t first = 0, last = 0;
   };
-  uint64_t offsetOf(size_t index) const { return reservations_[index].offset; }
-
   std::vector<Reservation> reservations_;
   uint64_t total_ = 0;
   uint8_t *block_ = nullptr;
+  bool finished_ = false;
 };
 
 } // namespace shardrt::exec

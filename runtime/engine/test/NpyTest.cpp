@@ -263,7 +263,13 @@ TEST(Npy, RejectsMalformedFiles) {
            {"{'descr': '<f4', 'shape': (2,)", "no '}'"},
            {"{'descr': '<f4}", "no '}'"},
            {"{'descr': '<f4'} x", "text after the '}'"},
-           {"{'descr", "unterminated key"}})
+           {"{'descr", "unterminated key"},
+           {"{'fortran_order': False 'shape': (2,), 'descr': '<f4'}",
+            "the value of 'fortran_order' is not one literal"},
+           {"{'descr': '<f4' '<f8', 'fortran_order': False, 'shape': (2,)}",
+            "the value of 'descr' is not one literal"},
+           {"{'" + std::string(100, 'k') + "' 1}",
+            "no ':' after '" + std::string(37, 'k') + "...'"}})
     EXPECT_TRUE(fails(fileV1(header, Bytes(8)), kInvalid, why)) << header;
   EXPECT_TRUE(fails(fileV1("{'descr': '', 'fortran_order': False, 'shape': "
                            "(2,), }",
@@ -316,6 +322,7 @@ TEST(Npy, RejectsMalformedFiles) {
   EXPECT_TRUE(fails(withShape("(2,,)"), kInvalid, "non-integer"));
   EXPECT_TRUE(fails(withShape("(1, 2, , )"), kInvalid, "non-integer"));
   EXPECT_TRUE(parse(withShape("( 1 , 2 )")).ok());
+  EXPECT_TRUE(parse(withShape("(1,\n 2)")).ok()); // any whitespace, as Python
   EXPECT_TRUE(parse(withShape("(2, )")).ok());
 
   // A bool is one byte, 0 or 1.

@@ -33,12 +33,12 @@ TEST(WorkspacePlan, ReservationsApartInTimeShareBytes) {
   WorkspacePlan::Ref c = plan.reserve(10, 4, 4);
   ASSERT_TRUE(plan.finish().ok());
   EXPECT_EQ(plan.bytes(), 1024u); // the largest, aligned
-  EXPECT_EQ(a.bytes(), b.bytes());
-  EXPECT_EQ(b.bytes(), c.bytes());
-  ASSERT_NE(a.bytes(), nullptr);
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.bytes()) % 64, 0u);
+  EXPECT_EQ(a.data(), b.data());
+  EXPECT_EQ(b.data(), c.data());
+  ASSERT_NE(a.data(), nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.data()) % 64, 0u);
   // The block is allocated: every byte may be written.
-  std::fill(b.bytes(), b.bytes() + 1000, uint8_t(7));
+  std::fill(b.data(), b.data() + 1000, uint8_t(7));
 }
 
 TEST(WorkspacePlan, AnExtendedReservationKeepsItsBytesUntilItsLastUse) {
@@ -51,9 +51,9 @@ TEST(WorkspacePlan, AnExtendedReservationKeepsItsBytesUntilItsLastUse) {
   WorkspacePlan::Ref after = plan.reserve(512, 4, 4);
   ASSERT_TRUE(plan.finish().ok());
   EXPECT_EQ(plan.bytes(), 512u);
-  uint8_t *s = started.bytes(), *b = between.bytes();
+  uint8_t *s = started.data(), *b = between.data();
   EXPECT_GE(std::max(s, b) - std::min(s, b), 256);
-  EXPECT_NE(after.bytes(), nullptr);
+  EXPECT_NE(after.data(), nullptr);
 }
 
 TEST(WorkspacePlan, ForgottenReservationsHoldNothing) {
@@ -74,7 +74,7 @@ TEST(WorkspacePlan, NoReservationsHoldNothing) {
   WorkspacePlan::Ref empty = plan.reserve(0, 0, 0);
   ASSERT_TRUE(plan.finish().ok());
   EXPECT_EQ(plan.bytes(), 0u);
-  EXPECT_EQ(empty.bytes(), nullptr);
+  EXPECT_EQ(empty.data(), nullptr);
 }
 
 TEST(WorkspacePlan, ABlockTooLargeToAllocateIsUnavailable) {
@@ -104,7 +104,7 @@ TEST(WorkspacePlan, RandomReservationsLiveAtOnceNeverOverlap) {
     ASSERT_TRUE(plan.finish().ok());
     std::vector<uint8_t *> at;
     for (WorkspacePlan::Ref r : refs)
-      at.push_back(r.bytes());
+      at.push_back(r.data());
     uint8_t *base = *std::min_element(at.begin(), at.end());
     uint64_t peakLive = 0, largest = 0;
     for (uint32_t t = 0; t < 40; ++t) {

@@ -130,8 +130,8 @@ int shardrt_session_run(shardrt_session *session);
 int shardrt_session_output_data(const shardrt_session *session, size_t i,
                                 const void **out);
 /* Bytes the session holds beyond its arena and the constants for its steps
- * to stage and scratch in (Session::workspaceBytes), all allocated when the
- * session was made. */
+ * to stage and scratch in, as of now (Session::workspaceBytes): the host
+ * workspace is allocated when the session is made. */
 int shardrt_session_workspace_bytes(const shardrt_session *session,
                                     uint64_t *out);
 

@@ -214,10 +214,11 @@ public:
   const Engine &engine() const { return *engine_; }
   uint64_t arenaBytes() const;
   /// Memory the session holds beyond the arena and the constants for its
-  /// steps to stage and scratch in, all allocated when the session was
-  /// made: the host workspace planned like the arena (halo and collective
-  /// staging) plus, on CUDA, the native steps' device scratch and the
-  /// libraries' workspace.
+  /// steps to stage and scratch in, as of now: the host workspace planned
+  /// like the arena (halo and collective staging, allocated when the
+  /// session was made) plus, on CUDA, the native steps' device scratch and
+  /// the libraries' workspace (a collective whose bound input overlaps its
+  /// output adds a device copy at the first run that needs it).
   uint64_t workspaceBytes() const;
   /// This rank's steps that need the host, in program order.
   const std::vector<HostStep> &hostSteps() const;
