@@ -78,24 +78,20 @@ Partitioner::fetch(Operation *op, Value v,
   }
   if (!anyMoves)
     return result;
-  // Every element a rank assembles is a real element of `v` (pieces wrap,
-  // they never pad), so a splat's halo is the splat: filled, not moved.
-  if (std::optional<double> value = splatValue(v)) {
-    for (int64_t r = 0; r < numRanks(); ++r) {
-      if (moving[r].dims.empty())
-        continue;
-      ProgramBuilder &b = ranks[r];
-      result[r] = b.temporary(b.buffers[result[r]].dtype, moving[r].shape());
-      b.emit(fb::Opcode::Fill, {}, {result[r]}).floats = {*value};
-    }
-    return result;
-  }
-  std::vector<plan::Move> moves = planMoves(mesh, s.layout, moving);
   // Destination buffers.
   for (int64_t r = 0; r < numRanks(); ++r)
     if (!moving[r].dims.empty())
       result[r] = ranks[r].temporary(ranks[r].buffers[result[r]].dtype,
                                      moving[r].shape());
+  // Every element a rank assembles is a real element of `v` (pieces wrap,
+  // they never pad), so a splat's halo is the splat: filled, not moved.
+  if (std::optional<double> value = splatValue(v)) {
+    for (int64_t r = 0; r < numRanks(); ++r)
+      if (!moving[r].dims.empty())
+        ranks[r].emit(fb::Opcode::Fill, {}, {result[r]}).floats = {*value};
+    return result;
+  }
+  std::vector<plan::Move> moves = planMoves(mesh, s.layout, moving);
   std::vector<std::vector<art::TransferSpec>> transfers(numRanks());
   std::vector<std::vector<const plan::Move *>> selfMoves(numRanks());
   for (const plan::Move &m : moves) {
@@ -480,9 +476,9 @@ LogicalResult Partitioner::reshard(Operation *op) {
     return op->emitOpError("reshards to a partial value; only the compiler "
                            "makes partial values");
   ValueSharding from = shardingOf(in);
-  // A splat is filled in the new layout; nothing moves.
-  if (splatValue(in))
-    return fillSplatOnRanks(op, out, to.layout);
+  // A splat (never partial) skips the collectives: fetch fills each rank's
+  // new part, and nothing moves.
+  bool splat = splatValue(in).has_value();
   auto buffersOf = [&](Value v) {
     std::vector<uint32_t> ids;
     for (ProgramBuilder &b : ranks)
@@ -510,7 +506,7 @@ LogicalResult Partitioner::reshard(Operation *op) {
     shardings_[in] = from;
     (void)bindAll(in, *reduced);
   }
-  if (from.layout.dims.size() == to.layout.dims.size()) {
+  if (!splat && from.layout.dims.size() == to.layout.dims.size()) {
     if (auto dims = allToAllDims(from.layout, to.layout))
       return bindAll(out, allToAll(buffersOf(in), dims->first,
                                    to.layout.dims[dims->first], dims->second,
