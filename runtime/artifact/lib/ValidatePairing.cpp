@@ -105,18 +105,19 @@ uint64_t streamHash(const StreamKey &key, const Sequence &s) {
          mix(s.count);
 }
 
-/// Every stream of rank `self` (it sends or receives on each), with the
-/// sizes in program order.
-std::map<StreamKey, Sequence> streamsOf(const fb::RankClass &rc,
-                                        const std::vector<int64_t> &mesh,
-                                        int64_t self, bool sends) {
-  std::map<StreamKey, Sequence> streams;
+/// Every stream of rank `self`, with the sizes in program order: those it
+/// sends on and those it receives on, from one walk of its program.
+struct RankStreams {
+  std::map<StreamKey, Sequence> sent, received;
+};
+RankStreams streamsOf(const fb::RankClass &rc, const std::vector<int64_t> &mesh,
+                      int64_t self) {
+  RankStreams streams;
   forEachMessage(rc, mesh, self, [&](uint32_t, const Message &m) {
-    if (m.send != sends)
-      return;
-    StreamKey key =
-        sends ? StreamKey{self, m.peer, m.tag} : StreamKey{m.peer, self, m.tag};
-    streams[key].append(m.bytes);
+    if (m.send)
+      streams.sent[{self, m.peer, m.tag}].append(m.bytes);
+    else
+      streams.received[{m.peer, self, m.tag}].append(m.bytes);
   });
   return streams;
 }
@@ -157,18 +158,23 @@ Status checkMessages(const fb::Artifact &root, const std::vector<int64_t> &mesh,
   if (!any)
     return Status();
   for (int64_t r = 0; r < int64_t(rankToClass.size()); ++r) {
-    for (bool sends : {true, false})
-      for (const auto &[key, seq] : streamsOf(classOf(r), mesh, r, sends))
-        (sends ? sent : received) += streamHash(key, seq);
+    RankStreams streams = streamsOf(classOf(r), mesh, r);
+    for (const auto &[key, seq] : streams.sent)
+      sent += streamHash(key, seq);
+    for (const auto &[key, seq] : streams.received)
+      received += streamHash(key, seq);
   }
   if (sent == received)
     return Status();
   // Name the first stream whose sides differ.
   std::map<StreamKey, std::pair<Sequence, Sequence>> all;
-  for (int64_t r = 0; r < int64_t(rankToClass.size()); ++r)
-    for (bool sends : {true, false})
-      for (const auto &[key, seq] : streamsOf(classOf(r), mesh, r, sends))
-        (sends ? all[key].first : all[key].second) = seq;
+  for (int64_t r = 0; r < int64_t(rankToClass.size()); ++r) {
+    RankStreams streams = streamsOf(classOf(r), mesh, r);
+    for (auto &[key, seq] : streams.sent)
+      all[key].first = std::move(seq);
+    for (auto &[key, seq] : streams.received)
+      all[key].second = std::move(seq);
+  }
   for (const auto &[key, sides] : all) {
     if (sides.first == sides.second)
       continue;
@@ -345,20 +351,27 @@ Status checkCollectives(const fb::Artifact &root,
         list.signatures.append(coll.signature);
         list.instructions.push_back(coll.instruction);
       }
+  // Ranks are row-major over the mesh: moving along axis a by one moves
+  // stride[a] ranks.
+  std::vector<int64_t> stride(mesh.size(), 1);
+  for (size_t a = mesh.size(); a-- > 1;)
+    stride[a - 1] = stride[a] * mesh[a];
   for (int64_t r = 0; r < int64_t(rankToClass.size()); ++r) {
     std::vector<int64_t> coords = meshCoordinates(mesh, r);
+    uint64_t nonzero = 0;
+    for (size_t a = 0; a < mesh.size(); ++a)
+      if (coords[a] != 0)
+        nonzero |= uint64_t(1) << a;
     for (size_t k = 0; k < differing.size(); ++k) {
-      // The lead, and the axes this rank actually differs from it in.
-      std::vector<int64_t> first = coords;
-      uint64_t differs = 0;
-      for (size_t a = 0; a < mesh.size(); ++a)
-        if ((differing[k] >> a & 1) && coords[a] != 0) {
-          first[a] = 0;
-          differs |= uint64_t(1) << a;
-        }
+      // The axes this rank actually differs from its lead in, and the lead
+      // (this rank with those coordinates zero).
+      uint64_t differs = differing[k] & nonzero;
       if (differs == 0 || (allSubsets && differs != differing[k]))
         continue;
-      int64_t lead = meshRank(mesh, first);
+      int64_t lead = r;
+      for (size_t a = 0; a < mesh.size(); ++a)
+        if (differs >> a & 1)
+          lead -= coords[a] * stride[a];
       const fb::RankClass &mine = classAt(uint32_t(rankToClass[r])),
                           &theirs = classAt(uint32_t(rankToClass[lead]));
       const CollectiveList &myList = lists[uint32_t(rankToClass[r])][k],
