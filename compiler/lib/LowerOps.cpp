@@ -45,11 +45,10 @@ struct Operands {
   uint32_t result = 0;
 };
 
-FailureOr<Operands> operands(Operation *op, ProgramBuilder &b,
-                             ValueRange inputs) {
+FailureOr<Operands> operands(Operation *op, ProgramBuilder &b) {
   Operands o;
-  for (Value v : inputs)
-    o.inputs.push_back(b.lookup(v));
+  for (unsigned i = 0; i < op->getNumOperands(); ++i)
+    o.inputs.push_back(b.operandBuffer(op, i));
   FailureOr<uint32_t> r = b.define(op, op->getResult(0));
   if (failed(r))
     return failure();
@@ -60,7 +59,7 @@ FailureOr<Operands> operands(Operation *op, ProgramBuilder &b,
 LogicalResult simple(Operation *op, ProgramBuilder &b, fb::Opcode opcode,
                      std::string str = {}, std::vector<int64_t> ints = {},
                      std::vector<double> floats = {}) {
-  FailureOr<Operands> o = operands(op, b, op->getOperands());
+  FailureOr<Operands> o = operands(op, b);
   if (failed(o))
     return failure();
   InstructionSpec &inst = b.emit(opcode, o->inputs, {o->result});
@@ -146,7 +145,7 @@ LogicalResult lowerConv(Operation *op, ProgramBuilder &b, bool transposed,
                         int64_t groups) {
   std::vector<WindowedDim> dims = spatialSpecs(op);
   int64_t r = int64_t(dims.size());
-  uint32_t input = b.lookup(op->getOperand(0));
+  uint32_t input = b.operandBuffer(op, 0);
   BoundaryMode mode =
       dims.empty() ? BoundaryMode::Zeros : dims[0].spec.boundary;
   std::vector<int64_t> ints = {r}, stride, padLo, dilation;
@@ -157,7 +156,7 @@ LogicalResult lowerConv(Operation *op, ProgramBuilder &b, bool transposed,
   }
   if (!transposed && mode != BoundaryMode::Zeros) {
     Value x = op->getOperand(0);
-    std::vector<int64_t> padded = b.shapeOf(x);
+    std::vector<int64_t> padded = b.operandShape(op, 0);
     std::vector<int64_t> lo(rankOf(x), 0), hi(rankOf(x), 0);
     for (WindowedDim &d : dims) {
       LocalWindow w = windowOf(b, d);
@@ -174,8 +173,8 @@ LogicalResult lowerConv(Operation *op, ProgramBuilder &b, bool transposed,
   ints.insert(ints.end(), dilation.begin(), dilation.end());
   ints.push_back(groups);
   std::vector<uint32_t> inputs = {input};
-  for (Value v : op->getOperands().drop_front())
-    inputs.push_back(b.lookup(v));
+  for (unsigned i = 1; i < op->getNumOperands(); ++i)
+    inputs.push_back(b.operandBuffer(op, i));
   FailureOr<uint32_t> result = b.define(op, op->getResult(0));
   if (failed(result))
     return failure();
@@ -297,7 +296,7 @@ LogicalResult lowerPad(PadOp op, ProgramBuilder &b) {
       hi[d] = it->second.padHi;
     }
   }
-  FailureOr<Operands> o = operands(op, b, op->getOperands());
+  FailureOr<Operands> o = operands(op, b);
   if (failed(o))
     return failure();
   emitPad(b, o->inputs[0], op.getMode().str(), lo, hi,
@@ -327,14 +326,16 @@ LogicalResult lowerNeighborhood(NeighborhoodAttentionOp op, ProgramBuilder &b) {
   return simple(op, b, fb::Opcode::NeighborhoodAttention, "", ints, {scale});
 }
 
-/// Broadcasts `value` to `shape` through a temporary when it differs.
-FailureOr<uint32_t> broadcastIfNeeded(Operation *op, ProgramBuilder &b,
-                                      Value value, ArrayRef<int64_t> shape) {
-  if (llvm::equal(b.shapeOf(value), shape))
-    return b.lookup(value);
-  uint32_t tmp = b.temporary(b.buffers[b.lookup(value)].dtype,
+/// Broadcasts operand `index` of `op` to `shape` through a temporary when
+/// it differs.
+uint32_t broadcastIfNeeded(Operation *op, ProgramBuilder &b, unsigned index,
+                           ArrayRef<int64_t> shape) {
+  uint32_t input = b.operandBuffer(op, index);
+  if (llvm::equal(b.buffers[input].shape, shape))
+    return input;
+  uint32_t tmp = b.temporary(b.buffers[input].dtype,
                              std::vector<int64_t>(shape.begin(), shape.end()));
-  b.emit(fb::Opcode::BroadcastTo, {b.lookup(value)}, {tmp});
+  b.emit(fb::Opcode::BroadcastTo, {input}, {tmp});
   return tmp;
 }
 
@@ -342,17 +343,15 @@ LogicalResult lowerSdpa(ScaledDotProductAttentionOp op, ProgramBuilder &b) {
   std::vector<int64_t> out = b.shapeOf(op.getResult());
   SmallVector<int64_t> batch(out.begin(), out.end() - 2);
   std::vector<uint32_t> inputs;
-  for (Value v : {op.getQuery(), op.getKey(), op.getValue()}) {
+  // Operands 0-2: query, key and value; 3: the optional mask.
+  for (unsigned i = 0; i < 3; ++i) {
     SmallVector<int64_t> full(batch);
-    std::vector<int64_t> shape = b.shapeOf(v);
+    const std::vector<int64_t> &shape = b.operandShape(op, i);
     full.append(shape.end() - 2, shape.end());
-    FailureOr<uint32_t> buf = broadcastIfNeeded(op, b, v, full);
-    if (failed(buf))
-      return failure();
-    inputs.push_back(*buf);
+    inputs.push_back(broadcastIfNeeded(op, b, i, full));
   }
   if (op.getMask())
-    inputs.push_back(b.lookup(op.getMask()));
+    inputs.push_back(b.operandBuffer(op, 3));
   else if (b.causalMask)
     inputs.push_back(*b.causalMask);
   FailureOr<uint32_t> result = b.define(op, op.getResult());
@@ -384,7 +383,7 @@ LogicalResult lowerNorm(NormOp op, ProgramBuilder &b, const char *kind,
 LogicalResult lowerReduction(Operation *op, ProgramBuilder &b, const char *kind,
                              std::optional<ArrayRef<int64_t>> dims) {
   std::vector<int64_t> reduced = reducedDims(rankOf(op->getOperand(0)), dims);
-  std::vector<int64_t> shape = b.shapeOf(op->getOperand(0));
+  const std::vector<int64_t> &shape = b.operandShape(op, 0);
   bool empty = llvm::any_of(reduced, [&](int64_t d) { return shape[d] == 0; });
   StringRef k(kind);
   // The verifier keeps amax/amin off empty dims of the model, so an empty
@@ -392,10 +391,10 @@ LogicalResult lowerReduction(Operation *op, ProgramBuilder &b, const char *kind,
   // that combines the shards, which the runtime's Reduce has no value for.
   if (empty && (k == "amax" || k == "amin")) {
     double identity = k == "amax" ? -INFINITY : INFINITY;
-    FailureOr<Operands> o = operands(op, b, {});
-    if (failed(o))
+    FailureOr<uint32_t> result = b.define(op, op->getResult(0));
+    if (failed(result))
       return failure();
-    b.emit(fb::Opcode::Fill, {}, {o->result}).floats = {identity};
+    b.emit(fb::Opcode::Fill, {}, {*result}).floats = {identity};
     return success();
   }
   return simple(op, b, fb::Opcode::Reduce, kind, std::move(reduced));
@@ -406,7 +405,7 @@ int64_t normDim(int64_t dim, int64_t rank) {
 }
 
 LogicalResult lowerSlice(SliceOp op, ProgramBuilder &b) {
-  std::vector<int64_t> shape = b.shapeOf(op.getInput());
+  const std::vector<int64_t> &shape = b.operandShape(op, 0);
   std::vector<int64_t> start, step;
   for (size_t d = 0; d < shape.size(); ++d) {
     int64_t s = op.getStart()[d];

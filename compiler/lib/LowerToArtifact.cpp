@@ -80,6 +80,12 @@ std::vector<int64_t> ProgramBuilder::shapeOf(Value value) const {
   return {s.begin(), s.end()};
 }
 
+uint32_t ProgramBuilder::operandBuffer(Operation *op, unsigned index) const {
+  if (!fetchedOperands.empty())
+    return fetchedOperands[index];
+  return lookup(op->getOperand(index));
+}
+
 uint32_t ProgramBuilder::temporary(fb::DType dtype,
                                    std::vector<int64_t> shape) {
   Buffer b;

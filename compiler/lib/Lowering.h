@@ -57,6 +57,16 @@ public:
   /// The buffer holding `value` (defined earlier).
   uint32_t lookup(mlir::Value value) const { return buffers_.lookup(value); }
   void bind(mlir::Value value, uint32_t buffer) { buffers_[value] = buffer; }
+  /// The buffer operand `index` of `op` reads: the fetched one while a
+  /// partitioned op is lowered, else its value's. By position, because one
+  /// value read at two positions may be fetched in two boxes (the queries
+  /// and the keys of a self-attention).
+  uint32_t operandBuffer(mlir::Operation *op, unsigned index) const;
+  /// That buffer's shape.
+  const std::vector<int64_t> &operandShape(mlir::Operation *op,
+                                           unsigned index) const {
+    return buffers[operandBuffer(op, index)].shape;
+  }
 
   /// Appends an instruction; marks its inputs used and outputs defined.
   shardrt::artifact::InstructionSpec &emit(fb::Opcode opcode,
@@ -73,6 +83,9 @@ public:
   /// the op being lowered, by input dim (absent: the global window).
   llvm::DenseMap<mlir::Value, std::vector<int64_t>> localShapes;
   std::map<int64_t, LocalWindow> windows;
+  /// Partitioned lowering: the buffer fetched for each operand position of
+  /// the op being lowered.
+  std::vector<uint32_t> fetchedOperands;
   /// Partitioned lowering of a causal attention whose queries do not start
   /// at position 0 on every rank: a bool mask (query x key, true where the
   /// query's global position is at least the key's) that stands for

@@ -630,6 +630,16 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   }
   std::vector<std::vector<uint32_t>> operandBuffers;
   for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+    // A value read at two positions in the same boxes (the keys and the
+    // values of a self-attention) is fetched once.
+    unsigned same = 0;
+    while (same < i && !(op->getOperand(same) == op->getOperand(i) &&
+                         needs[same] == needs[i]))
+      ++same;
+    if (same < i) {
+      operandBuffers.push_back(operandBuffers[same]);
+      continue;
+    }
     FailureOr<std::vector<uint32_t>> got =
         fetch(op, op->getOperand(i), needs[i]);
     if (failed(got))
@@ -652,24 +662,15 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   // The global op's own lowering on local buffers and shapes.
   for (int64_t r = 0; r < numRanks(); ++r) {
     ProgramBuilder &b = ranks[r];
-    std::vector<std::pair<uint32_t, std::vector<int64_t>>> saved;
-    for (unsigned i = 0; i < op->getNumOperands(); ++i) {
-      Value v = op->getOperand(i);
-      saved.push_back({b.lookup(v), b.shapeOf(v)});
-      b.bind(v, operandBuffers[i][r]);
-      b.localShapes[v] = b.buffers[operandBuffers[i][r]].shape;
-    }
+    for (const std::vector<uint32_t> &perRank : operandBuffers)
+      b.fetchedOperands.push_back(perRank[r]);
     b.localShapes[result] = resultShapes[r];
     b.windows = localWindows[r];
     b.causalMask = (*causalMasks)[r];
     LogicalResult lowered = lowerOp(op, b);
+    b.fetchedOperands.clear();
     b.windows.clear();
     b.causalMask.reset();
-    for (unsigned i = op->getNumOperands(); i-- > 0;) {
-      Value v = op->getOperand(i);
-      b.bind(v, saved[i].first);
-      b.localShapes[v] = saved[i].second;
-    }
     if (failed(lowered))
       return failure();
   }

@@ -78,6 +78,10 @@ struct Layout {
 struct Piece {
   Interval virt;
   int64_t shift = 0;
+
+  bool operator==(const Piece &other) const {
+    return virt == other.virt && shift == other.shift;
+  }
 };
 struct Need {
   std::vector<std::vector<Piece>> dims;
@@ -87,6 +91,7 @@ struct Need {
   Box virtualBox() const;
   std::vector<int64_t> shape() const;
   bool empty() const;
+  bool operator==(const Need &other) const { return dims == other.dims; }
 };
 
 /// One box moving from rank `from` (in its owned buffer's coordinates) to
