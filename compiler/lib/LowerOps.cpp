@@ -346,7 +346,7 @@ LogicalResult lowerSdpa(ScaledDotProductAttentionOp op, ProgramBuilder &b) {
   // Operands 0-2: query, key and value; 3: the optional mask.
   for (unsigned i = 0; i < 3; ++i) {
     SmallVector<int64_t> full(batch);
-    const std::vector<int64_t> &shape = b.operandShape(op, i);
+    std::vector<int64_t> shape = b.operandShape(op, i);
     full.append(shape.end() - 2, shape.end());
     inputs.push_back(broadcastIfNeeded(op, b, i, full));
   }
@@ -383,7 +383,7 @@ LogicalResult lowerNorm(NormOp op, ProgramBuilder &b, const char *kind,
 LogicalResult lowerReduction(Operation *op, ProgramBuilder &b, const char *kind,
                              std::optional<ArrayRef<int64_t>> dims) {
   std::vector<int64_t> reduced = reducedDims(rankOf(op->getOperand(0)), dims);
-  const std::vector<int64_t> &shape = b.operandShape(op, 0);
+  std::vector<int64_t> shape = b.operandShape(op, 0);
   bool empty = llvm::any_of(reduced, [&](int64_t d) { return shape[d] == 0; });
   StringRef k(kind);
   // The verifier keeps amax/amin off empty dims of the model, so an empty
@@ -405,7 +405,7 @@ int64_t normDim(int64_t dim, int64_t rank) {
 }
 
 LogicalResult lowerSlice(SliceOp op, ProgramBuilder &b) {
-  const std::vector<int64_t> &shape = b.operandShape(op, 0);
+  std::vector<int64_t> shape = b.operandShape(op, 0);
   std::vector<int64_t> start, step;
   for (size_t d = 0; d < shape.size(); ++d) {
     int64_t s = op.getStart()[d];

@@ -62,9 +62,8 @@ public:
   /// value read at two positions may be fetched in two boxes (the queries
   /// and the keys of a self-attention).
   uint32_t operandBuffer(mlir::Operation *op, unsigned index) const;
-  /// That buffer's shape.
-  const std::vector<int64_t> &operandShape(mlir::Operation *op,
-                                           unsigned index) const {
+  /// That buffer's shape (a copy: emitting may move the buffers).
+  std::vector<int64_t> operandShape(mlir::Operation *op, unsigned index) const {
     return buffers[operandBuffer(op, index)].shape;
   }
 
