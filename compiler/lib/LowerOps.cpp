@@ -415,10 +415,15 @@ LogicalResult lowerSlice(SliceOp op, ProgramBuilder &b) {
     step.push_back(op.getStep() ? (*op.getStep())[d] : 1);
   }
   // An empty result may start at the end; the runtime only needs in-range
-  // starts for non-empty dims.
-  for (size_t d = 0; d < shape.size(); ++d)
-    if (b.shapeOf(op.getResult())[d] == 0)
+  // starts for non-empty dims. A dim of one element reads its start alone,
+  // whatever the step (which the runtime bounds by 2^40).
+  std::vector<int64_t> out = b.shapeOf(op.getResult());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (out[d] == 0)
       start[d] = 0;
+    if (out[d] <= 1)
+      step[d] = 1;
+  }
   std::vector<int64_t> ints = start;
   ints.insert(ints.end(), step.begin(), step.end());
   return simple(op, b, fb::Opcode::Slice, "", ints);

@@ -13,6 +13,9 @@
 // RUN: shardc %t/slice-split.mlir --emit=plan | FileCheck %s --check-prefix=SLICE
 // RUN: shardc %t/slice-one.mlir --emit=plan | FileCheck %s --check-prefix=ONE
 // RUN: sed 's/"x"=4/"x"=1/' %t/slice-one.mlir | shardc - --emit=plan | FileCheck %s --check-prefix=W1
+// RUN: shardc %t/slice-huge-step.mlir --emit=kernels | FileCheck %s --check-prefix=STEP
+// RUN: shardc %t/slice-huge-step.mlir -o %t/step.shardbin
+// RUN: shard-run %t/step.shardbin --random-inputs --check | FileCheck %s --check-prefix=STEPOK
 // RUN: shardc %t/reshape.mlir --emit=plan | FileCheck %s --check-prefix=RESHAPE
 // RUN: shardc %t/transpose.mlir --emit=plan | FileCheck %s --check-prefix=TRANSPOSE
 
@@ -139,3 +142,15 @@ func.func @main(%a: tensor<2x8x3xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"
 // TRANSPOSE-NEXT: inputs: (2,3,3)
 // TRANSPOSE-NEXT: outputs: (2,3,3)
 // TRANSPOSE-NOT: rank class
+
+//--- slice-huge-step.mlir
+// A dim sliced to one element reads its start alone: its step (past the
+// runtime's 2^40 bound here) is lowered as 1. Before, shard-run refused it.
+sc.mesh @mesh ["x"=2]
+func.func @main(%a: tensor<4x6xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}]>}) -> tensor<1x6xf32> {
+  %c = sc.slice %a {start = array<i64: 1, 0>, end = array<i64: 4, 6>, step = array<i64: 1099511627777, 1>} : (tensor<4x6xf32>) -> tensor<1x6xf32>
+  return %c : tensor<1x6xf32>
+}
+// STEP: rank class 'class0' (ranks [0, 1]):
+// STEP-NEXT: Slice (%0) -> %1 ints [1, 0, 1, 1]
+// STEPOK: check result0: max abs error 0, {{.*}}: ok

@@ -104,8 +104,11 @@ StatusOr<RunFn> prepareSlice(const fb::Instruction &inst,
     return invalid("the output has rank " + std::to_string(out.shape.size()));
   for (size_t d = 0; d < rank; ++d) {
     int64_t n = in.shape[d], m = out.shape[d];
+    if (step[d] < 1 || step[d] > (int64_t(1) << 40))
+      return invalid("slice of dim " + std::to_string(d) + " has step " +
+                     std::to_string(step[d]) + "; steps are 1 to 2^40");
     bool ok =
-        step[d] >= 1 && step[d] <= (int64_t(1) << 40) && start[d] >= 0 &&
+        start[d] >= 0 &&
         (m == 0 || (start[d] < n && (m - 1) <= (n - 1 - start[d]) / step[d]));
     if (!ok)
       return invalid("slice of dim " + std::to_string(d) + " (start " +
