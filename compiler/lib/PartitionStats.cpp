@@ -363,7 +363,11 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
       p.shardingOf(op.getQuery()).layout.dims[rank - 2];
   const plan::DimSplit &vseq =
       p.shardingOf(op.getValue()).layout.dims[rank - 2];
-  if (vseq.axes != seq.axes || vseq.starts != seq.starts)
+  // Values may arrive whole along the key sequence (their last dim took
+  // its mesh axes for a result split): each block's rows are then sliced
+  // from them, and only the keys travel.
+  bool valuesWhole = vseq.axes.empty();
+  if (!valuesWhole && (vseq.axes != seq.axes || vseq.starts != seq.starts))
     return op.emitOpError("internal error: keys and values are split "
                           "differently along the key sequence");
   for (Value v : {op.getQuery(), op.getKey(), op.getValue()})
@@ -454,33 +458,41 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
         Shape kShape = e.shape(k), vShape = e.shape(v);
         kShape[rank - 2] = vShape[rank - 2] = seq.shard(prev).size();
         kNext = e.tmp(kShape);
-        vNext = e.tmp(vShape);
-        art::InstructionSpec &x =
-            p.ranks[r].emit(fb::Opcode::HaloExchange, {k, v}, {kNext, vNext});
-        auto box = [](const Shape &s) {
-          std::vector<int64_t> lo(s.size(), 0);
-          return std::make_pair(lo, s);
-        };
-        int tag = 0;
-        for (auto [slot, dir, kind] :
-             {std::tuple{k, fwd, fb::TransferKind::Send},
-              std::tuple{v, fwd, fb::TransferKind::Send},
-              std::tuple{kNext, back, fb::TransferKind::Recv},
-              std::tuple{vNext, back, fb::TransferKind::Recv}}) {
-          art::TransferSpec ts;
-          ts.kind = kind;
-          ts.peer = dir;
-          ts.periodic = true;
-          ts.slot = slot;
-          std::tie(ts.lo, ts.hi) = box(e.shape(slot));
-          ts.tag = uint32_t(tag++ % 2);
-          x.transfers.push_back(std::move(ts));
+        std::vector<uint32_t> sent = {k}, received = {kNext};
+        if (!valuesWhole) {
+          vNext = e.tmp(vShape);
+          sent.push_back(v);
+          received.push_back(vNext);
         }
+        art::InstructionSpec &x =
+            p.ranks[r].emit(fb::Opcode::HaloExchange, sent, received);
+        // Tag i pairs the i-th block sent with the i-th received.
+        for (auto [slots, dir, kind] :
+             {std::tuple{&sent, fwd, fb::TransferKind::Send},
+              std::tuple{&received, back, fb::TransferKind::Recv}})
+          for (size_t i = 0; i < slots->size(); ++i) {
+            art::TransferSpec ts;
+            ts.kind = kind;
+            ts.peer = dir;
+            ts.periodic = true;
+            ts.slot = (*slots)[i];
+            ts.hi = e.shape(ts.slot);
+            ts.lo.assign(ts.hi.size(), 0);
+            ts.tag = uint32_t(i);
+            x.transfers.push_back(std::move(ts));
+          }
       }
       Interval keys = seq.shard(block);
       bool causal = op.getIsCausal();
       bool hidden = causal && keys.lo >= queries.hi;
       if (keys.size() > 0 && !hidden) {
+        uint32_t values = v;
+        if (valuesWhole) {
+          Shape start(rank, 0), shape = e.shape(v);
+          start[rank - 2] = keys.lo;
+          shape[rank - 2] = keys.size();
+          values = e.slice(v, start, shape);
+        }
         uint32_t scores = e.binary("mul", e.matmul(q, e.permute(k, perm)), sc);
         if (mask)
           scores = maskScores(e, scores, *mask, keys, floor);
@@ -497,19 +509,23 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
           uint32_t probs = e.unary("exp", e.binary("sub", scores, blockMax));
           m = blockMax;
           l = e.reduce("sum", probs, {rank - 1}, true);
-          o = e.matmul(probs, v);
+          o = e.matmul(probs, values);
         } else {
           uint32_t newMax = e.binary("maximum", *m, blockMax);
           uint32_t alpha = e.unary("exp", e.binary("sub", *m, newMax));
           uint32_t probs = e.unary("exp", e.binary("sub", scores, newMax));
           l = e.binary("add", e.binary("mul", *l, alpha),
                        e.reduce("sum", probs, {rank - 1}, true));
-          o = e.binary("add", e.binary("mul", *o, alpha), e.matmul(probs, v));
+          o = e.binary("add", e.binary("mul", *o, alpha),
+                       e.matmul(probs, values));
           m = newMax;
         }
       }
-      if (t + 1 < ringSize)
-        k = kNext, v = vNext;
+      if (t + 1 < ringSize) {
+        k = kNext;
+        if (!valuesWhole)
+          v = vNext;
+      }
     }
     if (!o && e.shape(q)[rank - 2] == 0) {
       // No queries here (an empty shard that sees no keys causally).
