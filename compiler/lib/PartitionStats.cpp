@@ -431,6 +431,8 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
       back[a] = prev[a] == coords[a] ? 0 : -1;
     }
     uint32_t k = in[1][r], v = in[2][r], q = in[0][r];
+    // Keys that are the values (one buffer) travel once.
+    bool valuesAreKeys = v == k;
     uint32_t sc = p.scalar(r, scale);
     std::optional<uint32_t> m, l, o;
     std::optional<uint32_t> mask;
@@ -459,7 +461,7 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
         kShape[rank - 2] = vShape[rank - 2] = seq.shard(prev).size();
         kNext = e.tmp(kShape);
         std::vector<uint32_t> sent = {k}, received = {kNext};
-        if (!valuesWhole) {
+        if (!valuesWhole && !valuesAreKeys) {
           vNext = e.tmp(vShape);
           sent.push_back(v);
           received.push_back(vNext);
@@ -523,7 +525,9 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
       }
       if (t + 1 < ringSize) {
         k = kNext;
-        if (!valuesWhole)
+        if (valuesAreKeys)
+          v = kNext;
+        else if (!valuesWhole)
           v = vNext;
       }
     }
