@@ -243,6 +243,15 @@ LogicalResult lowerNormOp(Partitioner &p, Operation *op,
                           int64_t groups) {
   Value x = op->getOperand(0);
   const ValueSharding &s = p.shardingOf(x);
+  // A tensor of no elements (no channels, say) normalises to itself.
+  if (llvm::is_contained(s.layout.shape, 0)) {
+    for (int64_t r = 0; r < p.numRanks(); ++r) {
+      Emit e{p.ranks[r]};
+      p.ranks[r].bind(op->getResult(0),
+                      e.fill(p.ranks[r].buffers[in[0][r]].shape, 0.0));
+    }
+    return success();
+  }
   // group_norm: a channel split along group boundaries keeps each group on
   // one rank, so only the spatial dims' axes gather statistics.
   int64_t perGroup = 0;

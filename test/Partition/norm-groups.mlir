@@ -13,6 +13,9 @@
 // RUN: shardc %t/layer2d.mlir -o %t/layer2d.shardbin
 // RUN: shard-run %t/layer2d.shardbin --ranks 4 --random-inputs --check | FileCheck %s --check-prefix=OK
 // RUN: not shardc %t/inside.mlir -o %t/inside.shardbin 2>&1 | FileCheck %s --check-prefix=INSIDE
+// RUN: shardc %t/empty.mlir --emit=kernels | FileCheck %s --check-prefix=EMPTY
+// RUN: shardc %t/empty.mlir -o %t/empty.shardbin
+// RUN: shard-run %t/empty.shardbin --random-inputs --check | FileCheck %s --check-prefix=OK
 
 // OK: check result0: {{.*}}: ok
 
@@ -59,3 +62,20 @@ func.func @main(%x: tensor<1x4x6xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}
   return %y : tensor<1x4x6xf32>
 }
 // INSIDE: inside.mlir:3:8: error: 'sc.group_norm' op splits the channels inside a group (2 groups of 2 channels, a shard starts at channel 1)
+
+//--- empty.mlir
+// Tensors of no elements normalise to themselves: each rank's result is an
+// empty fill, no statistics, no collective. shardc used to divide by the
+// zero channels per group and die of SIGFPE.
+sc.mesh @m ["x"=2]
+func.func @main(%x: tensor<1x0x6x5xf32> {sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}, {}]>},
+                %z: tensor<0x4x6x5xf32> {sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}, {}]>})
+    -> (tensor<1x0x6x5xf32>, tensor<0x4x6x5xf32>) {
+  %y = sc.group_norm %x {num_groups = 2} : (tensor<1x0x6x5xf32>) -> tensor<1x0x6x5xf32>
+  %l = sc.layer_norm %z {normalized_shape = array<i64: 6, 5>} : (tensor<0x4x6x5xf32>) -> tensor<0x4x6x5xf32>
+  return %y, %l : tensor<1x0x6x5xf32>, tensor<0x4x6x5xf32>
+}
+// EMPTY: rank class 'class0' (ranks [0, 1]):
+// EMPTY-NEXT: Fill () -> %{{[0-9]+}} floats [0.000000e+00]  // sc.group_norm
+// EMPTY-NEXT: Fill () -> %{{[0-9]+}} floats [0.000000e+00]  // sc.layer_norm
+// EMPTY-NOT: AllGather

@@ -1104,9 +1104,20 @@ func.func @dynamic_sharded(%a: tensor<?x4xf32> {sc.sharding = #sc.sharding<@mesh
 // -----
 
 func.func @negative_divisor(%x: tensor<1x1x8xf32>) {
-  // expected-error @+2 {{divisor_override must be >= 1}}
+  // expected-error @+2 {{divisor_override must be in [1, 2^30] (got -3)}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.avg_pool %x {kernel_size = array<i64: 2>, divisor_override = -3} : (tensor<1x1x8xf32>) -> tensor<1x1x4xf32>
+  return
+}
+
+// -----
+
+// The runtime bounds it like every window parameter; shardc used to accept
+// 2^31 and shard-run refused the program.
+func.func @huge_divisor(%x: tensor<1x1x8xf32>) {
+  // expected-error @+2 {{divisor_override must be in [1, 2^30] (got 2147483648)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.avg_pool %x {kernel_size = array<i64: 2>, divisor_override = 2147483648} : (tensor<1x1x8xf32>) -> tensor<1x1x4xf32>
   return
 }
 
