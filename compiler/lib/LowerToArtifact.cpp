@@ -402,10 +402,13 @@ addCudaKernels(ModuleOp module, func::FuncOp entry, const LowerOptions &options,
 
 /// Serialises the partitioned `entry` of `module`: its rank classes, their
 /// memory plans, inputs, outputs and constants (and, for the CUDA target,
-/// the compiled kernels).
+/// the compiled kernels). `givenPartitioned`: the module came in as rank
+/// programs, so programs that disagree with the entry are the input's
+/// fault, not shardc's.
 FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
                                          const std::vector<uint8_t> *reference,
-                                         const LowerOptions &options) {
+                                         const LowerOptions &options,
+                                         bool givenPartitioned = false) {
   llvm::StringMap<int64_t> constantIndex;
   std::vector<art::ConstantSpec> constants = constantsOf(module, constantIndex);
   MeshOp mesh;
@@ -465,7 +468,10 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
   shardrt::StatusOr<std::vector<uint8_t>> bytes = writer.serialize();
   if (!bytes.ok())
     return emitError(entry.getLoc())
-           << "internal error: the lowered artifact fails its own checks: "
+           << (givenPartitioned
+                   ? "the rank programs disagree with the entry declaration: "
+                   : "internal error: the lowered artifact fails its own "
+                     "checks: ")
            << bytes.status().message();
   out.bytes = std::move(*bytes);
   return out;
@@ -538,7 +544,8 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
   }
   if (reference && failed(checkReference(entry, *reference)))
     return failure();
-  return writeArtifact(module, entry, reference, options);
+  return writeArtifact(module, entry, reference, options,
+                       /*givenPartitioned=*/true);
 }
 
 } // namespace shardc
