@@ -244,6 +244,13 @@ std::vector<int64_t> reducedDims(int64_t rank,
   return ints;
 }
 
+double attentionScale(std::optional<APFloat> scale, Value query) {
+  if (scale)
+    return scale->convertToDouble();
+  int64_t features = cast<RankedTensorType>(query.getType()).getShape().back();
+  return features > 0 ? 1.0 / std::sqrt(double(features)) : 1.0;
+}
+
 /// PyTorch's source-coordinate scale (area_pixel_compute_scale), including
 /// the size-based shortcuts its kernels take before looking at a user's scale
 /// factor: equal sizes copy, and nearest at exactly twice the size reads
@@ -319,10 +326,7 @@ LogicalResult lowerNeighborhood(NeighborhoodAttentionOp op, ProgramBuilder &b) {
     ints.push_back(windowOf(b, d).inOffset); // key offsets
   for (WindowedDim &d : dims)
     ints.push_back(d.spec.inputSize);
-  double scale =
-      op.getScale()
-          ? op.getScale()->convertToDouble()
-          : 1.0 / std::sqrt(double(globalShape(op.getQuery()).back()));
+  double scale = attentionScale(op.getScale(), op.getQuery());
   return simple(op, b, fb::Opcode::NeighborhoodAttention, "", ints, {scale});
 }
 
@@ -357,10 +361,7 @@ LogicalResult lowerSdpa(ScaledDotProductAttentionOp op, ProgramBuilder &b) {
   FailureOr<uint32_t> result = b.define(op, op.getResult());
   if (failed(result))
     return failure();
-  double scale =
-      op.getScale()
-          ? op.getScale()->convertToDouble()
-          : 1.0 / std::sqrt(double(globalShape(op.getQuery()).back()));
+  double scale = attentionScale(op.getScale(), op.getQuery());
   InstructionSpec &inst = b.emit(fb::Opcode::Attention, inputs, {*result});
   // causalMask is set only for causal ops (which the verifier keeps from
   // having a mask of their own).

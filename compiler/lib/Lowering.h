@@ -9,6 +9,7 @@
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <map>
@@ -113,6 +114,12 @@ llvm::FailureOr<uint32_t> fillSplat(ProgramBuilder &builder,
 /// empty), non-negative and sorted.
 std::vector<int64_t> reducedDims(int64_t rank,
                                  std::optional<llvm::ArrayRef<int64_t>> dims);
+
+/// The factor attention scores are scaled by: `scale` when given, else
+/// PyTorch's 1 / sqrt(E) of the query's last dim. Without query features
+/// every score is an empty sum, 0 whatever the factor, and the factor is 1
+/// rather than the infinity the runtime refuses.
+double attentionScale(std::optional<llvm::APFloat> scale, mlir::Value query);
 
 /// PyTorch's source-coordinate scale of a resize window (global sizes).
 double coordinateScale(const sc::WindowSpec &spec);

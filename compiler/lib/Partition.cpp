@@ -473,7 +473,7 @@ LogicalResult Partitioner::reshard(Operation *op) {
   Value in = op->getOperand(0), out = op->getResult(0);
   const ValueSharding &to = shardingOf(out);
   if (to.isPartial())
-    return op->emitOpError("reshards to a partial value; only the compiler "
+    return op->emitOpError("asks for a partial value; only the compiler "
                            "makes partial values");
   ValueSharding from = shardingOf(in);
   // A splat (never partial) skips the collectives: fetch fills each rank's

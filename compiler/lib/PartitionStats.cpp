@@ -394,13 +394,7 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
     }
     return coords;
   };
-  double scale =
-      op.getScale()
-          ? op.getScale()->convertToDouble()
-          : 1.0 /
-                std::sqrt(double(cast<RankedTensorType>(op.getQuery().getType())
-                                     .getShape()
-                                     .back()));
+  double scale = attentionScale(op.getScale(), op.getQuery());
   std::vector<int64_t> perm(rank);
   std::iota(perm.begin(), perm.end(), 0);
   std::swap(perm[rank - 1], perm[rank - 2]);

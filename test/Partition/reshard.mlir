@@ -204,7 +204,7 @@ func.func @main(%x: tensor<3x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"
 //--- partial-unsupported.mlir
 sc.mesh @mesh ["x"=2]
 func.func @main(%x: tensor<4x6xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}]>}) -> tensor<4x6xf32> {
-  // UNSUP: partial-unsupported.mlir:[[@LINE+1]]:8: error: 'sc.reshard' op reshards to a partial value; only the compiler makes partial values
+  // UNSUP: partial-unsupported.mlir:[[@LINE+1]]:8: error: 'sc.reshard' op asks for a partial value; only the compiler makes partial values
   %y = sc.reshard %x : tensor<4x6xf32> to #sc.sharding<@mesh, [{}, {}], partial sum {"x"}>
   return %y : tensor<4x6xf32>
 }

@@ -143,7 +143,9 @@ LogicalResult GroupNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   if (!x || x.getRank() < 2)
     return fail(loc, name, "input must be (N, C, ...)");
   int64_t groups = adaptor.getNumGroups(), channels = x.getDimSize(1);
-  if (groups < 1 || channels % groups != 0)
+  if (groups < 1)
+    return fail(loc, name, "num_groups must be >= 1 (got ", groups, ")");
+  if (channels % groups != 0)
     return fail(loc, name, "num_groups ", groups, " must divide the ", channels,
                 " channels");
   if (!(adaptor.getEps().convertToDouble() > 0))

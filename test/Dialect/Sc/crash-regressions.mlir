@@ -325,7 +325,7 @@ func.func @layer_norm_f32_eps(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // case: group_norm num_groups = 0 (no division by zero)
 func.func @group_norm_zero_groups(%a: tensor<2x4x5xf32>) -> tensor<2x4x5xf32> {
-  // expected-error @+2 {{num_groups 0 must divide the 4 channels}}
+  // expected-error @+2 {{num_groups must be >= 1 (got 0)}}
   // expected-error @+1 {{failed to infer returned types}}
   %c = sc.group_norm %a {num_groups = 0} : (tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
   return %c : tensor<2x4x5xf32>
@@ -335,7 +335,7 @@ func.func @group_norm_zero_groups(%a: tensor<2x4x5xf32>) -> tensor<2x4x5xf32> {
 
 // case: group_norm num_groups negative
 func.func @group_norm_negative_groups(%a: tensor<2x4x5xf32>) -> tensor<2x4x5xf32> {
-  // expected-error @+2 {{num_groups -2 must divide the 4 channels}}
+  // expected-error @+2 {{num_groups must be >= 1 (got -2)}}
   // expected-error @+1 {{failed to infer returned types}}
   %c = sc.group_norm %a {num_groups = -2} : (tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
   return %c : tensor<2x4x5xf32>
