@@ -81,8 +81,10 @@ std::vector<int64_t> ProgramBuilder::shapeOf(Value value) const {
 }
 
 uint32_t ProgramBuilder::operandBuffer(Operation *op, unsigned index) const {
-  if (!fetchedOperands.empty())
+  if (!fetchedOperands.empty()) {
+    assert(index < fetchedOperands.size() && "an operand without a buffer");
     return fetchedOperands[index];
+  }
   return lookup(op->getOperand(index));
 }
 
@@ -403,8 +405,8 @@ addCudaKernels(ModuleOp module, func::FuncOp entry, const LowerOptions &options,
 /// Serialises the partitioned `entry` of `module`: its rank classes, their
 /// memory plans, inputs, outputs and constants (and, for the CUDA target,
 /// the compiled kernels). `givenPartitioned`: the module came in as rank
-/// programs, so programs that disagree with the entry are the input's
-/// fault, not shardc's.
+/// programs, so an artifact that fails its checks is the input's fault,
+/// not shardc's.
 FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
                                          const std::vector<uint8_t> *reference,
                                          const LowerOptions &options,
@@ -469,7 +471,7 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
   if (!bytes.ok())
     return emitError(entry.getLoc())
            << (givenPartitioned
-                   ? "the rank programs disagree with the entry declaration: "
+                   ? "the given rank programs fail the artifact checks: "
                    : "internal error: the lowered artifact fails its own "
                      "checks: ")
            << bytes.status().message();

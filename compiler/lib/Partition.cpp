@@ -632,12 +632,12 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
   for (unsigned i = 0; i < op->getNumOperands(); ++i) {
     // A value read at two positions in the same boxes (the keys and the
     // values of a self-attention) is fetched once.
-    unsigned same = 0;
-    while (same < i && !(op->getOperand(same) == op->getOperand(i) &&
-                         needs[same] == needs[i]))
-      ++same;
-    if (same < i) {
-      operandBuffers.push_back(operandBuffers[same]);
+    auto fetchedAlready = [&](unsigned j) {
+      return op->getOperand(j) == op->getOperand(i) && needs[j] == needs[i];
+    };
+    auto same = llvm::find_if(llvm::seq(0u, i), fetchedAlready);
+    if (same != llvm::seq(0u, i).end()) {
+      operandBuffers.push_back(operandBuffers[*same]);
       continue;
     }
     FailureOr<std::vector<uint32_t>> got =

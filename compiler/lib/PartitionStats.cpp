@@ -9,7 +9,8 @@
 // Attention over a split key sequence: a ring. Each rank keeps its queries
 // and passes its key/value block around the mesh axis, accumulating with an
 // online softmax (running max, rescaled sum and output); blocks may differ
-// in size from rank to rank.
+// in size from rank to rank. Values that arrive whole along the keys stay
+// put and are sliced per block.
 //
 // Softmax over a split dim: local max and sum of exponentials, one
 // all-gather of the pairs, and the online-softmax merge.
@@ -372,10 +373,17 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
       p.shardingOf(op.getQuery()).layout.dims[rank - 2];
   const plan::DimSplit &vseq =
       p.shardingOf(op.getValue()).layout.dims[rank - 2];
-  // Values may arrive whole along the key sequence (their last dim took
-  // its mesh axes for a result split): each block's rows are then sliced
-  // from them, and only the keys travel.
+  // Values may arrive whole along the key sequence (their key dim lost its
+  // axes to another dim, say their last one to a result split): each
+  // block's rows are then sliced from them, and only the keys travel.
   bool valuesWhole = vseq.axes.empty();
+  // Keys that are the values (one value, fetched once) travel once. Every
+  // member of the ring must agree on how many blocks pass, so it is decided
+  // for all ranks at once.
+  bool valuesAreKeys =
+      !valuesWhole && op.getKey() == op.getValue() &&
+      llvm::all_of(llvm::seq<int64_t>(0, p.numRanks()),
+                   [&](int64_t r) { return in[1][r] == in[2][r]; });
   if (!valuesWhole && (vseq.axes != seq.axes || vseq.starts != seq.starts))
     return op.emitOpError("internal error: keys and values are split "
                           "differently along the key sequence");
@@ -434,8 +442,6 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
       back[a] = prev[a] == coords[a] ? 0 : -1;
     }
     uint32_t k = in[1][r], v = in[2][r], q = in[0][r];
-    // Keys that are the values (one buffer) travel once.
-    bool valuesAreKeys = v == k;
     uint32_t sc = p.scalar(r, scale);
     std::optional<uint32_t> m, l, o;
     std::optional<uint32_t> mask;
@@ -460,11 +466,13 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
       if (t + 1 < ringSize) {
         // Pass the block on: send to +1, receive the previous rank's.
         int64_t prev = ((block - 1) % ringSize + ringSize) % ringSize;
-        Shape kShape = e.shape(k), vShape = e.shape(v);
-        kShape[rank - 2] = vShape[rank - 2] = seq.shard(prev).size();
+        Shape kShape = e.shape(k);
+        kShape[rank - 2] = seq.shard(prev).size();
         kNext = e.tmp(kShape);
         std::vector<uint32_t> sent = {k}, received = {kNext};
         if (!valuesWhole && !valuesAreKeys) {
+          Shape vShape = e.shape(v);
+          vShape[rank - 2] = kShape[rank - 2];
           vNext = e.tmp(vShape);
           sent.push_back(v);
           received.push_back(vNext);

@@ -442,9 +442,7 @@ std::string checkKindSpecific(const WindowSpec &spec) {
 std::string shardc::sc::validateWindowSpec(const WindowSpec &spec) {
   if (spec.inputSize < 1)
     return "input size must be >= 1 (got " + str(spec.inputSize) + ")";
-  // Bounding every parameter keeps all products and sums of the arithmetic
-  // below far from int64 overflow.
-  constexpr int64_t kLimit = int64_t(1) << 30;
+  constexpr int64_t kLimit = kMaxWindowParameter;
   for (int64_t v :
        {spec.inputSize, spec.outputSize, spec.kernel, spec.stride,
         spec.dilation, spec.padLow, spec.padHigh, spec.outputPadding})

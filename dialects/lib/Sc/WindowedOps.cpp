@@ -246,9 +246,9 @@ LogicalResult AvgPoolOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {
   // The getter is unsigned; read the attribute to see negative values.
-  // The same bound as every window parameter (validateWindowSpec).
   if (auto divisor = adaptor.getDivisorOverrideAttr();
-      divisor && (divisor.getInt() < 1 || divisor.getInt() > (1 << 30)))
+      divisor &&
+      (divisor.getInt() < 1 || divisor.getInt() > kMaxWindowParameter))
     return fail(loc, getOperationName(),
                 "divisor_override must be in [1, 2^30] (got ", divisor.getInt(),
                 ")");

@@ -418,8 +418,8 @@ TEST(EnginePrepare, OverflowingAttributes) {
   EXPECT_EQ(
       (OpCase{Opcode::Slice, {{{4}}}, {{1}}, {kMax, 1}}.prepareStatus().code()),
       kInvalid);
-  // Steps past 2^40 are refused by name, even for one element (the
-  // compiler lowers those as 1).
+  // Steps outside [1, 2^40] are refused by name, even for one element
+  // (the compiler lowers those as 1).
   for (int64_t step : {int64_t(0), (int64_t(1) << 40) + 1})
     EXPECT_TRUE(rejected(
         OpCase{Opcode::Slice, {{{4}}}, {{1}}, {0, step}}.prepareStatus(),

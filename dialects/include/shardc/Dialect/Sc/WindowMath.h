@@ -97,6 +97,11 @@ std::vector<Interval> inputIntervals(const WindowSpec &spec, Interval out);
 /// in [0, inputSize) and non-decreasing in `out`.
 int64_t anchorInputIndex(const WindowSpec &spec, int64_t out);
 
+/// The largest magnitude of a window parameter (and of avg_pool's divisor):
+/// it keeps all products and sums of the window arithmetic, here and in the
+/// runtime, far from int64 overflow.
+constexpr int64_t kMaxWindowParameter = int64_t(1) << 30;
+
 /// Returns "" if the spec is valid, otherwise a user-facing reason.
 std::string validateWindowSpec(const WindowSpec &spec);
 
