@@ -16,8 +16,8 @@
 //    shapes where the members' shapes must agree.
 //
 // Both are compared through hashes, in time proportional to the ranks times
-// their programs' lengths and memory proportional to the rank classes'
-// programs. Only a mismatch builds the tables that name it.
+// their programs' lengths; the collectives' signatures are bounded (64 MiB).
+// Only a mismatch builds the tables that name it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -261,7 +261,14 @@ std::string describeCollective(const fb::RankClass &rc, uint32_t index) {
   s += "]";
   if (inst.reduce() != fb::ReduceKind::None)
     s += std::string(", ") + fb::EnumNameReduceKind(inst.reduce());
-  s += ", ints " + shapeString(inst.ints());
+  // A group's extents (one per member) are cut: a message, not a dump.
+  constexpr uint32_t kShownInts = 16;
+  s += ", ints [";
+  for (uint32_t i = 0; i < std::min(sizeOf(inst.ints()), kShownInts); ++i)
+    s += (i ? ", " : "") + to_string(inst.ints()->Get(i));
+  if (sizeOf(inst.ints()) > kShownInts)
+    s += ", ... (" + to_string(sizeOf(inst.ints())) + " in all)";
+  s += "]";
   if (std::optional<fb::DType> dtype = collectiveDType(rc, inst))
     s += std::string(", ") + fb::EnumNameDType(*dtype);
   if (const Vector<int64_t> *shape = sharedShape(rc, inst))
@@ -269,20 +276,13 @@ std::string describeCollective(const fb::RankClass &rc, uint32_t index) {
   return s + ")";
 }
 
-/// A rank class's collectives that two ranks differing in mesh axes `D`
-/// both take part in (those whose axes include D), in program order.
-struct CollectiveList {
-  Sequence signatures;
-  std::vector<uint32_t> instructions;
-};
-
-/// The k-th collective of `list`, or "none" past its end.
-std::string collectiveAt(const fb::RankClass &rc, const CollectiveList &list,
-                         size_t k) {
-  return k < list.instructions.size()
-             ? describeCollective(rc, list.instructions[k])
-             : std::string("none (it has ") +
-                   to_string(list.instructions.size()) + ")";
+/// The k-th collective (instruction index) of `list`, or "none" past its
+/// end.
+std::string collectiveAt(const fb::RankClass &rc,
+                         const std::vector<uint32_t> &list, size_t k) {
+  return k < list.size()
+             ? describeCollective(rc, list[k])
+             : std::string("none (it has ") + to_string(list.size()) + ")";
 }
 
 std::string axesString(uint64_t mask) {
@@ -293,14 +293,18 @@ std::string axesString(uint64_t mask) {
   return s + "]";
 }
 
+/// At most this many (rank class, axis set) signatures are kept: 64 MiB.
+constexpr uint64_t kMaxCollectiveLists = uint64_t(1) << 22;
+
 /// Two ranks that differ in the coordinates of axes D meet in every
 /// collective whose axes include D, and those share one channel between
 /// them (a reserved tag, or the communicator's own collectives), so they
 /// must run them alike and in the same order. Each rank is compared, for
 /// every D, with the rank at coordinate 0 of D's axes; equality is
 /// transitive, so every pair that meets is covered. D ranges over the
-/// non-empty subsets of the axes any collective names (a handful on real
-/// meshes); past 12 such axes only the collectives' own axis sets are
+/// non-empty subsets of the axes (of extent above 1) any collective names:
+/// a handful on real meshes. Past 12 such axes, or past
+/// kMaxCollectiveLists signatures, only the collectives' own axis sets are
 /// compared.
 Status checkCollectives(const fb::Artifact &root,
                         const std::vector<int64_t> &mesh,
@@ -330,10 +334,17 @@ Status checkCollectives(const fb::Artifact &root,
     }
   if (collectives.empty())
     return Status();
+  // No two ranks differ in an axis of extent 1.
+  for (size_t a = 0; a < mesh.size(); ++a)
+    if (mesh[a] == 1)
+      used &= ~(uint64_t(1) << a);
   // With every subset of `used` at hand, a rank need only be compared for
-  // the axes it has non-zero coordinates in: for the others its lead is the
-  // same as for a smaller subset, whose list holds this one's.
-  bool allSubsets = __builtin_popcountll(used) <= 12;
+  // the subsets of the axes it has non-zero coordinates in: for any other D
+  // its lead is the same as for a smaller subset, whose list holds D's.
+  int usedAxes = __builtin_popcountll(used);
+  bool allSubsets = usedAxes <= 12 &&
+                    uint64_t(numClasses) * ((uint64_t(1) << usedAxes) - 1) <=
+                        kMaxCollectiveLists;
   std::vector<uint64_t> differing;
   if (allSubsets) {
     for (uint64_t d = used; d; d = (d - 1) & used)
@@ -341,59 +352,75 @@ Status checkCollectives(const fb::Artifact &root,
   } else {
     differing = masks;
   }
-  // lists[c][k]: class c's collectives whose axes include differing[k].
-  std::vector<std::vector<CollectiveList>> lists(
-      numClasses, std::vector<CollectiveList>(differing.size()));
+  std::map<uint64_t, size_t> indexOf;
+  for (size_t k = 0; k < differing.size(); ++k)
+    indexOf[differing[k]] = k;
+  // signatures[c * K + k]: class c's collectives whose axes include
+  // differing[k], in program order.
+  size_t K = differing.size();
+  std::vector<Sequence> signatures(numClasses * K);
   for (const Collective &coll : collectives)
-    for (size_t k = 0; k < differing.size(); ++k)
-      if ((coll.mask & differing[k]) == differing[k]) {
-        CollectiveList &list = lists[coll.rankClass][k];
-        list.signatures.append(coll.signature);
-        list.instructions.push_back(coll.instruction);
-      }
+    for (size_t k = 0; k < K; ++k)
+      if ((coll.mask & differing[k]) == differing[k])
+        signatures[coll.rankClass * K + k].append(coll.signature);
+  // Only a mismatch lists the instructions, to name them.
+  auto instructionsOf = [&](uint32_t c, uint64_t d) {
+    std::vector<uint32_t> list;
+    for (const Collective &coll : collectives)
+      if (coll.rankClass == c && (coll.mask & d) == d)
+        list.push_back(coll.instruction);
+    return list;
+  };
   // Ranks are row-major over the mesh: moving along axis a by one moves
   // stride[a] ranks.
   std::vector<int64_t> stride(mesh.size(), 1);
   for (size_t a = mesh.size(); a-- > 1;)
     stride[a - 1] = stride[a] * mesh[a];
+  // Rank r against the rank it meets with coordinates `differs` zeroed,
+  // over the collectives that include differing[k].
+  auto compare = [&](int64_t r, const std::vector<int64_t> &coords, size_t k,
+                     uint64_t differs) -> Status {
+    int64_t lead = r;
+    for (size_t a = 0; a < mesh.size(); ++a)
+      if (differs >> a & 1)
+        lead -= coords[a] * stride[a];
+    uint32_t myClass = uint32_t(rankToClass[r]),
+             leadClass = uint32_t(rankToClass[lead]);
+    if (signatures[myClass * K + k] == signatures[leadClass * K + k])
+      return Status();
+    const fb::RankClass &mine = classAt(myClass), &theirs = classAt(leadClass);
+    std::vector<uint32_t> myList = instructionsOf(myClass, differing[k]),
+                          leadList = instructionsOf(leadClass, differing[k]);
+    size_t n = 0;
+    while (n < myList.size() && n < leadList.size() &&
+           collectiveSignature(mine, *mine.program()->Get(myList[n])) ==
+               collectiveSignature(theirs, *theirs.program()->Get(leadList[n])))
+      ++n;
+    return invalid("rank " + to_string(r) + " and rank " + to_string(lead) +
+                   ", which differ in mesh axes " + axesString(differs) +
+                   ", disagree on collective " + to_string(n) +
+                   " of those over (at least) these axes: rank " +
+                   to_string(r) + " runs " + collectiveAt(mine, myList, n) +
+                   ", rank " + to_string(lead) + " runs " +
+                   collectiveAt(theirs, leadList, n));
+  };
   for (int64_t r = 0; r < int64_t(rankToClass.size()); ++r) {
     std::vector<int64_t> coords = meshCoordinates(mesh, r);
     uint64_t nonzero = 0;
     for (size_t a = 0; a < mesh.size(); ++a)
       if (coords[a] != 0)
         nonzero |= uint64_t(1) << a;
-    for (size_t k = 0; k < differing.size(); ++k) {
-      // The axes this rank actually differs from its lead in, and the lead
-      // (this rank with those coordinates zero).
-      uint64_t differs = differing[k] & nonzero;
-      if (differs == 0 || (allSubsets && differs != differing[k]))
-        continue;
-      int64_t lead = r;
-      for (size_t a = 0; a < mesh.size(); ++a)
-        if (differs >> a & 1)
-          lead -= coords[a] * stride[a];
-      const fb::RankClass &mine = classAt(uint32_t(rankToClass[r])),
-                          &theirs = classAt(uint32_t(rankToClass[lead]));
-      const CollectiveList &myList = lists[uint32_t(rankToClass[r])][k],
-                           &leadList = lists[uint32_t(rankToClass[lead])][k];
-      if (myList.signatures == leadList.signatures)
-        continue;
-      size_t n = 0;
-      while (n < myList.instructions.size() &&
-             n < leadList.instructions.size() &&
-             collectiveSignature(
-                 mine, *mine.program()->Get(myList.instructions[n])) ==
-                 collectiveSignature(
-                     theirs, *theirs.program()->Get(leadList.instructions[n])))
-        ++n;
-      return invalid("rank " + to_string(r) + " and rank " + to_string(lead) +
-                     ", which differ in mesh axes " + axesString(differs) +
-                     ", disagree on collective " + to_string(n) +
-                     " of those over (at least) these axes: rank " +
-                     to_string(r) + " runs " + collectiveAt(mine, myList, n) +
-                     ", rank " + to_string(lead) + " runs " +
-                     collectiveAt(theirs, leadList, n));
+    if (allSubsets) {
+      uint64_t mine = nonzero & used;
+      for (uint64_t d = mine; d; d = (d - 1) & mine)
+        if (Status s = compare(r, coords, indexOf.at(d), d); !s.ok())
+          return s;
+      continue;
     }
+    for (size_t k = 0; k < K; ++k)
+      if (uint64_t differs = differing[k] & nonzero; differs != 0)
+        if (Status s = compare(r, coords, k, differs); !s.ok())
+          return s;
   }
   return Status();
 }

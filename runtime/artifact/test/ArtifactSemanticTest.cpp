@@ -380,3 +380,14 @@ TEST(ArtifactSemanticTest, ACollectiveOnlyOneMemberRuns) {
   expectInvalid(w, "rank 1 runs none (it has 0), rank 0 runs instruction 2 "
                    "(AllReduce over mesh axes [0], Max, ints [], F32 [2])");
 }
+
+TEST(ArtifactSemanticTest, ACollectiveMismatchShowsItsFirstInts) {
+  // A long attribute list (a large group's extents) is cut in the message.
+  ArtifactWriter w = smallWriter();
+  std::vector<int64_t> ints(20, 1);
+  w.rankClass(0).program[2].ints = ints;
+  ints[19] = 2;
+  w.rankClass(1).program[2].ints = ints;
+  expectInvalid(w, "ints [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
+                   "... (20 in all)]");
+}

@@ -234,9 +234,8 @@ StatusOr<RunFn> prepareWait(const fb::Instruction &inst,
                      ", which a receive of instruction " +
                      std::to_string(started) + " writes");
   std::shared_ptr<ExchangeState> s = state;
-  // The boxes stay staged from the start until this Wait.
-  if (!s->staging.empty() && !ctx.workspace)
-    return noWorkspace();
+  // The boxes stay staged from the start until this Wait (staging was
+  // reserved through ctx.workspace, which the Wait shares).
   for (WorkspacePlan::Ref r : s->staging)
     ctx.workspace->extendTo(r, ctx.instruction);
   return RunFn([s](RunContext &rc) { return s->complete(rc); });

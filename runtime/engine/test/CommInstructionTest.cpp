@@ -413,19 +413,8 @@ struct GroupOutputs {
 };
 
 ArtifactWriter groupCollectivesWriter() {
+  using enginetest::meshStep;
   ArtifactWriter w({"x", "y"}, {2, 2});
-  auto collective = [](fb::Opcode opcode, uint32_t in, uint32_t out,
-                       std::vector<uint32_t> axes, fb::ReduceKind kind,
-                       std::vector<int64_t> ints) {
-    InstructionSpec inst;
-    inst.opcode = opcode;
-    inst.inputs = {in};
-    inst.outputs = {out};
-    inst.meshAxes = std::move(axes);
-    inst.reduce = kind;
-    inst.ints = std::move(ints);
-    return inst;
-  };
   for (int r = 0; r < 4; ++r) {
     int64_t cy = r % 2;
     RankClassSpec rc;
@@ -435,14 +424,13 @@ ArtifactWriter groupCollectivesWriter() {
                   slot(192, {8}), slot(256, {cy ? 3 : 1}), slot(320, {1})};
     rc.arenaBytes = 384;
     rc.program = {
-        collective(fb::Opcode::AllReduce, 0, 1, {1}, fb::ReduceKind::Sum, {}),
-        collective(fb::Opcode::AllReduce, 0, 2, {1}, fb::ReduceKind::Max, {}),
-        collective(fb::Opcode::AllGather, 0, 3, {0}, fb::ReduceKind::None,
-                   {0, 4, 4}),
-        collective(fb::Opcode::ReduceScatter, 0, 4, {1}, fb::ReduceKind::Sum,
-                   {0, 1, 3}),
-        collective(fb::Opcode::ReduceScatter, 0, 5, {0, 1}, fb::ReduceKind::Sum,
-                   {0, 1, 1, 1, 1})};
+        meshStep(fb::Opcode::AllReduce, 0, 1, {1}, {}, fb::ReduceKind::Sum),
+        meshStep(fb::Opcode::AllReduce, 0, 2, {1}, {}, fb::ReduceKind::Max),
+        meshStep(fb::Opcode::AllGather, 0, 3, {0}, {0, 4, 4}),
+        meshStep(fb::Opcode::ReduceScatter, 0, 4, {1}, {0, 1, 3},
+                 fb::ReduceKind::Sum),
+        meshStep(fb::Opcode::ReduceScatter, 0, 5, {0, 1}, {0, 1, 1, 1, 1},
+                 fb::ReduceKind::Sum)};
     rc.inputSlots = {0};
     rc.outputSlots = {1, 2, 3, 4, 5};
     w.addRankClass(std::move(rc));
