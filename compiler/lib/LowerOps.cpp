@@ -247,7 +247,7 @@ std::vector<int64_t> reducedDims(int64_t rank,
 double attentionScale(std::optional<APFloat> scale, Value query) {
   if (scale)
     return scale->convertToDouble();
-  int64_t features = cast<RankedTensorType>(query.getType()).getShape().back();
+  int64_t features = globalShape(query).back();
   return features > 0 ? 1.0 / std::sqrt(double(features)) : 1.0;
 }
 

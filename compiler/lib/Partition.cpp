@@ -51,14 +51,6 @@ art::TransferSpec transfer(fb::TransferKind kind, std::vector<int32_t> peer,
   return t;
 }
 
-bool sameBox(const plan::Need &need, const plan::Box &owned) {
-  for (size_t d = 0; d < need.dims.size(); ++d)
-    if (need.dims[d].size() != 1 || need.dims[d][0].shift != 0 ||
-        !(need.dims[d][0].virt == owned[d]))
-      return false;
-  return true;
-}
-
 } // namespace
 
 FailureOr<std::vector<uint32_t>>
@@ -73,7 +65,7 @@ Partitioner::fetch(Operation *op, Value v,
   bool anyMoves = false;
   for (int64_t r = 0; r < numRanks(); ++r) {
     result[r] = ranks[r].lookup(v);
-    if (!sameBox(needs[r], s.layout.owned(mesh, r)))
+    if (needs[r] != plan::Need::box(s.layout.owned(mesh, r)))
       moving[r] = needs[r], anyMoves = true;
   }
   if (!anyMoves)
@@ -234,17 +226,13 @@ int64_t collectiveDim(const plan::Layout &from, const plan::Layout &to,
   int64_t found = -1;
   for (size_t d = 0; d < to.dims.size(); ++d) {
     const plan::DimSplit &f = from.dims[d], &t = to.dims[d];
-    if (f.axes == t.axes && f.starts == t.starts)
+    if (f == t)
       continue;
     if (found >= 0 || !f.axes.empty() || t.axes != axes)
       return -1;
     found = int64_t(d);
   }
   return found;
-}
-
-bool sameSplit(const plan::DimSplit &a, const plan::DimSplit &b) {
-  return a.axes == b.axes && a.starts == b.starts;
 }
 
 /// The dims `to` keeps whole that `from` splits over ascending axes, when
@@ -254,7 +242,7 @@ std::vector<int64_t> gatherDims(const plan::Layout &from,
   std::vector<int64_t> dims;
   for (size_t d = 0; d < to.dims.size(); ++d) {
     const plan::DimSplit &f = from.dims[d], &t = to.dims[d];
-    if (sameSplit(f, t))
+    if (f == t)
       continue;
     if (!t.axes.empty() || !std::is_sorted(f.axes.begin(), f.axes.end()))
       return {};
@@ -269,7 +257,7 @@ std::optional<std::pair<int64_t, int64_t>>
 allToAllDims(const plan::Layout &from, const plan::Layout &to) {
   std::vector<int64_t> changed;
   for (size_t d = 0; d < to.dims.size(); ++d)
-    if (!sameSplit(from.dims[d], to.dims[d]))
+    if (from.dims[d] != to.dims[d])
       changed.push_back(int64_t(d));
   if (changed.size() != 2)
     return std::nullopt;
@@ -559,7 +547,7 @@ LogicalResult Partitioner::checkContractedSplits(Operation *op,
             shardingOf(op->getOperand(i)).layout.dims[d];
         if (!first)
           first = &split;
-        else if (split.axes != first->axes || split.starts != first->starts)
+        else if (split != *first)
           return op->emitOpError("splits a contracted dim differently on its "
                                  "operands (internal error: "
                                  "sc-insert-reshards aligns them)");

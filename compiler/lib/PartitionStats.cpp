@@ -7,7 +7,8 @@
 // merge as stable as the single-device two-pass one.
 //
 // Attention over a split key sequence: a ring. Each rank keeps its queries
-// and passes its key/value block around the mesh axis, accumulating with an
+// and passes its key/value block around the key split's group (one ring over
+// all its mesh axes), accumulating with an
 // online softmax (running max, rescaled sum and output); blocks may differ
 // in size from rank to rank. Values that arrive whole along the keys stay
 // put and are sliced per block.
@@ -368,6 +369,10 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
                         const std::vector<std::vector<uint32_t>> &in) {
   const ValueSharding &ks = p.shardingOf(op.getKey());
   int64_t rank = ks.layout.shape.size();
+  for (Value v : {op.getQuery(), op.getKey(), op.getValue()})
+    if (cast<RankedTensorType>(v.getType()).getRank() != rank)
+      return op.emitOpError("broadcasts batch dims over a split key sequence; "
+                            "the ring needs q, k and v of one rank");
   const plan::DimSplit &seq = ks.layout.dims[rank - 2];
   const plan::DimSplit &qseq =
       p.shardingOf(op.getQuery()).layout.dims[rank - 2];
@@ -384,13 +389,9 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
       !valuesWhole && op.getKey() == op.getValue() &&
       llvm::all_of(llvm::seq<int64_t>(0, p.numRanks()),
                    [&](int64_t r) { return in[1][r] == in[2][r]; });
-  if (!valuesWhole && (vseq.axes != seq.axes || vseq.starts != seq.starts))
+  if (!valuesWhole && vseq != seq)
     return op.emitOpError("internal error: keys and values are split "
                           "differently along the key sequence");
-  for (Value v : {op.getQuery(), op.getKey(), op.getValue()})
-    if (cast<RankedTensorType>(v.getType()).getRank() != rank)
-      return op.emitOpError("broadcasts batch dims over a split key sequence; "
-                            "the ring needs q, k and v of one rank");
   // The ring visits the members of the key split's group in shard order:
   // over several axes, the first major.
   int64_t ringSize = seq.numShards();
@@ -453,7 +454,7 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
         return op.emitOpError("internal error: the mask reaches the ring with "
                               "a split key dim");
     }
-    Interval queries = qseq.shard(qseq.shardOf(p.mesh, p.mesh.coords(r)));
+    Interval queries = qseq.shard(qseq.shardOf(p.mesh, coords));
     auto positionsOf = [&](Interval range, Shape shape) {
       return globalPositions(p, r, positions[r], range, std::move(shape));
     };

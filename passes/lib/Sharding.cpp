@@ -15,12 +15,7 @@ bool ValueSharding::operator==(const ValueSharding &other) const {
   if (layout.shape != other.layout.shape || partialAxes != other.partialAxes ||
       (isPartial() && partialKind != other.partialKind))
     return false;
-  for (size_t d = 0; d < layout.dims.size(); ++d) {
-    const plan::DimSplit &a = layout.dims[d], &b = other.layout.dims[d];
-    if (a.axes != b.axes || a.starts != b.starts)
-      return false;
-  }
-  return true;
+  return layout.dims == other.layout.dims;
 }
 
 plan::Mesh meshShape(MeshOp mesh) {

@@ -442,14 +442,14 @@ std::string checkKindSpecific(const WindowSpec &spec) {
 std::string shardc::sc::validateWindowSpec(const WindowSpec &spec) {
   if (spec.inputSize < 1)
     return "input size must be >= 1 (got " + str(spec.inputSize) + ")";
-  constexpr int64_t kLimit = kMaxWindowParameter;
   for (int64_t v :
        {spec.inputSize, spec.outputSize, spec.kernel, spec.stride,
         spec.dilation, spec.padLow, spec.padHigh, spec.outputPadding})
-    if (v > kLimit || v < -kLimit)
+    if (v > kMaxWindowParameter || v < -kMaxWindowParameter)
       return "window parameter " + str(v) + " is out of range (|v| <= 2^30)";
   if (spec.kind == WindowKind::Resize &&
-      !(spec.scaleFactor >= 0.0 && spec.scaleFactor < double(kLimit)))
+      !(spec.scaleFactor >= 0.0 &&
+        spec.scaleFactor < double(kMaxWindowParameter)))
     return "scale factor is out of range";
   if (spec.kernel < 1 || spec.stride < 1 || spec.dilation < 1)
     return "kernel size, stride and dilation must be >= 1 (got " +

@@ -55,6 +55,10 @@ struct DimSplit {
   DimSplit majorAxes(const Mesh &mesh, size_t count) const;
 
   static DimSplit whole(int64_t size) { return {{}, {0, size}}; }
+  bool operator==(const DimSplit &other) const {
+    return axes == other.axes && starts == other.starts;
+  }
+  bool operator!=(const DimSplit &other) const { return !(*this == other); }
   static DimSplit fromExtents(std::vector<int> axes,
                               const std::vector<int64_t> &extents);
 };
@@ -92,6 +96,7 @@ struct Need {
   std::vector<int64_t> shape() const;
   bool empty() const;
   bool operator==(const Need &other) const { return dims == other.dims; }
+  bool operator!=(const Need &other) const { return !(*this == other); }
 };
 
 /// One box moving from rank `from` (in its owned buffer's coordinates) to
