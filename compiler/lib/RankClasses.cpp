@@ -82,6 +82,33 @@ func::FuncOp partitionedEntry(ModuleOp module) {
 namespace {
 
 /// Everything that makes two ranks' programs interchangeable.
+/// The buffers written by a Fill nothing reads: a splat is filled where it
+/// is defined, and again wherever a consumer needs it in another box, so
+/// the first fill may have no reader left. Neither the fill nor its buffer
+/// is written out, and neither tells rank classes apart.
+std::vector<bool> unreadFills(const ProgramBuilder &b) {
+  std::vector<bool> unread(b.buffers.size(), false);
+  for (size_t i = 0; i < b.program.size(); ++i) {
+    const art::InstructionSpec &inst = b.program[i];
+    if (inst.opcode != fb::Opcode::Fill || inst.outputs.size() != 1)
+      continue;
+    const Buffer &out = b.buffers[inst.outputs[0]];
+    if (!out.pinned && out.constant < 0 && out.last == int64_t(i))
+      unread[inst.outputs[0]] = true;
+  }
+  for (const Buffer &buf : b.buffers)
+    if (buf.viewOf >= 0)
+      unread[buf.viewOf] = false;
+  return unread;
+}
+
+/// Whether `inst` is a Fill of a buffer in `unread`.
+bool writesUnread(const art::InstructionSpec &inst,
+                  const std::vector<bool> &unread) {
+  return inst.opcode == fb::Opcode::Fill && inst.outputs.size() == 1 &&
+         unread[inst.outputs[0]];
+}
+
 std::string programKey(const ProgramBuilder &b,
                        const std::vector<uint32_t> &inputs,
                        const std::vector<uint32_t> &outputs) {
@@ -93,7 +120,10 @@ std::string programKey(const ProgramBuilder &b,
       os << x << ",";
     os << "]";
   };
+  std::vector<bool> unread = unreadFills(b);
   for (const art::InstructionSpec &i : b.program) {
+    if (writesUnread(i, unread))
+      continue;
     os << int(i.opcode) << i.str << int(i.reduce);
     list(i.inputs), list(i.outputs), list(i.ints), list(i.floats);
     list(i.meshAxes);
@@ -103,7 +133,9 @@ std::string programKey(const ProgramBuilder &b,
     }
     os << ";";
   }
-  for (const Buffer &buf : b.buffers) {
+  for (auto [id, buf] : llvm::enumerate(b.buffers)) {
+    if (unread[id])
+      continue;
     os << int(buf.dtype) << buf.first << ":" << buf.last << buf.pinned
        << buf.constant;
     list(buf.shape);
@@ -163,21 +195,6 @@ Location instructionLoc(MLIRContext *ctx, const ProgramBuilder &b, size_t i) {
   return NameLoc::get(StringAttr::get(ctx, b.sourceOps[i]), inner);
 }
 
-/// A splat is filled where it is defined, and again wherever a consumer
-/// needs it in another box; the first fill may then have no reader left.
-void eraseUnreadFills(Block *body) {
-  for (Operation &op : llvm::make_early_inc_range(*body)) {
-    auto fill = dyn_cast<scl::KernelOp>(op);
-    if (!fill || fill.getOpcode() != "Fill" || fill.getOuts().size() != 1)
-      continue;
-    auto alloc = fill.getOuts()[0].getDefiningOp<memref::AllocOp>();
-    if (!alloc || !alloc->hasOneUse())
-      continue;
-    fill.erase();
-    alloc.erase();
-  }
-}
-
 /// Writes rank `r`'s program as the body of `f`.
 LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
                            const RankPrograms &programs, int64_t r,
@@ -192,11 +209,12 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
   // Buffers are numbered in the order they were made, and a buffer's live
   // range starts where it was made: allocate each just before the
   // instruction that was next when it was made.
+  std::vector<bool> unread = unreadFills(b);
   size_t nextBuffer = 0;
   auto allocateUpTo = [&](size_t instruction) {
     for (; nextBuffer < b.buffers.size(); ++nextBuffer) {
       const Buffer &buf = b.buffers[nextBuffer];
-      if (values[nextBuffer])
+      if (values[nextBuffer] || unread[nextBuffer])
         continue;
       if (buf.first > int64_t(instruction))
         break;
@@ -218,6 +236,8 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
   for (size_t i = 0; i < b.program.size(); ++i) {
     allocateUpTo(i);
     const art::InstructionSpec &inst = b.program[i];
+    if (writesUnread(inst, unread))
+      continue;
     Location loc = instructionLoc(ctx, b, i);
     SmallVector<Value> ins = operands(inst.inputs),
                        outs = operands(inst.outputs);
@@ -285,7 +305,6 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
   }
   allocateUpTo(b.program.size() + b.buffers.size());
   func::ReturnOp::create(builder, f.getLoc(), operands(programs.outputs[r]));
-  eraseUnreadFills(body);
   return success();
 }
 
