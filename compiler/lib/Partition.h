@@ -56,6 +56,13 @@ public:
   /// mean (its collective summed); otherwise `sums` itself.
   std::vector<uint32_t> meanOfSums(const ValueSharding &s,
                                    const std::vector<uint32_t> &sums);
+  /// One all-gather (`in` split along `dim` as `split`, the result whole
+  /// there) or reduce-scatter (`in` partial, the result split as `split`)
+  /// on every rank; returns the results.
+  std::vector<uint32_t> blockCollective(const std::vector<uint32_t> &in,
+                                        fb::Opcode opcode, int64_t dim,
+                                        const plan::DimSplit &split,
+                                        fb::ReduceKind reduce);
 
   mlir::func::FuncOp func;
   sc::MeshOp meshOp;
@@ -69,13 +76,6 @@ private:
   /// part of `layout`, filled with the splat's value.
   mlir::LogicalResult fillSplatOnRanks(mlir::Operation *op, mlir::Value value,
                                        const plan::Layout &layout);
-  /// One all-gather (`in` split along `dim` as `split`, the result whole
-  /// there) or reduce-scatter (`in` partial, the result split as `split`)
-  /// on every rank; returns the results.
-  std::vector<uint32_t> blockCollective(const std::vector<uint32_t> &in,
-                                        fb::Opcode opcode, int64_t dim,
-                                        const plan::DimSplit &split,
-                                        fb::ReduceKind reduce);
   /// One all-to-all on every rank: `in`, split along `concatDim` as
   /// `concat`, becomes split along `splitDim` as `split` (same axes).
   std::vector<uint32_t> allToAll(const std::vector<uint32_t> &in,

@@ -4,7 +4,9 @@
 // local mean and sum of squared deviations, one all-gather brings every
 // rank's pair, and each rank merges them with Chan's formula, weighting by
 // the (static, possibly uneven) shard sizes; the two-level form keeps the
-// merge as stable as the single-device two-pass one.
+// merge as stable as the single-device two-pass one. group_norm channels
+// split inside a group first gather per-channel statistics over the channel
+// axes and merge each group's channels.
 //
 // Attention over a split key sequence: a ring. Each rank keeps its queries
 // and passes its key/value block around the key split's group (one ring over
@@ -107,6 +109,11 @@ struct Emit {
     b.emit(fb::Opcode::Fill, {}, {y}).floats = {value};
     return y;
   }
+  uint32_t broadcastTo(uint32_t x, Shape s) {
+    uint32_t y = tmp(std::move(s));
+    b.emit(fb::Opcode::BroadcastTo, {x}, {y});
+    return y;
+  }
   uint32_t concat(uint32_t x, uint32_t z, int64_t dim) {
     Shape out = shape(x);
     out[dim] += shape(z)[dim];
@@ -164,26 +171,41 @@ std::vector<int64_t> groupRanks(const plan::Mesh &mesh,
   }
 }
 
-LogicalResult normalize(Partitioner &p, Operation *op,
-                        const std::vector<uint32_t> &xs,
-                        const std::vector<int64_t> &rows,
-                        const std::vector<int64_t> &rankCounts,
-                        const std::vector<int> &axes, double eps,
-                        std::vector<uint32_t> &out) {
-  // The statistics are gathered over the stat dims' axes only. Per-row
-  // counts depend only on the coordinates on those axes, so every group
-  // sees the same counts in group order (rank 0's group).
+/// Each row's mean and sum of squared deviations over the columns of x,
+/// viewed (R, c): an (R, 2) buffer. Zeros where c is 0: the runtime's mean
+/// of nothing is not a number, and such a shard has weight 0 in the merge.
+uint32_t localMoments(Emit &e, uint32_t x) {
+  Shape s = e.shape(x);
+  if (s[1] == 0)
+    return e.fill({s[0], 2}, 0.0);
+  uint32_t mean = e.reduce("mean", x, {1}, true);
+  uint32_t centered = e.binary("sub", x, mean);
+  uint32_t m2 = e.reduce("sum", e.binary("mul", centered, centered), {1}, true);
+  return e.concat(mean, m2, 1);
+}
+
+/// A rank's rows merged over its group: (R, 1) means and sums of squared
+/// deviations of the whole rows, and the whole rows' length.
+struct MergedMoments {
+  uint32_t mean, m2;
+  int64_t total;
+};
+
+/// Merges each rank's (R, 2) local moments `stats` over the ranks of its
+/// group on mesh axes `axes` (ascending; none: the moments are whole), whose
+/// rows hold rankCounts[q] of the elements each: one AllGather of the
+/// moments and Chan's merge, weighted by the static counts.
+std::vector<MergedMoments> mergeMoments(Partitioner &p,
+                                        const std::vector<uint32_t> &stats,
+                                        const std::vector<int64_t> &rankCounts,
+                                        const std::vector<int> &axes) {
+  // Per-row counts depend only on the coordinates on `axes`, so every
+  // group sees the same counts in group order (rank 0's group).
   std::vector<int64_t> counts;
   for (int64_t q : groupRanks(p.mesh, axes, 0))
     counts.push_back(rankCounts[q]);
   int64_t P = int64_t(counts.size());
-  int64_t total = 0;
-  for (int64_t c : counts)
-    total += c;
-  for (int64_t c : counts)
-    if (c == 0)
-      return op->emitOpError("normalises over a split with an empty shard; "
-                             "partitioning that is not implemented");
+  int64_t total = std::accumulate(counts.begin(), counts.end(), int64_t(0));
   std::vector<float> weights, sizes;
   for (int64_t c : counts) {
     weights.push_back(float(double(c) / double(total)));
@@ -191,21 +213,16 @@ LogicalResult normalize(Partitioner &p, Operation *op,
   }
   std::vector<uint32_t> w = p.constantTensor({P, 1, 1}, weights);
   std::vector<uint32_t> n = p.constantTensor({P, 1, 1}, sizes);
+  std::vector<MergedMoments> out;
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
-    Shape xShape = e.shape(xs[r]);
-    int64_t R = rows[r];
-    uint32_t x = e.reshape(xs[r], {R, rankCounts[r]});
-    uint32_t mean = e.reduce("mean", x, {1}, true);
-    uint32_t centered = e.binary("sub", x, mean);
-    uint32_t m2 =
-        e.reduce("sum", e.binary("mul", centered, centered), {1}, true);
-    uint32_t stats = e.reshape(e.concat(mean, m2, 1), {1, R, 2});
-    uint32_t all = stats; // no split stat dim: the local moments are whole
+    int64_t R = e.shape(stats[r])[0];
+    uint32_t all = e.reshape(stats[r], {1, R, 2});
     if (!axes.empty()) {
+      uint32_t mine = all;
       all = e.tmp({P, R, 2});
       art::InstructionSpec &gather =
-          p.ranks[r].emit(fb::Opcode::AllGather, {stats}, {all});
+          p.ranks[r].emit(fb::Opcode::AllGather, {mine}, {all});
       gather.ints = {0};
       gather.ints.insert(gather.ints.end(), size_t(P), 1);
       gather.meshAxes.assign(axes.begin(), axes.end());
@@ -217,12 +234,112 @@ LogicalResult normalize(Partitioner &p, Operation *op,
     uint32_t d = e.binary("sub", means, gmean);
     uint32_t spread = e.binary("mul", e.binary("mul", d, d), n[r]);
     uint32_t gm2 = e.reduce("sum", e.binary("add", m2s, spread), {0}, false);
-    uint32_t var = e.binary("mul", gm2, p.scalar(r, 1.0 / double(total)));
-    uint32_t rstd = e.unary("rsqrt", e.binary("add", var, p.scalar(r, eps)));
-    uint32_t y = e.binary("mul", e.binary("sub", x, gmean), rstd);
-    out.push_back(e.reshape(y, xShape));
+    out.push_back({gmean, gm2, total});
   }
-  return success();
+  return out;
+}
+
+/// rsqrt(M2 / total + eps) of merged moments on rank r.
+uint32_t reciprocalStd(Partitioner &p, int64_t r, const MergedMoments &m,
+                       double eps) {
+  Emit e{p.ranks[r]};
+  uint32_t var = e.binary("mul", m.m2, p.scalar(r, 1.0 / double(m.total)));
+  return e.unary("rsqrt", e.binary("add", var, p.scalar(r, eps)));
+}
+
+/// Normalises each rank's x, viewed (rows[r], rankCounts[r]), over whole
+/// rows whose columns are split over mesh axes `axes`; returns per rank the
+/// normalised buffer, same shape as x.
+std::vector<uint32_t> normalize(Partitioner &p, const std::vector<uint32_t> &xs,
+                                const std::vector<int64_t> &rows,
+                                const std::vector<int64_t> &rankCounts,
+                                const std::vector<int> &axes, double eps) {
+  std::vector<uint32_t> views, stats, out;
+  for (int64_t r = 0; r < p.numRanks(); ++r) {
+    Emit e{p.ranks[r]};
+    views.push_back(e.reshape(xs[r], {rows[r], rankCounts[r]}));
+    stats.push_back(localMoments(e, views.back()));
+  }
+  std::vector<MergedMoments> merged = mergeMoments(p, stats, rankCounts, axes);
+  for (int64_t r = 0; r < p.numRanks(); ++r) {
+    uint32_t rstd = reciprocalStd(p, r, merged[r], eps);
+    Emit e{p.ranks[r]};
+    uint32_t y =
+        e.binary("mul", e.binary("sub", views[r], merged[r].mean), rstd);
+    out.push_back(e.reshape(y, e.shape(xs[r])));
+  }
+  return out;
+}
+
+/// group_norm with the channels split inside a group: each rank's
+/// per-channel moments over its spatial shard are gathered over the channel
+/// axes, merged per group (the channels of a group weigh the same), merged
+/// over the spatial axes, and spread back to the rank's own channels.
+std::vector<uint32_t> normalizeSplitGroups(Partitioner &p,
+                                           const ValueSharding &s,
+                                           const std::vector<uint32_t> &xs,
+                                           int64_t groups, double eps) {
+  int64_t C = s.layout.shape[1], perGroup = C / groups;
+  const plan::DimSplit &channels = s.layout.dims[1];
+  std::vector<uint32_t> channelStats;
+  for (int64_t r = 0; r < p.numRanks(); ++r) {
+    Emit e{p.ranks[r]};
+    Shape local = e.shape(xs[r]); // a copy: emitting grows the buffers
+    uint32_t rows = e.reshape(xs[r], {local[0] * local[1], product(local, 2)});
+    channelStats.push_back(
+        e.reshape(localMoments(e, rows), {local[0], local[1], 2}));
+  }
+  std::vector<uint32_t> allChannels = p.blockCollective(
+      channelStats, fb::Opcode::AllGather, 1, channels, fb::ReduceKind::None);
+  std::vector<uint32_t> groupStats;
+  std::vector<int64_t> counts;
+  for (int64_t r = 0; r < p.numRanks(); ++r) {
+    Emit e{p.ranks[r]};
+    Shape local = e.shape(xs[r]); // a copy: emitting grows the buffers
+    int64_t N = local[0], spatial = product(local, 2);
+    uint32_t all = e.reshape(allChannels[r], {N * groups, perGroup, 2});
+    uint32_t means = e.slice(all, {0, 0, 0}, {N * groups, perGroup, 1});
+    uint32_t m2s = e.slice(all, {0, 0, 1}, {N * groups, perGroup, 1});
+    // Chan with equal counts: the mean of the means, and the channels' M2
+    // plus `spatial` times their means' squared deviations.
+    uint32_t gmean = e.reduce("mean", means, {1}, true);
+    uint32_t d = e.binary("sub", means, gmean);
+    uint32_t spread =
+        e.binary("mul", e.reduce("sum", e.binary("mul", d, d), {1}, true),
+                 p.scalar(r, double(spatial)));
+    uint32_t gm2 = e.binary("add", e.reduce("sum", m2s, {1}, true), spread);
+    groupStats.push_back(e.reshape(e.concat(gmean, gm2, 2), {N * groups, 2}));
+    counts.push_back(perGroup * spatial);
+  }
+  std::vector<int> spatialAxes;
+  for (size_t d = 2; d < s.layout.dims.size(); ++d)
+    spatialAxes.insert(spatialAxes.end(), s.layout.dims[d].axes.begin(),
+                       s.layout.dims[d].axes.end());
+  llvm::sort(spatialAxes);
+  std::vector<MergedMoments> merged =
+      mergeMoments(p, groupStats, counts, spatialAxes);
+  std::vector<uint32_t> out;
+  for (int64_t r = 0; r < p.numRanks(); ++r) {
+    uint32_t rstd = reciprocalStd(p, r, merged[r], eps);
+    Emit e{p.ranks[r]};
+    Shape local = e.shape(xs[r]); // a copy: emitting grows the buffers
+    int64_t N = local[0],
+            first =
+                channels.shard(channels.shardOf(p.mesh, p.mesh.coords(r))).lo;
+    // (N x G, 1) -> (N, G, perGroup) -> this rank's (N, Cl, 1).
+    auto perChannel = [&](uint32_t stat) {
+      uint32_t spread =
+          e.broadcastTo(e.reshape(stat, {N, groups, 1}), {N, groups, perGroup});
+      uint32_t mine =
+          e.slice(e.reshape(spread, {N, C}), {0, first}, {N, local[1]});
+      return e.reshape(mine, {N, local[1], 1});
+    };
+    uint32_t x = e.reshape(xs[r], {N, local[1], product(local, 2)});
+    uint32_t y = e.binary("mul", e.binary("sub", x, perChannel(merged[r].mean)),
+                          perChannel(rstd));
+    out.push_back(e.reshape(y, local));
+  }
+  return out;
 }
 
 /// Binds `result` on rank r to a fresh buffer holding a * w + b (affine
@@ -255,37 +372,35 @@ LogicalResult lowerNormOp(Partitioner &p, Operation *op,
     return success();
   }
   // group_norm: a channel split along group boundaries keeps each group on
-  // one rank, so only the spatial dims' axes gather statistics.
+  // one rank, so only the spatial dims' axes gather statistics; a split
+  // inside a group gathers per-channel statistics over the channel axes too.
   int64_t perGroup = 0;
+  bool splitGroups = false;
   if (grouped) {
     perGroup = s.layout.shape[1] / groups;
-    for (int64_t start : s.layout.dims[1].starts)
-      if (start % perGroup != 0)
-        return op->emitOpError("splits the channels inside a group (")
-               << groups << " groups of " << perGroup
-               << " channels, a shard starts at channel " << start
-               << "); partitioning that is not implemented: split the "
-                  "channels at group boundaries or split a spatial dim";
+    splitGroups = llvm::any_of(s.layout.dims[1].starts,
+                               [&](int64_t at) { return at % perGroup != 0; });
     statDims.erase(statDims.begin()); // the channel dim
   }
-  std::vector<int> axes = splitAxes(s, statDims);
-  std::vector<int64_t> counts, rows;
-  for (int64_t r = 0; r < p.numRanks(); ++r) {
-    const Shape &local = p.ranks[r].buffers[in[0][r]].shape;
-    int64_t perRow = product(local, firstStat);
-    int64_t n = product(local, 0, firstStat);
-    if (grouped) {
-      int64_t localGroups = local[1] / perGroup;
-      n *= localGroups;
-      perRow =
-          localGroups ? perRow / localGroups : perGroup * product(local, 2);
-    }
-    counts.push_back(perRow);
-    rows.push_back(n);
-  }
   std::vector<uint32_t> normalized;
-  if (failed(normalize(p, op, in[0], rows, counts, axes, eps, normalized)))
-    return failure();
+  if (splitGroups) {
+    normalized = normalizeSplitGroups(p, s, in[0], groups, eps);
+  } else {
+    std::vector<int64_t> counts, rows;
+    for (int64_t r = 0; r < p.numRanks(); ++r) {
+      const Shape &local = p.ranks[r].buffers[in[0][r]].shape;
+      int64_t perRow = product(local, firstStat);
+      int64_t n = product(local, 0, firstStat);
+      if (grouped) {
+        int64_t localGroups = local[1] / perGroup;
+        n *= localGroups;
+        perRow = perGroup * product(local, 2);
+      }
+      counts.push_back(perRow);
+      rows.push_back(n);
+    }
+    normalized = normalize(p, in[0], rows, counts, splitAxes(s, statDims), eps);
+  }
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     const Shape &local = p.ranks[r].buffers[in[0][r]].shape;
     std::optional<uint32_t> weight, bias;

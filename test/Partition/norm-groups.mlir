@@ -1,8 +1,11 @@
 // Normalisation statistics are gathered only over the mesh axes that split
 // the normalised dims: with the batch split over "x" and a spatial dim over
 // "y", the all-gather runs within each x row. group_norm with the channels
-// split at group boundaries needs no collective at all; a split inside a
-// group is reported, not miscomputed.
+// split at group boundaries needs no collective at all. A split inside a
+// group gathers per-channel (mean, M2) over the channel axes first, merges
+// each group's channels (equal counts), then merges over the spatial axes
+// as usual, and spreads each group's statistics back to the rank's own
+// channels; an empty shard of either dim takes part with zeros.
 // RUN: rm -rf %t && split-file %s %t
 // RUN: shardc %t/mesh2d.mlir --emit=kernels | FileCheck %s --check-prefix=MESH2D
 // RUN: shardc %t/mesh2d.mlir -o %t/mesh2d.shardbin
@@ -12,7 +15,14 @@
 // RUN: shard-run %t/channels.shardbin --ranks 2 --random-inputs --check | FileCheck %s --check-prefix=OK
 // RUN: shardc %t/layer2d.mlir -o %t/layer2d.shardbin
 // RUN: shard-run %t/layer2d.shardbin --ranks 4 --random-inputs --check | FileCheck %s --check-prefix=OK
-// RUN: not shardc %t/inside.mlir -o %t/inside.shardbin 2>&1 | FileCheck %s --check-prefix=INSIDE
+// RUN: shardc %t/inside.mlir --emit=kernels | FileCheck %s --check-prefix=INSIDE
+// RUN: shardc %t/inside.mlir -o %t/inside.shardbin
+// RUN: shard-run %t/inside.shardbin --ranks 4 --random-inputs --check | FileCheck %s --check-prefix=OK
+// RUN: shardc %t/inside.mlir -O3 -o %t/inside3.shardbin
+// RUN: shard-run %t/inside3.shardbin --ranks 4 --random-inputs --seed 5 --check | FileCheck %s --check-prefix=OK
+// RUN: shardc %t/inside1d.mlir --emit=kernels | FileCheck %s --check-prefix=INSIDE1D
+// RUN: shardc %t/inside1d.mlir -o %t/inside1d.shardbin
+// RUN: shard-run %t/inside1d.shardbin --ranks 3 --random-inputs --check | FileCheck %s --check-prefix=OK
 // RUN: shardc %t/empty.mlir --emit=kernels | FileCheck %s --check-prefix=EMPTY
 // RUN: shardc %t/empty.mlir -o %t/empty.shardbin
 // RUN: shard-run %t/empty.shardbin --random-inputs --check | FileCheck %s --check-prefix=OK
@@ -56,12 +66,49 @@ func.func @main(%x: tensor<5x3x8xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}
 }
 
 //--- inside.mlir
-sc.mesh @m ["x"=2]
-func.func @main(%x: tensor<1x4x6xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[1, 3], {}]>}) -> tensor<1x4x6xf32> {
-  %y = sc.group_norm %x {num_groups = 2} : (tensor<1x4x6xf32>) -> tensor<1x4x6xf32>
-  return %y : tensor<1x4x6xf32>
+// 2 groups of 2 channels split [1, 3] over "x" (inside group 0); H split
+// [6, 0] over "y". Each rank gathers the 4 channels' (mean, M2) over "x"
+// (a channel's count is its 18 local elements), merges each group's two,
+// and gathers the groups' pairs over "y": 2 x 18 = 36 elements a group
+// shard, 1/36 the scale. Rank 1 (y = 1) has no spatial elements: zeros.
+sc.mesh @m ["x"=2, "y"=2]
+func.func @main(%x: tensor<2x4x6x3xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[1, 3], {"y"}[6, 0], {}]>},
+                %w: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4x6x3xf32> {
+  %y = sc.group_norm %x, %w, %b {num_groups = 2} : (tensor<2x4x6x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x6x3xf32>
+  return %y : tensor<2x4x6x3xf32>
 }
-// INSIDE: inside.mlir:3:8: error: 'sc.group_norm' op splits the channels inside a group (2 groups of 2 channels, a shard starts at channel 1)
+// INSIDE: rank class 'class0' (ranks [0]):
+// INSIDE: Reduce "mean"
+// INSIDE: AllGather (%{{[0-9]+}}) -> %{{[0-9]+}} ints [1, 1, 3] group [0]
+// INSIDE: Fill () -> %{{[0-9]+}} floats [1.800000e+01]
+// INSIDE: AllGather (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 1, 1] group [1]
+// INSIDE: Fill () -> %{{[0-9]+}} floats [2.777778e-02]
+// INSIDE: Slice (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 0, 1, 1]
+// INSIDE: Slice (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 0, 1, 1]
+// INSIDE: rank class 'class1' (ranks [1]):
+// INSIDE-NEXT: Copy
+// INSIDE-NEXT: Fill () -> %{{[0-9]+}} floats [0.000000e+00]
+// INSIDE-NEXT: AllGather (%{{[0-9]+}}) -> %{{[0-9]+}} ints [1, 1, 3] group [0]
+// INSIDE: rank class 'class2' (ranks [2]):
+// INSIDE: Slice (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 1, 1, 1]
+// INSIDE: Slice (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 1, 1, 1]
+
+//--- inside1d.mlir
+// 2 groups of 3 channels split [1, 0, 5] (an empty shard) and nothing
+// else split: one gather over "x", no spatial merge.
+sc.mesh @m ["x"=3]
+func.func @main(%x: tensor<2x6x7xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[1, 0, 5], {}]>}) -> tensor<2x6x7xf32> {
+  %y = sc.group_norm %x {num_groups = 2} : (tensor<2x6x7xf32>) -> tensor<2x6x7xf32>
+  return %y : tensor<2x6x7xf32>
+}
+// INSIDE1D: rank class 'class0' (ranks [0]):
+// INSIDE1D: AllGather (%{{[0-9]+}}) -> %{{[0-9]+}} ints [1, 1, 0, 5] group [0]
+// INSIDE1D-NOT: AllGather
+// INSIDE1D: rank class 'class1' (ranks [1]):
+// INSIDE1D: AllGather (%{{[0-9]+}}) -> %{{[0-9]+}} ints [1, 1, 0, 5] group [0]
+// INSIDE1D: Slice (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 1, 1, 1]
+// INSIDE1D: rank class 'class2' (ranks [2]):
+// INSIDE1D: Slice (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 1, 1, 1]
 
 //--- empty.mlir
 // Tensors of no elements normalise to themselves: each rank's result is an

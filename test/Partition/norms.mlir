@@ -5,7 +5,8 @@
 // shapes, counts, the global-count scale and the affine crops for uneven
 // (checked numerically), even, 2-D mesh (checked numerically), batch,
 // one-element and world-size-1 splits, statistics split over one mesh axis
-// of two (checked numerically), and the located error for an empty shard.
+// of two (checked numerically), and empty shards (checked numerically): a
+// rank with no elements of a row sends zeros, which weigh 0 in the merge.
 // The gather's bytes: every rank sends its (rows, 2) statistics to the
 // P-1 others of its group and receives theirs: rows x 8 B x (P-1) each way.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
@@ -27,7 +28,11 @@
 // RUN: shardc %t/rows.mlir --emit=kernels | FileCheck %s --check-prefix=KROWS
 // RUN: shardc %t/rows.mlir -o %t/rows.shardbin
 // RUN: shard-run %t/rows.shardbin --ranks 4 --random-inputs --seed 3 --check | FileCheck %s --check-prefix=NUM
-// RUN: not shardc %t/empty-unsupported.mlir --emit=plan 2>&1 | FileCheck %s --check-prefix=UNSUP-EMPTY
+// RUN: shardc %t/empty-shard.mlir --emit=kernels | FileCheck %s --check-prefix=KEMPTY
+// RUN: shardc %t/empty-shard.mlir -o %t/empty-shard.shardbin
+// RUN: shard-run %t/empty-shard.shardbin --ranks 3 --random-inputs --seed 4 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/empty-shard.mlir -O3 -o %t/empty-shard3.shardbin
+// RUN: shard-run %t/empty-shard3.shardbin --ranks 3 --random-inputs --seed 4 --check | FileCheck %s --check-prefix=NUM
 // NUM: check result0: {{.*}}: ok
 
 //--- uneven.mlir
@@ -159,10 +164,25 @@ func.func @main(%x: tensor<4x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {
 // KROWS-SAME: group [1]
 // KROWS: Fill () -> %{{[0-9]+}} floats [1.250000e-01]
 
-//--- empty-unsupported.mlir
-sc.mesh @mesh ["x"=2]
-func.func @main(%x: tensor<4x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}[0, 8]]>}) -> tensor<4x8xf32> {
-  // UNSUP-EMPTY: empty-unsupported.mlir:[[@LINE+1]]:8: error: 'sc.layer_norm' op normalises over a split with an empty shard; partitioning that is not implemented
-  %y = sc.layer_norm %x {normalized_shape = array<i64: 8>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  return %y : tensor<4x8xf32>
+//--- empty-shard.mlir
+// layer_norm over the last dim split [0, 8, 0]: ranks 0 and 2 hold none of
+// each row, send zero statistics with weight 0 and count 0, and compute no
+// mean of nothing. group_norm over H split [3, 0, 2] as well.
+sc.mesh @mesh ["x"=3]
+func.func @main(%x: tensor<4x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}[0, 8, 0]]>},
+                %w: tensor<8xf32>, %z: tensor<2x4x5xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[3, 0, 2]]>})
+    -> (tensor<4x8xf32>, tensor<2x4x5xf32>) {
+  %y = sc.layer_norm %x, %w {normalized_shape = array<i64: 8>} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %g = sc.group_norm %z {num_groups = 2} : (tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
+  return %y, %g : tensor<4x8xf32>, tensor<2x4x5xf32>
 }
+// KEMPTY: rank class 'class0' (ranks [0]):
+// KEMPTY-NOT: Reduce "mean"
+// KEMPTY: Fill () -> %{{[0-9]+}} floats [0.000000e+00]  // sc.layer_norm
+// KEMPTY: AllGather (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 1, 1, 1] group [0]  // sc.layer_norm
+// KEMPTY: Reduce "mean" {{.*}} // sc.group_norm
+// KEMPTY: rank class 'class1' (ranks [1]):
+// KEMPTY: Reduce "mean" {{.*}} // sc.layer_norm
+// KEMPTY-NOT: Reduce "mean"
+// KEMPTY: Fill () -> %{{[0-9]+}} floats [0.000000e+00]  // sc.group_norm
+// KEMPTY: AllGather (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 1, 1, 1] group [0]  // sc.group_norm

@@ -15,27 +15,6 @@ func.func @main(%q: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh
 
 // -----
 
-// case: group_norm with the channels split inside a group (channels [1, 3]
-// in groups of 2)
-sc.mesh @m ["x"=2]
-func.func @main(%x: tensor<1x4x6xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[1, 3], {}]>}) -> tensor<1x4x6xf32> {
-  // expected-error @+1 {{splits the channels inside a group}}
-  %y = sc.group_norm %x {num_groups = 2} : (tensor<1x4x6xf32>) -> tensor<1x4x6xf32>
-  return %y : tensor<1x4x6xf32>
-}
-
-// -----
-
-// case: layer_norm over a dim split with an empty shard
-sc.mesh @mesh ["x"=2]
-func.func @main(%x: tensor<4x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}[0, 8]]>}) -> tensor<4x8xf32> {
-  // expected-error @+1 {{normalises over a split with an empty shard}}
-  %y = sc.layer_norm %x {normalized_shape = array<i64: 8>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
-  return %y : tensor<4x8xf32>
-}
-
-// -----
-
 // case: the entry cannot be told (two public functions); nothing changes.
 // The error points at the second, a note at the first.
 module {

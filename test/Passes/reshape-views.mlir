@@ -121,7 +121,7 @@ func.func @main(%x: tensor<2x4x10x6xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // (instruction 6) that reads only the view.
 // PLAN: rank class 'class0'
 // PLAN: %[[S:[0-9]+]] F32(4,2) 32 B @[[AT:[0-9]+]] live [5, 6]
-// PLAN-NEXT: %[[V:[0-9]+]] F32(1,4,2) 32 B view of %[[S]] @[[AT]]
+// PLAN: %[[V:[0-9]+]] F32(1,4,2) 32 B view of %[[S]] @[[AT]]
 // PLAN-KERNELS: rank class 'class0'
 // PLAN-KERNELS: 5: Concat ({{.*}}) -> %[[S:[0-9]+]] ints [1]
 // PLAN-KERNELS-NEXT: 6: AllGather (%[[V:[0-9]+]]) -> 
