@@ -391,3 +391,60 @@ TEST(ArtifactSemanticTest, ACollectiveMismatchShowsItsFirstInts) {
   expectInvalid(w, "ints [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, "
                    "... (20 in all)]");
 }
+
+namespace {
+
+/// A mesh of 13 axes of extent 2 (more than the check enumerates subsets
+/// of), rank 0 in one class and every other rank in a second, each running
+/// a sum all-reduce over every axis, then one over axes 4 and 9.
+ArtifactWriter manyAxesWriter() {
+  constexpr int kAxes = 13;
+  std::vector<std::string> names;
+  std::vector<uint32_t> all;
+  for (int a = 0; a < kAxes; ++a) {
+    names.push_back("a" + std::to_string(a));
+    all.push_back(uint32_t(a));
+  }
+  ArtifactWriter w(names, std::vector<int32_t>(kAxes, 2));
+  for (int c = 0; c < 2; ++c) {
+    RankClassSpec rc;
+    if (c == 0)
+      rc.ranks = {0};
+    for (int32_t r = 1; c == 1 && r < (int32_t(1) << kAxes); ++r)
+      rc.ranks.push_back(r);
+    rc.arenaBytes = 64;
+    rc.buffers = {tensorSlot(0, fb::DType::F32, {2})};
+    for (std::vector<uint32_t> axes : {all, std::vector<uint32_t>{4, 9}}) {
+      InstructionSpec allReduce;
+      allReduce.opcode = fb::Opcode::AllReduce;
+      allReduce.inputs = allReduce.outputs = {0};
+      allReduce.meshAxes = axes;
+      allReduce.reduce = fb::ReduceKind::Sum;
+      rc.program.push_back(allReduce);
+    }
+    w.addRankClass(rc);
+  }
+  return w;
+}
+
+} // namespace
+
+TEST(ArtifactSemanticTest, CollectivesOverMoreAxesThanSubsetsAreChecked) {
+  // Past 12 axes the check compares only the collectives' own axis sets:
+  // it still accepts ranks that agree, and names a pair that does not.
+  EXPECT_TRUE(manyAxesWriter().serialize().ok());
+  ArtifactWriter w = manyAxesWriter();
+  w.rankClass(1).program[0].reduce = fb::ReduceKind::Max;
+  expectInvalid(w, "rank 1 and rank 0, which differ in mesh axes [12], "
+                   "disagree on collective 0 of those over (at least) these "
+                   "axes: rank 1 runs instruction 0 (AllReduce over mesh axes "
+                   "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], Max");
+  // Rank 8 is the first to differ from rank 0 in axis 9, and meets it in
+  // both all-reduces.
+  ArtifactWriter pair = manyAxesWriter();
+  pair.rankClass(1).program[1].reduce = fb::ReduceKind::Max;
+  expectInvalid(pair, "rank 8 and rank 0, which differ in mesh axes [9], "
+                      "disagree on collective 1 of those over (at least) "
+                      "these axes: rank 8 runs instruction 1 (AllReduce over "
+                      "mesh axes [4, 9], Max");
+}
