@@ -151,9 +151,6 @@ std::vector<int> splitAxes(const ValueSharding &s,
   return out;
 }
 
-/// Normalises x over the trailing `statDims` dims of its (M, ...) grouping:
-/// x is viewed as (rows, count) per rank; returns per rank the normalised
-/// buffer, same shape as x.
 /// The ranks of r's group over mesh axes `axes` (ascending), in group order:
 /// those sharing r's coordinates on the other axes.
 std::vector<int64_t> groupRanks(const plan::Mesh &mesh,
@@ -271,6 +268,51 @@ std::vector<uint32_t> normalize(Partitioner &p, const std::vector<uint32_t> &xs,
   return out;
 }
 
+/// Each rank's (N, Cl, 2) per-channel statistics, gathered over the channel
+/// split's axes into (N, C, 2) in channel order. The collective joins the
+/// blocks in group order (ascending mesh axes); where the split lists its
+/// axes in another order, the blocks are put back in shard order.
+std::vector<uint32_t> gatherChannels(Partitioner &p,
+                                     const std::vector<uint32_t> &stats,
+                                     const plan::DimSplit &channels) {
+  std::vector<int> axes = channels.axes;
+  llvm::sort(axes);
+  if (axes == channels.axes)
+    return p.blockCollective(stats, fb::Opcode::AllGather, 1, channels,
+                             fb::ReduceKind::None);
+  std::vector<uint32_t> out;
+  for (int64_t r = 0; r < p.numRanks(); ++r) {
+    Emit e{p.ranks[r]};
+    std::vector<int64_t> shardOf, extents, offsets;
+    int64_t joinedChannels = 0;
+    for (int64_t q : groupRanks(p.mesh, axes, r)) {
+      shardOf.push_back(channels.shardOf(p.mesh, p.mesh.coords(q)));
+      extents.push_back(channels.shard(shardOf.back()).size());
+      offsets.push_back(joinedChannels);
+      joinedChannels += extents.back();
+    }
+    Shape shape = e.shape(stats[r]);
+    shape[1] = joinedChannels;
+    uint32_t joined = e.tmp(shape);
+    art::InstructionSpec &gather =
+        p.ranks[r].emit(fb::Opcode::AllGather, {stats[r]}, {joined});
+    gather.ints = {1};
+    gather.ints.insert(gather.ints.end(), extents.begin(), extents.end());
+    gather.meshAxes.assign(axes.begin(), axes.end());
+    std::optional<uint32_t> ordered;
+    for (int64_t shard = 0; shard < channels.numShards(); ++shard) {
+      size_t m = llvm::find(shardOf, shard) - shardOf.begin();
+      if (extents[m] == 0)
+        continue;
+      uint32_t block =
+          e.slice(joined, {0, offsets[m], 0}, {shape[0], extents[m], 2});
+      ordered = ordered ? e.concat(*ordered, block, 1) : block;
+    }
+    out.push_back(ordered.value_or(joined));
+  }
+  return out;
+}
+
 /// group_norm with the channels split inside a group: each rank's
 /// per-channel moments over its spatial shard are gathered over the channel
 /// axes, merged per group (the channels of a group weigh the same), merged
@@ -289,8 +331,7 @@ std::vector<uint32_t> normalizeSplitGroups(Partitioner &p,
     channelStats.push_back(
         e.reshape(localMoments(e, rows), {local[0], local[1], 2}));
   }
-  std::vector<uint32_t> allChannels = p.blockCollective(
-      channelStats, fb::Opcode::AllGather, 1, channels, fb::ReduceKind::None);
+  std::vector<uint32_t> allChannels = gatherChannels(p, channelStats, channels);
   std::vector<uint32_t> groupStats;
   std::vector<int64_t> counts;
   for (int64_t r = 0; r < p.numRanks(); ++r) {

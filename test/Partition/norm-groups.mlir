@@ -20,6 +20,9 @@
 // RUN: shard-run %t/inside.shardbin --ranks 4 --random-inputs --check | FileCheck %s --check-prefix=OK
 // RUN: shardc %t/inside.mlir -O3 -o %t/inside3.shardbin
 // RUN: shard-run %t/inside3.shardbin --ranks 4 --random-inputs --seed 5 --check | FileCheck %s --check-prefix=OK
+// RUN: shardc %t/inside-yx.mlir --emit=kernels | FileCheck %s --check-prefix=YX
+// RUN: shardc %t/inside-yx.mlir -o %t/inside-yx.shardbin
+// RUN: shard-run %t/inside-yx.shardbin --ranks 8 --random-inputs --check | FileCheck %s --check-prefix=OK
 // RUN: shardc %t/inside1d.mlir --emit=kernels | FileCheck %s --check-prefix=INSIDE1D
 // RUN: shardc %t/inside1d.mlir -o %t/inside1d.shardbin
 // RUN: shard-run %t/inside1d.shardbin --ranks 3 --random-inputs --check | FileCheck %s --check-prefix=OK
@@ -67,12 +70,12 @@ func.func @main(%x: tensor<5x3x8xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}
 
 //--- inside.mlir
 // 2 groups of 2 channels split [1, 3] over "x" (inside group 0); H split
-// [6, 0] over "y". Each rank gathers the 4 channels' (mean, M2) over "x"
-// (a channel's count is its 18 local elements), merges each group's two,
-// and gathers the groups' pairs over "y": 2 x 18 = 36 elements a group
-// shard, 1/36 the scale. Rank 1 (y = 1) has no spatial elements: zeros.
+// [4, 2] over "y". Each rank gathers the 4 channels' (mean, M2) over "x"
+// (a channel's count is its 12 or 6 local elements), merges each group's
+// two, and gathers the groups' pairs over "y": 2 x 18 = 36 elements a
+// group, 1/36 the scale.
 sc.mesh @m ["x"=2, "y"=2]
-func.func @main(%x: tensor<2x4x6x3xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[1, 3], {"y"}[6, 0], {}]>},
+func.func @main(%x: tensor<2x4x6x3xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[1, 3], {"y"}[4, 2], {}]>},
                 %w: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4x6x3xf32> {
   %y = sc.group_norm %x, %w, %b {num_groups = 2} : (tensor<2x4x6x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x6x3xf32>
   return %y : tensor<2x4x6x3xf32>
@@ -80,18 +83,40 @@ func.func @main(%x: tensor<2x4x6x3xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x
 // INSIDE: rank class 'class0' (ranks [0]):
 // INSIDE: Reduce "mean"
 // INSIDE: AllGather (%{{[0-9]+}}) -> %{{[0-9]+}} ints [1, 1, 3] group [0]
-// INSIDE: Fill () -> %{{[0-9]+}} floats [1.800000e+01]
+// INSIDE: Fill () -> %{{[0-9]+}} floats [1.200000e+01]
 // INSIDE: AllGather (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 1, 1] group [1]
 // INSIDE: Fill () -> %{{[0-9]+}} floats [2.777778e-02]
 // INSIDE: Slice (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 0, 1, 1]
 // INSIDE: Slice (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 0, 1, 1]
 // INSIDE: rank class 'class1' (ranks [1]):
-// INSIDE-NEXT: Copy
-// INSIDE-NEXT: Fill () -> %{{[0-9]+}} floats [0.000000e+00]
-// INSIDE-NEXT: AllGather (%{{[0-9]+}}) -> %{{[0-9]+}} ints [1, 1, 3] group [0]
+// INSIDE: AllGather (%{{[0-9]+}}) -> %{{[0-9]+}} ints [1, 1, 3] group [0]
+// INSIDE: Fill () -> %{{[0-9]+}} floats [6.000000e+00]
 // INSIDE: rank class 'class2' (ranks [2]):
 // INSIDE: Slice (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 1, 1, 1]
 // INSIDE: Slice (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 1, 1, 1]
+
+//--- inside-yx.mlir
+// Channels split over ("y", "x"), y major: shard y * 2 + x. The gather's
+// group runs x major (ascending axes), so members bring shards 0, 2, 1, 3
+// (extents 1, 2, 3, 2) and each rank puts the blocks back in shard order.
+// H split [5, 0] over "z": half the ranks have no spatial elements and
+// send zeros.
+sc.mesh @m ["x"=2, "y"=2, "z"=2]
+func.func @main(%x: tensor<2x8x5x3xf32> {sc.sharding = #sc.sharding<@m, [{}, {"y", "x"}[1, 3, 2, 2], {"z"}[5, 0], {}]>},
+                %w: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<2x8x5x3xf32> {
+  %y = sc.group_norm %x, %w, %b {num_groups = 2} : (tensor<2x8x5x3xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8x5x3xf32>
+  return %y : tensor<2x8x5x3xf32>
+}
+// YX: rank class 'class0' (ranks [0]):
+// YX: AllGather (%{{[0-9]+}}) -> %[[J:[0-9]+]] ints [1, 1, 2, 3, 2] group [0, 1]
+// YX-NEXT: Slice (%[[J]]) -> %{{[0-9]+}} ints [0, 0, 0, 1, 1, 1]
+// YX-NEXT: Slice (%[[J]]) -> %{{[0-9]+}} ints [0, 3, 0, 1, 1, 1]
+// YX-NEXT: Concat
+// YX-NEXT: Slice (%[[J]]) -> %{{[0-9]+}} ints [0, 1, 0, 1, 1, 1]
+// YX-NEXT: Concat
+// YX-NEXT: Slice (%[[J]]) -> %{{[0-9]+}} ints [0, 6, 0, 1, 1, 1]
+// YX-NEXT: Concat
+// YX: AllGather (%{{[0-9]+}}) -> %{{[0-9]+}} ints [0, 1, 1] group [2]
 
 //--- inside1d.mlir
 // 2 groups of 3 channels split [1, 0, 5] (an empty shard) and nothing
