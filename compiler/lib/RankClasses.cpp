@@ -109,38 +109,52 @@ bool writesUnread(const art::InstructionSpec &inst,
          unread[inst.outputs[0]];
 }
 
+/// Appends values as their bytes, each list after its length, so that two
+/// keys are equal exactly when what went into them is. Bytes rather than
+/// text: a large group's collectives carry an int per member on every rank,
+/// and formatting them dominated compile time on big meshes.
+struct KeyWriter {
+  std::string &key;
+
+  template <typename T> void raw(T value) {
+    key.append(reinterpret_cast<const char *>(&value), sizeof(T));
+  }
+  template <typename T> void list(const std::vector<T> &values) {
+    raw(uint64_t(values.size()));
+    key.append(reinterpret_cast<const char *>(values.data()),
+               values.size() * sizeof(T));
+  }
+  void text(const std::string &s) {
+    raw(uint64_t(s.size()));
+    key += s;
+  }
+};
+
 std::string programKey(const ProgramBuilder &b,
                        const std::vector<uint32_t> &inputs,
                        const std::vector<uint32_t> &outputs) {
   std::string key;
-  llvm::raw_string_ostream os(key);
-  auto list = [&](const auto &v) {
-    os << "[";
-    for (const auto &x : v)
-      os << x << ",";
-    os << "]";
-  };
+  KeyWriter w{key};
   std::vector<bool> unread = unreadFills(b);
   for (const art::InstructionSpec &i : b.program) {
     if (writesUnread(i, unread))
       continue;
-    os << int(i.opcode) << i.str << int(i.reduce);
-    list(i.inputs), list(i.outputs), list(i.ints), list(i.floats);
-    list(i.meshAxes);
+    w.raw(i.opcode), w.text(i.str), w.raw(i.reduce);
+    w.list(i.inputs), w.list(i.outputs), w.list(i.ints), w.list(i.floats);
+    w.list(i.meshAxes);
+    w.raw(uint64_t(i.transfers.size()));
     for (const art::TransferSpec &t : i.transfers) {
-      os << int(t.kind) << t.periodic << t.slot << ":" << t.tag;
-      list(t.peer), list(t.lo), list(t.hi);
+      w.raw(t.kind), w.raw(t.periodic), w.raw(t.slot), w.raw(t.tag);
+      w.list(t.peer), w.list(t.lo), w.list(t.hi);
     }
-    os << ";";
   }
   for (auto [id, buf] : llvm::enumerate(b.buffers)) {
     if (unread[id])
       continue;
-    os << int(buf.dtype) << buf.first << ":" << buf.last << buf.pinned
-       << buf.constant;
-    list(buf.shape);
+    w.raw(buf.dtype), w.raw(buf.first), w.raw(buf.last);
+    w.raw(buf.pinned), w.raw(buf.constant), w.list(buf.shape);
   }
-  list(inputs), list(outputs);
+  w.list(inputs), w.list(outputs);
   return key;
 }
 
