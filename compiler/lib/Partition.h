@@ -56,15 +56,6 @@ public:
   /// mean (its collective summed); otherwise `sums` itself.
   std::vector<uint32_t> meanOfSums(const ValueSharding &s,
                                    const std::vector<uint32_t> &sums);
-  /// One all-gather (`in` split along `dim` as `split`, the result whole
-  /// there) or reduce-scatter (`in` partial, the result split as `split`)
-  /// on every rank; returns the results. The collective's group runs over
-  /// ascending mesh axes, so split.axes must be ascending for its blocks to
-  /// come in shard order.
-  std::vector<uint32_t> blockCollective(const std::vector<uint32_t> &in,
-                                        fb::Opcode opcode, int64_t dim,
-                                        const plan::DimSplit &split,
-                                        fb::ReduceKind reduce);
 
   mlir::func::FuncOp func;
   sc::MeshOp meshOp;
@@ -74,6 +65,15 @@ private:
   mlir::LogicalResult checkContractedSplits(mlir::Operation *op,
                                             const sc::ShardingRule &rule);
   mlir::LogicalResult reshard(mlir::Operation *op);
+  /// One all-gather (`in` split along `dim` as `split`, the result whole
+  /// there) or reduce-scatter (`in` partial, the result split as `split`)
+  /// on every rank; returns the results. The collective's group runs over
+  /// ascending mesh axes, so split.axes must be ascending for its blocks to
+  /// come in shard order.
+  std::vector<uint32_t> blockCollective(const std::vector<uint32_t> &in,
+                                        fb::Opcode opcode, int64_t dim,
+                                        const plan::DimSplit &split,
+                                        fb::ReduceKind reduce);
   /// `value` (a splat: splatValue has it), made by `op`, on every rank: its
   /// part of `layout`, filled with the splat's value.
   mlir::LogicalResult fillSplatOnRanks(mlir::Operation *op, mlir::Value value,

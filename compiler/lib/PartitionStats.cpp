@@ -277,9 +277,6 @@ std::vector<uint32_t> gatherChannels(Partitioner &p,
                                      const plan::DimSplit &channels) {
   std::vector<int> axes = channels.axes;
   llvm::sort(axes);
-  if (axes == channels.axes)
-    return p.blockCollective(stats, fb::Opcode::AllGather, 1, channels,
-                             fb::ReduceKind::None);
   std::vector<uint32_t> out;
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
@@ -299,6 +296,10 @@ std::vector<uint32_t> gatherChannels(Partitioner &p,
     gather.ints = {1};
     gather.ints.insert(gather.ints.end(), extents.begin(), extents.end());
     gather.meshAxes.assign(axes.begin(), axes.end());
+    if (std::is_sorted(shardOf.begin(), shardOf.end())) {
+      out.push_back(joined);
+      continue;
+    }
     std::optional<uint32_t> ordered;
     for (int64_t shard = 0; shard < channels.numShards(); ++shard) {
       size_t m = llvm::find(shardOf, shard) - shardOf.begin();

@@ -11,6 +11,7 @@
 
 #include <cstring>
 #include <map>
+#include <type_traits>
 
 using namespace mlir;
 using namespace shardc::sc;
@@ -81,7 +82,6 @@ func::FuncOp partitionedEntry(ModuleOp module) {
 
 namespace {
 
-/// Everything that makes two ranks' programs interchangeable.
 /// The buffers written by a Fill nothing reads: a splat is filled where it
 /// is defined, and again wherever a consumer needs it in another box, so
 /// the first fill may have no reader left. Neither the fill nor its buffer
@@ -117,9 +117,13 @@ struct KeyWriter {
   std::string &key;
 
   template <typename T> void raw(T value) {
+    static_assert(std::is_scalar_v<T> && !std::is_pointer_v<T>,
+                  "a value whose bytes are all of it");
     key.append(reinterpret_cast<const char *>(&value), sizeof(T));
   }
   template <typename T> void list(const std::vector<T> &values) {
+    static_assert(std::is_scalar_v<T> && !std::is_same_v<T, bool>,
+                  "contiguous values whose bytes are all of them");
     raw(uint64_t(values.size()));
     key.append(reinterpret_cast<const char *>(values.data()),
                values.size() * sizeof(T));
@@ -130,12 +134,17 @@ struct KeyWriter {
   }
 };
 
+/// Everything that makes two ranks' programs interchangeable: equal keys,
+/// one rank class.
 std::string programKey(const ProgramBuilder &b,
                        const std::vector<uint32_t> &inputs,
                        const std::vector<uint32_t> &outputs) {
   std::string key;
   KeyWriter w{key};
   std::vector<bool> unread = unreadFills(b);
+  w.raw(uint64_t(llvm::count_if(
+      b.program, [&](const auto &i) { return !writesUnread(i, unread); })));
+  w.raw(uint64_t(llvm::count(unread, false)));
   for (const art::InstructionSpec &i : b.program) {
     if (writesUnread(i, unread))
       continue;

@@ -304,8 +304,8 @@ constexpr uint64_t kMaxCollectiveLists = uint64_t(1) << 22;
 /// transitive, so every pair that meets is covered. D ranges over the
 /// non-empty subsets of the axes (of extent above 1) any collective names:
 /// a handful on real meshes. Past 12 such axes, or past
-/// kMaxCollectiveLists signatures, only the collectives' own axis sets are
-/// compared.
+/// kMaxCollectiveLists signatures, only the collectives' own axis sets and
+/// (within the bound) the single axes are compared.
 Status checkCollectives(const fb::Artifact &root,
                         const std::vector<int64_t> &mesh,
                         const std::vector<int32_t> &rankToClass) {
@@ -350,7 +350,18 @@ Status checkCollectives(const fb::Artifact &root,
     for (uint64_t d = used; d; d = (d - 1) & used)
       differing.push_back(d);
   } else {
+    // The collectives' own axis sets, and each axis alone: ranks differing
+    // in one axis meet in every collective over it, and must run those in
+    // one order even where the collectives' sets differ.
     differing = masks;
+    std::vector<uint64_t> singles;
+    for (uint32_t a = 0; a < 64; ++a)
+      if ((used >> a & 1) && std::find(masks.begin(), masks.end(),
+                                       uint64_t(1) << a) == masks.end())
+        singles.push_back(uint64_t(1) << a);
+    if (uint64_t(numClasses) * (masks.size() + singles.size()) <=
+        kMaxCollectiveLists)
+      differing.insert(differing.end(), singles.begin(), singles.end());
   }
   std::map<uint64_t, size_t> indexOf;
   for (size_t k = 0; k < differing.size(); ++k)

@@ -395,16 +395,14 @@ TEST(ArtifactSemanticTest, ACollectiveMismatchShowsItsFirstInts) {
 namespace {
 
 /// A mesh of 13 axes of extent 2 (more than the check enumerates subsets
-/// of), rank 0 in one class and every other rank in a second, each running
-/// a sum all-reduce over every axis, then one over axes 4 and 9.
-ArtifactWriter manyAxesWriter() {
+/// of), rank 0 in one class running sum all-reduces over `first`'s axis
+/// sets in order, and every other rank in a second running `rest`'s.
+using AxisSets = std::vector<std::vector<uint32_t>>;
+ArtifactWriter manyAxesWriter(const AxisSets &first, const AxisSets &rest) {
   constexpr int kAxes = 13;
   std::vector<std::string> names;
-  std::vector<uint32_t> all;
-  for (int a = 0; a < kAxes; ++a) {
+  for (int a = 0; a < kAxes; ++a)
     names.push_back("a" + std::to_string(a));
-    all.push_back(uint32_t(a));
-  }
   ArtifactWriter w(names, std::vector<int32_t>(kAxes, 2));
   for (int c = 0; c < 2; ++c) {
     RankClassSpec rc;
@@ -414,7 +412,7 @@ ArtifactWriter manyAxesWriter() {
       rc.ranks.push_back(r);
     rc.arenaBytes = 64;
     rc.buffers = {tensorSlot(0, fb::DType::F32, {2})};
-    for (std::vector<uint32_t> axes : {all, std::vector<uint32_t>{4, 9}}) {
+    for (const std::vector<uint32_t> &axes : c == 0 ? first : rest) {
       InstructionSpec allReduce;
       allReduce.opcode = fb::Opcode::AllReduce;
       allReduce.inputs = allReduce.outputs = {0};
@@ -427,13 +425,18 @@ ArtifactWriter manyAxesWriter() {
   return w;
 }
 
+const std::vector<uint32_t> kAllAxes = {0, 1, 2, 3,  4,  5, 6,
+                                        7, 8, 9, 10, 11, 12};
+
 } // namespace
 
 TEST(ArtifactSemanticTest, CollectivesOverMoreAxesThanSubsetsAreChecked) {
-  // Past 12 axes the check compares only the collectives' own axis sets:
-  // it still accepts ranks that agree, and names a pair that does not.
-  EXPECT_TRUE(manyAxesWriter().serialize().ok());
-  ArtifactWriter w = manyAxesWriter();
+  // Past 12 axes the check compares the collectives' own axis sets and
+  // each axis alone: it accepts ranks that agree, and names a pair that
+  // does not.
+  AxisSets sets = {kAllAxes, {4, 9}};
+  EXPECT_TRUE(manyAxesWriter(sets, sets).serialize().ok());
+  ArtifactWriter w = manyAxesWriter(sets, sets);
   w.rankClass(1).program[0].reduce = fb::ReduceKind::Max;
   expectInvalid(w, "rank 1 and rank 0, which differ in mesh axes [12], "
                    "disagree on collective 0 of those over (at least) these "
@@ -441,10 +444,20 @@ TEST(ArtifactSemanticTest, CollectivesOverMoreAxesThanSubsetsAreChecked) {
                    "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], Max");
   // Rank 8 is the first to differ from rank 0 in axis 9, and meets it in
   // both all-reduces.
-  ArtifactWriter pair = manyAxesWriter();
+  ArtifactWriter pair = manyAxesWriter(sets, sets);
   pair.rankClass(1).program[1].reduce = fb::ReduceKind::Max;
   expectInvalid(pair, "rank 8 and rank 0, which differ in mesh axes [9], "
                       "disagree on collective 1 of those over (at least) "
                       "these axes: rank 8 runs instruction 1 (AllReduce over "
                       "mesh axes [4, 9], Max");
+  // Rank 2048 differs from rank 0 in axis 1 alone and meets it in both
+  // all-reduces over axis 1, run in the other order: no collective's own
+  // axis set shows it, axis 1 alone does.
+  AxisSets order = {kAllAxes, {0, 1}, {1, 2}},
+           swapped = {kAllAxes, {1, 2}, {0, 1}};
+  expectInvalid(manyAxesWriter(order, swapped),
+                "rank 2048 and rank 0, which differ in mesh axes [1], "
+                "disagree on collective 1 of those over (at least) these "
+                "axes: rank 2048 runs instruction 1 (AllReduce over mesh "
+                "axes [1, 2], Sum");
 }
