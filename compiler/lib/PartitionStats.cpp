@@ -277,17 +277,22 @@ std::vector<uint32_t> gatherChannels(Partitioner &p,
                                      const plan::DimSplit &channels) {
   std::vector<int> axes = channels.axes;
   llvm::sort(axes);
+  // Members differ only on the channel axes, so every group brings the
+  // same shards in the same order (rank 0's group).
+  std::vector<int64_t> extents, memberOfShard(channels.numShards());
+  std::vector<int64_t> offsets(channels.numShards());
+  int64_t joinedChannels = 0;
+  for (int64_t q : groupRanks(p.mesh, axes, 0)) {
+    int64_t shard = channels.shardOf(p.mesh, p.mesh.coords(q));
+    memberOfShard[shard] = int64_t(extents.size());
+    offsets[shard] = joinedChannels;
+    extents.push_back(channels.shard(shard).size());
+    joinedChannels += extents.back();
+  }
+  bool inShardOrder = axes == channels.axes;
   std::vector<uint32_t> out;
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
-    std::vector<int64_t> shardOf, extents, offsets;
-    int64_t joinedChannels = 0;
-    for (int64_t q : groupRanks(p.mesh, axes, r)) {
-      shardOf.push_back(channels.shardOf(p.mesh, p.mesh.coords(q)));
-      extents.push_back(channels.shard(shardOf.back()).size());
-      offsets.push_back(joinedChannels);
-      joinedChannels += extents.back();
-    }
     Shape shape = e.shape(stats[r]);
     shape[1] = joinedChannels;
     uint32_t joined = e.tmp(shape);
@@ -296,17 +301,17 @@ std::vector<uint32_t> gatherChannels(Partitioner &p,
     gather.ints = {1};
     gather.ints.insert(gather.ints.end(), extents.begin(), extents.end());
     gather.meshAxes.assign(axes.begin(), axes.end());
-    if (std::is_sorted(shardOf.begin(), shardOf.end())) {
+    if (inShardOrder) {
       out.push_back(joined);
       continue;
     }
     std::optional<uint32_t> ordered;
     for (int64_t shard = 0; shard < channels.numShards(); ++shard) {
-      size_t m = llvm::find(shardOf, shard) - shardOf.begin();
-      if (extents[m] == 0)
+      int64_t size = extents[memberOfShard[shard]];
+      if (size == 0)
         continue;
       uint32_t block =
-          e.slice(joined, {0, offsets[m], 0}, {shape[0], extents[m], 2});
+          e.slice(joined, {0, offsets[shard], 0}, {shape[0], size, 2});
       ordered = ordered ? e.concat(*ordered, block, 1) : block;
     }
     out.push_back(ordered.value_or(joined));
@@ -317,11 +322,12 @@ std::vector<uint32_t> gatherChannels(Partitioner &p,
 /// group_norm with the channels split inside a group: each rank's
 /// per-channel moments over its spatial shard are gathered over the channel
 /// axes, merged per group (the channels of a group weigh the same), merged
-/// over the spatial axes, and spread back to the rank's own channels.
-std::vector<uint32_t> normalizeSplitGroups(Partitioner &p,
-                                           const ValueSharding &s,
-                                           const std::vector<uint32_t> &xs,
-                                           int64_t groups, double eps) {
+/// over the spatial axes `spatialAxes` (ascending), and spread back to the
+/// rank's own channels.
+std::vector<uint32_t>
+normalizeSplitGroups(Partitioner &p, const ValueSharding &s,
+                     const std::vector<uint32_t> &xs, int64_t groups,
+                     const std::vector<int> &spatialAxes, double eps) {
   int64_t C = s.layout.shape[1], perGroup = C / groups;
   const plan::DimSplit &channels = s.layout.dims[1];
   std::vector<uint32_t> channelStats;
@@ -353,11 +359,6 @@ std::vector<uint32_t> normalizeSplitGroups(Partitioner &p,
     groupStats.push_back(e.reshape(e.concat(gmean, gm2, 2), {N * groups, 2}));
     counts.push_back(perGroup * spatial);
   }
-  std::vector<int> spatialAxes;
-  for (size_t d = 2; d < s.layout.dims.size(); ++d)
-    spatialAxes.insert(spatialAxes.end(), s.layout.dims[d].axes.begin(),
-                       s.layout.dims[d].axes.end());
-  llvm::sort(spatialAxes);
   std::vector<MergedMoments> merged =
       mergeMoments(p, groupStats, counts, spatialAxes);
   std::vector<uint32_t> out;
@@ -365,9 +366,7 @@ std::vector<uint32_t> normalizeSplitGroups(Partitioner &p,
     uint32_t rstd = reciprocalStd(p, r, merged[r], eps);
     Emit e{p.ranks[r]};
     Shape local = e.shape(xs[r]); // a copy: emitting grows the buffers
-    int64_t N = local[0],
-            first =
-                channels.shard(channels.shardOf(p.mesh, p.mesh.coords(r))).lo;
+    int64_t N = local[0], first = s.layout.owned(p.mesh, r)[1].lo;
     // (N x G, 1) -> (N, G, perGroup) -> this rank's (N, Cl, 1).
     auto perChannel = [&](uint32_t stat) {
       uint32_t spread =
@@ -424,9 +423,10 @@ LogicalResult lowerNormOp(Partitioner &p, Operation *op,
                                [&](int64_t at) { return at % perGroup != 0; });
     statDims.erase(statDims.begin()); // the channel dim
   }
+  std::vector<int> statAxes = splitAxes(s, statDims);
   std::vector<uint32_t> normalized;
   if (splitGroups) {
-    normalized = normalizeSplitGroups(p, s, in[0], groups, eps);
+    normalized = normalizeSplitGroups(p, s, in[0], groups, statAxes, eps);
   } else {
     std::vector<int64_t> counts, rows;
     for (int64_t r = 0; r < p.numRanks(); ++r) {
@@ -441,7 +441,7 @@ LogicalResult lowerNormOp(Partitioner &p, Operation *op,
       counts.push_back(perRow);
       rows.push_back(n);
     }
-    normalized = normalize(p, in[0], rows, counts, splitAxes(s, statDims), eps);
+    normalized = normalize(p, in[0], rows, counts, statAxes, eps);
   }
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     const Shape &local = p.ranks[r].buffers[in[0][r]].shape;

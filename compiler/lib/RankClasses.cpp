@@ -135,13 +135,14 @@ struct KeyWriter {
 };
 
 /// Everything that makes two ranks' programs interchangeable: equal keys,
-/// one rank class.
+/// one rank class. `unread` is unreadFills(b), left out as writeProgram
+/// leaves it out.
 std::string programKey(const ProgramBuilder &b,
                        const std::vector<uint32_t> &inputs,
-                       const std::vector<uint32_t> &outputs) {
+                       const std::vector<uint32_t> &outputs,
+                       const std::vector<bool> &unread) {
   std::string key;
   KeyWriter w{key};
-  std::vector<bool> unread = unreadFills(b);
   w.raw(uint64_t(llvm::count_if(
       b.program, [&](const auto &i) { return !writesUnread(i, unread); })));
   w.raw(uint64_t(llvm::count(unread, false)));
@@ -218,9 +219,11 @@ Location instructionLoc(MLIRContext *ctx, const ProgramBuilder &b, size_t i) {
   return NameLoc::get(StringAttr::get(ctx, b.sourceOps[i]), inner);
 }
 
-/// Writes rank `r`'s program as the body of `f`.
+/// Writes rank `r`'s program as the body of `f`, without the fills in
+/// `unread` (unreadFills of it) and their buffers.
 LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
                            const RankPrograms &programs, int64_t r,
+                           const std::vector<bool> &unread,
                            ArrayRef<FlatSymbolRefAttr> constantSymbols) {
   const ProgramBuilder &b = programs.ranks[r];
   MLIRContext *ctx = builder.getContext();
@@ -232,7 +235,6 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
   // Buffers are numbered in the order they were made, and a buffer's live
   // range starts where it was made: allocate each just before the
   // instruction that was next when it was made.
-  std::vector<bool> unread = unreadFills(b);
   size_t nextBuffer = 0;
   auto allocateUpTo = [&](size_t instruction) {
     for (; nextBuffer < b.buffers.size(); ++nextBuffer) {
@@ -342,12 +344,16 @@ LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
   // Classes, in order of their first rank.
   std::vector<std::vector<int32_t>> classRanks;
   std::map<std::string, size_t> byKey;
+  std::vector<std::vector<bool>> classUnread; // the first rank's
   for (size_t r = 0; r < programs.ranks.size(); ++r) {
-    std::string key =
-        programKey(programs.ranks[r], programs.inputs[r], programs.outputs[r]);
+    std::vector<bool> unread = unreadFills(programs.ranks[r]);
+    std::string key = programKey(programs.ranks[r], programs.inputs[r],
+                                 programs.outputs[r], unread);
     auto [it, fresh] = byKey.try_emplace(key, classRanks.size());
-    if (fresh)
+    if (fresh) {
       classRanks.emplace_back();
+      classUnread.push_back(std::move(unread));
+    }
     classRanks[it->second].push_back(int32_t(r));
   }
 
@@ -385,7 +391,8 @@ LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
                  FlatSymbolRefAttr::get(programs.mesh.getSymNameAttr()));
     classSymbols.push_back(FlatSymbolRefAttr::get(symbols.insert(f)));
     after = std::next(Block::iterator(f));
-    if (failed(writeProgram(builder, f, programs, r, constantSymbols)))
+    if (failed(writeProgram(builder, f, programs, r, classUnread[c],
+                            constantSymbols)))
       return failure();
   }
 

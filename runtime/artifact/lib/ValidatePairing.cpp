@@ -15,9 +15,11 @@
 //    them alike and in the same order: the same attributes, and the same
 //    shapes where the members' shapes must agree.
 //
-// Both are compared through hashes, in time proportional to the ranks times
-// their programs' lengths; the collectives' signatures are bounded (64 MiB).
-// Only a mismatch builds the tables that name it.
+// Both are compared through hashes. Messages take time proportional to the
+// ranks times their programs' lengths; collectives, to the ranks times the
+// axis sets compared (each subset of the axes a rank differs from its lead
+// in, or past the bound of 64 MiB of signatures, the collectives' own axis
+// sets and single axes). Only a mismatch builds the tables that name it.
 //
 //===----------------------------------------------------------------------===//
 

@@ -436,20 +436,23 @@ TEST(ArtifactSemanticTest, CollectivesOverMoreAxesThanSubsetsAreChecked) {
   // does not.
   AxisSets sets = {kAllAxes, {4, 9}};
   EXPECT_TRUE(manyAxesWriter(sets, sets).serialize().ok());
-  ArtifactWriter w = manyAxesWriter(sets, sets);
-  w.rankClass(1).program[0].reduce = fb::ReduceKind::Max;
-  expectInvalid(w, "rank 1 and rank 0, which differ in mesh axes [12], "
-                   "disagree on collective 0 of those over (at least) these "
-                   "axes: rank 1 runs instruction 0 (AllReduce over mesh axes "
-                   "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], Max");
+  // The second class's all-reduce `i` takes the max instead.
+  auto maxAt = [&](size_t i) {
+    ArtifactWriter w = manyAxesWriter(sets, sets);
+    w.rankClass(1).program[i].reduce = fb::ReduceKind::Max;
+    return w;
+  };
+  expectInvalid(maxAt(0), "rank 1 and rank 0, which differ in mesh axes [12], "
+                          "disagree on collective 0 of those over (at least) "
+                          "these axes: rank 1 runs instruction 0 (AllReduce "
+                          "over mesh axes [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, "
+                          "11, 12], Max");
   // Rank 8 is the first to differ from rank 0 in axis 9, and meets it in
   // both all-reduces.
-  ArtifactWriter pair = manyAxesWriter(sets, sets);
-  pair.rankClass(1).program[1].reduce = fb::ReduceKind::Max;
-  expectInvalid(pair, "rank 8 and rank 0, which differ in mesh axes [9], "
-                      "disagree on collective 1 of those over (at least) "
-                      "these axes: rank 8 runs instruction 1 (AllReduce over "
-                      "mesh axes [4, 9], Max");
+  expectInvalid(maxAt(1), "rank 8 and rank 0, which differ in mesh axes [9], "
+                          "disagree on collective 1 of those over (at least) "
+                          "these axes: rank 8 runs instruction 1 (AllReduce "
+                          "over mesh axes [4, 9], Max");
   // Rank 2048 differs from rank 0 in axis 1 alone and meets it in both
   // all-reduces over axis 1, run in the other order: no collective's own
   // axis set shows it, axis 1 alone does.
