@@ -280,6 +280,10 @@ Partitioner::blockCollective(const std::vector<uint32_t> &in, fb::Opcode opcode,
                              fb::ReduceKind reduce) {
   bool gather = opcode == fb::Opcode::AllGather;
   std::vector<uint32_t> out(ranks.size());
+  // One list for every member (see art::IntList).
+  art::IntList ints{dim};
+  std::vector<int64_t> extents = split.extents();
+  ints.insert(ints.end(), extents.begin(), extents.end());
   for (int64_t r = 0; r < numRanks(); ++r) {
     ProgramBuilder &b = ranks[r];
     std::vector<int64_t> shape = b.buffers[in[r]].shape;
@@ -289,9 +293,7 @@ Partitioner::blockCollective(const std::vector<uint32_t> &in, fb::Opcode opcode,
     out[r] = b.temporary(b.buffers[in[r]].dtype, shape);
     art::InstructionSpec &inst = b.emit(opcode, {in[r]}, {out[r]});
     inst.meshAxes = groupAxes(split.axes);
-    inst.ints = {dim};
-    std::vector<int64_t> extents = split.extents();
-    inst.ints.insert(inst.ints.end(), extents.begin(), extents.end());
+    inst.ints = ints;
     inst.reduce = reduce;
   }
   return out;
@@ -305,6 +307,11 @@ std::vector<uint32_t> Partitioner::allToAll(const std::vector<uint32_t> &in,
   std::vector<uint32_t> out(ranks.size());
   std::vector<int64_t> splitExtents = split.extents(),
                        concatExtents = concat.extents();
+  // One list for every member (see art::IntList).
+  art::IntList ints{splitDim};
+  ints.insert(ints.end(), splitExtents.begin(), splitExtents.end());
+  ints.push_back(concatDim);
+  ints.insert(ints.end(), concatExtents.begin(), concatExtents.end());
   for (int64_t r = 0; r < numRanks(); ++r) {
     ProgramBuilder &b = ranks[r];
     std::vector<int64_t> shape = b.buffers[in[r]].shape;
@@ -314,11 +321,7 @@ std::vector<uint32_t> Partitioner::allToAll(const std::vector<uint32_t> &in,
     art::InstructionSpec &inst =
         b.emit(fb::Opcode::AllToAll, {in[r]}, {out[r]});
     inst.meshAxes = groupAxes(split.axes);
-    inst.ints = {splitDim};
-    inst.ints.insert(inst.ints.end(), splitExtents.begin(), splitExtents.end());
-    inst.ints.push_back(concatDim);
-    inst.ints.insert(inst.ints.end(), concatExtents.begin(),
-                     concatExtents.end());
+    inst.ints = ints;
   }
   return out;
 }

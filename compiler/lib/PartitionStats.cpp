@@ -210,6 +210,8 @@ std::vector<MergedMoments> mergeMoments(Partitioner &p,
   }
   std::vector<uint32_t> w = p.constantTensor({P, 1, 1}, weights);
   std::vector<uint32_t> n = p.constantTensor({P, 1, 1}, sizes);
+  art::IntList gatherInts{0}; // one list for every rank (see art::IntList)
+  gatherInts.insert(gatherInts.end(), size_t(P), 1);
   std::vector<MergedMoments> out;
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
@@ -220,8 +222,7 @@ std::vector<MergedMoments> mergeMoments(Partitioner &p,
       all = e.tmp({P, R, 2});
       art::InstructionSpec &gather =
           p.ranks[r].emit(fb::Opcode::AllGather, {mine}, {all});
-      gather.ints = {0};
-      gather.ints.insert(gather.ints.end(), size_t(P), 1);
+      gather.ints = gatherInts;
       gather.meshAxes.assign(axes.begin(), axes.end());
     }
     uint32_t means = e.slice(all, {0, 0, 0}, {P, R, 1});
@@ -290,6 +291,8 @@ std::vector<uint32_t> gatherChannels(Partitioner &p,
     joinedChannels += extents.back();
   }
   bool inShardOrder = axes == channels.axes;
+  art::IntList gatherInts{1}; // one list for every rank (see art::IntList)
+  gatherInts.insert(gatherInts.end(), extents.begin(), extents.end());
   std::vector<uint32_t> out;
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
@@ -298,8 +301,7 @@ std::vector<uint32_t> gatherChannels(Partitioner &p,
     uint32_t joined = e.tmp(shape);
     art::InstructionSpec &gather =
         p.ranks[r].emit(fb::Opcode::AllGather, {stats[r]}, {joined});
-    gather.ints = {1};
-    gather.ints.insert(gather.ints.end(), extents.begin(), extents.end());
+    gather.ints = gatherInts;
     gather.meshAxes.assign(axes.begin(), axes.end());
     if (inShardOrder) {
       out.push_back(joined);
@@ -728,6 +730,8 @@ LogicalResult lowerSoftmax(Partitioner &p, Operation *op, int64_t dim, bool log,
   // An empty shard contributes m = lowest float and s = 0, which the merge
   // ignores (exp(lowest - M) is 0).
   const double lowest = -3.4028234663852886e38;
+  art::IntList gatherInts{dim}; // one list for every rank (see art::IntList)
+  gatherInts.insert(gatherInts.end(), size_t(members), 2);
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
     uint32_t x = xs[r];
@@ -746,8 +750,7 @@ LogicalResult lowerSoftmax(Partitioner &p, Operation *op, int64_t dim, bool log,
     uint32_t all = e.tmp(allShape);
     art::InstructionSpec &gather =
         p.ranks[r].emit(fb::Opcode::AllGather, {stats}, {all});
-    gather.ints = {dim};
-    gather.ints.insert(gather.ints.end(), size_t(members), 2);
+    gather.ints = gatherInts;
     gather.meshAxes.assign(axes.begin(), axes.end());
     Shape start(rowShape.size(), 0), step(rowShape.size(), 1);
     Shape each = rowShape;

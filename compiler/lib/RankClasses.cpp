@@ -109,12 +109,39 @@ bool writesUnread(const art::InstructionSpec &inst,
          unread[inst.outputs[0]];
 }
 
+/// Numbers the distinct long int lists of a set of programs, so that a key
+/// names a list shared by many ranks (a collective's member extents) by its
+/// number instead of repeating it: P keys then cost O(P), not O(P^2). Lists
+/// are looked up by storage first (ranks share one) and by content when that
+/// storage is new. Holds pointers into the lists: they must outlive it.
+class ListNumbers {
+public:
+  uint64_t of(const art::IntList &list) {
+    auto known = byStorage_.find(list.data());
+    if (known != byStorage_.end())
+      return known->second;
+    ArrayRef<int64_t> values(list.data(), list.size());
+    uint64_t n =
+        byContent_.try_emplace(values, byContent_.size()).first->second;
+    byStorage_[list.data()] = n;
+    return n;
+  }
+
+private:
+  llvm::DenseMap<const int64_t *, uint64_t> byStorage_;
+  llvm::DenseMap<ArrayRef<int64_t>, uint64_t> byContent_;
+};
+
 /// Appends values as their bytes, each list after its length, so that two
 /// keys are equal exactly when what went into them is. Bytes rather than
 /// text: a large group's collectives carry an int per member on every rank,
 /// and formatting them dominated compile time on big meshes.
 struct KeyWriter {
   std::string &key;
+  ListNumbers &numbers;
+
+  /// Lists longer than this go into the key by number.
+  static constexpr size_t kLongList = 16;
 
   template <typename T> void raw(T value) {
     static_assert(std::is_scalar_v<T> && !std::is_pointer_v<T>,
@@ -128,6 +155,14 @@ struct KeyWriter {
     key.append(reinterpret_cast<const char *>(values.data()),
                values.size() * sizeof(T));
   }
+  /// By content when short, else by number: whether a list is numbered
+  /// depends only on its length, so equal lists still give equal bytes.
+  void list(const art::IntList &values) {
+    if (values.size() <= kLongList)
+      return list(values.vector());
+    raw(uint64_t(values.size()));
+    raw(numbers.of(values));
+  }
   void text(const std::string &s) {
     raw(uint64_t(s.size()));
     key += s;
@@ -140,9 +175,9 @@ struct KeyWriter {
 std::string programKey(const ProgramBuilder &b,
                        const std::vector<uint32_t> &inputs,
                        const std::vector<uint32_t> &outputs,
-                       const std::vector<bool> &unread) {
+                       const std::vector<bool> &unread, ListNumbers &numbers) {
   std::string key;
-  KeyWriter w{key};
+  KeyWriter w{key, numbers};
   w.raw(uint64_t(llvm::count_if(
       b.program, [&](const auto &i) { return !writesUnread(i, unread); })));
   w.raw(uint64_t(llvm::count(unread, false)));
@@ -345,10 +380,11 @@ LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
   std::vector<std::vector<int32_t>> classRanks;
   std::map<std::string, size_t> byKey;
   std::vector<std::vector<bool>> classUnread; // the first rank's
+  ListNumbers numbers;
   for (size_t r = 0; r < programs.ranks.size(); ++r) {
     std::vector<bool> unread = unreadFills(programs.ranks[r]);
     std::string key = programKey(programs.ranks[r], programs.inputs[r],
-                                 programs.outputs[r], unread);
+                                 programs.outputs[r], unread, numbers);
     auto [it, fresh] = byKey.try_emplace(key, classRanks.size());
     if (fresh) {
       classRanks.emplace_back();

@@ -15,6 +15,10 @@
 // RUN: shardc %t/large.mlir -o %t/large.shardbin
 // RUN: shard-run %t/large.shardbin --ranks 2 --random-inputs --random-bound arg0=100 --check | FileCheck %s --check-prefix=OK
 // RUN: shardc %t/one.mlir --emit=plan | FileCheck %s --check-prefix=ONE
+// RUN: shardc %t/rank9.mlir --emit=plan | FileCheck %s --check-prefix=RANK9
+// RUN: shardc %t/rank9.mlir --emit=kernels | FileCheck %s --check-prefix=RANK9-K
+// RUN: shardc %t/rank9.mlir -o %t/rank9.shardbin
+// RUN: shard-run %t/rank9.shardbin --ranks 4 --random-inputs --check | FileCheck %s --check-prefix=OK
 
 // OK: check result0: {{.*}}: ok
 
@@ -78,3 +82,16 @@ func.func @main(%x: tensor<2x7xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}]>
 // ONE-NEXT: inputs: (2,7)
 // ONE-NEXT: outputs: (2,7)
 // ONE-NEXT: halo exchanges: 0, collectives: 0
+
+//--- rank9.mlir
+// A 9-D input: the merge's slices carry 18 ints, made on each rank apart.
+// Rank classes name lists that long by number, and equal lists must get one
+// number wherever they are stored: an even split is still one class.
+sc.mesh @m ["x"=4]
+func.func @main(%x: tensor<1x2x1x1x8x1x1x1x3xf32> {sc.sharding = #sc.sharding<@m, [{}, {}, {}, {}, {"x"}, {}, {}, {}, {}]>}) -> tensor<1x2x1x1x8x1x1x1x3xf32> {
+  %y = sc.softmax %x {dim = 4} : (tensor<1x2x1x1x8x1x1x1x3xf32>) -> tensor<1x2x1x1x8x1x1x1x3xf32>
+  return %y : tensor<1x2x1x1x8x1x1x1x3xf32>
+}
+// RANK9: rank class 'class0': ranks [0..3]
+// RANK9-NOT: rank class
+// RANK9-K: Slice {{.*}} ints [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 1, 1, 1, 1]

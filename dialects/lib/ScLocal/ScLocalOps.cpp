@@ -577,15 +577,18 @@ LogicalResult ConstantOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (failed(context))
     return failure();
   MemRefType type = getResult().getType();
+  // Indexed once: a replicated constant's one shard lists every rank, and a
+  // search per rank would cost ranks^2 on a big mesh.
+  llvm::DenseMap<int32_t, ShardAttr> shardOfRank;
+  for (ShardAttr s : global.getShards().getAsRange<ShardAttr>())
+    for (int32_t rank : s.getRanks())
+      shardOfRank.try_emplace(rank, s);
   for (int32_t rank : context->ranks) {
-    auto shards = global.getShards().getAsRange<ShardAttr>();
-    auto it = llvm::find_if(shards, [&](ShardAttr s) {
-      return llvm::is_contained(s.getRanks(), rank);
-    });
-    if (it == shards.end())
+    ShardAttr shard = shardOfRank.lookup(rank);
+    if (!shard)
       return emitOpError("runs on rank ")
              << rank << ", which holds no shard of " << getNameAttr();
-    ShapedType value = (*it).getValue().getType();
+    ShapedType value = shard.getValue().getType();
     if (value.getShape() != type.getShape() ||
         value.getElementType() != type.getElementType())
       return emitOpError("reads ")

@@ -14,6 +14,7 @@
 #define SHARDRT_ARTIFACT_ARTIFACTWRITER_H
 
 #include "shardrt/Status.h"
+#include "shardrt/artifact/IntList.h"
 #include "shardrt/artifact/shardbin_generated.h"
 
 #include <cstdint>
@@ -63,7 +64,7 @@ struct InstructionSpec {
   fb::Opcode opcode = fb::Opcode::Invalid;
   std::vector<uint32_t> inputs, outputs;
   int32_t kernel = -1; ///< index into the kernel symbols
-  std::vector<int64_t> ints;
+  IntList ints;        ///< copies share one list (see IntList.h)
   std::vector<double> floats;
   std::string str;
   std::vector<uint32_t> meshAxes;

@@ -1,0 +1,56 @@
+// Compiling for a big mesh takes memory linear in its ranks. Every member
+// of a collective carries an extent per member (an all-to-all's split and
+// concat lists, the statistics gathers of softmax and norms), and one rank
+// program per rank exists before ranks are grouped into classes: were the
+// lists copied per rank, memory would grow with ranks^2 (65536 ranks: about
+// 70 GB for the all-to-all, past 24 GB for each of the others). The
+// members share one list instead, so each compile here fits in 4 GB of
+// address space, and the even splits leave one rank class.
+// RUN: rm -rf %t && split-file --leading-lines %s %t
+// RUN: ulimit -v 4000000
+// RUN: shardc %t/alltoall.mlir --emit=plan | FileCheck %s --check-prefix=A2A
+// RUN: shardc %t/softmax.mlir --emit=plan | FileCheck %s --check-prefix=SOFTMAX
+// RUN: shardc %t/groupnorm.mlir --emit=plan | FileCheck %s --check-prefix=GNORM
+
+//--- alltoall.mlir
+// dim 0 over {"x","y"} -> dim 1 over {"x","y"}: one row in, one column
+// out; each rank sends 65535 floats and receives as many.
+sc.mesh @mesh ["x"=256, "y"=256]
+func.func @main(%x: tensor<65536x65536xf32> {sc.sharding = #sc.sharding<@mesh, [{"x", "y"}, {}]>}) -> (tensor<65536x65536xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x", "y"}]>}) {
+  %y = sc.reshard %x : tensor<65536x65536xf32> to #sc.sharding<@mesh, [{}, {"x", "y"}]>
+  return %y : tensor<65536x65536xf32>
+}
+// A2A: rank class 'class0': ranks [0..65535]
+// A2A-NEXT: inputs: (1,65536)
+// A2A-NEXT: outputs: (65536,1)
+// A2A-NEXT: instructions: 1, halo exchanges: 0, collectives: 1, bytes sent: 262140, received: 262140
+// A2A-NOT: rank class
+
+//--- softmax.mlir
+// Each rank's (max, sum) of 2 rows, 16 B, to the 32767 others.
+sc.mesh @mesh ["x"=32768]
+func.func @main(%x: tensor<2x32768xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}]>}) -> tensor<2x32768xf32> {
+  %y = sc.softmax %x {dim = 1} : (tensor<2x32768xf32>) -> tensor<2x32768xf32>
+  return %y : tensor<2x32768xf32>
+}
+// SOFTMAX: rank class 'class0': ranks [0..32767]
+// SOFTMAX-NEXT: inputs: (2,1)
+// SOFTMAX-NEXT: outputs: (2,1)
+// SOFTMAX-NEXT: instructions: {{[0-9]+}}, halo exchanges: 0, collectives: 1, bytes sent: 524272, received: 524272
+// SOFTMAX: F32(2,65536)
+// SOFTMAX-NOT: rank class
+
+//--- groupnorm.mlir
+// Each rank's (mean, M2) of 2 groups, 16 B, to the 32767 others.
+sc.mesh @mesh ["x"=32768]
+func.func @main(%x: tensor<1x4x32768xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}]>},
+                %g: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<1x4x32768xf32> {
+  %y = sc.group_norm %x, %g, %b {num_groups = 2} : (tensor<1x4x32768xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x32768xf32>
+  return %y : tensor<1x4x32768xf32>
+}
+// GNORM: rank class 'class0': ranks [0..32767]
+// GNORM-NEXT: inputs: (1,4,1) (4) (4)
+// GNORM-NEXT: outputs: (1,4,1)
+// GNORM-NEXT: instructions: {{[0-9]+}}, halo exchanges: 0, collectives: 1, bytes sent: 524272, received: 524272
+// GNORM: F32(32768,2,2)
+// GNORM-NOT: rank class
