@@ -129,9 +129,14 @@ struct Emit {
     b.emit(fb::Opcode::Permute, {x}, {y}).ints = perm;
     return y;
   }
+  /// torch.matmul of two matrices or batches of them (rank >= 2 each),
+  /// their batch dims broadcast.
   uint32_t matmul(uint32_t x, uint32_t z) {
-    Shape out = shape(x);
-    out.back() = shape(z).back();
+    Shape xs = shape(x), zs = shape(z);
+    Shape out = broadcast(Shape(xs.begin(), xs.end() - 2),
+                          Shape(zs.begin(), zs.end() - 2));
+    out.push_back(xs[xs.size() - 2]);
+    out.push_back(zs.back());
     uint32_t y = tmp(out);
     b.emit(fb::Opcode::Matmul, {x, z}, {y});
     return y;
@@ -526,17 +531,20 @@ uint32_t maskScores(Emit &e, uint32_t scores, uint32_t mask, Interval keys,
 
 LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
                         const std::vector<std::vector<uint32_t>> &in) {
-  const ValueSharding &ks = p.shardingOf(op.getKey());
-  int64_t rank = ks.layout.shape.size();
-  for (Value v : {op.getQuery(), op.getKey(), op.getValue()})
-    if (cast<RankedTensorType>(v.getType()).getRank() != rank)
-      return op.emitOpError("broadcasts batch dims over a split key sequence; "
-                            "the ring needs q, k and v of one rank");
-  const plan::DimSplit &seq = ks.layout.dims[rank - 2];
+  // q, k and v may differ in rank, their batch dims broadcasting as
+  // PyTorch's: each is indexed by its own rank, and the scores and the
+  // output have the broadcast batch dims (the matmuls broadcast them).
+  auto rankOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getRank();
+  };
+  int64_t qRank = rankOf(op.getQuery()), kRank = rankOf(op.getKey()),
+          vRank = rankOf(op.getValue());
+  int64_t scoresRank = std::max(qRank, kRank);
+  const plan::DimSplit &seq = p.shardingOf(op.getKey()).layout.dims[kRank - 2];
   const plan::DimSplit &qseq =
-      p.shardingOf(op.getQuery()).layout.dims[rank - 2];
+      p.shardingOf(op.getQuery()).layout.dims[qRank - 2];
   const plan::DimSplit &vseq =
-      p.shardingOf(op.getValue()).layout.dims[rank - 2];
+      p.shardingOf(op.getValue()).layout.dims[vRank - 2];
   // Values may arrive whole along the key sequence (their key dim lost its
   // axes to another dim, say their last one to a result split): each
   // block's rows are then sliced from them, and only the keys travel.
@@ -563,9 +571,9 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
     return coords;
   };
   double scale = attentionScale(op.getScale(), op.getQuery());
-  std::vector<int64_t> perm(rank);
+  std::vector<int64_t> perm(kRank);
   std::iota(perm.begin(), perm.end(), 0);
-  std::swap(perm[rank - 1], perm[rank - 2]);
+  std::swap(perm[kRank - 1], perm[kRank - 2]);
   // Masked scores become the lowest float, not -inf: a row whose keys in
   // one block are all masked then has a finite block max, and the online
   // merge scales its terms to zero once a visible key arrives.
@@ -627,12 +635,12 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
         // Pass the block on: send to +1, receive the previous rank's.
         int64_t prev = ((block - 1) % ringSize + ringSize) % ringSize;
         Shape kShape = e.shape(k);
-        kShape[rank - 2] = seq.shard(prev).size();
+        kShape[kRank - 2] = seq.shard(prev).size();
         kNext = e.tmp(kShape);
         std::vector<uint32_t> sent = {k}, received = {kNext};
         if (!valuesWhole && !valuesAreKeys) {
           Shape vShape = e.shape(v);
-          vShape[rank - 2] = kShape[rank - 2];
+          vShape[vRank - 2] = kShape[kRank - 2];
           vNext = e.tmp(vShape);
           sent.push_back(v);
           received.push_back(vNext);
@@ -661,9 +669,9 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
       if (keys.size() > 0 && !hidden) {
         uint32_t values = v;
         if (valuesWhole) {
-          Shape start(rank, 0), shape = e.shape(v);
-          start[rank - 2] = keys.lo;
-          shape[rank - 2] = keys.size();
+          Shape start(vRank, 0), shape = e.shape(v);
+          start[vRank - 2] = keys.lo;
+          shape[vRank - 2] = keys.size();
           values = e.slice(v, start, shape);
         }
         uint32_t scores = e.binary("mul", e.matmul(q, e.permute(k, perm)), sc);
@@ -677,18 +685,18 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
           p.ranks[r].emit(fb::Opcode::Select, {seen, scores, floor}, {kept});
           scores = kept;
         }
-        uint32_t blockMax = e.reduce("amax", scores, {rank - 1}, true);
+        uint32_t blockMax = e.reduce("amax", scores, {scoresRank - 1}, true);
         if (!m) {
           uint32_t probs = e.unary("exp", e.binary("sub", scores, blockMax));
           m = blockMax;
-          l = e.reduce("sum", probs, {rank - 1}, true);
+          l = e.reduce("sum", probs, {scoresRank - 1}, true);
           o = e.matmul(probs, values);
         } else {
           uint32_t newMax = e.binary("maximum", *m, blockMax);
           uint32_t alpha = e.unary("exp", e.binary("sub", *m, newMax));
           uint32_t probs = e.unary("exp", e.binary("sub", scores, newMax));
           l = e.binary("add", e.binary("mul", *l, alpha),
-                       e.reduce("sum", probs, {rank - 1}, true));
+                       e.reduce("sum", probs, {scoresRank - 1}, true));
           o = e.binary("add", e.binary("mul", *o, alpha),
                        e.matmul(probs, values));
           m = newMax;
@@ -702,15 +710,19 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
           v = vNext;
       }
     }
-    if (!o && e.shape(q)[rank - 2] == 0) {
-      // No queries here (an empty shard that sees no keys causally).
-      Shape out = e.shape(q);
-      out.back() = e.shape(v).back();
+    if (!o) {
+      // No key reached this rank's queries: it has none (an empty shard
+      // that sees no keys causally), or there are no keys at all. Every
+      // row is then an empty sum, 0, as the unpartitioned op gives.
+      Shape qs = e.shape(q), vs = e.shape(v), ks = e.shape(k);
+      Shape out = broadcast(broadcast(Shape(qs.begin(), qs.end() - 2),
+                                      Shape(ks.begin(), ks.end() - 2)),
+                            Shape(vs.begin(), vs.end() - 2));
+      out.push_back(qs[qs.size() - 2]);
+      out.push_back(vs.back());
       p.ranks[r].bind(op.getResult(), e.fill(out, 0.0));
       continue;
     }
-    if (!o)
-      return op.emitOpError("has no keys at all on some rank's ring");
     p.ranks[r].bind(op.getResult(), e.binary("div", *o, *l));
   }
   return success();
