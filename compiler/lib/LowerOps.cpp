@@ -218,12 +218,10 @@ std::optional<double> splatValue(Value v) {
              : splat.getSplatValue<APFloat>().convertToDouble();
 }
 
-FailureOr<uint32_t> fillSplat(ProgramBuilder &b, Operation *op, Value result) {
-  std::optional<double> value = splatValue(result);
-  if (!value)
-    return op->emitOpError("internal error: filled as a splat, but no splat "
-                           "constant defines it");
-  FailureOr<uint32_t> id = b.define(op, result);
+FailureOr<uint32_t> fillSplat(ProgramBuilder &b, ConstantOp splat) {
+  std::optional<double> value = splatValue(splat.getResult());
+  assert(value && "fillSplat takes a splat constant");
+  FailureOr<uint32_t> id = b.define(splat, splat.getResult());
   if (failed(id))
     return failure();
   b.emit(fb::Opcode::Fill, {}, {*id}).floats = {*value};

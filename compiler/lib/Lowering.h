@@ -19,6 +19,10 @@
 
 namespace shardc {
 
+namespace sc {
+class ConstantOp;
+} // namespace sc
+
 namespace fb = shardrt::fb;
 
 /// One tensor of the rank program: an SSA value or a compiler temporary.
@@ -103,12 +107,11 @@ llvm::LogicalResult lowerOp(mlir::Operation *op, ProgramBuilder &builder);
 /// directly or through reshards and sharding constraints.
 std::optional<double> splatValue(mlir::Value v);
 
-/// `result` (a splat: splatValue has it) as a Fill of its own buffer, made
-/// by `op`: the artifact stores one value instead of every element, and the
-/// buffer lives in the arena only while it is live; in the shape the builder
-/// gives it.
+/// The result of `splat` (a splat constant) as a Fill of its own buffer: the
+/// artifact stores one value instead of every element, and the buffer lives
+/// in the arena only while it is live; in the shape the builder gives it.
 llvm::FailureOr<uint32_t> fillSplat(ProgramBuilder &builder,
-                                    mlir::Operation *op, mlir::Value result);
+                                    sc::ConstantOp splat);
 
 /// The dims a reduction with attribute `dims` reduces (all when absent or
 /// empty), non-negative and sorted.

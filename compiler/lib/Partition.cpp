@@ -522,16 +522,6 @@ LogicalResult Partitioner::reshard(Operation *op) {
   return bindAll(out, *got);
 }
 
-LogicalResult Partitioner::fillSplatOnRanks(Operation *op, Value value,
-                                            const plan::Layout &layout) {
-  for (int64_t r = 0; r < numRanks(); ++r) {
-    ranks[r].localShapes[value] = layout.ownedShape(mesh, r);
-    if (failed(fillSplat(ranks[r], op, value)))
-      return failure();
-  }
-  return success();
-}
-
 /// Every rank multiplies its own parts of a contracted dim and the result's
 /// partial axes sum them, so the operands that share a contracted factor
 /// must split it alike (sc-insert-reshards makes them).
@@ -723,9 +713,12 @@ LogicalResult Partitioner::run() {
       // A splat is filled in the layout propagation chose for it.
       if (isa<SplatElementsAttr>(c.getValue()) &&
           !shardingOf(c.getResult()).isPartial()) {
-        if (failed(fillSplatOnRanks(c, c.getResult(),
-                                    shardingOf(c.getResult()).layout)))
-          return failure();
+        const plan::Layout &layout = shardingOf(c.getResult()).layout;
+        for (int64_t r = 0; r < numRanks(); ++r) {
+          ranks[r].localShapes[c.getResult()] = layout.ownedShape(mesh, r);
+          if (failed(fillSplat(ranks[r], c)))
+            return failure();
+        }
         continue;
       }
       // Every rank holds the whole constant; consumers slice it locally.

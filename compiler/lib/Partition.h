@@ -74,10 +74,6 @@ private:
                                         fb::Opcode opcode, int64_t dim,
                                         const plan::DimSplit &split,
                                         fb::ReduceKind reduce);
-  /// `value` (a splat: splatValue has it), made by `op`, on every rank: its
-  /// part of `layout`, filled with the splat's value.
-  mlir::LogicalResult fillSplatOnRanks(mlir::Operation *op, mlir::Value value,
-                                       const plan::Layout &layout);
   /// One all-to-all on every rank: `in`, split along `concatDim` as
   /// `concat`, becomes split along `splitDim` as `split` (same axes).
   std::vector<uint32_t> allToAll(const std::vector<uint32_t> &in,

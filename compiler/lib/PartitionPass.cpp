@@ -64,7 +64,7 @@ FailureOr<RankPrograms> worldOfOne(func::FuncOp f) {
       if (isa<SplatElementsAttr>(c.getValue())) {
         b.currentOp = op.getName().getStringRef().str();
         b.currentLoc = op.getLoc();
-        if (failed(fillSplat(b, c, c.getResult())))
+        if (failed(fillSplat(b, c)))
           return failure();
         continue;
       }
