@@ -492,7 +492,8 @@ Status prepareOrReportMemory(const Args &args, comm::Communicator *mpi,
     return prepare(args, mpi, prepared);
   } catch (const std::bad_alloc &) {
     return Status::unavailable(
-        "out of host memory for the model's global inputs");
+        "out of host memory for the model's inputs (the global tensors "
+        "the ranks are cut from, or the .npy files read)");
   }
 }
 
