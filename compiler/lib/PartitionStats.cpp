@@ -532,14 +532,14 @@ uint32_t maskScores(Emit &e, uint32_t scores, uint32_t mask, Interval keys,
 LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
                         const std::vector<std::vector<uint32_t>> &in) {
   // q, k and v may differ in rank, their batch dims broadcasting as
-  // PyTorch's: each is indexed by its own rank, and the scores and the
-  // output have the broadcast batch dims (the matmuls broadcast them).
+  // PyTorch's: each is indexed by its own rank, and the scores (with a
+  // mask's batch dims too) and the output have the broadcast batch dims
+  // (the matmuls and the mask's add broadcast them).
   auto rankOf = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getRank();
   };
   int64_t qRank = rankOf(op.getQuery()), kRank = rankOf(op.getKey()),
           vRank = rankOf(op.getValue());
-  int64_t scoresRank = std::max(qRank, kRank);
   const plan::DimSplit &seq = p.shardingOf(op.getKey()).layout.dims[kRank - 2];
   const plan::DimSplit &qseq =
       p.shardingOf(op.getQuery()).layout.dims[qRank - 2];
@@ -685,18 +685,20 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
           p.ranks[r].emit(fb::Opcode::Select, {seen, scores, floor}, {kept});
           scores = kept;
         }
-        uint32_t blockMax = e.reduce("amax", scores, {scoresRank - 1}, true);
+        // The key dim is the scores' last, whichever operands added dims.
+        int64_t keyDim = int64_t(e.shape(scores).size()) - 1;
+        uint32_t blockMax = e.reduce("amax", scores, {keyDim}, true);
         if (!m) {
           uint32_t probs = e.unary("exp", e.binary("sub", scores, blockMax));
           m = blockMax;
-          l = e.reduce("sum", probs, {scoresRank - 1}, true);
+          l = e.reduce("sum", probs, {keyDim}, true);
           o = e.matmul(probs, values);
         } else {
           uint32_t newMax = e.binary("maximum", *m, blockMax);
           uint32_t alpha = e.unary("exp", e.binary("sub", *m, newMax));
           uint32_t probs = e.unary("exp", e.binary("sub", scores, newMax));
           l = e.binary("add", e.binary("mul", *l, alpha),
-                       e.reduce("sum", probs, {scoresRank - 1}, true));
+                       e.reduce("sum", probs, {keyDim}, true));
           o = e.binary("add", e.binary("mul", *o, alpha),
                        e.matmul(probs, values));
           m = newMax;

@@ -29,30 +29,40 @@ using namespace shardc;
 using namespace shardc::sc;
 
 namespace shardc {
+namespace {
 
-std::vector<ValueSharding>
-requiredOperandShardings(Operation *op, const ShardingRule &rule,
-                         const plan::Mesh &mesh, const ValueSharding &result,
-                         ArrayRef<ValueSharding> current) {
-  std::vector<WindowedDim> windows;
-  if (auto w = dyn_cast<WindowOpInterface>(op))
-    windows = w.getWindowedDims();
-  // The split each factor computes with.
-  std::vector<std::optional<plan::DimSplit>> factorSplit(rule.factors.size());
+/// What every operand's required layout is derived from: the op's rule,
+/// windows and mesh, and the split each factor computes with (none: whole).
+struct FactorSplits {
+  const ShardingRule &rule;
+  const std::vector<WindowedDim> &windows;
+  const plan::Mesh &mesh;
+  std::vector<std::optional<plan::DimSplit>> split;
+  std::vector<bool> inResult;
+};
+
+/// The split each factor computes with: a result dim's factor the result's
+/// split; contracted factors may stay split over the result's partial axes;
+/// statistic factors the result lacks (attention's key sequence) stay split
+/// too, the same way on every operand: the partitioner runs a ring.
+void chooseFactorSplits(FactorSplits &fs, const ValueSharding &result,
+                        ArrayRef<ValueSharding> current) {
+  const ShardingRule &rule = fs.rule;
+  fs.split.assign(rule.factors.size(), std::nullopt);
+  fs.inResult.assign(rule.factors.size(), false);
   for (size_t rd = 0; rd < rule.resultDims[0].size(); ++rd)
-    if (int64_t f = rule.resultDims[0][rd]; f != ShardingRule::kNoFactor)
-      factorSplit[f] = result.layout.dims[rd];
+    if (int64_t f = rule.resultDims[0][rd]; f != ShardingRule::kNoFactor) {
+      fs.split[f] = result.layout.dims[rd];
+      fs.inResult[f] = true;
+    }
   auto inPartial = [&](const plan::DimSplit &s) {
     return !s.axes.empty() && llvm::all_of(s.axes, [&](int a) {
       return llvm::is_contained(result.partialAxes, a);
     });
   };
-  // Contracted factors may stay split over the result's partial axes;
-  // statistic factors the result lacks (attention's key sequence) stay split
-  // too, the same way on every operand: the partitioner runs a ring.
   for (size_t f = 0; f < rule.factors.size(); ++f) {
     FactorKind kind = rule.factors[f].kind;
-    if (factorSplit[f] ||
+    if (fs.split[f] ||
         (kind != FactorKind::Reduction && kind != FactorKind::Statistic))
       continue;
     int64_t bestBytes = -1;
@@ -66,69 +76,117 @@ requiredOperandShardings(Operation *op, const ShardingRule &rule,
             kind == FactorKind::Statistic ? !s.axes.empty() : inPartial(s);
         if (rule.operandDims[i][d] == int64_t(f) && allowed &&
             bytes > bestBytes)
-          factorSplit[f] = s, bestBytes = bytes;
+          fs.split[f] = s, bestBytes = bytes;
       }
     }
   }
-  std::vector<bool> inResult(rule.factors.size(), false);
-  for (int64_t f : rule.resultDims[0])
-    if (f != ShardingRule::kNoFactor)
-      inResult[f] = true;
-  std::vector<ValueSharding> required;
-  for (size_t i = 0; i < current.size(); ++i) {
-    ValueSharding req;
-    req.layout = plan::Layout::replicated(current[i].layout.shape);
-    // A mesh axis splits one dim of an operand at most: dims that follow a
-    // result dim claim their axes first, so an operand holding both an
-    // output factor and a kept statistic factor (an attention mask's query
-    // and key dims) keeps the first split and gathers the other.
-    llvm::SmallVector<int> used;
-    auto claim = [&](size_t d, const plan::DimSplit &split) {
-      if (llvm::any_of(split.axes,
-                       [&](int a) { return llvm::is_contained(used, a); }))
-        return;
-      used.append(split.axes.begin(), split.axes.end());
-      req.layout.dims[d] = split;
-    };
-    // Windowed dims claim last: keeping their split only saves a gather,
-    // while a contracted factor must be split alike on every operand that
-    // has it (the result's partial axes sum the parts), so a windowed dim
-    // split over the same axis gives way.
-    enum Phase { ResultFactors, OtherFactors, Windowed };
-    for (Phase phase : {ResultFactors, OtherFactors, Windowed}) {
-      for (size_t d = 0; d < rule.operandDims[i].size(); ++d) {
-        int64_t f = rule.operandDims[i][d];
-        if (f == ShardingRule::kNoFactor)
+}
+
+/// Operand i's required layout, given the factor splits and its current
+/// layout (whose windowed dims keep what they can).
+ValueSharding requiredLayout(const FactorSplits &fs, size_t i,
+                             const ValueSharding &current) {
+  const ShardingRule &rule = fs.rule;
+  ValueSharding req;
+  req.layout = plan::Layout::replicated(current.layout.shape);
+  // A mesh axis splits one dim of an operand at most: dims that follow a
+  // result dim claim their axes first, so an operand holding both an
+  // output factor and a kept statistic factor (an attention mask's query
+  // and key dims) keeps the first split and gathers the other.
+  llvm::SmallVector<int> used;
+  auto claim = [&](size_t d, const plan::DimSplit &split) {
+    if (llvm::any_of(split.axes,
+                     [&](int a) { return llvm::is_contained(used, a); }))
+      return;
+    used.append(split.axes.begin(), split.axes.end());
+    req.layout.dims[d] = split;
+  };
+  // Windowed dims claim last: keeping their split only saves a gather,
+  // while a contracted factor must be split alike on every operand that
+  // has it (the result's partial axes sum the parts), so a windowed dim
+  // split over the same axis gives way.
+  enum Phase { ResultFactors, OtherFactors, Windowed };
+  for (Phase phase : {ResultFactors, OtherFactors, Windowed}) {
+    for (size_t d = 0; d < rule.operandDims[i].size(); ++d) {
+      int64_t f = rule.operandDims[i][d];
+      if (f == ShardingRule::kNoFactor)
+        continue;
+      bool windowed = llvm::any_of(fs.windows, [&](const WindowedDim &w) {
+        return w.operand == i && w.inputDim == int64_t(d);
+      });
+      if (windowed) {
+        if (phase != Windowed)
           continue;
-        bool windowed = llvm::any_of(windows, [&](const WindowedDim &w) {
-          return w.operand == i && w.inputDim == int64_t(d);
-        });
-        if (windowed) {
-          if (phase != Windowed)
-            continue;
-          // The major axes the other dims left free still split the
-          // window's dim; only the rest is gathered.
-          const plan::DimSplit &split = current[i].layout.dims[d];
-          size_t free = 0;
-          while (free < split.axes.size() &&
-                 !llvm::is_contained(used, split.axes[free]))
-            ++free;
-          if (free > 0)
-            claim(d, split.majorAxes(mesh, free));
-          continue;
-        }
-        if (phase != (inResult[f] ? ResultFactors : OtherFactors))
-          continue;
-        FactorKind kind = rule.factors[f].kind;
-        if (kind == FactorKind::NeedsReplication || !factorSplit[f])
-          continue;
-        if (factorSplit[f]->starts.back() == req.layout.shape[d])
-          claim(d, *factorSplit[f]);
+        // The major axes the other dims left free still split the
+        // window's dim; only the rest is gathered.
+        const plan::DimSplit &split = current.layout.dims[d];
+        size_t free = 0;
+        while (free < split.axes.size() &&
+               !llvm::is_contained(used, split.axes[free]))
+          ++free;
+        if (free > 0)
+          claim(d, split.majorAxes(fs.mesh, free));
+        continue;
       }
+      if (phase != (fs.inResult[f] ? ResultFactors : OtherFactors))
+        continue;
+      FactorKind kind = rule.factors[f].kind;
+      if (kind == FactorKind::NeedsReplication || !fs.split[f])
+        continue;
+      if (fs.split[f]->starts.back() == req.layout.shape[d])
+        claim(d, *fs.split[f]);
     }
-    required.push_back(std::move(req));
   }
-  return required;
+  return req;
+}
+
+/// A kept statistic factor that the first operand holding it could not
+/// claim (its axes already split a result dim that operand also has), if
+/// any.
+std::optional<size_t> unclaimedStatistic(const FactorSplits &fs,
+                                         ArrayRef<ValueSharding> required) {
+  for (size_t f = 0; f < fs.rule.factors.size(); ++f) {
+    if (fs.inResult[f] || !fs.split[f] ||
+        fs.rule.factors[f].kind != FactorKind::Statistic)
+      continue;
+    for (size_t i = 0; i < required.size(); ++i) {
+      const std::vector<int64_t> &dims = fs.rule.operandDims[i];
+      auto d = llvm::find(dims, int64_t(f));
+      if (d == dims.end())
+        continue;
+      if (required[i].layout.dims[d - dims.begin()] != *fs.split[f])
+        return f;
+      break; // only the first holder decides
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::vector<ValueSharding>
+requiredOperandShardings(Operation *op, const ShardingRule &rule,
+                         const plan::Mesh &mesh, const ValueSharding &result,
+                         ArrayRef<ValueSharding> current) {
+  std::vector<WindowedDim> windows;
+  if (auto w = dyn_cast<WindowOpInterface>(op))
+    windows = w.getWindowedDims();
+  FactorSplits fs{rule, windows, mesh, {}, {}};
+  chooseFactorSplits(fs, result, current);
+  // A kept statistic factor is led by the first operand holding it
+  // (attention's keys: their split makes the ring); later ones keep the
+  // split or arrive whole and are sliced (values whose axis went to their
+  // last dim). When the leader cannot keep it (its batch dim took the axis,
+  // say, while the values broadcast that dim), no operand keeps it.
+  for (;;) {
+    std::vector<ValueSharding> required;
+    for (size_t i = 0; i < current.size(); ++i)
+      required.push_back(requiredLayout(fs, i, current[i]));
+    std::optional<size_t> unclaimed = unclaimedStatistic(fs, required);
+    if (!unclaimed)
+      return required;
+    fs.split[*unclaimed].reset();
+  }
 }
 
 } // namespace shardc

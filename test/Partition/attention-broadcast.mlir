@@ -10,13 +10,15 @@
 // RUN: shardc %t/three-ranks.mlir --emit=kernels | FileCheck %s --check-prefix=KTHREE
 // RUN: shardc %t/heads.mlir --emit=plan | FileCheck %s --check-prefix=HEADS
 // RUN: shardc %t/no-keys.mlir --emit=kernels | FileCheck %s --check-prefix=KNOKEYS
-// RUN: for m in lower-q three-ranks heads no-keys no-keys-causal; do \
+// RUN: shardc %t/mask-v-batch.mlir --emit=kernels | FileCheck %s --check-prefix=KMASKV
+// RUN: shardc %t/keys-lose-axis.mlir --emit=kernels | FileCheck %s --check-prefix=KLOSE
+// RUN: for m in lower-q three-ranks heads no-keys no-keys-causal mask-v-batch keys-lose-axis no-keys-batched; do \
 // RUN:   shardc %t/$m.mlir -o %t/$m.shardbin && \
 // RUN:   shard-run %t/$m.shardbin --random-inputs --seed 3 --check --atol 1e-4 --rtol 1e-4 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/three-ranks.mlir -O3 -o %t/three-ranks3.shardbin
 // RUN: shard-run %t/three-ranks3.shardbin --random-inputs --seed 4 --check --atol 1e-4 --rtol 1e-4 | FileCheck %s --check-prefix=NUM3
-// NUM-COUNT-5: check result0: {{.*}}: ok
+// NUM-COUNT-8: check result0: {{.*}}: ok
 // NUM-NOT: check result0
 // NUM3: check result0: {{.*}}: ok
 
@@ -89,4 +91,38 @@ sc.mesh @mesh ["x"=2]
 func.func @main(%q: tensor<4x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}[1, 3], {}]>}, %k: tensor<0x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>}, %v: tensor<0x5xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>}) -> tensor<4x5xf32> {
   %o = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<4x8xf32>, tensor<0x8xf32>, tensor<0x5xf32>) -> tensor<4x5xf32>
   return %o : tensor<4x5xf32>
+}
+
+//--- mask-v-batch.mlir
+// The values and the mask bring a batch dim q and k lack: the scores gain
+// it when the mask is added, and the softmax statistics reduce the scores'
+// last dim (the keys), not the last of q and k's rank.
+sc.mesh @mesh ["x"=2]
+func.func @main(%q: tensor<4x8xf32>, %k: tensor<6x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>}, %v: tensor<2x6x5xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}, {}]>}, %m: tensor<2x4x6xf32>) -> tensor<2x4x5xf32> {
+  %o = sc.scaled_dot_product_attention %q, %k, %v, %m : (tensor<4x8xf32>, tensor<6x8xf32>, tensor<2x6x5xf32>, tensor<2x4x6xf32>) -> tensor<2x4x5xf32>
+  return %o : tensor<2x4x5xf32>
+}
+// KMASKV: rank class 'class0'
+// KMASKV: Reduce "amax" {{.*}} ints [2]
+// KMASKV-NOT: Reduce "amax" {{.*}} ints [1]
+
+//--- keys-lose-axis.mlir
+// The batch dim q and k share takes x (the result is split there); the
+// values broadcast it, so they cannot lead the key sequence's split: keys
+// and values both arrive whole along it and no ring runs.
+sc.mesh @mesh ["x"=2]
+func.func @main(%q: tensor<2x4x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}, {}]>}, %k: tensor<2x6x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}, {}]>}, %v: tensor<6x5xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>}) -> tensor<2x4x5xf32> {
+  %o = sc.scaled_dot_product_attention %q, %k, %v : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<6x5xf32>) -> tensor<2x4x5xf32>
+  return %o : tensor<2x4x5xf32>
+}
+// KLOSE: rank class 'class0'
+// KLOSE-NOT: HaloExchange
+// KLOSE: Attention
+
+//--- no-keys-batched.mlir
+// No keys, and the zeros take the batch dims all three bring.
+sc.mesh @mesh ["x"=2]
+func.func @main(%q: tensor<3x1x4x8xf32>, %k: tensor<2x0x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}, {}]>}, %v: tensor<0x5xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>}) -> tensor<3x2x4x5xf32> {
+  %o = sc.scaled_dot_product_attention %q, %k, %v : (tensor<3x1x4x8xf32>, tensor<2x0x8xf32>, tensor<0x5xf32>) -> tensor<3x2x4x5xf32>
+  return %o : tensor<3x2x4x5xf32>
 }

@@ -62,6 +62,24 @@ func.func @ring(%q: tensor<1x4x2xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"
 
 // -----
 
+// The keys lead the key sequence's split: when their batch dim takes its
+// axis (the result is split there) and the values broadcast that dim, the
+// values must not keep the sequence split either: both arrive whole along
+// it (no ring), never split on the values alone.
+sc.mesh @mesh ["x"=2]
+// CHECK-LABEL: func.func @keys_lose_sequence_axis
+func.func @keys_lose_sequence_axis(%q: tensor<2x4x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}, {}]>},
+                                   %k: tensor<2x6x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}, {}]>},
+                                   %v: tensor<6x5xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>}) -> tensor<2x4x5xf32> {
+  // CHECK-DAG: %[[K:.*]] = sc.reshard %arg1 : tensor<2x6x8xf32> to #sc.sharding<@mesh, [{"x"}, {}, {}]>
+  // CHECK-DAG: %[[V:.*]] = sc.reshard %arg2 : tensor<6x5xf32> to #sc.sharding<@mesh, [{}, {}]>
+  // CHECK: sc.scaled_dot_product_attention %arg0, %[[K]], %[[V]] {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}, {}]>}
+  %y = sc.scaled_dot_product_attention %q, %k, %v : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<6x5xf32>) -> tensor<2x4x5xf32>
+  return %y : tensor<2x4x5xf32>
+}
+
+// -----
+
 // A pinned result its op cannot produce (a strided slice split along the
 // dim it cuts): the slice computes whole, and one reshard after it makes
 // the pinned layout for every use.

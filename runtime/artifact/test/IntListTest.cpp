@@ -26,7 +26,7 @@ TEST(IntListTest, CopiesShareOneListUntilWritten) {
   EXPECT_EQ(b.vector(), (Ints{1, 2, 3, 4}));
 
   IntList c = a;
-  c[0] = 7; // a write through the mutable index detaches too
+  c.set(0, 7);
   EXPECT_EQ(a.vector(), (Ints{1, 2, 3}));
   EXPECT_EQ(c.vector(), (Ints{7, 2, 3}));
 
@@ -36,30 +36,48 @@ TEST(IntListTest, CopiesShareOneListUntilWritten) {
   EXPECT_EQ(d.vector(), (Ints{1, 2}));
 }
 
-TEST(IntListTest, InsertAtEndOfASharedListWritesOnlyTheCopy) {
-  // The partitioner's pattern: `ints.insert(ints.end(), ...)`, where end()
-  // is taken from a list still shared with others.
-  IntList shared{0};
+TEST(IntListTest, InsertAtAPositionOfASharedListWritesOnlyTheCopy) {
+  // The partitioner's pattern, `ints.insert(ints.end(), ...)`: the position
+  // points into storage still shared with others, which the write then
+  // leaves for a copy of its own; the position must count in the new one.
+  IntList shared{0, 1};
   IntList copy = shared;
+  const int64_t *end = copy.end();
+  ASSERT_EQ(end, shared.end()); // reading did not copy
   std::vector<int64_t> extents{5, 6, 7};
-  copy.insert(copy.end(), extents.begin(), extents.end());
-  copy.insert(copy.end(), size_t(2), int64_t(9));
-  EXPECT_EQ(shared.vector(), (Ints{0}));
-  EXPECT_EQ(copy.vector(), (Ints{0, 5, 6, 7, 9, 9}));
+  EXPECT_EQ(copy.insert(end, extents.begin(), extents.end()), 2u);
+  EXPECT_EQ(shared.vector(), (Ints{0, 1}));
+  EXPECT_EQ(copy.vector(), (Ints{0, 1, 5, 6, 7}));
 
-  IntList front = copy;
-  front.insert(front.begin(), extents.begin(), extents.begin() + 1);
-  EXPECT_EQ(front.vector(), (Ints{5, 0, 5, 6, 7, 9, 9}));
-  EXPECT_EQ(copy.vector(), (Ints{0, 5, 6, 7, 9, 9}));
+  IntList middle = copy;
+  EXPECT_EQ(middle.insert(middle.begin() + 1, size_t(2), int64_t(9)), 1u);
+  EXPECT_EQ(middle.vector(), (Ints{0, 9, 9, 1, 5, 6, 7}));
+  EXPECT_EQ(copy.vector(), (Ints{0, 1, 5, 6, 7}));
+}
+
+TEST(IntListTest, ReadingACopyDoesNotCopyIt) {
+  IntList a{1, 2, 3};
+  IntList b = a;
+  int64_t sum = 0;
+  for (int64_t v : b) // b is not const: still read in place
+    sum += v;
+  EXPECT_EQ(sum, 6);
+  EXPECT_EQ(b[2], 3);
+  EXPECT_TRUE(b.sharesStorageWith(a));
 }
 
 TEST(IntListTest, EmptyAndAssigned) {
   IntList none;
   EXPECT_TRUE(none.empty());
   EXPECT_EQ(none.size(), 0u);
+  EXPECT_EQ(none.data(), nullptr);
   EXPECT_EQ(none.begin(), none.end());
   EXPECT_TRUE(none.vector().empty());
   EXPECT_FALSE(none.sharesStorageWith(IntList()));
+  IntList inserted;
+  Ints two{4, 5};
+  inserted.insert(inserted.end(), two.begin(), two.end());
+  EXPECT_EQ(inserted.vector(), two);
   none.push_back(3);
   EXPECT_EQ(none.vector(), (Ints{3}));
 
@@ -88,7 +106,7 @@ TEST(IntListTest, InstructionCopiesKeepTheirOwnInts) {
   InstructionSpec inst;
   inst.ints = {2, 4, 4};
   InstructionSpec other = inst;
-  other.ints[0] = 1;
+  other.ints.set(0, 1);
   EXPECT_EQ(inst.ints.vector(), (Ints{2, 4, 4}));
   EXPECT_EQ(other.ints.vector(), (Ints{1, 4, 4}));
 }
@@ -106,7 +124,7 @@ TEST(IntListTest, AWriterCopyEditsNotTheOriginal) {
       conv.ints.sharesStorageWith(original.rankClass(test::rich::kTopClass)
                                       .program[test::rich::kConvInst]
                                       .ints));
-  conv.ints[0] += 1;
+  conv.ints.set(0, conv.ints[0] + 1);
   EXPECT_EQ(original.serializeUnchecked(), before);
   EXPECT_NE(copy.serializeUnchecked(), before);
 }

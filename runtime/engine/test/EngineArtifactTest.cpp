@@ -322,8 +322,8 @@ TEST(EngineFuzz, SpecMutationsNeverCrash) {
       case 1:
       case 2:
         if (!inst.ints.empty()) {
-          int64_t &v = inst.ints[rng() % inst.ints.size()];
-          v = nastyInt(rng, v);
+          size_t i = rng() % inst.ints.size();
+          inst.ints.set(i, nastyInt(rng, inst.ints[i]));
         }
         break;
       case 3:

@@ -20,15 +20,17 @@
 
 namespace shardrt::artifact {
 
-/// A list of int64 with std::vector's interface for what writers use.
-/// Copies share storage; a non-const access detaches first (copy on write),
-/// so a copy never sees another's writes. Not for concurrent writes to
-/// copies of one list from several threads.
+/// A list of int64 with the parts of std::vector's interface that writers
+/// use. Copies share storage. Reads are const only, so reading never copies;
+/// each write (set, push_back, insert, ...) first makes the storage this
+/// copy's alone, and no reference into the storage is handed out to write
+/// through, so a copy never sees another's writes. Not for concurrent writes
+/// to copies of one list from several threads.
 class IntList {
 public:
   using value_type = int64_t;
-  using iterator = int64_t *;
   using const_iterator = const int64_t *;
+  using iterator = const_iterator; ///< read only: write with set()
 
   IntList() = default;
   IntList(std::vector<int64_t> values)
@@ -38,6 +40,7 @@ public:
 
   size_t size() const { return values_ ? values_->size() : 0; }
   bool empty() const { return size() == 0; }
+  /// Null when there is no storage (an empty list never written).
   const int64_t *data() const { return values_ ? values_->data() : nullptr; }
   const_iterator begin() const { return data(); }
   const_iterator end() const { return data() + size(); }
@@ -54,27 +57,27 @@ public:
     return values_ && values_ == other.values_;
   }
 
-  iterator begin() { return own().data(); }
-  iterator end() { return own().data() + own().size(); }
-  int64_t &operator[](size_t i) { return own()[i]; }
+  void set(size_t i, int64_t v) { own()[i] = v; }
   void push_back(int64_t v) { own().push_back(v); }
   void pop_back() { own().pop_back(); }
   void clear() { values_.reset(); }
   template <typename It> void assign(It first, It last) {
     values_ = std::make_shared<std::vector<int64_t>>(first, last);
   }
-  /// Inserts before `pos` (an iterator of this list's, taken after its last
-  /// write, as std::vector's would be).
-  template <typename It>
-  iterator insert(const_iterator pos, It first, It last) {
+  /// Inserts before `pos`, an iterator of this list's (taken after its last
+  /// write, as std::vector's would be); returns the position of the first
+  /// inserted value.
+  template <typename It> size_t insert(const_iterator pos, It first, It last) {
+    size_t at = offsetOf(pos);
     std::vector<int64_t> &v = own();
-    auto at = v.insert(v.begin() + (pos - v.data()), first, last);
-    return v.data() + (at - v.begin());
+    v.insert(v.begin() + ptrdiff_t(at), first, last);
+    return at;
   }
-  iterator insert(const_iterator pos, size_t count, int64_t value) {
+  size_t insert(const_iterator pos, size_t count, int64_t value) {
+    size_t at = offsetOf(pos);
     std::vector<int64_t> &v = own();
-    auto at = v.insert(v.begin() + (pos - v.data()), count, value);
-    return v.data() + (at - v.begin());
+    v.insert(v.begin() + ptrdiff_t(at), count, value);
+    return at;
   }
 
   friend bool operator==(const IntList &a, const IntList &b) {
@@ -85,6 +88,10 @@ public:
   }
 
 private:
+  /// Where `pos` points, counted before a write moves the storage.
+  size_t offsetOf(const_iterator pos) const {
+    return pos ? size_t(pos - data()) : 0;
+  }
   /// The list, made this copy's alone.
   std::vector<int64_t> &own() {
     if (!values_)
