@@ -17,6 +17,9 @@
 // RUN: shardc %t/slice-huge-step.mlir -o %t/step.shardbin
 // RUN: shard-run %t/step.shardbin --random-inputs --check | FileCheck %s --check-prefix=STEPOK
 // RUN: shardc %t/reshape.mlir --emit=plan | FileCheck %s --check-prefix=RESHAPE
+// RUN: shardc %t/slice-rank9.mlir --emit=plan | FileCheck %s --check-prefix=RANK9
+// RUN: shardc %t/slice-rank9.mlir -o %t/rank9.shardbin
+// RUN: shard-run %t/rank9.shardbin --random-inputs --check | FileCheck %s --check-prefix=STEPOK
 // RUN: shardc %t/transpose.mlir --emit=plan | FileCheck %s --check-prefix=TRANSPOSE
 
 //--- concat-local.mlir
@@ -154,3 +157,18 @@ func.func @main(%a: tensor<4x6xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"
 // STEP: rank class 'class0' (ranks [0, 1]):
 // STEP-NEXT: Slice (%0) -> %1 ints [1, 0, 1, 1]
 // STEPOK: check result0: max abs error 0, {{.*}}: ok
+
+//--- slice-rank9.mlir
+// 9-D: each rank cuts its rows from the replicated input with a Pad of 18
+// ints, more than a rank-class key writes inline (it names them by number).
+// The lists differ per rank, so the ranks, alike in every shape, are still
+// four classes.
+sc.mesh @m ["x"=4]
+func.func @main(%x: tensor<1x1x1x1x8x1x1x1x2xf32> {sc.sharding = #sc.sharding<@m, [{}, {}, {}, {}, {}, {}, {}, {}, {}]>}) -> (tensor<1x1x1x1x8x1x1x1x2xf32> {sc.sharding = #sc.sharding<@m, [{}, {}, {}, {}, {"x"}, {}, {}, {}, {}]>}) {
+  %y = sc.slice %x {start = array<i64: 0,0,0,0,0,0,0,0,0>, end = array<i64: 1,1,1,1,8,1,1,1,2>, step = array<i64: 1,1,1,1,1,1,1,1,1>} : (tensor<1x1x1x1x8x1x1x1x2xf32>) -> tensor<1x1x1x1x8x1x1x1x2xf32>
+  return %y : tensor<1x1x1x1x8x1x1x1x2xf32>
+}
+// RANK9: rank class 'class0': ranks [0]
+// RANK9: rank class 'class1': ranks [1]
+// RANK9: rank class 'class2': ranks [2]
+// RANK9: rank class 'class3': ranks [3]
