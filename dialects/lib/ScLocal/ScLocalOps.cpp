@@ -6,12 +6,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Dialect/ScLocal/ScLocal.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
+#include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include "shardrt/artifact/shardbin_generated.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+
+#include <numeric>
 
 using namespace mlir;
 using namespace shardc;
@@ -310,6 +316,70 @@ static bool boxesOverlap(TransferAttr a, TransferAttr b) {
   return true;
 }
 
+/// Two receives into one buffer whose boxes overlap (indices ascending),
+/// if any. Each buffer's boxes are swept along the dim where their starts
+/// differ most, so that the disjoint slabs of a gather from many peers cost
+/// a sort, not a comparison of every pair.
+static std::optional<std::pair<size_t, size_t>>
+overlappingReceives(ArrayRef<TransferAttr> list) {
+  llvm::MapVector<int64_t, SmallVector<size_t>> byBuffer; // by operand index
+  for (auto [i, t] : llvm::enumerate(list))
+    if (!t.isSend())
+      byBuffer[t.getOperand()].push_back(i);
+  std::optional<std::pair<size_t, size_t>> found;
+  auto note = [&](size_t i, size_t j) {
+    std::pair<size_t, size_t> p = std::minmax(i, j);
+    if (!found || p < *found)
+      found = p;
+  };
+  for (auto &[buffer, ids] : byBuffer) {
+    size_t rank = list[ids.front()].getLo().size(), sweep = 0;
+    size_t mostStarts = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      llvm::SmallDenseSet<int64_t> starts;
+      for (size_t i : ids)
+        starts.insert(list[i].getLo()[d]);
+      if (starts.size() > mostStarts)
+        mostStarts = starts.size(), sweep = d;
+    }
+    llvm::stable_sort(ids, [&](size_t i, size_t j) {
+      return list[i].getLo()[sweep] < list[j].getLo()[sweep];
+    });
+    SmallVector<size_t> open; // boxes that may reach the next start
+    for (size_t i : ids) {
+      int64_t lo = list[i].getLo()[sweep];
+      llvm::erase_if(open,
+                     [&](size_t j) { return list[j].getHi()[sweep] <= lo; });
+      for (size_t j : open)
+        if (boxesOverlap(list[i], list[j]))
+          note(i, j);
+      open.push_back(i);
+    }
+  }
+  return found;
+}
+
+/// Two transfers in one direction with one peer and tag (indices
+/// ascending), if any.
+static std::optional<std::pair<size_t, size_t>>
+repeatedPeerTags(ArrayRef<TransferAttr> list) {
+  using Key = std::tuple<bool, int64_t, ArrayRef<int64_t>>;
+  SmallVector<size_t> ids(list.size());
+  std::iota(ids.begin(), ids.end(), size_t(0));
+  auto key = [&](size_t i) {
+    return Key(list[i].isSend(), list[i].getTag(), list[i].getPeer());
+  };
+  llvm::stable_sort(ids, [&](size_t i, size_t j) { return key(i) < key(j); });
+  std::optional<std::pair<size_t, size_t>> found;
+  for (size_t k = 1; k < ids.size(); ++k)
+    if (key(ids[k - 1]) == key(ids[k])) {
+      std::pair<size_t, size_t> p = std::minmax(ids[k - 1], ids[k]);
+      if (!found || p < *found)
+        found = p;
+    }
+  return found;
+}
+
 LogicalResult HaloExchangeOp::verify() {
   FailureOr<RankContext> context = rankContextOf(*this);
   if (failed(context))
@@ -357,22 +427,18 @@ LogicalResult HaloExchangeOp::verify() {
   // A rank's receives must not write one element twice, and its sends to
   // itself must each meet a receive.
   SmallVector<TransferAttr> list(transfers.begin(), transfers.end());
+  if (std::optional<std::pair<size_t, size_t>> o = overlappingReceives(list))
+    return emitOpError("receives ")
+           << o->first << " and " << o->second << " write overlapping boxes";
+  // Transfers between one pair of ranks pair up by tag: one send and one
+  // receive per tag and direction, of equal box sizes when local.
+  if (std::optional<std::pair<size_t, size_t>> d = repeatedPeerTags(list))
+    return emitOpError("transfers ")
+           << d->first << " and " << d->second << " both "
+           << (list[d->first].isSend() ? "send to" : "receive from")
+           << " one peer with tag " << list[d->first].getTag();
   for (size_t i = 0; i < list.size(); ++i) {
     TransferAttr a = list[i];
-    for (size_t j = i + 1; j < list.size(); ++j)
-      if (!a.isSend() && !list[j].isSend() &&
-          a.getOperand() == list[j].getOperand() && boxesOverlap(a, list[j]))
-        return emitOpError("receives ")
-               << i << " and " << j << " write overlapping boxes";
-    // Transfers between one pair of ranks pair up by tag: one send and one
-    // receive per tag and direction, of equal box sizes when local.
-    for (size_t j = i + 1; j < list.size(); ++j)
-      if (a.isSend() == list[j].isSend() && a.getTag() == list[j].getTag() &&
-          a.getPeer() == list[j].getPeer())
-        return emitOpError("transfers ")
-               << i << " and " << j << " both "
-               << (a.isSend() ? "send to" : "receive from")
-               << " one peer with tag " << a.getTag();
     if (!a.isSelf())
       continue;
     auto partner = llvm::find_if(list, [&](TransferAttr b) {

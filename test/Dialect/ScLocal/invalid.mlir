@@ -219,6 +219,26 @@ func.func @recv_overlap(%x: memref<4xf32>)
 
 // -----
 
+// case: receives into one 2-D buffer: three disjoint column slabs and a
+// fourth box that crosses the first two (checked along the dim where the
+// boxes' starts differ most, the columns here)
+sc.mesh @mesh ["x"=4]
+func.func @recv_overlap_slabs(%x: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<4x6xf32>
+  %g = memref.alloc() : memref<4x6xf32>
+  // expected-error @+1 {{receives 0 and 3 write overlapping boxes}}
+  scl.halo_exchange ins(%x : memref<4xf32>) outs(%h, %g : memref<4x6xf32>, memref<4x6xf32>) [
+      #scl.transfer<recv 0 peer [1] box [0:4, 0:2] tag 0>,
+      #scl.transfer<recv 0 peer [2] box [0:4, 2:4] tag 0>,
+      #scl.transfer<recv 0 peer [3] box [0:4, 4:6] tag 0>,
+      #scl.transfer<recv 0 peer [1] box [1:2, 1:3] tag 1>,
+      #scl.transfer<recv 1 peer [2] box [0:4, 0:6] tag 1>]
+  return
+}
+
+// -----
+
 // case: a send to the rank itself that no self receive meets (the receive
 // with the same tag comes from another peer)
 sc.mesh @mesh ["x"=2]
@@ -946,6 +966,23 @@ func.func @self_sizes(%x: memref<4xf32>, %h: memref<4xf32>)
   scl.halo_exchange ins(%x : memref<4xf32>) outs(%h : memref<4xf32>)
       [#scl.transfer<send 0 peer [0] box [0:2] tag 0>,
        #scl.transfer<recv 0 peer [0] box [0:3] tag 0>]
+  return
+}
+
+// -----
+
+// case: among transfers to and from several peers, two receives from one
+// peer with one tag
+sc.mesh @mesh ["x"=4]
+func.func @recv_tag_twice(%x: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<4xf32>
+  // expected-error @+1 {{transfers 1 and 3 both receive from one peer with tag 2}}
+  scl.halo_exchange ins(%x : memref<4xf32>) outs(%h : memref<4xf32>)
+      [#scl.transfer<send 0 peer [2] box [0:1] tag 2>,
+       #scl.transfer<recv 0 peer [1] box [0:1] tag 2>,
+       #scl.transfer<recv 0 peer [2] box [1:2] tag 2>,
+       #scl.transfer<recv 0 peer [1] box [2:3] tag 2>]
   return
 }
 
