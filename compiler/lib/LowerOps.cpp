@@ -213,17 +213,22 @@ std::optional<double> splatValue(Value v) {
   auto splat = c ? dyn_cast<SplatElementsAttr>(c.getValue()) : nullptr;
   if (!splat)
     return std::nullopt;
-  return splat.getElementType().isInteger(1)
-             ? double(splat.getSplatValue<bool>())
-             : splat.getSplatValue<APFloat>().convertToDouble();
+  Type element = splat.getElementType();
+  if (element.isInteger(1))
+    return double(splat.getSplatValue<bool>());
+  if (isa<FloatType>(element))
+    return splat.getSplatValue<APFloat>().convertToDouble();
+  return std::nullopt; // a dtype shardc does not compute in
 }
 
 FailureOr<uint32_t> fillSplat(ProgramBuilder &b, ConstantOp splat) {
-  std::optional<double> value = splatValue(splat.getResult());
-  assert(value && "fillSplat takes a splat constant");
+  // Defined first: it refuses, with a diagnostic, the dtypes shardc does not
+  // compute in, of which splatValue knows no value.
   FailureOr<uint32_t> id = b.define(splat, splat.getResult());
   if (failed(id))
     return failure();
+  std::optional<double> value = splatValue(splat.getResult());
+  assert(value && "fillSplat takes a splat constant of an f32 or i1 tensor");
   b.emit(fb::Opcode::Fill, {}, {*id}).floats = {*value};
   return id;
 }

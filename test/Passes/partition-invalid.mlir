@@ -50,3 +50,25 @@ func.func @main(%q: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh
   %y = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<1x1x16777218x1xf32>, tensor<1x1x16777218x1xf32>, tensor<1x1x16777218x1xf32>) -> tensor<1x1x16777218x1xf32>
   return %y : tensor<1x1x16777218x1xf32>
 }
+
+// -----
+
+// case: an integer splat constant on a split program (shardc computes in
+// f32 and i1 only): refused where it is defined, before its value is read
+sc.mesh @mesh ["x"=2]
+func.func @main(%x: tensor<4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}]>}) -> tensor<4xf32> {
+  // expected-error @+1 {{computes in 'i32'; shardc computes in f32 and i1 tensors only}}
+  %c = sc.constant dense<3> : tensor<4xi32>
+  %f = sc.cast %c : tensor<4xi32> to tensor<4xf32>
+  %y = sc.add %x, %f : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// case: the same on one rank
+func.func @main() -> tensor<4xi32> {
+  // expected-error @+1 {{computes in 'i32'; shardc computes in f32 and i1 tensors only}}
+  %c = sc.constant dense<3> : tensor<4xi32>
+  return %c : tensor<4xi32>
+}

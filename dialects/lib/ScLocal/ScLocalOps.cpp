@@ -334,6 +334,11 @@ overlappingReceives(ArrayRef<TransferAttr> list) {
   };
   for (auto &[buffer, ids] : byBuffer) {
     size_t rank = list[ids.front()].getLo().size(), sweep = 0;
+    if (rank == 0) { // every box is the buffer's one element
+      if (ids.size() > 1)
+        note(ids[0], ids[1]);
+      continue;
+    }
     size_t mostStarts = 0;
     for (size_t d = 0; d < rank; ++d) {
       llvm::SmallDenseSet<int64_t> starts;
@@ -427,18 +432,21 @@ LogicalResult HaloExchangeOp::verify() {
   // A rank's receives must not write one element twice, and its sends to
   // itself must each meet a receive.
   SmallVector<TransferAttr> list(transfers.begin(), transfers.end());
-  if (std::optional<std::pair<size_t, size_t>> o = overlappingReceives(list))
-    return emitOpError("receives ")
-           << o->first << " and " << o->second << " write overlapping boxes";
   // Transfers between one pair of ranks pair up by tag: one send and one
-  // receive per tag and direction, of equal box sizes when local.
-  if (std::optional<std::pair<size_t, size_t>> d = repeatedPeerTags(list))
-    return emitOpError("transfers ")
-           << d->first << " and " << d->second << " both "
-           << (list[d->first].isSend() ? "send to" : "receive from")
-           << " one peer with tag " << list[d->first].getTag();
+  // receive per tag and direction, of equal box sizes when local. The
+  // first transfer with a fault is named, overlaps before tags.
+  std::optional<std::pair<size_t, size_t>> overlap = overlappingReceives(list),
+                                           repeated = repeatedPeerTags(list);
   for (size_t i = 0; i < list.size(); ++i) {
     TransferAttr a = list[i];
+    if (overlap && overlap->first == i)
+      return emitOpError("receives ")
+             << i << " and " << overlap->second << " write overlapping boxes";
+    if (repeated && repeated->first == i)
+      return emitOpError("transfers ")
+             << i << " and " << repeated->second << " both "
+             << (a.isSend() ? "send to" : "receive from")
+             << " one peer with tag " << a.getTag();
     if (!a.isSelf())
       continue;
     auto partner = llvm::find_if(list, [&](TransferAttr b) {

@@ -239,6 +239,37 @@ func.func @recv_overlap_slabs(%x: memref<4xf32>)
 
 // -----
 
+// case: two receives into a 0-d buffer write its one element twice
+sc.mesh @mesh ["x"=4]
+func.func @recv_overlap_0d(%x: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<f32>
+  // expected-error @+1 {{receives 0 and 1 write overlapping boxes}}
+  scl.halo_exchange ins(%x : memref<4xf32>) outs(%h : memref<f32>) [
+      #scl.transfer<recv 0 peer [1] box [] tag 0>,
+      #scl.transfer<recv 0 peer [2] box [] tag 0>]
+  return
+}
+
+// -----
+
+// case: several faults: the first transfer with one is named (send 0
+// repeats its tag with send 3 before receives 1 and 2 overlap)
+sc.mesh @mesh ["x"=4]
+func.func @first_fault_named(%x: memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<4xf32>
+  // expected-error @+1 {{transfers 0 and 3 both send to one peer with tag 2}}
+  scl.halo_exchange ins(%x : memref<4xf32>) outs(%h : memref<4xf32>) [
+      #scl.transfer<send 0 peer [1] box [0:1] tag 2>,
+      #scl.transfer<recv 0 peer [1] box [0:2] tag 3>,
+      #scl.transfer<recv 0 peer [2] box [1:3] tag 3>,
+      #scl.transfer<send 0 peer [1] box [0:1] tag 2>]
+  return
+}
+
+// -----
+
 // case: a send to the rank itself that no self receive meets (the receive
 // with the same tag comes from another peer)
 sc.mesh @mesh ["x"=2]
