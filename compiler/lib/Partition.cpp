@@ -65,7 +65,7 @@ Partitioner::fetch(Operation *op, Value v,
   bool anyMoves = false;
   for (int64_t r = 0; r < numRanks(); ++r) {
     result[r] = ranks[r].lookup(v);
-    if (needs[r] != plan::Need::box(s.layout.owned(mesh, r)))
+    if (!needs[r].isBox(s.layout.owned(mesh, r)))
       moving[r] = needs[r], anyMoves = true;
   }
   if (!anyMoves)
@@ -274,16 +274,19 @@ allToAllDims(const plan::Layout &from, const plan::Layout &to) {
 
 } // namespace
 
+art::IntList collectiveInts(int64_t dim, const std::vector<int64_t> &extents) {
+  art::IntList ints{dim};
+  ints.insert(ints.end(), extents.begin(), extents.end());
+  return ints;
+}
+
 std::vector<uint32_t>
 Partitioner::blockCollective(const std::vector<uint32_t> &in, fb::Opcode opcode,
                              int64_t dim, const plan::DimSplit &split,
                              fb::ReduceKind reduce) {
   bool gather = opcode == fb::Opcode::AllGather;
   std::vector<uint32_t> out(ranks.size());
-  // One list for every member (see art::IntList).
-  art::IntList ints{dim};
-  std::vector<int64_t> extents = split.extents();
-  ints.insert(ints.end(), extents.begin(), extents.end());
+  art::IntList ints = collectiveInts(dim, split.extents());
   for (int64_t r = 0; r < numRanks(); ++r) {
     ProgramBuilder &b = ranks[r];
     std::vector<int64_t> shape = b.buffers[in[r]].shape;
@@ -305,13 +308,10 @@ std::vector<uint32_t> Partitioner::allToAll(const std::vector<uint32_t> &in,
                                             int64_t concatDim,
                                             const plan::DimSplit &concat) {
   std::vector<uint32_t> out(ranks.size());
-  std::vector<int64_t> splitExtents = split.extents(),
-                       concatExtents = concat.extents();
-  // One list for every member (see art::IntList).
-  art::IntList ints{splitDim};
-  ints.insert(ints.end(), splitExtents.begin(), splitExtents.end());
-  ints.push_back(concatDim);
-  ints.insert(ints.end(), concatExtents.begin(), concatExtents.end());
+  // The split's extents, then the concat's (one list for every member).
+  art::IntList ints = collectiveInts(splitDim, split.extents());
+  art::IntList concatInts = collectiveInts(concatDim, concat.extents());
+  ints.insert(ints.end(), concatInts.begin(), concatInts.end());
   for (int64_t r = 0; r < numRanks(); ++r) {
     ProgramBuilder &b = ranks[r];
     std::vector<int64_t> shape = b.buffers[in[r]].shape;

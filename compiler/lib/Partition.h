@@ -96,6 +96,12 @@ fb::ReduceKind artifactReduceKind(sc::ReductionKind kind);
 llvm::FailureOr<std::vector<std::optional<uint32_t>>>
 causalQueryMasks(Partitioner &p, mlir::Operation *op);
 
+/// A collective's ints: `dim`, then one extent per member of its group.
+/// Every member's instruction takes this one list (copies share it, see
+/// art::IntList), so a group of P costs O(P) once, not on every member.
+shardrt::artifact::IntList collectiveInts(int64_t dim,
+                                          const std::vector<int64_t> &extents);
+
 /// The op families whose local computation differs from the global op's
 /// (statistics over split dims, attention rings, partial means, biases of
 /// split contractions). Each returns failure() with a diagnostic, or

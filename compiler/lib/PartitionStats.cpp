@@ -215,8 +215,7 @@ std::vector<MergedMoments> mergeMoments(Partitioner &p,
   }
   std::vector<uint32_t> w = p.constantTensor({P, 1, 1}, weights);
   std::vector<uint32_t> n = p.constantTensor({P, 1, 1}, sizes);
-  art::IntList gatherInts{0}; // one list for every rank (see art::IntList)
-  gatherInts.insert(gatherInts.end(), size_t(P), 1);
+  art::IntList gatherInts = collectiveInts(0, std::vector<int64_t>(P, 1));
   std::vector<MergedMoments> out;
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
@@ -285,19 +284,16 @@ std::vector<uint32_t> gatherChannels(Partitioner &p,
   llvm::sort(axes);
   // Members differ only on the channel axes, so every group brings the
   // same shards in the same order (rank 0's group).
-  std::vector<int64_t> extents, memberOfShard(channels.numShards());
-  std::vector<int64_t> offsets(channels.numShards());
+  std::vector<int64_t> extents, offsets(channels.numShards());
   int64_t joinedChannels = 0;
   for (int64_t q : groupRanks(p.mesh, axes, 0)) {
     int64_t shard = channels.shardOf(p.mesh, p.mesh.coords(q));
-    memberOfShard[shard] = int64_t(extents.size());
     offsets[shard] = joinedChannels;
     extents.push_back(channels.shard(shard).size());
     joinedChannels += extents.back();
   }
   bool inShardOrder = axes == channels.axes;
-  art::IntList gatherInts{1}; // one list for every rank (see art::IntList)
-  gatherInts.insert(gatherInts.end(), extents.begin(), extents.end());
+  art::IntList gatherInts = collectiveInts(1, extents);
   std::vector<uint32_t> out;
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
@@ -314,7 +310,7 @@ std::vector<uint32_t> gatherChannels(Partitioner &p,
     }
     std::optional<uint32_t> ordered;
     for (int64_t shard = 0; shard < channels.numShards(); ++shard) {
-      int64_t size = extents[memberOfShard[shard]];
+      int64_t size = channels.shard(shard).size();
       if (size == 0)
         continue;
       uint32_t block =
@@ -716,12 +712,7 @@ LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
       // No key reached this rank's queries: it has none (an empty shard
       // that sees no keys causally), or there are no keys at all. Every
       // row is then an empty sum, 0, as the unpartitioned op gives.
-      Shape qs = e.shape(q), vs = e.shape(v), ks = e.shape(k);
-      Shape out = broadcast(broadcast(Shape(qs.begin(), qs.end() - 2),
-                                      Shape(ks.begin(), ks.end() - 2)),
-                            Shape(vs.begin(), vs.end() - 2));
-      out.push_back(qs[qs.size() - 2]);
-      out.push_back(vs.back());
+      Shape out = p.shardingOf(op.getResult()).layout.ownedShape(p.mesh, r);
       p.ranks[r].bind(op.getResult(), e.fill(out, 0.0));
       continue;
     }
@@ -744,8 +735,8 @@ LogicalResult lowerSoftmax(Partitioner &p, Operation *op, int64_t dim, bool log,
   // An empty shard contributes m = lowest float and s = 0, which the merge
   // ignores (exp(lowest - M) is 0).
   const double lowest = -3.4028234663852886e38;
-  art::IntList gatherInts{dim}; // one list for every rank (see art::IntList)
-  gatherInts.insert(gatherInts.end(), size_t(members), 2);
+  art::IntList gatherInts =
+      collectiveInts(dim, std::vector<int64_t>(members, 2));
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
     uint32_t x = xs[r];

@@ -136,6 +136,15 @@ Need Need::box(const Box &box) {
   return n;
 }
 
+bool Need::isBox(const Box &box) const {
+  if (dims.size() != box.size())
+    return false;
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (dims[d].size() != 1 || !(dims[d][0] == Piece{box[d], 0}))
+      return false;
+  return true;
+}
+
 Box Need::virtualBox() const {
   Box b;
   for (const std::vector<Piece> &pieces : dims)

@@ -2,15 +2,14 @@
 // of a collective carries an extent per member (an all-to-all's split and
 // concat lists, the statistics gathers of softmax and norms), and one rank
 // program per rank exists before ranks are grouped into classes: were the
-// lists copied per rank, memory would grow with ranks^2 (65536 ranks: about
-// 70 GB for the all-to-all, past 24 GB for each of the others). The
+// lists copied per rank, memory would grow with ranks^2 (about 70 GB for
+// the 65536-rank all-to-all, 9 to 10 GB for each 32768-rank gather). The
 // members share one list instead, so each compile here fits in 4 GB of
 // address space, and the even splits leave one rank class.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
-// RUN: ulimit -v 4000000
-// RUN: shardc %t/alltoall.mlir --emit=plan | FileCheck %s --check-prefix=A2A
-// RUN: shardc %t/softmax.mlir --emit=plan | FileCheck %s --check-prefix=SOFTMAX
-// RUN: shardc %t/groupnorm.mlir --emit=plan | FileCheck %s --check-prefix=GNORM
+// RUN: sh -c 'ulimit -v 4000000 && exec shardc %t/alltoall.mlir --emit=plan' | FileCheck %s --check-prefix=A2A
+// RUN: sh -c 'ulimit -v 4000000 && exec shardc %t/softmax.mlir --emit=plan' | FileCheck %s --check-prefix=SOFTMAX
+// RUN: sh -c 'ulimit -v 4000000 && exec shardc %t/groupnorm.mlir --emit=plan' | FileCheck %s --check-prefix=GNORM
 
 //--- alltoall.mlir
 // dim 0 over {"x","y"} -> dim 1 over {"x","y"}: one row in, one column

@@ -172,3 +172,4 @@ func.func @main(%x: tensor<1x1x1x1x8x1x1x1x2xf32> {sc.sharding = #sc.sharding<@m
 // RANK9: rank class 'class1': ranks [1]
 // RANK9: rank class 'class2': ranks [2]
 // RANK9: rank class 'class3': ranks [3]
+// RANK9-NOT: rank class

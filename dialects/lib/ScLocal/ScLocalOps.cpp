@@ -6,10 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "shardc/Dialect/ScLocal/ScLocal.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/Sequence.h"
-#include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include "shardrt/artifact/shardbin_generated.h"
@@ -316,6 +315,16 @@ static bool boxesOverlap(TransferAttr a, TransferAttr b) {
   return true;
 }
 
+/// Keeps in `found` the smallest (i, j) pair seen, i < j: the first
+/// transfer with a fault and its first partner in it, as a pairwise scan
+/// would name them.
+static void noteFirst(std::optional<std::pair<size_t, size_t>> &found, size_t i,
+                      size_t j) {
+  std::pair<size_t, size_t> p = std::minmax(i, j);
+  if (!found || p < *found)
+    found = p;
+}
+
 /// Two receives into one buffer whose boxes overlap (indices ascending),
 /// if any. Each buffer's boxes are swept along the dim where their starts
 /// differ most, so that the disjoint slabs of a gather from many peers cost
@@ -327,16 +336,11 @@ overlappingReceives(ArrayRef<TransferAttr> list) {
     if (!t.isSend())
       byBuffer[t.getOperand()].push_back(i);
   std::optional<std::pair<size_t, size_t>> found;
-  auto note = [&](size_t i, size_t j) {
-    std::pair<size_t, size_t> p = std::minmax(i, j);
-    if (!found || p < *found)
-      found = p;
-  };
   for (auto &[buffer, ids] : byBuffer) {
     size_t rank = list[ids.front()].getLo().size(), sweep = 0;
     if (rank == 0) { // every box is the buffer's one element
       if (ids.size() > 1)
-        note(ids[0], ids[1]);
+        noteFirst(found, ids[0], ids[1]);
       continue;
     }
     size_t mostStarts = 0;
@@ -357,7 +361,7 @@ overlappingReceives(ArrayRef<TransferAttr> list) {
                      [&](size_t j) { return list[j].getHi()[sweep] <= lo; });
       for (size_t j : open)
         if (boxesOverlap(list[i], list[j]))
-          note(i, j);
+          noteFirst(found, i, j);
       open.push_back(i);
     }
   }
@@ -377,11 +381,8 @@ repeatedPeerTags(ArrayRef<TransferAttr> list) {
   llvm::stable_sort(ids, [&](size_t i, size_t j) { return key(i) < key(j); });
   std::optional<std::pair<size_t, size_t>> found;
   for (size_t k = 1; k < ids.size(); ++k)
-    if (key(ids[k - 1]) == key(ids[k])) {
-      std::pair<size_t, size_t> p = std::minmax(ids[k - 1], ids[k]);
-      if (!found || p < *found)
-        found = p;
-    }
+    if (key(ids[k - 1]) == key(ids[k]))
+      noteFirst(found, ids[k - 1], ids[k]);
   return found;
 }
 

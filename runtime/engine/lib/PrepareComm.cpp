@@ -235,7 +235,10 @@ StatusOr<RunFn> prepareWait(const fb::Instruction &inst,
                      std::to_string(started) + " writes");
   std::shared_ptr<ExchangeState> s = state;
   // The boxes stay staged from the start until this Wait (staging was
-  // reserved through ctx.workspace, which the Wait shares).
+  // reserved through ctx.workspace, which the Wait shares; a context that
+  // lost it is refused, not followed).
+  if (!s->staging.empty() && !ctx.workspace)
+    return noWorkspace();
   for (WorkspacePlan::Ref r : s->staging)
     ctx.workspace->extendTo(r, ctx.instruction);
   return RunFn([s](RunContext &rc) { return s->complete(rc); });

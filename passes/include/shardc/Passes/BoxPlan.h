@@ -92,6 +92,8 @@ struct Need {
 
   /// A need without wrap-around: one piece per dim.
   static Need box(const Box &box);
+  /// Whether this is Need::box(box), compared in place.
+  bool isBox(const Box &box) const;
   Box virtualBox() const;
   std::vector<int64_t> shape() const;
   bool empty() const;
