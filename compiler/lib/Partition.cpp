@@ -157,8 +157,8 @@ fb::ReduceKind reduceKindOf(const ValueSharding &s) {
              : artifactReduceKind(s.partialKind);
 }
 
-/// `axes` ascending, for a collective's group.
-std::vector<uint32_t> groupAxes(std::vector<int> axes) {
+/// `axes` ascending, for a reduction's group (whose order is immaterial).
+std::vector<uint32_t> sortedAxes(std::vector<int> axes) {
   llvm::sort(axes);
   return std::vector<uint32_t>(axes.begin(), axes.end());
 }
@@ -208,35 +208,39 @@ FailureOr<std::vector<uint32_t>> Partitioner::resolvePartial(Operation *op,
     out[r] = b.temporary(b.buffers[in].dtype, b.buffers[in].shape);
     art::InstructionSpec &inst = b.emit(fb::Opcode::AllReduce, {in}, {out[r]});
     inst.reduce = reduceKindOf(s);
-    inst.meshAxes = groupAxes(s.partialAxes);
+    inst.meshAxes = sortedAxes(s.partialAxes);
   }
   return meanOfSums(s, out);
 }
 
 namespace {
 
-/// The one dim along which `to` is split over exactly `axes` (in ascending
-/// order) while `from` leaves it whole, every other dim alike; -1 if none.
-/// That reshard is one collective over the group `axes`: a reduce-scatter
-/// of a partial value or, the other way round, an all-gather.
-int64_t collectiveDim(const plan::Layout &from, const plan::Layout &to,
-                      const std::vector<int> &axes) {
-  if (axes.empty() || !std::is_sorted(axes.begin(), axes.end()))
+/// The one dim along which `to` is split over exactly the partial axes
+/// `partialAxes` (in any order) while `from` leaves it whole, every other
+/// dim alike; -1 if none. That reshard is one reduce-scatter over the split's
+/// axes in its order, so that group order is shard order.
+int64_t reduceScatterDim(const plan::Layout &from, const plan::Layout &to,
+                         std::vector<int> partialAxes) {
+  if (partialAxes.empty())
     return -1;
+  llvm::sort(partialAxes);
   int64_t found = -1;
   for (size_t d = 0; d < to.dims.size(); ++d) {
     const plan::DimSplit &f = from.dims[d], &t = to.dims[d];
     if (f == t)
       continue;
-    if (found >= 0 || !f.axes.empty() || t.axes != axes)
+    std::vector<int> splitAxes = t.axes;
+    llvm::sort(splitAxes);
+    if (found >= 0 || !f.axes.empty() || splitAxes != partialAxes)
       return -1;
     found = int64_t(d);
   }
   return found;
 }
 
-/// The dims `to` keeps whole that `from` splits over ascending axes, when
-/// those are all the differences: the reshard is one all-gather per dim.
+/// The dims `to` keeps whole that `from` splits, when those are all the
+/// differences: the reshard is one all-gather per dim (over its split's
+/// axes in their order).
 std::vector<int64_t> gatherDims(const plan::Layout &from,
                                 const plan::Layout &to) {
   std::vector<int64_t> dims;
@@ -244,7 +248,7 @@ std::vector<int64_t> gatherDims(const plan::Layout &from,
     const plan::DimSplit &f = from.dims[d], &t = to.dims[d];
     if (f == t)
       continue;
-    if (!t.axes.empty() || !std::is_sorted(f.axes.begin(), f.axes.end()))
+    if (!t.axes.empty())
       return {};
     dims.push_back(int64_t(d));
   }
@@ -264,9 +268,8 @@ allToAllDims(const plan::Layout &from, const plan::Layout &to) {
   for (int k = 0; k < 2; ++k) {
     int64_t split = changed[k], concat = changed[1 - k];
     const std::vector<int> &axes = from.dims[concat].axes;
-    if (!axes.empty() && std::is_sorted(axes.begin(), axes.end()) &&
-        to.dims[concat].axes.empty() && from.dims[split].axes.empty() &&
-        to.dims[split].axes == axes)
+    if (!axes.empty() && to.dims[concat].axes.empty() &&
+        from.dims[split].axes.empty() && to.dims[split].axes == axes)
       return std::make_pair(split, concat);
   }
   return std::nullopt;
@@ -295,7 +298,7 @@ Partitioner::blockCollective(const std::vector<uint32_t> &in, fb::Opcode opcode,
                      : split.shard(split.shardOf(mesh, mesh.coords(r))).size();
     out[r] = b.temporary(b.buffers[in[r]].dtype, shape);
     art::InstructionSpec &inst = b.emit(opcode, {in[r]}, {out[r]});
-    inst.meshAxes = groupAxes(split.axes);
+    inst.meshAxes.assign(split.axes.begin(), split.axes.end());
     inst.ints = ints;
     inst.reduce = reduce;
   }
@@ -320,7 +323,7 @@ std::vector<uint32_t> Partitioner::allToAll(const std::vector<uint32_t> &in,
     out[r] = b.temporary(b.buffers[in[r]].dtype, shape);
     art::InstructionSpec &inst =
         b.emit(fb::Opcode::AllToAll, {in[r]}, {out[r]});
-    inst.meshAxes = groupAxes(split.axes);
+    inst.meshAxes.assign(split.axes.begin(), split.axes.end());
     inst.ints = ints;
   }
   return out;
@@ -482,7 +485,7 @@ LogicalResult Partitioner::reshard(Operation *op) {
     return success();
   };
   if (from.isPartial()) {
-    int64_t dim = collectiveDim(from.layout, to.layout, from.partialAxes);
+    int64_t dim = reduceScatterDim(from.layout, to.layout, from.partialAxes);
     if (dim >= 0)
       return bindAll(out,
                      meanOfSums(from, blockCollective(buffersOf(in),

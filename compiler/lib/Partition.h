@@ -67,9 +67,8 @@ private:
   mlir::LogicalResult reshard(mlir::Operation *op);
   /// One all-gather (`in` split along `dim` as `split`, the result whole
   /// there) or reduce-scatter (`in` partial, the result split as `split`)
-  /// on every rank; returns the results. The collective's group runs over
-  /// ascending mesh axes, so split.axes must be ascending for its blocks to
-  /// come in shard order.
+  /// on every rank; returns the results. The group lists split.axes in the
+  /// split's order, so its members come in shard order.
   std::vector<uint32_t> blockCollective(const std::vector<uint32_t> &in,
                                         fb::Opcode opcode, int64_t dim,
                                         const plan::DimSplit &split,

@@ -274,50 +274,23 @@ std::vector<uint32_t> normalize(Partitioner &p, const std::vector<uint32_t> &xs,
 }
 
 /// Each rank's (N, Cl, 2) per-channel statistics, gathered over the channel
-/// split's axes into (N, C, 2) in channel order. The collective joins the
-/// blocks in group order (ascending mesh axes); where the split lists its
-/// axes in another order, the blocks are put back in shard order.
+/// split's axes into (N, C, 2) in channel order: the group lists the axes in
+/// the split's order, so group order is shard order.
 std::vector<uint32_t> gatherChannels(Partitioner &p,
                                      const std::vector<uint32_t> &stats,
                                      const plan::DimSplit &channels) {
-  std::vector<int> axes = channels.axes;
-  llvm::sort(axes);
-  // Members differ only on the channel axes, so every group brings the
-  // same shards in the same order (rank 0's group).
-  std::vector<int64_t> extents, offsets(channels.numShards());
-  int64_t joinedChannels = 0;
-  for (int64_t q : groupRanks(p.mesh, axes, 0)) {
-    int64_t shard = channels.shardOf(p.mesh, p.mesh.coords(q));
-    offsets[shard] = joinedChannels;
-    extents.push_back(channels.shard(shard).size());
-    joinedChannels += extents.back();
-  }
-  bool inShardOrder = axes == channels.axes;
-  art::IntList gatherInts = collectiveInts(1, extents);
+  art::IntList gatherInts = collectiveInts(1, channels.extents());
   std::vector<uint32_t> out;
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
     Shape shape = e.shape(stats[r]);
-    shape[1] = joinedChannels;
+    shape[1] = channels.starts.back();
     uint32_t joined = e.tmp(shape);
     art::InstructionSpec &gather =
         p.ranks[r].emit(fb::Opcode::AllGather, {stats[r]}, {joined});
     gather.ints = gatherInts;
-    gather.meshAxes.assign(axes.begin(), axes.end());
-    if (inShardOrder) {
-      out.push_back(joined);
-      continue;
-    }
-    std::optional<uint32_t> ordered;
-    for (int64_t shard = 0; shard < channels.numShards(); ++shard) {
-      int64_t size = channels.shard(shard).size();
-      if (size == 0)
-        continue;
-      uint32_t block =
-          e.slice(joined, {0, offsets[shard], 0}, {shape[0], size, 2});
-      ordered = ordered ? e.concat(*ordered, block, 1) : block;
-    }
-    out.push_back(ordered.value_or(joined));
+    gather.meshAxes.assign(channels.axes.begin(), channels.axes.end());
+    out.push_back(joined);
   }
   return out;
 }

@@ -5,11 +5,14 @@
 // lists copied per rank, memory would grow with ranks^2 (about 70 GB for
 // the 65536-rank all-to-all, 9 to 10 GB for each 32768-rank gather). The
 // members share one list instead, so each compile here fits in 4 GB of
-// address space, and the even splits leave one rank class.
+// address space, and the even splits leave one rank class. A split over
+// axes listed out of mesh order gathers over a group listing them in the
+// split's order: one collective too, not one transfer per peer.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // RUN: sh -c 'ulimit -v 4000000 && exec shardc %t/alltoall.mlir --emit=plan' | FileCheck %s --check-prefix=A2A
 // RUN: sh -c 'ulimit -v 4000000 && exec shardc %t/softmax.mlir --emit=plan' | FileCheck %s --check-prefix=SOFTMAX
 // RUN: sh -c 'ulimit -v 4000000 && exec shardc %t/groupnorm.mlir --emit=plan' | FileCheck %s --check-prefix=GNORM
+// RUN: sh -c 'ulimit -v 4000000 && exec shardc %t/gather-yx.mlir --emit=kernels' | FileCheck %s --check-prefix=GYX
 
 //--- alltoall.mlir
 // dim 0 over {"x","y"} -> dim 1 over {"x","y"}: one row in, one column
@@ -53,3 +56,14 @@ func.func @main(%x: tensor<1x4x32768xf32> {sc.sharding = #sc.sharding<@mesh, [{}
 // GNORM-NEXT: instructions: {{[0-9]+}}, halo exchanges: 0, collectives: 1, bytes sent: 524272, received: 524272
 // GNORM: F32(32768,2,2)
 // GNORM-NOT: rank class
+
+//--- gather-yx.mlir
+// Dim 0 over ("y", "x"), y major, gathered: the group is [1, 0].
+sc.mesh @mesh ["x"=256, "y"=256]
+func.func @main(%x: tensor<65536x2xf32> {sc.sharding = #sc.sharding<@mesh, [{"y", "x"}, {}]>}) -> (tensor<65536x2xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}]>}) {
+  %y = sc.reshard %x : tensor<65536x2xf32> to #sc.sharding<@mesh, [{}, {}]>
+  return %y : tensor<65536x2xf32>
+}
+// GYX: rank class 'class0' (ranks [0..65535]):
+// GYX-NEXT: 0: AllGather (%0) -> %1 ints [0, 1, 1, {{.*}}] group [1, 0]
+// GYX-NOT: rank class

@@ -1,6 +1,7 @@
 // Reshards and partial values that are one collective: an all-reduce over
 // the partial axes only (a row of a 2-D mesh), a reduce-scatter-v where the
-// consumer wants the partial sum split, an all-gather-v over one mesh axis;
+// consumer wants the partial sum split (also over the partial axes listed
+// out of mesh order), an all-gather-v over one mesh axis;
 // and a bias on a split contraction, added by the ranks at coordinate 0 of
 // the partial axes only. Each also runs against the unpartitioned program.
 // RUN: rm -rf %t && split-file %s %t
@@ -12,6 +13,9 @@
 // RUN: shardc %t/scatter.mlir --emit=plan | FileCheck %s --check-prefix=RS-PLAN
 // RUN: shardc %t/scatter.mlir -o %t/scatter.shardbin
 // RUN: shard-run %t/scatter.shardbin --ranks 2 --random-inputs --check | FileCheck %s --check-prefix=OK
+// RUN: shardc %t/scatter-yx.mlir --emit=kernels | FileCheck %s --check-prefix=RSYX
+// RUN: shardc %t/scatter-yx.mlir -o %t/scatter-yx.shardbin
+// RUN: shard-run %t/scatter-yx.shardbin --ranks 4 --random-inputs --check | FileCheck %s --check-prefix=OK
 // RUN: shardc %t/gather.mlir --emit=kernels | FileCheck %s --check-prefix=AG
 // RUN: shardc %t/gather.mlir --emit=plan | FileCheck %s --check-prefix=AG-PLAN
 // RUN: shardc %t/gather.mlir -o %t/gather.shardbin
@@ -59,6 +63,20 @@ func.func @main(%a: tensor<8x6xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"
 // RS-PLAN-NEXT: inputs: (8,3)
 // RS-PLAN-NEXT: outputs: (5)
 // RS-PLAN-NEXT: collectives: 1, bytes sent: 12, received: 20
+
+//--- scatter-yx.mlir
+// The sum is partial over {x, y}; the result is split over ("y", "x"), y
+// major: one reduce-scatter whose group lists the axes in the split's
+// order, so that member order is shard order (world ranks 0, 2, 1, 3).
+sc.mesh @mesh ["x"=2, "y"=2]
+func.func @main(%a: tensor<8x6xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x", "y"}[1, 2, 1, 2]]>})
+    -> (tensor<8xf32> {sc.sharding = #sc.sharding<@mesh, [{"y", "x"}[3, 1, 0, 4]]>}) {
+  %s = sc.sum %a {dims = array<i64: 1>} : (tensor<8x6xf32>) -> tensor<8xf32>
+  return %s : tensor<8xf32>
+}
+// RSYX: rank class 'class0' (ranks [0]):
+// RSYX: ReduceScatter (%1) -> %2 ints [0, 3, 1, 0, 4] group [1, 0] reduce Sum
+// RSYX-NOT: AllReduce
 
 //--- gather.mlir
 sc.mesh @mesh ["x"=2, "y"=2]

@@ -5,7 +5,8 @@
 // owner's (own part cropped locally, the rest point to point). Pins classes,
 // shapes, bytes and boxes for an uneven gather, an uneven all-to-all (with
 // an empty block), a gather of two dims of a 2-D mesh, all-to-alls over one
-// axis and over both axes of a 2-D mesh, re-extents over one-element shards
+// axis and over both axes of a 2-D mesh, an all-to-all and a gather over
+// axes listed out of mesh order, re-extents over one-element shards
 // (multi-hop), a 2-D mesh, one-element and world-size-1 splits, and the
 // located error for a user reshard to a partial value. Every layout change
 // also runs on the CPU backend against the unpartitioned model.
@@ -29,13 +30,14 @@
 // RUN: shardc %t/one.mlir --emit=plan | FileCheck %s --check-prefix=ONE
 // RUN: sed 's/"x"=4/"x"=1/' %t/one.mlir | shardc - --emit=plan | FileCheck %s --check-prefix=W1
 // RUN: not shardc %t/partial-unsupported.mlir --emit=plan 2>&1 | FileCheck %s --check-prefix=UNSUP
-// RUN: for f in gather alltoall gather2d alltoall2d extents mesh2d one; do shardc %t/$f.mlir -o %t/$f.shardbin && shard-run %t/$f.shardbin --random-inputs --seed 5 --check || exit 1; done | FileCheck %s --check-prefix=NUM7
+// RUN: shardc %t/yx.mlir --emit=kernels | FileCheck %s --check-prefix=KYX
+// RUN: for f in gather alltoall gather2d alltoall2d yx extents mesh2d one; do shardc %t/$f.mlir -o %t/$f.shardbin && shard-run %t/$f.shardbin --random-inputs --seed 5 --check || exit 1; done | FileCheck %s --check-prefix=NUMALL
 // RUN: sed 's/\[4, 10\]/[0, 14]/' %t/alltoall.mlir | shardc - -o %t/alltoall0.shardbin
 // RUN: shard-run %t/alltoall0.shardbin --random-inputs --seed 6 --check | FileCheck %s --check-prefix=NUM
 // RUN: sed 's/{"x", "y"}\]>/{"y", "x"}]>/' %t/alltoall2d.mlir | shardc - -o %t/alltoall-yx.shardbin
 // RUN: shard-run %t/alltoall-yx.shardbin --random-inputs --seed 7 --check | FileCheck %s --check-prefix=NUM
-// NUM7-COUNT-7: check result0: {{.*}}: ok
-// NUM7-NOT: MISMATCH
+// NUMALL-COUNT-8: check result0: {{.*}}: ok
+// NUMALL-NOT: MISMATCH
 // NUM: check result0: {{.*}}: ok
 
 //--- gather.mlir
@@ -127,6 +129,23 @@ func.func @main(%x: tensor<8x6x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"y"}[
 // KA2D: 0: AllToAll (%0) -> %1 ints [1, 4, 2, 0, 3, 5] group [1]
 // KA2D: 2: HaloExchange
 // KA2D: 3: AllToAll (%2) -> %3 ints [0, 1, 2, 3, 2, 2, 1, 1, 1, 1] group [0, 1]
+
+//--- yx.mlir
+// Splits over ("y", "x"), y major: the collectives' groups list the axes
+// in that order, so members come in shard order (world ranks 0, 2, 1, 3)
+// and the split's extents are the group's. Dim 0 (10) over (y, x)
+// [1, 2, 3, 4] -> dim 1 (6) over (y, x) [3, 1, 0, 2]: one all-to-all; then
+// dim 1 gathers: one all-gather.
+sc.mesh @mesh ["x"=2, "y"=2]
+func.func @main(%x: tensor<10x6xf32> {sc.sharding = #sc.sharding<@mesh, [{"y", "x"}[1, 2, 3, 4], {}]>}) -> (tensor<10x6xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}]>}) {
+  %y = sc.reshard %x : tensor<10x6xf32> to #sc.sharding<@mesh, [{}, {"y", "x"}[3, 1, 0, 2]]>
+  %z = sc.reshard %y : tensor<10x6xf32> to #sc.sharding<@mesh, [{}, {}]>
+  return %z : tensor<10x6xf32>
+}
+// KYX: rank class 'class0'
+// KYX: 0: AllToAll (%0) -> %1 ints [1, 3, 1, 0, 2, 0, 1, 2, 3, 4] group [1, 0]
+// KYX: 1: AllGather (%1) -> %2 ints [1, 3, 1, 0, 2] group [1, 0]
+// KYX-NOT: HaloExchange
 
 //--- extents.mlir
 // [6, 1, 1, 8] -> canonical [4, 4, 4, 4] on dim 1 (3 rows, 12 B a column).

@@ -110,8 +110,8 @@ int64_t RankContext::groupSize(ArrayRef<int64_t> axes) const {
 }
 
 int64_t RankContext::groupPosition(ArrayRef<int64_t> axes, int64_t rank) const {
-  // Row-major ranks: ordering the members by world rank orders them by
-  // their coordinates on `axes`, the last axis fastest.
+  // Members are ordered by their coordinates on `axes` as listed, the last
+  // listed fastest (world rank order when `axes` ascend).
   SmallVector<int64_t> c = coords(rank);
   int64_t position = 0;
   for (int64_t a : axes)

@@ -499,13 +499,15 @@ static LogicalResult verifyGroup(Operation *op, const RankContext &context,
   if (!context.mesh)
     return op->emitOpError("needs a mesh: its function has no '")
            << SclDialect::kMeshAttrName << "'";
-  int64_t previous = -1, meshRank = int64_t(context.meshShape.size());
+  int64_t meshRank = int64_t(context.meshShape.size());
+  SmallVector<bool> seen(meshRank);
   for (int64_t a : axes) {
-    if (a <= previous || a >= meshRank)
-      return op->emitOpError(
-                 "mesh_axes must be ascending axes of the mesh (0..")
+    if (a < 0 || a >= meshRank)
+      return op->emitOpError("mesh_axes must be axes of the mesh (0..")
              << meshRank - 1 << "); got " << a;
-    previous = a;
+    if (seen[a])
+      return op->emitOpError("mesh_axes lists axis ") << a << " twice";
+    seen[a] = true;
   }
   if (axes.empty())
     return op->emitOpError("has an empty group (no mesh_axes)");

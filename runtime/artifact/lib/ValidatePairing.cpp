@@ -241,7 +241,10 @@ uint64_t collectiveSignature(const fb::RankClass &rc,
   Sequence s;
   s.append(uint64_t(inst.opcode()));
   s.append(uint64_t(inst.reduce()));
-  s.append(axesMask(inst));
+  // The axes in their order: it orders the group's members.
+  s.append(sizeOf(inst.mesh_axes()));
+  for (uint32_t i = 0; i < sizeOf(inst.mesh_axes()); ++i)
+    s.append(uint64_t(inst.mesh_axes()->Get(i)));
   s.append(sizeOf(inst.ints()));
   for (uint32_t i = 0; i < sizeOf(inst.ints()); ++i)
     s.append(uint64_t(inst.ints()->Get(i)));

@@ -464,3 +464,13 @@ TEST(ArtifactSemanticTest, CollectivesOverMoreAxesThanSubsetsAreChecked) {
                 "axes: rank 2048 runs instruction 1 (AllReduce over mesh "
                 "axes [1, 2], Sum");
 }
+
+TEST(ArtifactSemanticTest, AGroupsMembersListItsAxesInOneOrder) {
+  // The listed order orders the members (the first axis major), so members
+  // that list the same axes in another order disagree on who is who.
+  EXPECT_TRUE(manyAxesWriter({{9, 4}}, {{9, 4}}).serialize().ok());
+  expectInvalid(manyAxesWriter({{4, 9}}, {{9, 4}}),
+                "rank 8 and rank 0, which differ in mesh axes [9], disagree "
+                "on collective 0 of those over (at least) these axes: rank 8 "
+                "runs instruction 0 (AllReduce over mesh axes [9, 4], Sum");
+}

@@ -22,7 +22,8 @@ namespace shardrt::exec {
 
 /// The ranks a collective over `mesh_axes` runs among: those sharing this
 /// rank's coordinates on every other axis, ordered by their coordinates on
-/// the group's axes (major to minor, i.e. world rank order).
+/// the group's axes as listed (the first major). Listing a split's axes in
+/// its own order makes group order its shard order.
 struct Group {
   std::vector<int> ranks;
   size_t index = 0;   ///< this rank's place in `ranks`

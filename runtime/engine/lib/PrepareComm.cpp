@@ -267,13 +267,19 @@ StatusOr<Group> groupOf(const fb::Instruction &inst,
   std::vector<uint32_t> axes;
   if (inst.mesh_axes())
     axes.assign(inst.mesh_axes()->begin(), inst.mesh_axes()->end());
-  for (size_t i = 0; i < axes.size(); ++i)
-    if (axes[i] >= ctx.meshShape.size() || (i && axes[i] <= axes[i - 1]))
-      return invalid("the group's mesh axes must be distinct, ascending and "
-                     "inside the mesh");
+  std::vector<bool> seen(ctx.meshShape.size());
+  for (uint32_t a : axes) {
+    if (a >= ctx.meshShape.size() || seen[a])
+      return invalid("the group's mesh axes must be distinct and inside the "
+                     "mesh");
+    seen[a] = true;
+  }
   Group g;
-  g.whole = axes.size() == ctx.meshShape.size();
-  // Enumerate the group's coordinates major to minor.
+  // The world's own collectives order members by world rank: they serve
+  // only a group that lists every axis in mesh order.
+  g.whole = axes.size() == ctx.meshShape.size() &&
+            std::is_sorted(axes.begin(), axes.end());
+  // Enumerate the group's coordinates in the listed order, first axis major.
   std::vector<int64_t> coords = ctx.meshCoords;
   for (uint32_t a : axes)
     coords[a] = 0;

@@ -89,6 +89,21 @@ func.func @collectives(%p: memref<4x8xf32>, %b: memref<3x8xf32>)
 
 // -----
 
+// A group over both axes listed y major: its members are world ranks 0, 2,
+// 1, 3, so rank 2 brings the second block (1 row), rank 1 the third.
+sc.mesh @grid ["x"=2, "y"=2]
+// CHECK-LABEL: func.func @axes_in_split_order
+func.func @axes_in_split_order(%b: memref<1x8xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 2>} {
+  %g = memref.alloc() : memref<10x8xf32>
+  // CHECK: scl.all_gather dim 0 extents [3, 1, 2, 4] over [1, 0]
+  scl.all_gather dim 0 extents [3, 1, 2, 4] over [1, 0]
+      ins(%b : memref<1x8xf32>) outs(%g : memref<10x8xf32>)
+  return
+}
+
+// -----
+
 // Constants: one value per shard, read in place.
 // CHECK: scl.global @c [#scl.shard<[0], dense<1.000000e+00> : tensor<2xf32>>, #scl.shard<[1], dense<2.000000e+00> : tensor<2xf32>>]
 scl.global @c [#scl.shard<[0], dense<1.0> : tensor<2xf32>>,

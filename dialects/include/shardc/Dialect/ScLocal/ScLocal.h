@@ -109,8 +109,9 @@ struct RankContext {
   llvm::SmallVector<int32_t> ranks;
   /// The number of ranks in a group over mesh axes `axes`.
   int64_t groupSize(llvm::ArrayRef<int64_t> axes) const;
-  /// `rank`'s index in its group over `axes` (ascending): members are the
-  /// ranks sharing its other coordinates, in world-rank order.
+  /// `rank`'s index in its group over `axes`: members are the ranks sharing
+  /// its other coordinates, ordered by their coordinates on `axes` as
+  /// listed (the first major).
   int64_t groupPosition(llvm::ArrayRef<int64_t> axes, int64_t rank) const;
   /// Mesh coordinates of world rank `rank` (row-major, last axis fastest).
   llvm::SmallVector<int64_t> coords(int64_t rank) const;

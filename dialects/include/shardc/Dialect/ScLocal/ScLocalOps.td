@@ -204,8 +204,10 @@ def Scl_AllReduceOp : Scl_CollectiveOp<"all_reduce"> {
   let summary = "every member of the group gets the reduction of all members";
   let description = [{
     The group is the ranks sharing this rank's coordinates on every mesh axis
-    not in `mesh_axes`. Members combine in group order, so all get bitwise
-    the same result.
+    not in `mesh_axes`. Group order, in every collective, orders the members
+    by their coordinates on `mesh_axes` as listed, the first major: over
+    `[1, 0]` of a 2x2 mesh the members are world ranks 0, 2, 1, 3. Members
+    combine in group order, so all get bitwise the same result.
 
     ```mlir
     scl.all_reduce sum over [0] ins(%p : memref<4x4xf32>) outs(%r : memref<4x4xf32>)
