@@ -133,22 +133,57 @@ const char *nonEmpty(const std::string &s) {
   return s.empty() ? nullptr : s.c_str();
 }
 
+/// Long int lists, stored once and referenced by every instruction that
+/// carries them. A collective's list has an extent per member, and ranks
+/// whose programs differ elsewhere (each slicing at its own offset) carry
+/// it in one class each: copied, classes x members ints (2 GB at 16384
+/// ranks). A FlatBuffer may point to one vector from many tables.
+class SharedIntLists {
+public:
+  explicit SharedIntLists(FlatBufferBuilder &b) : b_(b) {}
+
+  Offset<flatbuffers::Vector<int64_t>> operator()(const IntList &ints) {
+    if (ints.empty())
+      return 0;
+    if (ints.size() <= kShareAbove)
+      return b_.CreateVector(ints.vector());
+    auto [at, added] = offsets_.try_emplace(ints.vector());
+    if (added)
+      at->second = b_.CreateVector(ints.vector());
+    return at->second;
+  }
+
+private:
+  /// Short lists are cheaper to repeat than to look up.
+  static constexpr size_t kShareAbove = 16;
+  FlatBufferBuilder &b_;
+  std::map<std::vector<int64_t>, Offset<flatbuffers::Vector<int64_t>>> offsets_;
+};
+
 Offset<fb::Instruction> buildInstruction(FlatBufferBuilder &b,
-                                         const InstructionSpec &spec) {
+                                         const InstructionSpec &spec,
+                                         SharedIntLists &intLists) {
   std::vector<Offset<fb::Transfer>> transfers;
   for (const TransferSpec &t : spec.transfers)
     transfers.push_back(fb::CreateTransferDirect(
         b, t.kind, nonEmpty(t.peer), t.periodic, t.slot, nonEmpty(t.lo),
         nonEmpty(t.hi), t.tag));
-  return fb::CreateInstructionDirect(
-      b, spec.opcode, nonEmpty(spec.inputs), nonEmpty(spec.outputs),
-      spec.kernel, nonEmpty(spec.ints), nonEmpty(spec.floats),
-      nonEmpty(spec.str), nonEmpty(spec.meshAxes), spec.reduce,
-      nonEmpty(transfers));
+  auto vectorOf = [&](const auto *v) { return v ? b.CreateVector(*v) : 0; };
+  auto inputs = vectorOf(nonEmpty(spec.inputs));
+  auto outputs = vectorOf(nonEmpty(spec.outputs));
+  auto ints = intLists(spec.ints);
+  auto floats = vectorOf(nonEmpty(spec.floats));
+  auto str = spec.str.empty() ? 0 : b.CreateString(spec.str);
+  auto meshAxes = vectorOf(nonEmpty(spec.meshAxes));
+  auto transferList = vectorOf(nonEmpty(transfers));
+  return fb::CreateInstruction(b, spec.opcode, inputs, outputs, spec.kernel,
+                               ints, floats, str, meshAxes, spec.reduce,
+                               transferList);
 }
 
 Offset<fb::RankClass> buildRankClass(FlatBufferBuilder &b,
-                                     const RankClassSpec &spec) {
+                                     const RankClassSpec &spec,
+                                     SharedIntLists &intLists) {
   std::vector<Offset<fb::BufferSlot>> buffers;
   for (const BufferSlotSpec &s : spec.buffers)
     buffers.push_back(fb::CreateBufferSlotDirect(
@@ -156,7 +191,7 @@ Offset<fb::RankClass> buildRankClass(FlatBufferBuilder &b,
         s.shape.has_value()));
   std::vector<Offset<fb::Instruction>> program;
   for (const InstructionSpec &inst : spec.program)
-    program.push_back(buildInstruction(b, inst));
+    program.push_back(buildInstruction(b, inst, intLists));
   std::vector<Offset<fb::ConstantBinding>> constants;
   for (const ConstantBindingSpec &c : spec.constants)
     constants.push_back(fb::CreateConstantBinding(b, c.constant, c.slot));
@@ -270,8 +305,9 @@ struct ArtifactWriter::Layout {
 ArtifactWriter::Layout ArtifactWriter::layout() const {
   FlatBufferBuilder b;
   BlobPlacer blobs;
+  SharedIntLists intLists(b);
   auto classes = buildAll(rankClasses_, [&](const RankClassSpec &s) {
-    return buildRankClass(b, s);
+    return buildRankClass(b, s, intLists);
   });
   auto tensor = [&](const TensorDescSpec &s) { return buildTensor(b, s); };
   auto inputs = buildAll(inputs_, tensor);

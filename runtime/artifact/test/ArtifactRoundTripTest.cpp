@@ -188,3 +188,69 @@ TEST(ArtifactRoundTripTest, LoadFromUnalignedMemory) {
 }
 
 } // namespace
+
+TEST(ArtifactRoundTripTest, LongIntListsAreStoredOnce) {
+  // A gather over 20 ranks, each rank in a class of its own: the 21-int
+  // list (dim, then an extent per member) is one vector every class's
+  // instruction points to; the 2-int Slice lists stay each their own.
+  constexpr int kRanks = 20;
+  ArtifactWriter w({"x"}, {kRanks});
+  std::vector<int64_t> extents;
+  for (int r = 0; r < kRanks; ++r)
+    extents.push_back(r % 3);
+  int64_t total = 0;
+  for (int64_t e : extents)
+    total += e;
+  IntList gatherInts{0};
+  gatherInts.insert(gatherInts.end(), extents.begin(), extents.end());
+  for (int r = 0; r < kRanks; ++r) {
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    rc.buffers = {tensorSlot(0, fb::DType::F32, {extents[size_t(r)]}),
+                  tensorSlot(64, fb::DType::F32, {total}),
+                  tensorSlot(192, fb::DType::F32, {total})};
+    rc.arenaBytes = 320;
+    InstructionSpec gather;
+    gather.opcode = fb::Opcode::AllGather;
+    gather.inputs = {0};
+    gather.outputs = {1};
+    gather.meshAxes = {0};
+    // Each class its own copy of the list, as classes read back from IR.
+    gather.ints = IntList(gatherInts.vector());
+    InstructionSpec view;
+    view.opcode = fb::Opcode::Slice;
+    view.inputs = {1};
+    view.outputs = {2};
+    view.ints = {0, 1};
+    rc.program = {gather, view};
+    rc.inputSlots = {0};
+    rc.outputSlots = {2};
+    w.addRankClass(std::move(rc));
+  }
+  TensorDescSpec x, y;
+  x.name = "x";
+  x.shape = {total};
+  x.dims = {{{0}, extents}};
+  y.name = "y";
+  y.shape = {total};
+  y.dims = {{{}, {total}}};
+  w.addInput(x);
+  w.addOutput(y);
+  StatusOr<std::vector<uint8_t>> bytes = w.serialize();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
+  StatusOr<Artifact> a = Artifact::loadFromMemory(*bytes);
+  ASSERT_TRUE(a.ok()) << a.status().toString();
+  const flatbuffers::Vector<int64_t> *first =
+      a->rankClass(0).program()->Get(0)->ints();
+  for (uint32_t c = 0; c < kRanks; ++c) {
+    const fb::Instruction &gather = *a->rankClass(c).program()->Get(0);
+    EXPECT_EQ(vec(gather.ints()), gatherInts.vector()) << "class " << c;
+    EXPECT_EQ(gather.ints(), first) << "class " << c;
+    const fb::Instruction &view = *a->rankClass(c).program()->Get(1);
+    EXPECT_EQ(vec(view.ints()), (std::vector<int64_t>{0, 1}));
+    if (c > 0) {
+      EXPECT_NE(view.ints(), a->rankClass(0).program()->Get(1)->ints());
+    }
+  }
+}
