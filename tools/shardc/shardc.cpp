@@ -22,10 +22,14 @@
 #include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <unistd.h>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -301,10 +305,26 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   return 0;
 }
 
+/// A model that needs more memory than the machine (or its limit) gives is
+/// the user's to know about, not a crash to report: say so and exit 1
+/// instead of LLVM's stack dump and bug-report plea. Allocates nothing, as
+/// the heap is spent; an output file already opened is removed, as on a
+/// signal.
+[[noreturn]] void outOfMemory(void *, const char *, bool) {
+  static const char message[] =
+      "shardc: out of memory: compiling this model needs more memory than "
+      "this process may use (a smaller mesh, or a model whose ranks share "
+      "rank classes, needs less)\n";
+  (void)!::write(STDERR_FILENO, message, sizeof(message) - 1);
+  llvm::sys::RunInterruptHandlers();
+  ::_exit(1);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  llvm::install_bad_alloc_error_handler(outOfMemory);
   cl::HideUnrelatedOptions(shardcCategory);
   cl::ParseCommandLineOptions(argc, argv, "shardc: sc model compiler\n");
   DialectRegistry registry;
