@@ -34,7 +34,8 @@ public:
   std::vector<ValueSharding> inputShardings, outputShardings;
   std::vector<shardrt::artifact::ConstantSpec> constants;
 
-  // Used by the op-family lowerings (PartitionOps.cpp).
+  // Used by the op-family lowerings (PartitionStats.cpp,
+  // PartitionAttention.cpp).
   int64_t numRanks() const { return int64_t(ranks.size()); }
   const ValueSharding &shardingOf(mlir::Value v) const;
   /// Assembles `needs[r]` of `v` on every rank r (a reused shard when the

@@ -8,13 +8,6 @@
 // split inside a group first gather per-channel statistics over the channel
 // axes and merge each group's channels.
 //
-// Attention over a split key sequence: a ring. Each rank keeps its queries
-// and passes its key/value block around the key split's group (one ring over
-// all its mesh axes), accumulating with an
-// online softmax (running max, rescaled sum and output); blocks may differ
-// in size from rank to rank. Values that arrive whole along the keys stay
-// put and are sliced per block.
-//
 // Softmax over a split dim: local max and sum of exponentials, one
 // all-gather of the pairs, and the online-softmax merge.
 //
@@ -23,13 +16,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Partition.h"
+#include "PartitionLocal.h"
 
 #include "shardc/Dialect/Sc/ScOps.h"
 
-#include "llvm/ADT/TypeSwitch.h"
-
-#include <cmath>
 #include <numeric>
 
 using namespace mlir;
@@ -37,124 +27,8 @@ using namespace shardc::sc;
 namespace art = shardrt::artifact;
 
 namespace shardc {
+using namespace partition;
 namespace {
-
-using Shape = std::vector<int64_t>;
-
-int64_t product(const Shape &s, size_t from = 0, size_t to = size_t(-1)) {
-  int64_t p = 1;
-  for (size_t i = from; i < std::min(to, s.size()); ++i)
-    p *= s[i];
-  return p;
-}
-
-Shape broadcast(const Shape &a, const Shape &b) {
-  Shape out(std::max(a.size(), b.size()), 1);
-  for (size_t i = 0; i < out.size(); ++i) {
-    int64_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
-    int64_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
-    out[i] = x == 1 ? y : x;
-  }
-  return out;
-}
-
-/// Instructions on one rank's program, each into a fresh buffer.
-struct Emit {
-  ProgramBuilder &b;
-
-  const Shape &shape(uint32_t x) const { return b.buffers[x].shape; }
-  uint32_t tmp(Shape s) { return b.temporary(fb::DType::F32, std::move(s)); }
-  uint32_t unary(const char *fn, uint32_t x) {
-    uint32_t y = tmp(shape(x));
-    b.emit(fb::Opcode::Unary, {x}, {y}).str = fn;
-    return y;
-  }
-  uint32_t binary(const char *fn, uint32_t x, uint32_t z) {
-    uint32_t y = tmp(broadcast(shape(x), shape(z)));
-    b.emit(fb::Opcode::Binary, {x, z}, {y}).str = fn;
-    return y;
-  }
-  uint32_t reduce(const char *fn, uint32_t x, std::vector<int64_t> dims,
-                  bool keepdim) {
-    Shape out;
-    for (size_t d = 0; d < shape(x).size(); ++d) {
-      bool reduced = llvm::is_contained(dims, int64_t(d));
-      if (!reduced)
-        out.push_back(shape(x)[d]);
-      else if (keepdim)
-        out.push_back(1);
-    }
-    uint32_t y = tmp(out);
-    art::InstructionSpec &inst = b.emit(fb::Opcode::Reduce, {x}, {y});
-    inst.str = fn;
-    inst.ints = dims;
-    return y;
-  }
-  uint32_t reshape(uint32_t x, Shape s) {
-    uint32_t y = b.temporary(b.buffers[x].dtype, std::move(s));
-    b.emit(fb::Opcode::Copy, {x}, {y});
-    return y;
-  }
-  uint32_t slice(uint32_t x, Shape start, Shape out, Shape step = {}) {
-    uint32_t y = b.temporary(b.buffers[x].dtype, std::move(out));
-    art::InstructionSpec &inst = b.emit(fb::Opcode::Slice, {x}, {y});
-    inst.ints = start;
-    if (step.empty())
-      step.assign(start.size(), 1);
-    inst.ints.insert(inst.ints.end(), step.begin(), step.end());
-    return y;
-  }
-  uint32_t fill(Shape s, double value) {
-    uint32_t y = tmp(std::move(s));
-    b.emit(fb::Opcode::Fill, {}, {y}).floats = {value};
-    return y;
-  }
-  uint32_t broadcastTo(uint32_t x, Shape s) {
-    uint32_t y = tmp(std::move(s));
-    b.emit(fb::Opcode::BroadcastTo, {x}, {y});
-    return y;
-  }
-  uint32_t concat(uint32_t x, uint32_t z, int64_t dim) {
-    Shape out = shape(x);
-    out[dim] += shape(z)[dim];
-    uint32_t y = tmp(out);
-    b.emit(fb::Opcode::Concat, {x, z}, {y}).ints = {dim};
-    return y;
-  }
-  uint32_t permute(uint32_t x, std::vector<int64_t> perm) {
-    Shape out;
-    for (int64_t p : perm)
-      out.push_back(shape(x)[p]);
-    uint32_t y = tmp(out);
-    b.emit(fb::Opcode::Permute, {x}, {y}).ints = perm;
-    return y;
-  }
-  /// torch.matmul of two matrices or batches of them (rank >= 2 each),
-  /// their batch dims broadcast.
-  uint32_t matmul(uint32_t x, uint32_t z) {
-    Shape xs = shape(x), zs = shape(z);
-    Shape out = broadcast(Shape(xs.begin(), xs.end() - 2),
-                          Shape(zs.begin(), zs.end() - 2));
-    out.push_back(xs[xs.size() - 2]);
-    out.push_back(zs.back());
-    uint32_t y = tmp(out);
-    b.emit(fb::Opcode::Matmul, {x, z}, {y});
-    return y;
-  }
-};
-
-/// The mesh axes a value's dims `dims` are split over, ascending (the
-/// order a collective's group lists them in).
-std::vector<int> splitAxes(const ValueSharding &s,
-                           const std::vector<int64_t> &dims) {
-  std::vector<int> out;
-  for (int64_t d : dims) {
-    const std::vector<int> &axes = s.layout.dims[d].axes;
-    out.insert(out.end(), axes.begin(), axes.end());
-  }
-  llvm::sort(out);
-  return out;
-}
 
 /// The ranks of r's group over mesh axes `axes` (ascending), in group order:
 /// those sharing r's coordinates on the other axes.
@@ -438,262 +312,6 @@ LogicalResult lowerNormOp(Partitioner &p, Operation *op,
   return success();
 }
 
-/// A constant of positions 0, 1, ..., longest - 1 (f32) on every rank, for
-/// causal masks by global position: `longest` is the longest shard of any
-/// of `splits`, and at least `atLeast` (a whole sequence). Positions are
-/// compared in f32, exact up to 2^24: a sequence longer than that is a
-/// located error ending in `why`.
-FailureOr<std::vector<uint32_t>>
-positionTable(Partitioner &p, Operation *op,
-              std::initializer_list<const plan::DimSplit *> splits,
-              int64_t atLeast, StringRef why) {
-  int64_t span = atLeast, longest = atLeast;
-  for (const plan::DimSplit *d : splits) {
-    span = std::max(span, d->starts.back());
-    for (int64_t b = 0; b < d->numShards(); ++b)
-      longest = std::max(longest, d->shard(b).size());
-  }
-  if (span > (int64_t(1) << 24))
-    return op->emitOpError("attends causally over more than 2^24 positions")
-           << why;
-  std::vector<float> values(static_cast<size_t>(longest));
-  std::iota(values.begin(), values.end(), 0.0f);
-  return p.constantTensor({longest}, values);
-}
-
-/// The global positions of `range` on rank r, shaped `shape` (range.size()
-/// elements: (n, 1) for queries, (1, n) for keys), from its position table.
-uint32_t globalPositions(Partitioner &p, int64_t r, uint32_t table,
-                         Interval range, Shape shape) {
-  Emit e{p.ranks[r]};
-  uint32_t local =
-      e.reshape(e.slice(table, {0}, {range.size()}), std::move(shape));
-  if (range.lo == 0)
-    return local;
-  return e.binary("add", local, p.scalar(r, double(range.lo)));
-}
-
-/// An i1 (queries x keys) table of query position >= key position: which
-/// keys a causal query sees.
-uint32_t causalSeen(ProgramBuilder &b, uint32_t queryPositions,
-                    uint32_t keyPositions, int64_t queries, int64_t keys) {
-  uint32_t seen = b.temporary(fb::DType::I1, {queries, keys});
-  b.emit(fb::Opcode::Compare, {queryPositions, keyPositions}, {seen}).str =
-      "ge";
-  return seen;
-}
-
-/// `scores` (..., Lq, keys of one ring block) plus the user's additive mask
-/// for the block (its key dim arrives whole), kept at `floor` or above so
-/// that -inf entries cannot make a block's row max -inf.
-uint32_t maskScores(Emit &e, uint32_t scores, uint32_t mask, Interval keys,
-                    uint32_t floor) {
-  Shape shape = e.shape(mask);
-  if (shape.back() != 1) {
-    Shape start(shape.size(), 0);
-    start.back() = keys.lo;
-    shape.back() = keys.size();
-    mask = e.slice(mask, start, shape);
-  }
-  return e.binary("maximum", e.binary("add", scores, mask), floor);
-}
-
-LogicalResult lowerRing(Partitioner &p, ScaledDotProductAttentionOp op,
-                        const std::vector<std::vector<uint32_t>> &in) {
-  // q, k and v may differ in rank, their batch dims broadcasting as
-  // PyTorch's: each is indexed by its own rank, and the scores (with a
-  // mask's batch dims too) and the output have the broadcast batch dims
-  // (the matmuls and the mask's add broadcast them).
-  auto rankOf = [](Value v) {
-    return cast<RankedTensorType>(v.getType()).getRank();
-  };
-  int64_t qRank = rankOf(op.getQuery()), kRank = rankOf(op.getKey()),
-          vRank = rankOf(op.getValue());
-  const plan::DimSplit &seq = p.shardingOf(op.getKey()).layout.dims[kRank - 2];
-  const plan::DimSplit &qseq =
-      p.shardingOf(op.getQuery()).layout.dims[qRank - 2];
-  const plan::DimSplit &vseq =
-      p.shardingOf(op.getValue()).layout.dims[vRank - 2];
-  // Values may arrive whole along the key sequence (their key dim lost its
-  // axes to another dim, say their last one to a result split): each
-  // block's rows are then sliced from them, and only the keys travel.
-  bool valuesWhole = vseq.axes.empty();
-  // Keys that are the values (one value, fetched once) travel once. Every
-  // member of the ring must agree on how many blocks pass, so it is decided
-  // for all ranks at once.
-  bool valuesAreKeys =
-      !valuesWhole && op.getKey() == op.getValue() &&
-      llvm::all_of(llvm::seq<int64_t>(0, p.numRanks()),
-                   [&](int64_t r) { return in[1][r] == in[2][r]; });
-  if (!valuesWhole && vseq != seq)
-    return op.emitOpError("internal error: keys and values are split "
-                          "differently along the key sequence");
-  // The ring visits the members of the key split's group in shard order:
-  // over several axes, the first major.
-  int64_t ringSize = seq.numShards();
-  auto memberCoords = [&](std::vector<int64_t> coords, int64_t member) {
-    for (size_t i = seq.axes.size(); i-- > 0;) {
-      int a = seq.axes[i];
-      coords[a] = member % p.mesh.shape[a];
-      member /= p.mesh.shape[a];
-    }
-    return coords;
-  };
-  double scale = attentionScale(op.getScale(), op.getQuery());
-  std::vector<int64_t> perm(kRank);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::swap(perm[kRank - 1], perm[kRank - 2]);
-  // Masked scores become the lowest float, not -inf: a row whose keys in
-  // one block are all masked then has a finite block max, and the online
-  // merge scales its terms to zero once a visible key arrives.
-  const double lowest = -3.4028234663852886e38;
-  int64_t seqLength = seq.starts.back();
-  // Causal (query i sees keys j <= i): a block wholly after the rank's
-  // queries is skipped, one wholly before them is visible, and one that
-  // straddles them keeps the scores where the query's position is at least
-  // the key's, both taken from one shared constant of positions.
-  std::vector<uint32_t> positions;
-  if (op.getIsCausal()) {
-    FailureOr<std::vector<uint32_t>> table = positionTable(
-        p, op, {&seq, &qseq}, 0, "; the causal ring compares positions in f32");
-    if (failed(table))
-      return failure();
-    positions = std::move(*table);
-  }
-  for (int64_t r = 0; r < p.numRanks(); ++r) {
-    Emit e{p.ranks[r]};
-    std::vector<int64_t> coords = p.mesh.coords(r);
-    int64_t c = seq.shardOf(p.mesh, coords);
-    // Offsets to the next member (which gets this rank's block) and the
-    // previous one (whose block arrives).
-    std::vector<int32_t> fwd(coords.size(), 0), back = fwd;
-    std::vector<int64_t> next = memberCoords(coords, (c + 1) % ringSize),
-                         prev = memberCoords(coords,
-                                             (c + ringSize - 1) % ringSize);
-    // Stepping one member on moves each axis by 0 or +1 modulo its size
-    // (the minor one wraps, carrying into the next), and one back by 0 or
-    // -1; written as periodic offsets, every member gets the same ones
-    // where it can, so that members share rank classes.
-    for (size_t a = 0; a < coords.size(); ++a) {
-      fwd[a] = next[a] == coords[a] ? 0 : 1;
-      back[a] = prev[a] == coords[a] ? 0 : -1;
-    }
-    uint32_t k = in[1][r], v = in[2][r], q = in[0][r];
-    uint32_t sc = p.scalar(r, scale);
-    std::optional<uint32_t> m, l, o;
-    std::optional<uint32_t> mask;
-    uint32_t floor = p.scalar(r, lowest);
-    if (op.getMask()) {
-      mask = in[3][r];
-      int64_t keys = e.shape(*mask).back();
-      if (keys != 1 && keys != seqLength)
-        return op.emitOpError("internal error: the mask reaches the ring with "
-                              "a split key dim");
-    }
-    Interval queries = qseq.shard(qseq.shardOf(p.mesh, coords));
-    auto positionsOf = [&](Interval range, Shape shape) {
-      return globalPositions(p, r, positions[r], range, std::move(shape));
-    };
-    std::optional<uint32_t> queryPositions;
-    if (op.getIsCausal())
-      queryPositions = positionsOf(queries, {queries.size(), 1});
-    for (int64_t t = 0; t < ringSize; ++t) {
-      int64_t block = ((c - t) % ringSize + ringSize) % ringSize;
-      uint32_t kNext = 0, vNext = 0;
-      if (t + 1 < ringSize) {
-        // Pass the block on: send to +1, receive the previous rank's.
-        int64_t prev = ((block - 1) % ringSize + ringSize) % ringSize;
-        Shape kShape = e.shape(k);
-        kShape[kRank - 2] = seq.shard(prev).size();
-        kNext = e.tmp(kShape);
-        std::vector<uint32_t> sent = {k}, received = {kNext};
-        if (!valuesWhole && !valuesAreKeys) {
-          Shape vShape = e.shape(v);
-          vShape[vRank - 2] = kShape[kRank - 2];
-          vNext = e.tmp(vShape);
-          sent.push_back(v);
-          received.push_back(vNext);
-        }
-        art::InstructionSpec &x =
-            p.ranks[r].emit(fb::Opcode::HaloExchange, sent, received);
-        // Tag i pairs the i-th block sent with the i-th received.
-        for (auto [slots, dir, kind] :
-             {std::tuple{&sent, fwd, fb::TransferKind::Send},
-              std::tuple{&received, back, fb::TransferKind::Recv}})
-          for (size_t i = 0; i < slots->size(); ++i) {
-            art::TransferSpec ts;
-            ts.kind = kind;
-            ts.peer = dir;
-            ts.periodic = true;
-            ts.slot = (*slots)[i];
-            ts.hi = e.shape(ts.slot);
-            ts.lo.assign(ts.hi.size(), 0);
-            ts.tag = uint32_t(i);
-            x.transfers.push_back(std::move(ts));
-          }
-      }
-      Interval keys = seq.shard(block);
-      bool causal = op.getIsCausal();
-      bool hidden = causal && keys.lo >= queries.hi;
-      if (keys.size() > 0 && !hidden) {
-        uint32_t values = v;
-        if (valuesWhole) {
-          Shape start(vRank, 0), shape = e.shape(v);
-          start[vRank - 2] = keys.lo;
-          shape[vRank - 2] = keys.size();
-          values = e.slice(v, start, shape);
-        }
-        uint32_t scores = e.binary("mul", e.matmul(q, e.permute(k, perm)), sc);
-        if (mask)
-          scores = maskScores(e, scores, *mask, keys, floor);
-        if (causal && keys.hi - 1 > queries.lo) {
-          uint32_t seen = causalSeen(p.ranks[r], *queryPositions,
-                                     positionsOf(keys, {1, keys.size()}),
-                                     queries.size(), keys.size());
-          uint32_t kept = e.tmp(e.shape(scores));
-          p.ranks[r].emit(fb::Opcode::Select, {seen, scores, floor}, {kept});
-          scores = kept;
-        }
-        // The key dim is the scores' last, whichever operands added dims.
-        int64_t keyDim = int64_t(e.shape(scores).size()) - 1;
-        uint32_t blockMax = e.reduce("amax", scores, {keyDim}, true);
-        if (!m) {
-          uint32_t probs = e.unary("exp", e.binary("sub", scores, blockMax));
-          m = blockMax;
-          l = e.reduce("sum", probs, {keyDim}, true);
-          o = e.matmul(probs, values);
-        } else {
-          uint32_t newMax = e.binary("maximum", *m, blockMax);
-          uint32_t alpha = e.unary("exp", e.binary("sub", *m, newMax));
-          uint32_t probs = e.unary("exp", e.binary("sub", scores, newMax));
-          l = e.binary("add", e.binary("mul", *l, alpha),
-                       e.reduce("sum", probs, {keyDim}, true));
-          o = e.binary("add", e.binary("mul", *o, alpha),
-                       e.matmul(probs, values));
-          m = newMax;
-        }
-      }
-      if (t + 1 < ringSize) {
-        k = kNext;
-        if (valuesAreKeys)
-          v = kNext;
-        else if (!valuesWhole)
-          v = vNext;
-      }
-    }
-    if (!o) {
-      // No key reached this rank's queries: it has none (an empty shard
-      // that sees no keys causally), or there are no keys at all. Every
-      // row is then an empty sum, 0, as the unpartitioned op gives.
-      Shape out = p.shardingOf(op.getResult()).layout.ownedShape(p.mesh, r);
-      p.ranks[r].bind(op.getResult(), e.fill(out, 0.0));
-      continue;
-    }
-    p.ranks[r].bind(op.getResult(), e.binary("div", *o, *l));
-  }
-  return success();
-}
-
 /// softmax / log_softmax over a dim split over mesh axes `axes`: each rank
 /// takes its local max m and sum s = sum exp(x - m) per row; one all-gather
 /// over the group brings every member's (m, s); each rank merges them into
@@ -749,37 +367,6 @@ LogicalResult lowerSoftmax(Partitioner &p, Operation *op, int64_t dim, bool log,
   return success();
 }
 
-/// Causal attention over whole keys with split queries: each rank's
-/// queries start at a global position the Attention instruction does not
-/// know (it counts from 0), so the generic lowering gets a bool mask of
-/// query position >= key position (ProgramBuilder::causalMask) instead of
-/// is_causal. Positions are compared in f32, exact up to 2^24. Returns
-/// each rank's mask.
-FailureOr<std::vector<uint32_t>>
-maskCausalQueries(Partitioner &p, ScaledDotProductAttentionOp op) {
-  const plan::Layout &q = p.shardingOf(op.getQuery()).layout;
-  int64_t qDim = int64_t(q.shape.size()) - 2;
-  const plan::DimSplit &qseq = q.dims[qDim];
-  Shape keyShape = p.shardingOf(op.getKey()).layout.shape;
-  int64_t keys = keyShape[keyShape.size() - 2];
-  FailureOr<std::vector<uint32_t>> positions =
-      positionTable(p, op, {&qseq}, keys,
-                    " with split queries; positions are compared in f32");
-  if (failed(positions))
-    return failure();
-  std::vector<uint32_t> masks;
-  for (int64_t r = 0; r < p.numRanks(); ++r) {
-    Interval queries = qseq.shard(qseq.shardOf(p.mesh, p.mesh.coords(r)));
-    uint32_t queryPositions =
-        globalPositions(p, r, (*positions)[r], queries, {queries.size(), 1});
-    uint32_t keyPositions =
-        globalPositions(p, r, (*positions)[r], {0, keys}, {1, keys});
-    masks.push_back(causalSeen(p.ranks[r], queryPositions, keyPositions,
-                               queries.size(), keys));
-  }
-  return masks;
-}
-
 /// mean over split dims: local sum / global count, a partial sum.
 LogicalResult lowerPartialMean(Partitioner &p, MeanOp op,
                                const std::vector<std::vector<uint32_t>> &in) {
@@ -797,29 +384,6 @@ LogicalResult lowerPartialMean(Partitioner &p, MeanOp op,
 }
 
 } // namespace
-
-/// Whether `v` is split along any of `dims`.
-static bool splitAny(Partitioner &p, Value v,
-                     const std::vector<int64_t> &dims) {
-  return !splitAxes(p.shardingOf(v), dims).empty();
-}
-
-FailureOr<std::vector<std::optional<uint32_t>>>
-causalQueryMasks(Partitioner &p, Operation *op) {
-  std::vector<std::optional<uint32_t>> none(size_t(p.numRanks()));
-  auto a = dyn_cast<ScaledDotProductAttentionOp>(op);
-  if (!a || !a.getIsCausal())
-    return none;
-  int64_t rank = cast<RankedTensorType>(a.getKey().getType()).getRank();
-  int64_t qRank = cast<RankedTensorType>(a.getQuery().getType()).getRank();
-  if (splitAny(p, a.getKey(), {rank - 2}) || // the ring's
-      !splitAny(p, a.getQuery(), {qRank - 2}))
-    return none;
-  FailureOr<std::vector<uint32_t>> masks = maskCausalQueries(p, a);
-  if (failed(masks))
-    return failure();
-  return std::vector<std::optional<uint32_t>>(masks->begin(), masks->end());
-}
 
 std::optional<LogicalResult>
 lowerStatisticOp(Partitioner &p, Operation *op,
@@ -875,7 +439,7 @@ lowerStatisticOp(Partitioner &p, Operation *op,
   if (auto a = dyn_cast<ScaledDotProductAttentionOp>(op)) {
     int64_t rank = cast<RankedTensorType>(a.getKey().getType()).getRank();
     if (splitAny(p, a.getKey(), {rank - 2}))
-      return lowerRing(p, a, in);
+      return lowerRingAttention(p, a, in);
     return std::nullopt; // causal split queries: causalQueryMasks
   }
   return std::nullopt;
