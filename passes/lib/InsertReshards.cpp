@@ -140,11 +140,16 @@ ValueSharding requiredLayout(const FactorSplits &fs, size_t i,
   return req;
 }
 
-/// A kept statistic factor that the first operand holding it could not
-/// claim (its axes already split a result dim that operand also has), if
-/// any.
-std::optional<size_t> unclaimedStatistic(const FactorSplits &fs,
-                                         ArrayRef<ValueSharding> required) {
+/// A kept statistic factor that the first operand holding it (its leader)
+/// could not claim, because the leader's other dims took its axes.
+struct Unclaimed {
+  size_t factor, leader;
+  int64_t leaderDim;
+};
+
+/// The first kept statistic factor its leader could not claim, if any.
+std::optional<Unclaimed> unclaimedStatistic(const FactorSplits &fs,
+                                            ArrayRef<ValueSharding> required) {
   for (size_t f = 0; f < fs.rule.factors.size(); ++f) {
     if (fs.inResult[f] || !fs.split[f] ||
         fs.rule.factors[f].kind != FactorKind::Statistic)
@@ -154,8 +159,9 @@ std::optional<size_t> unclaimedStatistic(const FactorSplits &fs,
       auto d = llvm::find(dims, int64_t(f));
       if (d == dims.end())
         continue;
-      if (required[i].layout.dims[d - dims.begin()] != *fs.split[f])
-        return f;
+      int64_t dim = d - dims.begin();
+      if (required[i].layout.dims[dim] != *fs.split[f])
+        return Unclaimed{f, i, dim};
       break; // only the first holder decides
     }
   }
@@ -176,16 +182,27 @@ requiredOperandShardings(Operation *op, const ShardingRule &rule,
   // A kept statistic factor is led by the first operand holding it
   // (attention's keys: their split makes the ring); later ones keep the
   // split or arrive whole and are sliced (values whose axis went to their
-  // last dim). When the leader cannot keep it (its batch dim took the axis,
-  // say, while the values broadcast that dim), no operand keeps it.
+  // last dim). When the leader cannot keep the split chosen from a larger
+  // operand (its batch dim took the axis, say), it tries its own current
+  // split of the factor once; failing that, no operand keeps it.
+  std::vector<bool> triedLeaderSplit(rule.factors.size(), false);
   for (;;) {
     std::vector<ValueSharding> required;
     for (size_t i = 0; i < current.size(); ++i)
       required.push_back(requiredLayout(fs, i, current[i]));
-    std::optional<size_t> unclaimed = unclaimedStatistic(fs, required);
+    std::optional<Unclaimed> unclaimed = unclaimedStatistic(fs, required);
     if (!unclaimed)
       return required;
-    fs.split[*unclaimed].reset();
+    std::optional<plan::DimSplit> &split = fs.split[unclaimed->factor];
+    const plan::DimSplit &own =
+        current[unclaimed->leader].layout.dims[unclaimed->leaderDim];
+    if (!triedLeaderSplit[unclaimed->factor] && !own.axes.empty() &&
+        own != *split) {
+      triedLeaderSplit[unclaimed->factor] = true;
+      split = own;
+      continue;
+    }
+    split.reset();
   }
 }
 

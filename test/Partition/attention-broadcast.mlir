@@ -12,13 +12,14 @@
 // RUN: shardc %t/no-keys.mlir --emit=kernels | FileCheck %s --check-prefix=KNOKEYS
 // RUN: shardc %t/mask-v-batch.mlir --emit=kernels | FileCheck %s --check-prefix=KMASKV
 // RUN: shardc %t/keys-lose-axis.mlir --emit=kernels | FileCheck %s --check-prefix=KLOSE
-// RUN: for m in lower-q three-ranks heads no-keys no-keys-causal mask-v-batch keys-lose-axis no-keys-batched; do \
+// RUN: shardc %t/keys-own-split.mlir --emit=plan | FileCheck %s --check-prefix=OWN
+// RUN: for m in lower-q three-ranks heads no-keys no-keys-causal mask-v-batch keys-lose-axis no-keys-batched keys-own-split; do \
 // RUN:   shardc %t/$m.mlir -o %t/$m.shardbin && \
 // RUN:   shard-run %t/$m.shardbin --random-inputs --seed 3 --check --atol 1e-4 --rtol 1e-4 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/three-ranks.mlir -O3 -o %t/three-ranks3.shardbin
 // RUN: shard-run %t/three-ranks3.shardbin --random-inputs --seed 4 --check --atol 1e-4 --rtol 1e-4 | FileCheck %s --check-prefix=NUM3
-// NUM-COUNT-8: check result0: {{.*}}: ok
+// NUM-COUNT-9: check result0: {{.*}}: ok
 // NUM-NOT: check result0
 // NUM3: check result0: {{.*}}: ok
 
@@ -126,3 +127,18 @@ func.func @main(%q: tensor<3x1x4x8xf32>, %k: tensor<2x0x8xf32> {sc.sharding = #s
   %o = sc.scaled_dot_product_attention %q, %k, %v : (tensor<3x1x4x8xf32>, tensor<2x0x8xf32>, tensor<0x5xf32>) -> tensor<3x2x4x5xf32>
   return %o : tensor<3x2x4x5xf32>
 }
+
+//--- keys-own-split.mlir
+// The larger values split the key sequence over x, which the result's
+// batch split takes from the keys; the keys keep their own split over y,
+// and the values follow it: two exchanges per rank (the values' move from
+// x to y, then the ring's one step over y), no gather.
+sc.mesh @mesh ["x"=2, "y"=2]
+func.func @main(%q: tensor<2x4x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}, {}]>}, %k: tensor<2x6x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {"y"}, {}]>}, %v: tensor<2x6x64xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}, {}]>}) -> (tensor<2x4x64xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}, {}]>}) {
+  %o = sc.scaled_dot_product_attention %q, %k, %v : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x64xf32>) -> tensor<2x4x64xf32>
+  return %o : tensor<2x4x64xf32>
+}
+// OWN: rank class 'class0': ranks [0]
+// OWN-NEXT: inputs: (1,4,8) (1,3,8) (2,3,64)
+// OWN-NEXT: outputs: (1,4,64)
+// OWN-NEXT: instructions: {{[0-9]+}}, halo exchanges: 2, collectives: 0

@@ -80,6 +80,22 @@ func.func @keys_lose_sequence_axis(%q: tensor<2x4x8xf32> {sc.sharding = #sc.shar
 
 // -----
 
+// The larger values' split of the key sequence (over x) is chosen first,
+// but the keys lose x to the result's batch split; they keep their own
+// split over y instead, and the values follow it: only the values move.
+sc.mesh @mesh ["x"=2, "y"=2]
+// CHECK-LABEL: func.func @keys_keep_own_sequence_split
+func.func @keys_keep_own_sequence_split(%q: tensor<2x4x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}, {}]>},
+                                        %k: tensor<2x6x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {"y"}, {}]>},
+                                        %v: tensor<2x6x64xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}, {}]>}) -> (tensor<2x4x64xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}, {}]>}) {
+  // CHECK: %[[V:.*]] = sc.reshard %arg2 : tensor<2x6x64xf32> to #sc.sharding<@mesh, [{"x"}, {"y"}, {}]>
+  // CHECK-NEXT: sc.scaled_dot_product_attention %arg0, %arg1, %[[V]]
+  %y = sc.scaled_dot_product_attention %q, %k, %v : (tensor<2x4x8xf32>, tensor<2x6x8xf32>, tensor<2x6x64xf32>) -> tensor<2x4x64xf32>
+  return %y : tensor<2x4x64xf32>
+}
+
+// -----
+
 // A pinned result its op cannot produce (a strided slice split along the
 // dim it cuts): the slice computes whole, and one reshard after it makes
 // the pinned layout for every use.
