@@ -126,9 +126,6 @@ private:
 template <typename T> const std::vector<T> *nonEmpty(const std::vector<T> &v) {
   return v.empty() ? nullptr : &v;
 }
-const std::vector<int64_t> *nonEmpty(const IntList &v) {
-  return v.empty() ? nullptr : &v.vector();
-}
 const char *nonEmpty(const std::string &s) {
   return s.empty() ? nullptr : s.c_str();
 }

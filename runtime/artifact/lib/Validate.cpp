@@ -685,11 +685,14 @@ Status invalid(const std::string &message) {
   return Status::invalidArgument("invalid shardbin artifact: " + message);
 }
 
-std::string shapeString(const Vector<int64_t> *shape) {
+std::string shapeString(const Vector<int64_t> *shape, uint32_t shown) {
   std::vector<int64_t> v;
-  for (uint32_t i = 0; i < sizeOf(shape); ++i)
+  for (uint32_t i = 0; i < std::min(sizeOf(shape), shown); ++i)
     v.push_back(shape->Get(i));
-  return shapeString(v);
+  std::string s = shapeString(v);
+  if (sizeOf(shape) > shown)
+    s.insert(s.size() - 1, ", ... (" + to_string(sizeOf(shape)) + " in all)");
+  return s;
 }
 
 bool isCollective(fb::Opcode op) {

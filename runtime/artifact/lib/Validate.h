@@ -26,8 +26,10 @@ template <typename T> uint32_t sizeOf(const flatbuffers::Vector<T> *v) {
 /// InvalidArgument("invalid shardbin artifact: " + message).
 Status invalid(const std::string &message);
 
-/// "[2, 3]"; "[]" for an absent vector.
-std::string shapeString(const flatbuffers::Vector<int64_t> *shape);
+/// "[2, 3]"; "[]" for an absent vector. Past `shown` values the rest is
+/// counted: "[1, 2, ... (40 in all)]".
+std::string shapeString(const flatbuffers::Vector<int64_t> *shape,
+                        uint32_t shown = UINT32_MAX);
 
 /// Whether `op` is a collective over the mesh axes it names.
 bool isCollective(fb::Opcode op);

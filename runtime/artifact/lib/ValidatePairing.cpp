@@ -267,13 +267,7 @@ std::string describeCollective(const fb::RankClass &rc, uint32_t index) {
   if (inst.reduce() != fb::ReduceKind::None)
     s += std::string(", ") + fb::EnumNameReduceKind(inst.reduce());
   // A group's extents (one per member) are cut: a message, not a dump.
-  constexpr uint32_t kShownInts = 16;
-  s += ", ints [";
-  for (uint32_t i = 0; i < std::min(sizeOf(inst.ints()), kShownInts); ++i)
-    s += (i ? ", " : "") + to_string(inst.ints()->Get(i));
-  if (sizeOf(inst.ints()) > kShownInts)
-    s += ", ... (" + to_string(sizeOf(inst.ints())) + " in all)";
-  s += "]";
+  s += ", ints " + shapeString(inst.ints(), 16);
   if (std::optional<fb::DType> dtype = collectiveDType(rc, inst))
     s += std::string(", ") + fb::EnumNameDType(*dtype);
   if (const Vector<int64_t> *shape = sharedShape(rc, inst))
