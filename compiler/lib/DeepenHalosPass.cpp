@@ -471,8 +471,9 @@ struct DeepenHalos : impl::ScDeepenHalosBase<DeepenHalos> {
   static LogicalResult
   exchangesOfClasses(ModuleOp module, ArrayAttr classes,
                      SmallVector<SmallVector<scl::HaloExchangeOp>> &exchanges) {
+    SymbolTable symbols(module);
     for (auto name : classes.getAsRange<FlatSymbolRefAttr>()) {
-      auto f = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(module, name);
+      auto f = symbols.lookup<func::FuncOp>(name.getAttr());
       if (!f || f.isExternal())
         return failure();
       exchanges.emplace_back();

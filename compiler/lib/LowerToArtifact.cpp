@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "shardrt/artifact/Artifact.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -402,6 +403,11 @@ addCudaKernels(ModuleOp module, func::FuncOp entry, const LowerOptions &options,
   return success();
 }
 
+/// A scope for one stage under `options.timing`; a no-op one without it.
+TimingScope stage(const LowerOptions &options, StringRef name) {
+  return options.timing ? options.timing->nest(name) : TimingScope();
+}
+
 /// Serialises the partitioned `entry` of `module`: its rank classes, their
 /// memory plans, inputs, outputs and constants (and, for the CUDA target,
 /// the compiled kernels). `givenPartitioned`: the module came in as rank
@@ -411,20 +417,21 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
                                          const std::vector<uint8_t> *reference,
                                          const LowerOptions &options,
                                          bool givenPartitioned = false) {
+  TimingScope reading = stage(options, "Read rank classes");
   llvm::StringMap<int64_t> constantIndex;
   std::vector<art::ConstantSpec> constants = constantsOf(module, constantIndex);
   MeshOp mesh;
   std::vector<std::pair<RankClassProgram, func::FuncOp>> classes;
+  SymbolTable symbols(module);
   for (Attribute a :
        entry->getAttrOfType<ArrayAttr>(scl::SclDialect::kRankClassesAttrName)) {
-    auto f = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-        entry, cast<FlatSymbolRefAttr>(a));
+    auto f = symbols.lookup<func::FuncOp>(cast<FlatSymbolRefAttr>(a).getAttr());
     FailureOr<RankClassProgram> program = readRankClass(f, constantIndex);
     if (failed(program))
       return failure();
     if (auto ref =
             f->getAttrOfType<FlatSymbolRefAttr>(scl::SclDialect::kMeshAttrName))
-      mesh = SymbolTable::lookupNearestSymbolFrom<MeshOp>(f, ref);
+      mesh = symbols.lookup<MeshOp>(ref.getAttr());
     classes.push_back({std::move(*program), f});
   }
   std::vector<std::string> axisNames;
@@ -439,9 +446,13 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
   if (reference)
     writer.setReference(
         art::BlobBytes::borrow(reference->data(), reference->size()));
-  if (options.compileCuda &&
-      failed(addCudaKernels(module, entry, options, classes, writer)))
-    return failure();
+  reading.stop();
+  if (options.compileCuda) {
+    TimingScope kernels = stage(options, "Compile CUDA kernels");
+    if (failed(addCudaKernels(module, entry, options, classes, writer)))
+      return failure();
+  }
+  TimingScope planning = stage(options, "Plan memory");
   LoweredArtifact out;
   std::string prefix = entry.getName().str() + "_";
   for (auto &[program, f] : classes) {
@@ -467,6 +478,8 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
         entry.getResultAttrOfType<ShardingAttr>(i, kShardingAttrName), mesh));
   for (art::ConstantSpec &c : constants)
     writer.addConstant(std::move(c));
+  planning.stop();
+  TimingScope writing = stage(options, "Write and check the artifact");
   shardrt::StatusOr<std::vector<uint8_t>> bytes = writer.serialize();
   if (!bytes.ok())
     return emitError(entry.getLoc())
@@ -484,6 +497,9 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
 /// on `module`.
 LogicalResult partition(ModuleOp module, const LowerOptions &options) {
   PassManager pm(module.getContext());
+  TimingScope passes = stage(options, "Partition and local passes");
+  if (options.timing)
+    pm.enableTiming(passes);
   ScPartitionOptions partitionOptions;
   partitionOptions.unpartitioned = options.unpartitioned;
   pm.addPass(createScPartition(partitionOptions));
@@ -527,6 +543,7 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
     std::vector<uint8_t> own;
     if (!reference && !options.unpartitioned &&
         isShardedOverSeveralRanks(*source)) {
+      TimingScope t = stage(options, "Reference (world of one)");
       OwningOpRef<ModuleOp> single = module.clone();
       LowerOptions plain;
       plain.unpartitioned = true;

@@ -258,6 +258,7 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   FailureOr<shardc::LoweredArtifact> lowered;
   {
     TimingScope t = root.nest("Lower, plan memory, serialise");
+    options.timing = &t;
     lowered = shardc::lowerToArtifact(
         *module, options, reference->empty() ? nullptr : &*reference);
   }

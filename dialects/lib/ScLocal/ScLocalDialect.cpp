@@ -193,10 +193,16 @@ static LogicalResult verifyRankClasses(Operation *op, Attribute attr) {
   std::vector<int> seen;
   int64_t world = 0;
   Attribute firstMesh;
+  // One table for all classes: a lookup each walks the module, and a big
+  // mesh has thousands of classes.
+  Operation *scope = SymbolTable::getNearestSymbolTable(op->getParentOp());
+  std::optional<SymbolTable> symbols;
+  if (scope)
+    symbols.emplace(scope);
   for (Attribute a : classes) {
     auto ref = dyn_cast<FlatSymbolRefAttr>(a);
-    auto cls = ref ? SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(op, ref)
-                   : func::FuncOp();
+    auto cls = ref && symbols ? symbols->lookup<func::FuncOp>(ref.getAttr())
+                              : func::FuncOp();
     auto ranks =
         cls ? cls->getAttrOfType<DenseI32ArrayAttr>(SclDialect::kRanksAttrName)
             : DenseI32ArrayAttr();

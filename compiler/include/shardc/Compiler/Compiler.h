@@ -20,7 +20,8 @@
 
 namespace mlir {
 class ModuleOp;
-}
+class TimingScope;
+} // namespace mlir
 
 namespace shardc {
 
@@ -58,6 +59,10 @@ struct LowerOptions {
       compileCuda;
   /// What the fatbin holds, e.g. "sm_80,sm_90" (the artifact's target).
   std::string cudaTargets = "sm_80,sm_90";
+  /// When set, the back half's stages (the reference, each pass from
+  /// sc-partition on, reading rank classes, kernels, memory plans, writing)
+  /// are timed under it (shardc --timing).
+  mlir::TimingScope *timing = nullptr;
 };
 
 struct LoweredArtifact {
