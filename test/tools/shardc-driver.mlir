@@ -32,6 +32,11 @@
 // TIMING: Parse and verify
 // TIMING: Canonicalizer
 // TIMING: Lower, plan memory, serialise
+// TIMING-NEXT: Partition and local passes
+// TIMING-NEXT: ScPartition
+// TIMING: Read rank classes
+// TIMING-NEXT: Plan memory
+// TIMING-NEXT: Write and check the artifact
 
 // EXEC: 1 rank(s) on cpu, 3 input(s), 2 output(s)
 // NOREF: carries no reference model to check against
