@@ -157,7 +157,9 @@ fb::ReduceKind reduceKindOf(const ValueSharding &s) {
              : artifactReduceKind(s.partialKind);
 }
 
-/// `axes` ascending, for a reduction's group (whose order is immaterial).
+/// `axes` ascending, for an all-reduce's group: its members only sum, and
+/// every all-reduce over a set of axes then names them alike (the pairing
+/// check compares the order; over every axis it is the world's own).
 std::vector<uint32_t> sortedAxes(std::vector<int> axes) {
   llvm::sort(axes);
   return std::vector<uint32_t>(axes.begin(), axes.end());

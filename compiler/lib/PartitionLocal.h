@@ -129,8 +129,9 @@ struct Emit {
   }
 };
 
-/// The mesh axes a value's dims `dims` are split over, ascending (the
-/// order a collective's group lists them in).
+/// The mesh axes a value's dims `dims` are split over, ascending: the group
+/// of the statistics merges (whose member order is immaterial; a gather of
+/// one split lists that split's own order instead).
 inline std::vector<int> splitAxes(const ValueSharding &s,
                                   const std::vector<int64_t> &dims) {
   std::vector<int> out;

@@ -30,8 +30,9 @@ namespace shardc {
 using namespace partition;
 namespace {
 
-/// The ranks of r's group over mesh axes `axes` (ascending), in group order:
-/// those sharing r's coordinates on the other axes.
+/// The ranks of r's group over mesh axes `axes`, in group order (by their
+/// coordinates on `axes` as listed, the first major): those sharing r's
+/// coordinates on the other axes.
 std::vector<int64_t> groupRanks(const plan::Mesh &mesh,
                                 const std::vector<int> &axes, int64_t r) {
   std::vector<int64_t> coords = mesh.coords(r), out;

@@ -458,6 +458,16 @@ Status Validator::checkInstruction(const fb::RankClass &rc, uint32_t index,
   if (isCollective(inst.opcode()) && sizeOf(inst.mesh_axes()) == 0 &&
       !mesh_.empty())
     return invalid(where + " names no mesh axes");
+  // The runtime broadcasts and synchronises the world only, in world rank
+  // order (the root is a world rank).
+  if (inst.opcode() == fb::Opcode::Broadcast ||
+      inst.opcode() == fb::Opcode::Barrier) {
+    bool inMeshOrder = sizeOf(inst.mesh_axes()) == mesh_.size();
+    for (uint32_t i = 0; inMeshOrder && i < sizeOf(inst.mesh_axes()); ++i)
+      inMeshOrder = inst.mesh_axes()->Get(i) == i;
+    if (!inMeshOrder)
+      return invalid(where + " must run over every mesh axis, in mesh order");
+  }
   if (inst.opcode() == fb::Opcode::Wait &&
       (sizeOf(inst.ints()) < 1 || inst.ints()->Get(0) < 0 ||
        inst.ints()->Get(0) >= int64_t(index)))

@@ -474,3 +474,28 @@ TEST(ArtifactSemanticTest, AGroupsMembersListItsAxesInOneOrder) {
                 "on collective 0 of those over (at least) these axes: rank 8 "
                 "runs instruction 0 (AllReduce over mesh axes [9, 4], Sum");
 }
+
+TEST(ArtifactSemanticTest, ABarrierRunsOverTheWorldInMeshOrder) {
+  // The runtime broadcasts and synchronises the whole world in world rank
+  // order only: a barrier over its axes in another order, or over some of
+  // them, is refused at load rather than when a session prepares it.
+  auto barrierOver = [](std::vector<uint32_t> axes) {
+    ArtifactWriter w = manyAxesWriter({kAllAxes}, {kAllAxes});
+    for (uint32_t c = 0; c < 2; ++c) {
+      InstructionSpec &inst = w.rankClass(c).program[0];
+      inst.opcode = fb::Opcode::Barrier;
+      inst.inputs.clear();
+      inst.outputs.clear();
+      inst.reduce = fb::ReduceKind::None;
+      inst.meshAxes = axes;
+    }
+    return w;
+  };
+  EXPECT_TRUE(barrierOver(kAllAxes).serialize().ok())
+      << barrierOver(kAllAxes).serialize().status().toString();
+  std::vector<uint32_t> reversed(kAllAxes.rbegin(), kAllAxes.rend());
+  expectInvalid(barrierOver(reversed),
+                "must run over every mesh axis, in mesh order");
+  expectInvalid(barrierOver({0, 1}),
+                "must run over every mesh axis, in mesh order");
+}
