@@ -654,14 +654,27 @@ LogicalResult ConstantOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   if (failed(context))
     return failure();
   MemRefType type = getResult().getType();
-  // Indexed once: a replicated constant's one shard lists every rank, and a
-  // search per rank would cost ranks^2 on a big mesh.
+  // A replicated constant's one shard lists every rank. A class of many
+  // ranks indexes the shards once (a search per rank would cost ranks^2 on
+  // a big mesh); a class of a few searches them, since thousands of
+  // one-rank classes each building an index would cost ranks^2 too.
+  constexpr size_t kSearchedRanks = 8;
+  auto shards = global.getShards().getAsRange<ShardAttr>();
   llvm::DenseMap<int32_t, ShardAttr> shardOfRank;
-  for (ShardAttr s : global.getShards().getAsRange<ShardAttr>())
-    for (int32_t rank : s.getRanks())
-      shardOfRank.try_emplace(rank, s);
+  if (context->ranks.size() > kSearchedRanks)
+    for (ShardAttr s : shards)
+      for (int32_t rank : s.getRanks())
+        shardOfRank.try_emplace(rank, s);
+  auto shardOf = [&](int32_t rank) {
+    if (context->ranks.size() > kSearchedRanks)
+      return shardOfRank.lookup(rank);
+    for (ShardAttr s : shards)
+      if (llvm::is_contained(s.getRanks(), rank))
+        return s;
+    return ShardAttr();
+  };
   for (int32_t rank : context->ranks) {
-    ShardAttr shard = shardOfRank.lookup(rank);
+    ShardAttr shard = shardOf(rank);
     if (!shard)
       return emitOpError("runs on rank ")
              << rank << ", which holds no shard of " << getNameAttr();

@@ -943,6 +943,34 @@ func.func @constant_no_shard() -> memref<2xf32>
 
 // -----
 
+// case: the same on a class of more than 8 ranks (the shards are indexed
+// once rather than searched per rank): rank 9 holds no shard
+scl.global @c [#scl.shard<[0, 1, 2, 3, 4, 5, 6, 7], dense<1.0> : tensor<2xf32>>,
+               #scl.shard<[8], dense<2.0> : tensor<2xf32>>]
+sc.mesh @ten ["x"=10]
+func.func @constant_no_shard_big_class() -> memref<2xf32>
+    attributes {scl.mesh = @ten, scl.ranks = array<i32: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9>} {
+  // expected-error @+1 {{runs on rank 9, which holds no shard of @c}}
+  %c = scl.constant @c : memref<2xf32>
+  return %c : memref<2xf32>
+}
+
+// -----
+
+// case: the shard of rank 8, found in a big class's index, is read with
+// another shape
+scl.global @c [#scl.shard<[0, 1, 2, 3, 4, 5, 6, 7], dense<1.0> : tensor<2xf32>>,
+               #scl.shard<[8], dense<2.0> : tensor<3xf32>>]
+sc.mesh @nine ["x"=9]
+func.func @constant_shape_big_class() -> memref<2xf32>
+    attributes {scl.mesh = @nine, scl.ranks = array<i32: 0, 1, 2, 3, 4, 5, 6, 7, 8>} {
+  // expected-error @+1 {{reads 'tensor<3xf32>' on rank 8 as 'memref<2xf32>'}}
+  %c = scl.constant @c : memref<2xf32>
+  return %c : memref<2xf32>
+}
+
+// -----
+
 // case: constant read with a shape other than rank 1's shard
 scl.global @c [#scl.shard<[0], dense<1.0> : tensor<2xf32>>,
                #scl.shard<[1], dense<2.0> : tensor<3xf32>>]
