@@ -175,8 +175,12 @@ struct KeyWriter {
 std::string programKey(const ProgramBuilder &b,
                        const std::vector<uint32_t> &inputs,
                        const std::vector<uint32_t> &outputs,
-                       const std::vector<bool> &unread, ListNumbers &numbers) {
+                       const std::vector<bool> &unread, ListNumbers &numbers,
+                       size_t expectedSize) {
   std::string key;
+  // Ranks' keys are alike in size: growing each from empty copied it about
+  // log(size) times over.
+  key.reserve(expectedSize);
   KeyWriter w{key, numbers};
   w.raw(uint64_t(llvm::count_if(
       b.program, [&](const auto &i) { return !writesUnread(i, unread); })));
@@ -381,10 +385,13 @@ LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
   std::map<std::string, size_t> byKey;
   std::vector<std::vector<bool>> classUnread; // the first rank's
   ListNumbers numbers;
+  size_t keySize = 0;
   for (size_t r = 0; r < programs.ranks.size(); ++r) {
     std::vector<bool> unread = unreadFills(programs.ranks[r]);
-    std::string key = programKey(programs.ranks[r], programs.inputs[r],
-                                 programs.outputs[r], unread, numbers);
+    std::string key =
+        programKey(programs.ranks[r], programs.inputs[r], programs.outputs[r],
+                   unread, numbers, keySize + keySize / 8);
+    keySize = key.size();
     auto [it, fresh] = byKey.try_emplace(key, classRanks.size());
     if (fresh) {
       classRanks.emplace_back();
