@@ -261,6 +261,7 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     options.timing = &t;
     lowered = shardc::lowerToArtifact(
         *module, options, reference->empty() ? nullptr : &*reference);
+    options.timing = nullptr; // `t` ends here
   }
   if (failed(lowered))
     return 1;

@@ -193,16 +193,23 @@ static LogicalResult verifyRankClasses(Operation *op, Attribute attr) {
   std::vector<int> seen;
   int64_t world = 0;
   Attribute firstMesh;
-  // One table for all classes: a lookup each walks the module, and a big
-  // mesh has thousands of classes.
-  Operation *scope = SymbolTable::getNearestSymbolTable(op->getParentOp());
-  std::optional<SymbolTable> symbols;
-  if (scope)
-    symbols.emplace(scope);
+  // The scope's symbols, indexed once: a lookup each walks the module, and
+  // a big mesh has thousands of classes. Not a SymbolTable: this runs
+  // before the module's own check that names are unique (which the
+  // SymbolTable constructor asserts); the first definition wins, as a
+  // lookup's walk would find it.
+  llvm::DenseMap<StringAttr, Operation *> symbols;
+  Operation *scope = SymbolTable::getNearestSymbolTable(op);
+  if (scope && !scope->getRegion(0).empty())
+    for (Operation &o : scope->getRegion(0).front())
+      if (auto name =
+              o.getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName()))
+        symbols.try_emplace(name, &o);
   for (Attribute a : classes) {
     auto ref = dyn_cast<FlatSymbolRefAttr>(a);
-    auto cls = ref && symbols ? symbols->lookup<func::FuncOp>(ref.getAttr())
-                              : func::FuncOp();
+    auto cls =
+        ref ? dyn_cast_or_null<func::FuncOp>(symbols.lookup(ref.getAttr()))
+            : func::FuncOp();
     auto ranks =
         cls ? cls->getAttrOfType<DenseI32ArrayAttr>(SclDialect::kRanksAttrName)
             : DenseI32ArrayAttr();

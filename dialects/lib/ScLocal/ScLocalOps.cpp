@@ -656,8 +656,9 @@ LogicalResult ConstantOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   MemRefType type = getResult().getType();
   // A replicated constant's one shard lists every rank. A class of many
   // ranks indexes the shards once (a search per rank would cost ranks^2 on
-  // a big mesh); a class of a few searches them, since thousands of
-  // one-rank classes each building an index would cost ranks^2 too.
+  // a big mesh); a class of a few searches them instead, which allocates
+  // nothing (thousands of one-rank classes still scan about ranks^2 / 2
+  // entries in all, but an index each cost several times that).
   constexpr size_t kSearchedRanks = 8;
   auto shards = global.getShards().getAsRange<ShardAttr>();
   llvm::DenseMap<int32_t, ShardAttr> shardOfRank;
