@@ -499,3 +499,47 @@ TEST(ArtifactSemanticTest, ABarrierRunsOverTheWorldInMeshOrder) {
   expectInvalid(barrierOver({0, 1}),
                 "must run over every mesh axis, in mesh order");
 }
+
+TEST(ArtifactSemanticTest, ManyClassesOverFewAxesArePairedWithinTheBound) {
+  // 12 axes of extent 2 and every rank a class of its own: comparing every
+  // subset of the axes would keep 4096 x 4095 signatures, past the 64 MiB
+  // bound, so the check compares the collectives' own axis sets and the
+  // single axes instead, and still names the pair that differs.
+  constexpr int kAxes = 12;
+  std::vector<std::string> names;
+  for (int a = 0; a < kAxes; ++a)
+    names.push_back("a" + std::to_string(a));
+  std::vector<uint32_t> all;
+  for (uint32_t a = 0; a < kAxes; ++a)
+    all.push_back(a);
+  auto writer = [&](int32_t deviant) {
+    ArtifactWriter w(names, std::vector<int32_t>(kAxes, 2));
+    for (int32_t r = 0; r < (int32_t(1) << kAxes); ++r) {
+      RankClassSpec rc;
+      rc.ranks = {r};
+      rc.arenaBytes = 64;
+      rc.buffers = {tensorSlot(0, fb::DType::F32, {2})};
+      for (const std::vector<uint32_t> &axes :
+           {all, std::vector<uint32_t>{3, 7}}) {
+        InstructionSpec allReduce;
+        allReduce.opcode = fb::Opcode::AllReduce;
+        allReduce.inputs = allReduce.outputs = {0};
+        allReduce.meshAxes = axes;
+        allReduce.reduce = fb::ReduceKind::Sum;
+        rc.program.push_back(allReduce);
+      }
+      if (r == deviant)
+        rc.program[1].reduce = fb::ReduceKind::Max;
+      w.addRankClass(rc);
+    }
+    return w;
+  };
+  EXPECT_TRUE(writer(-1).serialize().ok())
+      << writer(-1).serialize().status().toString();
+  // Rank 16 is the first to differ from rank 0 in axis 7 (row-major: axis
+  // a moves 2^(11 - a) ranks) and meets it in both all-reduces.
+  expectInvalid(writer(16), "rank 16 and rank 0, which differ in mesh axes "
+                            "[7], disagree on collective 1 of those over (at "
+                            "least) these axes: rank 16 runs instruction 1 "
+                            "(AllReduce over mesh axes [3, 7], Max");
+}
