@@ -176,7 +176,10 @@ std::vector<uint32_t> passBlocks(Emit &e, const std::vector<uint32_t> &sent,
 
 /// A rank's side of the ring: its queries and what every block uses.
 struct RankSide {
-  uint32_t queryBuffer, scale, floor;
+  /// The queries times the scale, once: scaling each block's scores
+  /// instead would pass over a (queries x block) matrix every step.
+  uint32_t scaledQueries;
+  uint32_t floor;
   std::optional<uint32_t> mask, queryPositions;
   Interval queries;
 };
@@ -186,9 +189,8 @@ struct RankSide {
 uint32_t blockScores(Partitioner &p, int64_t r, const Ring &ring,
                      const RankSide &side, uint32_t k, Interval keys) {
   Emit e{p.ranks[r]};
-  uint32_t scores = e.binary(
-      "mul", e.matmul(side.queryBuffer, e.permute(k, ring.transposeKeys)),
-      side.scale);
+  uint32_t scores =
+      e.matmul(side.scaledQueries, e.permute(k, ring.transposeKeys));
   if (side.mask)
     scores = maskScores(e, scores, *side.mask, keys, side.floor);
   // A block that straddles the queries keeps the scores where the query's
@@ -242,8 +244,7 @@ LogicalResult attendOnRank(Partitioner &p, const Ring &ring,
   std::vector<int64_t> coords = p.mesh.coords(r);
   Neighbours neighbours = ringNeighbours(p.mesh, ring.keys, coords);
   RankSide side;
-  side.queryBuffer = in[0][r];
-  side.scale = p.scalar(r, ring.scale);
+  side.scaledQueries = e.binary("mul", in[0][r], p.scalar(r, ring.scale));
   side.floor = p.scalar(r, kLowestScore);
   if (op.getMask()) {
     side.mask = in[3][r];
