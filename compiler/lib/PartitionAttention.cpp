@@ -98,7 +98,6 @@ struct Ring {
   /// The key split (its group is the ring, visited in shard order: over
   /// several axes, the first major) and the query split.
   const plan::DimSplit &keys, &queries;
-  int64_t members;
   /// Values whose key dim lost the split's axes arrive whole: each block
   /// slices its rows of them, and only the keys travel.
   bool valuesWhole;
@@ -233,7 +232,7 @@ struct OnlineSoftmax {
   }
 };
 
-/// Rank r's program of the ring: ring.members steps, each passing the
+/// Rank r's program of the ring: one step per member, each passing the
 /// blocks on and attending to the one at hand. A causal block wholly after
 /// the rank's queries is skipped (it is still passed on).
 LogicalResult attendOnRank(Partitioner &p, const Ring &ring,
@@ -258,16 +257,17 @@ LogicalResult attendOnRank(Partitioner &p, const Ring &ring,
     side.queryPositions = globalPositions(p, r, ring.positions[r], side.queries,
                                           {side.queries.size(), 1});
   uint32_t k = in[1][r], v = in[2][r];
-  int64_t self = ring.keys.shardOf(p.mesh, coords);
+  int64_t self = ring.keys.shardOf(p.mesh, coords),
+          members = ring.keys.numShards();
   OnlineSoftmax softmax;
-  for (int64_t t = 0; t < ring.members; ++t) {
-    int64_t block = wrap(self - t, ring.members);
+  for (int64_t t = 0; t < members; ++t) {
+    int64_t block = wrap(self - t, members);
     std::vector<uint32_t> arrived;
-    if (t + 1 < ring.members) {
+    if (t + 1 < members) {
       std::vector<uint32_t> sent = {k};
       if (!ring.valuesWhole && !ring.valuesAreKeys)
         sent.push_back(v);
-      int64_t rows = ring.keys.shard(wrap(block - 1, ring.members)).size();
+      int64_t rows = ring.keys.shard(wrap(block - 1, members)).size();
       arrived = passBlocks(e, sent, rows, neighbours);
     }
     Interval keys = ring.keys.shard(block);
@@ -368,7 +368,6 @@ partition::lowerRingAttention(Partitioner &p, ScaledDotProductAttentionOp op,
   Ring ring{op,
             keys,
             queries,
-            keys.numShards(),
             valuesWhole,
             valuesAreKeys,
             std::move(transposeKeys),

@@ -24,7 +24,6 @@
 
 using namespace mlir;
 using namespace shardc::sc;
-namespace art = shardrt::artifact;
 
 namespace shardc {
 using namespace partition;

@@ -394,34 +394,45 @@ TEST(ArtifactSemanticTest, ACollectiveMismatchShowsItsFirstInts) {
 
 namespace {
 
+using AxisSets = std::vector<std::vector<uint32_t>>;
+
+/// A writer for a mesh of `axes` axes of extent 2.
+ArtifactWriter binaryMeshWriter(int axes) {
+  std::vector<std::string> names;
+  for (int a = 0; a < axes; ++a)
+    names.push_back("a" + std::to_string(a));
+  return ArtifactWriter(names, std::vector<int32_t>(size_t(axes), 2));
+}
+
+/// A class of `ranks` running sum all-reduces of one 2-float buffer over
+/// `sets`, in order.
+RankClassSpec allReduceClass(std::vector<int32_t> ranks, const AxisSets &sets) {
+  RankClassSpec rc;
+  rc.ranks = std::move(ranks);
+  rc.arenaBytes = 64;
+  rc.buffers = {tensorSlot(0, fb::DType::F32, {2})};
+  for (const std::vector<uint32_t> &axes : sets) {
+    InstructionSpec allReduce;
+    allReduce.opcode = fb::Opcode::AllReduce;
+    allReduce.inputs = allReduce.outputs = {0};
+    allReduce.meshAxes = axes;
+    allReduce.reduce = fb::ReduceKind::Sum;
+    rc.program.push_back(allReduce);
+  }
+  return rc;
+}
+
 /// A mesh of 13 axes of extent 2 (more than the check enumerates subsets
 /// of), rank 0 in one class running sum all-reduces over `first`'s axis
 /// sets in order, and every other rank in a second running `rest`'s.
-using AxisSets = std::vector<std::vector<uint32_t>>;
 ArtifactWriter manyAxesWriter(const AxisSets &first, const AxisSets &rest) {
   constexpr int kAxes = 13;
-  std::vector<std::string> names;
-  for (int a = 0; a < kAxes; ++a)
-    names.push_back("a" + std::to_string(a));
-  ArtifactWriter w(names, std::vector<int32_t>(kAxes, 2));
-  for (int c = 0; c < 2; ++c) {
-    RankClassSpec rc;
-    if (c == 0)
-      rc.ranks = {0};
-    for (int32_t r = 1; c == 1 && r < (int32_t(1) << kAxes); ++r)
-      rc.ranks.push_back(r);
-    rc.arenaBytes = 64;
-    rc.buffers = {tensorSlot(0, fb::DType::F32, {2})};
-    for (const std::vector<uint32_t> &axes : c == 0 ? first : rest) {
-      InstructionSpec allReduce;
-      allReduce.opcode = fb::Opcode::AllReduce;
-      allReduce.inputs = allReduce.outputs = {0};
-      allReduce.meshAxes = axes;
-      allReduce.reduce = fb::ReduceKind::Sum;
-      rc.program.push_back(allReduce);
-    }
-    w.addRankClass(rc);
-  }
+  ArtifactWriter w = binaryMeshWriter(kAxes);
+  std::vector<int32_t> others;
+  for (int32_t r = 1; r < (int32_t(1) << kAxes); ++r)
+    others.push_back(r);
+  w.addRankClass(allReduceClass({0}, first));
+  w.addRankClass(allReduceClass(std::move(others), rest));
   return w;
 }
 
@@ -506,31 +517,16 @@ TEST(ArtifactSemanticTest, ManyClassesOverFewAxesArePairedWithinTheBound) {
   // bound, so the check compares the collectives' own axis sets and the
   // single axes instead, and still names the pair that differs.
   constexpr int kAxes = 12;
-  std::vector<std::string> names;
-  for (int a = 0; a < kAxes; ++a)
-    names.push_back("a" + std::to_string(a));
   std::vector<uint32_t> all;
   for (uint32_t a = 0; a < kAxes; ++a)
     all.push_back(a);
   auto writer = [&](int32_t deviant) {
-    ArtifactWriter w(names, std::vector<int32_t>(kAxes, 2));
+    ArtifactWriter w = binaryMeshWriter(kAxes);
     for (int32_t r = 0; r < (int32_t(1) << kAxes); ++r) {
-      RankClassSpec rc;
-      rc.ranks = {r};
-      rc.arenaBytes = 64;
-      rc.buffers = {tensorSlot(0, fb::DType::F32, {2})};
-      for (const std::vector<uint32_t> &axes :
-           {all, std::vector<uint32_t>{3, 7}}) {
-        InstructionSpec allReduce;
-        allReduce.opcode = fb::Opcode::AllReduce;
-        allReduce.inputs = allReduce.outputs = {0};
-        allReduce.meshAxes = axes;
-        allReduce.reduce = fb::ReduceKind::Sum;
-        rc.program.push_back(allReduce);
-      }
+      RankClassSpec rc = allReduceClass({r}, {all, {3, 7}});
       if (r == deviant)
         rc.program[1].reduce = fb::ReduceKind::Max;
-      w.addRankClass(rc);
+      w.addRankClass(std::move(rc));
     }
     return w;
   };
