@@ -4,7 +4,10 @@
 // that reads only the rank's own data (the interior) and the slabs around it
 // that read the halo (the boundary), so that the interior is computed while
 // the halo is in flight: the exchange only starts, the interior runs, an
-// scl.wait completes the exchange, and the boundary runs.
+// scl.wait completes the exchange, and the boundary runs. Any other
+// exchange with work before its outputs' first reader (a ring attention's
+// pass of the next block) starts where it was and completes just before
+// that reader.
 //
 //===----------------------------------------------------------------------===//
 
@@ -195,12 +198,55 @@ struct OverlapHalos : impl::ScOverlapHalosBase<OverlapHalos> {
     return true;
   }
 
+  /// Starts `x` and moves its completion down to the first op that uses one
+  /// of its outputs, so that the work in between hides the transfer (a
+  /// ring's pass of the next block behind the current block's attention);
+  /// false when no compute lies between. The sends are packed at the
+  /// start, so the ops in between may even overwrite the inputs.
+  bool defer(scl::HaloExchangeOp x) {
+    if (x.getPending() || x.getOuts().empty())
+      return false;
+    ValueRange outs = x.getOuts();
+    // A view aliases its source: an op reading a view of an output would
+    // not show up as one of its users.
+    auto viewed = [](Value v) {
+      return v.getDefiningOp<scl::ViewOp>() ||
+             llvm::any_of(v.getUsers(),
+                          [](Operation *u) { return isa<scl::ViewOp>(u); });
+    };
+    if (llvm::any_of(outs, viewed))
+      return false;
+    Operation *reader = x->getNextNode();
+    bool computes = false;
+    for (; reader; reader = reader->getNextNode()) {
+      if (llvm::any_of(reader->getOperands(),
+                       [&](Value v) { return llvm::is_contained(outs, v); }))
+        break;
+      computes =
+          computes ||
+          isa<scl::KernelOp, scl::FusedElementwiseOp, scl::FusedReductionOp>(
+              reader);
+    }
+    if (!reader || !computes || communicatesBetween(x, reader))
+      return false;
+    OpBuilder b(x);
+    auto started = scl::HaloExchangeOp::create(
+        b, x.getLoc(), scl::PendingType::get(x.getContext()), x.getIns(), outs,
+        x.getTransfers());
+    x.erase();
+    b.setInsertionPoint(reader);
+    scl::WaitOp::create(b, started.getLoc(), started.getPending(),
+                        started.getOuts());
+    return true;
+  }
+
   void runOnOperation() override {
     for (func::FuncOp f : rankClassFunctions(getOperation())) {
       SmallVector<scl::HaloExchangeOp> exchanges;
       f.walk([&](scl::HaloExchangeOp x) { exchanges.push_back(x); });
       for (scl::HaloExchangeOp x : exchanges)
-        overlap(x);
+        if (!overlap(x))
+          defer(x);
     }
   }
 };

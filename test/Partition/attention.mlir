@@ -167,15 +167,15 @@ func.func @main(%q: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // CAUSAL: rank class 'class0': ranks [0]
 // CAUSAL-NEXT: inputs: (1,2,5,4) (1,2,5,4) (1,2,5,4)
 // CAUSAL-NEXT: outputs: (1,2,5,4)
-// CAUSAL-NEXT: instructions: 17, halo exchanges: 2, collectives: 0, bytes sent: 448, received: 320
+// CAUSAL-NEXT: instructions: 18, halo exchanges: 2, collectives: 0, bytes sent: 448, received: 320
 // CAUSAL: rank class 'class1': ranks [1]
 // CAUSAL-NEXT: inputs: (1,2,3,4)
 // CAUSAL-NEXT: outputs: (1,2,3,4)
-// CAUSAL-NEXT: instructions: 35, halo exchanges: 2
+// CAUSAL-NEXT: instructions: 36, halo exchanges: 2
 // CAUSAL: rank class 'class2': ranks [2]
 // CAUSAL-NEXT: inputs: (1,2,2,4)
 // CAUSAL-NEXT: outputs: (1,2,2,4)
-// CAUSAL-NEXT: instructions: 49, halo exchanges: 2
+// CAUSAL-NEXT: instructions: 51, halo exchanges: 2
 
 //--- causal-unlike.mlir
 // Causal with queries [4, 4] and keys [6, 2]: rank 0's queries 0-3 see

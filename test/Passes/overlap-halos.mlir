@@ -1,6 +1,10 @@
 // sc-overlap-halos: the conv that reads a halo exchange's buffer runs its
 // interior (the output box reading only the rank's own rows) between the
-// exchange's start and its scl.wait, and its boundary slabs after. Checked
+// exchange's start and its scl.wait, and its boundary slabs after. Any
+// other exchange with compute before its outputs' first reader (a ring
+// attention's next block) starts in place and completes before that reader
+// (deferred.mlir; the rings of test/Partition/attention.mlir check it
+// numerically). Checked
 // on the IR (1-D uneven with stride 2, 2-D split with corners, the cost
 // model's refusal, a pooling consumer left alone) and numerically against
 // the unpartitioned run (which is never split).
@@ -13,6 +17,8 @@
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-overlap-halos %t/pool.mlir | FileCheck %s --check-prefix=POOL
 // RUN: shardc-opt -sc-propagate-sharding -sc-insert-reshards -sc-partition -sc-overlap-halos -sc-plan-memory %t/rows.mlir | FileCheck %s --check-prefix=PLANNED
 // RUN: shardc-opt -sc-overlap-halos %t/between.mlir | FileCheck %s --check-prefix=BETWEEN
+// RUN: shardc-opt -sc-overlap-halos %t/deferred.mlir | FileCheck %s --check-prefix=DEFER
+// RUN: shardc-opt -sc-overlap-halos -sc-plan-memory %t/deferred.mlir | FileCheck %s --check-prefix=DEFER-PLAN
 // RUN: shardc %t/rows.mlir --emit=kernels | FileCheck %s --check-prefix=PROGRAM
 // RUN: shardc %t/rows.mlir --overlap-halos=false --emit=kernels | FileCheck %s --check-prefix=OFF
 // RUN: shardc %t/rows.mlir -o %t/rows.shardbin
@@ -161,6 +167,88 @@ func.func @written_next(%x: memref<1x1x16xf32>) -> memref<1x1x17xf32>
 // BETWEEN-LABEL: func.func @written_next
 // BETWEEN-NOT: scl.wait
 // BETWEEN: scl.kernel "Fill"
+
+//--- deferred.mlir
+// Hand-written scl: a ring step passes %k on while the block at hand is
+// attended; the wait lands before the first op that touches a received
+// buffer, even though the ops in between overwrite the sent one (its boxes
+// were packed at the start). Communication in between, an output read
+// through a view, or nothing to compute keeps the exchange blocking.
+sc.mesh @mesh ["x"=2]
+func.func @ring_step(%q: memref<4x8xf32>, %k: memref<8x4xf32>, %v: memref<4x8xf32>) -> memref<4x8xf32>
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %nk = memref.alloc() : memref<8x4xf32>
+  %nv = memref.alloc() : memref<4x8xf32>
+  scl.halo_exchange ins(%k, %v : memref<8x4xf32>, memref<4x8xf32>) outs(%nk, %nv : memref<8x4xf32>, memref<4x8xf32>) [#scl.transfer<send 0 peer [1] box [0:8, 0:4] tag 0 periodic>, #scl.transfer<send 1 peer [1] box [0:4, 0:8] tag 1 periodic>, #scl.transfer<recv 0 peer [-1] box [0:8, 0:4] tag 0 periodic>, #scl.transfer<recv 1 peer [-1] box [0:4, 0:8] tag 1 periodic>]
+  %s = memref.alloc() : memref<4x4xf32>
+  scl.kernel "Matmul" ins(%q, %k : memref<4x8xf32>, memref<8x4xf32>) outs(%s : memref<4x4xf32>)
+  scl.kernel "Fill" outs(%k : memref<8x4xf32>) {floats = array<f64: 0.0>}
+  %o = memref.alloc() : memref<4x8xf32>
+  scl.kernel "Matmul" ins(%s, %v : memref<4x4xf32>, memref<4x8xf32>) outs(%o : memref<4x8xf32>)
+  %t = memref.alloc() : memref<4x4xf32>
+  scl.kernel "Matmul" ins(%q, %nk : memref<4x8xf32>, memref<8x4xf32>) outs(%t : memref<4x4xf32>)
+  %o2 = memref.alloc() : memref<4x8xf32>
+  scl.kernel "Matmul" ins(%t, %nv : memref<4x4xf32>, memref<4x8xf32>) outs(%o2 : memref<4x8xf32>)
+  scl.kernel "Binary" mode "add" ins(%o, %o2 : memref<4x8xf32>, memref<4x8xf32>) outs(%o : memref<4x8xf32>)
+  return %o : memref<4x8xf32>
+}
+func.func @collective_between(%x: memref<8xf32>, %s: memref<4xf32>) -> (memref<8xf32>, memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 1>} {
+  %n = memref.alloc() : memref<8xf32>
+  scl.halo_exchange ins(%x : memref<8xf32>) outs(%n : memref<8xf32>) [#scl.transfer<send 0 peer [-1] box [0:8] tag 0 periodic>, #scl.transfer<recv 0 peer [1] box [0:8] tag 0 periodic>]
+  %a = memref.alloc() : memref<4xf32>
+  scl.kernel "Unary" mode "exp" ins(%s : memref<4xf32>) outs(%a : memref<4xf32>)
+  %r = memref.alloc() : memref<4xf32>
+  scl.all_reduce sum over [0] ins(%a : memref<4xf32>) outs(%r : memref<4xf32>)
+  %y = memref.alloc() : memref<8xf32>
+  scl.kernel "Unary" mode "exp" ins(%n : memref<8xf32>) outs(%y : memref<8xf32>)
+  return %y, %r : memref<8xf32>, memref<4xf32>
+}
+func.func @read_through_view(%x: memref<8xf32>, %s: memref<4xf32>) -> (memref<8xf32>, memref<4xf32>)
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 1>} {
+  %n = memref.alloc() : memref<8xf32>
+  %w = scl.view %n : memref<8xf32> to memref<2x4xf32>
+  scl.halo_exchange ins(%x : memref<8xf32>) outs(%n : memref<8xf32>) [#scl.transfer<send 0 peer [-1] box [0:8] tag 0 periodic>, #scl.transfer<recv 0 peer [1] box [0:8] tag 0 periodic>]
+  %a = memref.alloc() : memref<4xf32>
+  scl.kernel "Reduce" mode "sum" ins(%w : memref<2x4xf32>) outs(%a : memref<4xf32>) {ints = array<i64: 0>}
+  %y = memref.alloc() : memref<8xf32>
+  scl.kernel "Unary" mode "exp" ins(%n : memref<8xf32>) outs(%y : memref<8xf32>)
+  return %y, %a : memref<8xf32>, memref<4xf32>
+}
+func.func @nothing_to_hide(%x: memref<8xf32>) -> memref<8xf32>
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 1>} {
+  %n = memref.alloc() : memref<8xf32>
+  scl.halo_exchange ins(%x : memref<8xf32>) outs(%n : memref<8xf32>) [#scl.transfer<send 0 peer [-1] box [0:8] tag 0 periodic>, #scl.transfer<recv 0 peer [1] box [0:8] tag 0 periodic>]
+  %y = memref.alloc() : memref<8xf32>
+  scl.kernel "Unary" mode "exp" ins(%n : memref<8xf32>) outs(%y : memref<8xf32>)
+  return %y : memref<8xf32>
+}
+// DEFER-LABEL: func.func @ring_step
+// DEFER: %[[P:.*]] = scl.halo_exchange ins(%{{.*}}) outs(%[[NK:.*]], %[[NV:.*]] : memref<8x4xf32>, memref<4x8xf32>) {{.*}} -> !scl.pending
+// DEFER-NEXT: memref.alloc
+// DEFER-NEXT: scl.kernel "Matmul"
+// DEFER-NEXT: scl.kernel "Fill"
+// DEFER-NEXT: memref.alloc
+// DEFER-NEXT: scl.kernel "Matmul"
+// DEFER-NEXT: memref.alloc
+// DEFER-NEXT: scl.wait %[[P]] outs(%[[NK]], %[[NV]] : memref<8x4xf32>, memref<4x8xf32>)
+// DEFER-NEXT: scl.kernel "Matmul" ins(%{{.*}}, %[[NK]] :
+// DEFER-LABEL: func.func @collective_between
+// DEFER-NOT: scl.wait
+// DEFER-LABEL: func.func @read_through_view
+// DEFER-NOT: scl.wait
+// DEFER-LABEL: func.func @nothing_to_hide
+// DEFER-NOT: scl.wait
+// DEFER: return
+// The received buffers are live from the start, so the block's scores and
+// output, computed while they are in flight, are placed elsewhere.
+// DEFER-PLAN-LABEL: func.func @ring_step
+// DEFER-PLAN: memref.alloc() {scl.offset = [[NK:[0-9]+]] : i64} : memref<8x4xf32>
+// DEFER-PLAN-NEXT: memref.alloc() {scl.offset = [[NV:[0-9]+]] : i64} : memref<4x8xf32>
+// DEFER-PLAN-NEXT: -> !scl.pending
+// DEFER-PLAN-NOT: scl.offset = [[NK]] :
+// DEFER-PLAN-NOT: scl.offset = [[NV]] :
+// DEFER-PLAN: scl.wait
 
 //--- chain.mlir
 // conv -> silu -> conv at -O3 (fused epilogue between two split convs).

@@ -361,7 +361,7 @@ def ScDeepenHalos : Pass<"sc-deepen-halos", "mlir::ModuleOp"> {
 }
 
 def ScOverlapHalos : Pass<"sc-overlap-halos", "mlir::ModuleOp"> {
-  let summary = "Computes a convolution's interior while its halo is in flight";
+  let summary = "Computes while halo exchanges are in flight (a conv's interior, a ring's block)";
   let description = [{
     In every rank-class function, a `scl.halo_exchange` whose one output is
     first read by a `Conv` kernel (as its input) becomes a start and an
@@ -376,8 +376,38 @@ def ScOverlapHalos : Pass<"sc-overlap-halos", "mlir::ModuleOp"> {
 
     Cost model: a split pays when the interior is at least half of the
     output, so that it can hide the transfer while the extra kernels stay
-    few; smaller local blocks keep the plain exchange. Pooling and other
-    consumers keep it too.
+    few; smaller local blocks keep the plain exchange.
+
+    Any other exchange (not split as above: pooling, a ring attention's pass
+    of the next key block) with compute kernels before the first op that
+    uses one of its outputs starts where it is, and its `scl.wait` goes just
+    before that op, so the kernels in between run while it is in flight.
+    They may overwrite its inputs (the start packs the sends). Communication
+    in between keeps the exchange blocking (see below), and so does an
+    output that a view aliases (its readers would not show).
+
+    Input (one ring step: the next key block arrives while this one is
+    attended):
+    ```mlir
+    scl.halo_exchange ins(%k : memref<8x4xf32>) outs(%next : memref<8x4xf32>)
+        [#scl.transfer<send 0 peer [1] box [0:8, 0:4] tag 0 periodic>,
+         #scl.transfer<recv 0 peer [-1] box [0:8, 0:4] tag 0 periodic>]
+    scl.kernel "Matmul" ins(%q, %k : ...) outs(%s : memref<4x4xf32>)
+    scl.kernel "Matmul" ins(%q, %next : ...) outs(%t : memref<4x4xf32>)
+    ```
+    Output:
+    ```mlir
+    %p = scl.halo_exchange ins(%k : memref<8x4xf32>)
+        outs(%next : memref<8x4xf32>) [...] -> !scl.pending
+    scl.kernel "Matmul" ins(%q, %k : ...) outs(%s : memref<4x4xf32>)
+    scl.wait %p outs(%next : memref<8x4xf32>)
+    scl.kernel "Matmul" ins(%q, %next : ...) outs(%t : memref<4x4xf32>)
+    ```
+
+    Neither form starts an exchange with communication before its wait: a
+    communicator that posts point-to-point transfers only when waited on
+    (NCCL groups them) would leave a peer that kept its blocking exchange
+    waiting for this one.
 
     Input (a rank with halos of one column on both sides):
     ```mlir
