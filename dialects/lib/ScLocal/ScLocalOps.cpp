@@ -33,7 +33,8 @@ constexpr int64_t kMaxExchangeTag = 32766;
 
 bool isCommunication(shardrt::fb::Opcode op) {
   using shardrt::fb::Opcode;
-  return op >= Opcode::HaloExchange && op <= Opcode::Wait;
+  return (op >= Opcode::HaloExchange && op <= Opcode::Wait) ||
+         op == Opcode::RingAttention;
 }
 
 } // namespace

@@ -468,6 +468,29 @@ Status Validator::checkInstruction(const fb::RankClass &rc, uint32_t index,
     if (!inMeshOrder)
       return invalid(where + " must run over every mesh axis, in mesh order");
   }
+  if (inst.opcode() == fb::Opcode::RingAttention) {
+    // Four flags, then the key split's starts: one per member, and the end.
+    uint64_t members = 1;
+    for (uint32_t i = 0; i < sizeOf(inst.mesh_axes()); ++i)
+      members *= uint64_t(mesh_[inst.mesh_axes()->Get(i)]);
+    if (sizeOf(inst.ints()) != 4 + members + 1)
+      return invalid(where + " has " + to_string(sizeOf(inst.ints())) +
+                     " ints; a ring of " + to_string(members) +
+                     " members takes 4 flags and " + to_string(members + 1) +
+                     " key starts");
+    for (uint32_t i = 0; i < 4; ++i)
+      if (inst.ints()->Get(i) != 0 && inst.ints()->Get(i) != 1)
+        return invalid(where + " flag " + to_string(i) + " is " +
+                       to_string(inst.ints()->Get(i)) + "; flags are 0 or 1");
+    if (inst.ints()->Get(4) != 0)
+      return invalid(where + "'s key starts must begin at 0");
+    for (uint32_t i = 5; i < sizeOf(inst.ints()); ++i)
+      if (inst.ints()->Get(i) < inst.ints()->Get(i - 1))
+        return invalid(where + "'s key starts decrease at member " +
+                       to_string(i - 5));
+    if (sizeOf(inst.floats()) != 2)
+      return invalid(where + " takes 2 floats (scale, first query position)");
+  }
   if (inst.opcode() == fb::Opcode::Wait &&
       (sizeOf(inst.ints()) < 1 || inst.ints()->Get(0) < 0 ||
        inst.ints()->Get(0) >= int64_t(index)))
@@ -708,7 +731,8 @@ std::string shapeString(const Vector<int64_t> *shape, uint32_t shown) {
 bool isCollective(fb::Opcode op) {
   return op == fb::Opcode::AllReduce || op == fb::Opcode::AllGather ||
          op == fb::Opcode::ReduceScatter || op == fb::Opcode::AllToAll ||
-         op == fb::Opcode::Broadcast || op == fb::Opcode::Barrier;
+         op == fb::Opcode::Broadcast || op == fb::Opcode::Barrier ||
+         op == fb::Opcode::RingAttention;
 }
 
 Status verifyFlatBuffer(const uint8_t *buffer, size_t size) {

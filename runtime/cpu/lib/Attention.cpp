@@ -91,6 +91,50 @@ void attendBlock(const SdpaProblem &p, int64_t q0, int64_t rows, float *y) {
 
 } // namespace
 
+void attendOnline(const OnlineBlock &b, bool first, float *m, float *lsum,
+                  float *o, float *scratch) {
+  if (b.l <= 0)
+    return;
+  const float lowest = std::numeric_limits<float>::lowest();
+  float *scores = scratch;
+  gemmSerial(false, true, b.l, b.s, b.e, float(b.scale), b.q, b.e, b.k, b.e,
+             0.0f, scores, b.s);
+  for (int64_t i = 0; i < b.l; ++i) {
+    float *row = scores + i * b.s;
+    if (b.mask) {
+      const float *mrow = b.mask + i * b.maskRowStride;
+      for (int64_t j = 0; j < b.s; ++j)
+        row[j] = std::max(row[j] + mrow[j * b.maskColStride], lowest);
+    }
+    if (b.causal)
+      for (int64_t j = std::max<int64_t>(0, b.queryLo + i - b.keyLo + 1);
+           j < b.s; ++j)
+        row[j] = lowest;
+    float blockMax = kNegInf;
+    for (int64_t j = 0; j < b.s; ++j)
+      blockMax = std::max(blockMax, row[j]);
+    float *orow = o + i * b.ev;
+    float newMax = first ? blockMax : std::max(m[i], blockMax);
+    if (first) {
+      lsum[i] = 0.0f;
+      std::fill(orow, orow + b.ev, 0.0f);
+    } else {
+      float alpha = std::exp(m[i] - newMax);
+      lsum[i] *= alpha;
+      for (int64_t c = 0; c < b.ev; ++c)
+        orow[c] *= alpha;
+    }
+    m[i] = newMax;
+    expShifted(row, newMax, row, b.s);
+    double sum = 0.0;
+    for (int64_t j = 0; j < b.s; ++j)
+      sum += row[j];
+    lsum[i] += float(sum);
+  }
+  gemmSerial(false, false, b.l, b.ev, b.s, 1.0f, scores, b.s, b.v, b.ev, 1.0f,
+             o, b.ev);
+}
+
 void sdpa(int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev,
           const float *q, const float *k, const float *v, const void *mask,
           bool maskIsBool, int64_t maskBatch, bool causal, double scale,

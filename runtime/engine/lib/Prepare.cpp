@@ -216,6 +216,8 @@ StatusOr<RunFn> routeToFamily(const fb::Instruction &inst,
   case Opcode::Barrier:
   case Opcode::Wait:
     return prepareComm(inst, ctx);
+  case Opcode::RingAttention:
+    return prepareRingAttention(inst, ctx);
   default:
     return unsupportedOpcode(inst);
   }
@@ -226,9 +228,8 @@ StatusOr<RunFn> prepareInstruction(const fb::Instruction &inst,
                                    const PrepareContext &ctx) {
   StatusOr<RunFn> fn = routeToFamily(inst, ctx);
   // Communication must run even when empty: the peers take part too.
-  bool comm = inst.opcode() >= fb::Opcode::HaloExchange &&
-              inst.opcode() <= fb::Opcode::Wait;
-  if (fn.ok() && !comm && writesNothing(inst, ctx))
+  if (fn.ok() && !artifact::communicates(inst.opcode()) &&
+      writesNothing(inst, ctx))
     return RunFn([](RunContext &) { return Status(); });
   return fn;
 }

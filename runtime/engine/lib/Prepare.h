@@ -147,6 +147,9 @@ StatusOr<RunFn> prepareData(const fb::Instruction &inst,
                             const PrepareContext &ctx);
 StatusOr<RunFn> prepareComm(const fb::Instruction &inst,
                             const PrepareContext &ctx);
+/// PrepareRing.cpp.
+StatusOr<RunFn> prepareRingAttention(const fb::Instruction &inst,
+                                     const PrepareContext &ctx);
 StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
                                         const PrepareContext &ctx);
 StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,

@@ -116,9 +116,7 @@ Status checkSlot(uint32_t index, const fb::BufferSlot &b) {
   return Status();
 }
 
-bool isCommunication(fb::Opcode op) {
-  return op >= fb::Opcode::HaloExchange && op <= fb::Opcode::Wait;
-}
+bool isCommunication(fb::Opcode op) { return artifact::communicates(op); }
 
 /// A compute instruction's output may not share arena bytes with one of its
 /// inputs (the kernels read inputs while writing outputs, some with memcpy),

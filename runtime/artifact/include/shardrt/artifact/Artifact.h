@@ -41,6 +41,13 @@ struct ByteSpan {
 /// Bytes per element; 0 for values this runtime does not know.
 size_t dtypeSize(fb::DType dtype);
 
+/// Whether instructions of `op` exchange data with other ranks: they run
+/// even when they write nothing, since their peers take part.
+inline bool communicates(fb::Opcode op) {
+  return (op >= fb::Opcode::HaloExchange && op <= fb::Opcode::Wait) ||
+         op == fb::Opcode::RingAttention;
+}
+
 /// The box of a tensor that one rank owns: offset and extent per dimension.
 struct LocalShard {
   std::vector<int64_t> offset;

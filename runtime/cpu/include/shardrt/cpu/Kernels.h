@@ -282,6 +282,32 @@ void sdpa(int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev,
           bool maskIsBool, int64_t maskBatch, bool causal, double scale,
           float *y);
 
+/// One key block of attention folded into an online softmax (a ring's
+/// step), for one problem: q (l, e) against the block's keys k (s, e) and
+/// values v (s, ev), scores scaled by `scale`.
+struct OnlineBlock {
+  int64_t l = 0, s = 0, e = 0, ev = 0;
+  const float *q = nullptr, *k = nullptr, *v = nullptr;
+  double scale = 1.0;
+  /// The block's additive mask, or null: entry (i, j) at
+  /// mask[i * maskRowStride + j * maskColStride] (a stride of 0
+  /// broadcasts). With a mask every score is kept at the lowest float or
+  /// above, so that a row whose keys in this block are all masked keeps a
+  /// finite max and a later visible key outweighs it.
+  const float *mask = nullptr;
+  int64_t maskRowStride = 0, maskColStride = 0;
+  /// Causal: the global positions of query row 0 and key row 0; key j's
+  /// score for query i becomes the lowest float when keyLo + j > queryLo + i.
+  bool causal = false;
+  int64_t queryLo = 0, keyLo = 0;
+};
+
+/// Folds `b` into the running row max m (l), sum of exp(score - m) lsum (l)
+/// and unnormalised output o (l, ev), which `first` starts instead. The
+/// result is o / lsum once every block is in. scratch: l * s floats.
+void attendOnline(const OnlineBlock &b, bool first, float *m, float *lsum,
+                  float *o, float *scratch);
+
 struct NeighborhoodParams {
   int rank = 0; // spatial dims 1..3
   int64_t batch = 0, heads = 0;

@@ -1,0 +1,332 @@
+//===- PrepareRing.cpp - Ring attention as one step -----------------------===//
+//
+// A RingAttention instruction runs the whole ring on its rank: one step per
+// member of the key split's group, each posting the key block at hand (and
+// its values) to the next member, receiving the previous member's block
+// into the other of two workspace buffers, and folding the block at hand
+// into an online softmax while the next one travels. Which block a step
+// holds, and how many rows it has, follow from this member's place in the
+// group and the key starts every member carries alike, so the compiler
+// emits one instruction per rank instead of one step per member.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Collectives.h"
+#include "Prepare.h"
+#include "shardrt/artifact/Artifact.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace shardrt::exec {
+namespace {
+
+/// The batch dims of `shape` (all but the last two), right-aligned to
+/// `rank` dims with 1s.
+Shape batchDims(const Shape &shape, size_t rank) {
+  return padShape(Shape(shape.begin(), shape.end() - 2), rank);
+}
+
+/// For every index of the broadcast batch `out`, the flat batch index of an
+/// operand whose batch dims (aligned to out's) are `dims`.
+std::vector<int64_t> batchIndices(const Shape &out, const Shape &dims) {
+  int64_t count = numElements(out);
+  std::vector<int64_t> index(size_t(count), 0);
+  for (int64_t b = 0; b < count; ++b) {
+    int64_t rest = b, flat = 0, stride = 1;
+    for (size_t d = out.size(); d-- > 0;) {
+      int64_t at = rest % out[d];
+      rest /= out[d];
+      if (dims[d] != 1)
+        flat += at * stride;
+      stride *= dims[d];
+    }
+    index[size_t(b)] = flat;
+  }
+  return index;
+}
+
+struct Ring {
+  Group group;
+  std::vector<int64_t> starts; ///< the key split: member q's keys
+  bool causal = false, valuesWhole = false, valuesAreKeys = false;
+  double scale = 1.0;
+  int64_t queryLo = 0;
+  int64_t l = 0, e = 0, ev = 0;
+  /// Elements of one row of keys (values) across their batch dims.
+  int64_t keyBatch = 0, valueBatch = 0;
+  /// Per output batch index: the q, k, v and mask batch index.
+  std::vector<int64_t> qAt, kAt, vAt, maskAt;
+  int64_t maskRows = 0, maskCols = 0; ///< 0: no mask
+  int64_t valueRows = 0;              ///< rows of v when it arrives whole
+  uint32_t q = 0, k = 0, v = 0, mask = kNoSlot, out = 0;
+  WorkspacePlan::Ref keys[2], values[2], state, scratch;
+  int64_t maxRows = 0;
+
+  int64_t members() const { return int64_t(group.ranks.size()); }
+  int64_t rows(int64_t member) const {
+    return starts[size_t(member) + 1] - starts[size_t(member)];
+  }
+  int64_t wrap(int64_t member) const {
+    return (member % members() + members()) % members();
+  }
+  bool passesValues() const { return !valuesWhole && !valuesAreKeys; }
+};
+
+StatusOr<Ring> decodeRing(const fb::Instruction &inst,
+                          const PrepareContext &ctx) {
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 3, 4, 1));
+  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
+  Ring ring;
+  SHARDRT_ASSIGN_OR_RETURN(ring.group, groupOf(inst, ctx));
+  IntReader ints(inst);
+  ring.causal = ints.next() != 0;
+  bool hasMask = ints.next() != 0;
+  ring.valuesWhole = ints.next() != 0;
+  ring.valuesAreKeys = ints.next() != 0;
+  ring.starts = ints.next(ring.group.ranks.size() + 1);
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
+  if (ring.starts.front() != 0)
+    return invalid("its key starts must begin at 0");
+  for (size_t i = 1; i < ring.starts.size(); ++i)
+    if (ring.starts[i] < ring.starts[i - 1])
+      return invalid("its key starts decrease");
+  std::vector<double> floats = floatAttrs(inst);
+  if (floats.size() != 2 || floats[1] < 0 ||
+      floats[1] != double(int64_t(floats[1])))
+    return invalid("takes floats scale and a first query position >= 0");
+  ring.scale = floats[0];
+  ring.queryLo = int64_t(floats[1]);
+  if (hasMask != (numInputs(inst) == 4))
+    return invalid(std::string("says it has ") + (hasMask ? "a" : "no") +
+                   " mask but has " + std::to_string(numInputs(inst)) +
+                   " inputs");
+  const Shape &q = inSlot(inst, ctx, 0).shape, &k = inSlot(inst, ctx, 1).shape,
+              &v = inSlot(inst, ctx, 2).shape,
+              &out = outSlot(inst, ctx, 0).shape;
+  for (const Shape *s : {&q, &k, &v, &out})
+    if (s->size() < 2)
+      return invalid("q, k, v and the output need a sequence dim and a "
+                     "feature dim");
+  ring.l = q[q.size() - 2];
+  ring.e = q.back();
+  ring.ev = v.back();
+  int64_t own = ring.rows(int64_t(ring.group.index));
+  if (k.back() != ring.e || k[k.size() - 2] != own)
+    return invalid("the keys are " + shapeStr(k) + "; expected " +
+                   std::to_string(own) + " rows (its block) of " +
+                   std::to_string(ring.e) + " features");
+  ring.valueRows = v[v.size() - 2];
+  int64_t expectedValues = ring.valuesWhole ? ring.starts.back() : own;
+  if (ring.valueRows != expectedValues)
+    return invalid("the values have " + std::to_string(ring.valueRows) +
+                   " rows; expected " + std::to_string(expectedValues));
+  if (ring.valuesAreKeys &&
+      (ring.valuesWhole || inIdx(inst, 1) != inIdx(inst, 2)))
+    return invalid("values that are the keys must be the keys' slot");
+  std::vector<Shape> batches = {Shape(q.begin(), q.end() - 2),
+                                Shape(k.begin(), k.end() - 2),
+                                Shape(v.begin(), v.end() - 2)};
+  if (hasMask) {
+    const Shape &m = inSlot(inst, ctx, 3).shape;
+    if (m.size() < 2)
+      return invalid("the mask needs a query dim and a key dim");
+    ring.maskRows = m[m.size() - 2];
+    ring.maskCols = m.back();
+    if ((ring.maskRows != 1 && ring.maskRows != ring.l) ||
+        (ring.maskCols != 1 && ring.maskCols != ring.starts.back()))
+      return invalid("the mask is " + shapeStr(m) +
+                     "; its last dims must be "
+                     "1 or the queries, and 1 or every key");
+    batches.push_back(Shape(m.begin(), m.end() - 2));
+    ring.mask = inIdx(inst, 3);
+  }
+  SHARDRT_ASSIGN_OR_RETURN(Shape batch, broadcastShapes(batches));
+  Shape expected = batch;
+  expected.push_back(ring.l);
+  expected.push_back(ring.ev);
+  SHARDRT_RETURN_IF_ERROR(
+      requireShape(outSlot(inst, ctx, 0), expected, "the output"));
+  ring.qAt = batchIndices(batch, batchDims(q, batch.size()));
+  ring.kAt = batchIndices(batch, batchDims(k, batch.size()));
+  ring.vAt = batchIndices(batch, batchDims(v, batch.size()));
+  if (hasMask)
+    ring.maskAt = batchIndices(
+        batch, batchDims(inSlot(inst, ctx, 3).shape, batch.size()));
+  ring.keyBatch = numElements(batches[1]);
+  ring.valueBatch = numElements(batches[2]);
+  ring.q = inIdx(inst, 0);
+  ring.k = inIdx(inst, 1);
+  ring.v = inIdx(inst, 2);
+  ring.out = outIdx(inst, 0);
+  for (int64_t member = 0; member < ring.members(); ++member)
+    ring.maxRows = std::max(ring.maxRows, ring.rows(member));
+  return ring;
+}
+
+/// Posts this step's sends of the block at hand (`rows` keys at `k`, values
+/// at `v`) and the receives of the previous member's (`incoming` rows).
+Status passBlock(RunContext &rc, const Ring &ring, const float *k,
+                 const float *v, int64_t rows, float *nextK, float *nextV,
+                 int64_t incoming, std::vector<comm::Request> &requests) {
+  size_t self = ring.group.index, n = ring.group.ranks.size();
+  int next = ring.group.ranks[(self + 1) % n],
+      previous = ring.group.ranks[(self + n - 1) % n];
+  auto post = [&](StatusOr<comm::Request> r) -> Status {
+    if (!r.ok())
+      return r.status();
+    requests.push_back(std::move(*r));
+    return Status();
+  };
+  size_t keyBytes = size_t(ring.keyBatch * ring.e) * 4,
+         valueBytes = size_t(ring.valueBatch * ring.ev) * 4;
+  // Both sides know every block's rows: empty ones are not sent.
+  if (incoming > 0) {
+    SHARDRT_RETURN_IF_ERROR(post(rc.comm->irecv(
+        nextK, keyBytes * size_t(incoming), previous, kGroupCollectiveTag)));
+    if (ring.passesValues())
+      SHARDRT_RETURN_IF_ERROR(
+          post(rc.comm->irecv(nextV, valueBytes * size_t(incoming), previous,
+                              kGroupCollectiveTag)));
+  }
+  if (rows > 0) {
+    SHARDRT_RETURN_IF_ERROR(post(
+        rc.comm->isend(k, keyBytes * size_t(rows), next, kGroupCollectiveTag)));
+    if (ring.passesValues())
+      SHARDRT_RETURN_IF_ERROR(post(rc.comm->isend(v, valueBytes * size_t(rows),
+                                                  next, kGroupCollectiveTag)));
+  }
+  return Status();
+}
+
+/// Folds the block of member `block` (its keys at `k`, values at `v`) into
+/// every batch entry's running state.
+void attendBlock(RunContext &rc, const Ring &ring, int64_t block,
+                 const float *k, const float *v, bool first) {
+  int64_t rows = ring.rows(block), keyLo = ring.starts[size_t(block)];
+  const float *q = slotPtr<float>(rc, ring.q);
+  const float *mask =
+      ring.mask == kNoSlot ? nullptr : slotPtr<float>(rc, ring.mask);
+  auto *state = reinterpret_cast<float *>(ring.state.data());
+  auto *scratch = reinterpret_cast<float *>(ring.scratch.data());
+  int64_t batch = int64_t(ring.qAt.size()), l = ring.l;
+  float *m = state, *lsum = m + batch * l, *o = lsum + batch * l;
+  for (int64_t b = 0; b < batch; ++b) {
+    cpu::OnlineBlock blk;
+    blk.l = l;
+    blk.s = rows;
+    blk.e = ring.e;
+    blk.ev = ring.ev;
+    blk.q = q + ring.qAt[size_t(b)] * l * ring.e;
+    blk.k = k + ring.kAt[size_t(b)] * rows * ring.e;
+    blk.v = ring.valuesWhole
+                ? v + (ring.vAt[size_t(b)] * ring.valueRows + keyLo) * ring.ev
+                : v + ring.vAt[size_t(b)] * rows * ring.ev;
+    blk.scale = ring.scale;
+    if (mask) {
+      blk.maskRowStride = ring.maskRows == 1 ? 0 : ring.maskCols;
+      blk.maskColStride = ring.maskCols == 1 ? 0 : 1;
+      blk.mask = mask + ring.maskAt[size_t(b)] * ring.maskRows * ring.maskCols +
+                 (ring.maskCols == 1 ? 0 : keyLo);
+    }
+    blk.causal = ring.causal;
+    blk.queryLo = ring.queryLo;
+    blk.keyLo = keyLo;
+    cpu::attendOnline(blk, first, m + b * l, lsum + b * l, o + b * l * ring.ev,
+                      scratch);
+  }
+}
+
+/// o / lsum into the output, or zeros where no key reached the queries
+/// (the empty sum the unpartitioned op gives).
+void finish(RunContext &rc, const Ring &ring, bool attended) {
+  auto *y = slotPtr<float>(rc, ring.out);
+  int64_t batch = int64_t(ring.qAt.size()), l = ring.l, ev = ring.ev;
+  if (!attended) {
+    std::fill(y, y + batch * l * ev, 0.0f);
+    return;
+  }
+  const auto *state = reinterpret_cast<const float *>(ring.state.data());
+  const float *lsum = state + batch * l, *o = lsum + batch * l;
+  for (int64_t row = 0; row < batch * l; ++row)
+    for (int64_t c = 0; c < ev; ++c)
+      y[row * ev + c] = o[row * ev + c] / lsum[row];
+}
+
+Status runRing(RunContext &rc, const Ring &ring) {
+  int64_t members = ring.members(), self = int64_t(ring.group.index);
+  if (members > 1)
+    SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a ring attention"));
+  const float *k = slotPtr<float>(rc, ring.k);
+  const float *v = slotPtr<float>(rc, ring.v);
+  bool attended = false;
+  for (int64_t t = 0; t < members; ++t) {
+    int64_t block = ring.wrap(self - t);
+    float *nextK = reinterpret_cast<float *>(ring.keys[t % 2].data());
+    float *nextV = ring.passesValues()
+                       ? reinterpret_cast<float *>(ring.values[t % 2].data())
+                       : nullptr;
+    std::vector<comm::Request> requests;
+    if (t + 1 < members) {
+      Status posted = passBlock(rc, ring, k, v, ring.rows(block), nextK, nextV,
+                                ring.rows(ring.wrap(block - 1)), requests);
+      if (!posted.ok()) {
+        // Complete what was posted before giving up: the buffers must
+        // outlive the transfers.
+        (void)rc.comm->waitAll(
+            comm::Span<comm::Request>(requests.data(), requests.size()));
+        return posted;
+      }
+    }
+    int64_t keyLo = ring.starts[size_t(block)];
+    bool hidden = ring.causal && keyLo >= ring.queryLo + ring.l;
+    if (ring.rows(block) > 0 && ring.l > 0 && !hidden) {
+      attendBlock(rc, ring, block, k, v, !attended);
+      attended = true;
+    }
+    if (!requests.empty())
+      SHARDRT_RETURN_IF_ERROR(rc.comm->waitAll(
+          comm::Span<comm::Request>(requests.data(), requests.size())));
+    if (t + 1 < members) {
+      k = nextK;
+      if (ring.valuesAreKeys)
+        v = k;
+      else if (ring.passesValues())
+        v = nextV;
+    }
+  }
+  finish(rc, ring, attended);
+  return Status();
+}
+
+} // namespace
+
+StatusOr<RunFn> prepareRingAttention(const fb::Instruction &inst,
+                                     const PrepareContext &ctx) {
+  SHARDRT_ASSIGN_OR_RETURN(Ring decoded, decodeRing(inst, ctx));
+  auto ring = std::make_shared<Ring>(std::move(decoded));
+  int64_t batch = int64_t(ring->qAt.size());
+  uint64_t keyBytes = uint64_t(ring->keyBatch * ring->e * ring->maxRows) * 4,
+           valueBytes =
+               uint64_t(ring->valueBatch * ring->ev * ring->maxRows) * 4;
+  if (ring->members() > 1)
+    for (int i = 0; i < 2; ++i) {
+      SHARDRT_ASSIGN_OR_RETURN(ring->keys[i], ctx.reserveWorkspace(keyBytes));
+      if (ring->passesValues()) {
+        SHARDRT_ASSIGN_OR_RETURN(ring->values[i],
+                                 ctx.reserveWorkspace(valueBytes));
+      }
+    }
+  // m and lsum per query row, o per query row and value feature.
+  SHARDRT_ASSIGN_OR_RETURN(
+      ring->state,
+      ctx.reserveWorkspace(uint64_t(batch * ring->l * (2 + ring->ev)) * 4));
+  SHARDRT_ASSIGN_OR_RETURN(
+      ring->scratch,
+      ctx.reserveWorkspace(
+          uint64_t(ring->l * std::max<int64_t>(ring->maxRows, 1)) * 4));
+  return RunFn([ring](RunContext &rc) { return runRing(rc, *ring); });
+}
+
+} // namespace shardrt::exec

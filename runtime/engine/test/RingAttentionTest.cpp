@@ -1,0 +1,242 @@
+//===- RingAttentionTest.cpp - The RingAttention instruction --------------===//
+//
+// Hand-built artifacts whose ranks each run one RingAttention over three
+// in-process ranks with uneven key blocks (one of them empty) and queries
+// split another way, checked against cpu::sdpa over the whole sequence:
+// values passed along, values whole on every rank, values that are the
+// keys, causal with an additive mask, broadcast batch dims. The loader and
+// the session refuse malformed rings with messages.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardrt/Engine.h"
+#include "shardrt/artifact/ArtifactWriter.h"
+#include "shardrt/comm/Local.h"
+#include "shardrt/cpu/Kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <mutex>
+
+using namespace shardrt;
+using namespace shardrt::artifact;
+
+namespace {
+
+constexpr int64_t kHeads = 2, kE = 3, kEv = 2;
+const std::vector<int64_t> kKeyStarts = {0, 2, 2, 5};   // blocks 2, 0, 3
+const std::vector<int64_t> kQueryStarts = {0, 2, 3, 5}; // queries 2, 1, 2
+constexpr int64_t kSeq = 5;
+
+enum class Values { Passed, Whole, AreKeys };
+
+struct RingCase {
+  Values values = Values::Passed;
+  bool causal = false, mask = false;
+};
+
+int64_t piece(const std::vector<int64_t> &starts, int r) {
+  return starts[size_t(r) + 1] - starts[size_t(r)];
+}
+
+BufferSlotSpec slot(uint64_t offset, std::vector<int64_t> shape) {
+  BufferSlotSpec s;
+  s.offset = offset;
+  s.bytes = tensorBytes(fb::DType::F32, shape);
+  s.shape = std::move(shape);
+  return s;
+}
+
+/// A global tensor whose dim `dim` is split over "x" as `starts` says
+/// (whole when `starts` is empty).
+TensorDescSpec tensor(std::string name, std::vector<int64_t> shape, size_t dim,
+                      const std::vector<int64_t> &starts) {
+  TensorDescSpec t;
+  t.name = std::move(name);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (d == dim && !starts.empty()) {
+      std::vector<int64_t> extents;
+      for (size_t i = 0; i + 1 < starts.size(); ++i)
+        extents.push_back(starts[i + 1] - starts[i]);
+      t.dims.push_back({{0}, extents});
+    } else {
+      t.dims.push_back({{}, {shape[d]}});
+    }
+  }
+  t.shape = std::move(shape);
+  return t;
+}
+
+/// Per rank: q (kHeads, its queries, kE), k (1, its keys, kE) broadcast
+/// over the heads, v (1, its keys or all, kEv), [mask (its queries, all
+/// keys)], output (kHeads, its queries, kEv).
+StatusOr<std::vector<uint8_t>>
+ringArtifact(const RingCase &c, std::vector<int64_t> starts = kKeyStarts) {
+  ArtifactWriter w({"x"}, {3});
+  int64_t ev = c.values == Values::AreKeys ? kE : kEv;
+  for (int r = 0; r < 3; ++r) {
+    int64_t lq = piece(kQueryStarts, r), lk = piece(kKeyStarts, r);
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    rc.buffers = {slot(0, {kHeads, lq, kE}), slot(256, {1, lk, kE}),
+                  slot(512, {1, c.values == Values::Whole ? kSeq : lk, ev}),
+                  slot(768, {kHeads, lq, ev}), slot(1024, {lq, kSeq})};
+    rc.arenaBytes = 1280;
+    InstructionSpec ring;
+    ring.opcode = fb::Opcode::RingAttention;
+    ring.inputs = {0, 1, c.values == Values::AreKeys ? 1u : 2u};
+    if (c.mask)
+      ring.inputs.push_back(4);
+    ring.outputs = {3};
+    ring.meshAxes = {0};
+    ring.ints = {c.causal, c.mask, c.values == Values::Whole,
+                 c.values == Values::AreKeys};
+    ring.ints.insert(ring.ints.end(), starts.begin(), starts.end());
+    ring.floats = {0.7, double(kQueryStarts[size_t(r)])};
+    rc.program = {ring};
+    rc.inputSlots = {0, 1};
+    if (c.values != Values::AreKeys)
+      rc.inputSlots.push_back(2);
+    if (c.mask)
+      rc.inputSlots.push_back(4);
+    rc.outputSlots = {3};
+    w.addRankClass(std::move(rc));
+  }
+  w.addInput(tensor("q", {kHeads, kSeq, kE}, 1, kQueryStarts));
+  w.addInput(tensor("k", {1, kSeq, kE}, 1, kKeyStarts));
+  if (c.values != Values::AreKeys)
+    w.addInput(tensor("v", {1, kSeq, ev}, 1,
+                      c.values == Values::Whole ? std::vector<int64_t>{}
+                                                : kKeyStarts));
+  if (c.mask)
+    w.addInput(tensor("mask", {kSeq, kSeq}, 0, kQueryStarts));
+  w.addOutput(tensor("y", {kHeads, kSeq, ev}, 1, kQueryStarts));
+  return w.serialize();
+}
+
+float value(int64_t i, float salt) { return std::sin(0.37f * i + salt); }
+
+/// Rows [lo, hi) of dim 1 of a (batch, rows, cols) tensor.
+std::vector<float> rows(const std::vector<float> &t, int64_t batch,
+                        int64_t total, int64_t cols, int64_t lo, int64_t hi) {
+  std::vector<float> out;
+  for (int64_t b = 0; b < batch; ++b)
+    out.insert(out.end(), t.begin() + (b * total + lo) * cols,
+               t.begin() + (b * total + hi) * cols);
+  return out;
+}
+
+void runRing(const RingCase &c) {
+  int64_t ev = c.values == Values::AreKeys ? kE : kEv;
+  std::vector<float> q(kHeads * kSeq * kE), k(kSeq * kE), v(kSeq * ev),
+      mask(kSeq * kSeq);
+  for (size_t i = 0; i < q.size(); ++i)
+    q[i] = value(int64_t(i), 0.1f);
+  for (size_t i = 0; i < k.size(); ++i)
+    k[i] = value(int64_t(i), 1.3f);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = value(int64_t(i), 2.9f);
+  if (c.values == Values::AreKeys)
+    v = k;
+  for (size_t i = 0; i < mask.size(); ++i)
+    mask[i] = i % 3 == 1 ? -2.5f : 0.25f * float(i % 4);
+
+  // The reference: every head against the whole (broadcast) keys.
+  std::vector<float> kk, vv, expected(kHeads * kSeq * ev);
+  for (int64_t h = 0; h < kHeads; ++h) {
+    kk.insert(kk.end(), k.begin(), k.end());
+    vv.insert(vv.end(), v.begin(), v.end());
+  }
+  cpu::sdpa(kHeads, kSeq, kSeq, kE, ev, q.data(), kk.data(), vv.data(),
+            c.mask ? mask.data() : nullptr, false, 1, c.causal, 0.7,
+            expected.data());
+
+  StatusOr<std::vector<uint8_t>> bytes = ringArtifact(c);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
+  auto engine = Engine::loadFromMemory(bytes->data(), bytes->size());
+  ASSERT_TRUE(engine.ok()) << engine.status().toString();
+  std::mutex mu;
+  Status s = comm::LocalWorld::run(3, [&](comm::Communicator &comm) -> Status {
+    int r = comm.rank();
+    auto session = Session::create(*engine, &comm);
+    if (!session.ok())
+      return session.status();
+    int64_t qlo = kQueryStarts[size_t(r)], qhi = kQueryStarts[size_t(r) + 1],
+            klo = kKeyStarts[size_t(r)], khi = kKeyStarts[size_t(r) + 1];
+    std::vector<float> myQ = rows(q, kHeads, kSeq, kE, qlo, qhi),
+                       myK = rows(k, 1, kSeq, kE, klo, khi),
+                       myV = c.values == Values::Whole
+                                 ? v
+                                 : rows(v, 1, kSeq, ev, klo, khi),
+                       myMask = rows(mask, 1, kSeq, kSeq, qlo, qhi);
+    uint32_t input = 0;
+    SHARDRT_RETURN_IF_ERROR((*session)->bindInput(
+        input++, myQ.data(), DType::F32, {kHeads, qhi - qlo, kE}));
+    SHARDRT_RETURN_IF_ERROR((*session)->bindInput(
+        input++, myK.data(), DType::F32, {1, khi - klo, kE}));
+    if (c.values != Values::AreKeys)
+      SHARDRT_RETURN_IF_ERROR((*session)->bindInput(
+          input++, myV.data(), DType::F32, {1, int64_t(myV.size()) / ev, ev}));
+    if (c.mask)
+      SHARDRT_RETURN_IF_ERROR((*session)->bindInput(
+          input++, myMask.data(), DType::F32, {qhi - qlo, kSeq}));
+    SHARDRT_RETURN_IF_ERROR((*session)->run());
+    const float *got = static_cast<const float *>((*session)->outputData(0));
+    std::vector<float> want = rows(expected, kHeads, kSeq, ev, qlo, qhi);
+    std::lock_guard<std::mutex> lock(mu);
+    for (size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], 1e-5) << "rank " << r << " element " << i;
+    return Status();
+  });
+  EXPECT_TRUE(s.ok()) << s.toString();
+}
+
+TEST(RingAttention, PassesValuesAlongTheRing) { runRing({}); }
+
+TEST(RingAttention, SlicesValuesThatArriveWhole) {
+  runRing({Values::Whole, false, false});
+}
+
+TEST(RingAttention, PassesKeysThatAreTheValuesOnce) {
+  runRing({Values::AreKeys, false, false});
+}
+
+TEST(RingAttention, CausalWithAMaskSkipsHiddenBlocks) {
+  runRing({Values::Passed, true, true});
+  runRing({Values::Whole, true, false});
+}
+
+TEST(RingAttention, TheLoaderRefusesMalformedKeyStarts) {
+  // The writer runs the loader's checks on what it serialises.
+  StatusOr<std::vector<uint8_t>> bytes = ringArtifact({}, {0, 2, 5});
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_NE(bytes.status().message().find("a ring of 3 members takes 4 "
+                                          "flags and 4 key starts"),
+            std::string::npos)
+      << bytes.status().toString();
+  bytes = ringArtifact({}, {0, 3, 2, 5});
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_NE(bytes.status().message().find("key starts decrease"),
+            std::string::npos)
+      << bytes.status().toString();
+}
+
+TEST(RingAttention, ASessionRefusesKeysUnlikeTheirBlock) {
+  // Members agree on the starts, but these give rank 0 three keys where its
+  // slot holds two (and rank 2 two where it holds three).
+  StatusOr<std::vector<uint8_t>> bytes = ringArtifact({}, {0, 3, 3, 5});
+  ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
+  auto engine = Engine::loadFromMemory(bytes->data(), bytes->size());
+  ASSERT_TRUE(engine.ok()) << engine.status().toString();
+  Status s = comm::LocalWorld::run(3, [&](comm::Communicator &comm) -> Status {
+    return Session::create(*engine, &comm).status();
+  });
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("rows (its block) of 3 features"),
+            std::string::npos)
+      << s.toString();
+}
+
+} // namespace
