@@ -187,9 +187,13 @@ void describeProgram(const std::string &name, const std::vector<int32_t> &ranks,
     else
       os << "%" << inst.outputs[0];
     if (!inst.ints.empty()) {
+      // A group list (one entry per member) is cut: a listing, not a dump.
+      constexpr size_t kShownInts = 40;
       os << " ints [";
-      for (size_t k = 0; k < inst.ints.size(); ++k)
+      for (size_t k = 0; k < std::min(inst.ints.size(), kShownInts); ++k)
         os << (k ? ", " : "") << inst.ints[k];
+      if (inst.ints.size() > kShownInts)
+        os << ", ... (" << inst.ints.size() << " in all)";
       os << "]";
     }
     if (!inst.floats.empty()) {
@@ -422,11 +426,13 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
   std::vector<art::ConstantSpec> constants = constantsOf(module, constantIndex);
   MeshOp mesh;
   std::vector<std::pair<RankClassProgram, func::FuncOp>> classes;
+  SharedIntLists lists;
   SymbolTable symbols(module);
   for (Attribute a :
        entry->getAttrOfType<ArrayAttr>(scl::SclDialect::kRankClassesAttrName)) {
     auto f = symbols.lookup<func::FuncOp>(cast<FlatSymbolRefAttr>(a).getAttr());
-    FailureOr<RankClassProgram> program = readRankClass(f, constantIndex);
+    FailureOr<RankClassProgram> program =
+        readRankClass(f, constantIndex, &lists);
     if (failed(program))
       return failure();
     if (auto ref =
@@ -464,8 +470,9 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
     name.consume_front(prefix);
     rc.name = name.str();
     rc.ranks = program.ranks;
-    describeProgram(rc.name, rc.ranks, program.builder, *plan, program.traffic,
-                    program.inputs, program.outputs, out);
+    if (options.describe)
+      describeProgram(rc.name, rc.ranks, program.builder, *plan,
+                      program.traffic, program.inputs, program.outputs, out);
     writer.addRankClass(std::move(rc));
   }
   for (unsigned i = 0; i < entry.getNumArguments(); ++i)
@@ -502,6 +509,7 @@ LogicalResult partition(ModuleOp module, const LowerOptions &options) {
     pm.enableTiming(passes);
   ScPartitionOptions partitionOptions;
   partitionOptions.unpartitioned = options.unpartitioned;
+  partitionOptions.unrollRings = options.unrollRings;
   pm.addPass(createScPartition(partitionOptions));
   if (options.deepenHalos) {
     ScDeepenHalosOptions rates;

@@ -136,7 +136,8 @@ bool communicatesBetween(Operation *first, Operation *last) {
   for (Operation *op = first->getNextNode(); op && op != last;
        op = op->getNextNode())
     if (isa<scl::HaloExchangeOp, scl::WaitOp, scl::AllReduceOp,
-            scl::AllGatherOp, scl::ReduceScatterOp, scl::AllToAllOp>(op))
+            scl::AllGatherOp, scl::ReduceScatterOp, scl::AllToAllOp,
+            scl::RingAttentionOp>(op))
       return true;
   return false;
 }

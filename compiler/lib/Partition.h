@@ -29,6 +29,9 @@ public:
   mlir::LogicalResult run();
 
   plan::Mesh mesh;
+  /// Attention rings become one exchange and one block per member on every
+  /// rank instead of one RingAttention instruction.
+  bool unrollRings = false;
   std::vector<ProgramBuilder> ranks;
   std::vector<std::vector<uint32_t>> inputs, outputs; ///< per rank
   std::vector<ValueSharding> inputShardings, outputShardings;

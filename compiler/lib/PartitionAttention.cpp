@@ -4,10 +4,12 @@
 // and passes its key/value block around the key split's group (one ring
 // over all its mesh axes), accumulating with an online softmax (running
 // max, rescaled sum and output); blocks may differ in size from rank to
-// rank. Values that arrive whole along the keys stay put and are sliced
-// per block. Causal attention compares global positions from one shared
-// constant; with whole keys and split queries it becomes a bool mask for
-// the generic lowering.
+// rank. By default each rank gets one RingAttention instruction that runs
+// the steps; with unroll-rings (the CUDA target) its program spells out
+// every step's exchange and block. Values that arrive whole along the keys stay
+// put and are sliced per block. Causal attention compares global positions from
+// one shared constant; with whole keys and split queries it becomes a bool mask
+// for the generic lowering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -303,6 +305,40 @@ LogicalResult attendOnRank(Partitioner &p, const Ring &ring,
   return success();
 }
 
+/// Rank r's ring as one RingAttention instruction: the runtime runs the
+/// steps, and finds its blocks from its place in the group and `header`
+/// (the flags and the key starts, one list every rank shares).
+LogicalResult ringInstruction(Partitioner &p, const Ring &ring,
+                              const art::IntList &header,
+                              const std::vector<std::vector<uint32_t>> &in,
+                              int64_t r) {
+  ScaledDotProductAttentionOp op = ring.op;
+  std::vector<uint32_t> ins = {in[0][r], in[1][r], in[2][r]};
+  if (op.getMask()) {
+    ins.push_back(in[3][r]);
+    int64_t keys = p.ranks[r].buffers[in[3][r]].shape.back();
+    if (keys != 1 && keys != ring.keys.starts.back())
+      return op.emitOpError("internal error: the mask reaches the ring with "
+                            "a split key dim");
+  }
+  Emit e{p.ranks[r]};
+  uint32_t out =
+      e.tmp(p.shardingOf(op.getResult()).layout.ownedShape(p.mesh, r));
+  art::InstructionSpec &x =
+      p.ranks[r].emit(fb::Opcode::RingAttention, ins, {out});
+  x.meshAxes.assign(ring.keys.axes.begin(), ring.keys.axes.end());
+  x.ints = header;
+  // Only causal rings depend on where the queries start; the others keep
+  // one float list for every rank, so that even splits share a class.
+  int64_t queryStart = 0;
+  if (op.getIsCausal())
+    queryStart =
+        ring.queries.shard(ring.queries.shardOf(p.mesh, p.mesh.coords(r))).lo;
+  x.floats = {ring.scale, double(queryStart)};
+  p.ranks[r].bind(op.getResult(), out);
+  return success();
+}
+
 /// Causal attention over whole keys with split queries: each rank's
 /// queries start at a global position the Attention instruction does not
 /// know (it counts from 0), so the generic lowering gets a bool mask of
@@ -373,6 +409,15 @@ partition::lowerRingAttention(Partitioner &p, ScaledDotProductAttentionOp op,
             std::move(transposeKeys),
             attentionScale(op.getScale(), op.getQuery()),
             {}};
+  if (!p.unrollRings) {
+    art::IntList header(std::vector<int64_t>{
+        op.getIsCausal(), bool(op.getMask()), valuesWhole, valuesAreKeys});
+    header.insert(header.end(), keys.starts.begin(), keys.starts.end());
+    for (int64_t r = 0; r < p.numRanks(); ++r)
+      if (failed(ringInstruction(p, ring, header, in, r)))
+        return failure();
+    return success();
+  }
   if (op.getIsCausal()) {
     FailureOr<std::vector<uint32_t>> table =
         positionTable(p, op, {&keys, &queries}, 0,

@@ -93,8 +93,10 @@ FailureOr<RankPrograms> worldOfOne(func::FuncOp f) {
   return p;
 }
 
-FailureOr<RankPrograms> partitioned(func::FuncOp f, MeshOp mesh) {
+FailureOr<RankPrograms> partitioned(func::FuncOp f, MeshOp mesh,
+                                    bool unrollRings) {
   Partitioner partitioner(f, mesh);
+  partitioner.unrollRings = unrollRings;
   if (failed(partitioner.run()))
     return failure();
   RankPrograms p;
@@ -136,7 +138,7 @@ struct ScPartitionPass : impl::ScPartitionBase<ScPartitionPass> {
       FailureOr<MeshOp> mesh = functionMesh(*entry);
       if (failed(mesh))
         return signalPassFailure();
-      programs = partitioned(*entry, *mesh);
+      programs = partitioned(*entry, *mesh, unrollRings);
     }
     if (failed(programs) || failed(writeRankClasses(*entry, *programs)))
       return signalPassFailure();

@@ -260,10 +260,16 @@ Location instructionLoc(MLIRContext *ctx, const ProgramBuilder &b, size_t i) {
 
 /// Writes rank `r`'s program as the body of `f`, without the fills in
 /// `unread` (unreadFills of it) and their buffers.
+/// A ring's key starts as an attribute, made once per shared list: each
+/// attribute hashes every start when made, and a causal ring has a class
+/// (and so an op) per rank.
+using KeyStartsCache = llvm::DenseMap<const int64_t *, DenseI64ArrayAttr>;
+
 LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
                            const RankPrograms &programs, int64_t r,
                            const std::vector<bool> &unread,
-                           ArrayRef<FlatSymbolRefAttr> constantSymbols) {
+                           ArrayRef<FlatSymbolRefAttr> constantSymbols,
+                           KeyStartsCache &keyStarts) {
   const ProgramBuilder &b = programs.ranks[r];
   MLIRContext *ctx = builder.getContext();
   Block *body = f.addEntryBlock();
@@ -353,6 +359,24 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
           ints.slice(2 + members, members), axes(), ins[0], outs[0]);
       break;
     }
+    case fb::Opcode::RingAttention: {
+      // ints: is_causal, has_mask, values_whole, values_are_keys, starts;
+      // floats: scale, the first query's position.
+      ArrayRef<int64_t> ints(inst.ints);
+      DenseI64ArrayAttr &starts = keyStarts[inst.ints.data()];
+      if (!starts)
+        starts = builder.getDenseI64ArrayAttr(ints.drop_front(4));
+      auto unit = [&](int64_t flag) {
+        return flag ? builder.getUnitAttr() : UnitAttr();
+      };
+      scl::RingAttentionOp::create(
+          builder, loc, builder.getDenseI64ArrayAttr(axes()), starts,
+          builder.getF64FloatAttr(inst.floats[0]),
+          builder.getI64IntegerAttr(int64_t(inst.floats[1])), unit(ints[0]),
+          unit(ints[2]), unit(ints[3]), ins[0], ins[1], ins[2],
+          ints[1] ? ins[3] : Value(), outs[0]);
+      break;
+    }
     case fb::Opcode::SendRecv:
     case fb::Opcode::Broadcast:
     case fb::Opcode::Barrier:
@@ -413,6 +437,7 @@ LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
   }
 
   SmallVector<Attribute> classSymbols;
+  KeyStartsCache keyStarts;
   Block::iterator after = std::next(Block::iterator(entry));
   for (size_t c = 0; c < classRanks.size(); ++c) {
     int64_t r = classRanks[c].front();
@@ -435,7 +460,7 @@ LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
     classSymbols.push_back(FlatSymbolRefAttr::get(symbols.insert(f)));
     after = std::next(Block::iterator(f));
     if (failed(writeProgram(builder, f, programs, r, classUnread[c],
-                            constantSymbols)))
+                            constantSymbols, keyStarts)))
       return failure();
   }
 
@@ -519,6 +544,34 @@ void countAllToAll(RankTraffic &t, MemRefType in, MemRefType out,
   ++t.collectives;
 }
 
+/// Traffic of a ring on the member at `self`: it passes on every block but
+/// the next member's own, and receives every block but its own.
+void countRing(RankTraffic &t, scl::RingAttentionOp ring, int64_t self) {
+  ArrayRef<int64_t> starts = ring.getKeyStarts();
+  int64_t members = int64_t(starts.size()) - 1;
+  // Bytes of one sequence row across the other dims (f32).
+  auto rowBytes = [](Value v) {
+    auto type = cast<MemRefType>(v.getType());
+    int64_t bytes = 4;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != type.getRank() - 2)
+        bytes *= type.getDimSize(d);
+    return bytes;
+  };
+  int64_t perRow = rowBytes(ring.getKey());
+  if (!ring.getValuesWhole() && !ring.getValuesAreKeys())
+    perRow += rowBytes(ring.getValue());
+  auto rows = [&](int64_t member) {
+    member %= members;
+    return starts[member + 1] - starts[member];
+  };
+  if (members > 1) {
+    t.bytesSent += (starts.back() - rows(self + 1)) * perRow;
+    t.bytesReceived += (starts.back() - rows(self)) * perRow;
+  }
+  ++t.collectives;
+}
+
 /// The transfers of `x` into `inst`, and their traffic (local copies move
 /// nothing between ranks).
 void readHaloExchange(RankClassProgram &p, art::InstructionSpec &inst,
@@ -551,10 +604,12 @@ void readHaloExchange(RankClassProgram &p, art::InstructionSpec &inst,
 /// per-member side.
 void readBlockCollective(RankClassProgram &p, art::InstructionSpec &inst,
                          ArrayRef<int64_t> axes, int64_t dim,
-                         ArrayRef<int64_t> extents, MemRefType block) {
+                         ArrayRef<int64_t> extents, MemRefType block,
+                         SharedIntLists *lists) {
   inst.meshAxes.assign(axes.begin(), axes.end());
-  inst.ints = {dim};
-  inst.ints.insert(inst.ints.end(), extents.begin(), extents.end());
+  std::vector<int64_t> ints = {dim};
+  ints.insert(ints.end(), extents.begin(), extents.end());
+  inst.ints = lists ? lists->get(std::move(ints)) : art::IntList(ints);
   countBlocks(p.traffic, inst.opcode == fb::Opcode::AllGather, block, dim,
               extents);
 }
@@ -596,8 +651,36 @@ std::string sourceOpName(Operation *op) {
 
 } // namespace
 
+art::IntList SharedIntLists::get(std::vector<int64_t> values) {
+  auto known = lists_.find(ArrayRef<int64_t>(values));
+  if (known != lists_.end())
+    return known->second;
+  art::IntList list(std::move(values));
+  // The key points into the list's own storage, which the map keeps.
+  lists_.try_emplace(ArrayRef<int64_t>(list.data(), list.size()), list);
+  return list;
+}
+
+art::IntList SharedIntLists::get(const std::vector<int64_t> &prefix,
+                                 DenseI64ArrayAttr tail) {
+  auto key = std::make_pair(tail.getAsOpaquePointer(), prefix);
+  auto known = byAttr_.find(key);
+  if (known != byAttr_.end())
+    return known->second;
+  std::vector<int64_t> values = prefix;
+  llvm::append_range(values, tail.asArrayRef());
+  art::IntList list = get(std::move(values));
+  byAttr_.emplace(std::move(key), list);
+  return list;
+}
+
 FailureOr<RankClassProgram>
-readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
+readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex,
+              SharedIntLists *lists) {
+  auto shared = [&](std::vector<int64_t> values) {
+    return lists ? lists->get(std::move(values))
+                 : art::IntList(std::move(values));
+  };
   RankClassProgram p;
   p.name = f.getName().str();
   auto ranks =
@@ -697,23 +780,51 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex) {
     } else if (auto g = dyn_cast<scl::AllGatherOp>(op)) {
       readBlockCollective(
           p, emit(fb::Opcode::AllGather, g.getInput(), g.getOutput()),
-          g.getMeshAxes(), g.getDim(), g.getExtents(), g.getInput().getType());
+          g.getMeshAxes(), g.getDim(), g.getExtents(), g.getInput().getType(),
+          lists);
     } else if (auto s = dyn_cast<scl::ReduceScatterOp>(op)) {
       art::InstructionSpec &inst =
           emit(fb::Opcode::ReduceScatter, s.getInput(), s.getOutput());
       inst.reduce = reduceKind(s.getReduction());
       readBlockCollective(p, inst, s.getMeshAxes(), s.getDim(), s.getExtents(),
-                          s.getOutput().getType());
+                          s.getOutput().getType(), lists);
     } else if (auto a = dyn_cast<scl::AllToAllOp>(op)) {
       art::InstructionSpec &inst =
           emit(fb::Opcode::AllToAll, a.getInput(), a.getOutput());
       inst.meshAxes.assign(a.getMeshAxes().begin(), a.getMeshAxes().end());
-      inst.ints = {int64_t(a.getSplitDim())};
-      llvm::append_range(inst.ints, a.getSplitExtents());
-      inst.ints.push_back(a.getConcatDim());
-      llvm::append_range(inst.ints, a.getConcatExtents());
+      std::vector<int64_t> ints = {int64_t(a.getSplitDim())};
+      llvm::append_range(ints, a.getSplitExtents());
+      ints.push_back(a.getConcatDim());
+      llvm::append_range(ints, a.getConcatExtents());
+      inst.ints = shared(std::move(ints));
       countAllToAll(p.traffic, a.getInput().getType(), a.getOutput().getType(),
                     a.getSplitDim());
+    } else if (auto ring = dyn_cast<scl::RingAttentionOp>(op)) {
+      SmallVector<Value> ins = {ring.getQuery(), ring.getKey(),
+                                ring.getValue()};
+      if (ring.getMask())
+        ins.push_back(ring.getMask());
+      art::InstructionSpec &inst =
+          emit(fb::Opcode::RingAttention, ins, ring.getOutput());
+      inst.meshAxes.assign(ring.getMeshAxes().begin(),
+                           ring.getMeshAxes().end());
+      std::vector<int64_t> flags = {ring.getIsCausal(), bool(ring.getMask()),
+                                    ring.getValuesWhole(),
+                                    ring.getValuesAreKeys()};
+      if (lists) {
+        inst.ints = lists->get(flags, ring.getKeyStartsAttr());
+      } else {
+        llvm::append_range(flags, ring.getKeyStarts());
+        inst.ints = art::IntList(std::move(flags));
+      }
+      inst.floats = {ring.getScale().convertToDouble(),
+                     double(ring.getQueryStart())};
+      if (!context)
+        context = scl::rankContextOf(&op);
+      if (failed(*context))
+        return failure();
+      countRing(p.traffic, ring,
+                (*context)->groupPosition(ring.getMeshAxes(), p.ranks.front()));
     } else if (auto fused = dyn_cast<scl::FusedElementwiseOp>(op)) {
       p.fusedInstructions.push_back(b.program.size());
       if (failed(readFusedBody(fused, fused.getBody(),

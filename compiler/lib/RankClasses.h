@@ -19,6 +19,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <map>
+
 namespace shardc {
 
 /// What one rank's program moves, for `--emit=plan`.
@@ -91,12 +93,33 @@ forEachRankClass(mlir::ModuleOp module,
                                                         RankClassProgram &)>
                      fn);
 
+/// One IntList per distinct content, for the lists that every member of a
+/// group carries alike (a collective's extents, a ring's key starts): read
+/// into each rank class separately, they would cost classes x members ints
+/// where every rank is a class of its own.
+class SharedIntLists {
+public:
+  shardrt::artifact::IntList get(std::vector<int64_t> values);
+  /// `prefix` then `tail`'s values; found by the (uniqued) attribute
+  /// without reading them when seen before.
+  shardrt::artifact::IntList get(const std::vector<int64_t> &prefix,
+                                 mlir::DenseI64ArrayAttr tail);
+
+private:
+  llvm::DenseMap<llvm::ArrayRef<int64_t>, shardrt::artifact::IntList> lists_;
+  std::map<std::pair<const void *, std::vector<int64_t>>,
+           shardrt::artifact::IntList>
+      byAttr_;
+};
+
 /// Reads the scl function `f`; `constantIndex` maps scl.global names to
-/// artifact constant indices. Fails with a diagnostic on what the runtime
+/// artifact constant indices; `lists`, when given, shares the group lists
+/// of the classes read with it. Fails with a diagnostic on what the runtime
 /// cannot run.
 mlir::FailureOr<RankClassProgram>
 readRankClass(mlir::func::FuncOp f,
-              const llvm::StringMap<int64_t> &constantIndex);
+              const llvm::StringMap<int64_t> &constantIndex,
+              SharedIntLists *lists = nullptr);
 
 } // namespace shardc
 

@@ -5,14 +5,14 @@
 // every output row is an empty sum, 0, as the unpartitioned op gives. All
 // checked numerically against the unpartitioned run.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
-// RUN: shardc %t/lower-q.mlir --emit=plan | FileCheck %s --check-prefix=LOWQ
-// RUN: shardc %t/three-ranks.mlir --emit=plan | FileCheck %s --check-prefix=THREE
-// RUN: shardc %t/three-ranks.mlir --emit=kernels | FileCheck %s --check-prefix=KTHREE
-// RUN: shardc %t/heads.mlir --emit=plan | FileCheck %s --check-prefix=HEADS
-// RUN: shardc %t/no-keys.mlir --emit=kernels | FileCheck %s --check-prefix=KNOKEYS
-// RUN: shardc %t/mask-v-batch.mlir --emit=kernels | FileCheck %s --check-prefix=KMASKV
-// RUN: shardc %t/keys-lose-axis.mlir --emit=kernels | FileCheck %s --check-prefix=KLOSE
-// RUN: shardc %t/keys-own-split.mlir --emit=plan | FileCheck %s --check-prefix=OWN
+// RUN: shardc %t/lower-q.mlir --unroll-rings --emit=plan | FileCheck %s --check-prefix=LOWQ
+// RUN: shardc %t/three-ranks.mlir --unroll-rings --emit=plan | FileCheck %s --check-prefix=THREE
+// RUN: shardc %t/three-ranks.mlir --unroll-rings --emit=kernels | FileCheck %s --check-prefix=KTHREE
+// RUN: shardc %t/heads.mlir --unroll-rings --emit=plan | FileCheck %s --check-prefix=HEADS
+// RUN: shardc %t/no-keys.mlir --unroll-rings --emit=kernels | FileCheck %s --check-prefix=KNOKEYS
+// RUN: shardc %t/mask-v-batch.mlir --unroll-rings --emit=kernels | FileCheck %s --check-prefix=KMASKV
+// RUN: shardc %t/keys-lose-axis.mlir --unroll-rings --emit=kernels | FileCheck %s --check-prefix=KLOSE
+// RUN: shardc %t/keys-own-split.mlir --unroll-rings --emit=plan | FileCheck %s --check-prefix=OWN
 // RUN: for m in lower-q three-ranks heads no-keys no-keys-causal mask-v-batch keys-lose-axis no-keys-batched keys-own-split; do \
 // RUN:   shardc %t/$m.mlir -o %t/$m.shardbin && \
 // RUN:   shard-run %t/$m.shardbin --random-inputs --seed 3 --check --atol 1e-4 --rtol 1e-4 || exit 1; \

@@ -12,22 +12,30 @@
 // mask (additive, key dim whole) is sliced per block, -inf entries
 // included. Each is checked against the unpartitioned run.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
-// RUN: shardc %t/ring-uneven.mlir --emit=plan | FileCheck %s --check-prefix=RING
-// RUN: shardc %t/ring-uneven.mlir --emit=kernels | FileCheck %s --check-prefix=BOXR
+// The checks of classes, counts and boxes below are of the unrolled ring
+// (--unroll-rings, what --target=cuda compiles); by default each rank runs
+// one RingAttention instruction (INSTR), and both are checked numerically.
+// RUN: shardc %t/ring-uneven.mlir --unroll-rings --emit=plan | FileCheck %s --check-prefix=RING
+// RUN: shardc %t/ring-uneven.mlir --unroll-rings --emit=kernels | FileCheck %s --check-prefix=BOXR
 // RUN: shardc %t/ring-uneven.mlir -o %t/ring-uneven.shardbin
 // RUN: shard-run %t/ring-uneven.shardbin --ranks 3 --random-inputs --seed 1 --check --atol 1e-4 --rtol 1e-4 | FileCheck %s --check-prefix=NUM
-// RUN: shardc %t/ring-even.mlir --emit=plan | FileCheck %s --check-prefix=EVEN
-// RUN: sed -e 's/"x"=3/"x"=4/' -e 's/1x2x12x4/1x2x4x4/g' %t/ring-even.mlir | shardc - --emit=plan | FileCheck %s --check-prefix=ONE
-// RUN: sed 's/"x"=3/"x"=1/' %t/ring-even.mlir | shardc - --emit=plan | FileCheck %s --check-prefix=W1
-// RUN: shardc %t/ring-mesh2d.mlir --emit=plan | FileCheck %s --check-prefix=MESH2D
-// RUN: shardc %t/ring-mesh2d.mlir --emit=kernels | FileCheck %s --check-prefix=BOX2D
-// RUN: shardc %t/natten.mlir --emit=plan | FileCheck %s --check-prefix=NA
-// RUN: shardc %t/natten.mlir --emit=kernels | FileCheck %s --check-prefix=BOXNA
+// RUN: shardc %t/ring-even.mlir --unroll-rings --emit=plan | FileCheck %s --check-prefix=EVEN
+// RUN: sed -e 's/"x"=3/"x"=4/' -e 's/1x2x12x4/1x2x4x4/g' %t/ring-even.mlir | shardc - --unroll-rings --emit=plan | FileCheck %s --check-prefix=ONE
+// RUN: sed 's/"x"=3/"x"=1/' %t/ring-even.mlir | shardc - --unroll-rings --emit=plan | FileCheck %s --check-prefix=W1
+// RUN: shardc %t/ring-mesh2d.mlir --unroll-rings --emit=plan | FileCheck %s --check-prefix=MESH2D
+// RUN: shardc %t/ring-mesh2d.mlir --unroll-rings --emit=kernels | FileCheck %s --check-prefix=BOX2D
+// RUN: shardc %t/natten.mlir --unroll-rings --emit=plan | FileCheck %s --check-prefix=NA
+// RUN: shardc %t/natten.mlir --unroll-rings --emit=kernels | FileCheck %s --check-prefix=BOXNA
 // RUN: shardc %t/natten.mlir -o %t/natten.shardbin
 // RUN: shard-run %t/natten.shardbin --ranks 4 --random-inputs --seed 2 --check | FileCheck %s --check-prefix=NUM
-// RUN: shardc %t/causal.mlir --emit=plan | FileCheck %s --check-prefix=CAUSAL
+// RUN: shardc %t/causal.mlir --unroll-rings --emit=plan | FileCheck %s --check-prefix=CAUSAL
 // RUN: shardc %t/causal.mlir -o %t/causal.shardbin
 // RUN: shard-run %t/causal.shardbin --ranks 3 --random-inputs --seed 3 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/causal.mlir --emit=kernels | FileCheck %s --check-prefix=INSTR
+// RUN: shardc %t/causal.mlir --unroll-rings -o %t/causal-unrolled.shardbin
+// RUN: shard-run %t/causal-unrolled.shardbin --random-inputs --seed 3 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/ring-uneven.mlir --unroll-rings -o %t/ring-uneven-unrolled.shardbin
+// RUN: shard-run %t/ring-uneven-unrolled.shardbin --random-inputs --seed 1 --check --atol 1e-4 --rtol 1e-4 | FileCheck %s --check-prefix=NUM
 // RUN: sed 's/\[5, 3, 2\]/[0, 4, 6]/g' %t/causal.mlir | shardc - -o %t/causal-empty.shardbin
 // RUN: shard-run %t/causal-empty.shardbin --random-inputs --seed 4 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/causal-unlike.mlir -o %t/causal-unlike.shardbin
@@ -176,6 +184,15 @@ func.func @main(%q: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // CAUSAL-NEXT: inputs: (1,2,2,4)
 // CAUSAL-NEXT: outputs: (1,2,2,4)
 // CAUSAL-NEXT: instructions: 51, halo exchanges: 2
+
+// By default each rank runs the ring as one instruction: flags (causal, no
+// mask, values passed), the key starts, and the first query's position.
+// INSTR: rank class 'class0' (ranks [0]):
+// INSTR-NEXT: 0: RingAttention (%0, %1, %2) -> %3 ints [1, 0, 0, 0, 0, 5, 8, 10] floats [5.000000e-01, 0.000000e+00] group [0]
+// INSTR-NEXT: rank class 'class1' (ranks [1]):
+// INSTR-NEXT: 0: RingAttention (%0, %1, %2) -> %3 ints [1, 0, 0, 0, 0, 5, 8, 10] floats [5.000000e-01, 5.000000e+00] group [0]
+// INSTR-NEXT: rank class 'class2' (ranks [2]):
+// INSTR-NEXT: 0: RingAttention (%0, %1, %2) -> %3 ints [1, 0, 0, 0, 0, 5, 8, 10] floats [5.000000e-01, 8.000000e+00] group [0]
 
 //--- causal-unlike.mlir
 // Causal with queries [4, 4] and keys [6, 2]: rank 0's queries 0-3 see

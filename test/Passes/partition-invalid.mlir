@@ -3,18 +3,6 @@
 // What sc-partition cannot partition yet is a located error naming the op
 // and the sharding, never wrong code. One case each.
 
-// case: a causal ring over more positions than f32 counts exactly
-sc.mesh @mesh ["x"=2]
-func.func @main(%q: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
-                %k: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>},
-                %v: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}, {}]>}) -> tensor<1x1x16777218x1xf32> {
-  // expected-error @+1 {{attends causally over more than 2^24 positions; the causal ring compares positions in f32}}
-  %y = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<1x1x16777218x1xf32>, tensor<1x1x16777218x1xf32>, tensor<1x1x16777218x1xf32>) -> tensor<1x1x16777218x1xf32>
-  return %y : tensor<1x1x16777218x1xf32>
-}
-
-// -----
-
 // case: the entry cannot be told (two public functions); nothing changes.
 // The error points at the second, a note at the first.
 module {

@@ -3,6 +3,7 @@
 // RUN: shardc-opt %s -split-input-file -sc-propagate-sharding -sc-insert-reshards -sc-partition | FileCheck %s
 // The partitioned module is valid scl and prints back identically.
 // RUN: shardc-opt %s -split-input-file -sc-propagate-sharding -sc-insert-reshards -sc-partition | shardc-opt -split-input-file | FileCheck %s
+// RUN: shardc-opt %s -split-input-file -sc-propagate-sharding -sc-insert-reshards -sc-partition=unroll-rings=1 | FileCheck %s --check-prefix=UNROLL
 // The whole pipeline adds memory plans, and nothing else.
 // RUN: shardc-opt %s -split-input-file -sc-partition-pipeline | sed -E -e 's/ ?\{scl\.offset = [0-9]+ : i64\}//' -e 's/scl\.arena_bytes = [0-9]+ : i64, scl\.input_offsets = array<i64(: [0-9, ]+)?>, //' | FileCheck %s
 
@@ -97,8 +98,9 @@ func.func @main(%a: tensor<6x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {
 
 // -----
 
-// Attention over a sequence split [5, 3, 2]: a ring of two periodic steps,
-// each passing K and V one rank on.
+// Attention over a sequence split [5, 3, 2]: one ring per rank, which runs
+// two periodic steps passing K and V one rank on (with unroll-rings, each
+// step is an exchange and a block of its own).
 sc.mesh @mesh ["x"=3]
 func.func @main(%q: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>},
                 %k: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>},
@@ -108,10 +110,14 @@ func.func @main(%q: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 }
 // CHECK: func.func @main_class0(
 // CHECK-SAME: scl.ranks = array<i32: 0>
-// CHECK: scl.halo_exchange ins(%{{.*}}, %{{.*}} : memref<1x2x5x4xf32>, memref<1x2x5x4xf32>) outs(%{{.*}}, %{{.*}} : memref<1x2x2x4xf32>, memref<1x2x2x4xf32>) [#scl.transfer<send 0 peer [1] box [0:1, 0:2, 0:5, 0:4] tag 0 periodic>, #scl.transfer<send 1 peer [1] box [0:1, 0:2, 0:5, 0:4] tag 1 periodic>, #scl.transfer<recv 0 peer [-1] box [0:1, 0:2, 0:2, 0:4] tag 0 periodic>, #scl.transfer<recv 1 peer [-1] box [0:1, 0:2, 0:2, 0:4] tag 1 periodic>]
-// CHECK: scl.halo_exchange {{.*}}periodic>]
+// CHECK: scl.ring_attention over [0] starts [0, 5, 8, 10] scale 5.000000e-01 ins(%arg0, %arg1, %arg2 : memref<1x2x5x4xf32>, memref<1x2x5x4xf32>, memref<1x2x5x4xf32>) outs(%{{.*}} : memref<1x2x5x4xf32>)
 // CHECK-NOT: scl.halo_exchange
 // CHECK: return
+// UNROLL-LABEL: func.func @main_class0(
+// UNROLL: scl.halo_exchange ins(%{{.*}}, %{{.*}} : memref<1x2x5x4xf32>, memref<1x2x5x4xf32>) outs(%{{.*}}, %{{.*}} : memref<1x2x2x4xf32>, memref<1x2x2x4xf32>) [#scl.transfer<send 0 peer [1] box [0:1, 0:2, 0:5, 0:4] tag 0 periodic>, #scl.transfer<send 1 peer [1] box [0:1, 0:2, 0:5, 0:4] tag 1 periodic>, #scl.transfer<recv 0 peer [-1] box [0:1, 0:2, 0:2, 0:4] tag 0 periodic>, #scl.transfer<recv 1 peer [-1] box [0:1, 0:2, 0:2, 0:4] tag 1 periodic>]
+// UNROLL: scl.halo_exchange {{.*}}periodic>]
+// UNROLL-NOT: scl.halo_exchange
+// UNROLL: return
 
 // -----
 

@@ -1,12 +1,12 @@
 // A model whose compile needs far more memory than the process may use (a
-// ring over 16384 ranks unrolls 16384 steps on each rank) ends with
+// ring over 16384 ranks, unrolled: 16384 steps on each rank) ends with
 // shardc's own message and exit 1: not LLVM's stack dump and bug-report
 // plea (an abort, which `not` refuses). It writes nothing: an output file
 // from before is left as it was. The address space limit is set for shardc
 // alone; two malloc arenas keep the start-up reservation small on machines
 // with many cores.
 // RUN: echo stale > %t.shardbin
-// RUN: not sh -c 'ulimit -v 2000000 && MALLOC_ARENA_MAX=2 exec shardc %s -o %t.shardbin' 2>&1 | FileCheck %s
+// RUN: not sh -c 'ulimit -v 2000000 && MALLOC_ARENA_MAX=2 exec shardc %s --unroll-rings -o %t.shardbin' 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=STALE --match-full-lines --input-file %t.shardbin
 // STALE: stale
 // CHECK: shardc: out of memory: compiling this model needs more memory

@@ -104,6 +104,14 @@ cl::opt<cl::boolOrDefault> deepenHalos(
              "chain where the cost model says it pays (sc-deepen-halos); "
              "default: on at -O2 and above"),
     cl::cat(shardcCategory));
+cl::opt<cl::boolOrDefault> unrollRings(
+    "unroll-rings",
+    cl::desc("Lower attention rings to one exchange and one attention block "
+             "per member on every rank instead of one RingAttention "
+             "instruction per rank; default: on for --target=cuda (whose "
+             "device kernels run the unrolled form; the instruction runs on "
+             "the host)"),
+    cl::cat(shardcCategory));
 cl::opt<std::string> cudaArch(
     "cuda-arch",
     cl::desc("SM targets of --target=cuda's compiled kernels (the fatbin "
@@ -241,6 +249,8 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   // cuBLAS add it in a pass of its own.
   options.sinkBias = enabled(sinkBias, 1, target == "cuda");
   options.reshapeViews = enabled(reshapeViews, 1);
+  options.unrollRings = enabled(unrollRings, 0, target == "cuda");
+  options.describe = emit == Emit::Plan || emit == Emit::Kernels;
   options.deepenHalos = enabled(deepenHalos, 2);
   // The rates the cost model weighs: NCCL between GPUs, or in-process /
   // MPI ranks on CPU cores.

@@ -197,6 +197,7 @@ bool scl::mayWrite(Operation *op, const llvm::SmallPtrSetImpl<Value> &buffers) {
   effects.getEffects(list);
   return llvm::any_of(list, [&](const MemoryEffects::EffectInstance &e) {
     return isa<MemoryEffects::Write>(e.getEffect()) &&
+           e.getResource() != CommResource::get() &&
            (!e.getValue() || buffers.contains(e.getValue()));
   });
 }
@@ -598,6 +599,61 @@ LogicalResult ReduceScatterOp::verify() {
     return failure();
   return verifyBlocks(*this, *context, getMeshAxes(), getDim(), getExtents(),
                       getOutput().getType(), getInput().getType());
+}
+
+LogicalResult RingAttentionOp::verify() {
+  FailureOr<RankContext> context = rankContextOf(*this);
+  if (failed(context) || failed(verifyGroup(*this, *context, getMeshAxes())))
+    return failure();
+  ArrayRef<int64_t> starts = getKeyStarts();
+  int64_t members = context->groupSize(getMeshAxes());
+  if (int64_t(starts.size()) != members + 1)
+    return emitOpError("lists ")
+           << starts.size() << " key starts for a group of " << members
+           << " (one per member, then the end)";
+  if (starts.front() != 0)
+    return emitOpError("key starts must begin at 0");
+  for (size_t i = 1; i < starts.size(); ++i)
+    if (starts[i] < starts[i - 1])
+      return emitOpError("key starts decrease at member ") << i - 1;
+  MemRefType q = getQuery().getType(), k = getKey().getType(),
+             v = getValue().getType(), out = getOutput().getType();
+  for (MemRefType t : {q, k, v, out})
+    if (t.getRank() < 2 || !t.getElementType().isF32())
+      return emitOpError("needs f32 buffers with a sequence and a feature "
+                         "dim; got ")
+             << t;
+  auto rows = [](MemRefType t) { return t.getDimSize(t.getRank() - 2); };
+  auto features = [](MemRefType t) { return t.getDimSize(t.getRank() - 1); };
+  if (features(k) != features(q))
+    return emitOpError("contracts ") << q << " with keys " << k;
+  if (getValuesAreKeys() && (getValuesWhole() || getKey() != getValue()))
+    return emitOpError("values_are_keys needs the keys as the values");
+  if (rows(out) != rows(q) || features(out) != features(v))
+    return emitOpError("writes ")
+           << out << " for queries " << q << " and values " << v;
+  for (int32_t rank : context->ranks) {
+    int64_t at = context->groupPosition(getMeshAxes(), rank);
+    int64_t own = starts[at + 1] - starts[at];
+    if (rows(k) != own)
+      return emitOpError("rank ")
+             << rank << " holds keys [" << starts[at] << ", " << starts[at + 1]
+             << ") but its key block " << k << " has " << rows(k) << " rows";
+    int64_t values = getValuesWhole() ? starts.back() : own;
+    if (rows(v) != values)
+      return emitOpError("rank ")
+             << rank << "'s values " << v << " need " << values << " rows";
+  }
+  if (Value mask = getMask()) {
+    auto m = cast<MemRefType>(mask.getType());
+    if (m.getRank() < 2 || !m.getElementType().isF32() ||
+        (rows(m) != 1 && rows(m) != rows(q)) ||
+        (features(m) != 1 && features(m) != starts.back()))
+      return emitOpError("adds a mask ")
+             << m << "; it must be f32, its last dims 1 or the queries, and "
+             << "1 or every key (" << starts.back() << ")";
+  }
+  return success();
 }
 
 LogicalResult AllToAllOp::verify() {

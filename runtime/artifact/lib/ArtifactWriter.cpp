@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 namespace shardrt::artifact {
@@ -144,9 +145,16 @@ public:
       return 0;
     if (ints.size() <= kShareAbove)
       return b_.CreateVector(ints.vector());
+    // Copies of one IntList share storage: found without comparing.
+    auto known = byStorage_.find(ints.data());
+    if (known != byStorage_.end())
+      return known->second;
     auto [at, added] = offsets_.try_emplace(ints.vector());
     if (added)
       at->second = b_.CreateVector(ints.vector());
+    // The key stays valid while `ints` (or a copy) lives; the writer's
+    // specs outlive serialisation.
+    byStorage_[ints.data()] = at->second;
     return at->second;
   }
 
@@ -155,6 +163,8 @@ private:
   static constexpr size_t kShareAbove = 16;
   FlatBufferBuilder &b_;
   std::map<std::vector<int64_t>, Offset<flatbuffers::Vector<int64_t>>> offsets_;
+  std::unordered_map<const int64_t *, Offset<flatbuffers::Vector<int64_t>>>
+      byStorage_;
 };
 
 Offset<fb::Instruction> buildInstruction(FlatBufferBuilder &b,

@@ -131,6 +131,11 @@ private:
   uint64_t blobBytes_ = 0;
   std::vector<int32_t> rankToClass_;
   std::vector<bool> symbolDefined_;
+  /// The last ring ints list found well formed, and for how many members:
+  /// the writer stores a long list once, and a ring's members (a class
+  /// each when causal) share it.
+  const Vector<int64_t> *checkedRingInts_ = nullptr;
+  uint64_t checkedRingMembers_ = 0;
 };
 
 Status Validator::run(std::vector<int32_t> &rankToClass) {
@@ -468,11 +473,12 @@ Status Validator::checkInstruction(const fb::RankClass &rc, uint32_t index,
     if (!inMeshOrder)
       return invalid(where + " must run over every mesh axis, in mesh order");
   }
-  if (inst.opcode() == fb::Opcode::RingAttention) {
+  uint64_t members = 1;
+  for (uint32_t i = 0; i < sizeOf(inst.mesh_axes()); ++i)
+    members *= uint64_t(mesh_[inst.mesh_axes()->Get(i)]);
+  if (inst.opcode() == fb::Opcode::RingAttention &&
+      (inst.ints() != checkedRingInts_ || members != checkedRingMembers_)) {
     // Four flags, then the key split's starts: one per member, and the end.
-    uint64_t members = 1;
-    for (uint32_t i = 0; i < sizeOf(inst.mesh_axes()); ++i)
-      members *= uint64_t(mesh_[inst.mesh_axes()->Get(i)]);
     if (sizeOf(inst.ints()) != 4 + members + 1)
       return invalid(where + " has " + to_string(sizeOf(inst.ints())) +
                      " ints; a ring of " + to_string(members) +
@@ -488,9 +494,11 @@ Status Validator::checkInstruction(const fb::RankClass &rc, uint32_t index,
       if (inst.ints()->Get(i) < inst.ints()->Get(i - 1))
         return invalid(where + "'s key starts decrease at member " +
                        to_string(i - 5));
-    if (sizeOf(inst.floats()) != 2)
-      return invalid(where + " takes 2 floats (scale, first query position)");
+    checkedRingInts_ = inst.ints();
+    checkedRingMembers_ = members;
   }
+  if (inst.opcode() == fb::Opcode::RingAttention && sizeOf(inst.floats()) != 2)
+    return invalid(where + " takes 2 floats (scale, first query position)");
   if (inst.opcode() == fb::Opcode::Wait &&
       (sizeOf(inst.ints()) < 1 || inst.ints()->Get(0) < 0 ||
        inst.ints()->Get(0) >= int64_t(index)))

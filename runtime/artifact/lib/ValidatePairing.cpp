@@ -30,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 namespace shardrt::artifact::detail {
 
@@ -236,8 +237,13 @@ std::optional<fb::DType> collectiveDType(const fb::RankClass &rc,
 
 /// What the members of a group must agree on for one collective; every
 /// variable-length part is preceded by its length.
+/// Digests of int lists by their place in the buffer: a long list is stored
+/// once and shared by its group's members, who may each be a class.
+using IntsDigests = std::unordered_map<const void *, uint64_t>;
+
 uint64_t collectiveSignature(const fb::RankClass &rc,
-                             const fb::Instruction &inst) {
+                             const fb::Instruction &inst,
+                             IntsDigests *digests = nullptr) {
   Sequence s;
   s.append(uint64_t(inst.opcode()));
   s.append(uint64_t(inst.reduce()));
@@ -246,8 +252,20 @@ uint64_t collectiveSignature(const fb::RankClass &rc,
   for (uint32_t i = 0; i < sizeOf(inst.mesh_axes()); ++i)
     s.append(uint64_t(inst.mesh_axes()->Get(i)));
   s.append(sizeOf(inst.ints()));
-  for (uint32_t i = 0; i < sizeOf(inst.ints()); ++i)
-    s.append(uint64_t(inst.ints()->Get(i)));
+  auto digest = [&] {
+    Sequence ints;
+    for (uint32_t i = 0; i < sizeOf(inst.ints()); ++i)
+      ints.append(uint64_t(inst.ints()->Get(i)));
+    return ints.hash;
+  };
+  if (digests && inst.ints()) {
+    auto [at, added] = digests->try_emplace(inst.ints(), 0);
+    if (added)
+      at->second = digest();
+    s.append(at->second);
+  } else {
+    s.append(digest());
+  }
   std::optional<fb::DType> dtype = collectiveDType(rc, inst);
   s.append(dtype ? uint64_t(*dtype) + 1 : 0);
   const Vector<int64_t> *shape = sharedShape(rc, inst);
@@ -319,6 +337,7 @@ Status checkCollectives(const fb::Artifact &root,
   std::vector<Collective> collectives;
   uint64_t used = 0;
   std::vector<uint64_t> masks;
+  IntsDigests digests;
   for (uint32_t c = 0; c < numClasses; ++c)
     for (uint32_t i = 0; i < sizeOf(classAt(c).program()); ++i) {
       const fb::Instruction &inst = *classAt(c).program()->Get(i);
@@ -326,7 +345,7 @@ Status checkCollectives(const fb::Artifact &root,
         continue;
       uint64_t mask = axesMask(inst);
       collectives.push_back(
-          {c, i, mask, collectiveSignature(classAt(c), inst)});
+          {c, i, mask, collectiveSignature(classAt(c), inst, &digests)});
       used |= mask;
       if (std::find(masks.begin(), masks.end(), mask) == masks.end())
         masks.push_back(mask);

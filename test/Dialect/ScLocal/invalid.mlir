@@ -1371,3 +1371,47 @@ func.func @view_strided(%x: memref<4x2xf32, strided<[4, 1]>>)
   %v = scl.view %x : memref<4x2xf32, strided<[4, 1]>> to memref<8xf32>
   return
 }
+
+// -----
+
+// case: ring_attention listing a start per member but not the end
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @ring_starts(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %y: memref<3x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{lists 2 key starts for a group of 2 (one per member, then the end)}}
+  scl.ring_attention over [1] starts [0, 3] scale 1.0 ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>)
+  return
+}
+
+// -----
+
+// case: ring_attention whose keys are not the rank's block
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @ring_block(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %y: memref<3x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{rank 0 holds keys [0, 2) but its key block 'memref<3x4xf32>' has 3 rows}}
+  scl.ring_attention over [1] starts [0, 2, 5] scale 1.0 ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>)
+  return
+}
+
+// -----
+
+// case: ring_attention with a mask split along the keys
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @ring_mask(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %m: memref<3x3xf32>, %y: memref<3x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{adds a mask 'memref<3x3xf32>'; it must be f32, its last dims 1 or the queries, and 1 or every key (6)}}
+  scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 ins(%q, %k, %v, %m : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>, memref<3x3xf32>) outs(%y : memref<3x4xf32>)
+  return
+}
+
+// -----
+
+// case: ring_attention whose values are the keys in name only
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @ring_values(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %y: memref<3x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{values_are_keys needs the keys as the values}}
+  scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>) {values_are_keys}
+  return
+}

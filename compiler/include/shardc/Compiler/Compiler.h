@@ -29,6 +29,10 @@ struct LowerOptions {
   /// Compile for one rank, ignoring every sharding annotation: the
   /// unpartitioned model.
   bool unpartitioned = false;
+  /// sc-partition's unroll-rings: one exchange and one attention block per
+  /// ring member on every rank instead of one RingAttention instruction
+  /// (which the CUDA backend would stage through the host).
+  bool unrollRings = false;
   /// Run sc-deepen-halos right after sc-partition, weighing each exchange
   /// pair with these rates: an exchange's fixed cost, the halo bandwidth and
   /// the compute rate of the recomputed convolution rows.
@@ -59,6 +63,10 @@ struct LowerOptions {
       compileCuda;
   /// What the fatbin holds, e.g. "sm_80,sm_90" (the artifact's target).
   std::string cudaTargets = "sm_80,sm_90";
+  /// Fill LoweredArtifact's programText and planText. Off when only the
+  /// artifact is wanted: with a class per rank the text holds every class's
+  /// group lists (ranks x members numbers to format).
+  bool describe = true;
   /// When set, the back half's stages (the reference, each pass from
   /// sc-partition on, reading rank classes, kernels, memory plans, writing)
   /// are timed under it (shardc --timing).

@@ -16,8 +16,9 @@ def ScPartition : Pass<"sc-partition", "mlir::ModuleOp"> {
     wider than a neighbour's shard, N-D corners in one step, edge padding,
     periodic wrap-around), collectives for reshards and partial values
     (all-reduce, all-gather-v, reduce-scatter-v), rings for attention over a
-    split sequence, one gather of local moments for norms and softmax over a
-    split dim. Ranks whose programs come out identical share one `scl`
+    split sequence (one `scl.ring_attention` per rank, or with
+    `unroll-rings` an exchange and a block of attention per member), one
+    gather of local moments for norms and softmax over a split dim. Ranks whose programs come out identical share one `scl`
     function (peers are relative mesh offsets), so an even 1-D split gives at
     most three classes at any world size. What cannot be partitioned yet is a
     located error naming the op and the sharding.
@@ -55,7 +56,12 @@ def ScPartition : Pass<"sc-partition", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"unpartitioned", "unpartitioned", "bool", /*default=*/"false",
-           "Lower for one rank, ignoring every sharding (the reference model)">
+           "Lower for one rank, ignoring every sharding (the reference model)">,
+    Option<"unrollRings", "unroll-rings", "bool", /*default=*/"false",
+           "Lower attention rings to one exchange and one block of attention "
+           "per member on every rank instead of one scl.ring_attention "
+           "(ranks x members instructions; what the CUDA backend runs on "
+           "the device)">
   ];
   let dependentDialects = ["::shardc::scl::SclDialect",
                            "::mlir::memref::MemRefDialect"];

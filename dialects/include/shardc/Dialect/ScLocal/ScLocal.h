@@ -32,6 +32,16 @@
 #include "shardc/Dialect/ScLocal/ScLocalTypes.h.inc"
 
 #define GET_OP_CLASSES
+namespace shardc::scl {
+/// What communication writes besides its buffers: the messages between
+/// ranks. A send-only exchange writes no buffer of its own rank, so without
+/// this it would look dead to canonicalize and CSE (which run at -O1 on scl
+/// given to shardc) and be erased, leaving its peer's receive unmatched.
+struct CommResource : public mlir::SideEffects::Resource::Base<CommResource> {
+  llvm::StringRef getName() final { return "scl.comm"; }
+};
+} // namespace shardc::scl
+
 #include "shardc/Dialect/ScLocal/ScLocalOps.h.inc"
 
 namespace shardrt::fb {

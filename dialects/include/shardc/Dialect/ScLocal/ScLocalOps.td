@@ -139,7 +139,12 @@ def Scl_YieldOp : Scl_Op<"yield",
   let assemblyFormat = "$value attr-dict `:` type($value)";
 }
 
-def Scl_HaloExchangeOp : Scl_Op<"halo_exchange", [AttrSizedOperandSegments]> {
+// The messages communication sends and receives (see CommResource).
+def Scl_CommResource : Resource<"::shardc::scl::CommResource">;
+def Scl_Communicates : MemoryEffects<[MemWrite<Scl_CommResource>]>;
+
+def Scl_HaloExchangeOp : Scl_Op<"halo_exchange", [AttrSizedOperandSegments,
+                                                  Scl_Communicates]> {
   let summary = "point-to-point sends and receives of boxes, as one step";
   let description = [{
     Sends boxes of `ins` to relative peers and receives boxes into `outs`,
@@ -170,7 +175,7 @@ def Scl_HaloExchangeOp : Scl_Op<"halo_exchange", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def Scl_WaitOp : Scl_Op<"wait"> {
+def Scl_WaitOp : Scl_Op<"wait", [Scl_Communicates]> {
   let summary = "completes a started halo exchange";
   let description = [{
     Waits for the transfers of the `scl.halo_exchange` that defined
@@ -196,7 +201,8 @@ def Scl_WaitOp : Scl_Op<"wait"> {
   let hasVerifier = 1;
 }
 
-class Scl_CollectiveOp<string mnemonic> : Scl_Op<mnemonic> {
+class Scl_CollectiveOp<string mnemonic>
+    : Scl_Op<mnemonic, [Scl_Communicates]> {
   let hasVerifier = 1;
 }
 
@@ -309,6 +315,57 @@ def Scl_AllToAllOp : Scl_CollectiveOp<"all_to_all"> {
     `over` $mesh_axes
     `ins` `(` $input `:` type($input) `)` `outs` `(` $output `:` type($output) `)`
     attr-dict
+  }];
+}
+
+def Scl_RingAttentionOp : Scl_CollectiveOp<"ring_attention"> {
+  let summary = "scaled dot-product attention over a key sequence split "
+                "among the group (a ring)";
+  let description = [{
+    Member i of the group holds keys `[key_starts[i], key_starts[i+1])` of
+    the sequence (blocks may differ in size or be empty). The op runs one
+    step per member: the key block at hand (with its values, unless
+    `values_whole` or `values_are_keys`) goes to the next member while this
+    member folds it into an online softmax (running row max, rescaled sum
+    and output), and the previous member's block arrives. `output` is
+    softmax(query keys^T * scale + mask) values over every key.
+
+    - `query` (..., Lq, E), `key` (..., own keys, E), `value` (..., own
+      keys, Ev), or every key when `values_whole` (each block slices its
+      rows); batch dims broadcast as PyTorch's.
+    - `mask`, when given, is added to the scores (f32, its last dims 1 or
+      Lq, and 1 or every key); scores are kept at the lowest float or
+      above, so that a block whose keys are all masked cannot make a row's
+      max -inf.
+    - `is_causal`: the query at global position `query_start + i` sees the
+      keys at or before it; blocks wholly after the queries are skipped.
+
+    ```mlir
+    scl.ring_attention over [0] starts [0, 2, 2, 5] scale 0.5
+        ins(%q, %k, %v : memref<2x3x4xf32>, memref<1x2x4xf32>,
+                         memref<1x2x4xf32>)
+        outs(%y : memref<2x3x4xf32>)
+    ```
+  }];
+  let arguments = (ins
+    DenseI64ArrayAttr:$mesh_axes,
+    DenseI64ArrayAttr:$key_starts,
+    F64Attr:$scale,
+    DefaultValuedAttr<I64Attr, "0">:$query_start,
+    UnitAttr:$is_causal,
+    UnitAttr:$values_whole,
+    UnitAttr:$values_are_keys,
+    Arg<Scl_Buffer, "", [MemRead]>:$query,
+    Arg<Scl_Buffer, "", [MemRead]>:$key,
+    Arg<Scl_Buffer, "", [MemRead]>:$value,
+    Arg<Optional<Scl_Buffer>, "", [MemRead]>:$mask,
+    Arg<Scl_Buffer, "", [MemWrite]>:$output
+  );
+  let assemblyFormat = [{
+    `over` $mesh_axes `starts` $key_starts `scale` $scale
+    `ins` `(` $query `,` $key `,` $value (`,` $mask^)? `:` type($query) `,`
+    type($key) `,` type($value) (`,` type($mask)^)? `)`
+    `outs` `(` $output `:` type($output) `)` attr-dict
   }];
 }
 
