@@ -135,9 +135,7 @@ Operation *firstUseAfter(Operation *x, Value v) {
 bool communicatesBetween(Operation *first, Operation *last) {
   for (Operation *op = first->getNextNode(); op && op != last;
        op = op->getNextNode())
-    if (isa<scl::HaloExchangeOp, scl::WaitOp, scl::AllReduceOp,
-            scl::AllGatherOp, scl::ReduceScatterOp, scl::AllToAllOp,
-            scl::RingAttentionOp>(op))
+    if (scl::communicates(op))
       return true;
   return false;
 }

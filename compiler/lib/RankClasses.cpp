@@ -258,13 +258,13 @@ Location instructionLoc(MLIRContext *ctx, const ProgramBuilder &b, size_t i) {
   return NameLoc::get(StringAttr::get(ctx, b.sourceOps[i]), inner);
 }
 
-/// Writes rank `r`'s program as the body of `f`, without the fills in
-/// `unread` (unreadFills of it) and their buffers.
 /// A ring's key starts as an attribute, made once per shared list: each
 /// attribute hashes every start when made, and a causal ring has a class
 /// (and so an op) per rank.
 using KeyStartsCache = llvm::DenseMap<const int64_t *, DenseI64ArrayAttr>;
 
+/// Writes rank `r`'s program as the body of `f`, without the fills in
+/// `unread` (unreadFills of it) and their buffers.
 LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
                            const RankPrograms &programs, int64_t r,
                            const std::vector<bool> &unread,

@@ -32,6 +32,8 @@
 // RUN: shardc %t/causal.mlir -o %t/causal.shardbin
 // RUN: shard-run %t/causal.shardbin --ranks 3 --random-inputs --seed 3 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/causal.mlir --emit=kernels | FileCheck %s --check-prefix=INSTR
+// RUN: shardc %t/ring-one.mlir -o %t/ring-one.shardbin
+// RUN: shard-run %t/ring-one.shardbin --random-inputs --seed 8 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/causal.mlir --unroll-rings -o %t/causal-unrolled.shardbin
 // RUN: shard-run %t/causal-unrolled.shardbin --random-inputs --seed 3 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/ring-uneven.mlir --unroll-rings -o %t/ring-uneven-unrolled.shardbin
@@ -227,4 +229,16 @@ func.func @main(%q: tensor<2x2x7x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"b"
                 %v: tensor<2x2x7x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"b"}, {}, {"x"}[4, 3], {}]>}, %m: tensor<2x1x7x7xf32>) -> tensor<2x2x7x4xf32> {
   %y = sc.scaled_dot_product_attention %q, %k, %v, %m : (tensor<2x2x7x4xf32>, tensor<2x2x7x4xf32>, tensor<2x2x7x4xf32>, tensor<2x1x7x7xf32>) -> tensor<2x2x7x4xf32>
   return %y : tensor<2x2x7x4xf32>
+}
+
+//--- ring-one.mlir
+// Keys split over an axis of size 1: a ring of one member on every rank,
+// which attends its own block and passes nothing (it once read workspace
+// buffers that only rings of several members reserve, and crashed).
+sc.mesh @mesh ["x"=2, "y"=1]
+func.func @main(%q: tensor<2x6x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {"y"}, {}]>},
+                %k: tensor<2x6x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {"y"}, {}]>},
+                %v: tensor<2x6x4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {"y"}, {}]>}) -> tensor<2x6x4xf32> {
+  %y = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<2x6x4xf32>, tensor<2x6x4xf32>, tensor<2x6x4xf32>) -> tensor<2x6x4xf32>
+  return %y : tensor<2x6x4xf32>
 }

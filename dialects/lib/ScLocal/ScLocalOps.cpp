@@ -202,6 +202,17 @@ bool scl::mayWrite(Operation *op, const llvm::SmallPtrSetImpl<Value> &buffers) {
   });
 }
 
+bool scl::communicates(Operation *op) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  return llvm::any_of(list, [](const MemoryEffects::EffectInstance &e) {
+    return e.getResource() == CommResource::get();
+  });
+}
+
 bool scl::mayWriteBetween(Operation *from, Operation *until,
                           const llvm::SmallPtrSetImpl<Value> &buffers,
                           llvm::function_ref<bool(Operation *)> skip) {
@@ -613,6 +624,9 @@ LogicalResult RingAttentionOp::verify() {
            << " (one per member, then the end)";
   if (starts.front() != 0)
     return emitOpError("key starts must begin at 0");
+  // I64Attr's getter is unsigned: read the attribute's signed value.
+  if (int64_t start = getQueryStartAttr().getInt(); start < 0)
+    return emitOpError("query_start must be >= 0; got ") << start;
   for (size_t i = 1; i < starts.size(); ++i)
     if (starts[i] < starts[i - 1])
       return emitOpError("key starts decrease at member ") << i - 1;

@@ -235,11 +235,12 @@ std::optional<fb::DType> collectiveDType(const fb::RankClass &rc,
   return rc.buffers()->Get(inst.inputs()->Get(0))->dtype();
 }
 
-/// What the members of a group must agree on for one collective; every
-/// variable-length part is preceded by its length.
 /// Digests of int lists by their place in the buffer: a long list is stored
 /// once and shared by its group's members, who may each be a class.
 using IntsDigests = std::unordered_map<const void *, uint64_t>;
+
+/// What the members of a group must agree on for one collective; every
+/// variable-length part is preceded by its length.
 
 uint64_t collectiveSignature(const fb::RankClass &rc,
                              const fb::Instruction &inst,
@@ -272,6 +273,20 @@ uint64_t collectiveSignature(const fb::RankClass &rc,
   s.append(sizeOf(shape));
   for (uint32_t i = 0; i < sizeOf(shape); ++i)
     s.append(uint64_t(shape->Get(i)));
+  // A ring passes its key blocks (and value blocks, unless they arrive
+  // whole or are the keys): their shapes but the rows must agree.
+  if (inst.opcode() == fb::Opcode::RingAttention &&
+      sizeOf(inst.inputs()) >= 3 && sizeOf(inst.ints()) >= 4) {
+    bool valuesTravel = inst.ints()->Get(2) == 0 && inst.ints()->Get(3) == 0;
+    for (uint32_t input = 1; input < (valuesTravel ? 3u : 2u); ++input) {
+      const Vector<int64_t> *block =
+          rc.buffers()->Get(inst.inputs()->Get(input))->shape();
+      s.append(sizeOf(block));
+      for (uint32_t d = 0; d < sizeOf(block); ++d)
+        if (d + 2 != sizeOf(block))
+          s.append(uint64_t(block->Get(d)));
+    }
+  }
   return s.hash ^ mix(s.count);
 }
 

@@ -91,16 +91,18 @@ void attendBlock(const SdpaProblem &p, int64_t q0, int64_t rows, float *y) {
 
 } // namespace
 
-void attendOnline(const OnlineBlock &b, bool first, float *m, float *lsum,
-                  float *o, float *scratch) {
-  if (b.l <= 0)
-    return;
+namespace {
+
+/// Query rows [i0, i0 + rows) of attendOnline, with `scores` for them.
+void attendOnlineRows(const OnlineBlock &b, bool first, int64_t i0,
+                      int64_t rows, float *m, float *lsum, float *o,
+                      float *scores) {
   const float lowest = std::numeric_limits<float>::lowest();
-  float *scores = scratch;
-  gemmSerial(false, true, b.l, b.s, b.e, float(b.scale), b.q, b.e, b.k, b.e,
-             0.0f, scores, b.s);
-  for (int64_t i = 0; i < b.l; ++i) {
-    float *row = scores + i * b.s;
+  gemmSerial(false, true, rows, b.s, b.e, float(b.scale), b.q + i0 * b.e, b.e,
+             b.k, b.e, 0.0f, scores, b.s);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t i = i0 + r;
+    float *row = scores + r * b.s;
     if (b.mask) {
       const float *mrow = b.mask + i * b.maskRowStride;
       for (int64_t j = 0; j < b.s; ++j)
@@ -131,8 +133,30 @@ void attendOnline(const OnlineBlock &b, bool first, float *m, float *lsum,
       sum += row[j];
     lsum[i] += float(sum);
   }
-  gemmSerial(false, false, b.l, b.ev, b.s, 1.0f, scores, b.s, b.v, b.ev, 1.0f,
-             o, b.ev);
+  gemmSerial(false, false, rows, b.ev, b.s, 1.0f, scores, b.s, b.v, b.ev, 1.0f,
+             o + i0 * b.ev, b.ev);
+}
+
+} // namespace
+
+void attendOnline(const OnlineBlock &b, bool first, float *m, float *lsum,
+                  float *o) {
+  if (b.l <= 0)
+    return;
+  // Rows are independent: tiles of them run on the team, each with scores
+  // of its own bounded like sdpa's.
+  int threads = threadsFor(2.0 * b.l * b.s * (b.e + b.ev));
+  int64_t tile = std::max<int64_t>(1, kScoreFloats / std::max<int64_t>(b.s, 1));
+  if (threads > 1)
+    tile = std::min(tile, std::max<int64_t>(16, (b.l + threads - 1) / threads));
+  tile = std::min(tile, b.l);
+  int64_t tiles = (b.l + tile - 1) / tile;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t t = 0; t < tiles; ++t) {
+    int64_t i0 = t * tile, rows = std::min(tile, b.l - i0);
+    float *scores = threadScratch(0, size_t(rows * std::max<int64_t>(b.s, 1)));
+    attendOnlineRows(b, first, i0, rows, m, lsum, o, scores);
+  }
 }
 
 void sdpa(int64_t batch, int64_t l, int64_t s, int64_t e, int64_t ev,

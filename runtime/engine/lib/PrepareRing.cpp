@@ -16,7 +16,8 @@
 #include "shardrt/artifact/Artifact.h"
 
 #include <algorithm>
-#include <cstring>
+#include <cmath>
+#include <limits>
 #include <memory>
 
 namespace shardrt::exec {
@@ -61,7 +62,7 @@ struct Ring {
   int64_t maskRows = 0, maskCols = 0; ///< 0: no mask
   int64_t valueRows = 0;              ///< rows of v when it arrives whole
   uint32_t q = 0, k = 0, v = 0, mask = kNoSlot, out = 0;
-  WorkspacePlan::Ref keys[2], values[2], state, scratch;
+  WorkspacePlan::Ref keys[2], values[2], state;
   int64_t maxRows = 0;
 
   int64_t members() const { return int64_t(group.ranks.size()); }
@@ -93,11 +94,17 @@ StatusOr<Ring> decodeRing(const fb::Instruction &inst,
     if (ring.starts[i] < ring.starts[i - 1])
       return invalid("its key starts decrease");
   std::vector<double> floats = floatAttrs(inst);
-  if (floats.size() != 2 || floats[1] < 0 ||
-      floats[1] != double(int64_t(floats[1])))
-    return invalid("takes floats scale and a first query position >= 0");
+  // Positions stay far below 2^53, where doubles count exactly, so that
+  // the position arithmetic cannot overflow.
+  if (floats.size() != 2 || !std::isfinite(floats[0]) ||
+      !(floats[1] >= 0 && floats[1] <= 0x1p52) ||
+      floats[1] != std::floor(floats[1]))
+    return invalid("takes floats: a finite scale and a whole first query "
+                   "position in [0, 2^52]");
   ring.scale = floats[0];
   ring.queryLo = int64_t(floats[1]);
+  if (ring.starts.back() > (int64_t(1) << 52))
+    return invalid("its key starts pass 2^52");
   if (hasMask != (numInputs(inst) == 4))
     return invalid(std::string("says it has ") + (hasMask ? "a" : "no") +
                    " mask but has " + std::to_string(numInputs(inst)) +
@@ -209,7 +216,6 @@ void attendBlock(RunContext &rc, const Ring &ring, int64_t block,
   const float *mask =
       ring.mask == kNoSlot ? nullptr : slotPtr<float>(rc, ring.mask);
   auto *state = reinterpret_cast<float *>(ring.state.data());
-  auto *scratch = reinterpret_cast<float *>(ring.scratch.data());
   int64_t batch = int64_t(ring.qAt.size()), l = ring.l;
   float *m = state, *lsum = m + batch * l, *o = lsum + batch * l;
   for (int64_t b = 0; b < batch; ++b) {
@@ -233,8 +239,7 @@ void attendBlock(RunContext &rc, const Ring &ring, int64_t block,
     blk.causal = ring.causal;
     blk.queryLo = ring.queryLo;
     blk.keyLo = keyLo;
-    cpu::attendOnline(blk, first, m + b * l, lsum + b * l, o + b * l * ring.ev,
-                      scratch);
+    cpu::attendOnline(blk, first, m + b * l, lsum + b * l, o + b * l * ring.ev);
   }
 }
 
@@ -248,10 +253,15 @@ void finish(RunContext &rc, const Ring &ring, bool attended) {
     return;
   }
   const auto *state = reinterpret_cast<const float *>(ring.state.data());
-  const float *lsum = state + batch * l, *o = lsum + batch * l;
+  const float *m = state, *lsum = m + batch * l, *o = lsum + batch * l;
+  // A row whose every key was masked kept the floor as its max: NaN, as the
+  // Attention instruction and PyTorch (< 2.5) give.
+  const float lowest = std::numeric_limits<float>::lowest();
   for (int64_t row = 0; row < batch * l; ++row)
     for (int64_t c = 0; c < ev; ++c)
-      y[row * ev + c] = o[row * ev + c] / lsum[row];
+      y[row * ev + c] = m[row] == lowest
+                            ? std::numeric_limits<float>::quiet_NaN()
+                            : o[row * ev + c] / lsum[row];
 }
 
 Status runRing(RunContext &rc, const Ring &ring) {
@@ -263,21 +273,17 @@ Status runRing(RunContext &rc, const Ring &ring) {
   bool attended = false;
   for (int64_t t = 0; t < members; ++t) {
     int64_t block = ring.wrap(self - t);
-    float *nextK = reinterpret_cast<float *>(ring.keys[t % 2].data());
-    float *nextV = ring.passesValues()
-                       ? reinterpret_cast<float *>(ring.values[t % 2].data())
-                       : nullptr;
+    // The workspace buffers exist only in rings of several members.
+    float *nextK = nullptr, *nextV = nullptr;
     std::vector<comm::Request> requests;
     if (t + 1 < members) {
-      Status posted = passBlock(rc, ring, k, v, ring.rows(block), nextK, nextV,
-                                ring.rows(ring.wrap(block - 1)), requests);
-      if (!posted.ok()) {
-        // Complete what was posted before giving up: the buffers must
-        // outlive the transfers.
-        (void)rc.comm->waitAll(
-            comm::Span<comm::Request>(requests.data(), requests.size()));
-        return posted;
-      }
+      nextK = reinterpret_cast<float *>(ring.keys[t % 2].data());
+      if (ring.passesValues())
+        nextV = reinterpret_cast<float *>(ring.values[t % 2].data());
+      // A failed post returns at once: dropping a request cancels it.
+      SHARDRT_RETURN_IF_ERROR(passBlock(rc, ring, k, v, ring.rows(block), nextK,
+                                        nextV, ring.rows(ring.wrap(block - 1)),
+                                        requests));
     }
     int64_t keyLo = ring.starts[size_t(block)];
     bool hidden = ring.causal && keyLo >= ring.queryLo + ring.l;
@@ -307,25 +313,29 @@ StatusOr<RunFn> prepareRingAttention(const fb::Instruction &inst,
   SHARDRT_ASSIGN_OR_RETURN(Ring decoded, decodeRing(inst, ctx));
   auto ring = std::make_shared<Ring>(std::move(decoded));
   int64_t batch = int64_t(ring->qAt.size());
-  uint64_t keyBytes = uint64_t(ring->keyBatch * ring->e * ring->maxRows) * 4,
-           valueBytes =
-               uint64_t(ring->valueBatch * ring->ev * ring->maxRows) * 4;
+  // Element counts of the block buffers and the state, checked: the rows
+  // come from every member's starts.
+  int64_t keyElems = 0, valueElems = 0, stateElems = 0;
+  constexpr int64_t kMaxElems = int64_t(1) << 60;
+  if (__builtin_mul_overflow(ring->keyBatch * ring->e, ring->maxRows,
+                             &keyElems) ||
+      __builtin_mul_overflow(ring->valueBatch * ring->ev, ring->maxRows,
+                             &valueElems) ||
+      __builtin_mul_overflow(batch * ring->l, 2 + ring->ev, &stateElems) ||
+      keyElems > kMaxElems || valueElems > kMaxElems || stateElems > kMaxElems)
+    return invalid("its blocks or state would take more than 2^62 bytes");
   if (ring->members() > 1)
     for (int i = 0; i < 2; ++i) {
-      SHARDRT_ASSIGN_OR_RETURN(ring->keys[i], ctx.reserveWorkspace(keyBytes));
+      SHARDRT_ASSIGN_OR_RETURN(ring->keys[i],
+                               ctx.reserveWorkspace(uint64_t(keyElems) * 4));
       if (ring->passesValues()) {
-        SHARDRT_ASSIGN_OR_RETURN(ring->values[i],
-                                 ctx.reserveWorkspace(valueBytes));
+        SHARDRT_ASSIGN_OR_RETURN(
+            ring->values[i], ctx.reserveWorkspace(uint64_t(valueElems) * 4));
       }
     }
   // m and lsum per query row, o per query row and value feature.
-  SHARDRT_ASSIGN_OR_RETURN(
-      ring->state,
-      ctx.reserveWorkspace(uint64_t(batch * ring->l * (2 + ring->ev)) * 4));
-  SHARDRT_ASSIGN_OR_RETURN(
-      ring->scratch,
-      ctx.reserveWorkspace(
-          uint64_t(ring->l * std::max<int64_t>(ring->maxRows, 1)) * 4));
+  SHARDRT_ASSIGN_OR_RETURN(ring->state,
+                           ctx.reserveWorkspace(uint64_t(stateElems) * 4));
   return RunFn([ring](RunContext &rc) { return runRing(rc, *ring); });
 }
 

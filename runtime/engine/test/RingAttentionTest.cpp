@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <mutex>
 
 using namespace shardrt;
@@ -208,6 +209,84 @@ TEST(RingAttention, CausalWithAMaskSkipsHiddenBlocks) {
   runRing({Values::Whole, true, false});
 }
 
+/// A ring of one member (a world of one rank, no communicator) with a mask
+/// of (1, keys), broadcast over the queries and the heads, that hides key 2
+/// from every query; with `allMasked` it hides every key, so every row is
+/// NaN, as cpu::sdpa gives.
+void runOneMember(bool allMasked) {
+  ArtifactWriter w({"x"}, {1});
+  RankClassSpec rc;
+  rc.name = "all";
+  rc.ranks = {0};
+  rc.buffers = {slot(0, {kHeads, kSeq, kE}), slot(256, {kSeq, kE}),
+                slot(512, {kSeq, kEv}), slot(768, {1, kSeq}),
+                slot(1024, {kHeads, kSeq, kEv})};
+  rc.arenaBytes = 1280;
+  InstructionSpec ring;
+  ring.opcode = fb::Opcode::RingAttention;
+  ring.inputs = {0, 1, 2, 3};
+  ring.outputs = {4};
+  ring.meshAxes = {0};
+  ring.ints = {0, 1, 0, 0, 0, kSeq};
+  ring.floats = {0.7, 0.0};
+  rc.program = {ring};
+  rc.inputSlots = {0, 1, 2, 3};
+  rc.outputSlots = {4};
+  w.addRankClass(std::move(rc));
+  w.addInput(tensor("q", {kHeads, kSeq, kE}, 0, {}));
+  w.addInput(tensor("k", {kSeq, kE}, 0, {}));
+  w.addInput(tensor("v", {kSeq, kEv}, 0, {}));
+  w.addInput(tensor("mask", {1, kSeq}, 0, {}));
+  w.addOutput(tensor("y", {kHeads, kSeq, kEv}, 0, {}));
+  StatusOr<std::vector<uint8_t>> bytes = w.serialize();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
+  auto engine = Engine::loadFromMemory(bytes->data(), bytes->size());
+  ASSERT_TRUE(engine.ok()) << engine.status().toString();
+  auto session = Session::create(*engine, nullptr);
+  ASSERT_TRUE(session.ok()) << session.status().toString();
+
+  std::vector<float> q(kHeads * kSeq * kE), k(kSeq * kE), v(kSeq * kEv),
+      mask(kSeq, 0.5f);
+  for (size_t i = 0; i < q.size(); ++i)
+    q[i] = value(int64_t(i), 0.2f);
+  for (size_t i = 0; i < k.size(); ++i)
+    k[i] = value(int64_t(i), 1.1f);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = value(int64_t(i), 2.3f);
+  mask[2] = -std::numeric_limits<float>::infinity();
+  if (allMasked)
+    std::fill(mask.begin(), mask.end(), mask[2]);
+  // The reference gets the mask materialised per query row.
+  std::vector<float> fullMask, kk, vv, expected(kHeads * kSeq * kEv);
+  for (int64_t i = 0; i < kSeq; ++i)
+    fullMask.insert(fullMask.end(), mask.begin(), mask.end());
+  for (int64_t h = 0; h < kHeads; ++h) {
+    kk.insert(kk.end(), k.begin(), k.end());
+    vv.insert(vv.end(), v.begin(), v.end());
+  }
+  cpu::sdpa(kHeads, kSeq, kSeq, kE, kEv, q.data(), kk.data(), vv.data(),
+            fullMask.data(), false, 1, false, 0.7, expected.data());
+  ASSERT_TRUE(
+      (*session)->bindInput(0, q.data(), DType::F32, {kHeads, kSeq, kE}).ok());
+  ASSERT_TRUE((*session)->bindInput(1, k.data(), DType::F32, {kSeq, kE}).ok());
+  ASSERT_TRUE((*session)->bindInput(2, v.data(), DType::F32, {kSeq, kEv}).ok());
+  ASSERT_TRUE(
+      (*session)->bindInput(3, mask.data(), DType::F32, {1, kSeq}).ok());
+  Status run = (*session)->run();
+  ASSERT_TRUE(run.ok()) << run.toString();
+  const float *got = static_cast<const float *>((*session)->outputData(0));
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (std::isnan(expected[i]))
+      EXPECT_TRUE(std::isnan(got[i])) << "element " << i;
+    else
+      EXPECT_NEAR(got[i], expected[i], 1e-5) << "element " << i;
+  }
+}
+
+TEST(RingAttention, OneMemberRunsWithoutACommunicator) { runOneMember(false); }
+
+TEST(RingAttention, RowsWithEveryKeyMaskedAreNaN) { runOneMember(true); }
+
 TEST(RingAttention, TheLoaderRefusesMalformedKeyStarts) {
   // The writer runs the loader's checks on what it serialises.
   StatusOr<std::vector<uint8_t>> bytes = ringArtifact({}, {0, 2, 5});
@@ -219,6 +298,11 @@ TEST(RingAttention, TheLoaderRefusesMalformedKeyStarts) {
   bytes = ringArtifact({}, {0, 3, 2, 5});
   ASSERT_FALSE(bytes.ok());
   EXPECT_NE(bytes.status().message().find("key starts decrease"),
+            std::string::npos)
+      << bytes.status().toString();
+  bytes = ringArtifact({}, {1, 2, 2, 5});
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_NE(bytes.status().message().find("key starts must begin at 0"),
             std::string::npos)
       << bytes.status().toString();
 }

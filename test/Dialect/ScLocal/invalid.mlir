@@ -1415,3 +1415,14 @@ func.func @ring_values(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4x
   scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>) {values_are_keys}
   return
 }
+
+// -----
+
+// case: ring_attention whose queries start before the sequence
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @ring_query_start(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %y: memref<3x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{query_start must be >= 0; got -2}}
+  scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>) {is_causal, query_start = -2 : i64}
+  return
+}

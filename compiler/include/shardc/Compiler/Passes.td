@@ -18,10 +18,11 @@ def ScPartition : Pass<"sc-partition", "mlir::ModuleOp"> {
     (all-reduce, all-gather-v, reduce-scatter-v), rings for attention over a
     split sequence (one `scl.ring_attention` per rank, or with
     `unroll-rings` an exchange and a block of attention per member), one
-    gather of local moments for norms and softmax over a split dim. Ranks whose programs come out identical share one `scl`
-    function (peers are relative mesh offsets), so an even 1-D split gives at
-    most three classes at any world size. What cannot be partitioned yet is a
-    located error naming the op and the sharding.
+    gather of local moments for norms and softmax over a split dim. Ranks
+    whose programs come out identical share one `scl` function (peers are
+    relative mesh offsets), so an even 1-D split gives at most three classes
+    at any world size. What cannot be partitioned yet is a located error
+    naming the op and the sharding.
 
     Without a split over several ranks (or with `unpartitioned`) the result
     is one class `@<entry>_all` for rank 0: the unpartitioned model.
@@ -367,7 +368,8 @@ def ScDeepenHalos : Pass<"sc-deepen-halos", "mlir::ModuleOp"> {
 }
 
 def ScOverlapHalos : Pass<"sc-overlap-halos", "mlir::ModuleOp"> {
-  let summary = "Computes while halo exchanges are in flight (a conv's interior, a ring's block)";
+  let summary = "Computes while halo exchanges are in flight (a conv's "
+                "interior, a ring's block)";
   let description = [{
     In every rank-class function, a `scl.halo_exchange` whose one output is
     first read by a `Conv` kernel (as its input) becomes a start and an

@@ -68,6 +68,9 @@ bool isReturned(mlir::Value v);
 /// `root` and every scl.view of it, transitively.
 llvm::SmallPtrSet<mlir::Value, 4> aliasesOf(mlir::Value root);
 
+/// Whether `op` exchanges data with other ranks (it writes CommResource).
+bool communicates(mlir::Operation *op);
+
 /// Whether `op` may write one of `buffers`. An op that does not declare its
 /// memory effects writes every buffer it takes.
 bool mayWrite(mlir::Operation *op,

@@ -304,9 +304,10 @@ struct OnlineBlock {
 
 /// Folds `b` into the running row max m (l), sum of exp(score - m) lsum (l)
 /// and unnormalised output o (l, ev), which `first` starts instead. The
-/// result is o / lsum once every block is in. scratch: l * s floats.
+/// result is o / lsum once every block is in. Tiles of query rows run on
+/// the OpenMP team, each with bounded scores of its own.
 void attendOnline(const OnlineBlock &b, bool first, float *m, float *lsum,
-                  float *o, float *scratch);
+                  float *o);
 
 struct NeighborhoodParams {
   int rank = 0; // spatial dims 1..3
