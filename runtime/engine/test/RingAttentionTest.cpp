@@ -73,7 +73,8 @@ TensorDescSpec tensor(std::string name, std::vector<int64_t> shape, size_t dim,
 /// over the heads, v (1, its keys or all, kEv), [mask (its queries, all
 /// keys)], output (kHeads, its queries, kEv).
 StatusOr<std::vector<uint8_t>>
-ringArtifact(const RingCase &c, std::vector<int64_t> starts = kKeyStarts) {
+ringArtifact(const RingCase &c, std::vector<int64_t> starts = kKeyStarts,
+             std::vector<int64_t> lastRankStarts = {}) {
   ArtifactWriter w({"x"}, {3});
   int64_t ev = c.values == Values::AreKeys ? kE : kEv;
   for (int r = 0; r < 3; ++r) {
@@ -94,7 +95,9 @@ ringArtifact(const RingCase &c, std::vector<int64_t> starts = kKeyStarts) {
     ring.meshAxes = {0};
     ring.ints = {c.causal, c.mask, c.values == Values::Whole,
                  c.values == Values::AreKeys};
-    ring.ints.insert(ring.ints.end(), starts.begin(), starts.end());
+    const std::vector<int64_t> &own =
+        r == 2 && !lastRankStarts.empty() ? lastRankStarts : starts;
+    ring.ints.insert(ring.ints.end(), own.begin(), own.end());
     ring.floats = {0.7, double(kQueryStarts[size_t(r)])};
     rc.program = {ring};
     rc.inputSlots = {0, 1};
@@ -303,6 +306,17 @@ TEST(RingAttention, TheLoaderRefusesMalformedKeyStarts) {
   bytes = ringArtifact({}, {1, 2, 2, 5});
   ASSERT_FALSE(bytes.ok());
   EXPECT_NE(bytes.status().message().find("key starts must begin at 0"),
+            std::string::npos)
+      << bytes.status().toString();
+}
+
+TEST(RingAttention, TheLoaderRefusesMembersThatDisagreeOnTheStarts) {
+  // Rank 2's own block is right, but it thinks the others hold 1 and 1
+  // keys: it would send and receive blocks of other sizes.
+  StatusOr<std::vector<uint8_t>> bytes =
+      ringArtifact({}, kKeyStarts, {0, 1, 2, 5});
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_NE(bytes.status().message().find("disagree on collective 0"),
             std::string::npos)
       << bytes.status().toString();
 }
