@@ -251,7 +251,10 @@ Status Session::Impl::prepareProfile() {
     if (inst.kernel() >= 0 && root.kernel_symbols() &&
         uint32_t(inst.kernel()) < root.kernel_symbols()->size())
       p.kernel = root.kernel_symbols()->Get(uint32_t(inst.kernel()))->str();
-    if (!isCommunication(inst.opcode())) {
+    // A ring computes as much as it communicates: its bytes are its slots',
+    // like a compute step's.
+    if (!isCommunication(inst.opcode()) ||
+        inst.opcode() == fb::Opcode::RingAttention) {
       p.bytesRead = bytesOf(inst.inputs());
       p.bytesWritten = bytesOf(inst.outputs());
       p.flops = exec::stepFlops(inst, slots);

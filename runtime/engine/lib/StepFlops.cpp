@@ -2,6 +2,8 @@
 
 #include "StepFlops.h"
 
+#include <algorithm>
+
 namespace shardrt::exec {
 namespace {
 
@@ -66,6 +68,16 @@ uint64_t stepFlops(const fb::Instruction &inst,
     return b.size() < 2
                ? 0
                : 2 * uint64_t(b[b.size() - 2]) * (product(a) + product(y));
+  case Opcode::RingAttention: {
+    // As Attention, over every key of the ring (the last key start); the
+    // blocks a causal rank skips are counted too, as Attention counts its
+    // masked keys.
+    const auto *ints = inst.ints();
+    if (!ints || ints->size() < 5)
+      return 0;
+    uint64_t keys = uint64_t(std::max<int64_t>(ints->Get(ints->size() - 1), 0));
+    return 2 * keys * (product(a) + product(y));
+  }
   case Opcode::NeighborhoodAttention: {
     StatusOr<cpu::NeighborhoodParams> na = decodeNeighborhood(inst, ctx);
     return na.ok() ? 2 * windowKeys(*na) * (product(a) + product(y)) : 0;

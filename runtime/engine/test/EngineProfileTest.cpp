@@ -198,11 +198,15 @@ TEST(EngineProfile, FlopsOfContractionsAndAttention) {
        {2, 3, 5, 1, 1, 0, 0, 0, 0, 6, 7}, {0.4});
   uint32_t u = m.output("relu", {2, 8, 16, 16});
   m.op(Opcode::Unary, {c}, {u}, {}, {}, "relu");
+  // A ring of one member (a world of one): Attention's count over its keys.
+  uint32_t ring = m.output("ring", {2, 5, 3});
+  m.op(Opcode::RingAttention, {q, k, v}, {ring}, {0, 0, 0, 0, 0, 6},
+       {0.5, 0.0});
 
   std::unique_ptr<Session> s = profiledSession(m);
   ASSERT_TRUE(s);
   const std::vector<StepProfile> &p = s->profile();
-  ASSERT_EQ(p.size(), 8u);
+  ASSERT_EQ(p.size(), 9u);
   // Output positions x (Cin / groups x kernel) products.
   EXPECT_EQ(p[0].flops, 2u * (2 * 8 * 16 * 16) * (3 * 3 * 3));
   EXPECT_EQ(p[1].flops, 2u * (1 * 6 * 14 * 12) * (4 * 3 * 3));
@@ -215,6 +219,8 @@ TEST(EngineProfile, FlopsOfContractionsAndAttention) {
   // Every query and head meets its 3 x 5 window's keys and values (dim 5).
   EXPECT_EQ(p[6].flops, 2u * (6 * 7 * 2) * (3 * 5) * (5 + 5));
   EXPECT_EQ(p[7].flops, 0u);
+  EXPECT_EQ(p[8].flops, p[5].flops);
+  EXPECT_EQ(p[8].bytesRead, p[5].bytesRead);
 }
 
 TEST(EngineProfile, RefusedWithACudaGraph) {
