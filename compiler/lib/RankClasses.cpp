@@ -572,6 +572,19 @@ void countRing(RankTraffic &t, scl::RingAttentionOp ring, int64_t self) {
   ++t.collectives;
 }
 
+/// A ring's group, flags and key starts (shared with its other members'
+/// classes) and floats into `inst`, and its traffic on the member at `self`.
+void readRing(RankClassProgram &p, art::InstructionSpec &inst,
+              scl::RingAttentionOp ring, SharedIntLists &lists, int64_t self) {
+  inst.meshAxes.assign(ring.getMeshAxes().begin(), ring.getMeshAxes().end());
+  inst.ints = lists.get({ring.getIsCausal(), bool(ring.getMask()),
+                         ring.getValuesWhole(), ring.getValuesAreKeys()},
+                        ring.getKeyStartsAttr());
+  inst.floats = {ring.getScale().convertToDouble(),
+                 double(ring.getQueryStart())};
+  countRing(p.traffic, ring, self);
+}
+
 /// The transfers of `x` into `inst`, and their traffic (local copies move
 /// nothing between ranks).
 void readHaloExchange(RankClassProgram &p, art::InstructionSpec &inst,
@@ -605,11 +618,11 @@ void readHaloExchange(RankClassProgram &p, art::InstructionSpec &inst,
 void readBlockCollective(RankClassProgram &p, art::InstructionSpec &inst,
                          ArrayRef<int64_t> axes, int64_t dim,
                          ArrayRef<int64_t> extents, MemRefType block,
-                         SharedIntLists *lists) {
+                         SharedIntLists &lists) {
   inst.meshAxes.assign(axes.begin(), axes.end());
   std::vector<int64_t> ints = {dim};
   ints.insert(ints.end(), extents.begin(), extents.end());
-  inst.ints = lists ? lists->get(std::move(ints)) : art::IntList(ints);
+  inst.ints = lists.get(std::move(ints));
   countBlocks(p.traffic, inst.opcode == fb::Opcode::AllGather, block, dim,
               extents);
 }
@@ -676,11 +689,9 @@ art::IntList SharedIntLists::get(const std::vector<int64_t> &prefix,
 
 FailureOr<RankClassProgram>
 readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex,
-              SharedIntLists *lists) {
-  auto shared = [&](std::vector<int64_t> values) {
-    return lists ? lists->get(std::move(values))
-                 : art::IntList(std::move(values));
-  };
+              SharedIntLists *given) {
+  SharedIntLists own;
+  SharedIntLists &lists = given ? *given : own;
   RankClassProgram p;
   p.name = f.getName().str();
   auto ranks =
@@ -796,7 +807,7 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex,
       llvm::append_range(ints, a.getSplitExtents());
       ints.push_back(a.getConcatDim());
       llvm::append_range(ints, a.getConcatExtents());
-      inst.ints = shared(std::move(ints));
+      inst.ints = lists.get(std::move(ints));
       countAllToAll(p.traffic, a.getInput().getType(), a.getOutput().getType(),
                     a.getSplitDim());
     } else if (auto ring = dyn_cast<scl::RingAttentionOp>(op)) {
@@ -804,27 +815,13 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex,
                                 ring.getValue()};
       if (ring.getMask())
         ins.push_back(ring.getMask());
-      art::InstructionSpec &inst =
-          emit(fb::Opcode::RingAttention, ins, ring.getOutput());
-      inst.meshAxes.assign(ring.getMeshAxes().begin(),
-                           ring.getMeshAxes().end());
-      std::vector<int64_t> flags = {ring.getIsCausal(), bool(ring.getMask()),
-                                    ring.getValuesWhole(),
-                                    ring.getValuesAreKeys()};
-      if (lists) {
-        inst.ints = lists->get(flags, ring.getKeyStartsAttr());
-      } else {
-        llvm::append_range(flags, ring.getKeyStarts());
-        inst.ints = art::IntList(std::move(flags));
-      }
-      inst.floats = {ring.getScale().convertToDouble(),
-                     double(ring.getQueryStart())};
       if (!context)
         context = scl::rankContextOf(&op);
       if (failed(*context))
         return failure();
-      countRing(p.traffic, ring,
-                (*context)->groupPosition(ring.getMeshAxes(), p.ranks.front()));
+      readRing(p, emit(fb::Opcode::RingAttention, ins, ring.getOutput()), ring,
+               lists,
+               (*context)->groupPosition(ring.getMeshAxes(), p.ranks.front()));
     } else if (auto fused = dyn_cast<scl::FusedElementwiseOp>(op)) {
       p.fusedInstructions.push_back(b.program.size());
       if (failed(readFusedBody(fused, fused.getBody(),

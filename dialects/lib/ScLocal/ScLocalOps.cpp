@@ -11,7 +11,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
-#include "shardrt/artifact/shardbin_generated.h"
+#include "shardrt/artifact/Artifact.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -31,12 +31,6 @@ namespace {
 /// upper bound (32767) for collectives over part of the mesh.
 constexpr int64_t kMaxExchangeTag = 32766;
 
-bool isCommunication(shardrt::fb::Opcode op) {
-  using shardrt::fb::Opcode;
-  return (op >= Opcode::HaloExchange && op <= Opcode::Wait) ||
-         op == Opcode::RingAttention;
-}
-
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -46,7 +40,8 @@ bool isCommunication(shardrt::fb::Opcode op) {
 std::optional<shardrt::fb::Opcode> scl::computeOpcode(StringRef name) {
   for (shardrt::fb::Opcode op : shardrt::fb::EnumValuesOpcode())
     if (name == shardrt::fb::EnumNameOpcode(op) &&
-        op != shardrt::fb::Opcode::Invalid && !isCommunication(op))
+        op != shardrt::fb::Opcode::Invalid &&
+        !shardrt::artifact::communicates(op))
       return op;
   return std::nullopt;
 }

@@ -113,6 +113,8 @@ private:
   Status checkSlots(const fb::RankClass &rc, const std::string &where);
   Status checkInstruction(const fb::RankClass &rc, uint32_t index,
                           const std::string &where);
+  /// A RingAttention's flags and key starts (its axes are checked).
+  Status checkRing(const fb::Instruction &inst, const std::string &where);
   Status checkTransfer(const fb::RankClass &rc, const fb::Transfer &t,
                        const std::string &where);
   Status checkIoBindings(const fb::RankClass &rc, bool inputs,
@@ -473,32 +475,9 @@ Status Validator::checkInstruction(const fb::RankClass &rc, uint32_t index,
     if (!inMeshOrder)
       return invalid(where + " must run over every mesh axis, in mesh order");
   }
-  uint64_t members = 1;
-  for (uint32_t i = 0; i < sizeOf(inst.mesh_axes()); ++i)
-    members *= uint64_t(mesh_[inst.mesh_axes()->Get(i)]);
-  if (inst.opcode() == fb::Opcode::RingAttention &&
-      (inst.ints() != checkedRingInts_ || members != checkedRingMembers_)) {
-    // Four flags, then the key split's starts: one per member, and the end.
-    if (sizeOf(inst.ints()) != 4 + members + 1)
-      return invalid(where + " has " + to_string(sizeOf(inst.ints())) +
-                     " ints; a ring of " + to_string(members) +
-                     " members takes 4 flags and " + to_string(members + 1) +
-                     " key starts");
-    for (uint32_t i = 0; i < 4; ++i)
-      if (inst.ints()->Get(i) != 0 && inst.ints()->Get(i) != 1)
-        return invalid(where + " flag " + to_string(i) + " is " +
-                       to_string(inst.ints()->Get(i)) + "; flags are 0 or 1");
-    if (inst.ints()->Get(4) != 0)
-      return invalid(where + "'s key starts must begin at 0");
-    for (uint32_t i = 5; i < sizeOf(inst.ints()); ++i)
-      if (inst.ints()->Get(i) < inst.ints()->Get(i - 1))
-        return invalid(where + "'s key starts decrease at member " +
-                       to_string(i - 5));
-    checkedRingInts_ = inst.ints();
-    checkedRingMembers_ = members;
-  }
-  if (inst.opcode() == fb::Opcode::RingAttention && sizeOf(inst.floats()) != 2)
-    return invalid(where + " takes 2 floats (scale, first query position)");
+  if (inst.opcode() == fb::Opcode::RingAttention)
+    if (Status st = checkRing(inst, where); !st.ok())
+      return st;
   if (inst.opcode() == fb::Opcode::Wait &&
       (sizeOf(inst.ints()) < 1 || inst.ints()->Get(0) < 0 ||
        inst.ints()->Get(0) >= int64_t(index)))
@@ -508,6 +487,36 @@ Status Validator::checkInstruction(const fb::RankClass &rc, uint32_t index,
                                  where + " transfer " + to_string(i));
         !s.ok())
       return s;
+  return Status();
+}
+
+Status Validator::checkRing(const fb::Instruction &inst,
+                            const std::string &where) {
+  uint64_t members = 1;
+  for (uint32_t i = 0; i < sizeOf(inst.mesh_axes()); ++i)
+    members *= uint64_t(mesh_[inst.mesh_axes()->Get(i)]);
+  if (sizeOf(inst.floats()) != 2)
+    return invalid(where + " takes 2 floats (scale, first query position)");
+  if (inst.ints() == checkedRingInts_ && members == checkedRingMembers_)
+    return Status();
+  // Four flags, then the key split's starts: one per member, and the end.
+  if (sizeOf(inst.ints()) != 4 + members + 1)
+    return invalid(where + " has " + to_string(sizeOf(inst.ints())) +
+                   " ints; a ring of " + to_string(members) +
+                   " members takes 4 flags and " + to_string(members + 1) +
+                   " key starts");
+  for (uint32_t i = 0; i < 4; ++i)
+    if (inst.ints()->Get(i) != 0 && inst.ints()->Get(i) != 1)
+      return invalid(where + " flag " + to_string(i) + " is " +
+                     to_string(inst.ints()->Get(i)) + "; flags are 0 or 1");
+  if (inst.ints()->Get(4) != 0)
+    return invalid(where + "'s key starts must begin at 0");
+  for (uint32_t i = 5; i < sizeOf(inst.ints()); ++i)
+    if (inst.ints()->Get(i) < inst.ints()->Get(i - 1))
+      return invalid(where + "'s key starts decrease at member " +
+                     to_string(i - 5));
+  checkedRingInts_ = inst.ints();
+  checkedRingMembers_ = members;
   return Status();
 }
 

@@ -116,8 +116,6 @@ Status checkSlot(uint32_t index, const fb::BufferSlot &b) {
   return Status();
 }
 
-bool isCommunication(fb::Opcode op) { return artifact::communicates(op); }
-
 /// A compute instruction's output may not share arena bytes with one of its
 /// inputs (the kernels read inputs while writing outputs, some with memcpy),
 /// except an elementwise op writing exactly over an input: it reads each
@@ -128,7 +126,8 @@ bool isCommunication(fb::Opcode op) { return artifact::communicates(op); }
 Status checkNoOverlap(const fb::Instruction &inst, const fb::RankClass &rc,
                       const std::vector<exec::SlotInfo> &slots,
                       const std::vector<bool> &isConstant) {
-  if (isCommunication(inst.opcode()) || !inst.inputs() || !inst.outputs())
+  if (artifact::communicates(inst.opcode()) || !inst.inputs() ||
+      !inst.outputs())
     return Status();
   bool inPlace = inst.opcode() == fb::Opcode::Copy ||
                  inst.opcode() == fb::Opcode::Unary ||
@@ -253,7 +252,7 @@ Status Session::Impl::prepareProfile() {
       p.kernel = root.kernel_symbols()->Get(uint32_t(inst.kernel()))->str();
     // A ring computes as much as it communicates: its bytes are its slots',
     // like a compute step's.
-    if (!isCommunication(inst.opcode()) ||
+    if (!artifact::communicates(inst.opcode()) ||
         inst.opcode() == fb::Opcode::RingAttention) {
       p.bytesRead = bytesOf(inst.inputs());
       p.bytesWritten = bytesOf(inst.outputs());

@@ -29,11 +29,7 @@ using namespace shardrt::artifact;
 namespace {
 
 BufferSlotSpec slot(uint64_t offset, std::vector<int64_t> shape) {
-  BufferSlotSpec s;
-  s.offset = offset;
-  s.bytes = tensorBytes(fb::DType::F32, shape);
-  s.shape = std::move(shape);
-  return s;
+  return enginetest::f32Slot(offset, std::move(shape));
 }
 
 TensorDescSpec split(std::string name, std::vector<int64_t> extents) {

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestModel.h"
 #include "shardrt/Engine.h"
 #include "shardrt/artifact/ArtifactWriter.h"
 #include "shardrt/comm/Local.h"
@@ -42,11 +43,7 @@ int64_t piece(const std::vector<int64_t> &starts, int r) {
 }
 
 BufferSlotSpec slot(uint64_t offset, std::vector<int64_t> shape) {
-  BufferSlotSpec s;
-  s.offset = offset;
-  s.bytes = tensorBytes(fb::DType::F32, shape);
-  s.shape = std::move(shape);
-  return s;
+  return enginetest::f32Slot(offset, std::move(shape));
 }
 
 /// A global tensor whose dim `dim` is split over "x" as `starts` says
@@ -120,7 +117,21 @@ ringArtifact(const RingCase &c, std::vector<int64_t> starts = kKeyStarts,
   return w.serialize();
 }
 
-float value(int64_t i, float salt) { return std::sin(0.37f * i + salt); }
+/// n smooth values, different for each salt.
+std::vector<float> values(size_t n, float salt) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = std::sin(0.37f * float(i) + salt);
+  return v;
+}
+
+/// `t` repeated `times` times (keys broadcast over the heads).
+std::vector<float> repeated(const std::vector<float> &t, int64_t times) {
+  std::vector<float> out;
+  for (int64_t i = 0; i < times; ++i)
+    out.insert(out.end(), t.begin(), t.end());
+  return out;
+}
 
 /// Rows [lo, hi) of dim 1 of a (batch, rows, cols) tensor.
 std::vector<float> rows(const std::vector<float> &t, int64_t batch,
@@ -134,25 +145,17 @@ std::vector<float> rows(const std::vector<float> &t, int64_t batch,
 
 void runRing(const RingCase &c) {
   int64_t ev = c.values == Values::AreKeys ? kE : kEv;
-  std::vector<float> q(kHeads * kSeq * kE), k(kSeq * kE), v(kSeq * ev),
-      mask(kSeq * kSeq);
-  for (size_t i = 0; i < q.size(); ++i)
-    q[i] = value(int64_t(i), 0.1f);
-  for (size_t i = 0; i < k.size(); ++i)
-    k[i] = value(int64_t(i), 1.3f);
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = value(int64_t(i), 2.9f);
+  std::vector<float> q = values(kHeads * kSeq * kE, 0.1f),
+                     k = values(kSeq * kE, 1.3f), v = values(kSeq * ev, 2.9f),
+                     mask(kSeq * kSeq);
   if (c.values == Values::AreKeys)
     v = k;
   for (size_t i = 0; i < mask.size(); ++i)
     mask[i] = i % 3 == 1 ? -2.5f : 0.25f * float(i % 4);
 
   // The reference: every head against the whole (broadcast) keys.
-  std::vector<float> kk, vv, expected(kHeads * kSeq * ev);
-  for (int64_t h = 0; h < kHeads; ++h) {
-    kk.insert(kk.end(), k.begin(), k.end());
-    vv.insert(vv.end(), v.begin(), v.end());
-  }
+  std::vector<float> kk = repeated(k, kHeads), vv = repeated(v, kHeads),
+                     expected(kHeads * kSeq * ev);
   cpu::sdpa(kHeads, kSeq, kSeq, kE, ev, q.data(), kk.data(), vv.data(),
             c.mask ? mask.data() : nullptr, false, 1, c.causal, 0.7,
             expected.data());
@@ -248,25 +251,15 @@ void runOneMember(bool allMasked) {
   auto session = Session::create(*engine, nullptr);
   ASSERT_TRUE(session.ok()) << session.status().toString();
 
-  std::vector<float> q(kHeads * kSeq * kE), k(kSeq * kE), v(kSeq * kEv),
-      mask(kSeq, 0.5f);
-  for (size_t i = 0; i < q.size(); ++i)
-    q[i] = value(int64_t(i), 0.2f);
-  for (size_t i = 0; i < k.size(); ++i)
-    k[i] = value(int64_t(i), 1.1f);
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = value(int64_t(i), 2.3f);
+  std::vector<float> q = values(kHeads * kSeq * kE, 0.2f),
+                     k = values(kSeq * kE, 1.1f), v = values(kSeq * kEv, 2.3f),
+                     mask(kSeq, 0.5f);
   mask[2] = -std::numeric_limits<float>::infinity();
   if (allMasked)
     std::fill(mask.begin(), mask.end(), mask[2]);
   // The reference gets the mask materialised per query row.
-  std::vector<float> fullMask, kk, vv, expected(kHeads * kSeq * kEv);
-  for (int64_t i = 0; i < kSeq; ++i)
-    fullMask.insert(fullMask.end(), mask.begin(), mask.end());
-  for (int64_t h = 0; h < kHeads; ++h) {
-    kk.insert(kk.end(), k.begin(), k.end());
-    vv.insert(vv.end(), v.begin(), v.end());
-  }
+  std::vector<float> fullMask = repeated(mask, kSeq), kk = repeated(k, kHeads),
+                     vv = repeated(v, kHeads), expected(kHeads * kSeq * kEv);
   cpu::sdpa(kHeads, kSeq, kSeq, kE, kEv, q.data(), kk.data(), vv.data(),
             fullMask.data(), false, 1, false, 0.7, expected.data());
   ASSERT_TRUE(

@@ -36,6 +36,15 @@ using Shape = std::vector<int64_t>;
 using Floats = std::vector<float>;
 using Bytes = std::vector<uint8_t>;
 
+/// An f32 slot of `shape` at arena `offset`, for artifacts built by hand.
+inline BufferSlotSpec f32Slot(uint64_t offset, Shape shape) {
+  BufferSlotSpec s;
+  s.offset = offset;
+  s.bytes = artifact::tensorBytes(fb::DType::F32, shape);
+  s.shape = std::move(shape);
+  return s;
+}
+
 constexpr fb::DType F32 = fb::DType::F32;
 constexpr fb::DType I1 = fb::DType::I1;
 
