@@ -17,6 +17,7 @@
 
 #include "shardc/Dialect/Sc/ScOps.h"
 
+#include <limits>
 #include <numeric>
 #include <utility>
 
@@ -301,7 +302,22 @@ LogicalResult attendOnRank(Partitioner &p, const Ring &ring,
     p.ranks[r].bind(op.getResult(), e.fill(out, 0.0));
     return success();
   }
-  p.ranks[r].bind(op.getResult(), e.binary("div", *softmax.o, *softmax.l));
+  uint32_t out = e.binary("div", *softmax.o, *softmax.l);
+  if (side.mask) {
+    // A row whose every key was masked kept the floor as its max: NaN, as
+    // the unpartitioned op and the RingAttention instruction give it (the
+    // causal rule alone always leaves a query its first key).
+    uint32_t dead = p.ranks[r].temporary(fb::DType::I1, e.shape(*softmax.m));
+    p.ranks[r].emit(fb::Opcode::Compare, {*softmax.m, side.floor}, {dead}).str =
+        "le";
+    uint32_t kept = e.tmp(e.shape(out));
+    p.ranks[r].emit(
+        fb::Opcode::Select,
+        {dead, p.scalar(r, std::numeric_limits<double>::quiet_NaN()), out},
+        {kept});
+    out = kept;
+  }
+  p.ranks[r].bind(op.getResult(), out);
   return success();
 }
 
