@@ -16,6 +16,7 @@
 #include "PartitionLocal.h"
 
 #include "shardc/Dialect/Sc/ScOps.h"
+#include "shardrt/artifact/Artifact.h"
 
 #include <limits>
 #include <numeric>
@@ -322,8 +323,9 @@ LogicalResult attendOnRank(Partitioner &p, const Ring &ring,
 }
 
 /// Rank r's ring as one RingAttention instruction: the runtime runs the
-/// steps, and finds its blocks from its place in the group and `header`
-/// (the flags and the key starts, one list every rank shares).
+/// steps, and finds its blocks (and a causal ring its first query's
+/// position) from its place in the groups and `header`, one list every
+/// rank shares, so that even splits make one class.
 LogicalResult ringInstruction(Partitioner &p, const Ring &ring,
                               const art::IntList &header,
                               const std::vector<std::vector<uint32_t>> &in,
@@ -344,13 +346,7 @@ LogicalResult ringInstruction(Partitioner &p, const Ring &ring,
       p.ranks[r].emit(fb::Opcode::RingAttention, ins, {out});
   x.meshAxes.assign(ring.keys.axes.begin(), ring.keys.axes.end());
   x.ints = header;
-  // Only causal rings depend on where the queries start; the others keep
-  // one float list for every rank, so that even splits share a class.
-  int64_t queryStart = 0;
-  if (op.getIsCausal())
-    queryStart =
-        ring.queries.shard(ring.queries.shardOf(p.mesh, p.mesh.coords(r))).lo;
-  x.floats = {ring.scale, double(queryStart)};
+  x.floats = {ring.scale};
   p.ranks[r].bind(op.getResult(), out);
   return success();
 }
@@ -426,9 +422,10 @@ partition::lowerRingAttention(Partitioner &p, ScaledDotProductAttentionOp op,
             attentionScale(op.getScale(), op.getQuery()),
             {}};
   if (!p.unrollRings) {
-    art::IntList header(std::vector<int64_t>{
-        op.getIsCausal(), bool(op.getMask()), valuesWhole, valuesAreKeys});
-    header.insert(header.end(), keys.starts.begin(), keys.starts.end());
+    art::IntList header(art::ringAttentionInts(
+        {op.getIsCausal(), bool(op.getMask()), valuesWhole, valuesAreKeys},
+        std::vector<int64_t>(queries.axes.begin(), queries.axes.end()),
+        queries.starts, keys.starts));
     for (int64_t r = 0; r < p.numRanks(); ++r)
       if (failed(ringInstruction(p, ring, header, in, r)))
         return failure();

@@ -3,6 +3,7 @@
 #include "RankClasses.h"
 
 #include "shardc/Dialect/ScLocal/ScLocal.h"
+#include "shardrt/artifact/Artifact.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -258,10 +259,28 @@ Location instructionLoc(MLIRContext *ctx, const ProgramBuilder &b, size_t i) {
   return NameLoc::get(StringAttr::get(ctx, b.sourceOps[i]), inner);
 }
 
-/// A ring's key starts as an attribute, made once per shared list: each
-/// attribute hashes every start when made, and a causal ring has a class
-/// (and so an op) per rank.
-using KeyStartsCache = llvm::DenseMap<const int64_t *, DenseI64ArrayAttr>;
+/// A ring's lists as attributes (the query ones null unless causal), made
+/// once per shared ints list: each attribute hashes every start when made,
+/// and an uneven ring may have a class (and so an op) per rank.
+struct RingAttrs {
+  DenseI64ArrayAttr keyStarts, queryAxes, queryStarts;
+};
+using RingAttrsCache = llvm::DenseMap<const int64_t *, RingAttrs>;
+
+/// The attributes of a ring whose ints (art::ringAttentionInts) are `ints`,
+/// over a group of `members`.
+RingAttrs ringAttrs(Builder &builder, ArrayRef<int64_t> ints, int64_t members) {
+  RingAttrs attrs;
+  size_t keysAt = ints.size() - size_t(members + 1);
+  attrs.keyStarts = builder.getDenseI64ArrayAttr(ints.drop_front(keysAt));
+  if (ints[0]) {
+    size_t queryAxes = size_t(ints[4]);
+    attrs.queryAxes = builder.getDenseI64ArrayAttr(ints.slice(5, queryAxes));
+    attrs.queryStarts = builder.getDenseI64ArrayAttr(
+        ints.slice(5 + queryAxes, keysAt - 5 - queryAxes));
+  }
+  return attrs;
+}
 
 /// Writes rank `r`'s program as the body of `f`, without the fills in
 /// `unread` (unreadFills of it) and their buffers.
@@ -269,7 +288,7 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
                            const RankPrograms &programs, int64_t r,
                            const std::vector<bool> &unread,
                            ArrayRef<FlatSymbolRefAttr> constantSymbols,
-                           KeyStartsCache &keyStarts) {
+                           RingAttrsCache &ringAttrsOf) {
   const ProgramBuilder &b = programs.ranks[r];
   MLIRContext *ctx = builder.getContext();
   Block *body = f.addEntryBlock();
@@ -360,21 +379,24 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
       break;
     }
     case fb::Opcode::RingAttention: {
-      // ints: is_causal, has_mask, values_whole, values_are_keys, starts;
-      // floats: scale, the first query's position.
+      // ints: art::ringAttentionInts; floats: the scale.
       ArrayRef<int64_t> ints(inst.ints);
-      DenseI64ArrayAttr &starts = keyStarts[inst.ints.data()];
-      if (!starts)
-        starts = builder.getDenseI64ArrayAttr(ints.drop_front(4));
+      RingAttrs &attrs = ringAttrsOf[inst.ints.data()];
+      if (!attrs.keyStarts) {
+        int64_t members = 1;
+        ArrayRef<int64_t> mesh = sc::MeshOp(programs.mesh).getShape();
+        for (int64_t a : inst.meshAxes)
+          members *= mesh[size_t(a)];
+        attrs = ringAttrs(builder, ints, members);
+      }
       auto unit = [&](int64_t flag) {
         return flag ? builder.getUnitAttr() : UnitAttr();
       };
       scl::RingAttentionOp::create(
-          builder, loc, builder.getDenseI64ArrayAttr(axes()), starts,
-          builder.getF64FloatAttr(inst.floats[0]),
-          builder.getI64IntegerAttr(int64_t(inst.floats[1])), unit(ints[0]),
-          unit(ints[2]), unit(ints[3]), ins[0], ins[1], ins[2],
-          ints[1] ? ins[3] : Value(), outs[0]);
+          builder, loc, builder.getDenseI64ArrayAttr(axes()), attrs.keyStarts,
+          builder.getF64FloatAttr(inst.floats[0]), unit(ints[0]),
+          attrs.queryAxes, attrs.queryStarts, unit(ints[2]), unit(ints[3]),
+          ins[0], ins[1], ins[2], ints[1] ? ins[3] : Value(), outs[0]);
       break;
     }
     case fb::Opcode::SendRecv:
@@ -437,7 +459,7 @@ LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
   }
 
   SmallVector<Attribute> classSymbols;
-  KeyStartsCache keyStarts;
+  RingAttrsCache ringAttrsOf;
   Block::iterator after = std::next(Block::iterator(entry));
   for (size_t c = 0; c < classRanks.size(); ++c) {
     int64_t r = classRanks[c].front();
@@ -460,7 +482,7 @@ LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
     classSymbols.push_back(FlatSymbolRefAttr::get(symbols.insert(f)));
     after = std::next(Block::iterator(f));
     if (failed(writeProgram(builder, f, programs, r, classUnread[c],
-                            constantSymbols, keyStarts)))
+                            constantSymbols, ringAttrsOf)))
       return failure();
   }
 
@@ -577,11 +599,22 @@ void countRing(RankTraffic &t, scl::RingAttentionOp ring, int64_t self) {
 void readRing(RankClassProgram &p, art::InstructionSpec &inst,
               scl::RingAttentionOp ring, SharedIntLists &lists, int64_t self) {
   inst.meshAxes.assign(ring.getMeshAxes().begin(), ring.getMeshAxes().end());
-  inst.ints = lists.get({ring.getIsCausal(), bool(ring.getMask()),
-                         ring.getValuesWhole(), ring.getValuesAreKeys()},
-                        ring.getKeyStartsAttr());
-  inst.floats = {ring.getScale().convertToDouble(),
-                 double(ring.getQueryStart())};
+  art::RingFlags flags{ring.getIsCausal(), bool(ring.getMask()),
+                       ring.getValuesWhole(), ring.getValuesAreKeys()};
+  inst.ints = lists.get(
+      {flags.causal, flags.mask, flags.valuesWhole, flags.valuesAreKeys},
+      {ring.getKeyStartsAttr(), ring.getQueryAxesAttr(),
+       ring.getQueryStartsAttr()},
+      [&] {
+        auto vec = [](std::optional<ArrayRef<int64_t>> a) {
+          return a ? std::vector<int64_t>(a->begin(), a->end())
+                   : std::vector<int64_t>();
+        };
+        return art::ringAttentionInts(flags, vec(ring.getQueryAxes()),
+                                      vec(ring.getQueryStarts()),
+                                      vec(ring.getKeyStarts()));
+      });
+  inst.floats = {ring.getScale().convertToDouble()};
   countRing(p.traffic, ring, self);
 }
 
@@ -674,16 +707,18 @@ art::IntList SharedIntLists::get(std::vector<int64_t> values) {
   return list;
 }
 
-art::IntList SharedIntLists::get(const std::vector<int64_t> &prefix,
-                                 DenseI64ArrayAttr tail) {
-  auto key = std::make_pair(tail.getAsOpaquePointer(), prefix);
-  auto known = byAttr_.find(key);
-  if (known != byAttr_.end())
+art::IntList
+SharedIntLists::get(std::vector<int64_t> flags, ArrayRef<Attribute> attrs,
+                    llvm::function_ref<std::vector<int64_t>()> make) {
+  std::vector<const void *> pointers;
+  for (Attribute a : attrs)
+    pointers.push_back(a.getAsOpaquePointer());
+  auto key = std::make_pair(std::move(pointers), std::move(flags));
+  auto known = byAttrs_.find(key);
+  if (known != byAttrs_.end())
     return known->second;
-  std::vector<int64_t> values = prefix;
-  llvm::append_range(values, tail.asArrayRef());
-  art::IntList list = get(std::move(values));
-  byAttr_.emplace(std::move(key), list);
+  art::IntList list = get(make());
+  byAttrs_.emplace(std::move(key), list);
   return list;
 }
 

@@ -17,6 +17,7 @@
 #include "shardc/Passes/Sharding.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <map>
@@ -100,16 +101,18 @@ forEachRankClass(mlir::ModuleOp module,
 class SharedIntLists {
 public:
   shardrt::artifact::IntList get(std::vector<int64_t> values);
-  /// `prefix` then `tail`'s values; found by the (uniqued) attribute
-  /// without reading them when seen before.
-  shardrt::artifact::IntList get(const std::vector<int64_t> &prefix,
-                                 mlir::DenseI64ArrayAttr tail);
+  /// The list `make` builds from `flags` and the (uniqued, possibly null)
+  /// attributes `attrs`: found by them, without calling `make`, when seen
+  /// before.
+  shardrt::artifact::IntList
+  get(std::vector<int64_t> flags, llvm::ArrayRef<mlir::Attribute> attrs,
+      llvm::function_ref<std::vector<int64_t>()> make);
 
 private:
   llvm::DenseMap<llvm::ArrayRef<int64_t>, shardrt::artifact::IntList> lists_;
-  std::map<std::pair<const void *, std::vector<int64_t>>,
+  std::map<std::pair<std::vector<const void *>, std::vector<int64_t>>,
            shardrt::artifact::IntList>
-      byAttr_;
+      byAttrs_;
 };
 
 /// Reads the scl function `f`; `constantIndex` maps scl.global names to

@@ -44,6 +44,14 @@
 // RUN: shard-run %t/causal-unlike.shardbin --random-inputs --seed 5 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/mask-inf.mlir -o %t/mask-inf.shardbin
 // RUN: shard-run %t/mask-inf.shardbin --random-inputs --seed 6 --check | FileCheck %s --check-prefix=NUM
+// RUN: sed 's/\[5, 3, 2\]//g; s/"x"=3/"x"=2/' %t/causal.mlir | shardc - --emit=plan | FileCheck %s --check-prefix=CEVEN
+// RUN: sed 's/\[5, 3, 2\]//g; s/"x"=3/"x"=2/' %t/causal.mlir | shardc - -o %t/causal-even.shardbin
+// RUN: shard-run %t/causal-even.shardbin --random-inputs --seed 4 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/causal-axes.mlir --emit=kernels | FileCheck %s --check-prefix=CAXES
+// RUN: shardc %t/causal-axes.mlir -o %t/causal-axes.shardbin
+// RUN: shard-run %t/causal-axes.shardbin --random-inputs --seed 5 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/causal-axes.mlir --unroll-rings -o %t/causal-axes-unrolled.shardbin
+// RUN: shard-run %t/causal-axes-unrolled.shardbin --random-inputs --seed 5 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/mask-dead.mlir -o %t/mask-dead.shardbin
 // RUN: shard-run %t/mask-dead.shardbin --random-inputs --seed 9 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/mask-dead.mlir --unroll-rings -o %t/mask-dead-unrolled.shardbin
@@ -191,14 +199,19 @@ func.func @main(%q: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // CAUSAL-NEXT: outputs: (1,2,2,4)
 // CAUSAL-NEXT: instructions: 51, halo exchanges: 2
 
+// An even causal split is one class: every rank carries the same ring.
+// CEVEN: rank class 'class0': ranks [0, 1]
+// CEVEN-NOT: rank class
+
 // By default each rank runs the ring as one instruction: flags (causal, no
-// mask, values passed), the key starts, and the first query's position.
+// mask, values passed), one query axis, the query starts, the key starts;
+// every rank carries the same list (the classes differ in their shapes).
 // INSTR: rank class 'class0' (ranks [0]):
-// INSTR-NEXT: 0: RingAttention (%0, %1, %2) -> %3 ints [1, 0, 0, 0, 0, 5, 8, 10] floats [5.000000e-01, 0.000000e+00] group [0]
+// INSTR-NEXT: 0: RingAttention (%0, %1, %2) -> %3 ints [1, 0, 0, 0, 1, 0, 0, 5, 8, 10, 0, 5, 8, 10] floats [5.000000e-01] group [0]
 // INSTR-NEXT: rank class 'class1' (ranks [1]):
-// INSTR-NEXT: 0: RingAttention (%0, %1, %2) -> %3 ints [1, 0, 0, 0, 0, 5, 8, 10] floats [5.000000e-01, 5.000000e+00] group [0]
+// INSTR-NEXT: 0: RingAttention (%0, %1, %2) -> %3 ints [1, 0, 0, 0, 1, 0, 0, 5, 8, 10, 0, 5, 8, 10] floats [5.000000e-01] group [0]
 // INSTR-NEXT: rank class 'class2' (ranks [2]):
-// INSTR-NEXT: 0: RingAttention (%0, %1, %2) -> %3 ints [1, 0, 0, 0, 0, 5, 8, 10] floats [5.000000e-01, 8.000000e+00] group [0]
+// INSTR-NEXT: 0: RingAttention (%0, %1, %2) -> %3 ints [1, 0, 0, 0, 1, 0, 0, 5, 8, 10, 0, 5, 8, 10] floats [5.000000e-01] group [0]
 
 //--- causal-unlike.mlir
 // Causal with queries [4, 4] and keys [6, 2]: rank 0's queries 0-3 see
@@ -223,6 +236,20 @@ func.func @main(%q: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{},
   %y = sc.scaled_dot_product_attention %q, %k, %v, %m : (tensor<1x2x10x4xf32>, tensor<1x2x10x4xf32>, tensor<1x2x10x4xf32>, tensor<10x10xf32>) -> tensor<1x2x10x4xf32>
   return %y : tensor<1x2x10x4xf32>
 }
+
+//--- causal-axes.mlir
+// Causal with the queries split over "y" only ([5, 7]) and the keys over
+// ("x", "y") ([2, 4, 1, 5]): each rank finds its first query's position
+// from the query split, not from its place in the ring.
+sc.mesh @mesh ["x"=2, "y"=2]
+func.func @main(%q: tensor<1x2x12x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"y"}[5, 7], {}]>},
+                %k: tensor<1x2x12x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x", "y"}[2, 4, 1, 5], {}]>},
+                %v: tensor<1x2x12x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x", "y"}[2, 4, 1, 5], {}]>}) -> tensor<1x2x12x4xf32> {
+  %y = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<1x2x12x4xf32>, tensor<1x2x12x4xf32>, tensor<1x2x12x4xf32>) -> tensor<1x2x12x4xf32>
+  return %y : tensor<1x2x12x4xf32>
+}
+// CAXES: rank class 'class0' (ranks [0]):
+// CAXES-NEXT: 0: RingAttention (%0, %1, %2) -> %3 ints [1, 0, 0, 0, 1, 1, 0, 5, 12, 0, 2, 6, 7, 12] floats [5.000000e-01] group [0, 1]
 
 //--- mask-dead.mlir
 // Queries 0 and 3 see no key at all: NaN, as the unpartitioned op gives, in

@@ -4,9 +4,9 @@
 // An unrolled causal ring compares positions in f32, exact up to 2^24; the
 // RingAttention instruction compares them as integers and has no limit.
 // CHECK-LABEL: func.func @main_class0
-// CHECK: scl.ring_attention over [0] starts [0, 8388609, 16777218] scale 1.000000e+00 ins({{.*}}) outs({{.*}}) {is_causal}
-// CHECK-LABEL: func.func @main_class1
-// CHECK: scl.ring_attention {{.*}} {is_causal, query_start = 8388609 : i64}
+// CHECK-SAME: scl.ranks = array<i32: 0, 1>
+// CHECK: scl.ring_attention over [0] starts [0, 8388609, 16777218] scale 1.000000e+00 causal queries over [0] starts [0, 8388609, 16777218] ins({{.*}}) outs({{.*}})
+// CHECK-NOT: func.func @main_class1
 
 // case: a causal ring over more positions than f32 counts exactly
 sc.mesh @mesh ["x"=2]

@@ -501,9 +501,10 @@ LogicalResult WaitOp::verify() {
 // Collectives
 //===----------------------------------------------------------------------===//
 
-/// Checks `axes` names a group on the context's mesh.
-static LogicalResult verifyGroup(Operation *op, const RankContext &context,
-                                 ArrayRef<int64_t> axes) {
+/// Checks `axes` (the attribute `name`) are distinct axes of the context's
+/// mesh.
+static LogicalResult verifyAxes(Operation *op, const RankContext &context,
+                                ArrayRef<int64_t> axes, StringRef name) {
   if (!context.mesh)
     return op->emitOpError("needs a mesh: its function has no '")
            << SclDialect::kMeshAttrName << "'";
@@ -511,12 +512,20 @@ static LogicalResult verifyGroup(Operation *op, const RankContext &context,
   SmallVector<bool> seen(meshRank);
   for (int64_t a : axes) {
     if (a < 0 || a >= meshRank)
-      return op->emitOpError("mesh_axes must be axes of the mesh (0..")
-             << meshRank - 1 << "); got " << a;
+      return op->emitOpError() << name << " must be axes of the mesh (0.."
+                               << meshRank - 1 << "); got " << a;
     if (seen[a])
-      return op->emitOpError("mesh_axes lists axis ") << a << " twice";
+      return op->emitOpError() << name << " lists axis " << a << " twice";
     seen[a] = true;
   }
+  return success();
+}
+
+/// Checks `axes` names a group on the context's mesh.
+static LogicalResult verifyGroup(Operation *op, const RankContext &context,
+                                 ArrayRef<int64_t> axes) {
+  if (failed(verifyAxes(op, context, axes, "mesh_axes")))
+    return failure();
   if (axes.empty())
     return op->emitOpError("has an empty group (no mesh_axes)");
   return success();
@@ -607,24 +616,41 @@ LogicalResult ReduceScatterOp::verify() {
                       getOutput().getType(), getInput().getType());
 }
 
+/// Checks the `what` starts of a ring's split over the group on `axes`:
+/// one per member, then the end; from 0, not decreasing; and each class
+/// rank's block `rows` long (`block` names the buffer and `plural` its
+/// rows in messages).
+static LogicalResult verifyRingStarts(Operation *op, const RankContext &context,
+                                      ArrayRef<int64_t> axes,
+                                      ArrayRef<int64_t> starts, StringRef what,
+                                      StringRef plural, MemRefType block,
+                                      int64_t rows) {
+  int64_t members = context.groupSize(axes);
+  if (int64_t(starts.size()) != members + 1)
+    return op->emitOpError("lists ")
+           << starts.size() << " " << what << " starts for a group of "
+           << members << " (one per member, then the end)";
+  if (starts.front() != 0)
+    return op->emitOpError() << what << " starts must begin at 0";
+  for (size_t i = 1; i < starts.size(); ++i)
+    if (starts[i] < starts[i - 1])
+      return op->emitOpError()
+             << what << " starts decrease at member " << i - 1;
+  for (int32_t rank : context.ranks) {
+    int64_t at = context.groupPosition(axes, rank);
+    if (rows != starts[at + 1] - starts[at])
+      return op->emitOpError("rank ")
+             << rank << " holds " << plural << " [" << starts[at] << ", "
+             << starts[at + 1] << ") but its " << what << " block " << block
+             << " has " << rows << " rows";
+  }
+  return success();
+}
+
 LogicalResult RingAttentionOp::verify() {
   FailureOr<RankContext> context = rankContextOf(*this);
   if (failed(context) || failed(verifyGroup(*this, *context, getMeshAxes())))
     return failure();
-  ArrayRef<int64_t> starts = getKeyStarts();
-  int64_t members = context->groupSize(getMeshAxes());
-  if (int64_t(starts.size()) != members + 1)
-    return emitOpError("lists ")
-           << starts.size() << " key starts for a group of " << members
-           << " (one per member, then the end)";
-  if (starts.front() != 0)
-    return emitOpError("key starts must begin at 0");
-  // I64Attr's getter is unsigned: read the attribute's signed value.
-  if (int64_t start = getQueryStartAttr().getInt(); start < 0)
-    return emitOpError("query_start must be >= 0; got ") << start;
-  for (size_t i = 1; i < starts.size(); ++i)
-    if (starts[i] < starts[i - 1])
-      return emitOpError("key starts decrease at member ") << i - 1;
   MemRefType q = getQuery().getType(), k = getKey().getType(),
              v = getValue().getType(), out = getOutput().getType();
   for (MemRefType t : {q, k, v, out})
@@ -634,6 +660,20 @@ LogicalResult RingAttentionOp::verify() {
              << t;
   auto rows = [](MemRefType t) { return t.getDimSize(t.getRank() - 2); };
   auto features = [](MemRefType t) { return t.getDimSize(t.getRank() - 1); };
+  ArrayRef<int64_t> starts = getKeyStarts();
+  if (failed(verifyRingStarts(*this, *context, getMeshAxes(), starts, "key",
+                              "keys", k, rows(k))))
+    return failure();
+  if (getIsCausal() != (getQueryAxes() && getQueryStarts()) ||
+      bool(getQueryAxes()) != bool(getQueryStarts()))
+    return emitOpError("takes query_axes and query_starts when causal, and "
+                       "only then");
+  if (getIsCausal() &&
+      (failed(verifyAxes(*this, *context, *getQueryAxes(), "query_axes")) ||
+       failed(verifyRingStarts(*this, *context, *getQueryAxes(),
+                               *getQueryStarts(), "query", "queries", q,
+                               rows(q)))))
+    return failure();
   if (features(k) != features(q))
     return emitOpError("contracts ") << q << " with keys " << k;
   if (getValuesAreKeys() && (getValuesWhole() || getKey() != getValue()))
@@ -641,18 +681,9 @@ LogicalResult RingAttentionOp::verify() {
   if (rows(out) != rows(q) || features(out) != features(v))
     return emitOpError("writes ")
            << out << " for queries " << q << " and values " << v;
-  for (int32_t rank : context->ranks) {
-    int64_t at = context->groupPosition(getMeshAxes(), rank);
-    int64_t own = starts[at + 1] - starts[at];
-    if (rows(k) != own)
-      return emitOpError("rank ")
-             << rank << " holds keys [" << starts[at] << ", " << starts[at + 1]
-             << ") but its key block " << k << " has " << rows(k) << " rows";
-    int64_t values = getValuesWhole() ? starts.back() : own;
-    if (rows(v) != values)
-      return emitOpError("rank ")
-             << rank << "'s values " << v << " need " << values << " rows";
-  }
+  if (int64_t values = getValuesWhole() ? starts.back() : rows(k);
+      rows(v) != values)
+    return emitOpError("values ") << v << " need " << values << " rows";
   if (Value mask = getMask()) {
     auto m = cast<MemRefType>(mask.getType());
     if (m.getRank() < 2 || !m.getElementType().isF32() ||

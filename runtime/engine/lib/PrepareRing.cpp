@@ -75,6 +75,23 @@ struct Ring {
   bool passesValues() const { return !valuesWhole && !valuesAreKeys; }
 };
 
+/// Starts of a split (one per member, then the end): from 0, not
+/// decreasing, and far below 2^53, where doubles count exactly, so that
+/// the position arithmetic cannot overflow.
+Status checkStarts(const std::vector<int64_t> &starts, const char *what) {
+  if (starts.front() != 0)
+    return invalid(std::string("its ") + what + " starts must begin at 0");
+  for (size_t i = 1; i < starts.size(); ++i)
+    if (starts[i] < starts[i - 1])
+      return invalid(std::string("its ") + what + " starts decrease");
+  if (starts.back() > (int64_t(1) << 52))
+    return invalid(std::string("its ") + what + " starts pass 2^52");
+  return Status();
+}
+
+/// The ints: the flags (causal, mask, values whole, values are the keys),
+/// the query split's axis count, its axes and starts (causal rings only:
+/// where this rank's queries start), then the key starts.
 StatusOr<Ring> decodeRing(const fb::Instruction &inst,
                           const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 3, 4, 1));
@@ -86,25 +103,30 @@ StatusOr<Ring> decodeRing(const fb::Instruction &inst,
   bool hasMask = ints.next() != 0;
   ring.valuesWhole = ints.next() != 0;
   ring.valuesAreKeys = ints.next() != 0;
+  int64_t queryAxes = ints.next();
+  if (queryAxes < 0 || queryAxes > int64_t(ctx.meshShape.size()) ||
+      (!ring.causal && queryAxes != 0))
+    return invalid("names " + std::to_string(queryAxes) +
+                   " query axes; a causal ring names at most the mesh's, "
+                   "others none");
+  std::vector<int64_t> queryStarts;
+  Group queries;
+  if (ring.causal) {
+    SHARDRT_ASSIGN_OR_RETURN(queries,
+                             groupOver(ints.next(size_t(queryAxes)), ctx));
+    queryStarts = ints.next(queries.ranks.size() + 1);
+  }
   ring.starts = ints.next(ring.group.ranks.size() + 1);
   SHARDRT_RETURN_IF_ERROR(ints.finish());
-  if (ring.starts.front() != 0)
-    return invalid("its key starts must begin at 0");
-  for (size_t i = 1; i < ring.starts.size(); ++i)
-    if (ring.starts[i] < ring.starts[i - 1])
-      return invalid("its key starts decrease");
+  SHARDRT_RETURN_IF_ERROR(checkStarts(ring.starts, "key"));
+  if (ring.causal) {
+    SHARDRT_RETURN_IF_ERROR(checkStarts(queryStarts, "query"));
+    ring.queryLo = queryStarts[queries.index];
+  }
   std::vector<double> floats = floatAttrs(inst);
-  // Positions stay far below 2^53, where doubles count exactly, so that
-  // the position arithmetic cannot overflow.
-  if (floats.size() != 2 || !std::isfinite(floats[0]) ||
-      !(floats[1] >= 0 && floats[1] <= 0x1p52) ||
-      floats[1] != std::floor(floats[1]))
-    return invalid("takes floats: a finite scale and a whole first query "
-                   "position in [0, 2^52]");
+  if (floats.size() != 1 || !std::isfinite(floats[0]))
+    return invalid("takes one float: a finite scale");
   ring.scale = floats[0];
-  ring.queryLo = int64_t(floats[1]);
-  if (ring.starts.back() > (int64_t(1) << 52))
-    return invalid("its key starts pass 2^52");
   if (hasMask != (numInputs(inst) == 4))
     return invalid(std::string("says it has ") + (hasMask ? "a" : "no") +
                    " mask but has " + std::to_string(numInputs(inst)) +
@@ -119,6 +141,11 @@ StatusOr<Ring> decodeRing(const fb::Instruction &inst,
   ring.l = q[q.size() - 2];
   ring.e = q.back();
   ring.ev = v.back();
+  if (ring.causal && ring.queryLo + ring.l != queryStarts[queries.index + 1])
+    return invalid(
+        "the queries are " + shapeStr(q) + "; expected " +
+        std::to_string(queryStarts[queries.index + 1] - ring.queryLo) +
+        " rows (its query block)");
   int64_t own = ring.rows(int64_t(ring.group.index));
   if (k.back() != ring.e || k[k.size() - 2] != own)
     return invalid("the keys are " + shapeStr(k) + "; expected " +

@@ -69,9 +69,9 @@ uint64_t stepFlops(const fb::Instruction &inst,
                ? 0
                : 2 * uint64_t(b[b.size() - 2]) * (product(a) + product(y));
   case Opcode::RingAttention: {
-    // As Attention, over every key of the ring (the last key start); the
-    // blocks a causal rank skips are counted too, as Attention counts its
-    // masked keys.
+    // As Attention, over every key of the ring (the last int: the key
+    // starts come last); the blocks a causal rank skips are counted too,
+    // as Attention counts its masked keys.
     const auto *ints = inst.ints();
     if (!ints || ints->size() < 5)
       return 0;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TestModel.h"
+#include "shardrt/artifact/Artifact.h"
 
 #include <chrono>
 
@@ -200,8 +201,8 @@ TEST(EngineProfile, FlopsOfContractionsAndAttention) {
   m.op(Opcode::Unary, {c}, {u}, {}, {}, "relu");
   // A ring of one member (a world of one): Attention's count over its keys.
   uint32_t ring = m.output("ring", {2, 5, 3});
-  m.op(Opcode::RingAttention, {q, k, v}, {ring}, {0, 0, 0, 0, 0, 6},
-       {0.5, 0.0});
+  m.op(Opcode::RingAttention, {q, k, v}, {ring},
+       shardrt::artifact::ringAttentionInts({}, {}, {}, {0, 6}), {0.5});
 
   std::unique_ptr<Session> s = profiledSession(m);
   ASSERT_TRUE(s);

@@ -11,6 +11,7 @@
 
 #include "TestModel.h"
 #include "shardrt/Engine.h"
+#include "shardrt/artifact/Artifact.h"
 #include "shardrt/artifact/ArtifactWriter.h"
 #include "shardrt/comm/Local.h"
 #include "shardrt/cpu/Kernels.h"
@@ -69,9 +70,12 @@ TensorDescSpec tensor(std::string name, std::vector<int64_t> shape, size_t dim,
 /// Per rank: q (kHeads, its queries, kE), k (1, its keys, kE) broadcast
 /// over the heads, v (1, its keys or all, kEv), [mask (its queries, all
 /// keys)], output (kHeads, its queries, kEv).
+/// The ints carry `starts` as the key starts (`lastRankStarts` on rank 2
+/// when given) and, when causal, `queryStarts` over "x".
 StatusOr<std::vector<uint8_t>>
 ringArtifact(const RingCase &c, std::vector<int64_t> starts = kKeyStarts,
-             std::vector<int64_t> lastRankStarts = {}) {
+             std::vector<int64_t> lastRankStarts = {},
+             std::vector<int64_t> queryStarts = kQueryStarts) {
   ArtifactWriter w({"x"}, {3});
   int64_t ev = c.values == Values::AreKeys ? kE : kEv;
   for (int r = 0; r < 3; ++r) {
@@ -90,12 +94,12 @@ ringArtifact(const RingCase &c, std::vector<int64_t> starts = kKeyStarts,
       ring.inputs.push_back(4);
     ring.outputs = {3};
     ring.meshAxes = {0};
-    ring.ints = {c.causal, c.mask, c.values == Values::Whole,
-                 c.values == Values::AreKeys};
     const std::vector<int64_t> &own =
         r == 2 && !lastRankStarts.empty() ? lastRankStarts : starts;
-    ring.ints.insert(ring.ints.end(), own.begin(), own.end());
-    ring.floats = {0.7, double(kQueryStarts[size_t(r)])};
+    ring.ints = ringAttentionInts({c.causal, c.mask, c.values == Values::Whole,
+                                   c.values == Values::AreKeys},
+                                  {0}, queryStarts, own);
+    ring.floats = {0.7};
     rc.program = {ring};
     rc.inputSlots = {0, 1};
     if (c.values != Values::AreKeys)
@@ -233,8 +237,8 @@ void runOneMember(bool allMasked) {
   ring.inputs = {0, 1, 2, 3};
   ring.outputs = {4};
   ring.meshAxes = {0};
-  ring.ints = {0, 1, 0, 0, 0, kSeq};
-  ring.floats = {0.7, 0.0};
+  ring.ints = ringAttentionInts({false, true, false, false}, {}, {}, {0, kSeq});
+  ring.floats = {0.7};
   rc.program = {ring};
   rc.inputSlots = {0, 1, 2, 3};
   rc.outputSlots = {4};
@@ -287,8 +291,9 @@ TEST(RingAttention, TheLoaderRefusesMalformedKeyStarts) {
   // The writer runs the loader's checks on what it serialises.
   StatusOr<std::vector<uint8_t>> bytes = ringArtifact({}, {0, 2, 5});
   ASSERT_FALSE(bytes.ok());
-  EXPECT_NE(bytes.status().message().find("a ring of 3 members takes 4 "
-                                          "flags and 4 key starts"),
+  EXPECT_NE(bytes.status().message().find(
+                "a ring of 3 members takes 5, 0 query axes, 0 query starts "
+                "and 4 key starts"),
             std::string::npos)
       << bytes.status().toString();
   bytes = ringArtifact({}, {0, 3, 2, 5});
@@ -301,6 +306,26 @@ TEST(RingAttention, TheLoaderRefusesMalformedKeyStarts) {
   EXPECT_NE(bytes.status().message().find("key starts must begin at 0"),
             std::string::npos)
       << bytes.status().toString();
+}
+
+TEST(RingAttention, TheLoaderRefusesMalformedQuerySplits) {
+  RingCase causal{Values::Passed, true, false};
+  StatusOr<std::vector<uint8_t>> bytes =
+      ringArtifact(causal, kKeyStarts, {}, {0, 2, 5});
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_NE(bytes.status().message().find("1 query axes, 4 query starts"),
+            std::string::npos)
+      << bytes.status().toString();
+  bytes = ringArtifact(causal, kKeyStarts, {}, {0, 3, 2, 5});
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_NE(bytes.status().message().find("query starts decrease at member 1"),
+            std::string::npos)
+      << bytes.status().toString();
+  // A ring that is not causal names no query split.
+  InstructionSpec ring;
+  ring.ints = ringAttentionInts({}, {0}, {}, kKeyStarts);
+  EXPECT_EQ(ring.ints[4], 0);
+  EXPECT_EQ(ring.ints.size(), 5u + kKeyStarts.size());
 }
 
 TEST(RingAttention, TheLoaderRefusesMembersThatDisagreeOnTheStarts) {
@@ -326,6 +351,22 @@ TEST(RingAttention, ASessionRefusesKeysUnlikeTheirBlock) {
   });
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("rows (its block) of 3 features"),
+            std::string::npos)
+      << s.toString();
+}
+
+TEST(RingAttention, ASessionRefusesQueriesUnlikeTheirBlock) {
+  // The query starts give rank 0 one query where its slot holds two.
+  StatusOr<std::vector<uint8_t>> bytes =
+      ringArtifact({Values::Passed, true, false}, kKeyStarts, {}, {0, 1, 3, 5});
+  ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
+  auto engine = Engine::loadFromMemory(bytes->data(), bytes->size());
+  ASSERT_TRUE(engine.ok()) << engine.status().toString();
+  Status s = comm::LocalWorld::run(3, [&](comm::Communicator &comm) -> Status {
+    return Session::create(*engine, &comm).status();
+  });
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("expected 1 rows (its query block)"),
             std::string::npos)
       << s.toString();
 }

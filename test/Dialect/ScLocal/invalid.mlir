@@ -1418,11 +1418,56 @@ func.func @ring_values(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4x
 
 // -----
 
-// case: ring_attention whose queries start before the sequence
+// case: causal ring_attention without the query split
 sc.mesh @grid ["x"=2, "y"=2]
-func.func @ring_query_start(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %y: memref<3x4xf32>)
+func.func @ring_causal_no_queries(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %y: memref<3x4xf32>)
     attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
-  // expected-error @+1 {{query_start must be >= 0; got -2}}
-  scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>) {is_causal, query_start = -2 : i64}
+  // expected-error @+1 {{takes query_axes and query_starts when causal, and only then}}
+  scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>) {is_causal}
+  return
+}
+
+// -----
+
+// case: ring_attention with a query split but not causal
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @ring_queries_not_causal(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %y: memref<3x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{takes query_axes and query_starts when causal, and only then}}
+  scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>) {query_axes = array<i64: 1>, query_starts = array<i64: 0, 3, 6>}
+  return
+}
+
+// -----
+
+// case: causal ring_attention whose query axes repeat
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @ring_query_axes(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %y: memref<3x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{query_axes lists axis 1 twice}}
+  scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 causal queries over [1, 1] starts [0, 3, 6] ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>)
+  return
+}
+
+// -----
+
+// case: causal ring_attention whose query starts do not begin at 0
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @ring_query_starts(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %y: memref<3x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{query starts must begin at 0}}
+  scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 causal queries over [0] starts [-2, 1, 4] ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>)
+  return
+}
+
+// -----
+
+// case: causal ring_attention whose queries are not the rank's block (rank 2
+// is member 1 of the query split over "x")
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @ring_query_block(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %y: memref<3x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
+  // expected-error @+1 {{rank 2 holds queries [3, 5) but its query block 'memref<3x4xf32>' has 3 rows}}
+  scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 causal queries over [0] starts [0, 3, 5] ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>)
   return
 }

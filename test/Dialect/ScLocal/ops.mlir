@@ -156,15 +156,17 @@ func.func @view(%x: memref<1x8x2x3xf32>) -> memref<4x1xf32>
 // -----
 
 // A ring over axis "y" of a 2x2 mesh: ranks 0 and 2 are its first members
-// (keys [0, 3)); the values arrive whole along the keys, the mask is added.
+// (keys [0, 3)), and of the causal query split; the values arrive whole
+// along the keys, the mask is added.
 sc.mesh @grid ["x"=2, "y"=2]
 // CHECK-LABEL: func.func @ring
 func.func @ring(%q: memref<2x3x4xf32>, %k: memref<1x3x4xf32>, %v: memref<1x5x2xf32>, %m: memref<3x5xf32>) -> memref<2x3x2xf32>
     attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 2>} {
   %y = memref.alloc() : memref<2x3x2xf32>
-  // CHECK: scl.ring_attention over [1] starts [0, 3, 5] scale 5.000000e-01 ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : memref<2x3x4xf32>, memref<1x3x4xf32>, memref<1x5x2xf32>, memref<3x5xf32>) outs(%{{.*}} : memref<2x3x2xf32>) {is_causal, query_start = 3 : i64, values_whole}
+  // CHECK: scl.ring_attention over [1] starts [0, 3, 5] scale 5.000000e-01 causal queries over [1] starts [0, 3, 5] ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : memref<2x3x4xf32>, memref<1x3x4xf32>, memref<1x5x2xf32>, memref<3x5xf32>) outs(%{{.*}} : memref<2x3x2xf32>) {values_whole}
   scl.ring_attention over [1] starts [0, 3, 5] scale 0.5
+      causal queries over [1] starts [0, 3, 5]
       ins(%q, %k, %v, %m : memref<2x3x4xf32>, memref<1x3x4xf32>, memref<1x5x2xf32>, memref<3x5xf32>)
-      outs(%y : memref<2x3x2xf32>) {is_causal, query_start = 3 : i64, values_whole}
+      outs(%y : memref<2x3x2xf32>) {values_whole}
   return %y : memref<2x3x2xf32>
 }

@@ -337,22 +337,32 @@ def Scl_RingAttentionOp : Scl_CollectiveOp<"ring_attention"> {
       Lq, and 1 or every key); scores are kept at the lowest float or
       above, so that a block whose keys are all masked cannot make a row's
       max -inf.
-    - `is_causal`: the query at global position `query_start + i` sees the
-      keys at or before it; blocks wholly after the queries are skipped.
+    - `is_causal`: the queries are split over `query_axes` (the first
+      major; none when whole) at `query_starts` (one per member of that
+      group, then the end), and the query at global position
+      `query_starts[j] + i` of member j sees the keys at or before it;
+      blocks wholly after the queries are skipped. Every rank of a ring
+      carries the same attributes, so that even splits share a class.
 
     ```mlir
     scl.ring_attention over [0] starts [0, 2, 2, 5] scale 0.5
         ins(%q, %k, %v : memref<2x3x4xf32>, memref<1x2x4xf32>,
                          memref<1x2x4xf32>)
         outs(%y : memref<2x3x4xf32>)
+    scl.ring_attention over [0] starts [0, 2, 4, 6] scale 0.5
+        causal queries over [0] starts [0, 2, 4, 6]
+        ins(%q, %k, %k : memref<2x2x4xf32>, memref<2x2x4xf32>,
+                         memref<2x2x4xf32>)
+        outs(%y : memref<2x2x4xf32>) {values_are_keys}
     ```
   }];
   let arguments = (ins
     DenseI64ArrayAttr:$mesh_axes,
     DenseI64ArrayAttr:$key_starts,
     F64Attr:$scale,
-    DefaultValuedAttr<I64Attr, "0">:$query_start,
     UnitAttr:$is_causal,
+    OptionalAttr<DenseI64ArrayAttr>:$query_axes,
+    OptionalAttr<DenseI64ArrayAttr>:$query_starts,
     UnitAttr:$values_whole,
     UnitAttr:$values_are_keys,
     Arg<Scl_Buffer, "", [MemRead]>:$query,
@@ -363,6 +373,8 @@ def Scl_RingAttentionOp : Scl_CollectiveOp<"ring_attention"> {
   );
   let assemblyFormat = [{
     `over` $mesh_axes `starts` $key_starts `scale` $scale
+    (`causal` $is_causal^ `queries` `over` $query_axes `starts`
+     $query_starts)?
     `ins` `(` $query `,` $key `,` $value (`,` $mask^)? `:` type($query) `,`
     type($key) `,` type($value) (`,` type($mask)^)? `)`
     `outs` `(` $output `:` type($output) `)` attr-dict

@@ -48,6 +48,22 @@ inline bool communicates(fb::Opcode op) {
          op == fb::Opcode::RingAttention;
 }
 
+/// What a RingAttention computes beyond its operands.
+struct RingFlags {
+  bool causal = false, mask = false, valuesWhole = false, valuesAreKeys = false;
+};
+
+/// The ints of a RingAttention: the four flags, the count of the query
+/// split's mesh axes, those axes and the query starts (causal rings only:
+/// they place each rank's queries in the sequence), then the key starts
+/// (one per member of the ring's group, then the end). Every rank of a
+/// ring carries the same list. The key starts come last, so the last int
+/// is the number of keys.
+std::vector<int64_t> ringAttentionInts(const RingFlags &flags,
+                                       const std::vector<int64_t> &queryAxes,
+                                       const std::vector<int64_t> &queryStarts,
+                                       const std::vector<int64_t> &keyStarts);
+
 /// The box of a tensor that one rank owns: offset and extent per dimension.
 struct LocalShard {
   std::vector<int64_t> offset;
