@@ -17,7 +17,6 @@
 #include <cstdint>
 #include <limits>
 #include <string>
-#include <tuple>
 #include <unordered_set>
 
 namespace shardrt::artifact::detail {
@@ -114,9 +113,6 @@ private:
   Status checkSlots(const fb::RankClass &rc, const std::string &where);
   Status checkInstruction(const fb::RankClass &rc, uint32_t index,
                           const std::string &where);
-  /// A RingAttention's flags, query split and key starts (its axes are
-  /// checked).
-  Status checkRing(const fb::Instruction &inst, const std::string &where);
   Status checkTransfer(const fb::RankClass &rc, const fb::Transfer &t,
                        const std::string &where);
   Status checkIoBindings(const fb::RankClass &rc, bool inputs,
@@ -135,11 +131,9 @@ private:
   uint64_t blobBytes_ = 0;
   std::vector<int32_t> rankToClass_;
   std::vector<bool> symbolDefined_;
-  /// The last ring ints list found well formed, and for how many members:
-  /// the writer stores a long list once, and a ring's members (a class
-  /// each when causal) share it.
-  const Vector<int64_t> *checkedRingInts_ = nullptr;
-  uint64_t checkedRingMembers_ = 0;
+  /// The last ring list checked: the members of a ring (a class each
+  /// when uneven) share it.
+  CheckedRing checkedRing_;
 };
 
 Status Validator::run(std::vector<int32_t> &rankToClass) {
@@ -478,7 +472,8 @@ Status Validator::checkInstruction(const fb::RankClass &rc, uint32_t index,
       return invalid(where + " must run over every mesh axis, in mesh order");
   }
   if (inst.opcode() == fb::Opcode::RingAttention)
-    if (Status st = checkRing(inst, where); !st.ok())
+    if (Status st = checkRingAttention(rc, inst, mesh_, where, checkedRing_);
+        !st.ok())
       return st;
   if (inst.opcode() == fb::Opcode::Wait &&
       (sizeOf(inst.ints()) < 1 || inst.ints()->Get(0) < 0 ||
@@ -489,76 +484,6 @@ Status Validator::checkInstruction(const fb::RankClass &rc, uint32_t index,
                                  where + " transfer " + to_string(i));
         !s.ok())
       return s;
-  return Status();
-}
-
-Status Validator::checkRing(const fb::Instruction &inst,
-                            const std::string &where) {
-  auto groupSize = [&](auto axisAt, uint32_t count) {
-    uint64_t members = 1;
-    for (uint32_t i = 0; i < count; ++i)
-      members *= uint64_t(mesh_[size_t(axisAt(i))]);
-    return members;
-  };
-  uint64_t members =
-      groupSize([&](uint32_t i) { return inst.mesh_axes()->Get(i); },
-                sizeOf(inst.mesh_axes()));
-  if (sizeOf(inst.floats()) != 1)
-    return invalid(where + " takes 1 float (the scale)");
-  if (inst.ints() == checkedRingInts_ && members == checkedRingMembers_)
-    return Status();
-  // Five ints (four flags and the query axes' count), the query axes and
-  // starts (causal rings only), then the key split's starts: one per
-  // member, and the end.
-  uint32_t size = sizeOf(inst.ints());
-  if (size < 5)
-    return invalid(where + " has " + to_string(size) +
-                   " ints; a ring takes at least 5");
-  const Vector<int64_t> &ints = *inst.ints();
-  for (uint32_t i = 0; i < 4; ++i)
-    if (ints.Get(i) != 0 && ints.Get(i) != 1)
-      return invalid(where + " flag " + to_string(i) + " is " +
-                     to_string(ints.Get(i)) + "; flags are 0 or 1");
-  bool causal = ints.Get(0) != 0;
-  int64_t queryAxes = ints.Get(4);
-  if (queryAxes < 0 || uint64_t(queryAxes) > mesh_.size() ||
-      (!causal && queryAxes != 0) || uint64_t(queryAxes) + 5 > size)
-    return invalid(where + " names " + to_string(queryAxes) +
-                   " query axes; a causal ring names at most the mesh's, "
-                   "others none");
-  std::vector<bool> seen(mesh_.size(), false);
-  for (uint32_t i = 5; i < 5 + uint32_t(queryAxes); ++i) {
-    int64_t axis = ints.Get(i);
-    if (axis < 0 || uint64_t(axis) >= mesh_.size() || seen[size_t(axis)])
-      return invalid(where + "'s query axes must be distinct mesh axes");
-    seen[size_t(axis)] = true;
-  }
-  uint64_t queryStarts =
-      causal ? groupSize([&](uint32_t i) { return ints.Get(5 + i); },
-                         uint32_t(queryAxes)) +
-                   1
-             : 0;
-  uint64_t keysAt = 5 + uint64_t(queryAxes) + queryStarts;
-  if (size != keysAt + members + 1)
-    return invalid(where + " has " + to_string(size) + " ints; a ring of " +
-                   to_string(members) + " members takes 5, " +
-                   to_string(queryAxes) + " query axes, " +
-                   to_string(queryStarts) + " query starts and " +
-                   to_string(members + 1) + " key starts");
-  for (auto [lo, hi, what] :
-       {std::tuple{uint32_t(5 + queryAxes), uint32_t(keysAt), "query"},
-        std::tuple{uint32_t(keysAt), size, "key"}}) {
-    if (lo == hi)
-      continue;
-    if (ints.Get(lo) != 0)
-      return invalid(where + "'s " + what + " starts must begin at 0");
-    for (uint32_t i = lo + 1; i < hi; ++i)
-      if (ints.Get(i) < ints.Get(i - 1))
-        return invalid(where + "'s " + what + " starts decrease at member " +
-                       to_string(i - 1 - lo));
-  }
-  checkedRingInts_ = inst.ints();
-  checkedRingMembers_ = members;
   return Status();
 }
 

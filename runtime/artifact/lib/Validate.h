@@ -50,6 +50,20 @@ Status validateArtifact(const fb::Artifact &root,
 Status checkPairing(const fb::Artifact &root,
                     const std::vector<int32_t> &rankToClass);
 
+/// The ring list last found well formed, and for how many members.
+struct CheckedRing {
+  const flatbuffers::Vector<int64_t> *ints = nullptr;
+  uint64_t members = 0;
+};
+
+/// A RingAttention `inst` of class `rc` whose operands and mesh axes are
+/// checked (ValidateRing.cpp): its ints (ringAttentionInts) and float, and
+/// each rank's blocks against the starts. `checked` spares reading the
+/// starts again when the next ring shares the list.
+Status checkRingAttention(const fb::RankClass &rc, const fb::Instruction &inst,
+                          const std::vector<int64_t> &mesh,
+                          const std::string &where, CheckedRing &checked);
+
 /// Mesh shape of a validated artifact (empty for a 0-d mesh).
 std::vector<int64_t> meshShape(const fb::Artifact &root);
 
