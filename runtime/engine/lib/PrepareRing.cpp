@@ -89,18 +89,16 @@ Status checkStarts(const std::vector<int64_t> &starts, const char *what) {
   return Status();
 }
 
-/// The ints: the flags (causal, mask, values whole, values are the keys),
-/// the query split's axis count, its axes and starts (causal rings only:
-/// where this rank's queries start), then the key starts.
-StatusOr<Ring> decodeRing(const fb::Instruction &inst,
-                          const PrepareContext &ctx) {
-  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 3, 4, 1));
-  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
-  Ring ring;
+/// The ring's flags, groups, starts and scale (ringAttentionInts: the
+/// flags, the query split's axis count, its axes and starts for causal
+/// rings, then the key starts). `queryRows` becomes the rows of this rank's
+/// query block (-1 when the ring is not causal).
+Status readRingAttrs(const fb::Instruction &inst, const PrepareContext &ctx,
+                     Ring &ring, bool &hasMask, int64_t &queryRows) {
   SHARDRT_ASSIGN_OR_RETURN(ring.group, groupOf(inst, ctx));
   IntReader ints(inst);
   ring.causal = ints.next() != 0;
-  bool hasMask = ints.next() != 0;
+  hasMask = ints.next() != 0;
   ring.valuesWhole = ints.next() != 0;
   ring.valuesAreKeys = ints.next() != 0;
   int64_t queryAxes = ints.next();
@@ -119,18 +117,22 @@ StatusOr<Ring> decodeRing(const fb::Instruction &inst,
   ring.starts = ints.next(ring.group.ranks.size() + 1);
   SHARDRT_RETURN_IF_ERROR(ints.finish());
   SHARDRT_RETURN_IF_ERROR(checkStarts(ring.starts, "key"));
+  queryRows = -1;
   if (ring.causal) {
     SHARDRT_RETURN_IF_ERROR(checkStarts(queryStarts, "query"));
     ring.queryLo = queryStarts[queries.index];
+    queryRows = queryStarts[queries.index + 1] - ring.queryLo;
   }
   std::vector<double> floats = floatAttrs(inst);
   if (floats.size() != 1 || !std::isfinite(floats[0]))
     return invalid("takes one float: a finite scale");
   ring.scale = floats[0];
-  if (hasMask != (numInputs(inst) == 4))
-    return invalid(std::string("says it has ") + (hasMask ? "a" : "no") +
-                   " mask but has " + std::to_string(numInputs(inst)) +
-                   " inputs");
+  return Status();
+}
+
+/// The operands' shapes against the starts, and the batch broadcast.
+Status readRingShapes(const fb::Instruction &inst, const PrepareContext &ctx,
+                      Ring &ring, bool hasMask, int64_t queryRows) {
   const Shape &q = inSlot(inst, ctx, 0).shape, &k = inSlot(inst, ctx, 1).shape,
               &v = inSlot(inst, ctx, 2).shape,
               &out = outSlot(inst, ctx, 0).shape;
@@ -141,11 +143,9 @@ StatusOr<Ring> decodeRing(const fb::Instruction &inst,
   ring.l = q[q.size() - 2];
   ring.e = q.back();
   ring.ev = v.back();
-  if (ring.causal && ring.queryLo + ring.l != queryStarts[queries.index + 1])
-    return invalid(
-        "the queries are " + shapeStr(q) + "; expected " +
-        std::to_string(queryStarts[queries.index + 1] - ring.queryLo) +
-        " rows (its query block)");
+  if (queryRows >= 0 && ring.l != queryRows)
+    return invalid("the queries are " + shapeStr(q) + "; expected " +
+                   std::to_string(queryRows) + " rows (its query block)");
   int64_t own = ring.rows(int64_t(ring.group.index));
   if (k.back() != ring.e || k[k.size() - 2] != own)
     return invalid("the keys are " + shapeStr(k) + "; expected " +
@@ -196,6 +196,25 @@ StatusOr<Ring> decodeRing(const fb::Instruction &inst,
   ring.out = outIdx(inst, 0);
   for (int64_t member = 0; member < ring.members(); ++member)
     ring.maxRows = std::max(ring.maxRows, ring.rows(member));
+  return Status();
+}
+
+/// The loader has checked the ring's lists and every rank's blocks against
+/// them; prepare checks again what it indexes with, as every step does, so
+/// that no change to the loader can make a step read out of bounds.
+StatusOr<Ring> decodeRing(const fb::Instruction &inst,
+                          const PrepareContext &ctx) {
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 3, 4, 1));
+  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
+  Ring ring;
+  bool hasMask = false;
+  int64_t queryRows = -1;
+  SHARDRT_RETURN_IF_ERROR(readRingAttrs(inst, ctx, ring, hasMask, queryRows));
+  if (hasMask != (numInputs(inst) == 4))
+    return invalid(std::string("says it has ") + (hasMask ? "a" : "no") +
+                   " mask but has " + std::to_string(numInputs(inst)) +
+                   " inputs");
+  SHARDRT_RETURN_IF_ERROR(readRingShapes(inst, ctx, ring, hasMask, queryRows));
   return ring;
 }
 
