@@ -236,6 +236,24 @@ struct OnlineSoftmax {
   }
 };
 
+/// `out` with NaN in the rows whose every key was masked: their running
+/// max kept the floor. The unpartitioned op and the RingAttention
+/// instruction give NaN there too (the causal rule alone always leaves a
+/// query its first key, so only a mask can hide every key).
+uint32_t nanWhereEveryKeyMasked(Partitioner &p, int64_t r,
+                                const OnlineSoftmax &softmax, uint32_t floor,
+                                uint32_t out) {
+  Emit e{p.ranks[r]};
+  uint32_t dead = p.ranks[r].temporary(fb::DType::I1, e.shape(*softmax.m));
+  p.ranks[r].emit(fb::Opcode::Compare, {*softmax.m, floor}, {dead}).str = "le";
+  uint32_t kept = e.tmp(e.shape(out));
+  p.ranks[r].emit(
+      fb::Opcode::Select,
+      {dead, p.scalar(r, std::numeric_limits<double>::quiet_NaN()), out},
+      {kept});
+  return kept;
+}
+
 /// Rank r's program of the ring: one step per member, each passing the
 /// blocks on and attending to the one at hand. A causal block wholly after
 /// the rank's queries is skipped (it is still passed on).
@@ -304,20 +322,8 @@ LogicalResult attendOnRank(Partitioner &p, const Ring &ring,
     return success();
   }
   uint32_t out = e.binary("div", *softmax.o, *softmax.l);
-  if (side.mask) {
-    // A row whose every key was masked kept the floor as its max: NaN, as
-    // the unpartitioned op and the RingAttention instruction give it (the
-    // causal rule alone always leaves a query its first key).
-    uint32_t dead = p.ranks[r].temporary(fb::DType::I1, e.shape(*softmax.m));
-    p.ranks[r].emit(fb::Opcode::Compare, {*softmax.m, side.floor}, {dead}).str =
-        "le";
-    uint32_t kept = e.tmp(e.shape(out));
-    p.ranks[r].emit(
-        fb::Opcode::Select,
-        {dead, p.scalar(r, std::numeric_limits<double>::quiet_NaN()), out},
-        {kept});
-    out = kept;
-  }
+  if (side.mask)
+    out = nanWhereEveryKeyMasked(p, r, softmax, side.floor, out);
   p.ranks[r].bind(op.getResult(), out);
   return success();
 }

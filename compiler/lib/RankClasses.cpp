@@ -268,16 +268,24 @@ struct RingAttrs {
 using RingAttrsCache = llvm::DenseMap<const int64_t *, RingAttrs>;
 
 /// The attributes of a ring whose ints (art::ringAttentionInts) are `ints`,
-/// over a group of `members`.
-RingAttrs ringAttrs(Builder &builder, ArrayRef<int64_t> ints, int64_t members) {
+/// over a group of `members` on `mesh`.
+FailureOr<RingAttrs> ringAttrs(Builder &builder, Location loc,
+                               ArrayRef<int64_t> ints, int64_t members,
+                               ArrayRef<int64_t> mesh) {
+  shardrt::StatusOr<art::RingIntsLayout> l = art::ringIntsLayout(
+      [&](size_t i) { return ints[i]; }, ints.size(), uint64_t(members),
+      std::vector<int64_t>(mesh.begin(), mesh.end()));
+  if (!l.ok())
+    return emitError(loc, "internal error: a RingAttention ")
+           << l.status().message();
+  auto list = [&](size_t at, size_t size) {
+    return builder.getDenseI64ArrayAttr(ints.slice(at, size));
+  };
   RingAttrs attrs;
-  size_t keysAt = ints.size() - size_t(members + 1);
-  attrs.keyStarts = builder.getDenseI64ArrayAttr(ints.drop_front(keysAt));
-  if (ints[0]) {
-    size_t queryAxes = size_t(ints[4]);
-    attrs.queryAxes = builder.getDenseI64ArrayAttr(ints.slice(5, queryAxes));
-    attrs.queryStarts = builder.getDenseI64ArrayAttr(
-        ints.slice(5 + queryAxes, keysAt - 5 - queryAxes));
+  attrs.keyStarts = list(l->keyStartsAt, l->keyStarts);
+  if (l->flags.causal) {
+    attrs.queryAxes = list(l->queryAxesAt, l->queryAxes);
+    attrs.queryStarts = list(l->queryStartsAt, l->queryStarts);
   }
   return attrs;
 }
@@ -387,7 +395,11 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
         ArrayRef<int64_t> mesh = sc::MeshOp(programs.mesh).getShape();
         for (int64_t a : inst.meshAxes)
           members *= mesh[size_t(a)];
-        attrs = ringAttrs(builder, ints, members);
+        FailureOr<RingAttrs> made =
+            ringAttrs(builder, loc, ints, members, mesh);
+        if (failed(made))
+          return failure();
+        attrs = *made;
       }
       auto unit = [&](int64_t flag) {
         return flag ? builder.getUnitAttr() : UnitAttr();
@@ -594,8 +606,9 @@ void countRing(RankTraffic &t, scl::RingAttentionOp ring, int64_t self) {
   ++t.collectives;
 }
 
-/// A ring's group, flags and key starts (shared with its other members'
-/// classes) and floats into `inst`, and its traffic on the member at `self`.
+/// A ring's group, ints (art::ringAttentionInts, shared with its other
+/// members' classes) and scale into `inst`, and its traffic on the member
+/// at `self`.
 void readRing(RankClassProgram &p, art::InstructionSpec &inst,
               scl::RingAttentionOp ring, SharedIntLists &lists, int64_t self) {
   inst.meshAxes.assign(ring.getMeshAxes().begin(), ring.getMeshAxes().end());

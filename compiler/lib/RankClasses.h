@@ -95,7 +95,7 @@ forEachRankClass(mlir::ModuleOp module,
                      fn);
 
 /// One IntList per distinct content, for the lists that every member of a
-/// group carries alike (a collective's extents, a ring's key starts): read
+/// group carries alike (a collective's extents, a ring's ints): read
 /// into each rank class separately, they would cost classes x members ints
 /// where every rank is a class of its own.
 class SharedIntLists {

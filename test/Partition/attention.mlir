@@ -52,6 +52,14 @@
 // RUN: shard-run %t/causal-axes.shardbin --random-inputs --seed 5 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/causal-axes.mlir --unroll-rings -o %t/causal-axes-unrolled.shardbin
 // RUN: shard-run %t/causal-axes-unrolled.shardbin --random-inputs --seed 5 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/causal-whole-queries.mlir --emit=kernels | FileCheck %s --check-prefix=CWHOLE
+// RUN: shardc %t/causal-whole-queries.mlir -o %t/causal-whole-queries.shardbin
+// RUN: shard-run %t/causal-whole-queries.shardbin --random-inputs --seed 6 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/causal-queries-yx.mlir --emit=kernels | FileCheck %s --check-prefix=CYX
+// RUN: shardc %t/causal-queries-yx.mlir -o %t/causal-queries-yx.shardbin
+// RUN: shard-run %t/causal-queries-yx.shardbin --random-inputs --seed 7 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/causal-queries-yx.mlir --unroll-rings -o %t/causal-queries-yx-unrolled.shardbin
+// RUN: shard-run %t/causal-queries-yx-unrolled.shardbin --random-inputs --seed 7 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/mask-dead.mlir -o %t/mask-dead.shardbin
 // RUN: shard-run %t/mask-dead.shardbin --random-inputs --seed 9 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/mask-dead.mlir --unroll-rings -o %t/mask-dead-unrolled.shardbin
@@ -250,6 +258,31 @@ func.func @main(%q: tensor<1x2x12x4xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 }
 // CAXES: rank class 'class0' (ranks [0]):
 // CAXES-NEXT: 0: RingAttention (%0, %1, %2) -> %3 ints [1, 0, 0, 0, 1, 1, 0, 5, 12, 0, 2, 6, 7, 12] floats [5.000000e-01] group [0, 1]
+
+//--- causal-whole-queries.mlir
+// Causal with every query on every rank and the keys split [4, 0, 5]: the
+// query split is over no axes, starts [0, 9].
+sc.mesh @mesh ["x"=3]
+func.func @main(%q: tensor<1x2x9x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {}, {}]>},
+                %k: tensor<1x2x9x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[4, 0, 5], {}]>},
+                %v: tensor<1x2x9x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[4, 0, 5], {}]>}) -> tensor<1x2x9x4xf32> {
+  %y = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<1x2x9x4xf32>, tensor<1x2x9x4xf32>, tensor<1x2x9x4xf32>) -> tensor<1x2x9x4xf32>
+  return %y : tensor<1x2x9x4xf32>
+}
+// CWHOLE: 0: RingAttention (%0, %1, %2) -> %3 ints [1, 0, 0, 0, 0, 0, 9, 0, 4, 4, 9] floats [5.000000e-01] group [0]
+
+//--- causal-queries-yx.mlir
+// Causal with the queries split over ("y", "x"), y major, [3, 0, 5, 4], and
+// the keys over "x": rank 1 (y = 1, x = 0) is the query split's member 2,
+// holding queries [3, 8); rank 2 (y = 0, x = 1) is member 1, holding none.
+sc.mesh @mesh ["x"=2, "y"=2]
+func.func @main(%q: tensor<1x2x12x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"y", "x"}[3, 0, 5, 4], {}]>},
+                %k: tensor<1x2x12x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[7, 5], {}]>},
+                %v: tensor<1x2x12x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[7, 5], {}]>}) -> tensor<1x2x12x4xf32> {
+  %y = sc.scaled_dot_product_attention %q, %k, %v {is_causal = true} : (tensor<1x2x12x4xf32>, tensor<1x2x12x4xf32>, tensor<1x2x12x4xf32>) -> tensor<1x2x12x4xf32>
+  return %y : tensor<1x2x12x4xf32>
+}
+// CYX: 0: RingAttention (%0, %1, %2) -> %3 ints [1, 0, 0, 0, 2, 1, 0, 0, 3, 3, 8, 12, 0, 7, 12] floats [5.000000e-01] group [0]
 
 //--- mask-dead.mlir
 // Queries 0 and 3 see no key at all: NaN, as the unpartitioned op gives, in

@@ -664,8 +664,8 @@ LogicalResult RingAttentionOp::verify() {
   if (failed(verifyRingStarts(*this, *context, getMeshAxes(), starts, "key",
                               "keys", k, rows(k))))
     return failure();
-  if (getIsCausal() != (getQueryAxes() && getQueryStarts()) ||
-      bool(getQueryAxes()) != bool(getQueryStarts()))
+  if (bool(getQueryAxes()) != bool(getQueryStarts()) ||
+      getIsCausal() != bool(getQueryAxes()))
     return emitOpError("takes query_axes and query_starts when causal, and "
                        "only then");
   if (getIsCausal() &&

@@ -33,21 +33,6 @@ size_t dtypeSize(fb::DType dtype) {
   return 0;
 }
 
-std::vector<int64_t> ringAttentionInts(const RingFlags &flags,
-                                       const std::vector<int64_t> &queryAxes,
-                                       const std::vector<int64_t> &queryStarts,
-                                       const std::vector<int64_t> &keyStarts) {
-  std::vector<int64_t> ints = {flags.causal, flags.mask, flags.valuesWhole,
-                               flags.valuesAreKeys,
-                               flags.causal ? int64_t(queryAxes.size()) : 0};
-  if (flags.causal) {
-    ints.insert(ints.end(), queryAxes.begin(), queryAxes.end());
-    ints.insert(ints.end(), queryStarts.begin(), queryStarts.end());
-  }
-  ints.insert(ints.end(), keyStarts.begin(), keyStarts.end());
-  return ints;
-}
-
 //===----------------------------------------------------------------------===//
 // Storage
 //===----------------------------------------------------------------------===//

@@ -31,10 +31,6 @@ struct Group {
 };
 
 StatusOr<Group> groupOf(const fb::Instruction &inst, const PrepareContext &ctx);
-/// The group over mesh `axes` (distinct, inside the mesh; the first major)
-/// that this rank belongs to.
-StatusOr<Group> groupOver(const std::vector<int64_t> &axes,
-                          const PrepareContext &ctx);
 
 /// Point-to-point form of a group collective: this rank sends `sends[q]`
 /// to member q and receives `recvs[q]` from it (q != index), all under one

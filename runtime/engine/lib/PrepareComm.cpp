@@ -264,20 +264,15 @@ Status wholeWorld(const fb::Instruction &inst, const PrepareContext &ctx) {
 
 StatusOr<Group> groupOf(const fb::Instruction &inst,
                         const PrepareContext &ctx) {
-  std::vector<int64_t> axes;
+  std::vector<uint32_t> axes;
   if (inst.mesh_axes())
     axes.assign(inst.mesh_axes()->begin(), inst.mesh_axes()->end());
-  return groupOver(axes, ctx);
-}
-
-StatusOr<Group> groupOver(const std::vector<int64_t> &axes,
-                          const PrepareContext &ctx) {
   std::vector<bool> seen(ctx.meshShape.size());
-  for (int64_t a : axes) {
-    if (a < 0 || a >= int64_t(ctx.meshShape.size()) || seen[size_t(a)])
+  for (uint32_t a : axes) {
+    if (a >= ctx.meshShape.size() || seen[a])
       return invalid("the group's mesh axes must be distinct and inside the "
                      "mesh");
-    seen[size_t(a)] = true;
+    seen[a] = true;
   }
   Group g;
   // The world's own collectives order members by world rank: they serve
@@ -286,8 +281,8 @@ StatusOr<Group> groupOver(const std::vector<int64_t> &axes,
             std::is_sorted(axes.begin(), axes.end());
   // Enumerate the group's coordinates in the listed order, first axis major.
   std::vector<int64_t> coords = ctx.meshCoords;
-  for (int64_t a : axes)
-    coords[size_t(a)] = 0;
+  for (uint32_t a : axes)
+    coords[a] = 0;
   while (true) {
     int64_t rank = 0;
     bool self = true;
@@ -299,9 +294,8 @@ StatusOr<Group> groupOver(const std::vector<int64_t> &axes,
       g.index = g.ranks.size();
     g.ranks.push_back(int(rank));
     size_t i = axes.size();
-    while (i > 0 &&
-           ++coords[size_t(axes[i - 1])] == ctx.meshShape[size_t(axes[i - 1])])
-      coords[size_t(axes[--i])] = 0;
+    while (i > 0 && ++coords[axes[i - 1]] == ctx.meshShape[axes[i - 1]])
+      coords[axes[--i]] = 0;
     if (i == 0)
       break;
   }

@@ -19,6 +19,8 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <string>
+#include <tuple>
 
 namespace shardrt::exec {
 namespace {
@@ -75,53 +77,42 @@ struct Ring {
   bool passesValues() const { return !valuesWhole && !valuesAreKeys; }
 };
 
-/// Starts of a split (one per member, then the end): from 0, not
-/// decreasing, and far below 2^53, where doubles count exactly, so that
-/// the position arithmetic cannot overflow.
-Status checkStarts(const std::vector<int64_t> &starts, const char *what) {
-  if (starts.front() != 0)
-    return invalid(std::string("its ") + what + " starts must begin at 0");
-  for (size_t i = 1; i < starts.size(); ++i)
-    if (starts[i] < starts[i - 1])
-      return invalid(std::string("its ") + what + " starts decrease");
-  if (starts.back() > (int64_t(1) << 52))
-    return invalid(std::string("its ") + what + " starts pass 2^52");
-  return Status();
-}
-
-/// The ring's flags, groups, starts and scale (ringAttentionInts: the
-/// flags, the query split's axis count, its axes and starts for causal
-/// rings, then the key starts). `queryRows` becomes the rows of this rank's
-/// query block (-1 when the ring is not causal).
+/// The ring's flags, groups, starts and scale (artifact::ringAttentionInts).
+/// `queryRows` becomes the rows of this rank's query block (-1 when the
+/// ring is not causal).
 Status readRingAttrs(const fb::Instruction &inst, const PrepareContext &ctx,
                      Ring &ring, bool &hasMask, int64_t &queryRows) {
   SHARDRT_ASSIGN_OR_RETURN(ring.group, groupOf(inst, ctx));
-  IntReader ints(inst);
-  ring.causal = ints.next() != 0;
-  hasMask = ints.next() != 0;
-  ring.valuesWhole = ints.next() != 0;
-  ring.valuesAreKeys = ints.next() != 0;
-  int64_t queryAxes = ints.next();
-  if (queryAxes < 0 || queryAxes > int64_t(ctx.meshShape.size()) ||
-      (!ring.causal && queryAxes != 0))
-    return invalid("names " + std::to_string(queryAxes) +
-                   " query axes; a causal ring names at most the mesh's, "
-                   "others none");
-  std::vector<int64_t> queryStarts;
-  Group queries;
-  if (ring.causal) {
-    SHARDRT_ASSIGN_OR_RETURN(queries,
-                             groupOver(ints.next(size_t(queryAxes)), ctx));
-    queryStarts = ints.next(queries.ranks.size() + 1);
-  }
-  ring.starts = ints.next(ring.group.ranks.size() + 1);
-  SHARDRT_RETURN_IF_ERROR(ints.finish());
-  SHARDRT_RETURN_IF_ERROR(checkStarts(ring.starts, "key"));
+  size_t size = inst.ints() ? inst.ints()->size() : 0;
+  artifact::IntAt at = [&](size_t i) { return inst.ints()->Get(uint32_t(i)); };
+  SHARDRT_ASSIGN_OR_RETURN(artifact::RingIntsLayout l,
+                           artifact::ringIntsLayout(at, size,
+                                                    ring.group.ranks.size(),
+                                                    ctx.meshShape));
+  ring.causal = l.flags.causal;
+  hasMask = l.flags.mask;
+  ring.valuesWhole = l.flags.valuesWhole;
+  ring.valuesAreKeys = l.flags.valuesAreKeys;
+  for (auto [lo, n, what] :
+       {std::tuple{l.queryStartsAt, l.queryStarts, "query"},
+        std::tuple{l.keyStartsAt, l.keyStarts, "key"}})
+    if (std::string problem = artifact::ringStartsProblem(at, lo, lo + n, what);
+        !problem.empty())
+      return invalid("its " + problem);
+  for (size_t i = 0; i < l.keyStarts; ++i)
+    ring.starts.push_back(at(l.keyStartsAt + i));
   queryRows = -1;
   if (ring.causal) {
-    SHARDRT_RETURN_IF_ERROR(checkStarts(queryStarts, "query"));
-    ring.queryLo = queryStarts[queries.index];
-    queryRows = queryStarts[queries.index + 1] - ring.queryLo;
+    std::vector<int64_t> axes;
+    for (size_t i = 0; i < l.queryAxes; ++i)
+      axes.push_back(at(l.queryAxesAt + i));
+    // This rank's place in the query split; its members need not be listed.
+    size_t place = 0;
+    for (int64_t a : axes)
+      place = place * size_t(ctx.meshShape[size_t(a)]) +
+              size_t(ctx.meshCoords[size_t(a)]);
+    ring.queryLo = at(l.queryStartsAt + place);
+    queryRows = at(l.queryStartsAt + place + 1) - ring.queryLo;
   }
   std::vector<double> floats = floatAttrs(inst);
   if (floats.size() != 1 || !std::isfinite(floats[0]))

@@ -1451,6 +1451,50 @@ func.func @ring_query_axes(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<
 
 // -----
 
+// case: causal ring_attention with a start too few for its query split
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @ring_query_count(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %y: memref<3x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{lists 2 query starts for a group of 2 (one per member, then the end)}}
+  scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 causal queries over [0] starts [0, 3] ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>)
+  return
+}
+
+// -----
+
+// case: causal ring_attention whose query axes are not the mesh's
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @ring_query_axis(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %y: memref<3x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{query_axes must be axes of the mesh (0..1); got 2}}
+  scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 causal queries over [2] starts [0, 3, 6] ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>)
+  return
+}
+
+// -----
+
+// case: causal ring_attention whose query starts decrease
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @ring_query_decrease(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %y: memref<3x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{query starts decrease at member 1}}
+  scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 causal queries over [0] starts [0, 3, 2] ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>)
+  return
+}
+
+// -----
+
+// case: ring_attention whose values are neither the key block nor every key
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @ring_value_rows(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<2x4xf32>, %y: memref<3x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{values 'memref<2x4xf32>' need 3 rows}}
+  scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<2x4xf32>) outs(%y : memref<3x4xf32>)
+  return
+}
+
+// -----
+
 // case: causal ring_attention whose query starts do not begin at 0
 sc.mesh @grid ["x"=2, "y"=2]
 func.func @ring_query_starts(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref<3x4xf32>, %y: memref<3x4xf32>)

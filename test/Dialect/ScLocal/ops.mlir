@@ -168,5 +168,11 @@ func.func @ring(%q: memref<2x3x4xf32>, %k: memref<1x3x4xf32>, %v: memref<1x5x2xf
       causal queries over [1] starts [0, 3, 5]
       ins(%q, %k, %v, %m : memref<2x3x4xf32>, memref<1x3x4xf32>, memref<1x5x2xf32>, memref<3x5xf32>)
       outs(%y : memref<2x3x2xf32>) {values_whole}
+  // Whole queries are a split over no axes.
+  // CHECK: scl.ring_attention over [1] starts [0, 3, 5] scale 5.000000e-01 causal queries over [] starts [0, 3] ins(
+  scl.ring_attention over [1] starts [0, 3, 5] scale 0.5
+      causal queries over [] starts [0, 3]
+      ins(%q, %k, %v, %m : memref<2x3x4xf32>, memref<1x3x4xf32>, memref<1x5x2xf32>, memref<3x5xf32>)
+      outs(%y : memref<2x3x2xf32>) {values_whole}
   return %y : memref<2x3x2xf32>
 }

@@ -371,6 +371,8 @@ def Scl_RingAttentionOp : Scl_CollectiveOp<"ring_attention"> {
     Arg<Optional<Scl_Buffer>, "", [MemRead]>:$mask,
     Arg<Scl_Buffer, "", [MemWrite]>:$output
   );
+  // The verifier requires the query split exactly when causal; an op it
+  // refused prints in generic form, so the group never prints a null.
   let assemblyFormat = [{
     `over` $mesh_axes `starts` $key_starts `scale` $scale
     (`causal` $is_causal^ `queries` `over` $query_axes `starts`

@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -58,11 +59,36 @@ struct RingFlags {
 /// they place each rank's queries in the sequence), then the key starts
 /// (one per member of the ring's group, then the end). Every rank of a
 /// ring carries the same list. The key starts come last, so the last int
-/// is the number of keys.
+/// is the number of keys. (RingIntsTest pins the layout.)
 std::vector<int64_t> ringAttentionInts(const RingFlags &flags,
                                        const std::vector<int64_t> &queryAxes,
                                        const std::vector<int64_t> &queryStarts,
                                        const std::vector<int64_t> &keyStarts);
+
+/// Where the lists of a RingAttention's ints lie: each as [at, at + size).
+struct RingIntsLayout {
+  RingFlags flags;
+  size_t queryAxesAt = 5, queryAxes = 0;
+  size_t queryStartsAt = 5, queryStarts = 0; ///< none unless causal
+  size_t keyStartsAt = 5, keyStarts = 0;
+};
+
+/// Reads int i of a list.
+using IntAt = std::function<int64_t(size_t)>;
+
+/// The layout of a RingAttention's `size` ints (read through `at`) for a
+/// ring of `members` on a mesh of shape `mesh`: checks the count, the flags
+/// and that the query axes are distinct axes of the mesh, not the starts.
+/// The error says what is wrong, for the caller to place.
+StatusOr<RingIntsLayout> ringIntsLayout(const IntAt &at, size_t size,
+                                        uint64_t members,
+                                        const std::vector<int64_t> &mesh);
+
+/// Why ints [lo, hi) (read through `at`) are not the `what` starts of a
+/// split: they must begin at 0, never decrease and stay within 2^52 (so
+/// that position arithmetic in doubles stays exact); "" when they are.
+std::string ringStartsProblem(const IntAt &at, size_t lo, size_t hi,
+                              const char *what);
 
 /// The box of a tensor that one rank owns: offset and extent per dimension.
 struct LocalShard {
