@@ -11,8 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Collectives.h"
-#include "Prepare.h"
+#include "RingStep.h"
 #include "shardrt/artifact/Artifact.h"
 
 #include <algorithm>
@@ -50,38 +49,11 @@ std::vector<int64_t> batchIndices(const Shape &out, const Shape &dims) {
   return index;
 }
 
-struct Ring {
-  Group group;
-  std::vector<int64_t> starts; ///< the key split: member q's keys
-  bool causal = false, valuesWhole = false, valuesAreKeys = false;
-  double scale = 1.0;
-  int64_t queryLo = 0;
-  int64_t l = 0, e = 0, ev = 0;
-  /// Elements of one row of keys (values) across their batch dims.
-  int64_t keyBatch = 0, valueBatch = 0;
-  /// Per output batch index: the q, k, v and mask batch index.
-  std::vector<int64_t> qAt, kAt, vAt, maskAt;
-  int64_t maskRows = 0, maskCols = 0; ///< 0: no mask
-  int64_t valueRows = 0;              ///< rows of v when it arrives whole
-  uint32_t q = 0, k = 0, v = 0, mask = kNoSlot, out = 0;
-  WorkspacePlan::Ref keys[2], values[2], state;
-  int64_t maxRows = 0;
-
-  int64_t members() const { return int64_t(group.ranks.size()); }
-  int64_t rows(int64_t member) const {
-    return starts[size_t(member) + 1] - starts[size_t(member)];
-  }
-  int64_t wrap(int64_t member) const {
-    return (member % members() + members()) % members();
-  }
-  bool passesValues() const { return !valuesWhole && !valuesAreKeys; }
-};
-
 /// The ring's flags, groups, starts and scale (artifact::ringAttentionInts).
 /// `queryRows` becomes the rows of this rank's query block (-1 when the
 /// ring is not causal).
 Status readRingAttrs(const fb::Instruction &inst, const PrepareContext &ctx,
-                     Ring &ring, bool &hasMask, int64_t &queryRows) {
+                     RingStep &ring, bool &hasMask, int64_t &queryRows) {
   SHARDRT_ASSIGN_OR_RETURN(ring.group, groupOf(inst, ctx));
   size_t size = inst.ints() ? inst.ints()->size() : 0;
   artifact::IntAt at = [&](size_t i) { return inst.ints()->Get(uint32_t(i)); };
@@ -123,7 +95,7 @@ Status readRingAttrs(const fb::Instruction &inst, const PrepareContext &ctx,
 
 /// The operands' shapes against the starts, and the batch broadcast.
 Status readRingShapes(const fb::Instruction &inst, const PrepareContext &ctx,
-                      Ring &ring, bool hasMask, int64_t queryRows) {
+                      RingStep &ring, bool hasMask, int64_t queryRows) {
   const Shape &q = inSlot(inst, ctx, 0).shape, &k = inSlot(inst, ctx, 1).shape,
               &v = inSlot(inst, ctx, 2).shape,
               &out = outSlot(inst, ctx, 0).shape;
@@ -187,17 +159,31 @@ Status readRingShapes(const fb::Instruction &inst, const PrepareContext &ctx,
   ring.out = outIdx(inst, 0);
   for (int64_t member = 0; member < ring.members(); ++member)
     ring.maxRows = std::max(ring.maxRows, ring.rows(member));
+  // Element counts of the block buffers and the state, checked: the rows
+  // come from every member's starts.
+  constexpr int64_t kMaxElems = int64_t(1) << 60;
+  if (__builtin_mul_overflow(ring.keyBatch * ring.e, ring.maxRows,
+                             &ring.keyElems) ||
+      __builtin_mul_overflow(ring.valueBatch * ring.ev, ring.maxRows,
+                             &ring.valueElems) ||
+      __builtin_mul_overflow(ring.batch() * ring.l, 2 + ring.ev,
+                             &ring.stateElems) ||
+      ring.keyElems > kMaxElems || ring.valueElems > kMaxElems ||
+      ring.stateElems > kMaxElems)
+    return invalid("its blocks or state would take more than 2^62 bytes");
   return Status();
 }
+
+} // namespace
 
 /// The loader has checked the ring's lists and every rank's blocks against
 /// them; prepare checks again what it indexes with, as every step does, so
 /// that no change to the loader can make a step read out of bounds.
-StatusOr<Ring> decodeRing(const fb::Instruction &inst,
-                          const PrepareContext &ctx) {
+StatusOr<RingStep> decodeRing(const fb::Instruction &inst,
+                              const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 3, 4, 1));
   SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
-  Ring ring;
+  RingStep ring;
   bool hasMask = false;
   int64_t queryRows = -1;
   SHARDRT_RETURN_IF_ERROR(readRingAttrs(inst, ctx, ring, hasMask, queryRows));
@@ -208,6 +194,13 @@ StatusOr<Ring> decodeRing(const fb::Instruction &inst,
   SHARDRT_RETURN_IF_ERROR(readRingShapes(inst, ctx, ring, hasMask, queryRows));
   return ring;
 }
+
+namespace {
+
+/// The CPU step: the decoded ring and its workspace.
+struct Ring : RingStep {
+  WorkspacePlan::Ref keys[2], values[2], state;
+};
 
 /// Posts this step's sends of the block at hand (`rows` keys at `k`, values
 /// at `v`) and the receives of the previous member's (`incoming` rows).
@@ -322,9 +315,7 @@ Status runRing(RunContext &rc, const Ring &ring) {
                                         nextV, ring.rows(ring.wrap(block - 1)),
                                         requests));
     }
-    int64_t keyLo = ring.starts[size_t(block)];
-    bool hidden = ring.causal && keyLo >= ring.queryLo + ring.l;
-    if (ring.rows(block) > 0 && ring.l > 0 && !hidden) {
+    if (ring.rows(block) > 0 && ring.l > 0 && !ring.hidden(block)) {
       attendBlock(rc, ring, block, k, v, !attended);
       attended = true;
     }
@@ -347,32 +338,21 @@ Status runRing(RunContext &rc, const Ring &ring) {
 
 StatusOr<RunFn> prepareRingAttention(const fb::Instruction &inst,
                                      const PrepareContext &ctx) {
-  SHARDRT_ASSIGN_OR_RETURN(Ring decoded, decodeRing(inst, ctx));
-  auto ring = std::make_shared<Ring>(std::move(decoded));
-  int64_t batch = int64_t(ring->qAt.size());
-  // Element counts of the block buffers and the state, checked: the rows
-  // come from every member's starts.
-  int64_t keyElems = 0, valueElems = 0, stateElems = 0;
-  constexpr int64_t kMaxElems = int64_t(1) << 60;
-  if (__builtin_mul_overflow(ring->keyBatch * ring->e, ring->maxRows,
-                             &keyElems) ||
-      __builtin_mul_overflow(ring->valueBatch * ring->ev, ring->maxRows,
-                             &valueElems) ||
-      __builtin_mul_overflow(batch * ring->l, 2 + ring->ev, &stateElems) ||
-      keyElems > kMaxElems || valueElems > kMaxElems || stateElems > kMaxElems)
-    return invalid("its blocks or state would take more than 2^62 bytes");
+  SHARDRT_ASSIGN_OR_RETURN(RingStep decoded, decodeRing(inst, ctx));
+  auto ring = std::make_shared<Ring>();
+  static_cast<RingStep &>(*ring) = std::move(decoded);
   if (ring->members() > 1)
     for (int i = 0; i < 2; ++i) {
-      SHARDRT_ASSIGN_OR_RETURN(ring->keys[i],
-                               ctx.reserveWorkspace(uint64_t(keyElems) * 4));
+      SHARDRT_ASSIGN_OR_RETURN(
+          ring->keys[i], ctx.reserveWorkspace(uint64_t(ring->keyElems) * 4));
       if (ring->passesValues()) {
         SHARDRT_ASSIGN_OR_RETURN(
-            ring->values[i], ctx.reserveWorkspace(uint64_t(valueElems) * 4));
+            ring->values[i],
+            ctx.reserveWorkspace(uint64_t(ring->valueElems) * 4));
       }
     }
-  // m and lsum per query row, o per query row and value feature.
-  SHARDRT_ASSIGN_OR_RETURN(ring->state,
-                           ctx.reserveWorkspace(uint64_t(stateElems) * 4));
+  SHARDRT_ASSIGN_OR_RETURN(
+      ring->state, ctx.reserveWorkspace(uint64_t(ring->stateElems) * 4));
   return RunFn([ring](RunContext &rc) { return runRing(rc, *ring); });
 }
 

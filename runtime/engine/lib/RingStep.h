@@ -1,0 +1,62 @@
+//===- RingStep.h - A RingAttention, decoded ---------------------*- C++
+//-*-===//
+//
+// What every backend's ring step needs of a RingAttention instruction,
+// checked once by decodeRing (PrepareRing.cpp): the group, the blocks' rows
+// from the key starts, where this rank's queries start, the flags, and the
+// batch broadcast of q, k, v and the mask.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SHARDRT_ENGINE_LIB_RINGSTEP_H
+#define SHARDRT_ENGINE_LIB_RINGSTEP_H
+
+#include "Collectives.h"
+#include "Prepare.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace shardrt::exec {
+
+struct RingStep {
+  Group group;
+  std::vector<int64_t> starts; ///< the key split: member q's keys
+  bool causal = false, valuesWhole = false, valuesAreKeys = false;
+  double scale = 1.0;
+  int64_t queryLo = 0; ///< this rank's first query's global position
+  int64_t l = 0, e = 0, ev = 0;
+  /// Elements of one row of keys (values) across their batch dims.
+  int64_t keyBatch = 0, valueBatch = 0;
+  /// Per output batch index: the q, k, v and mask batch index.
+  std::vector<int64_t> qAt, kAt, vAt, maskAt;
+  int64_t maskRows = 0, maskCols = 0; ///< 0: no mask
+  int64_t valueRows = 0;              ///< rows of v when it arrives whole
+  uint32_t q = 0, k = 0, v = 0, mask = kNoSlot, out = 0;
+  int64_t maxRows = 0;
+  /// Elements of the largest key (value) block, and of the running state
+  /// (m and the sum per query row, o per query row and value feature).
+  int64_t keyElems = 0, valueElems = 0, stateElems = 0;
+
+  int64_t batch() const { return int64_t(qAt.size()); }
+  int64_t members() const { return int64_t(group.ranks.size()); }
+  int64_t rows(int64_t member) const {
+    return starts[size_t(member) + 1] - starts[size_t(member)];
+  }
+  int64_t wrap(int64_t member) const {
+    return (member % members() + members()) % members();
+  }
+  bool passesValues() const { return !valuesWhole && !valuesAreKeys; }
+  /// Whether step t's block (member `block`'s) is wholly after this rank's
+  /// queries under the causal rule: it is passed on but not attended.
+  bool hidden(int64_t block) const {
+    return causal && starts[size_t(block)] >= queryLo + l;
+  }
+};
+
+StatusOr<RingStep> decodeRing(const fb::Instruction &inst,
+                              const PrepareContext &ctx);
+
+} // namespace shardrt::exec
+
+#endif // SHARDRT_ENGINE_LIB_RINGSTEP_H
