@@ -60,6 +60,8 @@
 // RUN: shard-run %t/causal-queries-yx.shardbin --random-inputs --seed 7 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/causal-queries-yx.mlir --unroll-rings -o %t/causal-queries-yx-unrolled.shardbin
 // RUN: shard-run %t/causal-queries-yx-unrolled.shardbin --random-inputs --seed 7 --check | FileCheck %s --check-prefix=NUM
+// RUN: shardc %t/causal.mlir --target=cuda --emit=plan | FileCheck %s --check-prefix=CUDAUNROLLED
+// RUN: shardc %t/causal.mlir --target=cuda --unroll-rings=false --emit=plan | FileCheck %s --check-prefix=CUDAINSTR
 // RUN: shardc %t/mask-dead.mlir -o %t/mask-dead.shardbin
 // RUN: shard-run %t/mask-dead.shardbin --random-inputs --seed 9 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/mask-dead.mlir --unroll-rings -o %t/mask-dead-unrolled.shardbin
@@ -206,6 +208,17 @@ func.func @main(%q: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // CAUSAL-NEXT: inputs: (1,2,2,4)
 // CAUSAL-NEXT: outputs: (1,2,2,4)
 // CAUSAL-NEXT: instructions: 51, halo exchanges: 2
+
+// --target=cuda unrolls rings unless told not to; its backend runs the
+// instruction natively too (CudaRing.cpp).
+// CUDAUNROLLED: rank class 'class0': ranks [0]
+// CUDAUNROLLED-NEXT: inputs:
+// CUDAUNROLLED-NEXT: outputs:
+// CUDAUNROLLED-NEXT: instructions: 17, halo exchanges: 2, collectives: 0
+// CUDAINSTR: rank class 'class0': ranks [0]
+// CUDAINSTR-NEXT: inputs:
+// CUDAINSTR-NEXT: outputs:
+// CUDAINSTR-NEXT: instructions: 1, halo exchanges: 0, collectives: 1
 
 // An even causal split is one class: every rank carries the same ring.
 // CEVEN: rank class 'class0': ranks [0, 1]

@@ -108,9 +108,10 @@ cl::opt<cl::boolOrDefault> unrollRings(
     "unroll-rings",
     cl::desc("Lower attention rings to one exchange and one attention block "
              "per member on every rank instead of one RingAttention "
-             "instruction per rank; default: on for --target=cuda (whose "
-             "device kernels run the unrolled form; the instruction runs on "
-             "the host)"),
+             "instruction per rank; default: on for --target=cuda, whose "
+             "generic device steps (exchanges, GEMMs, fused kernels) run "
+             "the unrolled form (--unroll-rings=false keeps the "
+             "instruction, which the CUDA backend also runs natively)"),
     cl::cat(shardcCategory));
 cl::opt<std::string> cudaArch(
     "cuda-arch",

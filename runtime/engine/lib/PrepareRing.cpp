@@ -195,18 +195,9 @@ StatusOr<RingStep> decodeRing(const fb::Instruction &inst,
   return ring;
 }
 
-namespace {
-
-/// The CPU step: the decoded ring and its workspace.
-struct Ring : RingStep {
-  WorkspacePlan::Ref keys[2], values[2], state;
-};
-
-/// Posts this step's sends of the block at hand (`rows` keys at `k`, values
-/// at `v`) and the receives of the previous member's (`incoming` rows).
-Status passBlock(RunContext &rc, const Ring &ring, const float *k,
-                 const float *v, int64_t rows, float *nextK, float *nextV,
-                 int64_t incoming, std::vector<comm::Request> &requests) {
+Status postRingBlocks(RunContext &rc, const RingStep &ring, const float *k,
+                      const float *v, int64_t rows, float *nextK, float *nextV,
+                      int64_t incoming, std::vector<comm::Request> &requests) {
   size_t self = ring.group.index, n = ring.group.ranks.size();
   int next = ring.group.ranks[(self + 1) % n],
       previous = ring.group.ranks[(self + n - 1) % n];
@@ -236,6 +227,13 @@ Status passBlock(RunContext &rc, const Ring &ring, const float *k,
   }
   return Status();
 }
+
+namespace {
+
+/// The CPU step: the decoded ring and its workspace.
+struct Ring : RingStep {
+  WorkspacePlan::Ref keys[2], values[2], state;
+};
 
 /// Folds the block of member `block` (its keys at `k`, values at `v`) into
 /// every batch entry's running state.
@@ -311,9 +309,9 @@ Status runRing(RunContext &rc, const Ring &ring) {
       if (ring.passesValues())
         nextV = reinterpret_cast<float *>(ring.values[t % 2].data());
       // A failed post returns at once: dropping a request cancels it.
-      SHARDRT_RETURN_IF_ERROR(passBlock(rc, ring, k, v, ring.rows(block), nextK,
-                                        nextV, ring.rows(ring.wrap(block - 1)),
-                                        requests));
+      SHARDRT_RETURN_IF_ERROR(
+          postRingBlocks(rc, ring, k, v, ring.rows(block), nextK, nextV,
+                         ring.rows(ring.wrap(block - 1)), requests));
     }
     if (ring.rows(block) > 0 && ring.l > 0 && !ring.hidden(block)) {
       attendBlock(rc, ring, block, k, v, !attended);

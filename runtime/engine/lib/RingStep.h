@@ -57,6 +57,15 @@ struct RingStep {
 StatusOr<RingStep> decodeRing(const fb::Instruction &inst,
                               const PrepareContext &ctx);
 
+/// Posts a step's sends of the block at hand (`rows` keys at `k`, values at
+/// `v`) to the next member and the receives of the previous member's
+/// (`incoming` rows) into `nextK` and `nextV`, adding them to `requests`.
+/// Empty blocks are not sent: both sides know every block's rows. The
+/// pointers are device memory when the communicator takes it.
+Status postRingBlocks(RunContext &rc, const RingStep &ring, const float *k,
+                      const float *v, int64_t rows, float *nextK, float *nextV,
+                      int64_t incoming, std::vector<comm::Request> &requests);
+
 } // namespace shardrt::exec
 
 #endif // SHARDRT_ENGINE_LIB_RINGSTEP_H

@@ -403,6 +403,11 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
   case fb::Opcode::NeighborhoodAttention:
     native = prepareNeighborhoodStep(inst, ctx, lib_.stream, upload_);
     break;
+  case fb::Opcode::RingAttention:
+    native = prepareRingStep(inst, ctx, lib_, upload_, scratch_);
+    // A ring of several members waits for its blocks on the host.
+    waitsOnHost = ctx.comm != nullptr;
+    break;
   case fb::Opcode::ElementwiseFused:
   case fb::Opcode::ReductionFused:
     native = prepareKernel(inst, ctx);

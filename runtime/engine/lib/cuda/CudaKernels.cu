@@ -12,6 +12,7 @@
 #include "InterpolatePlan.h"
 #include "NeighborhoodPlan.h"
 #include "PoolPlan.h"
+#include "RingPlan.h"
 
 #include <algorithm>
 
@@ -222,6 +223,51 @@ __global__ void __launch_bounds__(kSoftmaxThreads)
   }
 }
 
+/// One block per query row of `run`: the ring's scores against one block
+/// of keys (scaled, in `scores`) through ringScore, the row max, the merge
+/// into the state (m, lsum, o rescaled), and the weights exp(score - max)
+/// in place of the scores for the GEMM that adds them times the values.
+__global__ void __launch_bounds__(kSoftmaxThreads)
+    ringRowsKernel(float *scores, const float *mask, RingView v, RingRows run,
+                   float *m, float *lsum, float *o) {
+  __shared__ float partial[kSoftmaxThreads / 32];
+  for (long long r = blockIdx.x; r < run.rows; r += gridDim.x) {
+    long long i = run.q0 + r, at = run.b * v.l + i;
+    float *row = scores + r * run.cols;
+    float best = -HUGE_VALF;
+    for (long long j = threadIdx.x; j < run.cols; j += kSoftmaxThreads) {
+      float s = ringScore(v, mask, run.b, i, run.keyLo, j, row[j]);
+      row[j] = s;
+      best = best < s ? s : best;
+    }
+    best = blockReduce(best, partial, MaxOf());
+    // Every thread reads the old max before thread 0 writes the new one:
+    // the sum's reduction below synchronises the block in between.
+    RingMerge g = ringMerge(run.first, m[at], best);
+    float sum = 0.0f;
+    for (long long j = threadIdx.x; j < run.cols; j += kSoftmaxThreads) {
+      float w = expf(row[j] - g.max);
+      row[j] = w;
+      sum += w;
+    }
+    sum = blockReduce(sum, partial, SumOf());
+    float *orow = o + at * v.ev;
+    for (long long c = threadIdx.x; c < v.ev; c += kSoftmaxThreads)
+      orow[c] = run.first ? 0.0f : orow[c] * g.alpha;
+    if (threadIdx.x == 0) {
+      lsum[at] = run.first ? sum : lsum[at] * g.alpha + sum;
+      m[at] = g.max;
+    }
+  }
+}
+
+__global__ void ringFinishKernel(float *y, const float *m, const float *lsum,
+                                 const float *o, long long n, long long ev) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    y[i] = ringOutput(m[i / ev], o[i], lsum[i / ev]);
+}
+
 /// Calls run(T()) with the unsigned type of `bytes` (1, 2, 4 or 8): the
 /// data-movement kernels only move bytes. False for another size.
 template <typename Run> bool withElementType(size_t bytes, Run &&run) {
@@ -361,6 +407,29 @@ cudaError_t launchMaskedSoftmax(float *scores, const void *mask,
     unsigned grid = unsigned(std::min<long long>(rows, 1 << 16));
     maskedSoftmaxKernel<<<grid, kSoftmaxThreads, 0, stream>>>(scores, mask,
                                                               view, blk);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t launchRingRows(float *scores, const float *mask,
+                           const RingView &view, const RingRows &run, float *m,
+                           float *lsum, float *o, cudaStream_t stream) {
+  long long rows = run.cols > 0 ? run.rows : 0;
+  return launchOver(rows, [&](unsigned) {
+    // One block per row (grid-strided past 2^16 rows).
+    unsigned grid = unsigned(std::min<long long>(rows, 1 << 16));
+    ringRowsKernel<<<grid, kSoftmaxThreads, 0, stream>>>(scores, mask, view,
+                                                         run, m, lsum, o);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t launchRingFinish(float *y, const float *m, const float *lsum,
+                             const float *o, int64_t rows, int64_t ev,
+                             cudaStream_t stream) {
+  return launchOver(rows * ev, [&](unsigned grid) {
+    ringFinishKernel<<<grid, kThreads, 0, stream>>>(y, m, lsum, o, rows * ev,
+                                                    ev);
     return cudaSuccess;
   });
 }

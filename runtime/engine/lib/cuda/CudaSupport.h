@@ -35,6 +35,8 @@ struct GatherView;       // GatherPlan.h
 struct InterpolateView;  // InterpolatePlan.h
 struct NeighborhoodView; // NeighborhoodPlan.h
 struct PoolView;         // PoolPlan.h
+struct RingRows;         // RingPlan.h
+struct RingView;         // RingPlan.h
 
 Status cublasStatus(cublasStatus_t err, const char *call);
 #ifdef SHARDRT_HAVE_CUDNN
@@ -142,6 +144,14 @@ StatusOr<RunFn> prepareAttentionStep(const fb::Instruction &inst,
                                      const PrepareContext &ctx,
                                      LibraryContext &lib,
                                      const UploadFn &upload);
+/// CudaRing.cpp: a RingAttention on the device (cuBLAS GEMMs around the
+/// ring row kernel, blocks passed between device buffers), when it has one
+/// member or the session's communicator takes device buffers (a null RunFn
+/// otherwise: the step is staged).
+StatusOr<RunFn> prepareRingStep(const fb::Instruction &inst,
+                                const PrepareContext &ctx, LibraryContext &lib,
+                                const UploadFn &upload,
+                                const ScratchFn &scratch);
 /// CudaCollectives.cpp: an AllGather, AllReduce, ReduceScatter, AllToAll
 /// or Broadcast on device memory, when the session's communicator takes
 /// device buffers (a null RunFn otherwise: the step is staged).
@@ -193,6 +203,16 @@ cudaError_t launchNeighborhoodAttention(float *y, const float *q,
 cudaError_t launchMaskedSoftmax(float *scores, const void *mask,
                                 const AttentionView &view,
                                 const AttentionBlock &blk, cudaStream_t stream);
+/// Folds one run of a ring's block into its state (RingPlan.h): the row
+/// kernel over `run.rows` rows of scaled scores, leaving the weights in
+/// `scores` for the GEMM that adds them times the values to `o`.
+cudaError_t launchRingRows(float *scores, const float *mask,
+                           const RingView &view, const RingRows &run, float *m,
+                           float *lsum, float *o, cudaStream_t stream);
+/// y = ringOutput(m, o, lsum) over `rows` rows of `ev` features.
+cudaError_t launchRingFinish(float *y, const float *m, const float *lsum,
+                             const float *o, int64_t rows, int64_t ev,
+                             cudaStream_t stream);
 /// y[i] = pooledValue(view, x, i) for every output.
 cudaError_t launchPool(float *y, const float *x, const PoolView &view,
                        cudaStream_t stream);
