@@ -75,10 +75,8 @@ uint32_t causalSeen(ProgramBuilder &b, uint32_t queryPositions,
 }
 
 /// `scores` (..., Lq, keys of one ring block) plus the user's additive mask
-/// for the block (its key dim arrives whole), kept at `floor` or above so
-/// that -inf entries cannot make a block's row max -inf.
-uint32_t maskScores(Emit &e, uint32_t scores, uint32_t mask, Interval keys,
-                    uint32_t floor) {
+/// for the block (its key dim arrives whole).
+uint32_t maskScores(Emit &e, uint32_t scores, uint32_t mask, Interval keys) {
   Shape shape = e.shape(mask);
   if (shape.back() != 1) {
     Shape start(shape.size(), 0);
@@ -86,13 +84,14 @@ uint32_t maskScores(Emit &e, uint32_t scores, uint32_t mask, Interval keys,
     shape.back() = keys.size();
     mask = e.slice(mask, start, shape);
   }
-  return e.binary("maximum", e.binary("add", scores, mask), floor);
+  return e.binary("add", scores, mask);
 }
 
-/// Masked scores become the lowest float, not -inf: a row whose keys in one
-/// block are all masked then has a finite block max, and the online merge
-/// scales its terms to zero once a visible key arrives.
-constexpr double kLowestScore = -3.4028234663852886e38;
+/// The lowest f32. While no key of a row is visible its running max is
+/// -inf; the weights are then shifted by this instead, so that each is
+/// exp(-inf) = 0 where -inf - -inf would be NaN. Masked scores stay -inf:
+/// a finite stand-in for them would take the weight of real scores as low.
+constexpr double kLowestFloat = -3.4028234663852886e38;
 
 int64_t wrap(int64_t i, int64_t n) { return (i % n + n) % n; }
 
@@ -182,7 +181,8 @@ struct RankSide {
   /// The queries times the scale, once: scaling each block's scores
   /// instead would pass over a (queries x block) matrix every step.
   uint32_t scaledQueries;
-  uint32_t floor;
+  /// Scalars: -inf (a causally hidden score), the lowest float (a shift).
+  uint32_t negInf, lowest;
   std::optional<uint32_t> mask, queryPositions;
   Interval queries;
 };
@@ -195,7 +195,7 @@ uint32_t blockScores(Partitioner &p, int64_t r, const Ring &ring,
   uint32_t scores =
       e.matmul(side.scaledQueries, e.permute(k, ring.transposeKeys));
   if (side.mask)
-    scores = maskScores(e, scores, *side.mask, keys, side.floor);
+    scores = maskScores(e, scores, *side.mask, keys);
   // A block that straddles the queries keeps the scores where the query's
   // position is at least the key's.
   if (side.queryPositions && keys.hi - 1 > side.queries.lo) {
@@ -204,55 +204,42 @@ uint32_t blockScores(Partitioner &p, int64_t r, const Ring &ring,
     uint32_t seen = causalSeen(p.ranks[r], *side.queryPositions, keyPositions,
                                side.queries.size(), keys.size());
     uint32_t kept = e.tmp(e.shape(scores));
-    p.ranks[r].emit(fb::Opcode::Select, {seen, scores, side.floor}, {kept});
+    p.ranks[r].emit(fb::Opcode::Select, {seen, scores, side.negInf}, {kept});
     scores = kept;
   }
   return scores;
 }
 
 /// The online softmax over the blocks seen so far: the running row max m,
-/// sum l of exp(score - m), and output o, the sum of exp(score - m) v.
+/// sum l of exp(score - m), and output o, the sum of exp(score - m) v. A row
+/// that no block showed a key ends with l = 0 and o = 0, so o / l is NaN,
+/// as the unpartitioned op and the RingAttention instruction give.
 struct OnlineSoftmax {
   std::optional<uint32_t> m, l, o;
 
-  void add(Emit &e, uint32_t scores, uint32_t values) {
+  /// `lowest` is the scalar kLowestFloat.
+  void add(Emit &e, uint32_t scores, uint32_t values, uint32_t lowest) {
     // The key dim is the scores' last, whichever operands added dims.
     int64_t keyDim = int64_t(e.shape(scores).size()) - 1;
     uint32_t blockMax = e.reduce("amax", scores, {keyDim}, true);
     if (!m) {
-      uint32_t probs = e.unary("exp", e.binary("sub", scores, blockMax));
+      uint32_t shift = e.binary("maximum", blockMax, lowest);
+      uint32_t probs = e.unary("exp", e.binary("sub", scores, shift));
       m = blockMax;
       l = e.reduce("sum", probs, {keyDim}, true);
       o = e.matmul(probs, values);
       return;
     }
     uint32_t newMax = e.binary("maximum", *m, blockMax);
-    uint32_t alpha = e.unary("exp", e.binary("sub", *m, newMax));
-    uint32_t probs = e.unary("exp", e.binary("sub", scores, newMax));
+    uint32_t shift = e.binary("maximum", newMax, lowest);
+    uint32_t alpha = e.unary("exp", e.binary("sub", *m, shift));
+    uint32_t probs = e.unary("exp", e.binary("sub", scores, shift));
     l = e.binary("add", e.binary("mul", *l, alpha),
                  e.reduce("sum", probs, {keyDim}, true));
     o = e.binary("add", e.binary("mul", *o, alpha), e.matmul(probs, values));
     m = newMax;
   }
 };
-
-/// `out` with NaN in the rows whose every key was masked: their running
-/// max kept the floor. The unpartitioned op and the RingAttention
-/// instruction give NaN there too (the causal rule alone always leaves a
-/// query its first key, so only a mask can hide every key).
-uint32_t nanWhereEveryKeyMasked(Partitioner &p, int64_t r,
-                                const OnlineSoftmax &softmax, uint32_t floor,
-                                uint32_t out) {
-  Emit e{p.ranks[r]};
-  uint32_t dead = p.ranks[r].temporary(fb::DType::I1, e.shape(*softmax.m));
-  p.ranks[r].emit(fb::Opcode::Compare, {*softmax.m, floor}, {dead}).str = "le";
-  uint32_t kept = e.tmp(e.shape(out));
-  p.ranks[r].emit(
-      fb::Opcode::Select,
-      {dead, p.scalar(r, std::numeric_limits<double>::quiet_NaN()), out},
-      {kept});
-  return kept;
-}
 
 /// Rank r's program of the ring: one step per member, each passing the
 /// blocks on and attending to the one at hand. A causal block wholly after
@@ -266,7 +253,8 @@ LogicalResult attendOnRank(Partitioner &p, const Ring &ring,
   Neighbours neighbours = ringNeighbours(p.mesh, ring.keys, coords);
   RankSide side;
   side.scaledQueries = e.binary("mul", in[0][r], p.scalar(r, ring.scale));
-  side.floor = p.scalar(r, kLowestScore);
+  side.negInf = p.scalar(r, -std::numeric_limits<double>::infinity());
+  side.lowest = p.scalar(r, kLowestFloat);
   if (op.getMask()) {
     side.mask = in[3][r];
     int64_t keys = e.shape(*side.mask).back();
@@ -303,7 +291,7 @@ LogicalResult attendOnRank(Partitioner &p, const Ring &ring,
         values = e.slice(v, start, shape);
       }
       uint32_t scores = blockScores(p, r, ring, side, k, keys);
-      softmax.add(e, scores, values);
+      softmax.add(e, scores, values, side.lowest);
     }
     if (!arrived.empty()) {
       k = arrived[0];
@@ -321,10 +309,7 @@ LogicalResult attendOnRank(Partitioner &p, const Ring &ring,
     p.ranks[r].bind(op.getResult(), e.fill(out, 0.0));
     return success();
   }
-  uint32_t out = e.binary("div", *softmax.o, *softmax.l);
-  if (side.mask)
-    out = nanWhereEveryKeyMasked(p, r, softmax, side.floor, out);
-  p.ranks[r].bind(op.getResult(), out);
+  p.ranks[r].bind(op.getResult(), e.binary("div", *softmax.o, *softmax.l));
   return success();
 }
 

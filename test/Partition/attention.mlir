@@ -199,22 +199,22 @@ func.func @main(%q: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // CAUSAL: rank class 'class0': ranks [0]
 // CAUSAL-NEXT: inputs: (1,2,5,4) (1,2,5,4) (1,2,5,4)
 // CAUSAL-NEXT: outputs: (1,2,5,4)
-// CAUSAL-NEXT: instructions: 18, halo exchanges: 2, collectives: 0, bytes sent: 448, received: 320
+// CAUSAL-NEXT: instructions: 20, halo exchanges: 2, collectives: 0, bytes sent: 448, received: 320
 // CAUSAL: rank class 'class1': ranks [1]
 // CAUSAL-NEXT: inputs: (1,2,3,4)
 // CAUSAL-NEXT: outputs: (1,2,3,4)
-// CAUSAL-NEXT: instructions: 36, halo exchanges: 2
+// CAUSAL-NEXT: instructions: 39, halo exchanges: 2
 // CAUSAL: rank class 'class2': ranks [2]
 // CAUSAL-NEXT: inputs: (1,2,2,4)
 // CAUSAL-NEXT: outputs: (1,2,2,4)
-// CAUSAL-NEXT: instructions: 51, halo exchanges: 2
+// CAUSAL-NEXT: instructions: 55, halo exchanges: 2
 
 // --target=cuda unrolls rings unless told not to; its backend runs the
 // instruction natively too (CudaRing.cpp).
 // CUDAUNROLLED: rank class 'class0': ranks [0]
 // CUDAUNROLLED-NEXT: inputs:
 // CUDAUNROLLED-NEXT: outputs:
-// CUDAUNROLLED-NEXT: instructions: 17, halo exchanges: 2, collectives: 0
+// CUDAUNROLLED-NEXT: instructions: 19, halo exchanges: 2, collectives: 0
 // CUDAINSTR: rank class 'class0': ranks [0]
 // CUDAINSTR-NEXT: inputs:
 // CUDAINSTR-NEXT: outputs:
@@ -299,13 +299,13 @@ func.func @main(%q: tensor<1x2x12x4xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 
 //--- mask-dead.mlir
 // Queries 0 and 3 see no key at all: NaN, as the unpartitioned op gives, in
-// both ring forms (the unrolled one floors masked scores, so it must tell
-// those rows apart at the end).
+// both ring forms. Query 4 sees keys 0 and 2 only, at the lowest float: a
+// real score, whose weights must not be taken for masked ones.
 sc.mesh @mesh ["x"=3]
 func.func @main(%q: tensor<1x2x6x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[3, 2, 1], {}]>},
                 %k: tensor<1x2x6x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[3, 2, 1], {}]>},
                 %v: tensor<1x2x6x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[3, 2, 1], {}]>}) -> tensor<1x2x6x4xf32> {
-  %m = sc.constant dense<[[0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0xFF800000, 0.0, 0.0, 0.0, 0.0], [0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0.5, 0.0, 0.0, 0.0, 0.0, -1.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]]> : tensor<6x6xf32>
+  %m = sc.constant dense<[[0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0xFF800000, 0.0, 0.0, 0.0, 0.0], [0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000], [0xFF7FFFFF, 0xFF800000, 0xFF7FFFFF, 0xFF800000, 0xFF800000, 0xFF800000], [0.5, 0.0, 0.0, 0.0, 0.0, -1.0]]> : tensor<6x6xf32>
   %y = sc.scaled_dot_product_attention %q, %k, %v, %m : (tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32>, tensor<1x2x6x4xf32>, tensor<6x6xf32>) -> tensor<1x2x6x4xf32>
   return %y : tensor<1x2x6x4xf32>
 }

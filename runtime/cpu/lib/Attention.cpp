@@ -106,28 +106,32 @@ void attendOnlineRows(const OnlineBlock &b, bool first, int64_t i0,
     if (b.mask) {
       const float *mrow = b.mask + i * b.maskRowStride;
       for (int64_t j = 0; j < b.s; ++j)
-        row[j] = std::max(row[j] + mrow[j * b.maskColStride], lowest);
+        row[j] += mrow[j * b.maskColStride];
     }
     if (b.causal)
       for (int64_t j = std::max<int64_t>(0, b.queryLo + i - b.keyLo + 1);
            j < b.s; ++j)
-        row[j] = lowest;
+        row[j] = kNegInf;
     float blockMax = kNegInf;
     for (int64_t j = 0; j < b.s; ++j)
       blockMax = std::max(blockMax, row[j]);
     float *orow = o + i * b.ev;
     float newMax = first ? blockMax : std::max(m[i], blockMax);
+    // While no key of the row is visible the max is -inf: shifting by the
+    // lowest float instead makes every weight exp(-inf) = 0 and leaves the
+    // (zero) sum and output as they are, where -inf - -inf would be NaN.
+    float shift = std::max(newMax, lowest);
     if (first) {
       lsum[i] = 0.0f;
       std::fill(orow, orow + b.ev, 0.0f);
     } else {
-      float alpha = std::exp(m[i] - newMax);
+      float alpha = std::exp(m[i] - shift);
       lsum[i] *= alpha;
       for (int64_t c = 0; c < b.ev; ++c)
         orow[c] *= alpha;
     }
     m[i] = newMax;
-    expShifted(row, newMax, row, b.s);
+    expShifted(row, shift, row, b.s);
     double sum = 0.0;
     for (int64_t j = 0; j < b.s; ++j)
       sum += row[j];

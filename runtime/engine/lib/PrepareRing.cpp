@@ -282,12 +282,12 @@ void finish(RunContext &rc, const Ring &ring, bool attended) {
   }
   const auto *state = reinterpret_cast<const float *>(ring.state.data());
   const float *m = state, *lsum = m + batch * l, *o = lsum + batch * l;
-  // A row whose every key was masked kept the floor as its max: NaN, as the
+  // A row whose every key was masked kept the max -inf: NaN, as the
   // Attention instruction and PyTorch (< 2.5) give.
-  const float lowest = std::numeric_limits<float>::lowest();
+  const float negInf = -std::numeric_limits<float>::infinity();
   for (int64_t row = 0; row < batch * l; ++row)
     for (int64_t c = 0; c < ev; ++c)
-      y[row * ev + c] = m[row] == lowest
+      y[row * ev + c] = m[row] == negInf
                             ? std::numeric_limits<float>::quiet_NaN()
                             : o[row * ev + c] / lsum[row];
 }

@@ -7,7 +7,8 @@
 // the host with plain loops in place of cuBLAS, over blocks in ring order
 // (one empty), and must match cpu::sdpa over the whole sequence: causal
 // with the rank's queries mid-sequence, f32 masks broadcast over the batch
-// and over the queries, rows whose every key is masked (NaN), keys
+// and over the queries, rows whose every key is masked (NaN) or whose
+// visible scores are the lowest float (finite), keys
 // broadcast over the batch, and budgets that split the query rows.
 //
 //===----------------------------------------------------------------------===//
@@ -111,7 +112,7 @@ std::vector<float> runRingOnHost(const Case &c, const std::vector<float> &q,
           RingMerge g = ringMerge(run.first, m[at], best);
           float sum = 0;
           for (int64_t j = 0; j < cols; ++j) {
-            row[j] = std::exp(row[j] - g.max);
+            row[j] = std::exp(row[j] - g.shift);
             sum += row[j];
           }
           for (int64_t e = 0; e < kEv; ++e)
@@ -143,8 +144,14 @@ void check(const Case &c) {
   const float inf = std::numeric_limits<float>::infinity();
   for (size_t i = 0; i < mask.size(); ++i)
     mask[i] = i % 5 == 2 ? -inf : 0.3f * float(i % 3);
-  if (c.maskRows > 1) // query 4 sees no key at all
+  if (c.maskRows > 1) { // query 4 sees no key at all
     std::fill(mask.begin() + 4 * kKeys, mask.begin() + 5 * kKeys, -inf);
+    // Query 6 sees only keys at the lowest float: a real score, whose
+    // weights must not be mistaken for masked ones (nor NaN).
+    for (int64_t j = 0; j < kKeys; ++j)
+      mask[size_t(6 * kKeys + j)] =
+          j % 2 ? -inf : std::numeric_limits<float>::lowest();
+  }
   std::vector<float> fullMask = mask;
   if (c.maskRows == 1)
     for (int64_t i = 0; i < kAllQueries; ++i)

@@ -246,7 +246,7 @@ __global__ void __launch_bounds__(kSoftmaxThreads)
     RingMerge g = ringMerge(run.first, m[at], best);
     float sum = 0.0f;
     for (long long j = threadIdx.x; j < run.cols; j += kSoftmaxThreads) {
-      float w = expf(row[j] - g.max);
+      float w = expf(row[j] - g.shift);
       row[j] = w;
       sum += w;
     }

@@ -7,7 +7,8 @@
 // causal rule, the block's row max, the merge that rescales the state, the
 // exponentials in place of the scores and their sum), and a GEMM that adds
 // the weights times the values to o. At the end o / l, or NaN where every
-// key was masked.
+// key was masked. Masked scores are -inf, never a finite stand-in, so that
+// a real score of the lowest float keeps its weight.
 //
 // `ringScore`, `ringMerge` and `ringOutput` are the one place of each rule;
 // they are free of CUDA headers, so RingPlanTest runs them over the same
@@ -27,10 +28,10 @@
 
 namespace shardrt::exec::cuda {
 
-/// The lowest f32: masked scores are kept at it or above, not -inf, so a
-/// block whose keys are all masked has a finite row max that the merge
-/// scales away once a visible key arrives (the CPU step's floor).
-constexpr float kRingFloor = -3.40282347e+38f;
+/// The lowest f32: while no key of a row is visible its max is -inf, and
+/// the weights are shifted by this instead (every weight exp(-inf) = 0,
+/// where -inf - -inf would be NaN), as the CPU step does.
+constexpr float kLowestFloat = -3.40282347e+38f;
 
 /// How the row kernel reads the mask and applies the causal rule.
 struct RingView {
@@ -86,39 +87,37 @@ inline RingPlan planRing(const RingStep &r, long long budgetFloats) {
 }
 
 /// Score j of query row i of batch entry b against the block whose first
-/// key is at `keyLo`, already scaled: plus the mask, kept at the floor or
-/// above, and the floor where the key is after the query (causal).
+/// key is at `keyLo`, already scaled: plus the mask, and -inf where the
+/// key is after the query (causal).
 SHARDRT_HOST_DEVICE inline float ringScore(const RingView &v, const float *mask,
                                            long long b, long long i,
                                            long long keyLo, long long j,
                                            float score) {
-  if (v.hasMask) {
+  if (v.hasMask)
     score += mask[v.maskOffset[b] + i * v.maskRowStride +
                   (keyLo + j) * v.maskColStride];
-    score = score < kRingFloor ? kRingFloor : score; // NaN stays NaN
-  }
   if (v.causal && keyLo + j > v.queryLo + i)
-    score = kRingFloor;
+    score = -HUGE_VALF;
   return score;
 }
 
-/// The state's new row max after a block whose row max is `blockMax`, and
-/// the factor that rescales the sum and output kept so far.
+/// The state's new row max after a block whose row max is `blockMax`, what
+/// the block's weights are shifted by (exp(score - shift)), and the factor
+/// that rescales the sum and output kept so far.
 struct RingMerge {
-  float max, alpha;
+  float max, shift, alpha;
 };
 SHARDRT_HOST_DEVICE inline RingMerge ringMerge(bool first, float m,
                                                float blockMax) {
-  if (first)
-    return {blockMax, 0.0f};
-  float next = m < blockMax ? blockMax : m;
-  return {next, expf(m - next)};
+  float next = first || m < blockMax ? blockMax : m;
+  float shift = next < kLowestFloat ? kLowestFloat : next;
+  return {next, shift, first ? 0.0f : expf(m - shift)};
 }
 
 /// An output element: o / l, or NaN where every key was masked (the row
-/// max stayed at the floor), as the CPU step and PyTorch < 2.5 give.
+/// max stayed -inf), as the CPU step and PyTorch < 2.5 give.
 SHARDRT_HOST_DEVICE inline float ringOutput(float m, float o, float lsum) {
-  return m == kRingFloor ? nanf("") : o / lsum;
+  return m == -HUGE_VALF ? nanf("") : o / lsum;
 }
 
 } // namespace shardrt::exec::cuda

@@ -334,9 +334,8 @@ def Scl_RingAttentionOp : Scl_CollectiveOp<"ring_attention"> {
       keys, Ev), or every key when `values_whole` (each block slices its
       rows); batch dims broadcast as PyTorch's.
     - `mask`, when given, is added to the scores (f32, its last dims 1 or
-      Lq, and 1 or every key); scores are kept at the lowest float or
-      above, so that a block whose keys are all masked cannot make a row's
-      max -inf.
+      Lq, and 1 or every key); a row whose every key is masked (-inf) gives
+      NaN, as the unpartitioned op does.
     - `is_causal`: the queries are split over `query_axes` (the first
       major; none when whole) at `query_starts` (one per member of that
       group, then the end), and the query at global position

@@ -291,13 +291,12 @@ struct OnlineBlock {
   double scale = 1.0;
   /// The block's additive mask, or null: entry (i, j) at
   /// mask[i * maskRowStride + j * maskColStride] (a stride of 0
-  /// broadcasts). With a mask every score is kept at the lowest float or
-  /// above, so that a row whose keys in this block are all masked keeps a
-  /// finite max and a later visible key outweighs it.
+  /// broadcasts). A masked (-inf) key gets no weight; a row that no block
+  /// showed a key keeps the max -inf, and its output is NaN.
   const float *mask = nullptr;
   int64_t maskRowStride = 0, maskColStride = 0;
   /// Causal: the global positions of query row 0 and key row 0; key j's
-  /// score for query i becomes the lowest float when keyLo + j > queryLo + i.
+  /// score for query i becomes -inf when keyLo + j > queryLo + i.
   bool causal = false;
   int64_t queryLo = 0, keyLo = 0;
 };
