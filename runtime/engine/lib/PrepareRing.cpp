@@ -228,6 +228,42 @@ Status postRingBlocks(RunContext &rc, const RingStep &ring, const float *k,
   return Status();
 }
 
+StatusOr<bool> runRingSteps(RunContext &rc, const RingStep &ring,
+                            const float *k, const float *v,
+                            const RingSteps &steps) {
+  int64_t members = ring.members(), self = int64_t(ring.group.index);
+  bool attended = false;
+  for (int64_t t = 0; t < members; ++t) {
+    int64_t block = ring.wrap(self - t);
+    float *nextK = nullptr, *nextV = nullptr;
+    std::vector<comm::Request> requests;
+    if (t + 1 < members) {
+      if (steps.beforePost)
+        SHARDRT_RETURN_IF_ERROR(steps.beforePost());
+      std::tie(nextK, nextV) = steps.landing(t);
+      // A failed post returns at once: dropping a request cancels it.
+      SHARDRT_RETURN_IF_ERROR(
+          postRingBlocks(rc, ring, k, v, ring.rows(block), nextK, nextV,
+                         ring.rows(ring.wrap(block - 1)), requests));
+    }
+    if (ring.rows(block) > 0 && ring.l > 0 && !ring.hidden(block)) {
+      SHARDRT_RETURN_IF_ERROR(steps.attend(block, k, v, !attended));
+      attended = true;
+    }
+    if (!requests.empty())
+      SHARDRT_RETURN_IF_ERROR(rc.comm->waitAll(
+          comm::Span<comm::Request>(requests.data(), requests.size())));
+    if (t + 1 < members) {
+      k = nextK;
+      if (ring.valuesAreKeys)
+        v = k;
+      else if (ring.passesValues())
+        v = nextV;
+    }
+  }
+  return attended;
+}
+
 namespace {
 
 /// The CPU step: the decoded ring and its workspace.
@@ -293,41 +329,24 @@ void finish(RunContext &rc, const Ring &ring, bool attended) {
 }
 
 Status runRing(RunContext &rc, const Ring &ring) {
-  int64_t members = ring.members(), self = int64_t(ring.group.index);
-  if (members > 1)
+  if (ring.members() > 1)
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a ring attention"));
-  const float *k = slotPtr<float>(rc, ring.k);
-  const float *v = slotPtr<float>(rc, ring.v);
-  bool attended = false;
-  for (int64_t t = 0; t < members; ++t) {
-    int64_t block = ring.wrap(self - t);
-    // The workspace buffers exist only in rings of several members.
-    float *nextK = nullptr, *nextV = nullptr;
-    std::vector<comm::Request> requests;
-    if (t + 1 < members) {
-      nextK = reinterpret_cast<float *>(ring.keys[t % 2].data());
-      if (ring.passesValues())
-        nextV = reinterpret_cast<float *>(ring.values[t % 2].data());
-      // A failed post returns at once: dropping a request cancels it.
-      SHARDRT_RETURN_IF_ERROR(
-          postRingBlocks(rc, ring, k, v, ring.rows(block), nextK, nextV,
-                         ring.rows(ring.wrap(block - 1)), requests));
-    }
-    if (ring.rows(block) > 0 && ring.l > 0 && !ring.hidden(block)) {
-      attendBlock(rc, ring, block, k, v, !attended);
-      attended = true;
-    }
-    if (!requests.empty())
-      SHARDRT_RETURN_IF_ERROR(rc.comm->waitAll(
-          comm::Span<comm::Request>(requests.data(), requests.size())));
-    if (t + 1 < members) {
-      k = nextK;
-      if (ring.valuesAreKeys)
-        v = k;
-      else if (ring.passesValues())
-        v = nextV;
-    }
-  }
+  RingSteps steps;
+  // The workspace buffers exist only in rings of several members.
+  steps.landing = [&](int64_t t) {
+    return std::make_pair(reinterpret_cast<float *>(ring.keys[t % 2].data()),
+                          ring.passesValues() ? reinterpret_cast<float *>(
+                                                    ring.values[t % 2].data())
+                                              : nullptr);
+  };
+  steps.attend = [&](int64_t block, const float *k, const float *v,
+                     bool first) {
+    attendBlock(rc, ring, block, k, v, first);
+    return Status();
+  };
+  SHARDRT_ASSIGN_OR_RETURN(bool attended,
+                           runRingSteps(rc, ring, slotPtr<float>(rc, ring.k),
+                                        slotPtr<float>(rc, ring.v), steps));
   finish(rc, ring, attended);
   return Status();
 }

@@ -15,6 +15,8 @@
 #include "Prepare.h"
 
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 namespace shardrt::exec {
@@ -65,6 +67,31 @@ StatusOr<RingStep> decodeRing(const fb::Instruction &inst,
 Status postRingBlocks(RunContext &rc, const RingStep &ring, const float *k,
                       const float *v, int64_t rows, float *nextK, float *nextV,
                       int64_t incoming, std::vector<comm::Request> &requests);
+
+/// What a backend's ring step does at each step of runRingSteps.
+struct RingSteps {
+  /// Runs before step t posts its transfers (the CUDA step drains its
+  /// stream there: the communicator moves device memory off the stream).
+  std::function<Status()> beforePost;
+  /// Where step t's incoming keys and values land: one of two buffers each,
+  /// alternating, so that the block at hand stays put (values null when
+  /// they do not travel).
+  std::function<std::pair<float *, float *>(int64_t t)> landing;
+  /// Folds member `block`'s keys `k` and values `v` into the state; `first`
+  /// when nothing was folded before.
+  std::function<Status(int64_t block, const float *k, const float *v,
+                       bool first)>
+      attend;
+};
+
+/// The ring's steps on this rank, from its own block `k`, `v`: each posts
+/// the block at hand to the next member and the receive of the previous
+/// member's, has `attend` fold the block at hand unless it is empty or
+/// causally hidden, and waits for the transfers, so that the next block
+/// travels during the fold. Returns whether any block was folded.
+StatusOr<bool> runRingSteps(RunContext &rc, const RingStep &ring,
+                            const float *k, const float *v,
+                            const RingSteps &steps);
 
 } // namespace shardrt::exec
 

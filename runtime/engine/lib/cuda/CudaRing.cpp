@@ -103,39 +103,24 @@ Status foldBlock(const RingDevice &d, RunContext &rc, int64_t block,
 
 Status runRing(const RingDevice &d, RunContext &rc) {
   const RingStep &r = d.r;
-  int64_t members = r.members(), self = int64_t(r.group.index);
-  if (members > 1)
+  if (r.members() > 1)
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a ring attention"));
   cudaStream_t stream = d.lib->stream;
-  const float *k = slotPtr<float>(rc, r.k), *v = slotPtr<float>(rc, r.v);
-  bool attended = false;
-  for (int64_t t = 0; t < members; ++t) {
-    int64_t block = r.wrap(self - t);
-    float *nextK = nullptr, *nextV = nullptr;
-    std::vector<comm::Request> requests;
-    if (t + 1 < members) {
-      SHARDRT_CUDA_TRY(cudaStreamSynchronize(stream));
-      nextK = d.buffers.keys[t % 2];
-      nextV = d.buffers.values[t % 2];
-      SHARDRT_RETURN_IF_ERROR(postRingBlocks(rc, r, k, v, r.rows(block), nextK,
-                                             nextV, r.rows(r.wrap(block - 1)),
-                                             requests));
-    }
-    if (r.rows(block) > 0 && r.l > 0 && !r.hidden(block)) {
-      SHARDRT_RETURN_IF_ERROR(foldBlock(d, rc, block, k, v, !attended));
-      attended = true;
-    }
-    if (!requests.empty())
-      SHARDRT_RETURN_IF_ERROR(rc.comm->waitAll(
-          comm::Span<comm::Request>(requests.data(), requests.size())));
-    if (t + 1 < members) {
-      k = nextK;
-      if (r.valuesAreKeys)
-        v = k;
-      else if (r.passesValues())
-        v = nextV;
-    }
-  }
+  RingSteps steps;
+  steps.beforePost = [&]() -> Status {
+    SHARDRT_CUDA_TRY(cudaStreamSynchronize(stream));
+    return Status();
+  };
+  steps.landing = [&](int64_t t) {
+    return std::make_pair(d.buffers.keys[t % 2], d.buffers.values[t % 2]);
+  };
+  steps.attend = [&](int64_t block, const float *k, const float *v,
+                     bool first) {
+    return foldBlock(d, rc, block, k, v, first);
+  };
+  SHARDRT_ASSIGN_OR_RETURN(bool attended,
+                           runRingSteps(rc, r, slotPtr<float>(rc, r.k),
+                                        slotPtr<float>(rc, r.v), steps));
   float *y = slotPtr<float>(rc, r.out);
   int64_t outRows = r.batch() * r.l;
   const float *m = d.buffers.state, *lsum = m + outRows, *o = lsum + outRows;
