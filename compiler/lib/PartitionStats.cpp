@@ -324,7 +324,10 @@ LogicalResult lowerSoftmax(Partitioner &p, Operation *op, int64_t dim, bool log,
   std::vector<int> axes = splitAxes(p.shardingOf(op->getOperand(0)), {dim});
   int64_t members = groupSize(p.mesh, axes);
   // An empty shard contributes m = lowest float and s = 0, which the merge
-  // ignores (exp(lowest - M) is 0).
+  // ignores (exp(lowest - M) is 0). A shard of a row that is all -inf does
+  // the same: its max is raised to the lowest float, where -inf would make
+  // its sum exp(-inf - -inf) = NaN; a real value of the lowest float keeps
+  // its weight (exp(0) = 1).
   const double lowest = -3.4028234663852886e38;
   art::IntList gatherInts =
       collectiveInts(dim, std::vector<int64_t>(members, 2));
@@ -334,8 +337,9 @@ LogicalResult lowerSoftmax(Partitioner &p, Operation *op, int64_t dim, bool log,
     Shape rowShape = e.shape(x);
     rowShape[dim] = 1;
     bool empty = e.shape(x)[dim] == 0;
-    uint32_t m =
-        empty ? e.fill(rowShape, lowest) : e.reduce("amax", x, {dim}, true);
+    uint32_t m = empty ? e.fill(rowShape, lowest)
+                       : e.binary("maximum", e.reduce("amax", x, {dim}, true),
+                                  p.scalar(r, lowest));
     uint32_t sum = empty
                        ? e.fill(rowShape, 0.0)
                        : e.reduce("sum", e.unary("exp", e.binary("sub", x, m)),

@@ -14,6 +14,10 @@
 // RUN: shard-run %t/mesh2d.shardbin --ranks 4 --random-inputs --check | FileCheck %s --check-prefix=OK
 // RUN: shardc %t/large.mlir -o %t/large.shardbin
 // RUN: shard-run %t/large.shardbin --ranks 2 --random-inputs --random-bound arg0=100 --check | FileCheck %s --check-prefix=OK
+// RUN: shardc %t/neg-inf.mlir -o %t/neg-inf.shardbin
+// RUN: shard-run %t/neg-inf.shardbin --random-inputs --check | FileCheck %s --check-prefix=OK
+// RUN: sed 's/sc.softmax/sc.log_softmax/' %t/neg-inf.mlir | shardc - -o %t/neg-inf-log.shardbin
+// RUN: shard-run %t/neg-inf-log.shardbin --random-inputs --check | FileCheck %s --check-prefix=OK
 // RUN: shardc %t/one.mlir --emit=plan | FileCheck %s --check-prefix=ONE
 // RUN: shardc %t/rank9.mlir --emit=plan | FileCheck %s --check-prefix=RANK9
 // RUN: shardc %t/rank9.mlir --emit=kernels | FileCheck %s --check-prefix=RANK9-K
@@ -40,7 +44,8 @@ func.func @main(%x: tensor<2x7xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[4
 // UNEVEN-NOT: rank class
 
 // UNEVEN-K: rank class 'class0'
-// UNEVEN-K: Reduce "amax" (%0) -> %[[M:[0-9]+]] ints [1]
+// UNEVEN-K: Reduce "amax" (%0) -> %[[R:[0-9]+]] ints [1]
+// UNEVEN-K-NEXT: Binary "maximum" (%[[R]], %{{[0-9]+}}) -> %[[M:[0-9]+]]
 // UNEVEN-K: Concat (%[[M]], %{{[0-9]+}}) -> %[[S:[0-9]+]] ints [1]
 // UNEVEN-K-NEXT: AllGather (%[[S]]) -> %[[A:[0-9]+]] ints [1, 2, 2, 2] group [0]
 // UNEVEN-K-NEXT: Slice (%[[A]]) -> %{{[0-9]+}} ints [0, 0, 1, 2]
@@ -69,6 +74,20 @@ sc.mesh @m ["x"=2]
 func.func @main(%x: tensor<3x64xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}]>}) -> tensor<3x64xf32> {
   %y = sc.softmax %x {dim = 1} : (tensor<3x64xf32>) -> tensor<3x64xf32>
   return %y : tensor<3x64xf32>
+}
+
+//--- neg-inf.mlir
+// Rank 0's shard of row 0 is all -inf, and row 1 is -inf but for one value
+// of the lowest float: the shard's max must not stay -inf (its sum would be
+// exp(-inf - -inf) = NaN and spoil the whole row), nor may the lowest float
+// lose its weight. Row 1 is then one-hot, as unpartitioned; fails (16
+// elements) when a shard's max stays -inf.
+sc.mesh @mesh ["x"=2]
+func.func @main(%x: tensor<2x8xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}]>}) -> tensor<2x8xf32> {
+  %c = sc.constant dense<[[0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0.0, 0.0, 0.0, 0.0], [0xFF7FFFFF, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000]]> : tensor<2x8xf32>
+  %a = sc.add %x, %c : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %y = sc.softmax %a {dim = 1 : i64} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
 }
 
 //--- one.mlir
