@@ -1,5 +1,4 @@
-//===- RingStep.h - A RingAttention, decoded ---------------------*- C++
-//-*-===//
+//===- RingStep.h - A RingAttention, decoded -------------------*- C++ -*-===//
 //
 // What every backend's ring step needs of a RingAttention instruction,
 // checked once by decodeRing (PrepareRing.cpp): the group, the blocks' rows
@@ -49,7 +48,7 @@ struct RingStep {
     return (member % members() + members()) % members();
   }
   bool passesValues() const { return !valuesWhole && !valuesAreKeys; }
-  /// Whether step t's block (member `block`'s) is wholly after this rank's
+  /// Whether member `block`'s keys are wholly after this rank's
   /// queries under the causal rule: it is passed on but not attended.
   bool hidden(int64_t block) const {
     return causal && starts[size_t(block)] >= queryLo + l;
@@ -70,7 +69,7 @@ Status postRingBlocks(RunContext &rc, const RingStep &ring, const float *k,
 
 /// What a backend's ring step does at each step of runRingSteps.
 struct RingSteps {
-  /// Runs before step t posts its transfers (the CUDA step drains its
+  /// Runs before a step posts its transfers (the CUDA step drains its
   /// stream there: the communicator moves device memory off the stream).
   std::function<Status()> beforePost;
   /// Where step t's incoming keys and values land: one of two buffers each,

@@ -220,7 +220,8 @@ public:
   std::vector<HostStep> hostSteps() const override { return hostSteps_; }
   StatusOr<bool> beginRun(const RunContext &rc) override;
   uint64_t scratchBytes() const override {
-    return scratchBytes_ + (lib_.workspace ? lib_.workspaceBytes : 0);
+    return scratchBytes_ + (lib_.workspace ? lib_.workspaceBytes : 0) +
+           (lib_.ringBase ? lib_.ring.bytes() : 0);
   }
   Status endRun(bool failed) override;
   StatusOr<std::unique_ptr<StepTimer>> createStepTimer(size_t steps) override;
@@ -324,6 +325,8 @@ CudaBackend::~CudaBackend() {
     cudaFree(p);
   if (lib_.workspace)
     cudaFree(lib_.workspace);
+  if (lib_.ringBase)
+    cudaFree(lib_.ringBase);
   for (CUmodule m : modules_)
     driver_.moduleUnload(m);
   mirrors_.clear();
@@ -404,9 +407,8 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     native = prepareNeighborhoodStep(inst, ctx, lib_.stream, upload_);
     break;
   case fb::Opcode::RingAttention:
-    native = prepareRingStep(inst, ctx, lib_, upload_, scratch_);
     // A ring of several members waits for its blocks on the host.
-    waitsOnHost = ctx.comm != nullptr;
+    native = prepareRingStep(inst, ctx, lib_, upload_, waitsOnHost);
     break;
   case fb::Opcode::ElementwiseFused:
   case fb::Opcode::ReductionFused:
@@ -686,6 +688,10 @@ Status CudaBackend::finishPrepare() {
     }
   if (lib_.workspaceBytes) {
     SHARDRT_ASSIGN_OR_RETURN(lib_.workspace, allocate(lib_.workspaceBytes));
+  }
+  if (lib_.ring.bytes()) {
+    SHARDRT_ASSIGN_OR_RETURN(lib_.ringBase, allocate(lib_.ring.bytes()));
+    lib_.placeRingArea(lib_.ringBase);
   }
   if (wantGraph_ && !hostSteps_.empty()) {
     const HostStep &first = hostSteps_.front();

@@ -225,8 +225,8 @@ __global__ void __launch_bounds__(kSoftmaxThreads)
 
 /// One block per query row of `run`: the ring's scores against one block
 /// of keys (scaled, in `scores`) through ringScore, the row max, the merge
-/// into the state (m, lsum, o rescaled), and the weights exp(score - max)
-/// in place of the scores for the GEMM that adds them times the values.
+/// into the state (m, lsum, o rescaled), and the weights (ringWeight) in
+/// place of the scores for the GEMM that adds them times the values.
 __global__ void __launch_bounds__(kSoftmaxThreads)
     ringRowsKernel(float *scores, const float *mask, RingView v, RingRows run,
                    float *m, float *lsum, float *o) {
@@ -243,19 +243,20 @@ __global__ void __launch_bounds__(kSoftmaxThreads)
     best = blockReduce(best, partial, MaxOf());
     // Every thread reads the old max before thread 0 writes the new one:
     // the sum's reduction below synchronises the block in between.
-    RingMerge g = ringMerge(run.first, m[at], best);
+    RingMerge g = ringMerge(run.first, run.first ? -HUGE_VALF : m[at], best);
     float sum = 0.0f;
     for (long long j = threadIdx.x; j < run.cols; j += kSoftmaxThreads) {
-      float w = expf(row[j] - g.shift);
+      float w = ringWeight(row[j], g);
       row[j] = w;
       sum += w;
     }
     sum = blockReduce(sum, partial, SumOf());
+    // The GEMM after this kernel adds the weights times the values to o.
     float *orow = o + at * v.ev;
     for (long long c = threadIdx.x; c < v.ev; c += kSoftmaxThreads)
-      orow[c] = run.first ? 0.0f : orow[c] * g.alpha;
+      orow[c] = ringRescaled(run.first, run.first ? 0.0f : orow[c], g, 0.0f);
     if (threadIdx.x == 0) {
-      lsum[at] = run.first ? sum : lsum[at] * g.alpha + sum;
+      lsum[at] = ringRescaled(run.first, run.first ? 0.0f : lsum[at], g, sum);
       m[at] = g.max;
     }
   }

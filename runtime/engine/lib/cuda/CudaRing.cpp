@@ -17,6 +17,7 @@
 #include "CudaSupport.h"
 #include "RingPlan.h"
 
+#include <limits>
 #include <memory>
 
 namespace shardrt::exec::cuda {
@@ -25,79 +26,50 @@ namespace {
 /// 64 MiB of scores per run, as the Attention step's blocks.
 constexpr long long kScoreBudget = 1LL << 24;
 
-/// The step's device memory: two buffers each for passed key and value
-/// blocks, and the state (m, lsum, o).
-struct RingBuffers {
-  float *keys[2] = {nullptr, nullptr}, *values[2] = {nullptr, nullptr};
-  float *state = nullptr;
-};
-
-StatusOr<RingBuffers> allocate(const RingStep &r, const ScratchFn &scratch) {
-  RingBuffers b;
-  auto floats = [&](int64_t n) -> StatusOr<float *> {
-    SHARDRT_ASSIGN_OR_RETURN(void *p,
-                             scratch(size_t(std::max<int64_t>(n, 1)) * 4));
-    return static_cast<float *>(p);
-  };
-  if (r.members() > 1)
-    for (int i = 0; i < 2; ++i) {
-      SHARDRT_ASSIGN_OR_RETURN(b.keys[i], floats(r.keyElems));
-      if (r.passesValues()) {
-        SHARDRT_ASSIGN_OR_RETURN(b.values[i], floats(r.valueElems));
-      }
-    }
-  SHARDRT_ASSIGN_OR_RETURN(b.state, floats(r.stateElems));
-  return b;
-}
-
-/// What a run of the step reads besides the slots.
+/// What a run of the step reads besides the slots and the ring area.
 struct RingDevice {
   RingStep r;
   RingPlan plan;
   RingView view;
-  RingBuffers buffers;
   cublasHandle_t handle = nullptr;
   LibraryContext *lib = nullptr;
 };
+
+Status sgemm(cublasHandle_t handle, const RingGemm &g, float alpha,
+             const float *a, const float *b, float *c) {
+  SHARDRT_CUBLAS_TRY(cublasSgemm(
+      handle, g.transA ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, g.m, g.n, g.k,
+      &alpha, a + g.a, g.lda, b + g.b, g.ldb, &g.beta, c + g.c, g.ldc));
+  return Status();
+}
 
 /// Enqueues the folding of member `block`'s keys (`k`) and values (`v`)
 /// into the state.
 Status foldBlock(const RingDevice &d, RunContext &rc, int64_t block,
                  const float *k, const float *v, bool first) {
   const RingStep &r = d.r;
-  int64_t rows = r.rows(block), keyLo = r.starts[size_t(block)];
+  if (r.ev == 0)
+    return Status(); // the output has no elements
   const float *q = slotPtr<float>(rc, r.q);
   const float *mask = r.mask == kNoSlot ? nullptr : slotPtr<float>(rc, r.mask);
-  float *m = d.buffers.state, *lsum = m + r.batch() * r.l,
+  float *m = d.lib->ring.state, *lsum = m + r.batch() * r.l,
         *o = lsum + r.batch() * r.l;
   float *scores = static_cast<float *>(d.lib->workspace);
-  cudaStream_t stream = d.lib->stream;
-  const float scale = float(r.scale), one = 1.0f, zero = 0.0f;
-  for (int64_t b = 0; b < r.batch(); ++b) {
-    const float *kb = k + r.kAt[size_t(b)] * rows * r.e;
-    const float *vb = r.valuesWhole
-                          ? v + (r.vAt[size_t(b)] * r.valueRows + keyLo) * r.ev
-                          : v + r.vAt[size_t(b)] * rows * r.ev;
+  for (int64_t b = 0; b < r.batch(); ++b)
     for (int64_t q0 = 0; q0 < r.l; q0 += d.plan.rowsPerRun) {
-      RingRows run{
-          b,    q0,    std::min<long long>(d.plan.rowsPerRun, r.l - q0),
-          rows, keyLo, first};
-      // Row-major (rows, cols) scores are cuBLAS's column-major (cols,
-      // rows): k (e x cols, transposed) times q (e x rows).
-      SHARDRT_CUBLAS_TRY(cublasSgemm(d.handle, CUBLAS_OP_T, CUBLAS_OP_N,
-                                     int(rows), int(run.rows), int(r.e), &scale,
-                                     kb, int(r.e),
-                                     q + (r.qAt[size_t(b)] * r.l + q0) * r.e,
-                                     int(r.e), &zero, scores, int(rows)));
+      RingRows run{b,
+                   q0,
+                   std::min<long long>(d.plan.rowsPerRun, r.l - q0),
+                   r.rows(block),
+                   r.starts[size_t(block)],
+                   first};
+      RingGemms g = ringGemms(r, run);
+      SHARDRT_RETURN_IF_ERROR(
+          sgemm(d.handle, g.scores, float(r.scale), k, q, scores));
       SHARDRT_CUDA_TRY(
-          launchRingRows(scores, mask, d.view, run, m, lsum, o, stream));
-      // o (rows, ev) += weights (rows, cols) v (cols, ev), column-major.
-      SHARDRT_CUBLAS_TRY(cublasSgemm(d.handle, CUBLAS_OP_N, CUBLAS_OP_N,
-                                     int(r.ev), int(run.rows), int(rows), &one,
-                                     vb, int(r.ev), scores, int(rows), &one,
-                                     o + (b * r.l + q0) * r.ev, int(r.ev)));
+          launchRingRows(scores, mask, d.view, run, m, lsum, o, d.lib->stream));
+      SHARDRT_RETURN_IF_ERROR(sgemm(d.handle, g.output, 1.0f, v, scores, o));
     }
-  }
   return Status();
 }
 
@@ -112,7 +84,9 @@ Status runRing(const RingDevice &d, RunContext &rc) {
     return Status();
   };
   steps.landing = [&](int64_t t) {
-    return std::make_pair(d.buffers.keys[t % 2], d.buffers.values[t % 2]);
+    return std::make_pair(d.lib->ring.keys[t % 2],
+                          r.passesValues() ? d.lib->ring.values[t % 2]
+                                           : nullptr);
   };
   steps.attend = [&](int64_t block, const float *k, const float *v,
                      bool first) {
@@ -123,7 +97,7 @@ Status runRing(const RingDevice &d, RunContext &rc) {
                                         slotPtr<float>(rc, r.v), steps));
   float *y = slotPtr<float>(rc, r.out);
   int64_t outRows = r.batch() * r.l;
-  const float *m = d.buffers.state, *lsum = m + outRows, *o = lsum + outRows;
+  const float *m = d.lib->ring.state, *lsum = m + outRows, *o = lsum + outRows;
   // With no key reaching the queries each row is an empty sum: zeros.
   SHARDRT_CUDA_TRY(attended
                        ? launchRingFinish(y, m, lsum, o, outRows, r.ev, stream)
@@ -135,13 +109,18 @@ Status runRing(const RingDevice &d, RunContext &rc) {
 
 StatusOr<RunFn> prepareRingStep(const fb::Instruction &inst,
                                 const PrepareContext &ctx, LibraryContext &lib,
-                                const UploadFn &upload,
-                                const ScratchFn &scratch) {
+                                const UploadFn &upload, bool &communicates) {
   SHARDRT_ASSIGN_OR_RETURN(RingStep r, decodeRing(inst, ctx));
-  if (r.members() > 1 && (!ctx.comm || !ctx.comm->takesDeviceBuffers()))
+  communicates = r.members() > 1;
+  if (communicates && (!ctx.comm || !ctx.comm->takesDeviceBuffers()))
     return RunFn();
   auto d = std::make_shared<RingDevice>();
   d->plan = planRing(r, kScoreBudget);
+  // cuBLAS takes int extents.
+  constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
+  if (r.maxRows > kMaxInt || r.e > kMaxInt || r.ev > kMaxInt ||
+      d->plan.rowsPerRun > kMaxInt)
+    return RunFn();
   void *offsets = nullptr;
   if (!d->plan.maskOffsets.empty()) {
     SHARDRT_ASSIGN_OR_RETURN(
@@ -149,8 +128,11 @@ StatusOr<RunFn> prepareRingStep(const fb::Instruction &inst,
                         d->plan.maskOffsets.size() * sizeof(long long)));
   }
   d->view = d->plan.at(offsets);
-  SHARDRT_ASSIGN_OR_RETURN(d->buffers, allocate(r, scratch));
   lib.needWorkspace(size_t(d->plan.workspaceFloats) * sizeof(float));
+  lib.needRingArea(communicates ? size_t(r.keyElems) * 4 : 0,
+                   communicates && r.passesValues() ? size_t(r.valueElems) * 4
+                                                    : 0,
+                   size_t(r.stateElems) * 4);
   // The handle is made now, not during a run, which may be a CUDA graph
   // capture.
   SHARDRT_ASSIGN_OR_RETURN(d->handle, lib.cublas());

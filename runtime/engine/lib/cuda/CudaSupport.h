@@ -81,6 +81,38 @@ struct LibraryContext {
   void *workspace = nullptr;
   size_t workspaceBytes = 0;
 
+  /// Device buffers the RingAttention steps share, sized like the
+  /// workspace: the two buffers each that passed key and value blocks land
+  /// in, and the running state. Sharing is safe: a ring drains the stream
+  /// before it receives into them, and its kernels are stream-ordered.
+  struct RingArea {
+    size_t keyBytes = 0, valueBytes = 0, stateBytes = 0;
+    float *keys[2] = {nullptr, nullptr}, *values[2] = {nullptr, nullptr};
+    float *state = nullptr;
+    size_t bytes() const { return 2 * keyBytes + 2 * valueBytes + stateBytes; }
+  } ring;
+  void needRingArea(size_t keyBytes, size_t valueBytes, size_t stateBytes) {
+    // Each buffer starts 256-byte aligned, as cudaMalloc's do.
+    auto aligned = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
+    ring.keyBytes = std::max(ring.keyBytes, aligned(keyBytes));
+    ring.valueBytes = std::max(ring.valueBytes, aligned(valueBytes));
+    ring.stateBytes = std::max(ring.stateBytes, aligned(stateBytes));
+  }
+  /// Points the ring area's buffers into `base` (ring.bytes() bytes).
+  void placeRingArea(void *base) {
+    char *at = static_cast<char *>(base);
+    for (float **buffer : {&ring.keys[0], &ring.keys[1]}) {
+      *buffer = reinterpret_cast<float *>(at);
+      at += ring.keyBytes;
+    }
+    for (float **buffer : {&ring.values[0], &ring.values[1]}) {
+      *buffer = ring.valueBytes ? reinterpret_cast<float *>(at) : nullptr;
+      at += ring.valueBytes;
+    }
+    ring.state = reinterpret_cast<float *>(at);
+  }
+  void *ringBase = nullptr;
+
   /// Destroys the handles (before the stream they were bound to goes).
   void destroyHandles();
   ~LibraryContext() { destroyHandles(); }
@@ -145,13 +177,14 @@ StatusOr<RunFn> prepareAttentionStep(const fb::Instruction &inst,
                                      LibraryContext &lib,
                                      const UploadFn &upload);
 /// CudaRing.cpp: a RingAttention on the device (cuBLAS GEMMs around the
-/// ring row kernel, blocks passed between device buffers), when it has one
-/// member or the session's communicator takes device buffers (a null RunFn
-/// otherwise: the step is staged).
+/// ring row kernel, blocks passed between the shared ring area's buffers),
+/// when it has one member or the session's communicator takes device
+/// buffers (a null RunFn otherwise, or where a block's sizes pass cuBLAS's
+/// int: the step is staged). `communicates` says whether it posts
+/// transfers (then it waits for them on the host).
 StatusOr<RunFn> prepareRingStep(const fb::Instruction &inst,
                                 const PrepareContext &ctx, LibraryContext &lib,
-                                const UploadFn &upload,
-                                const ScratchFn &scratch);
+                                const UploadFn &upload, bool &communicates);
 /// CudaCollectives.cpp: an AllGather, AllReduce, ReduceScatter, AllToAll
 /// or Broadcast on device memory, when the session's communicator takes
 /// device buffers (a null RunFn otherwise: the step is staged).

@@ -10,9 +10,11 @@
 // key was masked. Masked scores are -inf, never a finite stand-in, so that
 // a real score of the lowest float keeps its weight.
 //
-// `ringScore`, `ringMerge` and `ringOutput` are the one place of each rule;
+// `ringScore`, `ringMerge`, `ringWeight`, `ringRescaled` and `ringOutput`
+// are the one place of each rule, and `ringGemms` of each cuBLAS argument;
 // they are free of CUDA headers, so RingPlanTest runs them over the same
-// plan on the host against cpu::sdpa.
+// plan on the host (a plain column-major sgemm in place of cuBLAS) against
+// cpu::sdpa.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,10 +116,70 @@ SHARDRT_HOST_DEVICE inline RingMerge ringMerge(bool first, float m,
   return {next, shift, first ? 0.0f : expf(m - shift)};
 }
 
+/// A block's weight of a score.
+SHARDRT_HOST_DEVICE inline float ringWeight(float score, const RingMerge &g) {
+  return expf(score - g.shift);
+}
+
+/// A running sum or output element after a block: what was kept, rescaled,
+/// plus the block's part (`first`: started afresh, never reading what the
+/// buffer held, which may be anything, NaN included).
+SHARDRT_HOST_DEVICE inline float ringRescaled(bool first, float kept,
+                                              const RingMerge &g, float added) {
+  return first ? added : kept * g.alpha + added;
+}
+
 /// An output element: o / l, or NaN where every key was masked (the row
 /// max stayed -inf), as the CPU step and PyTorch < 2.5 give.
 SHARDRT_HOST_DEVICE inline float ringOutput(float m, float o, float lsum) {
   return m == -HUGE_VALF ? nanf("") : o / lsum;
+}
+
+/// One column-major cuBLAS sgemm, C (m x n) = alpha op(A) op(B) + beta C
+/// (op(A) m x k, transposed when `transA`; op(B) k x n), with the element
+/// offsets of A, B and C into their buffers.
+struct RingGemm {
+  bool transA = false;
+  int m = 0, n = 0, k = 0, lda = 1, ldb = 1, ldc = 1;
+  long long a = 0, b = 0, c = 0;
+  float beta = 0.0f;
+};
+
+/// The two GEMMs of `run`, row-major products written column-major:
+///  - scores (run.rows, cols) = q (run.rows, e) k^T, as (cols, run.rows) =
+///    k (e x cols, transposed) times q (e x run.rows); A is the key block,
+///    B the queries, C the scores;
+///  - o (run.rows, ev) += weights (run.rows, cols) v (cols, ev), as
+///    v (ev x cols) times the weights (cols x run.rows); A is the values
+///    (the block's, or its rows of the whole values), B the weights, C the
+///    output state.
+/// Leading dimensions are at least 1, as cuBLAS requires even of empty
+/// extents.
+struct RingGemms {
+  RingGemm scores, output;
+};
+inline RingGemms ringGemms(const RingStep &r, const RingRows &run) {
+  auto ld = [](int64_t n) { return int(std::max<int64_t>(n, 1)); };
+  size_t b = size_t(run.b);
+  RingGemms g;
+  g.scores.transA = true;
+  g.scores.m = int(run.cols);
+  g.scores.n = int(run.rows);
+  g.scores.k = int(r.e);
+  g.scores.lda = g.scores.ldb = ld(r.e);
+  g.scores.ldc = ld(run.cols);
+  g.scores.a = r.kAt[b] * run.cols * r.e;
+  g.scores.b = (r.qAt[b] * r.l + run.q0) * r.e;
+  g.output.m = int(r.ev);
+  g.output.n = int(run.rows);
+  g.output.k = int(run.cols);
+  g.output.lda = g.output.ldc = ld(r.ev);
+  g.output.ldb = ld(run.cols);
+  g.output.a = r.valuesWhole ? (r.vAt[b] * r.valueRows + run.keyLo) * r.ev
+                             : r.vAt[b] * run.cols * r.ev;
+  g.output.c = (run.b * r.l + run.q0) * r.ev;
+  g.output.beta = 1.0f;
+  return g;
 }
 
 } // namespace shardrt::exec::cuda
