@@ -480,6 +480,20 @@ Status MpiCommunicator::doAllReduce(const void *send, void *recv,
   return finish("allReduce", rc, request);
 }
 
+/// A byte to point an empty buffer at. Open MPI's non-blocking collectives
+/// take a send buffer equal to the receive buffer for MPI_IN_PLACE; the
+/// caller's buffers never overlap, so they are equal only where one side is
+/// empty (a zero-byte workspace reservation lands where the next begins),
+/// and that side gets this byte instead.
+char emptyBuffer;
+
+bool allZero(Span<const std::int64_t> counts) {
+  for (std::int64_t c : counts)
+    if (c != 0)
+      return false;
+  return true;
+}
+
 /// Count and displacement arrays of a v-collective, alive until it finishes.
 struct VArrays {
   std::vector<int> sendCounts, sendDispls, recvCounts, recvDispls;
@@ -522,6 +536,12 @@ Status MpiCommunicator::doReduceScatterV(const void *send, void *recv,
           toInts(prefix("reduceScatterV"), recvCounts, arrays->recvCounts);
       !s.ok())
     return s;
+  if (send == recv) {
+    if (recvCounts[static_cast<std::size_t>(rank())] == 0)
+      recv = &emptyBuffer;
+    else
+      send = &emptyBuffer; // every count is 0, or they would overlap
+  }
   MPI_Request request = MPI_REQUEST_NULL;
   int rc = MPI_Ireduce_scatter(send, recv, arrays->recvCounts.data(),
                                mpiType(type), mpiOp(op), comm_, &request);
@@ -543,6 +563,12 @@ Status MpiCommunicator::doAllToAllV(const void *send,
                    toInts(where, recvDispls, a->recvDispls)})
     if (!s.ok())
       return s;
+  if (send == recv) {
+    if (allZero(recvCounts))
+      recv = &emptyBuffer;
+    else
+      send = &emptyBuffer;
+  }
   MPI_Request request = MPI_REQUEST_NULL;
   int rc = MPI_Ialltoallv(send, a->sendCounts.data(), a->sendDispls.data(),
                           mpiType(type), recv, a->recvCounts.data(),

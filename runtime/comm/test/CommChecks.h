@@ -334,6 +334,51 @@ inline void checkRingExchange(Communicator &c, std::int64_t count,
   }
 }
 
+/// Collectives where every rank but 0 has nothing to receive (or, for the
+/// reduce-scatter, rank 0 receives everything) and points its empty receive
+/// buffer at its send buffer, as a zero-byte workspace reservation does: it
+/// is not in place, and the collectives after it still match (Open MPI took
+/// equal buffers for MPI_IN_PLACE, sent nothing, and the next collective
+/// hung).
+inline void checkEmptySideAtTheOtherSidesAddress(Communicator &c) {
+  SCOPED_TRACE(rankTag(c) + " empty side at the other side's address");
+  int n = c.size(), me = c.rank();
+  std::vector<std::int64_t> zeros(size_t(n), 0), toRoot = zeros, displs(n);
+  toRoot[0] = 1;
+  std::vector<std::int32_t> sent = {100 + me}, gathered(size_t(n), -1);
+  std::vector<std::int64_t> recvCounts =
+      me == 0 ? std::vector<std::int64_t>(size_t(n), 1) : zeros;
+  for (int q = 0; q < n; ++q)
+    displs[size_t(q)] = me == 0 ? q : 0;
+  void *recv = me == 0 ? static_cast<void *>(gathered.data())
+                       : static_cast<void *>(sent.data());
+  Status s = c.allToAllV(sent.data(), toRoot, zeros, recv, recvCounts, displs,
+                         DataType::I32);
+  ASSERT_TRUE(s.ok()) << s.toString();
+  if (me == 0)
+    for (int q = 0; q < n; ++q)
+      EXPECT_EQ(gathered[size_t(q)], 100 + q);
+  // Rank 0 receives the sum of every rank's n values.
+  std::vector<float> values(size_t(n), float(me + 1)), sums(size_t(n), -1.0f);
+  std::vector<std::int64_t> scattered = zeros;
+  scattered[0] = n;
+  void *into = me == 0 ? static_cast<void *>(sums.data())
+                       : static_cast<void *>(values.data());
+  s = c.reduceScatterV(values.data(), into, scattered, DataType::F32,
+                       ReduceOp::Sum);
+  ASSERT_TRUE(s.ok()) << s.toString();
+  if (me == 0)
+    for (float v : sums)
+      EXPECT_EQ(v, float(n * (n + 1) / 2));
+  // The next collective still matches.
+  std::vector<std::int32_t> all(size_t(n), -1);
+  s = c.allGatherV(&sent[0], 1, all.data(),
+                   std::vector<std::int64_t>(size_t(n), 1), DataType::I32);
+  ASSERT_TRUE(s.ok()) << s.toString();
+  for (int q = 0; q < n; ++q)
+    EXPECT_EQ(all[size_t(q)], 100 + q);
+}
+
 /// A message of another size than the receive expects is an error on the
 /// receiving side, not silent truncation. Uses self-messages only.
 inline void checkSizeMismatch(Communicator &c) {

@@ -71,6 +71,9 @@ TEST_P(LocalCollectives, AllToAllV) {
 TEST_P(LocalCollectives, Broadcast) {
   onEveryRank(GetParam(), checkBroadcastEverything);
 }
+TEST_P(LocalCollectives, EmptySideAtTheOtherSidesAddress) {
+  onEveryRank(GetParam(), checkEmptySideAtTheOtherSidesAddress);
+}
 TEST_P(LocalCollectives, RingExchangeBothDirections) {
   onEveryRank(GetParam(), [](Communicator &c) {
     checkRingExchange(c, 0, 3);
