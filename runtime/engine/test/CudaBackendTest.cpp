@@ -267,6 +267,26 @@ TEST(CudaBackend, ConvRegionsMatchTheCpu) {
                        {randomFloats(4 * 16 * 12, 11), randomFloats(120, 13)});
 }
 
+TEST(CudaBackend, OneMemberRingsRunInAGraph) {
+  // Rings of one member never communicate: native, so a CUDA graph
+  // captures them (a staged step would refuse the graph). Keys broadcast
+  // over the heads; one ring adds a mask, the other is causal over whole
+  // queries. Runs: plain, the capture, a replay.
+  Model m;
+  uint32_t q = m.input("q", {2, 5, 4}), k = m.input("k", {1, 6, 4}),
+           v = m.input("v", {2, 6, 3}), mask = m.input("mask", {5, 6});
+  uint32_t y = m.output("y", {2, 5, 3}), c = m.output("causal", {2, 5, 3});
+  m.op(Opcode::RingAttention, {q, k, v, mask}, {y},
+       artifact::ringAttentionInts({false, true, false, false}, {}, {}, {0, 6}),
+       {0.5});
+  m.op(Opcode::RingAttention, {q, k, v}, {c},
+       artifact::ringAttentionInts({true, false, false, false}, {}, {0, 5},
+                                   {0, 6}),
+       {0.5});
+  expectNativeAndAgree(m, {randomFloats(40, 1), randomFloats(24, 2),
+                           randomFloats(36, 3), randomFloats(30, 4)});
+}
+
 TEST(CudaBackend, LongAttentionRunsInBlocksOnTheDevice) {
   // 4100 queries and keys: more scores than the 2^24-float workspace, so
   // the plan splits each batch entry's rows in two blocks, the first of
