@@ -85,16 +85,45 @@ MPI_Datatype mpiType(DataType type) {
   return MPI_DATATYPE_NULL;
 }
 
-MPI_Op mpiOp(ReduceOp op) {
+/// inout[i] = in[i] max (or min) inout[i] over floats, a NaN winning
+/// wherever it sits, as torch.amax gives it and the local backend does;
+/// MPI_MAX keeps or drops a NaN by its own operand order.
+template <typename T, bool Max>
+void nanPropagating(void *in, void *inout, int *len, MPI_Datatype *) {
+  const T *a = static_cast<const T *>(in);
+  T *acc = static_cast<T *>(inout);
+  for (int i = 0; i < *len; ++i) {
+    bool takeIn = Max ? acc[i] < a[i] : a[i] < acc[i];
+    if (takeIn || a[i] != a[i])
+      acc[i] = a[i];
+  }
+}
+
+/// Made once MPI runs (MPI_Op_create needs it); never freed, as MPI's own.
+MPI_Op userOp(MPI_User_function *fn) {
+  MPI_Op op = MPI_OP_NULL;
+  if (MPI_Op_create(fn, /*commute=*/1, &op) != MPI_SUCCESS)
+    return MPI_OP_NULL;
+  return op;
+}
+
+MPI_Op mpiOp(ReduceOp op, DataType type) {
+  bool floating = type == DataType::F32 || type == DataType::F64;
   switch (op) {
   case ReduceOp::Sum:
     return MPI_SUM;
   case ReduceOp::Prod:
     return MPI_PROD;
   case ReduceOp::Max:
-    return MPI_MAX;
-  case ReduceOp::Min:
-    return MPI_MIN;
+  case ReduceOp::Min: {
+    if (!floating)
+      return op == ReduceOp::Max ? MPI_MAX : MPI_MIN;
+    static const MPI_Op ops[2][2] = {{userOp(nanPropagating<float, false>),
+                                      userOp(nanPropagating<float, true>)},
+                                     {userOp(nanPropagating<double, false>),
+                                      userOp(nanPropagating<double, true>)}};
+    return ops[type == DataType::F64][op == ReduceOp::Max];
+  }
   }
   return MPI_OP_NULL;
 }
@@ -476,7 +505,7 @@ Status MpiCommunicator::doAllReduce(const void *send, void *recv,
     return s;
   MPI_Request request = MPI_REQUEST_NULL;
   int rc = MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, n,
-                          mpiType(type), mpiOp(op), comm_, &request);
+                          mpiType(type), mpiOp(op, type), comm_, &request);
   return finish("allReduce", rc, request);
 }
 
@@ -544,7 +573,7 @@ Status MpiCommunicator::doReduceScatterV(const void *send, void *recv,
   }
   MPI_Request request = MPI_REQUEST_NULL;
   int rc = MPI_Ireduce_scatter(send, recv, arrays->recvCounts.data(),
-                               mpiType(type), mpiOp(op), comm_, &request);
+                               mpiType(type), mpiOp(op, type), comm_, &request);
   return finish("reduceScatterV", rc, request, arrays);
 }
 

@@ -40,13 +40,15 @@ void reduceTyped(T *acc, const T *in, std::int64_t count, ReduceOp op) {
     for (std::int64_t i = 0; i < count; ++i)
       acc[i] = wrapMul(acc[i], in[i]);
     return;
+  // A NaN wins wherever it sits, as torch.amax and torch.amin give it
+  // (std::max keeps or drops it by operand order). b != b only for NaN.
   case ReduceOp::Max:
     for (std::int64_t i = 0; i < count; ++i)
-      acc[i] = std::max(acc[i], in[i]);
+      acc[i] = acc[i] < in[i] || in[i] != in[i] ? in[i] : acc[i];
     return;
   case ReduceOp::Min:
     for (std::int64_t i = 0; i < count; ++i)
-      acc[i] = std::min(acc[i], in[i]);
+      acc[i] = in[i] < acc[i] || in[i] != in[i] ? in[i] : acc[i];
     return;
   }
 }

@@ -20,7 +20,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -377,6 +379,35 @@ inline void checkEmptySideAtTheOtherSidesAddress(Communicator &c) {
   ASSERT_TRUE(s.ok()) << s.toString();
   for (int q = 0; q < n; ++q)
     EXPECT_EQ(all[size_t(q)], 100 + q);
+}
+
+/// All-reduce max and min of floats return NaN wherever any rank holds one,
+/// whichever rank it is (torch.amax's rule): element q is NaN on rank q
+/// only, the others finite.
+inline void checkNanWinsMaxAndMin(Communicator &c) {
+  SCOPED_TRACE(rankTag(c) + " NaN in max and min");
+  int n = c.size(), me = c.rank();
+  for (ReduceOp op : {ReduceOp::Max, ReduceOp::Min}) {
+    std::vector<float> in(size_t(n) + 1), out(size_t(n) + 1, 0.0f);
+    std::vector<double> in64(size_t(n) + 1), out64(size_t(n) + 1, 0.0);
+    for (int i = 0; i <= n; ++i) {
+      float v = i == me ? std::numeric_limits<float>::quiet_NaN()
+                        : float(me * 10 + i);
+      in[size_t(i)] = v;
+      in64[size_t(i)] = double(v);
+    }
+    Status s = c.allReduce(in.data(), out.data(), n + 1, DataType::F32, op);
+    ASSERT_TRUE(s.ok()) << s.toString();
+    s = c.allReduce(in64.data(), out64.data(), n + 1, DataType::F64, op);
+    ASSERT_TRUE(s.ok()) << s.toString();
+    for (int i = 0; i < n; ++i) {
+      EXPECT_TRUE(std::isnan(out[size_t(i)])) << "element " << i;
+      EXPECT_TRUE(std::isnan(out64[size_t(i)])) << "element " << i;
+    }
+    float last = op == ReduceOp::Max ? float((n - 1) * 10 + n) : float(n);
+    EXPECT_EQ(out[size_t(n)], last);
+    EXPECT_EQ(out64[size_t(n)], double(last));
+  }
 }
 
 /// A message of another size than the receive expects is an error on the

@@ -71,6 +71,9 @@ TEST_P(LocalCollectives, AllToAllV) {
 TEST_P(LocalCollectives, Broadcast) {
   onEveryRank(GetParam(), checkBroadcastEverything);
 }
+TEST_P(LocalCollectives, NanWinsMaxAndMin) {
+  onEveryRank(GetParam(), checkNanWinsMaxAndMin);
+}
 TEST_P(LocalCollectives, EmptySideAtTheOtherSidesAddress) {
   onEveryRank(GetParam(), checkEmptySideAtTheOtherSidesAddress);
 }

@@ -64,6 +64,7 @@ TEST_F(MpiComm, AllToAllV) { checkAllToAllVEverything(*comm); }
 TEST_F(MpiComm, Broadcast) { checkBroadcastEverything(*comm); }
 TEST_F(MpiComm, InvalidArguments) { checkInvalidArguments(*comm); }
 TEST_F(MpiComm, SizeMismatch) { checkSizeMismatch(*comm); }
+TEST_F(MpiComm, NanWinsMaxAndMin) { checkNanWinsMaxAndMin(*comm); }
 TEST_F(MpiComm, EmptySideAtTheOtherSidesAddress) {
   checkEmptySideAtTheOtherSidesAddress(*comm);
 }

@@ -369,11 +369,12 @@ void accumulate(float *acc, const float *x, int64_t n, comm::ReduceOp op) {
     case comm::ReduceOp::Prod:
       acc[i] *= x[i];
       break;
+    // A NaN wins wherever it sits, as torch.amax and torch.amin give it.
     case comm::ReduceOp::Max:
-      acc[i] = std::max(acc[i], x[i]);
+      acc[i] = acc[i] < x[i] || x[i] != x[i] ? x[i] : acc[i];
       break;
     case comm::ReduceOp::Min:
-      acc[i] = std::min(acc[i], x[i]);
+      acc[i] = x[i] < acc[i] || x[i] != x[i] ? x[i] : acc[i];
       break;
     }
   }

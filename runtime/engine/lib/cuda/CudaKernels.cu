@@ -84,10 +84,11 @@ __device__ float combine(comm::ReduceOp op, float acc, float x) {
     return acc + x;
   case comm::ReduceOp::Prod:
     return acc * x;
+  // A NaN wins wherever it sits, as on the CPU.
   case comm::ReduceOp::Max:
-    return acc < x ? x : acc;
+    return acc < x || x != x ? x : acc;
   case comm::ReduceOp::Min:
-    return x < acc ? x : acc;
+    return x < acc || x != x ? x : acc;
   }
   return acc;
 }
