@@ -887,13 +887,15 @@ float collectiveInput(int run, int q, int64_t i) {
 }
 
 /// The members' values combined in member order: sums left to right, max
-/// keeping the running value unless the next is larger (so a NaN held
-/// stays, one met later is passed over), as the CPU backend's group
-/// reductions and the local communicator do.
+/// taking the next value when it is larger or NaN (a NaN wins wherever it
+/// sits), as the CPU backend's group reductions and the local communicator
+/// do.
 float inOrder(const std::vector<float> &values, bool max) {
   float acc = values[0];
-  for (size_t q = 1; q < values.size(); ++q)
-    acc = max ? (acc < values[q] ? values[q] : acc) : acc + values[q];
+  for (size_t q = 1; q < values.size(); ++q) {
+    float v = values[q];
+    acc = max ? (acc < v || v != v ? v : acc) : acc + v;
+  }
   return acc;
 }
 
