@@ -137,15 +137,7 @@ std::vector<float> repeated(const std::vector<float> &t, int64_t times) {
   return out;
 }
 
-/// Rows [lo, hi) of dim 1 of a (batch, rows, cols) tensor.
-std::vector<float> rows(const std::vector<float> &t, int64_t batch,
-                        int64_t total, int64_t cols, int64_t lo, int64_t hi) {
-  std::vector<float> out;
-  for (int64_t b = 0; b < batch; ++b)
-    out.insert(out.end(), t.begin() + (b * total + lo) * cols,
-               t.begin() + (b * total + hi) * cols);
-  return out;
-}
+using enginetest::rowsOf;
 
 void runRing(const RingCase &c) {
   int64_t ev = c.values == Values::AreKeys ? kE : kEv;
@@ -176,12 +168,12 @@ void runRing(const RingCase &c) {
       return session.status();
     int64_t qlo = kQueryStarts[size_t(r)], qhi = kQueryStarts[size_t(r) + 1],
             klo = kKeyStarts[size_t(r)], khi = kKeyStarts[size_t(r) + 1];
-    std::vector<float> myQ = rows(q, kHeads, kSeq, kE, qlo, qhi),
-                       myK = rows(k, 1, kSeq, kE, klo, khi),
+    std::vector<float> myQ = rowsOf(q, kHeads, kSeq, kE, qlo, qhi),
+                       myK = rowsOf(k, 1, kSeq, kE, klo, khi),
                        myV = c.values == Values::Whole
                                  ? v
-                                 : rows(v, 1, kSeq, ev, klo, khi),
-                       myMask = rows(mask, 1, kSeq, kSeq, qlo, qhi);
+                                 : rowsOf(v, 1, kSeq, ev, klo, khi),
+                       myMask = rowsOf(mask, 1, kSeq, kSeq, qlo, qhi);
     uint32_t input = 0;
     SHARDRT_RETURN_IF_ERROR((*session)->bindInput(
         input++, myQ.data(), DType::F32, {kHeads, qhi - qlo, kE}));
@@ -195,7 +187,7 @@ void runRing(const RingCase &c) {
           input++, myMask.data(), DType::F32, {qhi - qlo, kSeq}));
     SHARDRT_RETURN_IF_ERROR((*session)->run());
     const float *got = static_cast<const float *>((*session)->outputData(0));
-    std::vector<float> want = rows(expected, kHeads, kSeq, ev, qlo, qhi);
+    std::vector<float> want = rowsOf(expected, kHeads, kSeq, ev, qlo, qhi);
     std::lock_guard<std::mutex> lock(mu);
     for (size_t i = 0; i < want.size(); ++i)
       EXPECT_NEAR(got[i], want[i], 1e-5) << "rank " << r << " element " << i;

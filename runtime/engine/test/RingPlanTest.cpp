@@ -19,6 +19,7 @@
 
 #include "../lib/cuda/RingPlan.h"
 
+#include "TestModel.h"
 #include "shardrt/cpu/Kernels.h"
 
 #include <gtest/gtest.h>
@@ -49,15 +50,7 @@ struct Case {
   bool keysPerEntry = false, valuesWhole = false;
 };
 
-/// Rows [lo, hi) of dim 1 of a (batch, rows, cols) tensor.
-std::vector<float> rowsOf(const std::vector<float> &t, int64_t batch,
-                          int64_t total, int64_t cols, int64_t lo, int64_t hi) {
-  std::vector<float> out;
-  for (int64_t b = 0; b < batch; ++b)
-    out.insert(out.end(), t.begin() + (b * total + lo) * cols,
-               t.begin() + (b * total + hi) * cols);
-  return out;
-}
+using enginetest::rowsOf;
 
 /// C = alpha op(A) op(B) + beta C, column-major, as cuBLAS computes it.
 void sgemm(const RingGemm &g, float alpha, const std::vector<float> &a,

@@ -45,6 +45,18 @@ inline BufferSlotSpec f32Slot(uint64_t offset, Shape shape) {
   return s;
 }
 
+/// Rows [lo, hi) of dim 1 of a (batch, rows, cols) tensor: a rank's block
+/// of a sequence split along dim 1.
+inline std::vector<float> rowsOf(const std::vector<float> &t, int64_t batch,
+                                 int64_t total, int64_t cols, int64_t lo,
+                                 int64_t hi) {
+  std::vector<float> out;
+  for (int64_t b = 0; b < batch; ++b)
+    out.insert(out.end(), t.begin() + (b * total + lo) * cols,
+               t.begin() + (b * total + hi) * cols);
+  return out;
+}
+
 constexpr fb::DType F32 = fb::DType::F32;
 constexpr fb::DType I1 = fb::DType::I1;
 
