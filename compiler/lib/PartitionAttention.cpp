@@ -181,8 +181,10 @@ struct RankSide {
   /// The queries times the scale, once: scaling each block's scores
   /// instead would pass over a (queries x block) matrix every step.
   uint32_t scaledQueries;
-  /// Scalars: -inf (a causally hidden score), the lowest float (a shift).
-  uint32_t negInf, lowest;
+  /// Scalars: the lowest float (a shift), and for causal rings -inf (a
+  /// causally hidden score).
+  uint32_t lowest;
+  std::optional<uint32_t> negInf;
   std::optional<uint32_t> mask, queryPositions;
   Interval queries;
 };
@@ -204,7 +206,7 @@ uint32_t blockScores(Partitioner &p, int64_t r, const Ring &ring,
     uint32_t seen = causalSeen(p.ranks[r], *side.queryPositions, keyPositions,
                                side.queries.size(), keys.size());
     uint32_t kept = e.tmp(e.shape(scores));
-    p.ranks[r].emit(fb::Opcode::Select, {seen, scores, side.negInf}, {kept});
+    p.ranks[r].emit(fb::Opcode::Select, {seen, scores, *side.negInf}, {kept});
     scores = kept;
   }
   return scores;
@@ -253,8 +255,9 @@ LogicalResult attendOnRank(Partitioner &p, const Ring &ring,
   Neighbours neighbours = ringNeighbours(p.mesh, ring.keys, coords);
   RankSide side;
   side.scaledQueries = e.binary("mul", in[0][r], p.scalar(r, ring.scale));
-  side.negInf = p.scalar(r, -std::numeric_limits<double>::infinity());
   side.lowest = p.scalar(r, kLowestFloat);
+  if (op.getIsCausal())
+    side.negInf = p.scalar(r, -std::numeric_limits<double>::infinity());
   if (op.getMask()) {
     side.mask = in[3][r];
     int64_t keys = e.shape(*side.mask).back();

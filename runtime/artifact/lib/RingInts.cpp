@@ -73,6 +73,17 @@ StatusOr<RingIntsLayout> ringIntsLayout(const IntAt &at, size_t size,
   return l;
 }
 
+uint64_t placeInGroup(const std::vector<int64_t> &mesh,
+                      const std::vector<int64_t> &coords, const IntAt &axisAt,
+                      size_t count) {
+  uint64_t place = 0;
+  for (size_t i = 0; i < count; ++i) {
+    size_t axis = size_t(axisAt(i));
+    place = place * uint64_t(mesh[axis]) + uint64_t(coords[axis]);
+  }
+  return place;
+}
+
 std::string ringStartsProblem(const IntAt &at, size_t lo, size_t hi,
                               const char *what) {
   if (lo == hi)

@@ -32,20 +32,6 @@ uint64_t groupSize(const std::vector<int64_t> &mesh, AxisAt axisAt,
   return members;
 }
 
-/// The place of the rank at `coords` in the group over `count` axes (the
-/// first major).
-template <typename AxisAt>
-uint64_t groupPosition(const std::vector<int64_t> &mesh,
-                       const std::vector<int64_t> &coords, AxisAt axisAt,
-                       uint32_t count) {
-  uint64_t at = 0;
-  for (uint32_t i = 0; i < count; ++i) {
-    size_t axis = size_t(axisAt(i));
-    at = at * uint64_t(mesh[axis]) + uint64_t(coords[axis]);
-  }
-  return at;
-}
-
 /// Rows (the next-to-last dim) of slot `slot` of `rc`, or -1 when the slot
 /// has no shape with a sequence and a feature dim.
 int64_t rowsOf(const fb::RankClass &rc, uint32_t slot) {
@@ -86,11 +72,12 @@ Status checkBlocks(const fb::RankClass &rc, const fb::Instruction &inst,
                      (what[0] == 'q' ? "query split" : "ring") + " gives " +
                      to_string(needs));
     };
-    int64_t own = block(
-        l.keyStartsAt,
-        groupPosition(
-            mesh, coords, [&](uint32_t a) { return inst.mesh_axes()->Get(a); },
-            sizeOf(inst.mesh_axes())));
+    int64_t own =
+        block(l.keyStartsAt,
+              placeInGroup(
+                  mesh, coords,
+                  [&](size_t a) { return inst.mesh_axes()->Get(uint32_t(a)); },
+                  sizeOf(inst.mesh_axes())));
     if (keys != own)
       return wrong("keys", keys, own);
     if (int64_t needs = l.flags.valuesWhole ? allKeys : own; values != needs)
@@ -99,10 +86,10 @@ Status checkBlocks(const fb::RankClass &rc, const fb::Instruction &inst,
       continue;
     int64_t needs = block(
         l.queryStartsAt,
-        groupPosition(
+        placeInGroup(
             mesh, coords,
-            [&](uint32_t a) { return ints.Get(uint32_t(l.queryAxesAt + a)); },
-            uint32_t(l.queryAxes)));
+            [&](size_t a) { return ints.Get(uint32_t(l.queryAxesAt + a)); },
+            l.queryAxes));
     if (queries != needs)
       return wrong("queries", queries, needs);
   }

@@ -75,14 +75,9 @@ Status readRingAttrs(const fb::Instruction &inst, const PrepareContext &ctx,
     ring.starts.push_back(at(l.keyStartsAt + i));
   queryRows = -1;
   if (ring.causal) {
-    std::vector<int64_t> axes;
-    for (size_t i = 0; i < l.queryAxes; ++i)
-      axes.push_back(at(l.queryAxesAt + i));
-    // This rank's place in the query split; its members need not be listed.
-    size_t place = 0;
-    for (int64_t a : axes)
-      place = place * size_t(ctx.meshShape[size_t(a)]) +
-              size_t(ctx.meshCoords[size_t(a)]);
+    size_t place = size_t(artifact::placeInGroup(
+        ctx.meshShape, ctx.meshCoords,
+        [&](size_t i) { return at(l.queryAxesAt + i); }, l.queryAxes));
     ring.queryLo = at(l.queryStartsAt + place);
     queryRows = at(l.queryStartsAt + place + 1) - ring.queryLo;
   }

@@ -84,6 +84,13 @@ StatusOr<RingIntsLayout> ringIntsLayout(const IntAt &at, size_t size,
                                         uint64_t members,
                                         const std::vector<int64_t> &mesh);
 
+/// The place of the rank at `coords` in the group over the `count` mesh
+/// axes read through `axisAt` (listed order, the first major): the member
+/// whose starts it holds, without listing the group.
+uint64_t placeInGroup(const std::vector<int64_t> &mesh,
+                      const std::vector<int64_t> &coords, const IntAt &axisAt,
+                      size_t count);
+
 /// Why ints [lo, hi) (read through `at`) are not the `what` starts of a
 /// split: they must begin at 0, never decrease and stay within 2^52 (so
 /// that position arithmetic in doubles stays exact); "" when they are.
