@@ -16,7 +16,14 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["shardc-opt", "shardc", "shard-run"], [config.shardc_tools_dir])
+    ["shardc-opt", "shardc", "shard-run", "shardrt-host-kernel-check"],
+    [config.shardc_tools_dir])
+
+# Generated CUDA kernels built for the host (runtime/engine/test/hostcuda).
+config.substitutions.append(("%host_cxx", config.host_cxx))
+config.substitutions.append(
+    ("%hostcuda_include",
+     os.path.join(config.shardc_src_root, "runtime/engine/test/hostcuda/include")))
 
 # nvcc compiles the CUDA target's generated kernels (no GPU needed).
 import shutil

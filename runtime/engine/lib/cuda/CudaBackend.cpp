@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Backend.h"
+#include "../FusedLaunch.h"
 #include "CudaExchange.h"
 #include "CudaSupport.h"
 #include "shardrt/artifact/Artifact.h"
@@ -103,21 +104,6 @@ private:
     return Status();
   }
 };
-
-/// The elements a ReductionFused reduces into each output (its header was
-/// checked by the CPU decoder).
-int64_t reducedCount(const fb::Instruction &inst) {
-  IntReader ints(inst);
-  Shape domain;
-  std::vector<bool> reduced;
-  if (!readReductionHeader(ints, domain, reduced).ok())
-    return 0;
-  int64_t count = 1;
-  for (size_t d = 0; d < domain.size(); ++d)
-    if (reduced[d])
-      count *= domain[d];
-  return count;
-}
 
 /// Step times as the session's stream sees them: an event before each step
 /// and after the last; a step's time ends when its work (or the host-staged
@@ -475,63 +461,35 @@ StatusOr<RunFn> CudaBackend::prepareKernel(const fb::Instruction &inst,
   SHARDRT_RETURN_IF_ERROR(driver_.check(
       driver_.moduleGetFunction(&fn, found->second.first, symbol.c_str()),
       "cuModuleGetFunction(" + symbol + ")"));
-  // Generated kernels take (in0, ..., out) and loop over the output's
-  // elements with a grid stride, 256 threads a block. A reduction kernel
-  // also takes (partials, arrivals, chunks): block u reduces chunk
-  // u % chunks of output u / chunks (see cudaKernelSource).
-  std::vector<uint32_t> operands;
-  for (size_t i = 0; i < numInputs(inst); ++i)
-    operands.push_back(inIdx(inst, i));
-  operands.push_back(outIdx(inst, 0));
-  int64_t n = numElements(outSlot(inst, ctx, 0).shape);
-  bool reduction = inst.opcode() == fb::Opcode::ReductionFused;
-  int64_t wanted = (n + 255) / 256;
-  long long chunks = 1;
+  // 256 threads a block; a reduction also takes its scratch and chunks.
+  FusedLaunch launch = planFusedLaunch(inst, ctx, smCount_);
   void *partials = nullptr, *arrivals = nullptr;
-  if (reduction) {
-    // Enough blocks to fill the device twice, but chunks of at least 8192
-    // elements: a group norm's 8 groups per rank would use 8 SMs otherwise.
-    int64_t count = reducedCount(inst);
-    int64_t target = 2 * int64_t(smCount_);
-    if (n > 0 && n < target)
-      chunks = std::clamp<int64_t>(count / 8192, 1, (target + n - 1) / n);
-    wanted = n * chunks;
-  }
-  if (chunks > 1) {
-    // One partial per (output, chunk), then one arrival counter per
-    // output, zeroed on the session's stream (so before the first launch);
-    // the kernel's last block of each output resets its counter. With one
-    // chunk the kernel touches neither.
-    size_t partialBytes = size_t(wanted) * sizeof(double);
-    SHARDRT_ASSIGN_OR_RETURN(void *space,
-                             scratch(partialBytes + size_t(n) * 4));
+  if (launch.chunks > 1) {
+    // The arrival counters are zeroed on the session's stream (so before
+    // the first launch); the kernel's last block of each output resets its
+    // counter. With one chunk the kernel touches neither.
+    SHARDRT_ASSIGN_OR_RETURN(void *space, scratch(launch.scratchBytes()));
     partials = space;
-    arrivals = static_cast<char *>(space) + partialBytes;
-    SHARDRT_CUDA_TRY(cudaMemsetAsync(arrivals, 0, size_t(n) * 4, lib_.stream));
+    arrivals = static_cast<char *>(space) + launch.partialBytes();
+    SHARDRT_CUDA_TRY(cudaMemsetAsync(
+        arrivals, 0, launch.scratchBytes() - launch.partialBytes(),
+        lib_.stream));
   }
-  unsigned blocks = unsigned(
-      std::min<int64_t>(std::max<int64_t>(wanted, 1), int64_t(smCount_) * 32));
   const Driver *driver = &driver_;
   cudaStream_t stream = lib_.stream;
   return RunFn([=](RunContext &rc) -> Status {
-    if (n == 0)
+    if (launch.outputs == 0)
       return Status();
-    // At most 64 inputs, the output, and a reduction's three extras.
-    std::array<void *, 68> pointers, params;
-    size_t count = 0;
-    for (uint32_t slot : operands)
-      pointers[count++] = rc.slots[slot];
-    if (reduction) {
-      pointers[count++] = partials;
-      pointers[count++] = arrivals;
-    }
+    std::array<void *, FusedLaunch::kMaxPointers + 1> pointers, params;
+    size_t count =
+        launch.pointerArguments(rc.slots, partials, arrivals, pointers.data());
     for (size_t i = 0; i < count; ++i)
       params[i] = &pointers[i];
-    long long split = chunks;
-    if (reduction)
-      params[count++] = &split;
-    CUresult r = driver->launchKernel(fn, blocks, 1, 1, 256, 1, 1, 0, stream,
-                                      params.data(), nullptr);
+    long long chunks = launch.chunks;
+    if (launch.reduction)
+      params[count++] = &chunks;
+    CUresult r = driver->launchKernel(fn, launch.blocks, 1, 1, 256, 1, 1, 0,
+                                      stream, params.data(), nullptr);
     if (r == CUDA_SUCCESS)
       return Status();
     return driver->check(r, "cuLaunchKernel(" + symbol + ")");

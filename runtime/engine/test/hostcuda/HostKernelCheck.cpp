@@ -1,0 +1,455 @@
+//===- HostKernelCheck.cpp - Generated CUDA kernels run on the host -------===//
+//
+// shardrt-host-kernel-check ARTIFACT KERNELS.so
+//
+// Runs every generated kernel of an artifact built with --target=cuda on the
+// CPU and compares it with the CPU backend's evaluation of the same
+// instruction's body. KERNELS.so is the artifact's `--emit=kernels` source
+// built by the host C++ compiler against include/cuda_runtime.h, which turns
+// each kernel into a function that runs one CUDA thread. The CPU backend
+// interprets the body it reads from the artifact, while the kernel is the
+// compiler's own C++ with every offset folded to constants: two independent
+// implementations, so a wrong index, broadcast, scalar formula or reduction
+// protocol in the generator shows here without a GPU.
+//
+// Each kernel runs under three launches: the CUDA backend's own (the
+// FusedLaunch it plans for a 132-SM device), and two that its contract
+// ("any grid, any chunks") must give the same result under: a grid far
+// smaller than the work, and a reduction split into more chunks than it has
+// blocks. A block's 256 threads are fibers switched at each __syncthreads;
+// a barrier that not every thread reaches is reported, not hung on.
+//
+// Inputs are uniform in [-3, 3] from a fixed seed (NaN where a formula's
+// domain ends appears in both results alike), then again with a NaN, a +inf
+// and a -inf in each input; outputs start as other random values, so an
+// element a kernel skips shows as a mismatch.
+//
+// Exit: 0 when every kernel agrees, 1 on a mismatch, 2 on bad usage or an
+// artifact or library that does not load.
+//
+//===----------------------------------------------------------------------===//
+
+// _longjmp switches between fibers' stacks, which glibc's fortified
+// longjmp would take for a jump into a dead frame.
+#undef _FORTIFY_SOURCE
+
+#include "../../lib/FusedLaunch.h"
+#include "../../lib/Prepare.h"
+#include "shardrt/artifact/Artifact.h"
+
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <ucontext.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+using namespace shardrt;
+using namespace shardrt::exec;
+
+namespace {
+
+constexpr unsigned kThreads = 256;
+
+//===----------------------------------------------------------------------===//
+// Calling a kernel with its parameters
+//===----------------------------------------------------------------------===//
+
+// A generated kernel takes pointers and, for a reduction, a trailing long
+// long. It is called through a function type of as many void pointers: the
+// same registers and stack slots as its own pointer parameters on the
+// platforms this tool builds for.
+using Caller = void (*)(void *fn, void *const *p, long long chunks);
+
+template <size_t> using VoidPtr = void *;
+
+template <size_t... I> void callPointers(void *fn, void *const *p, long long) {
+  reinterpret_cast<void (*)(VoidPtr<I>...)>(fn)(p[I]...);
+}
+template <size_t... I>
+void callPointersAndChunks(void *fn, void *const *p, long long chunks) {
+  reinterpret_cast<void (*)(VoidPtr<I>..., long long)>(fn)(p[I]..., chunks);
+}
+template <size_t N, size_t... I>
+constexpr Caller pointerCaller(std::index_sequence<I...>, bool chunks) {
+  return chunks ? &callPointersAndChunks<I...> : &callPointers<I...>;
+}
+template <size_t... N>
+constexpr std::array<Caller, sizeof...(N)> callers(std::index_sequence<N...>,
+                                                   bool chunks) {
+  return {pointerCaller<N>(std::make_index_sequence<N>(), chunks)...};
+}
+const auto kCallers =
+    callers(std::make_index_sequence<FusedLaunch::kMaxPointers + 1>(), false);
+const auto kChunkCallers =
+    callers(std::make_index_sequence<FusedLaunch::kMaxPointers + 1>(), true);
+
+//===----------------------------------------------------------------------===//
+// Blocks of fibers
+//===----------------------------------------------------------------------===//
+
+struct KernelLibrary {
+  void *handle = nullptr;
+  void (*enter)(unsigned, unsigned, unsigned, unsigned) = nullptr;
+};
+
+/// Runs one launch: the blocks in order, each block's threads as fibers of
+/// this thread, switched at every __syncthreads. A fiber starts with
+/// setcontext once; after that the switches are _setjmp/_longjmp,
+/// which, unlike swapcontext, make no system call (a softmax's rows cross
+/// millions of barriers).
+class BlockRunner {
+public:
+  BlockRunner() : stacks_(kThreads, std::vector<char>(kStackBytes)) {
+    current_ = this;
+  }
+
+  static void barrier() {
+    BlockRunner &r = *current_;
+    r.state_[r.running_] = AtBarrier;
+    if (!_setjmp(r.fiberJumps_[r.running_]))
+      _longjmp(r.mainJump_, 1);
+  }
+
+  /// Empty on success, else what went wrong.
+  std::string launch(const KernelLibrary &lib, Caller call, void *fn,
+                     void *const *pointers, long long chunks, unsigned blocks) {
+    call_ = call;
+    fn_ = fn;
+    pointers_ = pointers;
+    chunks_ = chunks;
+    for (unsigned b = 0; b < blocks; ++b) {
+      std::fill(state_.begin(), state_.end(), Ready);
+      for (;;) {
+        for (unsigned t = 0; t < kThreads; ++t) {
+          if (state_[t] != Ready)
+            continue;
+          running_ = t;
+          lib.enter(t, b, kThreads, blocks);
+          resume(t);
+        }
+        size_t done = std::count(state_.begin(), state_.end(), Done);
+        if (done == kThreads)
+          break;
+        if (done > 0)
+          return "block " + std::to_string(b) + ": " +
+                 std::to_string(kThreads - done) +
+                 " threads wait at a __syncthreads that the other " +
+                 std::to_string(done) + " never reach";
+        std::fill(state_.begin(), state_.end(), Ready);
+      }
+    }
+    return "";
+  }
+
+private:
+  enum State { Ready, AtBarrier, Done };
+  static constexpr size_t kStackBytes = 64 * 1024;
+
+  /// Runs fiber `thread` until it reaches a barrier or ends its block. Its
+  /// own frame keeps the scheduler's locals out of reach of the jump back.
+  [[gnu::noinline]] void resume(unsigned thread) {
+    if (_setjmp(mainJump_))
+      return;
+    if (started_[thread])
+      _longjmp(fiberJumps_[thread], 1);
+    started_[thread] = true;
+    start(thread);
+  }
+
+  /// Starts fiber `thread`: the first time it runs.
+  void start(unsigned thread) {
+    ucontext_t &fiber = fibers_[thread];
+    getcontext(&fiber);
+    fiber.uc_stack.ss_sp = stacks_[thread].data();
+    fiber.uc_stack.ss_size = stacks_[thread].size();
+    fiber.uc_link = nullptr; // entry never returns
+    makecontext(&fiber, reinterpret_cast<void (*)()>(&entry), 1, int(thread));
+    setcontext(&fiber);
+  }
+
+  /// A fiber runs the kernel once per block, resumed for the next block
+  /// where it reported the last one done.
+  static void entry(int thread) {
+    BlockRunner &r = *current_;
+    for (;;) {
+      r.call_(r.fn_, r.pointers_, r.chunks_);
+      r.state_[thread] = Done;
+      if (!_setjmp(r.fiberJumps_[thread]))
+        _longjmp(r.mainJump_, 1);
+    }
+  }
+
+  static BlockRunner *current_;
+  std::vector<std::vector<char>> stacks_;
+  std::array<ucontext_t, kThreads> fibers_;
+  std::array<jmp_buf, kThreads> fiberJumps_;
+  std::array<State, kThreads> state_{};
+  std::array<bool, kThreads> started_{};
+  jmp_buf mainJump_;
+  unsigned running_ = 0;
+  Caller call_ = nullptr;
+  void *fn_ = nullptr;
+  void *const *pointers_ = nullptr;
+  long long chunks_ = 1;
+};
+BlockRunner *BlockRunner::current_ = nullptr;
+
+//===----------------------------------------------------------------------===//
+// One instruction
+//===----------------------------------------------------------------------===//
+
+/// Every slot the instruction names, as host floats.
+using SlotData = std::map<uint32_t, std::vector<float>>;
+
+struct Mismatch {
+  size_t element = 0;
+  float kernel = 0, cpu = 0;
+};
+
+/// The first element where `kernel` and `cpu` differ beyond float rounding
+/// (NaN must meet NaN, an infinity the same infinity), and the largest
+/// difference seen.
+bool compare(const std::vector<float> &kernel, const std::vector<float> &cpu,
+             double &maxError, Mismatch &first) {
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    float k = kernel[i], c = cpu[i];
+    bool same;
+    if (std::isnan(c) || std::isnan(k) || std::isinf(c) || std::isinf(k))
+      same = (std::isnan(c) && std::isnan(k)) || k == c;
+    else {
+      double scale = std::max(1.0, std::fabs(double(c)));
+      double error = std::fabs(double(k) - double(c)) / scale;
+      maxError = std::max(maxError, error);
+      same = error <= 1e-5;
+    }
+    if (!same) {
+      first = {i, k, c};
+      return false;
+    }
+  }
+  return true;
+}
+
+struct Counts {
+  int elementwise = 0, reductions = 0, launches = 0, failures = 0;
+  int ownChunked = 0; // reductions the backend itself splits into chunks
+  double maxError = 0;
+};
+
+struct Launch {
+  const char *what;
+  long long chunks;
+  unsigned blocks;
+};
+
+std::string describe(const Launch &l) {
+  return std::string(l.what) + " (" + std::to_string(l.blocks) + " blocks, " +
+         std::to_string(l.chunks) + " chunks)";
+}
+
+/// Inputs uniform in [-3, 3], and the output other such values (an element
+/// a kernel skips then differs). With `specials`, each slot also holds a
+/// NaN, a +inf and a -inf, for the NaN and infinity rules.
+SlotData randomSlots(const FusedLaunch &launch, const PrepareContext &ctx,
+                     unsigned seed, bool specials) {
+  SlotData data;
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-3.0f, 3.0f);
+  for (uint32_t slot : launch.operands) {
+    std::vector<float> &v = data[slot];
+    if (!v.empty())
+      continue; // an in-place kernel names its output among its inputs
+    v.resize(size_t(ctx.slots[slot].tensorBytes() / sizeof(float)));
+    for (float &x : v)
+      x = dist(gen);
+    if (specials && !v.empty()) {
+      std::uniform_int_distribution<size_t> at(0, v.size() - 1);
+      v[at(gen)] = std::nanf("");
+      v[at(gen)] = INFINITY;
+      v[at(gen)] = -INFINITY;
+    }
+  }
+  return data;
+}
+
+/// Points a context's slots at `data`.
+std::vector<void *> slotPointers(SlotData &data, size_t numSlots) {
+  std::vector<void *> slots(numSlots, nullptr);
+  for (auto &[slot, v] : data)
+    slots[slot] = v.data();
+  return slots;
+}
+
+/// Runs the kernel under `l` on a copy of `start` and compares its output
+/// with `cpu`'s; empty when they agree, else what differs.
+std::string checkLaunch(const KernelLibrary &lib, BlockRunner &runner, void *fn,
+                        FusedLaunch launch, const Launch &l,
+                        const SlotData &start, const SlotData &cpu,
+                        Counts &counts) {
+  launch.chunks = l.chunks;
+  launch.blocks = l.blocks;
+  SlotData data = start;
+  std::vector<void *> slots = slotPointers(data, data.rbegin()->first + 1);
+  std::vector<double> partials(launch.partialBytes() / sizeof(double),
+                               std::nan(""));
+  std::vector<unsigned> arrivals(size_t(launch.outputs), 0u);
+  std::array<void *, FusedLaunch::kMaxPointers> pointers{};
+  size_t count = launch.pointerArguments(slots, partials.data(),
+                                         arrivals.data(), pointers.data());
+  Caller call = launch.reduction ? kChunkCallers[count] : kCallers[count];
+  ++counts.launches;
+  if (launch.outputs > 0) {
+    std::string error = runner.launch(lib, call, fn, pointers.data(),
+                                      launch.chunks, launch.blocks);
+    if (!error.empty())
+      return error;
+  }
+  uint32_t out = launch.operands.back();
+  Mismatch first;
+  if (!compare(data.at(out), cpu.at(out), counts.maxError, first))
+    return "output element " + std::to_string(first.element) + " is " +
+           std::to_string(first.kernel) + ", the CPU backend gives " +
+           std::to_string(first.cpu);
+  if (launch.chunks > 1 && std::any_of(arrivals.begin(), arrivals.end(),
+                                       [](unsigned a) { return a != 0; }))
+    return "an arrival counter is not reset for the next launch";
+  return "";
+}
+
+/// Checks instruction `index` of `rc` against the CPU backend.
+void checkInstruction(const KernelLibrary &lib, const artifact::Artifact &art,
+                      const fb::RankClass &rc, uint32_t index,
+                      const PrepareContext &ctxIn, BlockRunner &runner,
+                      Counts &counts) {
+  const fb::Instruction &inst = *rc.program()->Get(index);
+  std::string symbol =
+      art.root().kernel_symbols()->Get(uint32_t(inst.kernel()))->str();
+  auto fail = [&](const std::string &message) {
+    std::fprintf(stderr, "%s: %s\n", symbol.c_str(), message.c_str());
+    ++counts.failures;
+  };
+  PrepareContext ctx = ctxIn;
+  ctx.instruction = index;
+  StatusOr<RunFn> cpuStep = prepareInstruction(inst, ctx);
+  if (!cpuStep.ok())
+    return fail("the CPU backend refuses it: " + cpuStep.status().message());
+  void *fn = dlsym(lib.handle, symbol.c_str());
+  if (!fn)
+    return fail("not in the kernel library");
+  FusedLaunch own = planFusedLaunch(inst, ctx, /*smCount=*/132);
+  (own.reduction ? counts.reductions : counts.elementwise)++;
+  counts.ownChunked += own.chunks > 1;
+
+  std::vector<Launch> launches = {
+      {"the CUDA backend's launch", own.chunks, own.blocks},
+      {"a small grid", 1, 3}};
+  if (own.reduction)
+    launches.push_back({"more chunks than blocks", 5, 2});
+  for (bool specials : {false, true}) {
+    SlotData start = randomSlots(own, ctx, index * 7919u + specials, specials);
+    SlotData cpu = start;
+    RunContext runCtx;
+    runCtx.slots = slotPointers(cpu, ctx.slots.size());
+    if (Status s = (*cpuStep)(runCtx); !s.ok())
+      return fail("the CPU backend fails it: " + s.message());
+    for (const Launch &l : launches) {
+      std::string error =
+          checkLaunch(lib, runner, fn, own, l, start, cpu, counts);
+      if (!error.empty())
+        return fail(describe(l) +
+                    (specials ? ", inputs with NaN and inf" : "") + ": " +
+                    error);
+    }
+  }
+}
+
+std::vector<SlotInfo> slotInfos(const fb::RankClass &rc) {
+  std::vector<SlotInfo> slots;
+  for (uint32_t i = 0; rc.buffers() && i < rc.buffers()->size(); ++i) {
+    const fb::BufferSlot &b = *rc.buffers()->Get(i);
+    SlotInfo s;
+    s.dtype = b.dtype();
+    s.hasShape = b.has_shape();
+    if (b.shape())
+      s.shape.assign(b.shape()->begin(), b.shape()->end());
+    s.bytes = b.bytes();
+    slots.push_back(std::move(s));
+  }
+  return slots;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: %s ARTIFACT KERNELS.so\n", argv[0]);
+    return 2;
+  }
+  StatusOr<artifact::Artifact> art = artifact::Artifact::load(argv[1]);
+  if (!art.ok()) {
+    std::fprintf(stderr, "%s: %s\n", argv[1], art.status().message().c_str());
+    return 2;
+  }
+  KernelLibrary lib;
+  // A name without a slash would be searched for on the library path.
+  std::string library = argv[2];
+  if (library.find('/') == std::string::npos)
+    library = "./" + library;
+  lib.handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib.handle) {
+    std::fprintf(stderr, "%s\n", dlerror());
+    return 2;
+  }
+  lib.enter = reinterpret_cast<decltype(lib.enter)>(
+      dlsym(lib.handle, "shardcHostEnter"));
+  auto setBarrier = reinterpret_cast<void (*)(void (*)())>(
+      dlsym(lib.handle, "shardcHostSetBarrier"));
+  if (!lib.enter || !setBarrier) {
+    std::fprintf(stderr,
+                 "%s was not built against hostcuda/include/cuda_runtime.h\n",
+                 argv[2]);
+    return 2;
+  }
+  BlockRunner runner;
+  setBarrier(&BlockRunner::barrier);
+
+  const fb::Mesh *mesh = art->root().mesh();
+  std::vector<int64_t> meshShape;
+  if (mesh && mesh->shape())
+    meshShape.assign(mesh->shape()->begin(), mesh->shape()->end());
+  Counts counts;
+  for (uint32_t c = 0; c < art->numRankClasses(); ++c) {
+    const fb::RankClass &rc = art->rankClass(c);
+    if (!rc.ranks() || rc.ranks()->size() == 0 || !rc.program())
+      continue;
+    int rank = rc.ranks()->Get(0);
+    std::vector<SlotInfo> slots = slotInfos(rc);
+    PrepareContext ctx{slots, rank, meshShape, art->meshCoordinates(rank)};
+    for (uint32_t i = 0; i < rc.program()->size(); ++i) {
+      const fb::Instruction &inst = *rc.program()->Get(i);
+      bool fused = inst.opcode() == fb::Opcode::ElementwiseFused ||
+                   inst.opcode() == fb::Opcode::ReductionFused;
+      if (fused && inst.kernel() >= 0)
+        checkInstruction(lib, *art, rc, i, ctx, runner, counts);
+    }
+  }
+  std::printf("%d generated kernels (%d elementwise, %d reductions, %d split "
+              "into chunks by the CUDA backend) in %u rank classes, %d "
+              "launches: %s, largest difference %.3g\n",
+              counts.elementwise + counts.reductions, counts.elementwise,
+              counts.reductions, counts.ownChunked, art->numRankClasses(),
+              counts.launches,
+              counts.failures ? "MISMATCH" : "all match the CPU backend",
+              counts.maxError);
+  return counts.failures ? 1 : 0;
+}
