@@ -4,20 +4,23 @@
 // and run of query rows of planRing, through a GEMM, the ring row kernel
 // (`ringScore`, the row max, `ringMerge`, `ringWeight`, `ringRescaled`) and
 // a GEMM into the state, and ends with `ringOutput`. Here the same runs go
-// on the host: the GEMMs are a plain column-major sgemm fed `ringGemms`'
-// arguments (which checks the leading dimensions and that every element
-// read or written lies in its buffer), over key and value blocks laid out
-// as members send them, in ring order (one block empty), with the state
-// starting as NaN as device scratch may. They must match cpu::sdpa over
-// the whole sequence: causal with the rank's queries mid-sequence, f32
-// masks broadcast over the batch and over the queries, rows whose every key
-// is masked (NaN), whose first block is all masked, or whose visible scores
-// are the lowest float, keys per batch entry or broadcast, values whole,
-// and budgets that split the query rows.
+// on the host: the row and finish kernels are CudaKernels.cu's own, built
+// for the host (hostcuda/: 256 threads a block as fibers, so its block
+// reductions and warp shuffles run as written), and the GEMMs are a plain
+// column-major sgemm fed `ringGemms`' arguments (which checks the leading
+// dimensions and that every element read or written lies in its buffer), over
+// key and value blocks laid out as members send them, in ring order (one block
+// empty), with the state starting as NaN as device scratch may. They must match
+// cpu::sdpa over the whole sequence: causal with the rank's queries
+// mid-sequence, f32 masks broadcast over the batch and over the queries, rows
+// whose every key is masked (NaN), whose first block is all masked, or whose
+// visible scores are the lowest float, keys per batch entry or broadcast,
+// values whole, and budgets that split the query rows.
 //
 //===----------------------------------------------------------------------===//
 
 #include "../lib/cuda/RingPlan.h"
+#include "../lib/cuda/CudaLaunch.h"
 
 #include "TestModel.h"
 #include "shardrt/cpu/Kernels.h"
@@ -102,31 +105,6 @@ RingStep ringOf(const Case &c) {
   return r;
 }
 
-/// The row kernel over one run's scores, as CudaKernels.cu runs it.
-void ringRows(const RingView &view, const float *mask, const RingRows &run,
-              std::vector<float> &scores, float *m, float *lsum, float *o) {
-  for (long long r = 0; r < run.rows; ++r) {
-    long long i = run.q0 + r, at = run.b * view.l + i;
-    float *row = scores.data() + r * run.cols;
-    float best = -HUGE_VALF;
-    for (long long j = 0; j < run.cols; ++j) {
-      row[j] = ringScore(view, mask, run.b, i, run.keyLo, j, row[j]);
-      best = best < row[j] ? row[j] : best;
-    }
-    RingMerge g = ringMerge(run.first, run.first ? -HUGE_VALF : m[at], best);
-    float sum = 0;
-    for (long long j = 0; j < run.cols; ++j) {
-      row[j] = ringWeight(row[j], g);
-      sum += row[j];
-    }
-    for (long long e = 0; e < view.ev; ++e)
-      o[at * view.ev + e] = ringRescaled(
-          run.first, run.first ? 0.0f : o[at * view.ev + e], g, 0.0f);
-    lsum[at] = ringRescaled(run.first, run.first ? 0.0f : lsum[at], g, sum);
-    m[at] = g.max;
-  }
-}
-
 /// The ring's step as the CUDA backend runs it, on the host: this rank sees
 /// the blocks in ring order 1, 0, 3, 2. `q` holds the rank's queries,
 /// `mask` the rank's mask slot.
@@ -163,17 +141,19 @@ std::vector<float> runRingOnHost(const Case &c, const std::vector<float> &q,
             hi - lo, lo, !attended};
         RingGemms g = ringGemms(r, run);
         sgemm(g.scores, float(r.scale), keys, q, scores);
-        ringRows(view, mask.data(), run, scores, m, lsum, out.data());
+        EXPECT_EQ(launchRingRows(scores.data(), mask.data(), view, run, m, lsum,
+                                 out.data(), nullptr),
+                  cudaSuccess);
         sgemm(g.output, 1.0f, values, scores, out);
       }
     attended = true;
   }
   std::vector<float> y(size_t(kBatch * c.l * kEv), 0.0f);
-  if (attended)
-    for (int64_t at = 0; at < kBatch * c.l; ++at)
-      for (int64_t e = 0; e < kEv; ++e)
-        y[size_t(at * kEv + e)] =
-            ringOutput(m[at], out[size_t(at * kEv + e)], lsum[at]);
+  if (attended) {
+    EXPECT_EQ(launchRingFinish(y.data(), m, lsum, out.data(), kBatch * c.l, kEv,
+                               nullptr),
+              cudaSuccess);
+  }
   return y;
 }
 

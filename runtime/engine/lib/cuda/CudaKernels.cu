@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionPlan.h"
-#include "CudaSupport.h"
+#include "CudaLaunch.h"
 #include "GatherPlan.h"
 #include "InterpolatePlan.h"
 #include "NeighborhoodPlan.h"
@@ -16,7 +16,20 @@
 
 #include <algorithm>
 
+// The device build launches with <<<>>>; the host build of the tests
+// (hostcuda/include/cuda_runtime.h) runs the blocks' threads as fibers.
+#ifdef SHARDRT_HOSTCUDA
+#define SHARDRT_LAUNCH(kernel, grid, threads, stream)                          \
+  SHARDRT_HOSTCUDA_LAUNCH(kernel, grid, threads, stream)
+#else
+#define SHARDRT_LAUNCH(kernel, grid, threads, stream)                          \
+  kernel<<<grid, threads, 0, stream>>>
+#endif
+
 namespace shardrt::exec::cuda {
+#ifdef SHARDRT_HOSTCUDA
+inline namespace host {
+#endif
 namespace {
 
 constexpr int kThreads = 256;
@@ -309,8 +322,8 @@ cudaError_t launchCopyBox(void *dst, const void *src, const BoxCopyPlan &p,
   return launchOver(p.count, [&](unsigned grid) {
     bool known = withElementType(elemBytes, [&](auto t) {
       using T = decltype(t);
-      copyBoxKernel<<<grid, kThreads, 0, stream>>>(
-          static_cast<T *>(dst), static_cast<const T *>(src), p);
+      SHARDRT_LAUNCH(copyBoxKernel, grid, kThreads, stream)
+      (static_cast<T *>(dst), static_cast<const T *>(src), p);
     });
     return known ? cudaSuccess : cudaErrorInvalidValue;
   });
@@ -321,8 +334,8 @@ cudaError_t launchGather(void *y, const void *x, const GatherView &v,
   return launchOver(v.count, [&](unsigned grid) {
     bool known = withElementType(elemBytes, [&](auto t) {
       using T = decltype(t);
-      gatherKernel<<<grid, kThreads, 0, stream>>>(static_cast<T *>(y),
-                                                  static_cast<const T *>(x), v);
+      SHARDRT_LAUNCH(gatherKernel, grid, kThreads, stream)
+      (static_cast<T *>(y), static_cast<const T *>(x), v);
     });
     return known ? cudaSuccess : cudaErrorInvalidValue;
   });
@@ -332,7 +345,8 @@ cudaError_t launchCompare(uint8_t *y, const float *a, const float *b,
                           const GatherView &va, const GatherView &vb,
                           cpu::CompareKind kind, cudaStream_t stream) {
   return launchOver(va.count, [&](unsigned grid) {
-    compareKernel<<<grid, kThreads, 0, stream>>>(y, a, b, va, vb, kind);
+    SHARDRT_LAUNCH(compareKernel, grid, kThreads, stream)
+    (y, a, b, va, vb, kind);
     return cudaSuccess;
   });
 }
@@ -343,13 +357,13 @@ cudaError_t launchSelect(void *y, const uint8_t *c, const void *t,
                          size_t elemBytes, cudaStream_t stream) {
   return launchOver(vc.count, [&](unsigned grid) {
     if (elemBytes == 4)
-      selectKernel<<<grid, kThreads, 0, stream>>>(
-          static_cast<uint32_t *>(y), c, static_cast<const uint32_t *>(t),
-          static_cast<const uint32_t *>(f), vc, vt, vf);
+      SHARDRT_LAUNCH(selectKernel, grid, kThreads, stream)
+      (static_cast<uint32_t *>(y), c, static_cast<const uint32_t *>(t),
+       static_cast<const uint32_t *>(f), vc, vt, vf);
     else if (elemBytes == 1)
-      selectKernel<<<grid, kThreads, 0, stream>>>(
-          static_cast<uint8_t *>(y), c, static_cast<const uint8_t *>(t),
-          static_cast<const uint8_t *>(f), vc, vt, vf);
+      SHARDRT_LAUNCH(selectKernel, grid, kThreads, stream)
+      (static_cast<uint8_t *>(y), c, static_cast<const uint8_t *>(t),
+       static_cast<const uint8_t *>(f), vc, vt, vf);
     else
       return cudaErrorInvalidValue;
     return cudaSuccess;
@@ -359,7 +373,7 @@ cudaError_t launchSelect(void *y, const uint8_t *c, const void *t,
 cudaError_t launchCast(void *y, const void *x, int64_t n, bool toBool,
                        cudaStream_t stream) {
   return launchOver(n, [&](unsigned grid) {
-    castKernel<<<grid, kThreads, 0, stream>>>(y, x, n, toBool);
+    SHARDRT_LAUNCH(castKernel, grid, kThreads, stream)(y, x, n, toBool);
     return cudaSuccess;
   });
 }
@@ -367,7 +381,7 @@ cudaError_t launchCast(void *y, const void *x, int64_t n, bool toBool,
 cudaError_t launchFill(float *data, int64_t n, float value,
                        cudaStream_t stream) {
   return launchOver(n, [&](unsigned grid) {
-    fillKernel<<<grid, kThreads, 0, stream>>>(data, n, value);
+    SHARDRT_LAUNCH(fillKernel, grid, kThreads, stream)(data, n, value);
     return cudaSuccess;
   });
 }
@@ -375,7 +389,7 @@ cudaError_t launchFill(float *data, int64_t n, float value,
 cudaError_t launchFillBox(float *data, const BoxCopyPlan &p, float value,
                           cudaStream_t stream) {
   return launchOver(p.count, [&](unsigned grid) {
-    fillBoxKernel<<<grid, kThreads, 0, stream>>>(data, p, value);
+    SHARDRT_LAUNCH(fillBoxKernel, grid, kThreads, stream)(data, p, value);
     return cudaSuccess;
   });
 }
@@ -384,7 +398,7 @@ cudaError_t launchInterpolate(float *y, const float *x,
                               const InterpolateView &view,
                               cudaStream_t stream) {
   return launchOver(view.count, [&](unsigned grid) {
-    interpolateKernel<<<grid, kThreads, 0, stream>>>(y, x, view);
+    SHARDRT_LAUNCH(interpolateKernel, grid, kThreads, stream)(y, x, view);
     return cudaSuccess;
   });
 }
@@ -394,7 +408,8 @@ cudaError_t launchNeighborhoodAttention(float *y, const float *q,
                                         const NeighborhoodView &view,
                                         cudaStream_t stream) {
   return launchOver(view.rows, [&](unsigned grid) {
-    neighborhoodKernel<<<grid, kThreads, 0, stream>>>(y, q, k, v, view);
+    SHARDRT_LAUNCH(neighborhoodKernel, grid, kThreads, stream)
+    (y, q, k, v, view);
     return cudaSuccess;
   });
 }
@@ -407,8 +422,8 @@ cudaError_t launchMaskedSoftmax(float *scores, const void *mask,
   return launchOver(rows, [&](unsigned) {
     // One block per row (grid-strided past 2^16 rows).
     unsigned grid = unsigned(std::min<long long>(rows, 1 << 16));
-    maskedSoftmaxKernel<<<grid, kSoftmaxThreads, 0, stream>>>(scores, mask,
-                                                              view, blk);
+    SHARDRT_LAUNCH(maskedSoftmaxKernel, grid, kSoftmaxThreads, stream)
+    (scores, mask, view, blk);
     return cudaSuccess;
   });
 }
@@ -420,8 +435,8 @@ cudaError_t launchRingRows(float *scores, const float *mask,
   return launchOver(rows, [&](unsigned) {
     // One block per row (grid-strided past 2^16 rows).
     unsigned grid = unsigned(std::min<long long>(rows, 1 << 16));
-    ringRowsKernel<<<grid, kSoftmaxThreads, 0, stream>>>(scores, mask, view,
-                                                         run, m, lsum, o);
+    SHARDRT_LAUNCH(ringRowsKernel, grid, kSoftmaxThreads, stream)
+    (scores, mask, view, run, m, lsum, o);
     return cudaSuccess;
   });
 }
@@ -430,8 +445,8 @@ cudaError_t launchRingFinish(float *y, const float *m, const float *lsum,
                              const float *o, int64_t rows, int64_t ev,
                              cudaStream_t stream) {
   return launchOver(rows * ev, [&](unsigned grid) {
-    ringFinishKernel<<<grid, kThreads, 0, stream>>>(y, m, lsum, o, rows * ev,
-                                                    ev);
+    SHARDRT_LAUNCH(ringFinishKernel, grid, kThreads, stream)
+    (y, m, lsum, o, rows * ev, ev);
     return cudaSuccess;
   });
 }
@@ -439,7 +454,7 @@ cudaError_t launchRingFinish(float *y, const float *m, const float *lsum,
 cudaError_t launchPool(float *y, const float *x, const PoolView &view,
                        cudaStream_t stream) {
   return launchOver(view.count, [&](unsigned grid) {
-    poolKernel<<<grid, kThreads, 0, stream>>>(y, x, view);
+    SHARDRT_LAUNCH(poolKernel, grid, kThreads, stream)(y, x, view);
     return cudaSuccess;
   });
 }
@@ -449,8 +464,8 @@ cudaError_t launchReduceInOrder(float *y, const float *own, const float *others,
                                 int64_t n, comm::ReduceOp op,
                                 cudaStream_t stream) {
   return launchOver(n, [&](unsigned grid) {
-    reduceInOrderKernel<<<grid, kThreads, 0, stream>>>(y, own, others, stride,
-                                                       members, self, n, op);
+    SHARDRT_LAUNCH(reduceInOrderKernel, grid, kThreads, stream)
+    (y, own, others, stride, members, self, n, op);
     return cudaSuccess;
   });
 }
@@ -458,9 +473,12 @@ cudaError_t launchReduceInOrder(float *y, const float *own, const float *others,
 cudaError_t launchAddBias(float *y, const float *bias, int64_t rows,
                           int64_t cols, cudaStream_t stream) {
   return launchOver(cols > 0 ? rows * cols : 0, [&](unsigned grid) {
-    addBiasKernel<<<grid, kThreads, 0, stream>>>(y, bias, rows, cols);
+    SHARDRT_LAUNCH(addBiasKernel, grid, kThreads, stream)(y, bias, rows, cols);
     return cudaSuccess;
   });
 }
 
+#ifdef SHARDRT_HOSTCUDA
+} // namespace host
+#endif
 } // namespace shardrt::exec::cuda

@@ -11,6 +11,7 @@
 
 #include "../Prepare.h"
 #include "BoxCopyPlan.h"
+#include "CudaLaunch.h"
 #include "shardrt/Status.h"
 #include "shardrt/comm/Communicator.h"
 #include "shardrt/cuda/Device.h"
@@ -28,15 +29,6 @@
 #include <string>
 
 namespace shardrt::exec::cuda {
-
-struct AttentionBlock;   // AttentionPlan.h
-struct AttentionView;    // AttentionPlan.h
-struct GatherView;       // GatherPlan.h
-struct InterpolateView;  // InterpolatePlan.h
-struct NeighborhoodView; // NeighborhoodPlan.h
-struct PoolView;         // PoolPlan.h
-struct RingRows;         // RingPlan.h
-struct RingView;         // RingPlan.h
 
 Status cublasStatus(cublasStatus_t err, const char *call);
 #ifdef SHARDRT_HAVE_CUDNN
@@ -192,73 +184,6 @@ StatusOr<RunFn> prepareCollectiveStep(const fb::Instruction &inst,
                                       const PrepareContext &ctx,
                                       cudaStream_t stream,
                                       const ScratchFn &scratch);
-
-// CudaKernels.cu: small kernels of the backend's own.
-
-/// Copies the box that `plan` (planBoxCopy, made once at prepare time)
-/// describes from `src` to `dst`, elements of `elemBytes` (1, 2, 4 or 8)
-/// bytes: halo packing and unpacking, crops of conv outputs.
-cudaError_t launchCopyBox(void *dst, const void *src, const BoxCopyPlan &plan,
-                          size_t elemBytes, cudaStream_t stream);
-cudaError_t launchFill(float *data, int64_t n, float value,
-                       cudaStream_t stream);
-/// Sets the destination side of `plan` to `value` (a pad's borders).
-cudaError_t launchFillBox(float *data, const BoxCopyPlan &plan, float value,
-                          cudaStream_t stream);
-/// y[i] = x[gatherSource(view, i)], elements of `elemBytes` (1, 2, 4 or
-/// 8) bytes: non-constant pads, broadcasts.
-cudaError_t launchGather(void *y, const void *x, const GatherView &view,
-                         size_t elemBytes, cudaStream_t stream);
-/// y = (a op b) through each operand's broadcast view (GatherPlan.h).
-cudaError_t launchCompare(uint8_t *y, const float *a, const float *b,
-                          const GatherView &va, const GatherView &vb,
-                          cpu::CompareKind kind, cudaStream_t stream);
-/// y = c ? t : f through each operand's broadcast view; elements of 1 or 4
-/// bytes.
-cudaError_t launchSelect(void *y, const uint8_t *c, const void *t,
-                         const void *f, const GatherView &vc,
-                         const GatherView &vt, const GatherView &vf,
-                         size_t elemBytes, cudaStream_t stream);
-/// f32 -> bool or bool -> f32, n elements.
-cudaError_t launchCast(void *y, const void *x, int64_t n, bool toBool,
-                       cudaStream_t stream);
-/// y = x resampled as `view` (planInterpolate's tables, on the device) says.
-cudaError_t launchInterpolate(float *y, const float *x,
-                              const InterpolateView &view, cudaStream_t stream);
-/// Neighbourhood attention as `view` (planNeighborhood's tables, on the
-/// device) says; q, k, v and y heads-last.
-cudaError_t launchNeighborhoodAttention(float *y, const float *q,
-                                        const float *k, const float *v,
-                                        const NeighborhoodView &view,
-                                        cudaStream_t stream);
-/// Softmax in place of each row of `blk`'s scores (batches * rows rows of
-/// cols) after `maskedScore`; a row with no visible key becomes NaN.
-cudaError_t launchMaskedSoftmax(float *scores, const void *mask,
-                                const AttentionView &view,
-                                const AttentionBlock &blk, cudaStream_t stream);
-/// Folds one run of a ring's block into its state (RingPlan.h): the row
-/// kernel over `run.rows` rows of scaled scores, leaving the weights in
-/// `scores` for the GEMM that adds them times the values to `o`.
-cudaError_t launchRingRows(float *scores, const float *mask,
-                           const RingView &view, const RingRows &run, float *m,
-                           float *lsum, float *o, cudaStream_t stream);
-/// y = ringOutput(m, o, lsum) over `rows` rows of `ev` features.
-cudaError_t launchRingFinish(float *y, const float *m, const float *lsum,
-                             const float *o, int64_t rows, int64_t ev,
-                             cudaStream_t stream);
-/// y[i] = pooledValue(view, x, i) for every output.
-cudaError_t launchPool(float *y, const float *x, const PoolView &view,
-                       cudaStream_t stream);
-/// y[i] = the members' blocks reduced in member order by `op`: member q's
-/// block at `own` for q == self, else at `others + q * stride` (a group
-/// collective's received blocks). y may be `own`.
-cudaError_t launchReduceInOrder(float *y, const float *own, const float *others,
-                                int64_t stride, int members, int self,
-                                int64_t n, comm::ReduceOp op,
-                                cudaStream_t stream);
-/// y[r, c] += bias[c] for a (rows, cols) row-major y.
-cudaError_t launchAddBias(float *y, const float *bias, int64_t rows,
-                          int64_t cols, cudaStream_t stream);
 
 } // namespace shardrt::exec::cuda
 

@@ -29,17 +29,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-// _longjmp switches between fibers' stacks, which glibc's fortified
-// longjmp would take for a jump into a dead frame.
-#undef _FORTIFY_SOURCE
-
 #include "../../lib/FusedLaunch.h"
 #include "../../lib/Prepare.h"
+#include "HostCuda.h"
 #include "shardrt/artifact/Artifact.h"
 
 #include <dlfcn.h>
-#include <setjmp.h>
-#include <ucontext.h>
 
 #include <algorithm>
 #include <array>
@@ -93,116 +88,18 @@ const auto kCallers =
 const auto kChunkCallers =
     callers(std::make_index_sequence<FusedLaunch::kMaxPointers + 1>(), true);
 
-//===----------------------------------------------------------------------===//
-// Blocks of fibers
-//===----------------------------------------------------------------------===//
+/// One kernel call with its parameters, run as every thread of a launch.
+struct KernelCall {
+  Caller call;
+  void *fn;
+  void *const *pointers;
+  long long chunks;
 
-struct KernelLibrary {
-  void *handle = nullptr;
-  void (*enter)(unsigned, unsigned, unsigned, unsigned) = nullptr;
+  static void run(void *self) {
+    auto &k = *static_cast<KernelCall *>(self);
+    k.call(k.fn, k.pointers, k.chunks);
+  }
 };
-
-/// Runs one launch: the blocks in order, each block's threads as fibers of
-/// this thread, switched at every __syncthreads. A fiber starts with
-/// setcontext once; after that the switches are _setjmp/_longjmp,
-/// which, unlike swapcontext, make no system call (a softmax's rows cross
-/// millions of barriers).
-class BlockRunner {
-public:
-  BlockRunner() : stacks_(kThreads, std::vector<char>(kStackBytes)) {
-    current_ = this;
-  }
-
-  static void barrier() {
-    BlockRunner &r = *current_;
-    r.state_[r.running_] = AtBarrier;
-    if (!_setjmp(r.fiberJumps_[r.running_]))
-      _longjmp(r.mainJump_, 1);
-  }
-
-  /// Empty on success, else what went wrong.
-  std::string launch(const KernelLibrary &lib, Caller call, void *fn,
-                     void *const *pointers, long long chunks, unsigned blocks) {
-    call_ = call;
-    fn_ = fn;
-    pointers_ = pointers;
-    chunks_ = chunks;
-    for (unsigned b = 0; b < blocks; ++b) {
-      std::fill(state_.begin(), state_.end(), Ready);
-      for (;;) {
-        for (unsigned t = 0; t < kThreads; ++t) {
-          if (state_[t] != Ready)
-            continue;
-          running_ = t;
-          lib.enter(t, b, kThreads, blocks);
-          resume(t);
-        }
-        size_t done = std::count(state_.begin(), state_.end(), Done);
-        if (done == kThreads)
-          break;
-        if (done > 0)
-          return "block " + std::to_string(b) + ": " +
-                 std::to_string(kThreads - done) +
-                 " threads wait at a __syncthreads that the other " +
-                 std::to_string(done) + " never reach";
-        std::fill(state_.begin(), state_.end(), Ready);
-      }
-    }
-    return "";
-  }
-
-private:
-  enum State { Ready, AtBarrier, Done };
-  static constexpr size_t kStackBytes = 64 * 1024;
-
-  /// Runs fiber `thread` until it reaches a barrier or ends its block. Its
-  /// own frame keeps the scheduler's locals out of reach of the jump back.
-  [[gnu::noinline]] void resume(unsigned thread) {
-    if (_setjmp(mainJump_))
-      return;
-    if (started_[thread])
-      _longjmp(fiberJumps_[thread], 1);
-    started_[thread] = true;
-    start(thread);
-  }
-
-  /// Starts fiber `thread`: the first time it runs.
-  void start(unsigned thread) {
-    ucontext_t &fiber = fibers_[thread];
-    getcontext(&fiber);
-    fiber.uc_stack.ss_sp = stacks_[thread].data();
-    fiber.uc_stack.ss_size = stacks_[thread].size();
-    fiber.uc_link = nullptr; // entry never returns
-    makecontext(&fiber, reinterpret_cast<void (*)()>(&entry), 1, int(thread));
-    setcontext(&fiber);
-  }
-
-  /// A fiber runs the kernel once per block, resumed for the next block
-  /// where it reported the last one done.
-  static void entry(int thread) {
-    BlockRunner &r = *current_;
-    for (;;) {
-      r.call_(r.fn_, r.pointers_, r.chunks_);
-      r.state_[thread] = Done;
-      if (!_setjmp(r.fiberJumps_[thread]))
-        _longjmp(r.mainJump_, 1);
-    }
-  }
-
-  static BlockRunner *current_;
-  std::vector<std::vector<char>> stacks_;
-  std::array<ucontext_t, kThreads> fibers_;
-  std::array<jmp_buf, kThreads> fiberJumps_;
-  std::array<State, kThreads> state_{};
-  std::array<bool, kThreads> started_{};
-  jmp_buf mainJump_;
-  unsigned running_ = 0;
-  Caller call_ = nullptr;
-  void *fn_ = nullptr;
-  void *const *pointers_ = nullptr;
-  long long chunks_ = 1;
-};
-BlockRunner *BlockRunner::current_ = nullptr;
 
 //===----------------------------------------------------------------------===//
 // One instruction
@@ -292,8 +189,7 @@ std::vector<void *> slotPointers(SlotData &data, size_t numSlots) {
 
 /// Runs the kernel under `l` on a copy of `start` and compares its output
 /// with `cpu`'s; empty when they agree, else what differs.
-std::string checkLaunch(const KernelLibrary &lib, BlockRunner &runner, void *fn,
-                        FusedLaunch launch, const Launch &l,
+std::string checkLaunch(void *fn, FusedLaunch launch, const Launch &l,
                         const SlotData &start, const SlotData &cpu,
                         Counts &counts) {
   launch.chunks = l.chunks;
@@ -309,9 +205,9 @@ std::string checkLaunch(const KernelLibrary &lib, BlockRunner &runner, void *fn,
   Caller call = launch.reduction ? kChunkCallers[count] : kCallers[count];
   ++counts.launches;
   if (launch.outputs > 0) {
-    std::string error = runner.launch(lib, call, fn, pointers.data(),
-                                      launch.chunks, launch.blocks);
-    if (!error.empty())
+    KernelCall k{call, fn, pointers.data(), launch.chunks};
+    if (const char *error = shardrt_hostcuda::runBlocks(launch.blocks, kThreads,
+                                                        &KernelCall::run, &k))
       return error;
   }
   uint32_t out = launch.operands.back();
@@ -327,10 +223,9 @@ std::string checkLaunch(const KernelLibrary &lib, BlockRunner &runner, void *fn,
 }
 
 /// Checks instruction `index` of `rc` against the CPU backend.
-void checkInstruction(const KernelLibrary &lib, const artifact::Artifact &art,
+void checkInstruction(void *library, const artifact::Artifact &art,
                       const fb::RankClass &rc, uint32_t index,
-                      const PrepareContext &ctxIn, BlockRunner &runner,
-                      Counts &counts) {
+                      const PrepareContext &ctxIn, Counts &counts) {
   const fb::Instruction &inst = *rc.program()->Get(index);
   std::string symbol =
       art.root().kernel_symbols()->Get(uint32_t(inst.kernel()))->str();
@@ -343,7 +238,7 @@ void checkInstruction(const KernelLibrary &lib, const artifact::Artifact &art,
   StatusOr<RunFn> cpuStep = prepareInstruction(inst, ctx);
   if (!cpuStep.ok())
     return fail("the CPU backend refuses it: " + cpuStep.status().message());
-  void *fn = dlsym(lib.handle, symbol.c_str());
+  void *fn = dlsym(library, symbol.c_str());
   if (!fn)
     return fail("not in the kernel library");
   FusedLaunch own = planFusedLaunch(inst, ctx, /*smCount=*/132);
@@ -363,8 +258,7 @@ void checkInstruction(const KernelLibrary &lib, const artifact::Artifact &art,
     if (Status s = (*cpuStep)(runCtx); !s.ok())
       return fail("the CPU backend fails it: " + s.message());
     for (const Launch &l : launches) {
-      std::string error =
-          checkLaunch(lib, runner, fn, own, l, start, cpu, counts);
+      std::string error = checkLaunch(fn, own, l, start, cpu, counts);
       if (!error.empty())
         return fail(describe(l) +
                     (specials ? ", inputs with NaN and inf" : "") + ": " +
@@ -400,28 +294,17 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s: %s\n", argv[1], art.status().message().c_str());
     return 2;
   }
-  KernelLibrary lib;
   // A name without a slash would be searched for on the library path.
-  std::string library = argv[2];
-  if (library.find('/') == std::string::npos)
-    library = "./" + library;
-  lib.handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!lib.handle) {
+  std::string path = argv[2];
+  if (path.find('/') == std::string::npos)
+    path = "./" + path;
+  // The kernels' threadIdx and __syncthreads resolve to this program's
+  // (HostCuda.cpp, exported).
+  void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
     std::fprintf(stderr, "%s\n", dlerror());
     return 2;
   }
-  lib.enter = reinterpret_cast<decltype(lib.enter)>(
-      dlsym(lib.handle, "shardcHostEnter"));
-  auto setBarrier = reinterpret_cast<void (*)(void (*)())>(
-      dlsym(lib.handle, "shardcHostSetBarrier"));
-  if (!lib.enter || !setBarrier) {
-    std::fprintf(stderr,
-                 "%s was not built against hostcuda/include/cuda_runtime.h\n",
-                 argv[2]);
-    return 2;
-  }
-  BlockRunner runner;
-  setBarrier(&BlockRunner::barrier);
 
   const fb::Mesh *mesh = art->root().mesh();
   std::vector<int64_t> meshShape;
@@ -440,7 +323,7 @@ int main(int argc, char **argv) {
       bool fused = inst.opcode() == fb::Opcode::ElementwiseFused ||
                    inst.opcode() == fb::Opcode::ReductionFused;
       if (fused && inst.kernel() >= 0)
-        checkInstruction(lib, *art, rc, i, ctx, runner, counts);
+        checkInstruction(library, *art, rc, i, ctx, counts);
     }
   }
   std::printf("%d generated kernels (%d elementwise, %d reductions, %d split "

@@ -1,14 +1,15 @@
-//===- cuda_runtime.h - Generated kernels compiled for the host -*- C++ -*-===//
+//===- cuda_runtime.h - CUDA kernels compiled for the host ------*- C++ -*-===//
 //
-// Stands in for CUDA's header when the C++ compiler builds shardc's
-// generated kernels (`--emit=kernels`) into a host shared library, so that
-// shardrt-host-kernel-check can run them on the CPU against the CPU
-// backend's evaluation of the same fused bodies. Each kernel becomes a plain
-// function that runs one CUDA thread: the checker runs a block's 256 threads
-// as fibers of one host thread and the blocks one after another, so
+// Stands in for CUDA's header when the host C++ compiler builds kernels:
+// shardc's generated ones (`--emit=kernels`, into a library that
+// shardrt-host-kernel-check loads) and the CUDA backend's own
+// (CudaKernels.cu, into the engine's unit tests). Each kernel becomes a
+// plain function that runs one CUDA thread; HostCuda.cpp runs a block's
+// threads as fibers of one host thread and the blocks one after another, so
 // `__shared__` storage is a static local and `__syncthreads` switches to the
-// next fiber until all have reached it. The device builtins the generator
-// uses get their host meaning.
+// next fiber until all have reached it. The device builtins the kernels use
+// get their host meaning; the variables and functions declared here are
+// defined by HostCuda.cpp in the program that runs them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDRT_HOSTCUDA_CUDA_RUNTIME_H
@@ -29,27 +30,14 @@ struct uint3 {
 };
 typedef uint3 dim3;
 
-// The checker runs each CUDA thread as a fiber of one host thread and sets
-// its place before switching to it.
-static uint3 threadIdx, blockIdx;
-static dim3 blockDim, gridDim;
-static void (*shardcHostBarrier)(void);
-
-extern "C" void shardcHostEnter(unsigned thread, unsigned block,
-                                unsigned threads, unsigned blocks) {
-  threadIdx = {thread, 0, 0};
-  blockIdx = {block, 0, 0};
-  blockDim = {threads, 1, 1};
-  gridDim = {blocks, 1, 1};
+extern "C" {
+extern uint3 threadIdx, blockIdx;
+extern dim3 blockDim, gridDim;
+void shardcHostSyncThreads(void);
+float shardcHostShuffleXor(float x, int laneMask);
 }
 
-/// `barrier` switches back to the checker until every fiber of the block
-/// has reached it.
-extern "C" void shardcHostSetBarrier(void (*barrier)(void)) {
-  shardcHostBarrier = barrier;
-}
-
-static inline void __syncthreads() { shardcHostBarrier(); }
+static inline void __syncthreads() { shardcHostSyncThreads(); }
 static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 template <typename T> static inline T __ldg(const T *p) { return *p; }
 template <typename T> static inline T __ldcg(const T *p) { return *p; }
@@ -57,5 +45,53 @@ static inline unsigned atomicAdd(unsigned *p, unsigned v) {
   return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
 }
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/// Every thread of the block must call it together (a block-wide barrier
+/// stands in for the warp's).
+static inline float __shfl_xor_sync(unsigned, float x, int laneMask) {
+  return shardcHostShuffleXor(x, laneMask);
+}
+
+// The runtime API as far as launchers use it.
+enum cudaError_t {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorLaunchFailure = 719
+};
+typedef struct CUstream_st *cudaStream_t;
+
+namespace shardrt_hostcuda {
+/// Runs `body(context)` as every thread of `grid` blocks of `threads`;
+/// empty, or why the launch failed (a barrier not every thread reaches).
+const char *runBlocks(unsigned grid, unsigned threads, void (*body)(void *),
+                      void *context);
+/// The last launch's error on this thread, then cudaSuccess.
+cudaError_t takeLastError();
+
+template <typename Kernel> struct Launcher {
+  unsigned grid, threads;
+  Kernel kernel;
+  template <typename... Args> void operator()(Args... args) {
+    auto call = [&] { kernel(args...); };
+    runBlocks(
+        grid, threads, [](void *c) { (*static_cast<decltype(call) *>(c))(); },
+        &call);
+  }
+};
+/// The stream is ignored: a launch runs before it returns.
+template <typename Kernel>
+Launcher<Kernel> launcher(unsigned grid, unsigned threads, cudaStream_t,
+                          Kernel kernel) {
+  return {grid, threads, kernel};
+}
+} // namespace shardrt_hostcuda
+
+static inline cudaError_t cudaGetLastError() {
+  return shardrt_hostcuda::takeLastError();
+}
+
+/// kernel<<<grid, threads, 0, stream>>>(args...) on the host.
+#define SHARDRT_HOSTCUDA_LAUNCH(kernel, grid, threads, stream)                 \
+  ::shardrt_hostcuda::launcher(grid, threads, stream,                          \
+                               [](auto... a) { kernel(a...); })
 
 #endif // SHARDRT_HOSTCUDA_CUDA_RUNTIME_H
