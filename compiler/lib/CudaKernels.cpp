@@ -232,6 +232,44 @@ std::string fusedKernelName(StringRef function, int64_t k) {
   return function.str() + "_fused" + std::to_string(k);
 }
 
+/// A generated kernel's name and parameters, for its host launcher.
+struct KernelSignature {
+  std::string name;
+  size_t inputs;
+  bool reduction;
+};
+
+/// Under SHARDRT_HOSTCUDA (the host build of runtime/engine/test/hostcuda),
+/// each kernel's launcher `<name>__host` takes the parameters as
+/// cuLaunchKernel passes them, so the CUDA backend runs on the host through
+/// the driver API's stand-in; nvcc never sees it.
+void emitHostLaunchers(ArrayRef<KernelSignature> kernels,
+                       llvm::raw_ostream &os) {
+  os << "#ifdef SHARDRT_HOSTCUDA\n";
+  for (const KernelSignature &k : kernels) {
+    os << "extern \"C\" void " << k.name
+       << "__host(void **p, unsigned grid, unsigned threads,\n"
+       << "    cudaStream_t stream) {\n"
+       << "  SHARDRT_HOSTCUDA_LAUNCH(" << k.name << ", grid, threads, stream)(";
+    size_t at = 0;
+    // Each parameter read through a pointer to its type.
+    auto param = [&](StringRef pointerToType) {
+      os << (at ? ", " : "") << "*(" << pointerToType << ")p[" << at << "]";
+      ++at;
+    };
+    for (size_t i = 0; i < k.inputs; ++i)
+      param("const float **");
+    param("float **");
+    if (k.reduction) {
+      param("double **");
+      param("unsigned int **");
+      param("long long *");
+    }
+    os << ");\n}\n";
+  }
+  os << "#endif\n";
+}
+
 std::string cudaKernelSource(ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -240,6 +278,7 @@ std::string cudaKernelSource(ModuleOp module) {
      << "// a reduction kernel also takes per-output partials and zeroed\n"
      << "// arrival counters, and how many chunks split each output.\n"
      << "#include <cuda_runtime.h>\n#include <math.h>\n\n";
+  std::vector<KernelSignature> kernels;
   for (auto f : module.getOps<func::FuncOp>()) {
     if (!f->hasAttr(scl::SclDialect::kRanksAttrName))
       continue;
@@ -247,12 +286,18 @@ std::string cudaKernelSource(ModuleOp module) {
     // names the k-th fused instruction of a class the same way.
     int64_t k = 0;
     f.walk([&](Operation *op) {
-      if (auto fused = dyn_cast<scl::FusedElementwiseOp>(op))
-        emitKernel(fused, fusedKernelName(f.getName(), k++), os);
-      else if (auto fused = dyn_cast<scl::FusedReductionOp>(op))
-        emitReductionKernel(fused, fusedKernelName(f.getName(), k++), os);
+      if (auto fused = dyn_cast<scl::FusedElementwiseOp>(op)) {
+        std::string name = fusedKernelName(f.getName(), k++);
+        emitKernel(fused, name, os);
+        kernels.push_back({name, fused.getIns().size(), false});
+      } else if (auto fused = dyn_cast<scl::FusedReductionOp>(op)) {
+        std::string name = fusedKernelName(f.getName(), k++);
+        emitReductionKernel(fused, name, os);
+        kernels.push_back({name, fused.getIns().size(), true});
+      }
     });
   }
+  emitHostLaunchers(kernels, os);
   return text;
 }
 

@@ -19,7 +19,9 @@ backend) instead of in-process ranks. With --backend cuda the case is
 compiled with --target=cuda (generated kernels in a fatbin) and every rank
 runs on the one GPU, ranks as threads of one process (local multi-rank
 mode); without a GPU it exits 3, ctest's skip code for these tests (1, a
-failure, when SHARDRT_REQUIRE_GPU is set: shard-run decides).
+failure, when SHARDRT_REQUIRE_GPU is set: shard-run decides). With
+--host-cuda as well, it runs on the CUDA backend built for the host
+(shard-run-hostcuda, runtime/engine/test/hostcuda), so everywhere.
 """
 import argparse
 import math
@@ -34,9 +36,9 @@ import sys
 SKIP = 3
 
 
-def run(cmd):
+def run(cmd, env=None):
     print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     sys.stdout.write(r.stdout)
     sys.stdout.write(r.stderr)
     return r
@@ -61,6 +63,25 @@ def weight_bounds(case):
     return [x for b in bounds for x in ("--random-bound", b)]
 
 
+def run_on_host_cuda(a, target, art, check):
+    """The artifact on the CUDA backend built for the host: its generated
+    kernels (--emit=kernels) built into a library that the stand-in driver
+    loads, every rank a thread of shard-run-hostcuda."""
+    cxx, include = a.host_cuda.split(",", 1)
+    source = art[:-len(".shardbin")] + ".cu"
+    library = art[:-len(".shardbin")] + ".so"
+    shardc = os.path.join(a.bin_dir, "shardc")
+    if run([shardc] + target + ["--emit=kernels", "-o", source]).returncode:
+        return 1
+    if run([cxx, "-shared", "-fPIC", "-O1", "-x", "c++", "-I", include,
+            source, "-o", library]).returncode:
+        return 1
+    env = dict(os.environ, SHARDRT_HOSTCUDA_KERNELS=library)
+    r = run([os.path.join(a.bin_dir, "shard-run-hostcuda"), art, "--ranks",
+             str(a.world)] + check + ["--backend", "cuda"], env=env)
+    return 0 if r.returncode == 0 else 1
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--bin-dir", required=True)
@@ -73,12 +94,21 @@ def main():
     p.add_argument("--mpiexec", default="",
                    help="launcher command line, e.g. 'mpiexec --oversubscribe'")
     p.add_argument("--backend", choices=["cpu", "cuda"], default="cpu")
+    p.add_argument("--host-cuda", metavar="CXX,INCLUDE", default="",
+                   help="with --backend cuda: run on the CUDA backend built "
+                        "for the host (shard-run-hostcuda), its generated "
+                        "kernels built by CXX against INCLUDE "
+                        "(runtime/engine/test/hostcuda/include)")
+    p.add_argument("--shardc-flag", action="append", default=[],
+                   help="an extra flag for shardc (repeatable)")
     a = p.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     name = os.path.splitext(os.path.basename(a.case))[0]
     shardc = os.path.join(a.bin_dir, "shardc")
     shard_run = os.path.join(a.bin_dir, "shard-run")
-    art = os.path.join(a.workdir, name + "." + a.backend + ".shardbin")
+    variant = a.backend + ("-host" if a.host_cuda else "") + "".join(
+        f.replace("=", "-") for f in a.shardc_flag)
+    art = os.path.join(a.workdir, name + "." + variant + ".shardbin")
     check = ["--random-inputs", "--seed", "7", "--check",
              "--atol", a.atol, "--rtol", a.rtol] + weight_bounds(a.case)
 
@@ -92,8 +122,11 @@ def main():
         if a.mode != "partitioned":
             print("SKIP: pending cases run on the CPU backend only")
             return SKIP
-        if run([shardc, a.case, "--target=cuda", "-o", art]).returncode != 0:
+        target = [a.case, "--target=cuda"] + a.shardc_flag
+        if run([shardc] + target + ["-o", art]).returncode != 0:
             return 1
+        if a.host_cuda:
+            return run_on_host_cuda(a, target, art, check)
         r = launch(art, a.world, check + ["--backend", "cuda"])
         return r.returncode if r.returncode in (0, SKIP) else 1
 

@@ -12,3 +12,12 @@ extern "C" __global__ void __launch_bounds__(256)
     out[i] = fmaxf(a0, 0.0f) * a0;
   }
 }
+
+#ifdef SHARDRT_HOSTCUDA
+// Its host launcher, as shardc emits one for each kernel.
+extern "C" void test_fused0__host(void **p, unsigned grid, unsigned threads,
+                                  cudaStream_t stream) {
+  SHARDRT_HOSTCUDA_LAUNCH(test_fused0, grid, threads, stream)
+  (*(const float **)p[0], *(float **)p[1]);
+}
+#endif

@@ -29,8 +29,8 @@
 
 extern "C" {
 // Exported to the kernels, including those of a library loaded later.
-uint3 threadIdx, blockIdx;
-dim3 blockDim, gridDim;
+thread_local uint3 threadIdx, blockIdx;
+thread_local dim3 blockDim, gridDim;
 }
 
 namespace shardrt_hostcuda {
@@ -59,12 +59,15 @@ public:
       jumps_.resize(threads);
       state_.resize(threads);
       started_.resize(threads, false);
-      shuffle_.resize(threads);
+      shuffle_[0].resize(threads);
+      shuffle_[1].resize(threads);
+      shuffleParity_.resize(threads);
       while (stacks_.size() < threads)
         stacks_.emplace_back(kStackBytes);
     }
     body_ = body;
     context_ = context;
+    std::fill(shuffleParity_.begin(), shuffleParity_.end(), 0);
     threads_ = threads;
     blockDim = {threads, 1, 1};
     gridDim = {grid, 1, 1};
@@ -101,14 +104,17 @@ public:
       _longjmp(main_, 1);
   }
 
-  /// Each thread's `x` goes to thread `self ^ laneMask`.
+  /// Each thread's `x` goes to thread `self ^ laneMask`. Consecutive
+  /// shuffles alternate between two buffers, so one barrier each suffices:
+  /// a buffer is written again only after the next shuffle's barrier, which
+  /// every reader of its last values has passed.
   float shuffleXor(float x, int laneMask) {
     unsigned self = running_;
-    shuffle_[self] = x;
+    std::vector<float> &slots = shuffle_[shuffleParity_[self]];
+    shuffleParity_[self] ^= 1;
+    slots[self] = x;
     barrier();
-    float y = shuffle_[(self ^ unsigned(laneMask)) % threads_];
-    barrier(); // nobody overwrites a value before its reader took it
-    return y;
+    return slots[(self ^ unsigned(laneMask)) % threads_];
   }
 
 private:
@@ -140,7 +146,8 @@ private:
   std::vector<std::vector<char>> stacks_;
   std::vector<State> state_;
   std::vector<bool> started_;
-  std::vector<float> shuffle_;
+  std::vector<float> shuffle_[2];
+  std::vector<unsigned char> shuffleParity_;
   jmp_buf main_;
   unsigned running_ = 0, threads_ = 1;
   void (*body_)(void *) = nullptr;
@@ -148,8 +155,9 @@ private:
   std::string error_;
 };
 
+/// Each host thread runs its launches on fibers of its own.
 BlockRunner &runner() {
-  static BlockRunner r;
+  static thread_local BlockRunner r;
   return r;
 }
 
@@ -164,7 +172,7 @@ void BlockRunner::entry(int t) {
   }
 }
 
-cudaError_t lastError = cudaSuccess;
+thread_local cudaError_t lastError = cudaSuccess;
 
 } // namespace
 

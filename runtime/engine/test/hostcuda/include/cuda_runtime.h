@@ -6,14 +6,20 @@
 // (CudaKernels.cu, into the engine's unit tests). Each kernel becomes a
 // plain function that runs one CUDA thread; HostCuda.cpp runs a block's
 // threads as fibers of one host thread and the blocks one after another, so
-// `__shared__` storage is a static local and `__syncthreads` switches to the
-// next fiber until all have reached it. The device builtins the kernels use
+// `__shared__` storage is a static thread_local (ranks on other host threads
+// launch the same kernels at once) and `__syncthreads` switches to the next
+// fiber until all have reached it. The device builtins the kernels use
 // get their host meaning; the variables and functions declared here are
 // defined by HostCuda.cpp in the program that runs them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDRT_HOSTCUDA_CUDA_RUNTIME_H
 #define SHARDRT_HOSTCUDA_CUDA_RUNTIME_H
+
+// What includes this builds for the host (CudaLaunch.h, shardc's kernels).
+#ifndef SHARDRT_HOSTCUDA
+#define SHARDRT_HOSTCUDA 1
+#endif
 
 #include <math.h>
 
@@ -23,7 +29,7 @@
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
-#define __shared__ static
+#define __shared__ static thread_local
 
 struct uint3 {
   unsigned x, y, z;
@@ -31,8 +37,9 @@ struct uint3 {
 typedef uint3 dim3;
 
 extern "C" {
-extern uint3 threadIdx, blockIdx;
-extern dim3 blockDim, gridDim;
+// Per host thread: ranks on threads of one process launch at once.
+extern thread_local uint3 threadIdx, blockIdx;
+extern thread_local dim3 blockDim, gridDim;
 void shardcHostSyncThreads(void);
 float shardcHostShuffleXor(float x, int laneMask);
 }
@@ -51,37 +58,148 @@ static inline float __shfl_xor_sync(unsigned, float x, int laneMask) {
   return shardcHostShuffleXor(x, laneMask);
 }
 
-// The runtime API as far as launchers use it.
+// The runtime API as far as shardrt uses it (HostCudaRuntime.cpp): one
+// device whose memory is host memory; work on a stream runs when it is
+// issued (a valid order of what was issued), unless the issuing thread is
+// capturing a graph, which records it to run at each graph launch.
+#include <stddef.h>
+
+#ifdef __cplusplus
+#include <functional>
+#endif
+
 enum cudaError_t {
   cudaSuccess = 0,
   cudaErrorInvalidValue = 1,
-  cudaErrorLaunchFailure = 719
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInsufficientDriver = 35,
+  cudaErrorNoDevice = 100,
+  cudaErrorInvalidResourceHandle = 400,
+  cudaErrorNotReady = 600,
+  cudaErrorLaunchFailure = 719,
+  cudaErrorStreamCaptureUnsupported = 900,
 };
 typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
+#define cudaStreamLegacy ((cudaStream_t)0x1)
+#define cudaStreamPerThread ((cudaStream_t)0x2)
+#define cudaStreamNonBlocking 0x01
+#define cudaEventDisableTiming 0x02
+#define cudaEnableDefault 0
+
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4,
+};
+enum cudaMemoryType {
+  cudaMemoryTypeUnregistered = 0,
+  cudaMemoryTypeHost = 1,
+  cudaMemoryTypeDevice = 2,
+  cudaMemoryTypeManaged = 3,
+};
+struct cudaPointerAttributes {
+  enum cudaMemoryType type;
+  int device;
+  void *devicePointer;
+  void *hostPointer;
+};
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+enum cudaStreamCaptureMode {
+  cudaStreamCaptureModeGlobal = 0,
+  cudaStreamCaptureModeThreadLocal = 1,
+  cudaStreamCaptureModeRelaxed = 2,
+};
+enum cudaDriverEntryPointQueryResult {
+  cudaDriverEntryPointSuccess = 0,
+  cudaDriverEntryPointSymbolNotFound = 1,
+};
+
+cudaError_t cudaGetDeviceCount(int *count);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int device);
+const char *cudaGetErrorName(cudaError_t error);
+const char *cudaGetErrorString(cudaError_t error);
+cudaError_t cudaMalloc(void **p, size_t bytes);
+cudaError_t cudaFree(void *p);
+cudaError_t cudaMallocHost(void **p, size_t bytes);
+// cuda_runtime.h's typed overloads.
+template <typename T> cudaError_t cudaMalloc(T **p, size_t bytes) {
+  return cudaMalloc(reinterpret_cast<void **>(p), bytes);
+}
+template <typename T> cudaError_t cudaMallocHost(T **p, size_t bytes) {
+  return cudaMallocHost(reinterpret_cast<void **>(p), bytes);
+}
+cudaError_t cudaFreeHost(void *p);
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr,
+                                     const void *p);
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
+                       cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
+                            cudaMemcpyKind kind, cudaStream_t stream = 0);
+cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes,
+                            cudaStream_t stream = 0);
+cudaError_t cudaStreamCreate(cudaStream_t *stream);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned flags);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+                                unsigned flags = 0);
+cudaError_t cudaEventCreate(cudaEvent_t *event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned flags);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = 0);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream,
+                                   cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                 unsigned long long flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+/// The driver entry points of cuda.h's stand-in (HostCudaDriver).
+cudaError_t
+cudaGetDriverEntryPointByVersion(const char *symbol, void **fn,
+                                 unsigned version, unsigned long long flags,
+                                 cudaDriverEntryPointQueryResult *status);
 
 namespace shardrt_hostcuda {
 /// Runs `body(context)` as every thread of `grid` blocks of `threads`;
-/// empty, or why the launch failed (a barrier not every thread reaches).
+/// null, or why the launch failed (a barrier not every thread reaches),
+/// which the next cudaGetLastError reports.
 const char *runBlocks(unsigned grid, unsigned threads, void (*body)(void *),
                       void *context);
 /// The last launch's error on this thread, then cudaSuccess.
 cudaError_t takeLastError();
+/// Runs `work` now, or records it when this thread is capturing a graph.
+void enqueue(cudaStream_t stream, std::function<void()> work);
 
 template <typename Kernel> struct Launcher {
   unsigned grid, threads;
+  cudaStream_t stream;
   Kernel kernel;
+  /// The arguments are copied, as a launch copies them.
   template <typename... Args> void operator()(Args... args) {
-    auto call = [&] { kernel(args...); };
-    runBlocks(
-        grid, threads, [](void *c) { (*static_cast<decltype(call) *>(c))(); },
-        &call);
+    unsigned g = grid, t = threads;
+    Kernel k = kernel;
+    enqueue(stream, [=] {
+      auto call = [&] { k(args...); };
+      runBlocks(
+          g, t, [](void *c) { (*static_cast<decltype(call) *>(c))(); }, &call);
+    });
   }
 };
-/// The stream is ignored: a launch runs before it returns.
 template <typename Kernel>
-Launcher<Kernel> launcher(unsigned grid, unsigned threads, cudaStream_t,
+Launcher<Kernel> launcher(unsigned grid, unsigned threads, cudaStream_t stream,
                           Kernel kernel) {
-  return {grid, threads, kernel};
+  return {grid, threads, stream, kernel};
 }
 } // namespace shardrt_hostcuda
 

@@ -1,0 +1,410 @@
+//===- HostCudaRuntime.cpp - The CUDA runtime, driver and cuBLAS on the host =//
+//
+// The calls the CUDA backend makes, for its host build (include/): one
+// device of host memory. Work issued on a stream (copies, sets, kernels,
+// GEMMs) runs before the call returns, which is one valid order of what
+// the program issued, so streams, events and waits need no more. A thread
+// that is capturing a graph records the work it issues instead (on any
+// stream, as cudaStreamCaptureModeThreadLocal joins the streams it touches);
+// a graph launch runs the records in order. Kernels of the driver API are
+// found by their host launchers (`<name>__host`) among the program's
+// symbols and those of the library SHARDRT_HOSTCUDA_KERNELS names (the
+// `--emit=kernels` source built by the host compiler, loaded on the first
+// module load).
+//
+//===----------------------------------------------------------------------===//
+
+#include "HostCuda.h"
+
+#include "include/cublas_v2.h"
+#include "include/cuda.h"
+#include "include/cuda_runtime.h"
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+using Work = std::function<void()>;
+
+struct CUstream_st {
+  unsigned flags = 0;
+};
+struct CUevent_st {
+  std::chrono::steady_clock::time_point at;
+};
+struct CUgraph_st {
+  std::vector<Work> work;
+};
+struct CUgraphExec_st {
+  std::vector<Work> work;
+};
+struct CUmod_st {};
+struct cublasContext {
+  cudaStream_t stream = nullptr;
+};
+
+namespace {
+
+/// The graph this thread is capturing into, and on which stream.
+thread_local std::unique_ptr<CUgraph_st> capturing;
+thread_local cudaStream_t captureStream = nullptr;
+
+/// Device allocations, so that cudaPointerGetAttributes tells them apart.
+std::mutex allocationsMutex;
+std::map<uintptr_t, size_t> allocations;
+
+bool isDevicePointer(const void *p) {
+  std::lock_guard<std::mutex> lock(allocationsMutex);
+  auto u = reinterpret_cast<uintptr_t>(p);
+  auto it = allocations.upper_bound(u);
+  if (it == allocations.begin())
+    return false;
+  --it;
+  return u < it->first + std::max<size_t>(it->second, 1);
+}
+
+void *allocate(size_t bytes) {
+  return std::aligned_alloc(256,
+                            (std::max<size_t>(bytes, 1) + 255) / 256 * 256);
+}
+
+} // namespace
+
+namespace shardrt_hostcuda {
+void enqueue(cudaStream_t, std::function<void()> work) {
+  if (capturing)
+    capturing->work.push_back(std::move(work));
+  else
+    work();
+}
+} // namespace shardrt_hostcuda
+
+using shardrt_hostcuda::enqueue;
+
+//===----------------------------------------------------------------------===//
+// Runtime API
+//===----------------------------------------------------------------------===//
+
+cudaError_t cudaGetDeviceCount(int *count) {
+  *count = 1;
+  return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int device) {
+  return device == 0 ? cudaSuccess : cudaErrorInvalidValue;
+}
+cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int) {
+  if (attr != cudaDevAttrMultiProcessorCount)
+    return cudaErrorInvalidValue;
+  // Few, so that the backend splits reductions of few outputs into chunks.
+  *value = 4;
+  return cudaSuccess;
+}
+const char *cudaGetErrorName(cudaError_t error) {
+  switch (error) {
+  case cudaSuccess:
+    return "cudaSuccess";
+  case cudaErrorInvalidValue:
+    return "cudaErrorInvalidValue";
+  case cudaErrorMemoryAllocation:
+    return "cudaErrorMemoryAllocation";
+  case cudaErrorLaunchFailure:
+    return "cudaErrorLaunchFailure";
+  case cudaErrorStreamCaptureUnsupported:
+    return "cudaErrorStreamCaptureUnsupported";
+  default:
+    return "cudaError";
+  }
+}
+const char *cudaGetErrorString(cudaError_t error) {
+  return error == cudaSuccess ? "no error" : "an error of the host device";
+}
+
+cudaError_t cudaMalloc(void **p, size_t bytes) {
+  *p = allocate(bytes);
+  if (!*p)
+    return cudaErrorMemoryAllocation;
+  std::lock_guard<std::mutex> lock(allocationsMutex);
+  allocations[reinterpret_cast<uintptr_t>(*p)] = bytes;
+  return cudaSuccess;
+}
+cudaError_t cudaFree(void *p) {
+  if (!p)
+    return cudaSuccess;
+  {
+    std::lock_guard<std::mutex> lock(allocationsMutex);
+    if (!allocations.erase(reinterpret_cast<uintptr_t>(p)))
+      return cudaErrorInvalidValue;
+  }
+  std::free(p);
+  return cudaSuccess;
+}
+cudaError_t cudaMallocHost(void **p, size_t bytes) {
+  *p = allocate(bytes);
+  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+cudaError_t cudaFreeHost(void *p) {
+  std::free(p);
+  return cudaSuccess;
+}
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *attr,
+                                     const void *p) {
+  bool device = isDevicePointer(p);
+  attr->type = device ? cudaMemoryTypeDevice : cudaMemoryTypeUnregistered;
+  attr->device = 0;
+  attr->devicePointer = device ? const_cast<void *>(p) : nullptr;
+  attr->hostPointer = device ? nullptr : const_cast<void *>(p);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
+                       cudaMemcpyKind) {
+  if (capturing)
+    return cudaErrorStreamCaptureUnsupported; // the legacy stream
+  if (bytes)
+    std::memmove(dst, src, bytes);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
+                            cudaMemcpyKind, cudaStream_t stream) {
+  enqueue(stream, [=] {
+    if (bytes)
+      std::memmove(dst, src, bytes);
+  });
+  return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes,
+                            cudaStream_t stream) {
+  enqueue(stream, [=] { std::memset(p, value, bytes); });
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t *stream) {
+  *stream = new CUstream_st;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned flags) {
+  *stream = new CUstream_st{flags};
+  return cudaSuccess;
+}
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  delete stream;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  return capturing ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
+}
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) {
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *event) {
+  *event = new CUevent_st{std::chrono::steady_clock::now()};
+  return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned) {
+  return cudaEventCreate(event);
+}
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  delete event;
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  enqueue(stream, [=] { event->at = std::chrono::steady_clock::now(); });
+  return cudaSuccess;
+}
+cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t) {
+  return capturing ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
+}
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
+                                 cudaEvent_t end) {
+  *ms = std::chrono::duration<float, std::milli>(end->at - start->at).count();
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
+  if (capturing)
+    return cudaErrorStreamCaptureUnsupported;
+  capturing = std::make_unique<CUgraph_st>();
+  captureStream = stream;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) {
+  if (!capturing || stream != captureStream)
+    return cudaErrorInvalidValue;
+  *graph = capturing.release();
+  captureStream = nullptr;
+  return cudaSuccess;
+}
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                 unsigned long long) {
+  *exec = new CUgraphExec_st{graph->work};
+  return cudaSuccess;
+}
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+  for (const Work &w : exec->work)
+    enqueue(stream, w);
+  return cudaSuccess;
+}
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+  delete exec;
+  return cudaSuccess;
+}
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+  delete graph;
+  return cudaSuccess;
+}
+
+//===----------------------------------------------------------------------===//
+// Driver API
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The library of generated kernels SHARDRT_HOSTCUDA_KERNELS names, loaded
+/// once with RTLD_GLOBAL so that their launchers are found by name; false
+/// (and why, on stderr) when it does not load.
+bool loadKernelLibrary() {
+  static const bool loaded = [] {
+    const char *path = std::getenv("SHARDRT_HOSTCUDA_KERNELS");
+    if (!path || !*path)
+      return true; // the program's own kernels only
+    if (dlopen(path, RTLD_NOW | RTLD_GLOBAL))
+      return true;
+    std::fprintf(stderr, "SHARDRT_HOSTCUDA_KERNELS: %s\n", dlerror());
+    return false;
+  }();
+  return loaded;
+}
+
+CUresult moduleLoadData(CUmodule *module, const void *) {
+  static CUmod_st program;
+  if (!loadKernelLibrary())
+    return CUDA_ERROR_INVALID_VALUE;
+  *module = &program;
+  return CUDA_SUCCESS;
+}
+CUresult moduleUnload(CUmodule) { return CUDA_SUCCESS; }
+CUresult moduleGetFunction(CUfunction *fn, CUmodule, const char *name) {
+  void *launcher = dlsym(RTLD_DEFAULT, (std::string(name) + "__host").c_str());
+  if (!launcher)
+    return CUDA_ERROR_NOT_FOUND;
+  *fn = static_cast<CUfunction>(launcher);
+  return CUDA_SUCCESS;
+}
+CUresult launchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz,
+                      unsigned bx, unsigned by, unsigned bz, unsigned,
+                      CUstream stream, void **params, void **) {
+  if (gy != 1 || gz != 1 || by != 1 || bz != 1)
+    return CUDA_ERROR_INVALID_VALUE; // shardc's kernels are 1-D
+  reinterpret_cast<ShardrtHostKernelFn>(fn)(params, gx, bx, stream);
+  return CUDA_SUCCESS;
+}
+CUresult getErrorName(CUresult r, const char **name) {
+  *name = r == CUDA_SUCCESS           ? "CUDA_SUCCESS"
+          : r == CUDA_ERROR_NOT_FOUND ? "CUDA_ERROR_NOT_FOUND"
+                                      : "CUDA_ERROR_INVALID_VALUE";
+  return CUDA_SUCCESS;
+}
+
+} // namespace
+
+cudaError_t
+cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned,
+                                 unsigned long long,
+                                 cudaDriverEntryPointQueryResult *status) {
+  static const std::map<std::string, void *> entries = {
+      {"cuModuleLoadData", reinterpret_cast<void *>(&moduleLoadData)},
+      {"cuModuleUnload", reinterpret_cast<void *>(&moduleUnload)},
+      {"cuModuleGetFunction", reinterpret_cast<void *>(&moduleGetFunction)},
+      {"cuLaunchKernel", reinterpret_cast<void *>(&launchKernel)},
+      {"cuGetErrorName", reinterpret_cast<void *>(&getErrorName)},
+  };
+  auto it = entries.find(symbol);
+  *fn = it == entries.end() ? nullptr : it->second;
+  *status = it == entries.end() ? cudaDriverEntryPointSymbolNotFound
+                                : cudaDriverEntryPointSuccess;
+  return cudaSuccess;
+}
+
+//===----------------------------------------------------------------------===//
+// cuBLAS
+//===----------------------------------------------------------------------===//
+
+cublasStatus_t cublasCreate(cublasHandle_t *handle) {
+  *handle = new cublasContext;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasDestroy(cublasHandle_t handle) {
+  delete handle;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream) {
+  handle->stream = stream;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSetMathMode(cublasHandle_t, cublasMath_t) {
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSetWorkspace(cublasHandle_t, void *, size_t) {
+  return CUBLAS_STATUS_SUCCESS;
+}
+const char *cublasGetStatusName(cublasStatus_t status) {
+  return status == CUBLAS_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS"
+                                         : "CUBLAS_STATUS_INVALID_VALUE";
+}
+const char *cublasGetStatusString(cublasStatus_t status) {
+  return status == CUBLAS_STATUS_SUCCESS ? "success" : "invalid value";
+}
+
+cublasStatus_t cublasSgemmStridedBatched(
+    cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb, int m,
+    int n, int k, const float *alpha, const float *a, int lda, long long sa,
+    const float *b, int ldb, long long sb, const float *beta, float *c, int ldc,
+    long long sc, int batches) {
+  // cuBLAS's own checks: the leading dimensions cover the stored rows.
+  if (m < 0 || n < 0 || k < 0 || batches < 0 || ldc < std::max(1, m) ||
+      lda < std::max(1, ta == CUBLAS_OP_N ? m : k) ||
+      ldb < std::max(1, tb == CUBLAS_OP_N ? k : n))
+    return CUBLAS_STATUS_INVALID_VALUE;
+  float al = *alpha, be = *beta; // host pointer mode: read at the call
+  enqueue(handle->stream, [=] {
+    for (int bi = 0; bi < batches; ++bi) {
+      const float *A = a + bi * sa, *B = b + bi * sb;
+      float *C = c + bi * sc;
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < m; ++i) {
+          double acc = 0;
+          for (int p = 0; p < k; ++p) {
+            float x = ta == CUBLAS_OP_N ? A[i + size_t(p) * lda]
+                                        : A[p + size_t(i) * lda];
+            float y = tb == CUBLAS_OP_N ? B[p + size_t(j) * ldb]
+                                        : B[j + size_t(p) * ldb];
+            acc += double(x) * double(y);
+          }
+          float &out = C[i + size_t(j) * ldc];
+          // beta 0: C is not read (it may hold NaN), as in cuBLAS.
+          out = be == 0.0f ? float(al * acc) : float(al * acc) + be * out;
+        }
+    }
+  });
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t ta,
+                           cublasOperation_t tb, int m, int n, int k,
+                           const float *alpha, const float *a, int lda,
+                           const float *b, int ldb, const float *beta, float *c,
+                           int ldc) {
+  return cublasSgemmStridedBatched(handle, ta, tb, m, n, k, alpha, a, lda, 0, b,
+                                   ldb, 0, beta, c, ldc, 0, 1);
+}
