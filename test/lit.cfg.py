@@ -16,7 +16,8 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["shardc-opt", "shardc", "shard-run", "shardrt-host-kernel-check"],
+    ["shardc-opt", "shardc", "shard-run", "shard-run-hostcuda",
+     "shardrt-host-kernel-check"],
     [config.shardc_tools_dir])
 
 # Generated CUDA kernels built for the host (runtime/engine/test/hostcuda).

@@ -12,6 +12,8 @@ namespace shardrt_hostcuda {
 /// lives until the next launch).
 const char *runBlocks(unsigned grid, unsigned threads, void (*body)(void *),
                       void *context);
+/// Clears a failed launch's sticky error, as cudaDeviceReset would.
+void resetDevice();
 } // namespace shardrt_hostcuda
 
 #endif // SHARDRT_HOSTCUDA_HOSTCUDA_H

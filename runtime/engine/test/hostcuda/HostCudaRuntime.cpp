@@ -1,14 +1,17 @@
 //===- HostCudaRuntime.cpp - The CUDA runtime, driver and cuBLAS on the host =//
 //
 // The calls the CUDA backend makes, for its host build (include/): one
-// device of host memory. Work issued on a stream (copies, sets, kernels,
-// GEMMs) runs before the call returns, which is one valid order of what
-// the program issued, so streams, events and waits need no more. A thread
-// that is capturing a graph records the work it issues instead (on any
-// stream, as cudaStreamCaptureModeThreadLocal joins the streams it touches);
-// a graph launch runs the records in order. Kernels of the driver API are
-// found by their host launchers (`<name>__host`) among the program's
-// symbols and those of the library SHARDRT_HOSTCUDA_KERNELS names (the
+// device of host memory, poisoned with NaN bytes when allocated. Work
+// issued on a stream (copies, sets, kernels, GEMMs) runs before the call
+// returns, which is one valid order of what the program issued, so streams,
+// events and waits need no more. A thread that is capturing a graph records
+// the work it issues on the capturing stream and on the streams joined to
+// it by event waits; allocations and synchronisations fail then, as on a
+// device. A graph launch runs the records in order. After a failed launch
+// (HostCuda.cpp) nothing more runs and every call reports the fault. Kernels of
+// the driver API are found by their host launchers (`<name>__host`) among the
+// program's symbols and those of the library SHARDRT_HOSTCUDA_KERNELS names
+// (the
 // `--emit=kernels` source built by the host compiler, loaded on the first
 // module load).
 //
@@ -22,6 +25,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -54,9 +58,18 @@ struct cublasContext {
 
 namespace {
 
-/// The graph this thread is capturing into, and on which stream.
+/// The graph this thread is capturing into, the stream it began on, and
+/// the streams the capture has joined: those that waited for an event
+/// recorded on a captured stream. Work on other streams runs as usual.
 thread_local std::unique_ptr<CUgraph_st> capturing;
 thread_local cudaStream_t captureStream = nullptr;
+thread_local std::vector<cudaStream_t> capturedStreams;
+thread_local std::vector<cudaEvent_t> capturedEvents;
+
+bool captures(cudaStream_t stream) {
+  return capturing && std::find(capturedStreams.begin(), capturedStreams.end(),
+                                stream) != capturedStreams.end();
+}
 
 /// Device allocations, so that cudaPointerGetAttributes tells them apart.
 std::mutex allocationsMutex;
@@ -80,15 +93,16 @@ void *allocate(size_t bytes) {
 } // namespace
 
 namespace shardrt_hostcuda {
-void enqueue(cudaStream_t, std::function<void()> work) {
-  if (capturing)
+void enqueue(cudaStream_t stream, std::function<void()> work) {
+  if (captures(stream))
     capturing->work.push_back(std::move(work));
-  else
+  else if (stickyError() == cudaSuccess)
     work();
 }
 } // namespace shardrt_hostcuda
 
 using shardrt_hostcuda::enqueue;
+using shardrt_hostcuda::stickyError;
 
 //===----------------------------------------------------------------------===//
 // Runtime API
@@ -129,14 +143,20 @@ const char *cudaGetErrorString(cudaError_t error) {
 }
 
 cudaError_t cudaMalloc(void **p, size_t bytes) {
+  if (capturing)
+    return cudaErrorStreamCaptureUnsupported;
   *p = allocate(bytes);
   if (!*p)
     return cudaErrorMemoryAllocation;
+  // Not zeros: f32 NaNs, so a read of memory nothing wrote shows.
+  std::memset(*p, 0xFF, bytes);
   std::lock_guard<std::mutex> lock(allocationsMutex);
   allocations[reinterpret_cast<uintptr_t>(*p)] = bytes;
   return cudaSuccess;
 }
 cudaError_t cudaFree(void *p) {
+  if (capturing)
+    return cudaErrorStreamCaptureUnsupported;
   if (!p)
     return cudaSuccess;
   {
@@ -148,10 +168,16 @@ cudaError_t cudaFree(void *p) {
   return cudaSuccess;
 }
 cudaError_t cudaMallocHost(void **p, size_t bytes) {
+  if (capturing)
+    return cudaErrorStreamCaptureUnsupported;
   *p = allocate(bytes);
   return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 cudaError_t cudaFreeHost(void *p) {
+  if (capturing)
+    return cudaErrorStreamCaptureUnsupported;
+  if (isDevicePointer(p))
+    return cudaErrorInvalidValue;
   std::free(p);
   return cudaSuccess;
 }
@@ -169,9 +195,9 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
                        cudaMemcpyKind) {
   if (capturing)
     return cudaErrorStreamCaptureUnsupported; // the legacy stream
-  if (bytes)
+  if (bytes && stickyError() == cudaSuccess)
     std::memmove(dst, src, bytes);
-  return cudaSuccess;
+  return stickyError();
 }
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
                             cudaMemcpyKind, cudaStream_t stream) {
@@ -179,12 +205,12 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes,
     if (bytes)
       std::memmove(dst, src, bytes);
   });
-  return cudaSuccess;
+  return stickyError();
 }
 cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes,
                             cudaStream_t stream) {
   enqueue(stream, [=] { std::memset(p, value, bytes); });
-  return cudaSuccess;
+  return stickyError();
 }
 
 cudaError_t cudaStreamCreate(cudaStream_t *stream) {
@@ -199,11 +225,17 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   delete stream;
   return cudaSuccess;
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t) {
-  return capturing ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  return captures(stream) ? cudaErrorStreamCaptureUnsupported : stickyError();
 }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) {
-  return cudaSuccess;
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
+                                unsigned) {
+  // A stream that waits for captured work joins the capture.
+  if (capturing && !captures(stream) &&
+      std::find(capturedEvents.begin(), capturedEvents.end(), event) !=
+          capturedEvents.end())
+    capturedStreams.push_back(stream);
+  return stickyError();
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t *event) {
@@ -218,12 +250,17 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
   return cudaSuccess;
 }
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  if (captures(stream))
+    capturedEvents.push_back(event);
   enqueue(stream, [=] { event->at = std::chrono::steady_clock::now(); });
-  return cudaSuccess;
+  return stickyError();
 }
-cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
-cudaError_t cudaEventSynchronize(cudaEvent_t) {
-  return capturing ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
+cudaError_t cudaEventQuery(cudaEvent_t) { return stickyError(); }
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  if (std::find(capturedEvents.begin(), capturedEvents.end(), event) !=
+      capturedEvents.end())
+    return cudaErrorStreamCaptureUnsupported;
+  return stickyError();
 }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
                                  cudaEvent_t end) {
@@ -236,6 +273,8 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
     return cudaErrorStreamCaptureUnsupported;
   capturing = std::make_unique<CUgraph_st>();
   captureStream = stream;
+  capturedStreams = {stream};
+  capturedEvents.clear();
   return cudaSuccess;
 }
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) {
@@ -243,6 +282,8 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) {
     return cudaErrorInvalidValue;
   *graph = capturing.release();
   captureStream = nullptr;
+  capturedStreams.clear();
+  capturedEvents.clear();
   return cudaSuccess;
 }
 cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
@@ -253,7 +294,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
   for (const Work &w : exec->work)
     enqueue(stream, w);
-  return cudaSuccess;
+  return stickyError();
 }
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
   delete exec;
@@ -307,12 +348,13 @@ CUresult launchKernel(CUfunction fn, unsigned gx, unsigned gy, unsigned gz,
   if (gy != 1 || gz != 1 || by != 1 || bz != 1)
     return CUDA_ERROR_INVALID_VALUE; // shardc's kernels are 1-D
   reinterpret_cast<ShardrtHostKernelFn>(fn)(params, gx, bx, stream);
-  return CUDA_SUCCESS;
+  return stickyError() == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_LAUNCH_FAILED;
 }
 CUresult getErrorName(CUresult r, const char **name) {
-  *name = r == CUDA_SUCCESS           ? "CUDA_SUCCESS"
-          : r == CUDA_ERROR_NOT_FOUND ? "CUDA_ERROR_NOT_FOUND"
-                                      : "CUDA_ERROR_INVALID_VALUE";
+  *name = r == CUDA_SUCCESS               ? "CUDA_SUCCESS"
+          : r == CUDA_ERROR_NOT_FOUND     ? "CUDA_ERROR_NOT_FOUND"
+          : r == CUDA_ERROR_LAUNCH_FAILED ? "CUDA_ERROR_LAUNCH_FAILED"
+                                          : "CUDA_ERROR_INVALID_VALUE";
   return CUDA_SUCCESS;
 }
 

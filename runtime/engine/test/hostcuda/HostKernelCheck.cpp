@@ -6,7 +6,9 @@
 // CPU and compares it with the CPU backend's evaluation of the same
 // instruction's body. KERNELS.so is the artifact's `--emit=kernels` source
 // built by the host C++ compiler against include/cuda_runtime.h, which turns
-// each kernel into a function that runs one CUDA thread. The CPU backend
+// each kernel into a function that runs one CUDA thread; each kernel is
+// launched through its host launcher `<name>__host` with the parameters
+// CudaBackend would give cuLaunchKernel. The CPU backend
 // interprets the body it reads from the artifact, while the kernel is the
 // compiler's own C++ with every offset folded to constants: two independent
 // implementations, so a wrong index, broadcast, scalar formula or reduction
@@ -16,8 +18,9 @@
 // FusedLaunch it plans for a 132-SM device), and two that its contract
 // ("any grid, any chunks") must give the same result under: a grid far
 // smaller than the work, and a reduction split into more chunks than it has
-// blocks. A block's 256 threads are fibers switched at each __syncthreads;
-// a barrier that not every thread reaches is reported, not hung on.
+// blocks. A block's 256 threads are fibers switched at each __syncthreads
+// (HostCuda.cpp); a barrier that not every thread reaches fails the launch,
+// reported, not hung on.
 //
 // Inputs are uniform in [-3, 3] from a fixed seed (NaN where a formula's
 // domain ends appears in both results alike), then again with a NaN, a +inf
@@ -32,6 +35,7 @@
 #include "../../lib/FusedLaunch.h"
 #include "../../lib/Prepare.h"
 #include "HostCuda.h"
+#include "include/cuda.h"
 #include "shardrt/artifact/Artifact.h"
 
 #include <dlfcn.h>
@@ -54,52 +58,6 @@ using namespace shardrt::exec;
 namespace {
 
 constexpr unsigned kThreads = 256;
-
-//===----------------------------------------------------------------------===//
-// Calling a kernel with its parameters
-//===----------------------------------------------------------------------===//
-
-// A generated kernel takes pointers and, for a reduction, a trailing long
-// long. It is called through a function type of as many void pointers: the
-// same registers and stack slots as its own pointer parameters on the
-// platforms this tool builds for.
-using Caller = void (*)(void *fn, void *const *p, long long chunks);
-
-template <size_t> using VoidPtr = void *;
-
-template <size_t... I> void callPointers(void *fn, void *const *p, long long) {
-  reinterpret_cast<void (*)(VoidPtr<I>...)>(fn)(p[I]...);
-}
-template <size_t... I>
-void callPointersAndChunks(void *fn, void *const *p, long long chunks) {
-  reinterpret_cast<void (*)(VoidPtr<I>..., long long)>(fn)(p[I]..., chunks);
-}
-template <size_t N, size_t... I>
-constexpr Caller pointerCaller(std::index_sequence<I...>, bool chunks) {
-  return chunks ? &callPointersAndChunks<I...> : &callPointers<I...>;
-}
-template <size_t... N>
-constexpr std::array<Caller, sizeof...(N)> callers(std::index_sequence<N...>,
-                                                   bool chunks) {
-  return {pointerCaller<N>(std::make_index_sequence<N>(), chunks)...};
-}
-const auto kCallers =
-    callers(std::make_index_sequence<FusedLaunch::kMaxPointers + 1>(), false);
-const auto kChunkCallers =
-    callers(std::make_index_sequence<FusedLaunch::kMaxPointers + 1>(), true);
-
-/// One kernel call with its parameters, run as every thread of a launch.
-struct KernelCall {
-  Caller call;
-  void *fn;
-  void *const *pointers;
-  long long chunks;
-
-  static void run(void *self) {
-    auto &k = *static_cast<KernelCall *>(self);
-    k.call(k.fn, k.pointers, k.chunks);
-  }
-};
 
 //===----------------------------------------------------------------------===//
 // One instruction
@@ -189,9 +147,9 @@ std::vector<void *> slotPointers(SlotData &data, size_t numSlots) {
 
 /// Runs the kernel under `l` on a copy of `start` and compares its output
 /// with `cpu`'s; empty when they agree, else what differs.
-std::string checkLaunch(void *fn, FusedLaunch launch, const Launch &l,
-                        const SlotData &start, const SlotData &cpu,
-                        Counts &counts) {
+std::string checkLaunch(ShardrtHostKernelFn launcher, FusedLaunch launch,
+                        const Launch &l, const SlotData &start,
+                        const SlotData &cpu, Counts &counts) {
   launch.chunks = l.chunks;
   launch.blocks = l.blocks;
   SlotData data = start;
@@ -199,16 +157,23 @@ std::string checkLaunch(void *fn, FusedLaunch launch, const Launch &l,
   std::vector<double> partials(launch.partialBytes() / sizeof(double),
                                std::nan(""));
   std::vector<unsigned> arrivals(size_t(launch.outputs), 0u);
-  std::array<void *, FusedLaunch::kMaxPointers> pointers{};
+  // The parameters as cuLaunchKernel takes them, as CudaBackend passes
+  // them, to the kernel's host launcher (which shardc emits).
+  std::array<void *, FusedLaunch::kMaxPointers + 1> pointers{}, params{};
   size_t count = launch.pointerArguments(slots, partials.data(),
                                          arrivals.data(), pointers.data());
-  Caller call = launch.reduction ? kChunkCallers[count] : kCallers[count];
+  for (size_t i = 0; i < count; ++i)
+    params[i] = &pointers[i];
+  long long chunks = launch.chunks;
+  if (launch.reduction)
+    params[count++] = &chunks;
   ++counts.launches;
   if (launch.outputs > 0) {
-    KernelCall k{call, fn, pointers.data(), launch.chunks};
-    if (const char *error = shardrt_hostcuda::runBlocks(launch.blocks, kThreads,
-                                                        &KernelCall::run, &k))
-      return error;
+    launcher(params.data(), launch.blocks, kThreads, nullptr);
+    if (shardrt_hostcuda::takeLastError() != cudaSuccess) {
+      shardrt_hostcuda::resetDevice();
+      return "the launch failed (above)";
+    }
   }
   uint32_t out = launch.operands.back();
   Mismatch first;
@@ -238,9 +203,10 @@ void checkInstruction(void *library, const artifact::Artifact &art,
   StatusOr<RunFn> cpuStep = prepareInstruction(inst, ctx);
   if (!cpuStep.ok())
     return fail("the CPU backend refuses it: " + cpuStep.status().message());
-  void *fn = dlsym(library, symbol.c_str());
-  if (!fn)
-    return fail("not in the kernel library");
+  auto launcher = reinterpret_cast<ShardrtHostKernelFn>(
+      dlsym(library, (symbol + "__host").c_str()));
+  if (!launcher)
+    return fail("its host launcher is not in the kernel library");
   FusedLaunch own = planFusedLaunch(inst, ctx, /*smCount=*/132);
   (own.reduction ? counts.reductions : counts.elementwise)++;
   counts.ownChunked += own.chunks > 1;
@@ -258,7 +224,7 @@ void checkInstruction(void *library, const artifact::Artifact &art,
     if (Status s = (*cpuStep)(runCtx); !s.ok())
       return fail("the CPU backend fails it: " + s.message());
     for (const Launch &l : launches) {
-      std::string error = checkLaunch(fn, own, l, start, cpu, counts);
+      std::string error = checkLaunch(launcher, own, l, start, cpu, counts);
       if (!error.empty())
         return fail(describe(l) +
                     (specials ? ", inputs with NaN and inf" : "") + ": " +

@@ -1,5 +1,4 @@
-//===- cublas_v2.h - The cuBLAS calls shardrt makes, on the host -*- C++
-//-*-===//
+//===- cublas_v2.h - cuBLAS as shardrt calls it, on the host ----*- C++ -*-===//
 //
 // Column-major single-precision GEMMs (HostCudaRuntime.cpp) issued on the
 // handle's stream like any other work; accumulation in double.

@@ -15,6 +15,7 @@ typedef int CUresult;
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_INVALID_VALUE 1
 #define CUDA_ERROR_NOT_FOUND 500
+#define CUDA_ERROR_LAUNCH_FAILED 719
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef cudaStream_t CUstream;

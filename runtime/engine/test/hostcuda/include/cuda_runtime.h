@@ -173,11 +173,14 @@ cudaGetDriverEntryPointByVersion(const char *symbol, void **fn,
 namespace shardrt_hostcuda {
 /// Runs `body(context)` as every thread of `grid` blocks of `threads`;
 /// null, or why the launch failed (a barrier not every thread reaches),
-/// which the next cudaGetLastError reports.
+/// which every later runtime call reports.
 const char *runBlocks(unsigned grid, unsigned threads, void (*body)(void *),
                       void *context);
-/// The last launch's error on this thread, then cudaSuccess.
+/// The last launch's error on this thread, then cudaSuccess; once a launch
+/// has failed, cudaErrorLaunchFailure for good (a fault is sticky).
 cudaError_t takeLastError();
+/// cudaErrorLaunchFailure once a launch has failed, else cudaSuccess.
+cudaError_t stickyError();
 /// Runs `work` now, or records it when this thread is capturing a graph.
 void enqueue(cudaStream_t stream, std::function<void()> work);
 
