@@ -12,6 +12,16 @@ uint64_t SlotInfo::tensorBytes() const {
                   : bytes;
 }
 
+SlotInfo slotInfo(const fb::BufferSlot &slot) {
+  SlotInfo s;
+  s.dtype = slot.dtype();
+  s.hasShape = slot.has_shape();
+  if (slot.shape())
+    s.shape.assign(slot.shape()->begin(), slot.shape()->end());
+  s.bytes = slot.bytes();
+  return s;
+}
+
 IntReader::IntReader(const fb::Instruction &inst)
     : ints_(inst.ints()), size_(ints_ ? ints_->size() : 0) {}
 

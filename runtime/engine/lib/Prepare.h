@@ -42,6 +42,9 @@ struct SlotInfo {
   uint64_t tensorBytes() const;
 };
 
+/// A buffer slot of the artifact as the steps see it (its offset apart).
+SlotInfo slotInfo(const fb::BufferSlot &slot);
+
 struct RunContext {
   std::vector<void *> slots; // resolved base pointer of every slot
   comm::Communicator *comm = nullptr;

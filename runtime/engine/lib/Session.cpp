@@ -163,13 +163,7 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
   for (uint32_t i = 0; rc.buffers() && i < rc.buffers()->size(); ++i) {
     const fb::BufferSlot &b = *rc.buffers()->Get(i);
     SHARDRT_RETURN_IF_ERROR(checkSlot(i, b));
-    SlotInfo s;
-    s.dtype = b.dtype();
-    s.hasShape = b.has_shape();
-    if (b.shape())
-      s.shape.assign(b.shape()->begin(), b.shape()->end());
-    s.bytes = b.bytes();
-    slots.push_back(std::move(s));
+    slots.push_back(exec::slotInfo(b));
     base.push_back(arena + b.offset());
   }
   // Read-only slots: constants live in the loaded file, inputs may be bound

@@ -236,14 +236,7 @@ void checkInstruction(void *library, const artifact::Artifact &art,
 std::vector<SlotInfo> slotInfos(const fb::RankClass &rc) {
   std::vector<SlotInfo> slots;
   for (uint32_t i = 0; rc.buffers() && i < rc.buffers()->size(); ++i) {
-    const fb::BufferSlot &b = *rc.buffers()->Get(i);
-    SlotInfo s;
-    s.dtype = b.dtype();
-    s.hasShape = b.has_shape();
-    if (b.shape())
-      s.shape.assign(b.shape()->begin(), b.shape()->end());
-    s.bytes = b.bytes();
-    slots.push_back(std::move(s));
+    slots.push_back(slotInfo(*rc.buffers()->Get(i)));
   }
   return slots;
 }
