@@ -56,6 +56,7 @@ runPlanOnHost(const AttentionStep &a, const AttentionPlan &plan,
     }
     EXPECT_EQ(launchMaskedSoftmax(scores.data(), mask, view, blk, nullptr),
               cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
     for (long long r = 0; r < blk.batches * blk.rows; ++r) {
       long long b = blk.b0 + r / blk.rows, i = blk.q0 + r % blk.rows;
       const float *row = scores.data() + r * blk.cols;

@@ -144,6 +144,7 @@ std::vector<float> runRingOnHost(const Case &c, const std::vector<float> &q,
         EXPECT_EQ(launchRingRows(scores.data(), mask.data(), view, run, m, lsum,
                                  out.data(), nullptr),
                   cudaSuccess);
+        EXPECT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
         sgemm(g.output, 1.0f, values, scores, out);
       }
     attended = true;
@@ -153,6 +154,7 @@ std::vector<float> runRingOnHost(const Case &c, const std::vector<float> &q,
     EXPECT_EQ(launchRingFinish(y.data(), m, lsum, out.data(), kBatch * c.l, kEv,
                                nullptr),
               cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
   }
   return y;
 }

@@ -2,11 +2,11 @@
 //
 // The calls the CUDA backend makes, for its host build (include/): one
 // device of host memory, poisoned with NaN bytes when allocated. Work
-// issued on a stream (copies, sets, kernels, GEMMs) runs before the call
-// returns, which is one valid order of what the program issued, so streams,
-// events and waits need no more. A thread that is capturing a graph records
-// the work it issues on the capturing stream and on the streams joined to
-// it by event waits; allocations and synchronisations fail then, as on a
+// issued on a stream (copies, sets, kernels, GEMMs) is queued on it and runs
+// only when the host waits for it (see Queue), so a missing synchronise or
+// event wait shows as a wrong or missing result. A thread capturing a graph
+// records the work it issues on the capturing stream and on the streams joined
+// to it by event waits; allocations and synchronisations fail then, as on a
 // device. A graph launch runs the records in order. After a failed launch
 // (HostCuda.cpp) nothing more runs and every call reports the fault. Kernels of
 // the driver API are found by their host launchers (`<name>__host`) among the
@@ -31,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -39,11 +40,24 @@
 
 using Work = std::function<void()>;
 
+/// Work issued on a stream and not run yet. It runs, in issue order, when
+/// the host waits for it: a synchronise of the stream, of an event recorded
+/// on it, or of a stream that waits for such an event. So work that a
+/// program forgets to order runs in the wrong order here, or not at all
+/// before the host reads its result.
+struct Queue {
+  std::deque<Work> pending;
+  uint64_t issued = 0, done = 0;
+};
 struct CUstream_st {
   unsigned flags = 0;
+  Queue queue;
 };
 struct CUevent_st {
   std::chrono::steady_clock::time_point at;
+  /// Where it was last recorded: its queue's issue count then.
+  Queue *queue = nullptr;
+  uint64_t mark = 0;
 };
 struct CUgraph_st {
   std::vector<Work> work;
@@ -71,6 +85,32 @@ bool captures(cudaStream_t stream) {
                                 stream) != capturedStreams.end();
 }
 
+/// The null, legacy and per-thread streams: one queue per host thread.
+thread_local Queue threadQueue;
+/// The streams this thread created: what cudaFree waits for (on a device it
+/// waits for all work; ranks on other threads never share these buffers).
+thread_local std::vector<cudaStream_t> threadStreams;
+
+Queue &queueOf(cudaStream_t stream) {
+  return reinterpret_cast<uintptr_t>(stream) <= 2 ? threadQueue : stream->queue;
+}
+
+void drainTo(Queue &q, uint64_t mark) {
+  while (q.done < mark && !q.pending.empty()) {
+    Work work = std::move(q.pending.front());
+    q.pending.pop_front();
+    ++q.done;
+    if (shardrt_hostcuda::stickyError() == cudaSuccess)
+      work();
+  }
+}
+void drain(Queue &q) { drainTo(q, q.issued); }
+void drainThread() {
+  drain(threadQueue);
+  for (cudaStream_t s : threadStreams)
+    drain(s->queue);
+}
+
 /// Device allocations, so that cudaPointerGetAttributes tells them apart.
 std::mutex allocationsMutex;
 std::map<uintptr_t, size_t> allocations;
@@ -94,10 +134,13 @@ void *allocate(size_t bytes) {
 
 namespace shardrt_hostcuda {
 void enqueue(cudaStream_t stream, std::function<void()> work) {
-  if (captures(stream))
+  if (captures(stream)) {
     capturing->work.push_back(std::move(work));
-  else if (stickyError() == cudaSuccess)
-    work();
+    return;
+  }
+  Queue &q = queueOf(stream);
+  q.pending.push_back(std::move(work));
+  ++q.issued;
 }
 } // namespace shardrt_hostcuda
 
@@ -164,6 +207,7 @@ cudaError_t cudaFree(void *p) {
     if (!allocations.erase(reinterpret_cast<uintptr_t>(p)))
       return cudaErrorInvalidValue;
   }
+  drainThread(); // work still queued may use it
   std::free(p);
   return cudaSuccess;
 }
@@ -178,6 +222,7 @@ cudaError_t cudaFreeHost(void *p) {
     return cudaErrorStreamCaptureUnsupported;
   if (isDevicePointer(p))
     return cudaErrorInvalidValue;
+  drainThread();
   std::free(p);
   return cudaSuccess;
 }
@@ -195,6 +240,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
                        cudaMemcpyKind) {
   if (capturing)
     return cudaErrorStreamCaptureUnsupported; // the legacy stream
+  drain(threadQueue);
   if (bytes && stickyError() == cudaSuccess)
     std::memmove(dst, src, bytes);
   return stickyError();
@@ -213,28 +259,41 @@ cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes,
   return stickyError();
 }
 
-cudaError_t cudaStreamCreate(cudaStream_t *stream) {
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned flags) {
   *stream = new CUstream_st;
+  (*stream)->flags = flags;
+  threadStreams.push_back(*stream);
   return cudaSuccess;
 }
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned flags) {
-  *stream = new CUstream_st{flags};
-  return cudaSuccess;
+cudaError_t cudaStreamCreate(cudaStream_t *stream) {
+  return cudaStreamCreateWithFlags(stream, 0);
 }
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  // Work already issued still runs, as on a device.
+  drain(stream->queue);
+  threadStreams.erase(
+      std::remove(threadStreams.begin(), threadStreams.end(), stream),
+      threadStreams.end());
   delete stream;
   return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  return captures(stream) ? cudaErrorStreamCaptureUnsupported : stickyError();
+  if (captures(stream))
+    return cudaErrorStreamCaptureUnsupported;
+  drain(queueOf(stream));
+  return stickyError();
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
                                 unsigned) {
   // A stream that waits for captured work joins the capture.
-  if (capturing && !captures(stream) &&
-      std::find(capturedEvents.begin(), capturedEvents.end(), event) !=
-          capturedEvents.end())
+  bool captured = std::find(capturedEvents.begin(), capturedEvents.end(),
+                            event) != capturedEvents.end();
+  if (capturing && captured && !captures(stream))
     capturedStreams.push_back(stream);
+  else if (!captured && event->queue && !captures(stream))
+    enqueue(stream, [queue = event->queue, mark = event->mark] {
+      drainTo(*queue, mark);
+    });
   return stickyError();
 }
 
@@ -253,14 +312,23 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (captures(stream))
     capturedEvents.push_back(event);
   enqueue(stream, [=] { event->at = std::chrono::steady_clock::now(); });
+  if (!captures(stream)) {
+    event->queue = &queueOf(stream);
+    event->mark = event->queue->issued;
+  }
   return stickyError();
 }
-cudaError_t cudaEventQuery(cudaEvent_t) { return stickyError(); }
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (std::find(capturedEvents.begin(), capturedEvents.end(), event) !=
       capturedEvents.end())
     return cudaErrorStreamCaptureUnsupported;
+  if (event->queue)
+    drainTo(*event->queue, event->mark);
   return stickyError();
+}
+/// Ready once its work ran: here, once it is made to run.
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  return cudaEventSynchronize(event);
 }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
                                  cudaEvent_t end) {

@@ -170,7 +170,7 @@ std::string checkLaunch(ShardrtHostKernelFn launcher, FusedLaunch launch,
   ++counts.launches;
   if (launch.outputs > 0) {
     launcher(params.data(), launch.blocks, kThreads, nullptr);
-    if (shardrt_hostcuda::takeLastError() != cudaSuccess) {
+    if (cudaStreamSynchronize(nullptr) != cudaSuccess) {
       shardrt_hostcuda::resetDevice();
       return "the launch failed (above)";
     }
