@@ -1,16 +1,18 @@
 //===- cuda_runtime.h - CUDA kernels compiled for the host ------*- C++ -*-===//
 //
-// Stands in for CUDA's header when the host C++ compiler builds kernels:
-// shardc's generated ones (`--emit=kernels`, into a library that
-// shardrt-host-kernel-check loads) and the CUDA backend's own
-// (CudaKernels.cu, into the engine's unit tests). Each kernel becomes a
+// Stands in for CUDA's header when the host C++ compiler builds CUDA code:
+// shardc's generated kernels (`--emit=kernels`, into a library that
+// shardrt-host-kernel-check or shard-run-hostcuda loads) and the CUDA
+// backend itself (CudaKernels.cu and the backend's host code, for the unit
+// tests and shard-run-hostcuda). Each kernel becomes a
 // plain function that runs one CUDA thread; HostCuda.cpp runs a block's
 // threads as fibers of one host thread and the blocks one after another, so
 // `__shared__` storage is a static thread_local (ranks on other host threads
 // launch the same kernels at once) and `__syncthreads` switches to the next
 // fiber until all have reached it. The device builtins the kernels use
 // get their host meaning; the variables and functions declared here are
-// defined by HostCuda.cpp in the program that runs them.
+// defined by HostCuda.cpp (kernels) and HostCudaRuntime.cpp (the runtime
+// API) in the program that runs them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDRT_HOSTCUDA_CUDA_RUNTIME_H
