@@ -356,16 +356,14 @@ cudaError_t launchSelect(void *y, const uint8_t *c, const void *t,
                          const GatherView &vt, const GatherView &vf,
                          size_t elemBytes, cudaStream_t stream) {
   return launchOver(vc.count, [&](unsigned grid) {
-    if (elemBytes == 4)
-      SHARDRT_LAUNCH(selectKernel, grid, kThreads, stream)
-      (static_cast<uint32_t *>(y), c, static_cast<const uint32_t *>(t),
-       static_cast<const uint32_t *>(f), vc, vt, vf);
-    else if (elemBytes == 1)
-      SHARDRT_LAUNCH(selectKernel, grid, kThreads, stream)
-      (static_cast<uint8_t *>(y), c, static_cast<const uint8_t *>(t),
-       static_cast<const uint8_t *>(f), vc, vt, vf);
-    else
+    if (elemBytes != 1 && elemBytes != 4)
       return cudaErrorInvalidValue;
+    withElementType(elemBytes, [&](auto e) {
+      using T = decltype(e);
+      SHARDRT_LAUNCH(selectKernel, grid, kThreads, stream)
+      (static_cast<T *>(y), c, static_cast<const T *>(t),
+       static_cast<const T *>(f), vc, vt, vf);
+    });
     return cudaSuccess;
   });
 }

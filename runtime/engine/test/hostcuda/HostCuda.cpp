@@ -22,8 +22,6 @@
 // longjmp would take for a jump into a dead frame.
 #undef _FORTIFY_SOURCE
 
-#include "HostCuda.h"
-
 #include "include/cuda_runtime.h"
 
 #include <setjmp.h>

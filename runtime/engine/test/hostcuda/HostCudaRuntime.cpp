@@ -8,16 +8,13 @@
 // records the work it issues on the capturing stream and on the streams joined
 // to it by event waits; allocations and synchronisations fail then, as on a
 // device. A graph launch runs the records in order. After a failed launch
-// (HostCuda.cpp) nothing more runs and every call reports the fault. Kernels of
-// the driver API are found by their host launchers (`<name>__host`) among the
-// program's symbols and those of the library SHARDRT_HOSTCUDA_KERNELS names
-// (the
-// `--emit=kernels` source built by the host compiler, loaded on the first
-// module load).
+// (HostCuda.cpp) nothing more runs and every call reports the fault.
+// Kernels of the driver API are found by their host launchers
+// (`<name>__host`) among the program's symbols and those of the library
+// SHARDRT_HOSTCUDA_KERNELS names: the `--emit=kernels` source built by the
+// host compiler, loaded on the first module load.
 //
 //===----------------------------------------------------------------------===//
-
-#include "HostCuda.h"
 
 #include "include/cublas_v2.h"
 #include "include/cuda.h"
@@ -36,6 +33,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 using Work = std::function<void()>;
@@ -52,6 +50,7 @@ struct Queue {
 struct CUstream_st {
   unsigned flags = 0;
   Queue queue;
+  std::thread::id creator = std::this_thread::get_id();
 };
 struct CUevent_st {
   std::chrono::steady_clock::time_point at;
@@ -72,11 +71,10 @@ struct cublasContext {
 
 namespace {
 
-/// The graph this thread is capturing into, the stream it began on, and
-/// the streams the capture has joined: those that waited for an event
+/// The graph this thread is capturing into, and the streams it captures:
+/// the one it began on (first), then those that waited for an event
 /// recorded on a captured stream. Work on other streams runs as usual.
 thread_local std::unique_ptr<CUgraph_st> capturing;
-thread_local cudaStream_t captureStream = nullptr;
 thread_local std::vector<cudaStream_t> capturedStreams;
 thread_local std::vector<cudaEvent_t> capturedEvents;
 
@@ -87,9 +85,11 @@ bool captures(cudaStream_t stream) {
 
 /// The null, legacy and per-thread streams: one queue per host thread.
 thread_local Queue threadQueue;
-/// The streams this thread created: what cudaFree waits for (on a device it
-/// waits for all work; ranks on other threads never share these buffers).
-thread_local std::vector<cudaStream_t> threadStreams;
+/// Every live stream. cudaFree waits for those this thread created (on a
+/// device it waits for all work; ranks on other threads never share these
+/// buffers, and draining their streams here would race with them).
+std::mutex streamsMutex;
+std::vector<cudaStream_t> liveStreams;
 
 Queue &queueOf(cudaStream_t stream) {
   return reinterpret_cast<uintptr_t>(stream) <= 2 ? threadQueue : stream->queue;
@@ -107,7 +107,14 @@ void drainTo(Queue &q, uint64_t mark) {
 void drain(Queue &q) { drainTo(q, q.issued); }
 void drainThread() {
   drain(threadQueue);
-  for (cudaStream_t s : threadStreams)
+  std::vector<cudaStream_t> own;
+  {
+    std::lock_guard<std::mutex> lock(streamsMutex);
+    for (cudaStream_t s : liveStreams)
+      if (s->creator == std::this_thread::get_id())
+        own.push_back(s);
+  }
+  for (cudaStream_t s : own)
     drain(s->queue);
 }
 
@@ -262,7 +269,8 @@ cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes,
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *stream, unsigned flags) {
   *stream = new CUstream_st;
   (*stream)->flags = flags;
-  threadStreams.push_back(*stream);
+  std::lock_guard<std::mutex> lock(streamsMutex);
+  liveStreams.push_back(*stream);
   return cudaSuccess;
 }
 cudaError_t cudaStreamCreate(cudaStream_t *stream) {
@@ -271,9 +279,12 @@ cudaError_t cudaStreamCreate(cudaStream_t *stream) {
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   // Work already issued still runs, as on a device.
   drain(stream->queue);
-  threadStreams.erase(
-      std::remove(threadStreams.begin(), threadStreams.end(), stream),
-      threadStreams.end());
+  {
+    std::lock_guard<std::mutex> lock(streamsMutex);
+    liveStreams.erase(
+        std::remove(liveStreams.begin(), liveStreams.end(), stream),
+        liveStreams.end());
+  }
   delete stream;
   return cudaSuccess;
 }
@@ -309,10 +320,10 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
   return cudaSuccess;
 }
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
-  if (captures(stream))
-    capturedEvents.push_back(event);
   enqueue(stream, [=] { event->at = std::chrono::steady_clock::now(); });
-  if (!captures(stream)) {
+  if (captures(stream)) {
+    capturedEvents.push_back(event);
+  } else {
     event->queue = &queueOf(stream);
     event->mark = event->queue->issued;
   }
@@ -340,16 +351,14 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode) {
   if (capturing)
     return cudaErrorStreamCaptureUnsupported;
   capturing = std::make_unique<CUgraph_st>();
-  captureStream = stream;
   capturedStreams = {stream};
   capturedEvents.clear();
   return cudaSuccess;
 }
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph) {
-  if (!capturing || stream != captureStream)
+  if (!capturing || stream != capturedStreams.front())
     return cudaErrorInvalidValue;
   *graph = capturing.release();
-  captureStream = nullptr;
   capturedStreams.clear();
   capturedEvents.clear();
   return cudaSuccess;

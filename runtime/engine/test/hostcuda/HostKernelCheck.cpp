@@ -34,7 +34,6 @@
 
 #include "../../lib/FusedLaunch.h"
 #include "../../lib/Prepare.h"
-#include "HostCuda.h"
 #include "include/cuda.h"
 #include "shardrt/artifact/Artifact.h"
 
@@ -44,12 +43,9 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 #include <random>
 #include <string>
-#include <utility>
 #include <vector>
 
 using namespace shardrt;
@@ -258,7 +254,7 @@ int main(int argc, char **argv) {
   if (path.find('/') == std::string::npos)
     path = "./" + path;
   // The kernels' threadIdx and __syncthreads resolve to this program's
-  // (HostCuda.cpp, exported).
+  // (HostCuda.cpp and HostCudaRuntime.cpp, exported).
   void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     std::fprintf(stderr, "%s\n", dlerror());

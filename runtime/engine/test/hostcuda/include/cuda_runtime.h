@@ -183,6 +183,8 @@ const char *runBlocks(unsigned grid, unsigned threads, void (*body)(void *),
 cudaError_t takeLastError();
 /// cudaErrorLaunchFailure once a launch has failed, else cudaSuccess.
 cudaError_t stickyError();
+/// Clears a failed launch's sticky error, as cudaDeviceReset would.
+void resetDevice();
 /// Runs `work` now, or records it when this thread is capturing a graph.
 void enqueue(cudaStream_t stream, std::function<void()> work);
 
