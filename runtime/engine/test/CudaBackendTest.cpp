@@ -159,8 +159,9 @@ void expectNativeAndAgree(const Model &m, const std::vector<Floats> &inputs,
   }
 }
 
-/// Convolutions run natively only with cuDNN; a build without it (the host
-/// build among them) stages them through the CPU, which a graph refuses.
+/// Convolutions run natively only with cuDNN (the real one, or the host
+/// build's stand-in); a build without it stages them through the CPU,
+/// which a graph refuses.
 void expectConvsAgree(const Model &m, const std::vector<Floats> &inputs) {
 #ifdef SHARDRT_HAVE_CUDNN
   expectNativeAndAgree(m, inputs);

@@ -122,15 +122,19 @@ void drainThread() {
 std::mutex allocationsMutex;
 std::map<uintptr_t, size_t> allocations;
 
-bool isDevicePointer(const void *p) {
+/// Whether [p, p + bytes) lies in one allocation (p itself for 0 bytes).
+bool inOneAllocation(const void *p, size_t bytes) {
   std::lock_guard<std::mutex> lock(allocationsMutex);
   auto u = reinterpret_cast<uintptr_t>(p);
   auto it = allocations.upper_bound(u);
   if (it == allocations.begin())
     return false;
   --it;
-  return u < it->first + std::max<size_t>(it->second, 1);
+  size_t size = std::max<size_t>(it->second, 1);
+  return u - it->first < size &&
+         std::max<size_t>(bytes, 1) <= size - (u - it->first);
 }
+bool isDevicePointer(const void *p) { return inOneAllocation(p, 1); }
 
 void *allocate(size_t bytes) {
   return std::aligned_alloc(256,
@@ -148,6 +152,9 @@ void enqueue(cudaStream_t stream, std::function<void()> work) {
   Queue &q = queueOf(stream);
   q.pending.push_back(std::move(work));
   ++q.issued;
+}
+bool deviceRange(const void *p, size_t bytes) {
+  return inOneAllocation(p, bytes);
 }
 } // namespace shardrt_hostcuda
 
@@ -478,11 +485,30 @@ cublasStatus_t cublasSetWorkspace(cublasHandle_t, void *, size_t) {
   return CUBLAS_STATUS_SUCCESS;
 }
 const char *cublasGetStatusName(cublasStatus_t status) {
-  return status == CUBLAS_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS"
-                                         : "CUBLAS_STATUS_INVALID_VALUE";
+  switch (status) {
+  case CUBLAS_STATUS_SUCCESS:
+    return "CUBLAS_STATUS_SUCCESS";
+  case CUBLAS_STATUS_NOT_INITIALIZED:
+    return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case CUBLAS_STATUS_EXECUTION_FAILED:
+    return "CUBLAS_STATUS_EXECUTION_FAILED";
+  }
+  return "CUBLAS_STATUS_UNKNOWN";
 }
 const char *cublasGetStatusString(cublasStatus_t status) {
-  return status == CUBLAS_STATUS_SUCCESS ? "success" : "invalid value";
+  switch (status) {
+  case CUBLAS_STATUS_SUCCESS:
+    return "success";
+  case CUBLAS_STATUS_NOT_INITIALIZED:
+    return "the library was not initialized";
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return "an unsupported value or parameter was passed to the function";
+  case CUBLAS_STATUS_EXECUTION_FAILED:
+    return "the GPU program failed to execute";
+  }
+  return "unknown status";
 }
 
 cublasStatus_t cublasSgemmStridedBatched(
@@ -495,6 +521,24 @@ cublasStatus_t cublasSgemmStridedBatched(
       lda < std::max(1, ta == CUBLAS_OP_N ? m : k) ||
       ldb < std::max(1, tb == CUBLAS_OP_N ? k : n))
     return CUBLAS_STATUS_INVALID_VALUE;
+  // What a device would fault on: a matrix outside device memory.
+  auto stored = [](int rows, int cols, int ld, long long stride, int count) {
+    if (rows == 0 || cols == 0 || count == 0)
+      return size_t(0);
+    return (size_t(ld) * size_t(cols - 1) + size_t(rows) +
+            size_t(stride) * size_t(count - 1)) *
+           sizeof(float);
+  };
+  bool na = ta == CUBLAS_OP_N, nb = tb == CUBLAS_OP_N;
+  size_t aBytes = stored(na ? m : k, na ? k : m, lda, sa, batches),
+         bBytes = stored(nb ? k : n, nb ? n : k, ldb, sb, batches),
+         cBytes = stored(m, n, ldc, sc, batches);
+  if ((aBytes && !shardrt_hostcuda::deviceRange(a, aBytes)) ||
+      (bBytes && !shardrt_hostcuda::deviceRange(b, bBytes)) ||
+      (cBytes && !shardrt_hostcuda::deviceRange(c, cBytes))) {
+    std::fprintf(stderr, "hostcublas: an operand is not device memory\n");
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  }
   float al = *alpha, be = *beta; // host pointer mode: read at the call
   enqueue(handle->stream, [=] {
     for (int bi = 0; bi < batches; ++bi) {

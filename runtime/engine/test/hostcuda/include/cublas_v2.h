@@ -1,7 +1,8 @@
 //===- cublas_v2.h - cuBLAS as shardrt calls it, on the host ----*- C++ -*-===//
 //
 // Column-major single-precision GEMMs (HostCudaRuntime.cpp) issued on the
-// handle's stream like any other work; accumulation in double.
+// handle's stream like any other work; accumulation in double. Operands
+// outside device memory fail the call, where a device would fault.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SHARDRT_HOSTCUDA_CUBLAS_V2_H
@@ -14,6 +15,7 @@ enum cublasStatus_t {
   CUBLAS_STATUS_SUCCESS = 0,
   CUBLAS_STATUS_NOT_INITIALIZED = 1,
   CUBLAS_STATUS_INVALID_VALUE = 7,
+  CUBLAS_STATUS_EXECUTION_FAILED = 13,
 };
 enum cublasOperation_t { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1 };
 enum cublasMath_t { CUBLAS_DEFAULT_MATH = 0, CUBLAS_TF32_TENSOR_OP_MATH = 3 };

@@ -187,6 +187,9 @@ cudaError_t stickyError();
 void resetDevice();
 /// Runs `work` now, or records it when this thread is capturing a graph.
 void enqueue(cudaStream_t stream, std::function<void()> work);
+/// Whether [p, p + bytes) lies inside one live device allocation: what a
+/// library call may touch without faulting on a device.
+bool deviceRange(const void *p, size_t bytes);
 
 template <typename Kernel> struct Launcher {
   unsigned grid, threads;
