@@ -5,7 +5,7 @@
 // over all its mesh axes), accumulating with an online softmax (running
 // max, rescaled sum and output); blocks may differ in size from rank to
 // rank. By default each rank gets one RingAttention instruction that runs
-// the steps; with unroll-rings (the CUDA target) its program spells out
+// the steps; with unroll-rings its program spells out
 // every step's exchange and block. Values that arrive whole along the keys stay
 // put and are sliced per block. Causal attention compares global positions from
 // one shared constant; with whole keys and split queries it becomes a bool mask

@@ -13,8 +13,8 @@
 // included. Each is checked against the unpartitioned run.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // The checks of classes, counts and boxes below are of the unrolled ring
-// (--unroll-rings, what --target=cuda compiles); by default each rank runs
-// one RingAttention instruction (INSTR), and both are checked numerically.
+// (--unroll-rings); by default each rank runs one RingAttention
+// instruction (INSTR), and both are checked numerically.
 // RUN: shardc %t/ring-uneven.mlir --unroll-rings --emit=plan | FileCheck %s --check-prefix=RING
 // RUN: shardc %t/ring-uneven.mlir --unroll-rings --emit=kernels | FileCheck %s --check-prefix=BOXR
 // RUN: shardc %t/ring-uneven.mlir -o %t/ring-uneven.shardbin
@@ -60,8 +60,8 @@
 // RUN: shard-run %t/causal-queries-yx.shardbin --random-inputs --seed 7 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/causal-queries-yx.mlir --unroll-rings -o %t/causal-queries-yx-unrolled.shardbin
 // RUN: shard-run %t/causal-queries-yx-unrolled.shardbin --random-inputs --seed 7 --check | FileCheck %s --check-prefix=NUM
-// RUN: shardc %t/causal.mlir --target=cuda --emit=plan | FileCheck %s --check-prefix=CUDAUNROLLED
-// RUN: shardc %t/causal.mlir --target=cuda --unroll-rings=false --emit=plan | FileCheck %s --check-prefix=CUDAINSTR
+// RUN: shardc %t/causal.mlir --target=cuda --emit=plan | FileCheck %s --check-prefix=CUDAINSTR
+// RUN: shardc %t/causal.mlir --target=cuda --unroll-rings --emit=plan | FileCheck %s --check-prefix=CUDAUNROLLED
 // RUN: shardc %t/mask-dead.mlir -o %t/mask-dead.shardbin
 // RUN: shard-run %t/mask-dead.shardbin --random-inputs --seed 9 --check | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/mask-dead.mlir --unroll-rings -o %t/mask-dead-unrolled.shardbin
@@ -209,8 +209,8 @@ func.func @main(%q: tensor<1x2x10x4xf32> {sc.sharding = #sc.sharding<@mesh, [{},
 // CAUSAL-NEXT: outputs: (1,2,2,4)
 // CAUSAL-NEXT: instructions: 55, halo exchanges: 2
 
-// --target=cuda unrolls rings unless told not to; its backend runs the
-// instruction natively too (CudaRing.cpp).
+// --target=cuda keeps the ring one instruction, as the CPU target does
+// (its backend runs it natively: CudaRing.cpp), unless told to unroll it.
 // CUDAUNROLLED: rank class 'class0': ranks [0]
 // CUDAUNROLLED-NEXT: inputs:
 // CUDAUNROLLED-NEXT: outputs:

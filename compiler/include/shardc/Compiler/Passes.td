@@ -61,8 +61,7 @@ def ScPartition : Pass<"sc-partition", "mlir::ModuleOp"> {
     Option<"unrollRings", "unroll-rings", "bool", /*default=*/"false",
            "Lower attention rings to one exchange and one block of attention "
            "per member on every rank instead of one scl.ring_attention "
-           "(ranks x members instructions; what the CUDA backend runs on "
-           "the device)">
+           "(ranks x members instructions)">
   ];
   let dependentDialects = ["::shardc::scl::SclDialect",
                            "::mlir::memref::MemRefDialect"];
