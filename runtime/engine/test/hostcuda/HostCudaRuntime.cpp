@@ -36,7 +36,10 @@
 #include <thread>
 #include <vector>
 
-using Work = std::function<void()>;
+/// A piece of stream work: true once it is done. Most work is done when it
+/// has run once; a step that waits for other threads (an event on another
+/// stream, a peer's part of a NCCL operation) says false until it can go on.
+using Work = std::function<bool()>;
 
 /// Work issued on a stream and not run yet. It runs, in issue order, when
 /// the host waits for it: a synchronise of the stream, of an event recorded
@@ -95,14 +98,20 @@ Queue &queueOf(cudaStream_t stream) {
   return reinterpret_cast<uintptr_t>(stream) <= 2 ? threadQueue : stream->queue;
 }
 
-void drainTo(Queue &q, uint64_t mark) {
+/// Runs q's work up to `mark`; false if a step could not go on yet.
+bool tryDrainTo(Queue &q, uint64_t mark) {
   while (q.done < mark && !q.pending.empty()) {
-    Work work = std::move(q.pending.front());
+    if (shardrt_hostcuda::stickyError() == cudaSuccess && !q.pending.front()())
+      return false;
     q.pending.pop_front();
     ++q.done;
-    if (shardrt_hostcuda::stickyError() == cudaSuccess)
-      work();
   }
+  return true;
+}
+/// Waits as the host would: until q's steps up to `mark` are done.
+void drainTo(Queue &q, uint64_t mark) {
+  while (!tryDrainTo(q, mark))
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
 }
 void drain(Queue &q) { drainTo(q, q.issued); }
 void drainThread() {
@@ -144,21 +153,29 @@ void *allocate(size_t bytes) {
 } // namespace
 
 namespace shardrt_hostcuda {
-void enqueue(cudaStream_t stream, std::function<void()> work) {
+void enqueueStep(cudaStream_t stream, std::function<bool()> step) {
   if (captures(stream)) {
-    capturing->work.push_back(std::move(work));
+    capturing->work.push_back(std::move(step));
     return;
   }
   Queue &q = queueOf(stream);
-  q.pending.push_back(std::move(work));
+  q.pending.push_back(std::move(step));
   ++q.issued;
 }
+void enqueue(cudaStream_t stream, std::function<void()> work) {
+  enqueueStep(stream, [work = std::move(work)] {
+    work();
+    return true;
+  });
+}
+bool isCapturing(cudaStream_t stream) { return captures(stream); }
 bool deviceRange(const void *p, size_t bytes) {
   return inOneAllocation(p, bytes);
 }
 } // namespace shardrt_hostcuda
 
 using shardrt_hostcuda::enqueue;
+using shardrt_hostcuda::enqueueStep;
 using shardrt_hostcuda::stickyError;
 
 //===----------------------------------------------------------------------===//
@@ -309,8 +326,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
   if (capturing && captured && !captures(stream))
     capturedStreams.push_back(stream);
   else if (!captured && event->queue && !captures(stream))
-    enqueue(stream, [queue = event->queue, mark = event->mark] {
-      drainTo(*queue, mark);
+    enqueueStep(stream, [queue = event->queue, mark = event->mark] {
+      return tryDrainTo(*queue, mark);
     });
   return stickyError();
 }
@@ -344,9 +361,16 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     drainTo(*event->queue, event->mark);
   return stickyError();
 }
-/// Ready once its work ran: here, once it is made to run.
+/// Ready once its work ran: here, once it is made to run and has finished
+/// (a step waiting for another thread leaves it not ready).
 cudaError_t cudaEventQuery(cudaEvent_t event) {
-  return cudaEventSynchronize(event);
+  if (std::find(capturedEvents.begin(), capturedEvents.end(), event) !=
+      capturedEvents.end())
+    return cudaErrorStreamCaptureUnsupported;
+  if (event->queue && !tryDrainTo(*event->queue, event->mark) &&
+      stickyError() == cudaSuccess)
+    return cudaErrorNotReady;
+  return stickyError();
 }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
                                  cudaEvent_t end) {
@@ -377,7 +401,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
 }
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
   for (const Work &w : exec->work)
-    enqueue(stream, w);
+    enqueueStep(stream, w);
   return stickyError();
 }
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {

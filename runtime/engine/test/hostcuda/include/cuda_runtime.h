@@ -185,8 +185,14 @@ cudaError_t takeLastError();
 cudaError_t stickyError();
 /// Clears a failed launch's sticky error, as cudaDeviceReset would.
 void resetDevice();
-/// Runs `work` now, or records it when this thread is capturing a graph.
+/// Queues `work` on `stream`, or records it when this thread is capturing a
+/// graph on it.
 void enqueue(cudaStream_t stream, std::function<void()> work);
+/// The same for a step that may have to wait for other threads: it is
+/// called until it returns true, and the stream's later work waits for it.
+void enqueueStep(cudaStream_t stream, std::function<bool()> step);
+/// Whether this thread is capturing a graph that records `stream`'s work.
+bool isCapturing(cudaStream_t stream);
 /// Whether [p, p + bytes) lies inside one live device allocation: what a
 /// library call may touch without faulting on a device.
 bool deviceRange(const void *p, size_t bytes);
