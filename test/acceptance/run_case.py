@@ -21,7 +21,9 @@ runs on the one GPU, ranks as threads of one process (local multi-rank
 mode); without a GPU it exits 3, ctest's skip code for these tests (1, a
 failure, when SHARDRT_REQUIRE_GPU is set: shard-run decides). With
 --host-cuda as well, it runs on the CUDA backend built for the host
-(shard-run-hostcuda, runtime/engine/test/hostcuda), so everywhere.
+(shard-run-hostcuda, runtime/engine/test/hostcuda), so everywhere;
+--run-flag=--comm --run-flag=nccl then joins its ranks over the host's
+NCCL.
 """
 import argparse
 import math
@@ -101,16 +103,20 @@ def main():
                         "(runtime/engine/test/hostcuda/include)")
     p.add_argument("--shardc-flag", action="append", default=[],
                    help="an extra flag for shardc (repeatable)")
+    p.add_argument("--run-flag", action="append", default=[],
+                   help="an extra flag for shard-run (repeatable)")
     a = p.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     name = os.path.splitext(os.path.basename(a.case))[0]
     shardc = os.path.join(a.bin_dir, "shardc")
     shard_run = os.path.join(a.bin_dir, "shard-run")
+    # Variants of one case run at once: each has its own files.
     variant = a.backend + ("-host" if a.host_cuda else "") + "".join(
-        f.replace("=", "-") for f in a.shardc_flag)
+        f.replace("=", "-") for f in a.shardc_flag + a.run_flag)
     art = os.path.join(a.workdir, name + "." + variant + ".shardbin")
     check = ["--random-inputs", "--seed", "7", "--check",
-             "--atol", a.atol, "--rtol", a.rtol] + weight_bounds(a.case)
+             "--atol", a.atol, "--rtol", a.rtol] + weight_bounds(a.case) + \
+        a.run_flag
 
     def launch(artifact, ranks, flags):
         if a.mpiexec:

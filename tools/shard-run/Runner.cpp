@@ -8,6 +8,11 @@
 #include "shardrt/comm/Local.h"
 #include "shardrt/cpu/Kernels.h"
 
+#ifdef SHARDRUN_HAVE_NCCL
+#include "shardrt/comm/Nccl.h"
+#include "shardrt/cuda/Device.h"
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -173,6 +178,48 @@ std::string shapeStr(const std::vector<int64_t> &shape) {
   return s.empty() ? "scalar" : s;
 }
 
+using RankBody = std::function<Status(comm::Communicator *, int device)>;
+
+/// The ranks as threads that join one NCCL communicator, rank r on device
+/// (device + r) % devices; the first failure, named by its rank. A rank
+/// that fails aborts its communicator: its peers then time out.
+Status runOverNccl(int world, const RankBody &body,
+                   const comm::CommOptions &commOptions, int device) {
+#ifdef SHARDRUN_HAVE_NCCL
+  int devices = 0;
+  SHARDRT_RETURN_IF_ERROR(cuda::deviceCount(&devices));
+  SHARDRT_ASSIGN_OR_RETURN(comm::NcclId id, comm::createNcclId());
+  std::vector<Status> results(static_cast<size_t>(world));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < world; ++r)
+    threads.emplace_back([&, r] {
+      comm::NcclOptions options;
+      options.comm = commOptions;
+      options.device = (device + r) % std::max(devices, 1);
+      StatusOr<std::unique_ptr<comm::Communicator>> c =
+          comm::createNcclCommunicator(id, r, world, options);
+      Status s = c.ok() ? body(c->get(), options.device) : c.status();
+      if (!s.ok() && c.ok())
+        (*c)->abort(s);
+      results[size_t(r)] = s;
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (int r = 0; r < world; ++r)
+    if (!results[size_t(r)].ok())
+      return Status(results[size_t(r)].code(),
+                    "rank " + std::to_string(r) + ": " +
+                        results[size_t(r)].message());
+  return Status();
+#else
+  (void)world;
+  (void)body;
+  (void)commOptions;
+  (void)device;
+  return Status::unimplemented("this shard-run was built without NCCL");
+#endif
+}
+
 Status runLocal(const std::shared_ptr<const Engine> &engine,
                 const std::vector<GlobalTensor> &inputs,
                 std::vector<GlobalTensor> &outputs,
@@ -186,11 +233,12 @@ Status runLocal(const std::shared_ptr<const Engine> &engine,
   commOptions.timeout = std::chrono::milliseconds(options.timeoutMs);
   // CUDA ranks on one GPU exchange halos device to device.
   commOptions.copyBytes = localMessageCopy(options.backend);
-  auto body = [&](comm::Communicator *c) -> Status {
+  RankBody body = [&](comm::Communicator *c, int device) -> Status {
     int rank = c ? c->rank() : 0;
-    SHARDRT_ASSIGN_OR_RETURN(
-        std::unique_ptr<Session> session,
-        Session::create(engine, c, sessionOptions(options)));
+    SessionOptions so = sessionOptions(options);
+    so.device = device;
+    SHARDRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+                             Session::create(engine, c, so));
     RankIo io;
     SHARDRT_RETURN_IF_ERROR(
         prepareRank(*engine, *session, rank, inputs, io, options));
@@ -206,10 +254,13 @@ Status runLocal(const std::shared_ptr<const Engine> &engine,
     }
     return Status();
   };
+  if (options.nccl)
+    return runOverNccl(world, body, commOptions, options.device);
   if (world == 1)
-    return body(nullptr);
+    return body(nullptr, options.device);
   return comm::LocalWorld::run(
-      world, [&](comm::Communicator &c) { return body(&c); }, commOptions);
+      world, [&](comm::Communicator &c) { return body(&c, options.device); },
+      commOptions);
 }
 
 namespace {

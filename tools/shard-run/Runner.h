@@ -58,6 +58,10 @@ struct RunOptions {
   /// Every rank's backend; CUDA ranks of a local world share `device`.
   BackendKind backend = BackendKind::Cpu;
   int device = 0;
+  /// In-process CUDA ranks talk over NCCL (rank r on device
+  /// (device + r) % devices) instead of the local backend; needs a build
+  /// with NCCL (SHARDRUN_HAVE_NCCL).
+  bool nccl = false;
   bool cudaGraph = false;
   bool profile = false; ///< time every step (SessionOptions::profile)
   int timeoutMs = 60000;
@@ -65,7 +69,8 @@ struct RunOptions {
   std::function<void(int, int)> progress;
 };
 
-/// All ranks as threads of this process (the local comm backend).
+/// All ranks as threads of this process (the local comm backend, or NCCL
+/// with `options.nccl`).
 Status runLocal(const std::shared_ptr<const Engine> &engine,
                 const std::vector<GlobalTensor> &inputs,
                 std::vector<GlobalTensor> &outputs,

@@ -72,6 +72,7 @@ struct Args {
   /// refused rather than ignored.
   std::optional<int> device;
   bool cudaGraph = false;
+  bool nccl = false; ///< --comm nccl
   bool profile = false;
   std::optional<int> profileTop;
 };
@@ -82,10 +83,12 @@ const char *kUsage =
     "         [--output NAME=FILE.npy]...\n"
     "         [--check [--atol A] [--rtol R]] [--bench K] [--threads T]\n"
     "         [--timeout-ms MS] [--backend cpu|cuda [--device D] "
-    "[--cuda-graph]]\n"
+    "[--cuda-graph] [--comm local|nccl]]\n"
     "         [--profile [--profile-top N]]\n"
     "Under mpirun/srun with more than one process each runs one rank (MPI\n"
-    "backend); otherwise the ranks are threads of this process.\n";
+    "backend); otherwise the ranks are threads of this process, talking\n"
+    "over the local backend or, with --comm nccl, over NCCL (rank r on\n"
+    "device (D + r) modulo the devices).\n";
 
 bool parseNumber(const std::string &s, double &out) {
   char *end = nullptr;
@@ -167,6 +170,13 @@ Status randomBound(const std::string &flag, const std::string &v, Args &args) {
   return setOnce(args.randomBounds, flag, v.substr(0, eq), d);
 }
 
+Status commName(const std::string &flag, const std::string &v, Args &args) {
+  if (v != "local" && v != "nccl")
+    return badValue(flag, v);
+  args.nccl = v == "nccl";
+  return Status();
+}
+
 Status backendName(const std::string &flag, const std::string &v, Args &args) {
   if (v != "cpu" && v != "cuda")
     return badValue(flag, v);
@@ -185,6 +195,7 @@ const std::map<std::string, OptionParser> &valueOptions() {
       {"--profile-top", integer(&Args::profileTop, 0, 1 << 20)},
       {"--device", integer(&Args::device, 0, 1023)},
       {"--backend", backendName},
+      {"--comm", commName},
       {"--atol", tolerance(&Args::atol)},
       {"--rtol", tolerance(&Args::rtol)},
       {"--random-bound", randomBound},
@@ -238,7 +249,8 @@ Status parseArgs(int argc, char **argv, Args &args) {
   if (args.model.empty())
     return Status::invalidArgument("no model given");
   for (auto [given, cudaOnly] : {std::pair{args.device.has_value(), "--device"},
-                                 std::pair{args.cudaGraph, "--cuda-graph"}})
+                                 std::pair{args.cudaGraph, "--cuda-graph"},
+                                 std::pair{args.nccl, "--comm nccl"}})
     if (given && args.backend != BackendKind::Cuda)
       return Status::invalidArgument(std::string(cudaOnly) +
                                      " needs --backend cuda");
@@ -479,6 +491,11 @@ Status prepare(const Args &args, comm::Communicator *mpi, Prepared &p) {
   options.backend = args.backend;
   options.device = args.device.value_or(0);
   options.cudaGraph = args.cudaGraph;
+  options.nccl = args.nccl;
+  if (mpi && args.nccl)
+    return Status::unimplemented(
+        "--comm nccl joins in-process ranks; under mpirun the ranks talk "
+        "over MPI");
   options.profile = args.profile;
   return Status();
 }
@@ -548,10 +565,10 @@ int run(const Args &args, comm::Communicator *mpi) {
     return 1;
   }
   if (root) {
-    std::printf("%s: %d rank(s) on %s, %zu input(s), %zu output(s)\n",
+    std::printf("%s: %d rank(s) on %s%s, %zu input(s), %zu output(s)\n",
                 args.model.c_str(), world,
                 args.backend == BackendKind::Cpu ? "cpu" : "cuda",
-                inputs.size(), outputs.size());
+                args.nccl ? " over nccl" : "", inputs.size(), outputs.size());
     printKernels(*engine);
     printStats(stats, options.iterations, args.backend == BackendKind::Cuda);
     printProfile(stats, args.profileTop.value_or(15));
