@@ -457,6 +457,35 @@ int64_t filterElements(const cudnnFilterStruct *w) {
   return n;
 }
 
+/// Runs `compute(alpha, beta)` on the handle's stream between NaN
+/// scribbles over the `need` bytes of workspace it asked for, once the
+/// operands pass checkOperands and the workspace is large enough and apart
+/// from the output and the data input.
+template <typename Compute>
+cudnnStatus_t launchConvolution(const char *call, cudnnHandle_t handle,
+                                const Operand &out, const Operand &in,
+                                const Operand &weights, void *workspace,
+                                size_t granted, size_t need, const void *alpha,
+                                const void *beta, Compute compute) {
+  if (granted < need || (need && !workspace))
+    return CUDNN_STATUS_BAD_PARAM;
+  if (cudnnStatus_t s = checkOperands(call, out, {in, weights}))
+    return s;
+  int64_t scratch = int64_t((need + sizeof(float) - 1) / sizeof(float));
+  if (need)
+    if (cudnnStatus_t s =
+            checkOperands(call, {"workspace", workspace, scratch}, {out, in}))
+      return s;
+  float al = *static_cast<const float *>(alpha),
+        be = *static_cast<const float *>(beta);
+  shardrt_hostcuda::enqueue(handle->stream, [=] {
+    scribble(workspace, need);
+    compute(al, be);
+    scribble(workspace, need);
+  });
+  return CUDNN_STATUS_SUCCESS;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -681,7 +710,6 @@ cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha,
                         cudnnConvolutionFwdAlgo_t algo, void *workSpace,
                         size_t workSpaceSizeInBytes, const void *beta,
                         const cudnnTensorDescriptor_t yDesc, void *y) {
-  constexpr const char *call = "cudnnConvolutionForward";
   ConvProblem p;
   if (!handle || !alpha || !beta)
     return CUDNN_STATUS_BAD_PARAM;
@@ -690,31 +718,15 @@ cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha,
   size_t need = 0;
   if (!fwdWorkspace(p, algo, need))
     return CUDNN_STATUS_NOT_SUPPORTED;
-  if (workSpaceSizeInBytes < need || (need && !workSpace))
-    return CUDNN_STATUS_BAD_PARAM;
-  int64_t wsElements = int64_t((need + sizeof(float) - 1) / sizeof(float));
-  Operand out{"y", y, extentOf(*yDesc)};
-  if (cudnnStatus_t s = checkOperands(
-          call, out,
-          {{"x", x, extentOf(*xDesc)}, {"w", w, filterElements(wDesc)}}))
-    return s;
-  if (need)
-    if (cudnnStatus_t s =
-            checkOperands(call, {"workspace", workSpace, wsElements},
-                          {out, {"x", x, extentOf(*xDesc)}}))
-      return s;
-  float al = *static_cast<const float *>(alpha),
-        be = *static_cast<const float *>(beta);
-  bool tf32 = permitsTf32(convDesc->math);
-  const auto *xf = static_cast<const float *>(x);
-  const auto *wf = static_cast<const float *>(w);
-  auto *yf = static_cast<float *>(y);
-  shardrt_hostcuda::enqueue(handle->stream, [=] {
-    scribble(workSpace, need);
-    convForward(p, xf, wf, yf, al, be, tf32);
-    scribble(workSpace, need);
-  });
-  return CUDNN_STATUS_SUCCESS;
+  return launchConvolution(
+      "cudnnConvolutionForward", handle, {"y", y, extentOf(*yDesc)},
+      {"x", x, extentOf(*xDesc)}, {"w", w, filterElements(wDesc)}, workSpace,
+      workSpaceSizeInBytes, need, alpha, beta,
+      [=, tf32 = permitsTf32(convDesc->math)](float al, float be) {
+        convForward(p, static_cast<const float *>(x),
+                    static_cast<const float *>(w), static_cast<float *>(y), al,
+                    be, tf32);
+      });
 }
 
 cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
@@ -766,7 +778,6 @@ cudnnStatus_t cudnnConvolutionBackwardData(
     cudnnConvolutionBwdDataAlgo_t algo, void *workSpace,
     size_t workSpaceSizeInBytes, const void *beta,
     const cudnnTensorDescriptor_t dxDesc, void *dx) {
-  constexpr const char *call = "cudnnConvolutionBackwardData";
   ConvProblem p;
   if (!handle || !alpha || !beta)
     return CUDNN_STATUS_BAD_PARAM;
@@ -775,31 +786,15 @@ cudnnStatus_t cudnnConvolutionBackwardData(
   size_t need = 0;
   if (!bwdWorkspace(p, algo, need))
     return CUDNN_STATUS_NOT_SUPPORTED;
-  if (workSpaceSizeInBytes < need || (need && !workSpace))
-    return CUDNN_STATUS_BAD_PARAM;
-  int64_t wsElements = int64_t((need + sizeof(float) - 1) / sizeof(float));
-  Operand out{"dx", dx, extentOf(*dxDesc)};
-  if (cudnnStatus_t s = checkOperands(
-          call, out,
-          {{"dy", dy, extentOf(*dyDesc)}, {"w", w, filterElements(wDesc)}}))
-    return s;
-  if (need)
-    if (cudnnStatus_t s =
-            checkOperands(call, {"workspace", workSpace, wsElements},
-                          {out, {"dy", dy, extentOf(*dyDesc)}}))
-      return s;
-  float al = *static_cast<const float *>(alpha),
-        be = *static_cast<const float *>(beta);
-  bool tf32 = permitsTf32(convDesc->math);
-  const auto *wf = static_cast<const float *>(w);
-  const auto *dyf = static_cast<const float *>(dy);
-  auto *dxf = static_cast<float *>(dx);
-  shardrt_hostcuda::enqueue(handle->stream, [=] {
-    scribble(workSpace, need);
-    convBackwardData(p, wf, dyf, dxf, al, be, tf32);
-    scribble(workSpace, need);
-  });
-  return CUDNN_STATUS_SUCCESS;
+  return launchConvolution(
+      "cudnnConvolutionBackwardData", handle, {"dx", dx, extentOf(*dxDesc)},
+      {"dy", dy, extentOf(*dyDesc)}, {"w", w, filterElements(wDesc)}, workSpace,
+      workSpaceSizeInBytes, need, alpha, beta,
+      [=, tf32 = permitsTf32(convDesc->math)](float al, float be) {
+        convBackwardData(p, static_cast<const float *>(w),
+                         static_cast<const float *>(dy),
+                         static_cast<float *>(dx), al, be, tf32);
+      });
 }
 
 //===----------------------------------------------------------------------===//

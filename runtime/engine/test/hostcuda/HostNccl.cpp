@@ -313,6 +313,21 @@ void launch(cudaStream_t stream, std::shared_ptr<Step> step) {
   shardrt_hostcuda::enqueueStep(stream, [step] { return step->poll(); });
 }
 
+/// An operation as the API names it; `peerOrRoot` is the peer of a send
+/// or receive, the root of a reduce or broadcast.
+Op opOf(Kind kind, const void *send, void *recv, size_t count,
+        ncclDataType_t type, int peerOrRoot, ncclRedOp_t red = ncclSum) {
+  Op op;
+  op.kind = kind;
+  op.send = send;
+  op.recv = recv;
+  op.count = count;
+  op.type = type;
+  op.red = red;
+  (kind == Kind::Send || kind == Kind::Recv ? op.peer : op.root) = peerOrRoot;
+  return op;
+}
+
 ncclResult_t issue(ncclComm_t comm, Op op, cudaStream_t stream) {
   if (!comm || !comm->member)
     return refuse(ncclInvalidArgument, "no communicator");
@@ -536,69 +551,39 @@ ncclResult_t ncclGroupEnd() {
 ncclResult_t ncclSend(const void *sendbuff, size_t count,
                       ncclDataType_t datatype, int peer, ncclComm_t comm,
                       cudaStream_t stream) {
-  Op op;
-  op.kind = Kind::Send;
-  op.send = sendbuff;
-  op.count = count;
-  op.type = datatype;
-  op.peer = peer;
-  return issue(comm, op, stream);
+  return issue(comm, opOf(Kind::Send, sendbuff, nullptr, count, datatype, peer),
+               stream);
 }
 ncclResult_t ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype,
                       int peer, ncclComm_t comm, cudaStream_t stream) {
-  Op op;
-  op.kind = Kind::Recv;
-  op.recv = recvbuff;
-  op.count = count;
-  op.type = datatype;
-  op.peer = peer;
-  return issue(comm, op, stream);
+  return issue(comm, opOf(Kind::Recv, nullptr, recvbuff, count, datatype, peer),
+               stream);
 }
 ncclResult_t ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, ncclRedOp_t red,
                            ncclComm_t comm, cudaStream_t stream) {
-  Op op;
-  op.kind = Kind::AllReduce;
-  op.send = sendbuff;
-  op.recv = recvbuff;
-  op.count = count;
-  op.type = datatype;
-  op.red = red;
-  return issue(comm, op, stream);
+  return issue(
+      comm, opOf(Kind::AllReduce, sendbuff, recvbuff, count, datatype, 0, red),
+      stream);
 }
 ncclResult_t ncclReduce(const void *sendbuff, void *recvbuff, size_t count,
                         ncclDataType_t datatype, ncclRedOp_t red, int root,
                         ncclComm_t comm, cudaStream_t stream) {
-  Op op;
-  op.kind = Kind::Reduce;
-  op.send = sendbuff;
-  op.recv = recvbuff;
-  op.count = count;
-  op.type = datatype;
-  op.red = red;
-  op.root = root;
-  return issue(comm, op, stream);
+  return issue(
+      comm, opOf(Kind::Reduce, sendbuff, recvbuff, count, datatype, root, red),
+      stream);
 }
 ncclResult_t ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count,
                            ncclDataType_t datatype, int root, ncclComm_t comm,
                            cudaStream_t stream) {
-  Op op;
-  op.kind = Kind::Broadcast;
-  op.send = sendbuff;
-  op.recv = recvbuff;
-  op.count = count;
-  op.type = datatype;
-  op.root = root;
-  return issue(comm, op, stream);
+  return issue(comm,
+               opOf(Kind::Broadcast, sendbuff, recvbuff, count, datatype, root),
+               stream);
 }
 ncclResult_t ncclAllGather(const void *sendbuff, void *recvbuff,
                            size_t sendcount, ncclDataType_t datatype,
                            ncclComm_t comm, cudaStream_t stream) {
-  Op op;
-  op.kind = Kind::AllGather;
-  op.send = sendbuff;
-  op.recv = recvbuff;
-  op.count = sendcount;
-  op.type = datatype;
-  return issue(comm, op, stream);
+  return issue(
+      comm, opOf(Kind::AllGather, sendbuff, recvbuff, sendcount, datatype, 0),
+      stream);
 }
