@@ -181,8 +181,9 @@ std::string shapeStr(const std::vector<int64_t> &shape) {
 using RankBody = std::function<Status(comm::Communicator *, int device)>;
 
 /// The ranks as threads that join one NCCL communicator, rank r on device
-/// (device + r) % devices; the first failure, named by its rank. A rank
-/// that fails aborts its communicator: its peers then time out.
+/// (device + r) % devices; the failure that came first, named by its rank
+/// (a rank that fails aborts its communicator, and its peers then time
+/// out: their failures come later and are not the cause).
 Status runOverNccl(int world, const RankBody &body,
                    const comm::CommOptions &commOptions, int device) {
 #ifdef SHARDRUN_HAVE_NCCL
@@ -190,6 +191,8 @@ Status runOverNccl(int world, const RankBody &body,
   SHARDRT_RETURN_IF_ERROR(cuda::deviceCount(&devices));
   SHARDRT_ASSIGN_OR_RETURN(comm::NcclId id, comm::createNcclId());
   std::vector<Status> results(static_cast<size_t>(world));
+  std::mutex firstMutex;
+  int first = -1;
   std::vector<std::thread> threads;
   for (int r = 0; r < world; ++r)
     threads.emplace_back([&, r] {
@@ -199,18 +202,21 @@ Status runOverNccl(int world, const RankBody &body,
       StatusOr<std::unique_ptr<comm::Communicator>> c =
           comm::createNcclCommunicator(id, r, world, options);
       Status s = c.ok() ? body(c->get(), options.device) : c.status();
+      if (!s.ok()) {
+        std::lock_guard<std::mutex> lock(firstMutex);
+        if (first < 0)
+          first = r;
+      }
       if (!s.ok() && c.ok())
         (*c)->abort(s);
       results[size_t(r)] = s;
     });
   for (std::thread &t : threads)
     t.join();
-  for (int r = 0; r < world; ++r)
-    if (!results[size_t(r)].ok())
-      return Status(results[size_t(r)].code(),
-                    "rank " + std::to_string(r) + ": " +
-                        results[size_t(r)].message());
-  return Status();
+  if (first < 0)
+    return Status();
+  const Status &s = results[size_t(first)];
+  return Status(s.code(), "rank " + std::to_string(first) + ": " + s.message());
 #else
   (void)world;
   (void)body;

@@ -241,9 +241,13 @@ Status NcclCommunicator::wait(const std::string &what,
   auto asyncError = [&]() -> Status {
     ncclResult_t async = ncclSuccess;
     if (ncclCommGetAsyncError(comm_, &async) != ncclSuccess ||
-        (async != ncclSuccess && async != ncclInProgress))
-      return fail(Status::unavailable(
-          what + ": asynchronous NCCL error: " + ncclGetErrorString(async)));
+        (async != ncclSuccess && async != ncclInProgress)) {
+      std::string detail = ncclGetErrorString(async);
+      if (const char *last = ncclGetLastError(comm_); last && *last)
+        detail += std::string(" (") + last + ")";
+      return fail(
+          Status::unavailable(what + ": asynchronous NCCL error: " + detail));
+    }
     return Status();
   };
   for (;;) {

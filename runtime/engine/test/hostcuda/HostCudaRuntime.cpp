@@ -49,6 +49,9 @@ using Work = std::function<bool()>;
 struct Queue {
   std::deque<Work> pending;
   uint64_t issued = 0, done = 0;
+  /// A step of it is running: a wait that comes back to the queue (a cycle
+  /// of event waits) finds it not ready rather than running out of order.
+  bool running = false;
 };
 struct CUstream_st {
   unsigned flags = 0;
@@ -100,13 +103,21 @@ Queue &queueOf(cudaStream_t stream) {
 
 /// Runs q's work up to `mark`; false if a step could not go on yet.
 bool tryDrainTo(Queue &q, uint64_t mark) {
+  if (q.running)
+    return q.done >= mark;
+  q.running = true;
+  bool reached = true;
   while (q.done < mark && !q.pending.empty()) {
-    if (shardrt_hostcuda::stickyError() == cudaSuccess && !q.pending.front()())
-      return false;
+    if (shardrt_hostcuda::stickyError() == cudaSuccess &&
+        !q.pending.front()()) {
+      reached = false;
+      break;
+    }
     q.pending.pop_front();
     ++q.done;
   }
-  return true;
+  q.running = false;
+  return reached;
 }
 /// Waits as the host would: until q's steps up to `mark` are done.
 void drainTo(Queue &q, uint64_t mark) {
@@ -301,8 +312,10 @@ cudaError_t cudaStreamCreate(cudaStream_t *stream) {
   return cudaStreamCreateWithFlags(stream, 0);
 }
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  // Work already issued still runs, as on a device.
-  drain(stream->queue);
+  // Work already issued still runs, as on a device, without the host
+  // waiting for it: what cannot go on yet (a NCCL part whose peers never
+  // come) is dropped, where a device would finish it later.
+  tryDrainTo(stream->queue, stream->queue.issued);
   {
     std::lock_guard<std::mutex> lock(streamsMutex);
     liveStreams.erase(

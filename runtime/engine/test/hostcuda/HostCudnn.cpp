@@ -14,9 +14,12 @@
 // overwritten with NaN bytes before and after it computes: an output or
 // input placed in it shows.
 //
-// The arithmetic is plain loops accumulated in double, written here from
-// the operations' definitions, independent of the CPU backend's kernels
-// that the tests compare against.
+// The arithmetic is plain loops written here from the operations'
+// definitions (the forward convolution summed in float per output row, as
+// the library sums; backward data and pooling in double), independent of
+// the CPU backend's kernels that the tests compare against. Only
+// cross-correlation is emulated: convolution mode (a flipped kernel) is
+// refused as not supported, since shardrt never asks for it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +30,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <vector>
 
@@ -132,7 +136,6 @@ struct ConvProblem {
   int64_t groups = 1, kernel[kSpatial] = {1, 1, 1};
   int64_t pad[kSpatial] = {0, 0, 0}, stride[kSpatial] = {1, 1, 1},
           dilation[kSpatial] = {1, 1, 1};
-  bool flip = false;
   int64_t kernelVolume() const { return kernel[0] * kernel[1] * kernel[2]; }
 };
 
@@ -160,7 +163,6 @@ cudnnStatus_t makeProblem(const cudnnTensorStruct *in,
     return CUDNN_STATUS_BAD_PARAM;
   p.in = geometryOf(in->dims, in->strides, nb);
   p.groups = conv->groups;
-  p.flip = conv->mode == CUDNN_CONVOLUTION;
   int lead = kSpatial - (nb - 2);
   int outDims[CUDNN_DIM_MAX] = {in->dims[0], w->dims[0]};
   for (int d = 0; d < nb - 2; ++d) {
@@ -222,7 +224,7 @@ float weightAt(const ConvProblem &p, const float *w, int64_t k, int64_t c,
                const int64_t t[kSpatial]) {
   int64_t idx = 0;
   for (int d = 0; d < kSpatial; ++d)
-    idx = idx * p.kernel[d] + (p.flip ? p.kernel[d] - 1 - t[d] : t[d]);
+    idx = idx * p.kernel[d] + t[d];
   return w[(k * (p.in.c / p.groups) + c) * p.kernelVolume() + idx];
 }
 
@@ -473,8 +475,8 @@ cudnnStatus_t launchConvolution(const char *call, cudnnHandle_t handle,
     return s;
   int64_t scratch = int64_t((need + sizeof(float) - 1) / sizeof(float));
   if (need)
-    if (cudnnStatus_t s =
-            checkOperands(call, {"workspace", workspace, scratch}, {out, in}))
+    if (cudnnStatus_t s = checkOperands(call, {"workspace", workspace, scratch},
+                                        {out, in, weights}))
       return s;
   float al = *static_cast<const float *>(alpha),
         be = *static_cast<const float *>(beta);
@@ -529,12 +531,14 @@ cudnnStatus_t cudnnSetStream(cudnnHandle_t handle, cudaStream_t stream) {
   return CUDNN_STATUS_SUCCESS;
 }
 
+namespace {
 template <typename T> cudnnStatus_t create(T **desc) {
   if (!desc)
     return CUDNN_STATUS_BAD_PARAM_NULL_POINTER;
   *desc = new T;
   return CUDNN_STATUS_SUCCESS;
 }
+} // namespace
 cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *desc) {
   return create(desc);
 }
@@ -580,7 +584,12 @@ cudnnStatus_t cudnnSetTensorNdDescriptor(cudnnTensorDescriptor_t desc,
       return CUDNN_STATUS_BAD_PARAM;
     elements *= dimA[d];
   }
-  if (elements > std::numeric_limits<int32_t>::max())
+  // The strided span, not only the elements, must fit an int.
+  int64_t span = 1;
+  for (int d = 0; d < nbDims; ++d)
+    span += int64_t(dimA[d] - 1) * strideA[d];
+  if (elements > std::numeric_limits<int32_t>::max() ||
+      span > std::numeric_limits<int32_t>::max())
     return CUDNN_STATUS_NOT_SUPPORTED;
   desc->nb = nbDims;
   std::copy(dimA, dimA + nbDims, desc->dims);
@@ -616,7 +625,7 @@ cudnnStatus_t cudnnSetConvolutionNdDescriptor(cudnnConvolutionDescriptor_t desc,
   if (arrayLength < 1 || arrayLength > CUDNN_DIM_MAX - 2 ||
       (mode != CUDNN_CONVOLUTION && mode != CUDNN_CROSS_CORRELATION))
     return CUDNN_STATUS_BAD_PARAM;
-  if (computeType != CUDNN_DATA_FLOAT)
+  if (computeType != CUDNN_DATA_FLOAT || mode != CUDNN_CROSS_CORRELATION)
     return CUDNN_STATUS_NOT_SUPPORTED;
   for (int d = 0; d < arrayLength; ++d)
     if (padA[d] < 0 || filterStrideA[d] < 1 || dilationA[d] < 1)
@@ -939,7 +948,7 @@ cudnnStatus_t cudnnPoolingForward(
         for (o[0] = 0; o[0] < gy.sp[0]; ++o[0])
           for (o[1] = 0; o[1] < gy.sp[1]; ++o[1])
             for (o[2] = 0; o[2] < gy.sp[2]; ++o[2], ++i) {
-              double sum = 0, best = -INFINITY;
+              double sum = 0, best = -std::numeric_limits<double>::infinity();
               int64_t inside = 0;
               bool nan = false;
               int64_t t[kSpatial];
@@ -966,8 +975,11 @@ cudnnStatus_t cudnnPoolingForward(
                   mode == CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
                       ? window[0] * window[1] * window[2]
                       : inside;
-              acc[size_t(i)] = isMax ? (nan && propagate ? NAN : best)
-                                     : sum / double(divisor);
+              acc[size_t(i)] =
+                  isMax ? (nan && propagate
+                               ? std::numeric_limits<double>::quiet_NaN()
+                               : best)
+                        : sum / double(divisor);
             }
         store(gy, yf, n, c, acc.data(), al, be);
       }

@@ -12,8 +12,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -86,6 +88,46 @@ TEST(HostCudnn, OutputExtentsFollowTheConvolutionFormula) {
   EXPECT_EQ(cudnnGetConvolutionForwardAlgorithm_v7(c.h, c.x, c.w, c.conv, c.y,
                                                    8, &returned, perf),
             CUDNN_STATUS_BAD_PARAM);
+}
+
+TEST(HostCudnn, PaddingStrideAndDilationEnterTheExtents) {
+  // 9 + 2 * 2 - ((3 - 1) * 2 + 1) = 8 past the first position: 1 + 8 / 2.
+  cudnnTensorDescriptor_t x = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  cudnnCreateTensorDescriptor(&x);
+  cudnnCreateFilterDescriptor(&w);
+  cudnnCreateConvolutionDescriptor(&conv);
+  int xd[] = {2, 6, 9, 10}, xs[] = {540, 90, 10, 1}, wd[] = {4, 3, 3, 3};
+  int pad[] = {2, 1}, stride[] = {2, 3}, dilation[] = {2, 1};
+  ASSERT_EQ(cudnnSetTensorNdDescriptor(x, CUDNN_DATA_FLOAT, 4, xd, xs),
+            CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(
+      cudnnSetFilterNdDescriptor(w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, 4, wd),
+      CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(cudnnSetConvolutionNdDescriptor(conv, 2, pad, stride, dilation,
+                                            CUDNN_CROSS_CORRELATION,
+                                            CUDNN_DATA_FLOAT),
+            CUDNN_STATUS_SUCCESS);
+  int out[4] = {};
+  // Two groups of 3 input channels: 6 in x.
+  ASSERT_EQ(cudnnSetConvolutionGroupCount(conv, 2), CUDNN_STATUS_SUCCESS);
+  ASSERT_EQ(cudnnGetConvolutionNdForwardOutputDim(conv, x, w, 4, out),
+            CUDNN_STATUS_SUCCESS);
+  // W: 10 + 2 - 3 = 9 past the first position, stride 3: 1 + 3.
+  EXPECT_EQ(std::vector<int>(out, out + 4), (std::vector<int>{2, 4, 5, 4}));
+  // One group would need 3 input channels.
+  ASSERT_EQ(cudnnSetConvolutionGroupCount(conv, 1), CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(cudnnGetConvolutionNdForwardOutputDim(conv, x, w, 4, out),
+            CUDNN_STATUS_BAD_PARAM);
+  // Convolution mode (a flipped kernel) is not emulated.
+  EXPECT_EQ(cudnnSetConvolutionNdDescriptor(conv, 2, pad, stride, dilation,
+                                            CUDNN_CONVOLUTION,
+                                            CUDNN_DATA_FLOAT),
+            CUDNN_STATUS_NOT_SUPPORTED);
+  cudnnDestroyTensorDescriptor(x);
+  cudnnDestroyFilterDescriptor(w);
+  cudnnDestroyConvolutionDescriptor(conv);
 }
 
 TEST(HostCudnn, RefusesBadDescriptors) {
@@ -183,6 +225,33 @@ TEST(HostCudnn, WorkIsQueuedOnTheHandlesStream) {
   std::memcpy(out, y.p, 16);
   EXPECT_EQ(out[0], 9.0f);
   cudaStreamDestroy(s);
+}
+
+TEST(HostCudaRuntime, AStepWaitingForAnotherThreadIsNotReady) {
+  cudaStream_t s = nullptr, other = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreate(&other), cudaSuccess);
+  std::atomic<bool> go{false};
+  int after = 0;
+  shardrt_hostcuda::enqueueStep(s, [&] { return go.load(); });
+  shardrt_hostcuda::enqueue(s, [&] { after = 1; });
+  cudaEvent_t e = nullptr, joined = nullptr;
+  ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&joined), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(e, s), cudaSuccess);
+  // A stream waiting for it is not ready either.
+  ASSERT_EQ(cudaStreamWaitEvent(other, e, 0), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(joined, other), cudaSuccess);
+  EXPECT_EQ(cudaEventQuery(e), cudaErrorNotReady);
+  EXPECT_EQ(cudaEventQuery(joined), cudaErrorNotReady);
+  EXPECT_EQ(after, 0);
+  std::thread([&] { go = true; }).join();
+  EXPECT_EQ(cudaEventQuery(joined), cudaSuccess);
+  EXPECT_EQ(after, 1);
+  cudaEventDestroy(e);
+  cudaEventDestroy(joined);
+  cudaStreamDestroy(s);
+  cudaStreamDestroy(other);
 }
 
 TEST(HostCublas, OperandsOutsideDeviceMemoryFail) {

@@ -10,7 +10,9 @@
 // a to b meets the k-th receive at b from a. So, as on devices, a rank that
 // never reaches its part leaves the others' streams waiting, which the
 // caller sees only by polling (cudaEventQuery, ncclCommGetAsyncError) and
-// ends with ncclCommAbort; an aborted member's queued work ends at once.
+// ends with ncclCommAbort. An aborted member's queued work ends at once, and
+// an operation it was part of moves no data (its buffers may be freed): its
+// peers get an asynchronous error instead.
 //
 // NCCL's own rules are kept where a caller could get them wrong: buffers
 // must be device memory, peers and roots in range, a group's collectives
@@ -149,6 +151,7 @@ struct Member {
   int rank = 0;
   std::atomic<int> asyncError{ncclSuccess};
   std::atomic<bool> aborted{false};
+  bool blocking = true; ///< made without config.blocking = 0
   uint64_t nextCollective = 0;
   std::vector<uint64_t> nextSend, nextRecv;
   std::string lastError;
@@ -185,7 +188,19 @@ void breakClique(Clique &c, const std::string &why) {
     }
 }
 
+/// Whether member r is still there to take part (caller holds the lock).
+bool present(const Clique &c, int r) {
+  const std::shared_ptr<Member> &m = c.members[size_t(r)];
+  return m && !m->aborted;
+}
+
 void perform(Clique &c, Collective &col) {
+  for (int r = 0; r < c.nranks; ++r)
+    if (!present(c, r)) {
+      breakClique(c, "rank " + std::to_string(r) +
+                         " left or aborted during a collective");
+      return;
+    }
   const Op &first = col.parts[0];
   for (const Op &p : col.parts)
     if (!p.sameCollective(first)) {
@@ -234,7 +249,10 @@ void arrive(Member &m, const Op &op) {
     (send ? msg.send : msg.recv) = op;
     (send ? msg.sent : msg.posted) = true;
     if (msg.sent && msg.posted) {
-      if (msg.send.bytes() != msg.recv.bytes())
+      int src = send ? m.rank : op.peer, dst = send ? op.peer : m.rank;
+      if (!present(c, src) || !present(c, dst))
+        breakClique(c, "a peer left or aborted during a send");
+      else if (msg.send.bytes() != msg.recv.bytes())
         breakClique(c, "a send and its receive differ in size");
       else if (msg.send.bytes())
         std::memmove(msg.recv.recv, msg.send.send, msg.send.bytes());
@@ -399,8 +417,15 @@ const char *ncclGetErrorString(ncclResult_t result) {
 }
 
 const char *ncclGetLastError(ncclComm_t comm) {
-  if (comm && comm->member && !comm->member->lastError.empty())
-    return comm->member->lastError.c_str();
+  if (comm && comm->member) {
+    // Another member's thread may be writing it: copy under the lock.
+    thread_local std::string copy;
+    std::lock_guard<std::mutex> lock(comm->member->clique->mutex);
+    if (!comm->member->lastError.empty()) {
+      copy = comm->member->lastError;
+      return copy.c_str();
+    }
+  }
   return lastCallError.c_str();
 }
 
@@ -426,6 +451,10 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
   if (nranks < 1 || rank < 0 || rank >= nranks)
     return refuse(ncclInvalidArgument, "rank " + std::to_string(rank) + " of " +
                                            std::to_string(nranks));
+  if (config &&
+      (config->size != sizeof(ncclConfig_t) || config->magic != 0xcafebeef))
+    return refuse(ncclInvalidArgument,
+                  "config not made with NCCL_CONFIG_INITIALIZER");
   int device = 0;
   if (cudaGetDeviceCount(&device) != cudaSuccess || device < 1)
     return refuse(ncclUnhandledCudaError, "no device");
@@ -433,6 +462,8 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
   {
     std::lock_guard<std::mutex> lock(registryMutex);
     std::string key(commId.internal, NCCL_UNIQUE_ID_BYTES);
+    for (auto it = registry.begin(); it != registry.end();)
+      it = it->second.expired() ? registry.erase(it) : std::next(it);
     clique = registry[key].lock();
     if (!clique) {
       clique = std::make_shared<Clique>(nranks);
@@ -444,6 +475,7 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
   member->rank = rank;
   member->nextSend.assign(size_t(nranks), 0);
   member->nextRecv.assign(size_t(nranks), 0);
+  member->blocking = !config || config->blocking != 0;
   {
     std::lock_guard<std::mutex> lock(clique->mutex);
     if (clique->nranks != nranks || clique->members[size_t(rank)])
@@ -453,8 +485,7 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
     ++clique->joined;
   }
   *comm = new ncclComm{member};
-  bool blocking = !config || config->blocking != 0;
-  while (blocking && !member->allJoined())
+  while (member->blocking && !member->allJoined())
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   return member->allJoined() ? ncclSuccess : ncclInProgress;
 }
@@ -478,9 +509,13 @@ ncclResult_t ncclCommFinalize(ncclComm_t comm) {
 }
 
 namespace {
-void leave(ncclComm_t comm) {
+/// Takes the member out of its clique; with `abort`, under the same lock,
+/// so that no peer moves data into its buffers after this returns.
+void leave(ncclComm_t comm, bool abort) {
   Member &m = *comm->member;
   std::lock_guard<std::mutex> lock(m.clique->mutex);
+  if (abort)
+    m.aborted = true;
   if (m.clique->members[size_t(m.rank)] == comm->member)
     m.clique->members[size_t(m.rank)].reset();
 }
@@ -489,7 +524,7 @@ void leave(ncclComm_t comm) {
 ncclResult_t ncclCommDestroy(ncclComm_t comm) {
   if (!comm)
     return ncclInvalidArgument;
-  leave(comm);
+  leave(comm, false);
   delete comm;
   return ncclSuccess;
 }
@@ -497,8 +532,7 @@ ncclResult_t ncclCommDestroy(ncclComm_t comm) {
 ncclResult_t ncclCommAbort(ncclComm_t comm) {
   if (!comm)
     return ncclInvalidArgument;
-  comm->member->aborted = true;
-  leave(comm);
+  leave(comm, true);
   delete comm;
   return ncclSuccess;
 }
@@ -532,9 +566,13 @@ ncclResult_t ncclGroupEnd() {
     return refuse(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
   if (--groupDepth > 0)
     return ncclSuccess;
-  // One step per stream, its operations in issue order.
+  // One step per stream, its operations in issue order. A group of
+  // non-blocking communicators may still be being issued when the call
+  // returns (the caller polls ncclCommGetAsyncError), as NCCL's may.
+  bool inProgress = false;
   std::vector<std::pair<cudaStream_t, std::shared_ptr<Step>>> steps;
   for (auto &[stream, op] : grouped) {
+    inProgress = inProgress || !op.first->blocking;
     auto it =
         std::find_if(steps.begin(), steps.end(),
                      [s = stream](const auto &p) { return p.first == s; });
@@ -545,7 +583,7 @@ ncclResult_t ncclGroupEnd() {
   grouped.clear();
   for (auto &[stream, step] : steps)
     launch(stream, step);
-  return ncclSuccess;
+  return inProgress ? ncclInProgress : ncclSuccess;
 }
 
 ncclResult_t ncclSend(const void *sendbuff, size_t count,

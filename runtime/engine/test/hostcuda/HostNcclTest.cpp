@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 using namespace shardrt;
@@ -140,6 +141,34 @@ TEST(HostNccl, AMemberMissingFromACollectiveAbortsThePeers) {
     Status again = c.barrier();
     EXPECT_EQ(again.code(), StatusCode::FailedPrecondition) << again.toString();
     ++finished;
+  });
+}
+
+TEST(HostNccl, APeerArrivingAfterAnAbortGetsAnErrorNotItsBuffers) {
+  // Rank 0 gives up on an all-reduce (and frees its buffers); rank 1 then
+  // arrives: nothing may be written into rank 0's buffers, and rank 1 hears
+  // of it at once rather than at its own deadline.
+  std::atomic<bool> gaveUp{false};
+  onJoinedRanks(2, [&](int r, Communicator &c) {
+    float *x = nullptr;
+    ASSERT_EQ(cudaMalloc(&x, 10 * sizeof(float)), cudaSuccess);
+    if (r == 0) {
+      c.setTimeout(200ms);
+      Status s = c.allReduce(x, x, 10, DataType::F32, ReduceOp::Sum);
+      EXPECT_EQ(s.code(), StatusCode::DeadlineExceeded) << s.toString();
+      cudaFree(x);
+      gaveUp = true;
+      return;
+    }
+    while (!gaveUp)
+      std::this_thread::sleep_for(1ms);
+    c.setTimeout(20s);
+    auto start = std::chrono::steady_clock::now();
+    Status s = c.allReduce(x, x, 10, DataType::F32, ReduceOp::Sum);
+    EXPECT_EQ(s.code(), StatusCode::Unavailable) << s.toString();
+    EXPECT_NE(s.message().find("aborted"), std::string::npos) << s.toString();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+    cudaFree(x);
   });
 }
 

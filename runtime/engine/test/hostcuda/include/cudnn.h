@@ -1,4 +1,4 @@
-//===- cudnn.h - cuDNN's legacy API as shardrt calls it, on the host -*- C++ =//
+//===- cudnn.h - cuDNN's legacy API on the host -----------------*- C++ -*-===//
 //
 // The part of cuDNN 9's legacy convolution and pooling API that the CUDA
 // backend uses (HostCudnn.cpp), with the real header's names, values and
