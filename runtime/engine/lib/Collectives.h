@@ -32,6 +32,16 @@ struct Group {
 
 StatusOr<Group> groupOf(const fb::Instruction &inst, const PrepareContext &ctx);
 
+/// Whether a collective may send `bytes` at `src` itself while it writes
+/// [dst, dst + dstBytes): when they lie apart, or `src` is `fineAt`
+/// (exactly in place, where the step allows it). Otherwise the backends
+/// send a copy (the planner may place an input inside its output, such as
+/// an all-gather's own block, and blocks land in any order).
+inline bool sendableInPlace(const void *src, size_t bytes, const void *dst,
+                            size_t dstBytes, const void *fineAt) {
+  return !comm::overlaps(src, bytes, dst, dstBytes) || src == fineAt;
+}
+
 /// Point-to-point form of a group collective: this rank sends `sends[q]`
 /// to member q and receives `recvs[q]` from it (q != index), all under one
 /// reserved tag. Every member runs the group's collectives in program

@@ -637,14 +637,11 @@ void unpackBlocks(const uint8_t *packed, const BlockLayout &l, void *whole,
 }
 
 /// What a collective may send while [dst, dst + dstBytes) is written:
-/// `src` itself when its `bytes` lie apart from those or `src` is `fineAt`
-/// (exactly in place, where the step allows it), else a copy in `spare`.
-/// The planner may place a collective's input inside its output (an
-/// all-gather's own block), and blocks land in any order.
+/// `src` itself where sendableInPlace, else a copy in `spare`.
 const void *apartFrom(const void *src, size_t bytes, const void *dst,
                       size_t dstBytes, const void *fineAt,
                       std::vector<uint8_t> &spare) {
-  if (!comm::overlaps(src, bytes, dst, dstBytes) || src == fineAt)
+  if (sendableInPlace(src, bytes, dst, dstBytes, fineAt))
     return src;
   const auto *s = static_cast<const uint8_t *>(src);
   spare.assign(s, s + bytes);

@@ -31,11 +31,9 @@ namespace shardrt::exec::cuda {
 namespace {
 
 /// Where a step can read `bytes` at `src` from while a communicator or a
-/// kernel writes [dst, dst + dstBytes): `src` itself when the ranges do not
-/// overlap or `src` is `fineAt` (exactly in place, where the step allows
-/// it), else a copy in device scratch allocated by the first run that needs
-/// one. The planner may place a collective's input inside its output (an
-/// all-gather's own block), and communication lands in any order.
+/// kernel writes [dst, dst + dstBytes): `src` itself where
+/// sendableInPlace, else a copy in device scratch allocated by the first
+/// run that needs one.
 class ApartSource {
 public:
   explicit ApartSource(ScratchFn scratch) : scratch_(std::move(scratch)) {}
@@ -43,7 +41,7 @@ public:
   StatusOr<const void *> operator()(const void *src, size_t bytes,
                                     const void *dst, size_t dstBytes,
                                     const void *fineAt, cudaStream_t stream) {
-    if (!comm::overlaps(src, bytes, dst, dstBytes) || src == fineAt)
+    if (sendableInPlace(src, bytes, dst, dstBytes, fineAt))
       return src;
     if (bytes > copyBytes_) {
       SHARDRT_ASSIGN_OR_RETURN(copy_, scratch_(bytes));

@@ -55,13 +55,15 @@ struct Queue {
 };
 struct CUstream_st {
   unsigned flags = 0;
-  Queue queue;
+  /// Shared with the events recorded on it and the waits for them, which
+  /// may outlive the stream.
+  std::shared_ptr<Queue> queue = std::make_shared<Queue>();
   std::thread::id creator = std::this_thread::get_id();
 };
 struct CUevent_st {
   std::chrono::steady_clock::time_point at;
   /// Where it was last recorded: its queue's issue count then.
-  Queue *queue = nullptr;
+  std::shared_ptr<Queue> queue;
   uint64_t mark = 0;
 };
 struct CUgraph_st {
@@ -90,14 +92,14 @@ bool captures(cudaStream_t stream) {
 }
 
 /// The null, legacy and per-thread streams: one queue per host thread.
-thread_local Queue threadQueue;
+thread_local std::shared_ptr<Queue> threadQueue = std::make_shared<Queue>();
 /// Every live stream. cudaFree waits for those this thread created (on a
 /// device it waits for all work; ranks on other threads never share these
 /// buffers, and draining their streams here would race with them).
 std::mutex streamsMutex;
 std::vector<cudaStream_t> liveStreams;
 
-Queue &queueOf(cudaStream_t stream) {
+const std::shared_ptr<Queue> &queueOf(cudaStream_t stream) {
   return reinterpret_cast<uintptr_t>(stream) <= 2 ? threadQueue : stream->queue;
 }
 
@@ -126,7 +128,7 @@ void drainTo(Queue &q, uint64_t mark) {
 }
 void drain(Queue &q) { drainTo(q, q.issued); }
 void drainThread() {
-  drain(threadQueue);
+  drain(*threadQueue);
   std::vector<cudaStream_t> own;
   {
     std::lock_guard<std::mutex> lock(streamsMutex);
@@ -135,7 +137,7 @@ void drainThread() {
         own.push_back(s);
   }
   for (cudaStream_t s : own)
-    drain(s->queue);
+    drain(*s->queue);
 }
 
 /// Device allocations, so that cudaPointerGetAttributes tells them apart.
@@ -169,7 +171,7 @@ void enqueueStep(cudaStream_t stream, std::function<bool()> step) {
     capturing->work.push_back(std::move(step));
     return;
   }
-  Queue &q = queueOf(stream);
+  Queue &q = *queueOf(stream);
   q.pending.push_back(std::move(step));
   ++q.issued;
 }
@@ -282,7 +284,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes,
                        cudaMemcpyKind) {
   if (capturing)
     return cudaErrorStreamCaptureUnsupported; // the legacy stream
-  drain(threadQueue);
+  drain(*threadQueue);
   if (bytes && stickyError() == cudaSuccess)
     std::memmove(dst, src, bytes);
   return stickyError();
@@ -315,7 +317,12 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   // Work already issued still runs, as on a device, without the host
   // waiting for it: what cannot go on yet (a NCCL part whose peers never
   // come) is dropped, where a device would finish it later.
-  tryDrainTo(stream->queue, stream->queue.issued);
+  // Waits for its events see it finished.
+  Queue &q = *stream->queue;
+  if (!tryDrainTo(q, q.issued)) {
+    q.pending.clear();
+    q.done = q.issued;
+  }
   {
     std::lock_guard<std::mutex> lock(streamsMutex);
     liveStreams.erase(
@@ -328,7 +335,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (captures(stream))
     return cudaErrorStreamCaptureUnsupported;
-  drain(queueOf(stream));
+  drain(*queueOf(stream));
   return stickyError();
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
@@ -361,7 +368,7 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (captures(stream)) {
     capturedEvents.push_back(event);
   } else {
-    event->queue = &queueOf(stream);
+    event->queue = queueOf(stream);
     event->mark = event->queue->issued;
   }
   return stickyError();

@@ -254,6 +254,27 @@ TEST(HostCudaRuntime, AStepWaitingForAnotherThreadIsNotReady) {
   cudaStreamDestroy(other);
 }
 
+TEST(HostCudaRuntime, EventsOutliveTheirStream) {
+  // An event recorded on a stream destroyed since (its work done) still
+  // orders the streams that wait for it, and the wait does not read freed
+  // memory.
+  cudaStream_t s = nullptr, other = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&s), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreate(&other), cudaSuccess);
+  int ran = 0;
+  shardrt_hostcuda::enqueue(s, [&] { ran = 1; });
+  cudaEvent_t e = nullptr;
+  ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(e, s), cudaSuccess);
+  ASSERT_EQ(cudaStreamWaitEvent(other, e, 0), cudaSuccess);
+  ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);
+  EXPECT_EQ(ran, 1); // issued work still runs
+  EXPECT_EQ(cudaEventQuery(e), cudaSuccess);
+  EXPECT_EQ(cudaStreamSynchronize(other), cudaSuccess);
+  cudaEventDestroy(e);
+  cudaStreamDestroy(other);
+}
+
 TEST(HostCublas, OperandsOutsideDeviceMemoryFail) {
   cublasHandle_t h = nullptr;
   ASSERT_EQ(cublasCreate(&h), CUBLAS_STATUS_SUCCESS);
