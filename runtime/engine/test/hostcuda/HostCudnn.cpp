@@ -389,6 +389,9 @@ bool bwdWorkspace(const ConvProblem &p, cudnnConvolutionBwdDataAlgo_t algo,
   case CUDNN_CONVOLUTION_BWD_DATA_ALGO_1:
     bytes = size_t(p.out.c / p.groups * p.kernelVolume()) * 64 + 1024;
     return true;
+  case CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT:
+    bytes = kUngrantable;
+    return true;
   default:
     return false;
   }
@@ -771,10 +774,6 @@ cudnnStatus_t cudnnGetConvolutionBackwardDataWorkspaceSize(
     return CUDNN_STATUS_BAD_PARAM;
   if (cudnnStatus_t s = makeProblem(dxDesc, wDesc, convDesc, dyDesc, p))
     return s;
-  if (algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT) {
-    *sizeInBytes = kUngrantable;
-    return CUDNN_STATUS_SUCCESS;
-  }
   return bwdWorkspace(p, algo, *sizeInBytes) ? CUDNN_STATUS_SUCCESS
                                              : CUDNN_STATUS_NOT_SUPPORTED;
 }
