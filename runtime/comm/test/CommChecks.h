@@ -357,9 +357,10 @@ inline void checkEmptySideAtTheOtherSidesAddress(Communicator &c) {
   Status s = c.allToAllV(sent.data(), toRoot, zeros, recv, recvCounts, displs,
                          DataType::I32);
   ASSERT_TRUE(s.ok()) << s.toString();
-  if (me == 0)
+  if (me == 0) {
     for (int q = 0; q < n; ++q)
       EXPECT_EQ(gathered[size_t(q)], 100 + q);
+  }
   // Rank 0 receives the sum of every rank's n values.
   std::vector<float> values(size_t(n), float(me + 1)), sums(size_t(n), -1.0f);
   std::vector<std::int64_t> scattered = zeros;
@@ -369,9 +370,10 @@ inline void checkEmptySideAtTheOtherSidesAddress(Communicator &c) {
   s = c.reduceScatterV(values.data(), into, scattered, DataType::F32,
                        ReduceOp::Sum);
   ASSERT_TRUE(s.ok()) << s.toString();
-  if (me == 0)
+  if (me == 0) {
     for (float v : sums)
       EXPECT_EQ(v, float(n * (n + 1) / 2));
+  }
   // The next collective still matches.
   std::vector<std::int32_t> all(size_t(n), -1);
   s = c.allGatherV(&sent[0], 1, all.data(),

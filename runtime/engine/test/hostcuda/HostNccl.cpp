@@ -23,6 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostNcclOps.h"
+#include "HostNcclProcesses.h"
 #include "include/nccl.h"
 
 #include <algorithm>
@@ -41,25 +43,9 @@
 #include <type_traits>
 #include <vector>
 
-namespace {
+namespace hostnccl {
 
-size_t typeSize(ncclDataType_t t) {
-  switch (t) {
-  case ncclInt8:
-  case ncclUint8:
-    return 1;
-  case ncclInt32:
-  case ncclUint32:
-  case ncclFloat32:
-    return 4;
-  case ncclInt64:
-  case ncclUint64:
-  case ncclFloat64:
-    return 8;
-  default:
-    return 0; // half: not supported here
-  }
-}
+namespace {
 
 template <typename Fn> void withType(ncclDataType_t t, Fn &&fn) {
   switch (t) {
@@ -105,23 +91,46 @@ template <typename T> T combine(ncclRedOp_t op, T a, T b) {
   }
 }
 
-enum class Kind { Send, Recv, AllReduce, Reduce, Broadcast, AllGather };
+} // namespace
 
-struct Op {
-  Kind kind = Kind::Send;
-  const void *send = nullptr;
-  void *recv = nullptr;
-  size_t count = 0; ///< elements (per member, for an all-gather)
-  ncclDataType_t type = ncclUint8;
-  ncclRedOp_t red = ncclSum;
-  int root = 0, peer = 0;
-  uint64_t seq = 0; ///< which collective, or which message between the pair
-  size_t bytes() const { return count * typeSize(type); }
-  bool sameCollective(const Op &o) const {
-    return kind == o.kind && count == o.count && type == o.type &&
-           red == o.red && root == o.root;
+std::vector<char> collectiveResult(const Op &op,
+                                   const std::vector<const void *> &sends) {
+  size_t bytes = op.bytes(), n = op.count;
+  std::vector<char> result;
+  if (op.kind == Kind::AllReduce || op.kind == Kind::Reduce) {
+    withType(op.type, [&](auto t) {
+      using T = decltype(t);
+      std::vector<T> acc(n), in(n);
+      std::memcpy(acc.data(), sends[0], bytes);
+      for (size_t r = 1; r < sends.size(); ++r) {
+        std::memcpy(in.data(), sends[r], bytes);
+        for (size_t i = 0; i < n; ++i)
+          acc[i] = combine(op.red, acc[i], in[i]);
+      }
+      if (op.red == ncclAvg)
+        for (T &v : acc)
+          v = T(v / T(sends.size()));
+      result.resize(bytes);
+      std::memcpy(result.data(), acc.data(), bytes);
+    });
+  } else if (op.kind == Kind::Broadcast) {
+    result.resize(bytes);
+    std::memcpy(result.data(), sends[size_t(op.root)], bytes);
+  } else { // all-gather: every member's block, in rank order
+    result.resize(bytes * sends.size());
+    for (size_t q = 0; q < sends.size(); ++q)
+      std::memcpy(result.data() + q * bytes, sends[q], bytes);
   }
-};
+  return result;
+}
+
+} // namespace hostnccl
+
+namespace {
+
+using hostnccl::Kind;
+using hostnccl::Op;
+using hostnccl::typeSize;
 
 struct Collective {
   std::vector<Op> parts;
@@ -155,9 +164,23 @@ struct Member {
   uint64_t nextCollective = 0;
   std::vector<uint64_t> nextSend, nextRecv;
   std::string lastError;
-  bool allJoined() {
+  /// In a clique of processes: this member's end (its clique object then
+  /// holds this member only).
+  std::shared_ptr<hostnccl::ProcessLink> link;
+  /// ncclSuccess once every rank has joined, ncclInProgress until then,
+  /// else why joining failed.
+  ncclResult_t joinState() {
+    if (link)
+      return link->joined();
     std::lock_guard<std::mutex> lock(clique->mutex);
-    return clique->joined == clique->nranks;
+    return clique->joined == clique->nranks ? ncclSuccess : ncclInProgress;
+  }
+  bool allJoined() { return joinState() == ncclSuccess; }
+  /// The first error found while running.
+  ncclResult_t runError() {
+    if (asyncError != ncclSuccess || !link)
+      return ncclResult_t(asyncError.load());
+    return link->asyncError();
   }
 };
 
@@ -168,6 +191,10 @@ struct ncclComm {
 };
 
 namespace {
+
+/// The first byte of a unique id: whether it names a clique of threads or
+/// of processes (HostNcclProcesses.h).
+constexpr char threadsMark = 'T', processesMark = 'P';
 
 std::mutex registryMutex;
 std::map<std::string, std::weak_ptr<Clique>> registry;
@@ -208,32 +235,10 @@ void perform(Clique &c, Collective &col) {
                      "point");
       return;
     }
-  size_t bytes = first.bytes(), n = first.count;
-  std::vector<char> result;
-  if (first.kind == Kind::AllReduce || first.kind == Kind::Reduce) {
-    withType(first.type, [&](auto t) {
-      using T = decltype(t);
-      std::vector<T> acc(n), in(n);
-      std::memcpy(acc.data(), col.parts[0].send, bytes);
-      for (size_t r = 1; r < col.parts.size(); ++r) {
-        std::memcpy(in.data(), col.parts[r].send, bytes);
-        for (size_t i = 0; i < n; ++i)
-          acc[i] = combine(first.red, acc[i], in[i]);
-      }
-      if (first.red == ncclAvg)
-        for (T &v : acc)
-          v = T(v / T(col.parts.size()));
-      result.resize(bytes);
-      std::memcpy(result.data(), acc.data(), bytes);
-    });
-  } else if (first.kind == Kind::Broadcast) {
-    result.resize(bytes);
-    std::memcpy(result.data(), col.parts[size_t(first.root)].send, bytes);
-  } else { // all-gather: every member's block, in rank order
-    result.resize(bytes * col.parts.size());
-    for (size_t q = 0; q < col.parts.size(); ++q)
-      std::memcpy(result.data() + q * bytes, col.parts[q].send, bytes);
-  }
+  std::vector<const void *> sends;
+  for (const Op &p : col.parts)
+    sends.push_back(p.send);
+  std::vector<char> result = hostnccl::collectiveResult(first, sends);
   for (size_t r = 0; r < col.parts.size(); ++r)
     if (first.kind != Kind::Reduce || int(r) == first.root)
       std::memcpy(col.parts[r].recv, result.data(), result.size());
@@ -296,15 +301,23 @@ bool settled(Member &m, const Op &op) {
 struct Step {
   std::vector<std::pair<std::shared_ptr<Member>, Op>> ops;
   std::vector<bool> finished;
+  std::vector<std::shared_ptr<hostnccl::Transfer>> transfers; // of processes
   bool posted = false;
   bool poll() {
     if (!posted) {
       finished.assign(ops.size(), false);
-      for (auto &[member, op] : ops)
-        if (!member->aborted) {
-          std::lock_guard<std::mutex> lock(member->clique->mutex);
-          arrive(*member, op);
+      transfers.resize(ops.size());
+      for (size_t i = 0; i < ops.size(); ++i) {
+        auto &[member, op] = ops[i];
+        if (member->aborted)
+          continue;
+        if (member->link) {
+          transfers[i] = member->link->post(op);
+          continue;
         }
+        std::lock_guard<std::mutex> lock(member->clique->mutex);
+        arrive(*member, op);
+      }
       posted = true;
     }
     bool all = true;
@@ -314,8 +327,12 @@ struct Step {
         finished[i] = true;
         continue;
       }
-      std::lock_guard<std::mutex> lock(member->clique->mutex);
-      finished[i] = settled(*member, op);
+      if (member->link) {
+        finished[i] = member->link->done(*transfers[i]);
+      } else {
+        std::lock_guard<std::mutex> lock(member->clique->mutex);
+        finished[i] = settled(*member, op);
+      }
       all = all && finished[i];
     }
     return all;
@@ -420,6 +437,11 @@ const char *ncclGetLastError(ncclComm_t comm) {
   if (comm && comm->member) {
     // Another member's thread may be writing it: copy under the lock.
     thread_local std::string copy;
+    if (comm->member->link) {
+      copy = comm->member->link->lastError();
+      if (!copy.empty())
+        return copy.c_str();
+    }
     std::lock_guard<std::mutex> lock(comm->member->clique->mutex);
     if (!comm->member->lastError.empty()) {
       copy = comm->member->lastError;
@@ -439,6 +461,11 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *uniqueId) {
     uint64_t v = random();
     std::memcpy(uniqueId->internal + i, &v, 8);
   }
+  uniqueId->internal[0] = threadsMark;
+#ifdef SHARDRT_HOSTNCCL_PROCESSES
+  if (hostnccl::processesRunning())
+    uniqueId->internal[0] = processesMark;
+#endif
   return ncclSuccess;
 }
 
@@ -458,8 +485,13 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
   int device = 0;
   if (cudaGetDeviceCount(&device) != cudaSuccess || device < 1)
     return refuse(ncclUnhandledCudaError, "no device");
+  // A clique of processes is joined over MPI; this process's member has a
+  // clique object of its own.
+  bool ofProcesses = commId.internal[0] == processesMark;
   std::shared_ptr<Clique> clique;
-  {
+  if (ofProcesses) {
+    clique = std::make_shared<Clique>(nranks);
+  } else {
     std::lock_guard<std::mutex> lock(registryMutex);
     std::string key(commId.internal, NCCL_UNIQUE_ID_BYTES);
     for (auto it = registry.begin(); it != registry.end();)
@@ -476,6 +508,16 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
   member->nextSend.assign(size_t(nranks), 0);
   member->nextRecv.assign(size_t(nranks), 0);
   member->blocking = !config || config->blocking != 0;
+  if (ofProcesses) {
+#ifdef SHARDRT_HOSTNCCL_PROCESSES
+    uint64_t key = 0;
+    std::memcpy(&key, commId.internal + 8, sizeof key);
+    member->link = hostnccl::joinProcesses(key, nranks, rank);
+#else
+    return refuse(ncclInvalidUsage, "this build of the host NCCL joins "
+                                    "threads only, not processes");
+#endif
+  }
   {
     std::lock_guard<std::mutex> lock(clique->mutex);
     if (clique->nranks != nranks || clique->members[size_t(rank)])
@@ -485,9 +527,15 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
     ++clique->joined;
   }
   *comm = new ncclComm{member};
-  while (member->blocking && !member->allJoined())
+  ncclResult_t state = member->joinState();
+  while (member->blocking && state == ncclInProgress) {
     std::this_thread::sleep_for(std::chrono::microseconds(50));
-  return member->allJoined() ? ncclSuccess : ncclInProgress;
+    state = member->joinState();
+  }
+  if (state != ncclSuccess && state != ncclInProgress)
+    return refuse(state,
+                  member->link ? member->link->lastError() : "joining failed");
+  return state;
 }
 
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId,
@@ -498,9 +546,8 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId,
 ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError) {
   if (!comm || !asyncError)
     return ncclInvalidArgument;
-  *asyncError = comm->member->allJoined()
-                    ? ncclResult_t(comm->member->asyncError.load())
-                    : ncclInProgress;
+  ncclResult_t joining = comm->member->joinState();
+  *asyncError = joining == ncclSuccess ? comm->member->runError() : joining;
   return ncclSuccess;
 }
 
@@ -513,6 +560,8 @@ namespace {
 /// so that no peer moves data into its buffers after this returns.
 void leave(ncclComm_t comm, bool abort) {
   Member &m = *comm->member;
+  if (m.link)
+    m.link->leave(abort);
   std::lock_guard<std::mutex> lock(m.clique->mutex);
   if (abort)
     m.aborted = true;
