@@ -23,7 +23,8 @@ failure, when SHARDRT_REQUIRE_GPU is set: shard-run decides). With
 --host-cuda as well, it runs on the CUDA backend built for the host
 (shard-run-hostcuda, runtime/engine/test/hostcuda), so everywhere;
 --run-flag=--comm --run-flag=nccl then joins its ranks over the host's
-NCCL.
+NCCL; with --mpiexec too, its ranks are processes of shard-run-hostcuda
+joined by NCCL bootstrapped over MPI.
 """
 import argparse
 import math
@@ -68,7 +69,8 @@ def weight_bounds(case):
 def run_on_host_cuda(a, target, art, check):
     """The artifact on the CUDA backend built for the host: its generated
     kernels (--emit=kernels) built into a library that the stand-in driver
-    loads, every rank a thread of shard-run-hostcuda."""
+    loads, every rank a thread of shard-run-hostcuda (with --mpiexec, a
+    process of it)."""
     cxx, include = a.host_cuda.split(",", 1)
     source = art[:-len(".shardbin")] + ".cu"
     library = art[:-len(".shardbin")] + ".so"
@@ -79,8 +81,13 @@ def run_on_host_cuda(a, target, art, check):
             source, "-o", library]).returncode:
         return 1
     env = dict(os.environ, SHARDRT_HOSTCUDA_KERNELS=library)
-    r = run([os.path.join(a.bin_dir, "shard-run-hostcuda"), art, "--ranks",
-             str(a.world)] + check + ["--backend", "cuda"], env=env)
+    shard_run = os.path.join(a.bin_dir, "shard-run-hostcuda")
+    ranks = ["--ranks", str(a.world)]
+    launcher = []
+    if a.mpiexec:
+        launcher, ranks = shlex.split(a.mpiexec) + ["-n", str(a.world)], []
+    r = run(launcher + [shard_run, art] + ranks + check +
+            ["--backend", "cuda"], env=env)
     return 0 if r.returncode == 0 else 1
 
 
@@ -111,7 +118,8 @@ def main():
     shardc = os.path.join(a.bin_dir, "shardc")
     shard_run = os.path.join(a.bin_dir, "shard-run")
     # Variants of one case run at once: each has its own files.
-    variant = a.backend + ("-host" if a.host_cuda else "") + "".join(
+    variant = a.backend + ("-host" if a.host_cuda else "") + (
+        "-mpi" if a.mpiexec else "") + "".join(
         f.replace("=", "-") for f in a.shardc_flag + a.run_flag)
     art = os.path.join(a.workdir, name + "." + variant + ".shardbin")
     check = ["--random-inputs", "--seed", "7", "--check",

@@ -295,7 +295,7 @@ StatusOr<uint64_t> runFingerprint(const Engine &engine,
   add(int64_t(file.size));
   for (int64_t v : {int64_t(options.iterations), int64_t(options.warmup),
                     int64_t(options.backend), int64_t(options.cudaGraph),
-                    int64_t(options.profile)})
+                    int64_t(options.nccl), int64_t(options.profile)})
     add(v);
   for (const GlobalTensor &t : inputs) {
     add(int64_t(t.dtype));
@@ -359,7 +359,8 @@ Status meet(comm::Communicator &comm, const Status &mine, uint64_t fingerprint,
     list += (g ? " | " : "") + groups[g].second;
   return Status::failedPrecondition(
       "MPI processes run different artifacts, inputs or run options "
-      "(--bench, --backend, --cuda-graph, --profile); processes that agree: " +
+      "(--bench, --backend, --cuda-graph, --comm, --profile); processes that "
+      "agree: " +
       list + "; start every process alike");
 }
 
@@ -396,6 +397,7 @@ Status startTogether(comm::Communicator &comm, const Status &setup,
 /// runDistributed without the rank prefix on its errors.
 static Status runThisRank(const std::shared_ptr<const Engine> &engine,
                           comm::Communicator &comm,
+                          comm::Communicator &sessionComm,
                           const std::vector<GlobalTensor> &inputs,
                           std::vector<GlobalTensor> &outputs,
                           std::vector<RankStats> &stats,
@@ -405,7 +407,7 @@ static Status runThisRank(const std::shared_ptr<const Engine> &engine,
   // A session that cannot be made here (out of device memory, say) is
   // reported to every process before the first step waits on this one.
   StatusOr<std::unique_ptr<Session>> session = Session::create(
-      engine, world == 1 && engine->worldSize() == 1 ? nullptr : &comm,
+      engine, world == 1 && engine->worldSize() == 1 ? nullptr : &sessionComm,
       sessionOptions(options));
   RankIo io;
   Status prepared = session.status();
@@ -470,10 +472,11 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
                       comm::Communicator &comm,
                       const std::vector<GlobalTensor> &inputs,
                       std::vector<GlobalTensor> &outputs,
-                      std::vector<RankStats> &stats,
-                      const RunOptions &options) {
+                      std::vector<RankStats> &stats, const RunOptions &options,
+                      comm::Communicator *sessionComm) {
   return onRank(comm,
-                runThisRank(engine, comm, inputs, outputs, stats, options));
+                runThisRank(engine, comm, sessionComm ? *sessionComm : comm,
+                            inputs, outputs, stats, options));
 }
 
 double elementValue(const GlobalTensor &t, size_t i) {

@@ -94,12 +94,14 @@ Status startTogether(comm::Communicator &comm, const Status &setup,
 /// This process is one rank of `comm` (e.g. under mpirun), after
 /// startTogether said OK. Every process passes the same global inputs;
 /// outputs are gathered on every rank; stats are gathered (rank order) as
-/// well.
+/// well. The session's steps talk over `sessionComm` where given (NCCL
+/// bootstrapped over `comm`, of the same ranks), else over `comm`.
 Status runDistributed(const std::shared_ptr<const Engine> &engine,
                       comm::Communicator &comm,
                       const std::vector<GlobalTensor> &inputs,
                       std::vector<GlobalTensor> &outputs,
-                      std::vector<RankStats> &stats, const RunOptions &options);
+                      std::vector<RankStats> &stats, const RunOptions &options,
+                      comm::Communicator *sessionComm = nullptr);
 
 /// Element `i` of `t` (row-major) as a double, whatever its dtype (f16 and
 /// bf16 decoded exactly; i64 past 2^53 rounded).

@@ -32,6 +32,10 @@
 #ifdef SHARDRUN_HAVE_MPI
 #include "shardrt/comm/Mpi.h"
 #endif
+#ifdef SHARDRUN_HAVE_NCCL_MPI
+#include "shardrt/comm/NcclMpi.h"
+#include "shardrt/cuda/Device.h"
+#endif
 
 #include <algorithm>
 #include <cctype>
@@ -85,8 +89,9 @@ const char *kUsage =
     "         [--timeout-ms MS] [--backend cpu|cuda [--device D] "
     "[--cuda-graph] [--comm local|nccl]]\n"
     "         [--profile [--profile-top N]]\n"
-    "Under mpirun/srun with more than one process each runs one rank (MPI\n"
-    "backend); otherwise the ranks are threads of this process, talking\n"
+    "Under mpirun/srun with more than one process each runs one rank over\n"
+    "MPI or, with --comm nccl, over NCCL (on its node-local rank's device,\n"
+    "or on D); otherwise the ranks are threads of this process, talking\n"
     "over the local backend or, with --comm nccl, over NCCL (rank r on\n"
     "device (D + r) modulo the devices).\n";
 
@@ -421,11 +426,53 @@ void printKernels(const Engine &engine) {
   std::printf("\n");
 }
 
+/// Under MPI with --comm nccl: the processes join one NCCL communicator,
+/// bootstrapped over MPI, each on its node-local rank's device unless
+/// --device named one (`deviceGiven`); the session's steps talk over it,
+/// while MPI still carries the meetings and gathers the outputs.
+Status runOverNcclAndMpi(const std::shared_ptr<const Engine> &engine,
+                         comm::Communicator &mpi,
+                         const std::vector<GlobalTensor> &inputs,
+                         std::vector<GlobalTensor> &outputs,
+                         std::vector<RankStats> &stats, RunOptions options,
+                         bool deviceGiven) {
+#ifdef SHARDRUN_HAVE_NCCL_MPI
+  comm::NcclOptions ncclOptions;
+  ncclOptions.comm.timeout = std::chrono::milliseconds(options.timeoutMs);
+  ncclOptions.device = options.device;
+  // Every process comes back with the same outcome (NcclMpi.h).
+  StatusOr<std::unique_ptr<comm::Communicator>> nccl =
+      comm::createNcclCommunicatorOverMpi(ncclOptions, !deviceGiven);
+  if (!nccl.ok())
+    return Status(nccl.status().code(), "rank " + std::to_string(mpi.rank()) +
+                                            ": " + nccl.status().message());
+  // The device the bootstrap chose is the session's too; the processes
+  // meet again so that none waits on one that could not tell it.
+  Status device = cuda::currentDevice(&options.device);
+  Status s = startTogether(mpi, device, engine.get(), inputs, options);
+  if (s.ok())
+    s = runDistributed(engine, mpi, inputs, outputs, stats, options,
+                       nccl->get());
+  if (!s.ok())
+    (*nccl)->abort(s);
+  return s;
+#else
+  (void)engine, (void)mpi, (void)inputs, (void)outputs, (void)stats;
+  (void)options, (void)deviceGiven;
+  return Status::unimplemented("this shard-run was built without NCCL over "
+                               "MPI");
+#endif
+}
+
 /// The run itself, on all ranks (local threads) or this MPI rank.
 Status execute(const std::shared_ptr<const Engine> &engine,
                comm::Communicator *mpi, const std::vector<GlobalTensor> &inputs,
                std::vector<GlobalTensor> &outputs,
-               std::vector<RankStats> &stats, const RunOptions &options) {
+               std::vector<RankStats> &stats, const RunOptions &options,
+               bool deviceGiven) {
+  if (mpi && options.nccl)
+    return runOverNcclAndMpi(engine, *mpi, inputs, outputs, stats, options,
+                             deviceGiven);
   if (mpi)
     return runDistributed(engine, *mpi, inputs, outputs, stats, options);
   return runLocal(engine, inputs, outputs, stats, options);
@@ -492,10 +539,6 @@ Status prepare(const Args &args, comm::Communicator *mpi, Prepared &p) {
   options.device = args.device.value_or(0);
   options.cudaGraph = args.cudaGraph;
   options.nccl = args.nccl;
-  if (mpi && args.nccl)
-    return Status::unimplemented(
-        "--comm nccl joins in-process ranks; under mpirun the ranks talk "
-        "over MPI");
   options.profile = args.profile;
   return Status();
 }
@@ -554,7 +597,8 @@ int run(const Args &args, comm::Communicator *mpi) {
     }
   };
   std::vector<RankStats> stats;
-  if (Status s = execute(engine, mpi, inputs, outputs, stats, options);
+  if (Status s = execute(engine, mpi, inputs, outputs, stats, options,
+                         args.device.has_value());
       !s.ok()) {
     fail(s);
     // A failed session meeting reaches every process: each says it before

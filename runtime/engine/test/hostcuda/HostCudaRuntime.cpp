@@ -202,6 +202,12 @@ cudaError_t cudaGetDeviceCount(int *count) {
 cudaError_t cudaSetDevice(int device) {
   return device == 0 ? cudaSuccess : cudaErrorInvalidValue;
 }
+cudaError_t cudaGetDevice(int *device) {
+  if (!device)
+    return cudaErrorInvalidValue;
+  *device = 0;
+  return cudaSuccess;
+}
 cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int) {
   if (attr != cudaDevAttrMultiProcessorCount)
     return cudaErrorInvalidValue;
@@ -353,7 +359,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t *event) {
-  *event = new CUevent_st{std::chrono::steady_clock::now()};
+  *event = new CUevent_st{std::chrono::steady_clock::now(), nullptr, 0};
   return cudaSuccess;
 }
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned) {
