@@ -5,6 +5,7 @@ same model and the same weights, side by side in one run.
 
     python3 bench/gpu_unet.py [--build build] [--sizes 1024,2048] [--runs 20]
                               [--device cuda|cpu] [--no-compile]
+                              [--artifacts DIR]
 
 Needs a GPU, numpy and torch (the device machine has them). `--device cpu
 --sizes 64` is a dry run of everything but the device: the same CUDA
@@ -153,10 +154,14 @@ def run_shardc(args, tmp, size, host, np):
     with open(src, "w") as f:
         f.write(model_text(size))
     # The CPU dry run runs the same CUDA artifact: its fused kernels keep
-    # their bodies, which the CPU backend evaluates.
-    subprocess.run([os.path.join(args.build, "bin", "shardc"), src,
-                    "--unpartitioned", "--target=cuda", "-o", art],
-                   check=True)
+    # their bodies, which the CPU backend evaluates. A GPU machine without
+    # shardc runs artifacts compiled beforehand (scripts/gpu-session).
+    if args.artifacts:
+        art = os.path.join(args.artifacts, "unet%d.shardbin" % size)
+    else:
+        subprocess.run([os.path.join(args.build, "bin", "shardc"), src,
+                        "--unpartitioned", "--target=cuda", "-o", art],
+                       check=True)
     flags = ["--backend", args.device]
     for i, t in enumerate(host):
         path = os.path.join(tmp, "arg%d.npy" % i)
@@ -250,6 +255,10 @@ def main():
                    "and the model's equivalence before GPU time is spent")
     p.add_argument("--no-compile", action="store_true",
                    help="skip torch.compile")
+    p.add_argument("--artifacts", default="",
+                   help="run DIR/unet<size>.shardbin, compiled beforehand "
+                   "with --unpartitioned --target=cuda, instead of calling "
+                   "shardc (a GPU machine without it: scripts/gpu-session)")
     args = p.parse_args()
     import numpy as np
     import torch

@@ -112,6 +112,11 @@ def main():
                    help="an extra flag for shardc (repeatable)")
     p.add_argument("--run-flag", action="append", default=[],
                    help="an extra flag for shard-run (repeatable)")
+    p.add_argument("--artifact", default="",
+                   help="with --backend cuda: run this artifact, compiled "
+                        "beforehand from the case with --target=cuda, "
+                        "instead of compiling it (a GPU machine without "
+                        "shardc: scripts/gpu-session)")
     a = p.parse_args()
     os.makedirs(a.workdir, exist_ok=True)
     name = os.path.splitext(os.path.basename(a.case))[0]
@@ -137,7 +142,9 @@ def main():
             print("SKIP: pending cases run on the CPU backend only")
             return SKIP
         target = [a.case, "--target=cuda"] + a.shardc_flag
-        if run([shardc] + target + ["-o", art]).returncode != 0:
+        if a.artifact:
+            art = a.artifact
+        elif run([shardc] + target + ["-o", art]).returncode != 0:
             return 1
         if a.host_cuda:
             return run_on_host_cuda(a, target, art, check)
