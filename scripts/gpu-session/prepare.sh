@@ -14,10 +14,16 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 SIZES=${SIZES:-64,1024,2048}
 KIT=.gpu
+GTEST_SRC=${GTEST_SRC:-/usr/src/googletest}
+[ -f "$GTEST_SRC/CMakeLists.txt" ] || {
+  echo "no GoogleTest sources at $GTEST_SRC (set GTEST_SRC)" >&2
+  exit 1
+}
 ninja -C "$BUILD" shardc >/dev/null
 SHARDC="$BUILD/bin/shardc"
-mkdir -p .git/info
-grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >>.git/info/exclude
+exclude=$(git rev-parse --git-path info/exclude)
+mkdir -p "$(dirname "$exclude")"
+grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >>"$exclude"
 rm -rf "$KIT" && mkdir -p "$KIT/cases" "$KIT/bench"
 
 cases=test/acceptance/cases
@@ -38,7 +44,6 @@ sys.stdout.write(gpu_unet.model_text($size))" >"$KIT/bench/unet$size.mlir"
     -o "$KIT/bench/unet$size.shardbin"
 done
 
-GTEST_SRC=${GTEST_SRC:-/usr/src/googletest}
 cp -r "$GTEST_SRC" "$KIT/googletest"
 echo "prepared $KIT: $(du -sh "$KIT" | cut -f1)" \
   "($(ls "$KIT"/cases/*.shardbin | wc -l) case artifacts," \

@@ -12,7 +12,8 @@
 # on the GPU from its precompiled artifact; and bench/gpu_unet.py. Logs go
 # under $OUT (the device tool brings them back) and a summary to stdout.
 # SHARDC_GPU_DRY_RUN=1 checks the kit on a machine without a GPU: GPU tests
-# skip and the benchmark runs on the CPU at 64x64.
+# skip and the benchmark runs on the CPU at 64x64. Exits 1 if any step
+# failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/gpu-out}
@@ -20,6 +21,7 @@ KIT=${KIT:-.gpu}
 BUILD=${SHARDC_GPU_BUILD:-/tmp/shardc-rt}
 DRY=${SHARDC_GPU_DRY_RUN:-0}
 mkdir -p "$OUT"
+status=0
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(build tests acceptance bench)
 want() { for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
@@ -54,7 +56,7 @@ for lib in nccl cudnn; do
     libdirs+=("$(dirname "$so")")
   fi
 done
-for d in "${libdirs[@]}"; do export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; done
+for d in ${libdirs[@]+"${libdirs[@]}"}; do export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; done
 REQUIRE=1
 [ "$DRY" = 1 ] && REQUIRE=0
 export SHARDRT_REQUIRE_GPU=$REQUIRE
@@ -63,7 +65,7 @@ if want build || [ ! -x "$BUILD/bin/shard-run" ]; then
   stamp "build (log: $OUT/build.log)"
   {
     nvidia-smi || true
-    echo "wheels: ${cmake_args[*]:-none}"
+    echo "wheels: ${cmake_args[*]-none}"
     if [ ! -d /tmp/gtest ]; then
       cmake -S "$KIT/googletest" -B /tmp/gtest-build -G Ninja \
         -DCMAKE_INSTALL_PREFIX=/tmp/gtest -DBUILD_GMOCK=OFF &&
@@ -71,7 +73,8 @@ if want build || [ ! -x "$BUILD/bin/shard-run" ]; then
     fi
     cmake -S scripts/gpu-session -B "$BUILD" -G Ninja \
       -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=/tmp/gtest \
-      -DCMAKE_CUDA_ARCHITECTURES="${SHARDC_GPU_ARCH:-90}" "${cmake_args[@]}" &&
+      -DCMAKE_CUDA_ARCHITECTURES="${SHARDC_GPU_ARCH:-90}" \
+      ${cmake_args[@]+"${cmake_args[@]}"} &&
       ninja -C "$BUILD"
   } >"$OUT/build.log" 2>&1
   rc=$?
@@ -84,11 +87,15 @@ if want tests; then
   stamp "ctest -L gpu (log: $OUT/ctest-gpu.log)"
   (cd "$BUILD" && ctest -L gpu --output-on-failure --timeout 600) \
     >"$OUT/ctest-gpu.log" 2>&1
-  stamp "ctest rc=$?: $(grep -E 'tests passed|failed out of' "$OUT/ctest-gpu.log")"
+  rc=$?
+  [ $rc -eq 0 ] || status=1
+  stamp "ctest rc=$rc: $(grep -E 'tests passed|failed out of' "$OUT/ctest-gpu.log")"
   grep -E "Failed|\*\*\*|Not Run|Skipped" "$OUT/ctest-gpu.log" | head -20
 fi
 
 if want acceptance; then
+  # The big cases (UNet-2D 1024^2, ConvNet-3D 96^3, with their CPU
+  # reference runs) last, so that a run cut short still reports the rest.
   stamp "acceptance on the GPU, local multi-rank mode (log: $OUT/acceptance.log)"
   passed=0 failed=0 skipped=0
   : >"$OUT/acceptance.log"
@@ -110,7 +117,8 @@ if want acceptance; then
       echo "$result $(basename "$art" .shardbin) ${ms} ms" |
         tee -a "$OUT/acceptance.log"
     done
-  done < <(grep -v '^#' "$KIT/cases/MANIFEST.txt")
+  done < <(grep -v '^#' "$KIT/cases/MANIFEST.txt" | sort -s -k6,6r)
+  [ $failed -eq 0 ] || status=1
   stamp "acceptance: $passed passed, $failed failed, $skipped skipped"
 fi
 
@@ -123,6 +131,9 @@ if want bench; then
   fi
   PYTHONUNBUFFERED=1 python3 bench/gpu_unet.py --build "$BUILD" \
     --artifacts "$KIT/bench" "${flags[@]}" >"$OUT/bench.md" 2>&1
-  stamp "bench rc=$?"
+  rc=$?
+  [ $rc -eq 0 ] || status=1
+  stamp "bench rc=$rc"
   head -12 "$OUT/bench.md"
 fi
+exit $status

@@ -90,8 +90,9 @@ const char *kUsage =
     "[--cuda-graph] [--comm local|nccl]]\n"
     "         [--profile [--profile-top N]]\n"
     "Under mpirun/srun with more than one process each runs one rank over\n"
-    "MPI or, with --comm nccl, over NCCL (on its node-local rank's device,\n"
-    "or on D); otherwise the ranks are threads of this process, talking\n"
+    "MPI or, with --comm nccl, over NCCL (on its node-local rank's device;\n"
+    "--device D puts every process of a node on D, for one per node);\n"
+    "otherwise the ranks are threads of this process, talking\n"
     "over the local backend or, with --comm nccl, over NCCL (rank r on\n"
     "device (D + r) modulo the devices).\n";
 
@@ -443,17 +444,17 @@ Status runOverNcclAndMpi(const std::shared_ptr<const Engine> &engine,
   // Every process comes back with the same outcome (NcclMpi.h).
   StatusOr<std::unique_ptr<comm::Communicator>> nccl =
       comm::createNcclCommunicatorOverMpi(ncclOptions, !deviceGiven);
-  if (!nccl.ok())
-    return Status(nccl.status().code(), "rank " + std::to_string(mpi.rank()) +
-                                            ": " + nccl.status().message());
-  // The device the bootstrap chose is the session's too; the processes
-  // meet again so that none waits on one that could not tell it.
-  Status device = cuda::currentDevice(&options.device);
-  Status s = startTogether(mpi, device, engine.get(), inputs, options);
+  // The device the bootstrap chose is the session's too. The processes
+  // meet whatever happened: the last step of the bootstrap (joining NCCL)
+  // may fail on some of them only, and the rest must not wait on them.
+  Status mine = nccl.status();
+  if (mine.ok())
+    mine = cuda::currentDevice(&options.device);
+  Status s = startTogether(mpi, mine, engine.get(), inputs, options);
   if (s.ok())
     s = runDistributed(engine, mpi, inputs, outputs, stats, options,
                        nccl->get());
-  if (!s.ok())
+  if (!s.ok() && nccl.ok())
     (*nccl)->abort(s);
   return s;
 #else

@@ -560,13 +560,16 @@ namespace {
 /// so that no peer moves data into its buffers after this returns.
 void leave(ncclComm_t comm, bool abort) {
   Member &m = *comm->member;
+  {
+    std::lock_guard<std::mutex> lock(m.clique->mutex);
+    if (abort)
+      m.aborted = true;
+    if (m.clique->members[size_t(m.rank)] == comm->member)
+      m.clique->members[size_t(m.rank)].reset();
+  }
+  // After the flag: a poll that has not seen it stops at the link.
   if (m.link)
     m.link->leave(abort);
-  std::lock_guard<std::mutex> lock(m.clique->mutex);
-  if (abort)
-    m.aborted = true;
-  if (m.clique->members[size_t(m.rank)] == comm->member)
-    m.clique->members[size_t(m.rank)].reset();
 }
 } // namespace
 

@@ -3,8 +3,8 @@
 // The `nccl` communicator (Nccl.cpp) bootstrapped over MPI (NcclMpi.cpp) on
 // the host's NCCL, one rank per process of an MPI job (HostNcclProcesses.h):
 // the conformance checks every backend passes, the same bits on every rank,
-// a peer's abort, a mismatched collective, and a clique that is not the
-// whole job. Linked with MpiCommTest.cpp, whose main runs them under mpirun
+// a peer's abort, a mismatched collective, and a clique of another size
+// than the job. Linked with MpiCommTest.cpp, whose main runs them under mpirun
 // and whose NcclBootstrapAgreesOnTheOutcome test runs here with a device.
 //
 //===----------------------------------------------------------------------===//
@@ -96,7 +96,11 @@ TEST(HostNcclProcesses, APeersAbortStopsTheOthersAtOnce) {
         c->allReduce(x.data(), x.data(), 10, DataType::F32, ReduceOp::Sum);
     EXPECT_LT(Clock::now() - start, 30s);
     EXPECT_FALSE(s.ok());
-    EXPECT_NE(s.message().find("rank 1 aborted its communicator"),
+    // With three ranks and more, rank 2 may hear first of rank 0, which
+    // gives up on hearing of rank 1.
+    EXPECT_NE(s.message().find(c->size() == 2 || c->rank() == 0
+                                   ? "rank 1 aborted its communicator"
+                                   : "aborted its communicator"),
               std::string::npos)
         << s.toString();
   }
@@ -129,7 +133,9 @@ TEST(HostNcclProcesses, MismatchedCollectivesAreAnErrorOnEveryRank) {
 }
 
 /// A clique of processes is the whole job, one rank each: joining one of
-/// another size fails on every rank, none waits out its deadline.
+/// another size fails on every rank, none waits out its deadline. (Every
+/// process must join: those that do wait for the others until their
+/// deadline, as NCCL's ranks would.)
 TEST(HostNcclProcesses, ACliqueOfAnotherSizeFailsOnEveryRank) {
   std::unique_ptr<Communicator> world = mpiWorld();
   ASSERT_NE(world, nullptr);

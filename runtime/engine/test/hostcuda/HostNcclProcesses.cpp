@@ -25,6 +25,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -137,6 +138,14 @@ public:
     std::lock_guard<std::mutex> lock(mpiMutex);
     auto t = std::make_shared<ProcessTransfer>();
     t->op = op;
+    // MPI counts in int; NCCL's larger messages are not emulated.
+    if (left_ || op.bytes() + sizeof(Header) > size_t(INT_MAX)) {
+      t->failed = true;
+      if (!left_)
+        fail(ncclInvalidArgument, "a message over 2 GiB: not emulated "
+                                  "across processes");
+      return t;
+    }
     std::vector<int> others;
     for (int r = 0; r < nranks_; ++r)
       if (r != rank_)
@@ -161,6 +170,10 @@ public:
   bool done(Transfer &transfer) override {
     std::lock_guard<std::mutex> lock(mpiMutex);
     auto &t = static_cast<ProcessTransfer &>(transfer);
+    // After leave() returns nothing more is written into the member's
+    // buffers (they may be freed).
+    if (left_)
+      return false;
     readNotices();
     if (t.complete || t.failed)
       return t.complete;
@@ -203,8 +216,16 @@ public:
             MPI_Request_free(&request);
         }
     }
-    // MPI may still write the handles, the buffers, or (for the notices)
-    // read this link: keep it.
+    // Work that never completed is given up: receives cancelled, every
+    // request freed (none is left at MPI_Finalize). MPI may still write the
+    // handles or the buffers, or read the notice: the link is kept.
+    for (const std::shared_ptr<ProcessTransfer> &t : pending_)
+      for (size_t i = 0; running && i < t->requests.size(); ++i)
+        if (t->requests[i] != MPI_REQUEST_NULL) {
+          if (i < t->incoming.size())
+            MPI_Cancel(&t->requests[i]);
+          MPI_Request_free(&t->requests[i]);
+        }
     if (abort || !pending_.empty() || stage_ == Stage::Duplicating ||
         stage_ == Stage::Gathering) {
       graveyard().push_back(shared_from_this());
@@ -343,7 +364,9 @@ private:
     const Op &op = t.op;
     Header mine = Header::of(op);
     std::vector<const void *> sends(size_t(nranks_), nullptr);
-    sends[size_t(rank_)] = op.send;
+    // This member's input as its peers got it (copied when posted).
+    sends[size_t(rank_)] =
+        t.outgoing.empty() ? op.send : t.outgoing.data() + sizeof(Header);
     for (size_t i = 0; i < t.incoming.size(); ++i) {
       Incoming &in = t.incoming[i];
       int count = 0;

@@ -23,7 +23,10 @@ struct Transfer {
 };
 
 /// A member's end of a clique of processes. Every call may come from any
-/// thread; the calls into MPI are serialized.
+/// thread; these calls into MPI are serialized among themselves only. MPI
+/// runs SERIALIZED, so a program that also calls MPI itself (shardrt's
+/// `mpi` communicator) must not do so while another thread polls these
+/// streams; shard-run meets over MPI only before and after a run.
 class ProcessLink {
 public:
   virtual ~ProcessLink() = default;
