@@ -450,7 +450,7 @@ Status runOverNcclAndMpi(const std::shared_ptr<const Engine> &engine,
   Status mine = nccl.status();
   if (mine.ok())
     mine = cuda::currentDevice(&options.device);
-  Status s = startTogether(mpi, mine, engine.get(), inputs, options);
+  Status s = meetAgain(mpi, mine, "to join NCCL");
   if (s.ok())
     s = runDistributed(engine, mpi, inputs, outputs, stats, options,
                        nccl->get());
