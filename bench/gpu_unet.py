@@ -149,16 +149,16 @@ def profile_rows(profile, opcodes):
 def run_shardc(args, tmp, size, host, np):
     """Compiles the model, runs it on the inputs and weights `host` (timed,
     then profiled): (ms per run, output .npy path, profile text)."""
-    src = os.path.join(tmp, "unet%d.mlir" % size)
-    art = os.path.join(tmp, "unet%d.shardbin" % size)
-    with open(src, "w") as f:
-        f.write(model_text(size))
     # The CPU dry run runs the same CUDA artifact: its fused kernels keep
     # their bodies, which the CPU backend evaluates. A GPU machine without
     # shardc runs artifacts compiled beforehand (scripts/gpu-session).
     if args.artifacts:
         art = os.path.join(args.artifacts, "unet%d.shardbin" % size)
     else:
+        src = os.path.join(tmp, "unet%d.mlir" % size)
+        art = os.path.join(tmp, "unet%d.shardbin" % size)
+        with open(src, "w") as f:
+            f.write(model_text(size))
         subprocess.run([os.path.join(args.build, "bin", "shardc"), src,
                         "--unpartitioned", "--target=cuda", "-o", art],
                        check=True)

@@ -394,11 +394,6 @@ Status startTogether(comm::Communicator &comm, const Status &setup,
   return onRank(comm, meet(comm, mine, fingerprint, "before the run"));
 }
 
-Status meetAgain(comm::Communicator &comm, const Status &mine,
-                 const std::string &where) {
-  return onRank(comm, meet(comm, mine, 0, where));
-}
-
 /// runDistributed without the rank prefix on its errors.
 static Status runThisRank(const std::shared_ptr<const Engine> &engine,
                           comm::Communicator &comm,

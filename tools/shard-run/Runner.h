@@ -91,12 +91,6 @@ Status startTogether(comm::Communicator &comm, const Status &setup,
                      const std::vector<GlobalTensor> &inputs,
                      const RunOptions &options);
 
-/// After startTogether: every process's word on `mine` (one all-gather),
-/// so that a step that failed on some processes only (`where` names it)
-/// stops all of them at once, none waiting on another.
-Status meetAgain(comm::Communicator &comm, const Status &mine,
-                 const std::string &where);
-
 /// This process is one rank of `comm` (e.g. under mpirun), after
 /// startTogether said OK. Every process passes the same global inputs;
 /// outputs are gathered on every rank; stats are gathered (rank order) as

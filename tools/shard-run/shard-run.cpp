@@ -34,7 +34,6 @@
 #endif
 #ifdef SHARDRUN_HAVE_NCCL_MPI
 #include "shardrt/comm/NcclMpi.h"
-#include "shardrt/cuda/Device.h"
 #endif
 
 #include <algorithm>
@@ -441,20 +440,17 @@ Status runOverNcclAndMpi(const std::shared_ptr<const Engine> &engine,
   comm::NcclOptions ncclOptions;
   ncclOptions.comm.timeout = std::chrono::milliseconds(options.timeoutMs);
   ncclOptions.device = options.device;
-  // Every process comes back with the same outcome (NcclMpi.h).
+  // Every process comes back with the same outcome (NcclMpi.h), and the
+  // device the bootstrap chose is the session's too.
   StatusOr<std::unique_ptr<comm::Communicator>> nccl =
-      comm::createNcclCommunicatorOverMpi(ncclOptions, !deviceGiven);
-  // The device the bootstrap chose is the session's too. The processes
-  // meet whatever happened: the last step of the bootstrap (joining NCCL)
-  // may fail on some of them only, and the rest must not wait on them.
-  Status mine = nccl.status();
-  if (mine.ok())
-    mine = cuda::currentDevice(&options.device);
-  Status s = meetAgain(mpi, mine, "to join NCCL");
-  if (s.ok())
-    s = runDistributed(engine, mpi, inputs, outputs, stats, options,
-                       nccl->get());
-  if (!s.ok() && nccl.ok())
+      comm::createNcclCommunicatorOverMpi(ncclOptions, !deviceGiven,
+                                          &options.device);
+  if (!nccl.ok())
+    return Status(nccl.status().code(), "rank " + std::to_string(mpi.rank()) +
+                                            ": " + nccl.status().message());
+  Status s =
+      runDistributed(engine, mpi, inputs, outputs, stats, options, nccl->get());
+  if (!s.ok())
     (*nccl)->abort(s);
   return s;
 #else

@@ -55,6 +55,15 @@ ncclRedOp_t ncclOp(ReduceOp op) {
   return ncclSum;
 }
 
+/// NCCL's name for `result`, with its last error on `comm` where it has
+/// one.
+std::string ncclDetail(ncclComm_t comm, ncclResult_t result) {
+  std::string detail = ncclGetErrorString(result);
+  if (const char *last = ncclGetLastError(comm); last && *last)
+    detail += std::string(" (") + last + ")";
+  return detail;
+}
+
 /// Polls a non-blocking communicator until `result` (a call's return) is
 /// settled: Ok, an error, or the deadline (the caller then aborts).
 Status settle(ncclComm_t comm, ncclResult_t result, const std::string &what,
@@ -68,10 +77,7 @@ Status settle(ncclComm_t comm, ncclResult_t result, const std::string &what,
   }
   if (result == ncclSuccess)
     return Status();
-  std::string detail = ncclGetErrorString(result);
-  if (const char *last = ncclGetLastError(comm); last && *last)
-    detail += std::string(" (") + last + ")";
-  return Status::unavailable(what + ": " + detail);
+  return Status::unavailable(what + ": " + ncclDetail(comm, result));
 }
 
 /// A host buffer staged through device scratch for one operation.
@@ -242,11 +248,8 @@ Status NcclCommunicator::wait(const std::string &what,
     ncclResult_t async = ncclSuccess;
     if (ncclCommGetAsyncError(comm_, &async) != ncclSuccess ||
         (async != ncclSuccess && async != ncclInProgress)) {
-      std::string detail = ncclGetErrorString(async);
-      if (const char *last = ncclGetLastError(comm_); last && *last)
-        detail += std::string(" (") + last + ")";
-      return fail(
-          Status::unavailable(what + ": asynchronous NCCL error: " + detail));
+      return fail(Status::unavailable(
+          what + ": asynchronous NCCL error: " + ncclDetail(comm_, async)));
     }
     return Status();
   };

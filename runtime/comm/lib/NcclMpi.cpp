@@ -41,7 +41,8 @@ Status agree(Communicator &boot, const Status &s, const char *what) {
 } // namespace
 
 StatusOr<std::unique_ptr<Communicator>>
-createNcclCommunicatorOverMpi(NcclOptions options, bool deviceByLocalRank) {
+createNcclCommunicatorOverMpi(NcclOptions options, bool deviceByLocalRank,
+                              int *chosenDevice) {
   StatusOr<std::unique_ptr<Communicator>> boot =
       createMpiCommunicator(options.comm);
   if (!boot.ok())
@@ -88,7 +89,18 @@ createNcclCommunicatorOverMpi(NcclOptions options, bool deviceByLocalRank) {
                         : created;
   NcclId id{};
   std::memcpy(id.data(), message.data() + 1, id.size());
-  return createNcclCommunicator(id, c.rank(), c.size(), options);
+  // Joining may fail (or time out) on some ranks only: all learn of it.
+  StatusOr<std::unique_ptr<Communicator>> joined =
+      createNcclCommunicator(id, c.rank(), c.size(), options);
+  Status outcome = agree(c, joined.status(), "could not join NCCL");
+  if (!outcome.ok()) {
+    if (joined.ok())
+      (*joined)->abort(outcome);
+    return outcome;
+  }
+  if (chosenDevice)
+    *chosenDevice = options.device;
+  return joined;
 }
 
 } // namespace shardrt::comm

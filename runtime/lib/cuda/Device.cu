@@ -21,13 +21,6 @@ Status deviceCount(int *count) {
   return Status();
 }
 
-Status currentDevice(int *device) {
-  if (!device)
-    return Status::invalidArgument("currentDevice: device is null");
-  cudaError_t err = cudaGetDevice(device);
-  return err == cudaSuccess ? Status() : cudaCallStatus(err, "cudaGetDevice");
-}
-
 Status cudaCallStatus(int error, const std::string &call) {
   auto err = static_cast<cudaError_t>(error);
   (void)cudaGetLastError();

@@ -202,12 +202,6 @@ cudaError_t cudaGetDeviceCount(int *count) {
 cudaError_t cudaSetDevice(int device) {
   return device == 0 ? cudaSuccess : cudaErrorInvalidValue;
 }
-cudaError_t cudaGetDevice(int *device) {
-  if (!device)
-    return cudaErrorInvalidValue;
-  *device = 0;
-  return cudaSuccess;
-}
 cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int) {
   if (attr != cudaDevAttrMultiProcessorCount)
     return cudaErrorInvalidValue;

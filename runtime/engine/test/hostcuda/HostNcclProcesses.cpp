@@ -84,6 +84,7 @@ struct Incoming {
 struct ProcessTransfer final : Transfer {
   Op op;
   std::vector<MPI_Request> requests; ///< the incoming ones first
+  std::vector<MPI_Status> statuses;  ///< one per request
   std::vector<Incoming> incoming;
   std::vector<char> outgoing;
   bool complete = false, failed = false;
@@ -146,10 +147,7 @@ public:
                                   "across processes");
       return t;
     }
-    std::vector<int> others;
-    for (int r = 0; r < nranks_; ++r)
-      if (r != rank_)
-        others.push_back(r);
+    const std::vector<int> &others = others_;
     bool root = op.root == rank_;
     switch (op.kind) {
     case Kind::Send:
@@ -178,9 +176,8 @@ public:
     if (t.complete || t.failed)
       return t.complete;
     int flag = 0;
-    std::vector<MPI_Status> statuses(t.requests.size());
     int rc = MPI_Testall(int(t.requests.size()), t.requests.data(), &flag,
-                         statuses.data());
+                         t.statuses.data());
     if (rc != MPI_SUCCESS) {
       // A message longer than its receive; MPI may still hold the rest of
       // the transfer's requests, so it stays pending.
@@ -191,7 +188,7 @@ public:
     if (!flag)
       return false;
     forget(t);
-    if (!deliver(t, statuses)) {
+    if (!deliver(t, t.statuses)) {
       t.failed = true;
       fail(ncclInvalidUsage, mismatch(t.op));
       return false;
@@ -306,6 +303,9 @@ private:
       if (agree)
         worldOf_[size_t(word.rank)] = int(w);
     }
+    for (int r = 0; agree && r < nranks_; ++r)
+      if (r != rank_)
+        others_.push_back(r);
     if (!agree)
       return fail(ncclInvalidUsage,
                   "the MPI job's " + std::to_string(words_.size()) +
@@ -347,6 +347,7 @@ private:
                     &t->requests.back()) != MPI_SUCCESS)
         t->failed = true;
     }
+    t->statuses.resize(t->requests.size());
     if (t->failed)
       fail(ncclSystemError, "MPI could not post a message");
     pending_.push_back(t);
@@ -426,6 +427,7 @@ private:
   JoinWord mine_;
   std::vector<JoinWord> words_;
   std::vector<int> worldOf_; ///< clique rank -> MPI_COMM_WORLD rank
+  std::vector<int> others_;  ///< every clique rank but this one
   std::vector<std::shared_ptr<ProcessTransfer>> pending_;
   bool left_ = false;
 };

@@ -21,9 +21,6 @@ namespace shardrt::cuda {
 /// crash.
 Status deviceCount(int *count);
 
-/// The device this thread's CUDA calls go to (cudaGetDevice).
-Status currentDevice(int *device);
-
 /// The Status of a failed CUDA runtime call (`error` is its cudaError_t):
 /// "call: cudaErrorName: description". Unavailable when the machine cannot
 /// run it (no device, old driver, out of memory), Internal otherwise. Clears

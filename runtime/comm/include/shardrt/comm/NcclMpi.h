@@ -19,10 +19,13 @@ namespace shardrt::comm {
 
 /// Collective over MPI_COMM_WORLD (initialising MPI if needed). With
 /// `deviceByLocalRank`, options.device is replaced by this process's rank
-/// among the processes of its node, modulo the node's device count.
+/// among the processes of its node, modulo the node's device count. The
+/// device the communicator is on goes to `*chosenDevice` where given.
+/// Every rank returns the same outcome: a communicator, or a status.
 StatusOr<std::unique_ptr<Communicator>>
 createNcclCommunicatorOverMpi(NcclOptions options = {},
-                              bool deviceByLocalRank = true);
+                              bool deviceByLocalRank = true,
+                              int *chosenDevice = nullptr);
 
 } // namespace shardrt::comm
 
