@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RingStep.h"
+#include "cuda/RingPlan.h" // ringCombine, the rule the CUDA step shares
 #include "shardrt/artifact/Artifact.h"
 
 #include <algorithm>
@@ -73,6 +74,19 @@ Status readRingAttrs(const fb::Instruction &inst, const PrepareContext &ctx,
       return invalid("its " + problem);
   for (size_t i = 0; i < l.keyStarts; ++i)
     ring.starts.push_back(at(l.keyStartsAt + i));
+  // Balanced only where member s's queries are the rows of its own key
+  // block, and with no mask (a member folding another's queries would not
+  // hold their mask rows). Every member decides alike from the same ints.
+  bool queriesAsKeys = ring.causal && !hasMask &&
+                       l.queryStarts == l.keyStarts && inst.mesh_axes() &&
+                       inst.mesh_axes()->size() == l.queryAxes;
+  for (size_t i = 0; queriesAsKeys && i < l.queryAxes; ++i)
+    queriesAsKeys =
+        at(l.queryAxesAt + i) == int64_t(inst.mesh_axes()->Get(uint32_t(i)));
+  for (size_t i = 0; queriesAsKeys && i < l.keyStarts; ++i)
+    queriesAsKeys = at(l.queryStartsAt + i) == at(l.keyStartsAt + i);
+  if (queriesAsKeys)
+    ring.near = balancedNear(int64_t(ring.group.ranks.size()));
   queryRows = -1;
   if (ring.causal) {
     size_t place = size_t(artifact::placeInGroup(
@@ -146,6 +160,7 @@ Status readRingShapes(const fb::Instruction &inst, const PrepareContext &ctx,
   if (hasMask)
     ring.maskAt = batchIndices(
         batch, batchDims(inSlot(inst, ctx, 3).shape, batch.size()));
+  ring.queryBatch = numElements(batches[0]);
   ring.keyBatch = numElements(batches[1]);
   ring.valueBatch = numElements(batches[2]);
   ring.q = inIdx(inst, 0);
@@ -163,8 +178,13 @@ Status readRingShapes(const fb::Instruction &inst, const PrepareContext &ctx,
                              &ring.valueElems) ||
       __builtin_mul_overflow(ring.batch() * ring.l, 2 + ring.ev,
                              &ring.stateElems) ||
+      __builtin_mul_overflow(ring.queryBatch * ring.e, ring.maxRows,
+                             &ring.queryElems) ||
+      __builtin_mul_overflow(ring.batch() * ring.maxRows, 2 + ring.ev,
+                             &ring.partialElems) ||
       ring.keyElems > kMaxElems || ring.valueElems > kMaxElems ||
-      ring.stateElems > kMaxElems)
+      ring.stateElems > kMaxElems || ring.queryElems > kMaxElems ||
+      ring.partialElems > kMaxElems)
     return invalid("its blocks or state would take more than 2^62 bytes");
   return Status();
 }
@@ -223,31 +243,112 @@ Status postRingBlocks(RunContext &rc, const RingStep &ring, const float *k,
   return Status();
 }
 
+int64_t RingStep::helps(int64_t t) const {
+  int64_t self = int64_t(group.index), P = members();
+  if (!balanced() || t < P - near || self >= t)
+    return -1;
+  int64_t member = self + P - t;
+  return rows(self) > 0 && rows(member) > 0 ? member : -1;
+}
+
+int64_t RingStep::helpedBy(int64_t t) const {
+  int64_t self = int64_t(group.index), P = members();
+  if (!balanced() || t < P - near || self < P - t)
+    return -1;
+  int64_t member = self - (P - t);
+  return rows(self) > 0 && rows(member) > 0 ? member : -1;
+}
+
+namespace {
+
+/// Balanced: posts at step t what step t + 1 helps with: this member's
+/// queries to the member that helps it then, and the receive of the
+/// queries it helps with into `landing`.
+Status postQueries(RunContext &rc, const RingStep &ring, int64_t t,
+                   float *landing, std::vector<comm::Request> &requests) {
+  size_t rowBytes = size_t(ring.queryBatch * ring.e) * 4;
+  if (int64_t to = ring.helpedBy(t + 1); to >= 0) {
+    SHARDRT_ASSIGN_OR_RETURN(
+        comm::Request r,
+        rc.comm->isend(slotPtr<float>(rc, ring.q), rowBytes * size_t(ring.l),
+                       ring.group.ranks[size_t(to)], kGroupCollectiveTag));
+    requests.push_back(std::move(r));
+  }
+  if (int64_t from = ring.helps(t + 1); from >= 0) {
+    SHARDRT_ASSIGN_OR_RETURN(
+        comm::Request r,
+        rc.comm->irecv(landing, rowBytes * size_t(ring.rows(from)),
+                       ring.group.ranks[size_t(from)], kGroupCollectiveTag));
+    requests.push_back(std::move(r));
+  }
+  return Status();
+}
+
+/// Elements of member `member`'s state.
+size_t stateBytes(const RingStep &ring, int64_t member) {
+  return size_t(ring.batch() * ring.rows(member) * (2 + ring.ev)) * 4;
+}
+
+} // namespace
+
 StatusOr<bool> runRingSteps(RunContext &rc, const RingStep &ring,
                             const float *k, const float *v,
                             const RingSteps &steps) {
   int64_t members = ring.members(), self = int64_t(ring.group.index);
+  const float *ownK = k, *ownV = v;
+  auto post = [&](StatusOr<comm::Request> r,
+                  std::vector<comm::Request> &requests) -> Status {
+    if (!r.ok())
+      return r.status();
+    requests.push_back(std::move(*r));
+    return Status();
+  };
   bool attended = false;
   for (int64_t t = 0; t < members; ++t) {
     int64_t block = ring.wrap(self - t);
     float *nextK = nullptr, *nextV = nullptr;
     std::vector<comm::Request> requests;
+    int64_t helped = ring.helps(t), helper = ring.helpedBy(t);
+    // Before anything lands in a buffer the previous step's work may still
+    // read (the partial state it merged, at the last step too).
+    if ((t + 1 < members || helper >= 0) && steps.beforePost)
+      SHARDRT_RETURN_IF_ERROR(steps.beforePost());
     if (t + 1 < members) {
-      if (steps.beforePost)
-        SHARDRT_RETURN_IF_ERROR(steps.beforePost());
       std::tie(nextK, nextV) = steps.landing(t);
       // A failed post returns at once: dropping a request cancels it.
       SHARDRT_RETURN_IF_ERROR(
           postRingBlocks(rc, ring, k, v, ring.rows(block), nextK, nextV,
                          ring.rows(ring.wrap(block - 1)), requests));
+      if (ring.balanced())
+        SHARDRT_RETURN_IF_ERROR(
+            postQueries(rc, ring, t, steps.queryLanding(t + 1), requests));
     }
-    if (ring.rows(block) > 0 && ring.l > 0 && !ring.hidden(block)) {
+    if (helper >= 0)
+      SHARDRT_RETURN_IF_ERROR(post(
+          rc.comm->irecv(steps.partialIn, stateBytes(ring, self),
+                         ring.group.ranks[size_t(helper)], kGroupCollectiveTag),
+          requests));
+    if (ring.foldsAtHand(t) && ring.rows(block) > 0 && ring.l > 0 &&
+        !ring.hidden(block)) {
       SHARDRT_RETURN_IF_ERROR(steps.attend(block, k, v, !attended));
       attended = true;
+    }
+    if (helped >= 0) {
+      SHARDRT_RETURN_IF_ERROR(steps.help(helped, steps.queryLanding(t), ownK,
+                                         ownV, steps.partialOut));
+      if (steps.beforePost)
+        SHARDRT_RETURN_IF_ERROR(steps.beforePost());
+      SHARDRT_RETURN_IF_ERROR(post(
+          rc.comm->isend(steps.partialOut, stateBytes(ring, helped),
+                         ring.group.ranks[size_t(helped)], kGroupCollectiveTag),
+          requests));
     }
     if (!requests.empty())
       SHARDRT_RETURN_IF_ERROR(rc.comm->waitAll(
           comm::Span<comm::Request>(requests.data(), requests.size())));
+    // The member's own block came first (step 0): the state is started.
+    if (helper >= 0)
+      SHARDRT_RETURN_IF_ERROR(steps.merge());
     if (t + 1 < members) {
       k = nextK;
       if (ring.valuesAreKeys)
@@ -264,18 +365,27 @@ namespace {
 /// The CPU step: the decoded ring and its workspace.
 struct Ring : RingStep {
   WorkspacePlan::Ref keys[2], values[2], state;
+  WorkspacePlan::Ref queries[2], partial[2]; ///< balanced only
+};
+
+/// Queries and the state they are folded into: this member's, or (helping)
+/// another member's queries and a partial state laid out like its state.
+struct QueryBlock {
+  const float *q;
+  int64_t l, queryLo;
+  float *state;
 };
 
 /// Folds the block of member `block` (its keys at `k`, values at `v`) into
-/// every batch entry's running state.
-void attendBlock(RunContext &rc, const Ring &ring, int64_t block,
-                 const float *k, const float *v, bool first) {
+/// every batch entry's running state of `queries`.
+void attendBlock(RunContext &rc, const Ring &ring, const QueryBlock &queries,
+                 int64_t block, const float *k, const float *v, bool first) {
   int64_t rows = ring.rows(block), keyLo = ring.starts[size_t(block)];
-  const float *q = slotPtr<float>(rc, ring.q);
+  const float *q = queries.q;
   const float *mask =
       ring.mask == kNoSlot ? nullptr : slotPtr<float>(rc, ring.mask);
-  auto *state = reinterpret_cast<float *>(ring.state.data());
-  int64_t batch = int64_t(ring.qAt.size()), l = ring.l;
+  float *state = queries.state;
+  int64_t batch = int64_t(ring.qAt.size()), l = queries.l;
   float *m = state, *lsum = m + batch * l, *o = lsum + batch * l;
   for (int64_t b = 0; b < batch; ++b) {
     cpu::OnlineBlock blk;
@@ -296,7 +406,7 @@ void attendBlock(RunContext &rc, const Ring &ring, int64_t block,
                  (ring.maskCols == 1 ? 0 : keyLo);
     }
     blk.causal = ring.causal;
-    blk.queryLo = ring.queryLo;
+    blk.queryLo = queries.queryLo;
     blk.keyLo = keyLo;
     cpu::attendOnline(blk, first, m + b * l, lsum + b * l, o + b * l * ring.ev);
   }
@@ -323,9 +433,27 @@ void finish(RunContext &rc, const Ring &ring, bool attended) {
                             : o[row * ev + c] / lsum[row];
 }
 
+/// Merges the partial state at `partial` into this member's state (both
+/// over its query rows).
+void mergePartial(const Ring &ring, const float *partial) {
+  auto *state = reinterpret_cast<float *>(ring.state.data());
+  int64_t rows = ring.batch() * ring.l, ev = ring.ev;
+  float *m = state, *lsum = m + rows, *o = lsum + rows;
+  const float *pm = partial, *plsum = pm + rows, *po = plsum + rows;
+  for (int64_t row = 0; row < rows; ++row) {
+    cuda::RingCombine c = cuda::ringCombine(m[row], pm[row]);
+    m[row] = c.max;
+    lsum[row] = lsum[row] * c.kept + plsum[row] * c.added;
+    for (int64_t j = 0; j < ev; ++j)
+      o[row * ev + j] = o[row * ev + j] * c.kept + po[row * ev + j] * c.added;
+  }
+}
+
 Status runRing(RunContext &rc, const Ring &ring) {
   if (ring.members() > 1)
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a ring attention"));
+  QueryBlock own{slotPtr<float>(rc, ring.q), ring.l, ring.queryLo,
+                 reinterpret_cast<float *>(ring.state.data())};
   RingSteps steps;
   // The workspace buffers exist only in rings of several members.
   steps.landing = [&](int64_t t) {
@@ -336,9 +464,28 @@ Status runRing(RunContext &rc, const Ring &ring) {
   };
   steps.attend = [&](int64_t block, const float *k, const float *v,
                      bool first) {
-    attendBlock(rc, ring, block, k, v, first);
+    attendBlock(rc, ring, own, block, k, v, first);
     return Status();
   };
+  if (ring.balanced()) {
+    steps.queryLanding = [&](int64_t t) {
+      return reinterpret_cast<float *>(ring.queries[t % 2].data());
+    };
+    steps.partialOut = reinterpret_cast<float *>(ring.partial[0].data());
+    steps.partialIn = reinterpret_cast<float *>(ring.partial[1].data());
+    int64_t self = int64_t(ring.group.index);
+    steps.help = [&](int64_t member, const float *q, const float *k,
+                     const float *v, float *partial) {
+      attendBlock(rc, ring,
+                  {q, ring.rows(member), ring.starts[size_t(member)], partial},
+                  self, k, v, true);
+      return Status();
+    };
+    steps.merge = [&]() {
+      mergePartial(ring, steps.partialIn);
+      return Status();
+    };
+  }
   SHARDRT_ASSIGN_OR_RETURN(bool attended,
                            runRingSteps(rc, ring, slotPtr<float>(rc, ring.k),
                                         slotPtr<float>(rc, ring.v), steps));
@@ -365,6 +512,15 @@ StatusOr<RunFn> prepareRingAttention(const fb::Instruction &inst,
     }
   SHARDRT_ASSIGN_OR_RETURN(
       ring->state, ctx.reserveWorkspace(uint64_t(ring->stateElems) * 4));
+  if (ring->balanced())
+    for (int i = 0; i < 2; ++i) {
+      SHARDRT_ASSIGN_OR_RETURN(
+          ring->queries[i],
+          ctx.reserveWorkspace(uint64_t(ring->queryElems) * 4));
+      SHARDRT_ASSIGN_OR_RETURN(
+          ring->partial[i],
+          ctx.reserveWorkspace(uint64_t(ring->partialElems) * 4));
+    }
   return RunFn([ring](RunContext &rc) { return runRing(rc, *ring); });
 }
 

@@ -695,6 +695,82 @@ TEST(CudaBackend, HaloExchangesMoveBoxesOnTheDevice) {
   SKIP_WITHOUT_GPU();
 }
 
+/// A causal self-attention ring over `starts.size() - 1` ranks, each
+/// holding rows [starts[r], starts[r + 1]) of x (2, n, 4), which is the
+/// queries, the keys and the values at once: queries split as the keys, so
+/// the ring runs its balanced schedule (RingStep.h) from 3 members on.
+std::vector<uint8_t> causalRingArtifact(const std::vector<int64_t> &starts) {
+  int world = int(starts.size()) - 1;
+  ArtifactWriter w({"x"}, {world});
+  std::vector<int64_t> rows;
+  for (int r = 0; r < world; ++r) {
+    int64_t n = starts[size_t(r) + 1] - starts[size_t(r)];
+    rows.push_back(n);
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    rc.buffers = {enginetest::f32Slot(0, {2, n, 4}),
+                  enginetest::f32Slot(1024, {2, n, 4})};
+    rc.arenaBytes = 2048;
+    InstructionSpec ring;
+    ring.opcode = Opcode::RingAttention;
+    ring.inputs = {0, 0, 0};
+    ring.outputs = {1};
+    ring.meshAxes = {0};
+    ring.ints = artifact::ringAttentionInts({true, false, false, true}, {0},
+                                            starts, starts);
+    ring.floats = {0.5};
+    rc.program = {ring};
+    rc.inputSlots = {0};
+    rc.outputSlots = {1};
+    w.addRankClass(std::move(rc));
+  }
+  TensorDescSpec x, y;
+  x.name = "x";
+  x.shape = {2, starts.back(), 4};
+  x.dims = {{{}, {2}}, {{0}, rows}, {{}, {4}}};
+  y = x;
+  y.name = "y";
+  w.addInput(x);
+  w.addOutput(y);
+  StatusOr<Bytes> bytes = w.serialize();
+  EXPECT_TRUE(bytes.ok()) << bytes.status().toString();
+  return bytes.ok() ? *bytes : Bytes{};
+}
+
+TEST(CudaBackend, BalancedCausalRingsFoldOnTheDevice) {
+  // Four and five members (one empty): each member folds its own keys into
+  // the queries of the member after it, sending the partial state back,
+  // and merges what its helper sent (launchRingMerge); device to device,
+  // the ring is native. Against the CPU backend's ring.
+  InputValueFn value = [](int, int rank, int64_t i) {
+    return std::sin(0.3f * float(i) + 1.1f * float(rank));
+  };
+  for (const std::vector<int64_t> &starts : std::vector<std::vector<int64_t>>{
+           {0, 3, 5, 8, 12}, {0, 2, 2, 5, 6, 9}}) {
+    int world = int(starts.size()) - 1;
+    SCOPED_TRACE(std::to_string(world) + " members");
+    StatusOr<std::vector<std::vector<Floats>>> want =
+        runLocalWorld(causalRingArtifact(starts), world, SessionOptions(),
+                      nullptr, nullptr, 1, value);
+    ASSERT_TRUE(want.ok()) << want.status().toString();
+    if (!backendAvailable(BackendKind::Cuda).ok())
+      continue;
+    std::vector<std::vector<HostStep>> hostSteps{size_t(world)};
+    StatusOr<std::vector<std::vector<Floats>>> got = runLocalWorld(
+        causalRingArtifact(starts), world, cudaOptions(),
+        localMessageCopy(BackendKind::Cuda), &hostSteps, 1, value);
+    ASSERT_TRUE(got.ok()) << got.status().toString();
+    for (int r = 0; r < world; ++r) {
+      SCOPED_TRACE("rank " + std::to_string(r));
+      expectOutputsClose((*got)[size_t(r)], (*want)[size_t(r)], 1e-5f);
+      for (const HostStep &step : hostSteps[size_t(r)])
+        EXPECT_FALSE(step.staged) << step.opcode;
+    }
+  }
+  SKIP_WITHOUT_GPU();
+}
+
 /// Three ranks hold (2, n_r, 3) blocks, n = {2, 3, 1}; each copies its block
 /// (a native step the gathers must wait for), gathers it along dim 1 (the
 /// blocks interleave: staged on the device, then unpacked) and, permuted

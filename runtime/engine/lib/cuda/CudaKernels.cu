@@ -276,6 +276,25 @@ __global__ void __launch_bounds__(kSoftmaxThreads)
   }
 }
 
+/// The balanced ring's merge of a partial state (pm, plsum, po) into the
+/// state (m, lsum, o) over `rows` rows of `ev` features (ringCombine): one
+/// thread per output element, and the row's first also updates m and lsum
+/// after every thread of the row has read m.
+__global__ void ringMergeKernel(float *m, float *lsum, float *o,
+                                const float *pm, const float *plsum,
+                                const float *po, long long rows, long long ev) {
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    RingCombine c = ringCombine(m[row], pm[row]);
+    for (long long j = threadIdx.x; j < ev; j += blockDim.x)
+      o[row * ev + j] = o[row * ev + j] * c.kept + po[row * ev + j] * c.added;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      lsum[row] = lsum[row] * c.kept + plsum[row] * c.added;
+      m[row] = c.max;
+    }
+  }
+}
+
 __global__ void ringFinishKernel(float *y, const float *m, const float *lsum,
                                  const float *o, long long n, long long ev) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
@@ -435,6 +454,17 @@ cudaError_t launchRingRows(float *scores, const float *mask,
     unsigned grid = unsigned(std::min<long long>(rows, 1 << 16));
     SHARDRT_LAUNCH(ringRowsKernel, grid, kSoftmaxThreads, stream)
     (scores, mask, view, run, m, lsum, o);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t launchRingMerge(float *state, const float *partial, int64_t rows,
+                            int64_t ev, cudaStream_t stream) {
+  return launchOver(rows, [&](unsigned) {
+    unsigned grid = unsigned(std::min<long long>(rows, 1 << 16));
+    SHARDRT_LAUNCH(ringMergeKernel, grid, kSoftmaxThreads, stream)
+    (state, state + rows, state + 2 * rows, partial, partial + rows,
+     partial + 2 * rows, rows, ev);
     return cudaSuccess;
   });
 }

@@ -83,6 +83,10 @@ cudaError_t launchMaskedSoftmax(float *scores, const void *mask,
 cudaError_t launchRingRows(float *scores, const float *mask,
                            const RingView &view, const RingRows &run, float *m,
                            float *lsum, float *o, cudaStream_t stream);
+/// Merges a partial state into a ring's state (ringCombine), both laid
+/// out as m (rows), lsum (rows), o (rows x ev).
+cudaError_t launchRingMerge(float *state, const float *partial, int64_t rows,
+                            int64_t ev, cudaStream_t stream);
 /// y = ringOutput(m, o, lsum) over `rows` rows of `ev` features.
 cudaError_t launchRingFinish(float *y, const float *m, const float *lsum,
                              const float *o, int64_t rows, int64_t ev,

@@ -19,6 +19,9 @@
 
 #include <limits>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace shardrt::exec::cuda {
 namespace {
@@ -26,11 +29,20 @@ namespace {
 /// 64 MiB of scores per run, as the Attention step's blocks.
 constexpr long long kScoreBudget = 1LL << 24;
 
-/// What a run of the step reads besides the slots and the ring area.
-struct RingDevice {
+/// A ring's queries as one fold sees them: its RingStep (rows, first
+/// position), the plan of its runs and the row kernel's view.
+struct RingQueries {
   RingStep r;
   RingPlan plan;
   RingView view;
+};
+
+/// What a run of the step reads besides the slots and the ring area: this
+/// member's queries, and in the balanced schedule those of each member it
+/// helps (with the member's index).
+struct RingDevice {
+  RingQueries own;
+  std::vector<std::pair<int64_t, RingQueries>> helped;
   cublasHandle_t handle = nullptr;
   LibraryContext *lib = nullptr;
 };
@@ -44,37 +56,36 @@ Status sgemm(cublasHandle_t handle, const RingGemm &g, float alpha,
 }
 
 /// Enqueues the folding of member `block`'s keys (`k`) and values (`v`)
-/// into the state.
-Status foldBlock(const RingDevice &d, RunContext &rc, int64_t block,
-                 const float *k, const float *v, bool first) {
-  const RingStep &r = d.r;
+/// into the state at `state` of the queries `at` describes (at `q`).
+Status foldBlock(const RingDevice &d, const RingQueries &at, RunContext &rc,
+                 const float *q, float *state, int64_t block, const float *k,
+                 const float *v, bool first) {
+  const RingStep &r = at.r;
   if (r.ev == 0)
     return Status(); // the output has no elements
-  const float *q = slotPtr<float>(rc, r.q);
   const float *mask = r.mask == kNoSlot ? nullptr : slotPtr<float>(rc, r.mask);
-  float *m = d.lib->ring.state, *lsum = m + r.batch() * r.l,
-        *o = lsum + r.batch() * r.l;
+  float *m = state, *lsum = m + r.batch() * r.l, *o = lsum + r.batch() * r.l;
   float *scores = static_cast<float *>(d.lib->workspace);
   for (int64_t b = 0; b < r.batch(); ++b)
-    for (int64_t q0 = 0; q0 < r.l; q0 += d.plan.rowsPerRun) {
+    for (int64_t q0 = 0; q0 < r.l; q0 += at.plan.rowsPerRun) {
       RingRows run{b,
                    q0,
-                   std::min<long long>(d.plan.rowsPerRun, r.l - q0),
+                   std::min<long long>(at.plan.rowsPerRun, r.l - q0),
                    r.rows(block),
                    r.starts[size_t(block)],
                    first};
       RingGemms g = ringGemms(r, run);
       SHARDRT_RETURN_IF_ERROR(
           sgemm(d.handle, g.scores, float(r.scale), k, q, scores));
-      SHARDRT_CUDA_TRY(
-          launchRingRows(scores, mask, d.view, run, m, lsum, o, d.lib->stream));
+      SHARDRT_CUDA_TRY(launchRingRows(scores, mask, at.view, run, m, lsum, o,
+                                      d.lib->stream));
       SHARDRT_RETURN_IF_ERROR(sgemm(d.handle, g.output, 1.0f, v, scores, o));
     }
   return Status();
 }
 
 Status runRing(const RingDevice &d, RunContext &rc) {
-  const RingStep &r = d.r;
+  const RingStep &r = d.own.r;
   if (r.members() > 1)
     SHARDRT_RETURN_IF_ERROR(needsCommunicator(rc, "a ring attention"));
   cudaStream_t stream = d.lib->stream;
@@ -90,8 +101,28 @@ Status runRing(const RingDevice &d, RunContext &rc) {
   };
   steps.attend = [&](int64_t block, const float *k, const float *v,
                      bool first) {
-    return foldBlock(d, rc, block, k, v, first);
+    return foldBlock(d, d.own, rc, slotPtr<float>(rc, r.q), d.lib->ring.state,
+                     block, k, v, first);
   };
+  if (r.balanced()) {
+    steps.queryLanding = [&](int64_t t) { return d.lib->ring.queries[t % 2]; };
+    steps.partialOut = d.lib->ring.partial[0];
+    steps.partialIn = d.lib->ring.partial[1];
+    steps.help = [&](int64_t member, const float *q, const float *k,
+                     const float *v, float *partial) -> Status {
+      for (const auto &[index, queries] : d.helped)
+        if (index == member)
+          return foldBlock(d, queries, rc, q, partial, int64_t(r.group.index),
+                           k, v, true);
+      return Status::internal("ring attention: no plan for member " +
+                              std::to_string(member) + "'s queries");
+    };
+    steps.merge = [&]() -> Status {
+      SHARDRT_CUDA_TRY(launchRingMerge(d.lib->ring.state, steps.partialIn,
+                                       r.batch() * r.l, r.ev, stream));
+      return Status();
+    };
+  }
   SHARDRT_ASSIGN_OR_RETURN(bool attended,
                            runRingSteps(rc, r, slotPtr<float>(rc, r.k),
                                         slotPtr<float>(rc, r.v), steps));
@@ -115,29 +146,43 @@ StatusOr<RunFn> prepareRingStep(const fb::Instruction &inst,
   if (communicates && (!ctx.comm || !ctx.comm->takesDeviceBuffers()))
     return RunFn();
   auto d = std::make_shared<RingDevice>();
-  d->plan = planRing(r, kScoreBudget);
+  d->own.plan = planRing(r, kScoreBudget);
   // cuBLAS takes int extents.
   constexpr int64_t kMaxInt = std::numeric_limits<int>::max();
   if (r.maxRows > kMaxInt || r.e > kMaxInt || r.ev > kMaxInt ||
-      d->plan.rowsPerRun > kMaxInt)
+      d->own.plan.rowsPerRun > kMaxInt)
     return RunFn();
   void *offsets = nullptr;
-  if (!d->plan.maskOffsets.empty()) {
+  if (!d->own.plan.maskOffsets.empty()) {
     SHARDRT_ASSIGN_OR_RETURN(
-        offsets, upload(d->plan.maskOffsets.data(),
-                        d->plan.maskOffsets.size() * sizeof(long long)));
+        offsets, upload(d->own.plan.maskOffsets.data(),
+                        d->own.plan.maskOffsets.size() * sizeof(long long)));
   }
-  d->view = d->plan.at(offsets);
-  lib.needWorkspace(size_t(d->plan.workspaceFloats) * sizeof(float));
-  lib.needRingArea(communicates ? size_t(r.keyElems) * 4 : 0,
-                   communicates && r.passesValues() ? size_t(r.valueElems) * 4
-                                                    : 0,
-                   size_t(r.stateElems) * 4);
+  d->own.view = d->own.plan.at(offsets);
+  lib.needWorkspace(size_t(d->own.plan.workspaceFloats) * sizeof(float));
+  // The members this one helps: their rows and first position in place of
+  // its own (the balanced schedule has no mask to offset).
+  for (int64_t t = 0; t < r.members(); ++t)
+    if (int64_t member = r.helps(t); member >= 0) {
+      RingQueries queries;
+      queries.r = r;
+      queries.r.l = r.rows(member);
+      queries.r.queryLo = r.starts[size_t(member)];
+      queries.plan = planRing(queries.r, kScoreBudget);
+      queries.view = queries.plan.at(nullptr);
+      lib.needWorkspace(size_t(queries.plan.workspaceFloats) * sizeof(float));
+      d->helped.emplace_back(member, std::move(queries));
+    }
+  lib.needRingArea(
+      communicates ? size_t(r.keyElems) * 4 : 0,
+      communicates && r.passesValues() ? size_t(r.valueElems) * 4 : 0,
+      size_t(r.stateElems) * 4, r.balanced() ? size_t(r.queryElems) * 4 : 0,
+      r.balanced() ? size_t(r.partialElems) * 4 : 0);
   // The handle is made now, not during a run, which may be a CUDA graph
   // capture.
   SHARDRT_ASSIGN_OR_RETURN(d->handle, lib.cublas());
   d->lib = &lib;
-  d->r = std::move(r);
+  d->own.r = std::move(r);
   return RunFn([d](RunContext &rc) { return runRing(*d, rc); });
 }
 

@@ -75,20 +75,30 @@ struct LibraryContext {
 
   /// Device buffers the RingAttention steps share, sized like the
   /// workspace: the two buffers each that passed key and value blocks land
-  /// in, and the running state. Sharing is safe: a ring drains the stream
-  /// before it receives into them, and its kernels are stream-ordered.
+  /// in, the running state, and in the balanced causal schedule the two
+  /// buffers queries land in and the partial state made and received.
+  /// Sharing is safe: a ring drains the stream before it receives into
+  /// them, and its kernels are stream-ordered.
   struct RingArea {
     size_t keyBytes = 0, valueBytes = 0, stateBytes = 0;
+    size_t queryBytes = 0, partialBytes = 0;
     float *keys[2] = {nullptr, nullptr}, *values[2] = {nullptr, nullptr};
     float *state = nullptr;
-    size_t bytes() const { return 2 * keyBytes + 2 * valueBytes + stateBytes; }
+    float *queries[2] = {nullptr, nullptr}, *partial[2] = {nullptr, nullptr};
+    size_t bytes() const {
+      return 2 * keyBytes + 2 * valueBytes + stateBytes + 2 * queryBytes +
+             2 * partialBytes;
+    }
   } ring;
-  void needRingArea(size_t keyBytes, size_t valueBytes, size_t stateBytes) {
+  void needRingArea(size_t keyBytes, size_t valueBytes, size_t stateBytes,
+                    size_t queryBytes = 0, size_t partialBytes = 0) {
     // Each buffer starts 256-byte aligned, as cudaMalloc's do.
     auto aligned = [](size_t bytes) { return (bytes + 255) / 256 * 256; };
     ring.keyBytes = std::max(ring.keyBytes, aligned(keyBytes));
     ring.valueBytes = std::max(ring.valueBytes, aligned(valueBytes));
     ring.stateBytes = std::max(ring.stateBytes, aligned(stateBytes));
+    ring.queryBytes = std::max(ring.queryBytes, aligned(queryBytes));
+    ring.partialBytes = std::max(ring.partialBytes, aligned(partialBytes));
   }
   /// Points the ring area's buffers into `base` (ring.bytes() bytes).
   void placeRingArea(void *base) {
@@ -102,6 +112,15 @@ struct LibraryContext {
       at += ring.valueBytes;
     }
     ring.state = reinterpret_cast<float *>(at);
+    at += ring.stateBytes;
+    for (float **buffer : {&ring.queries[0], &ring.queries[1], &ring.partial[0],
+                           &ring.partial[1]}) {
+      size_t bytes = buffer == &ring.queries[0] || buffer == &ring.queries[1]
+                         ? ring.queryBytes
+                         : ring.partialBytes;
+      *buffer = bytes ? reinterpret_cast<float *>(at) : nullptr;
+      at += bytes;
+    }
   }
   void *ringBase = nullptr;
 

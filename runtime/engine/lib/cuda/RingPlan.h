@@ -10,11 +10,11 @@
 // key was masked. Masked scores are -inf, never a finite stand-in, so that
 // a real score of the lowest float keeps its weight.
 //
-// `ringScore`, `ringMerge`, `ringWeight`, `ringRescaled` and `ringOutput`
-// are the one place of each rule, and `ringGemms` of each cuBLAS argument;
-// they are free of CUDA headers, so RingPlanTest runs them over the same
-// plan on the host (a plain column-major sgemm in place of cuBLAS) against
-// cpu::sdpa.
+// `ringScore`, `ringMerge`, `ringWeight`, `ringRescaled`, `ringCombine`
+// and `ringOutput` are the one place of each rule, and `ringGemms` of each
+// cuBLAS argument; they are free of CUDA headers, so RingPlanTest runs them
+// over the same plan on the host (a plain column-major sgemm in place of
+// cuBLAS) against cpu::sdpa.
 //
 //===----------------------------------------------------------------------===//
 
@@ -127,6 +127,20 @@ SHARDRT_HOST_DEVICE inline float ringWeight(float score, const RingMerge &g) {
 SHARDRT_HOST_DEVICE inline float ringRescaled(bool first, float kept,
                                               const RingMerge &g, float added) {
   return first ? added : kept * g.alpha + added;
+}
+
+/// Merging a partial state (row max `added`, its sum and output) into a
+/// row's state (row max `kept`) in the balanced schedule: the new row max,
+/// and the factors that rescale what each side holds to it. Both sides are
+/// shifted by their row max, or by the lowest float while it is -inf, so a
+/// side that saw no key contributes exp(-inf) = 0.
+struct RingCombine {
+  float max, kept, added;
+};
+SHARDRT_HOST_DEVICE inline RingCombine ringCombine(float kept, float added) {
+  float next = kept < added ? added : kept;
+  float shift = next < kLowestFloat ? kLowestFloat : next;
+  return {next, expf(kept - shift), expf(added - shift)};
 }
 
 /// An output element: o / l, or NaN where every key was masked (the row
