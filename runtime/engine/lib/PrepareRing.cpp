@@ -172,7 +172,9 @@ Status readRingShapes(const fb::Instruction &inst, const PrepareContext &ctx,
   // Element counts of the block buffers and the state, checked: the rows
   // come from every member's starts.
   constexpr int64_t kMaxElems = int64_t(1) << 60;
-  if (__builtin_mul_overflow(ring.keyBatch * ring.e, ring.maxRows,
+  int64_t partialRows = 0; // every batch entry of the largest member's rows
+  if (__builtin_mul_overflow(ring.batch(), ring.maxRows, &partialRows) ||
+      __builtin_mul_overflow(ring.keyBatch * ring.e, ring.maxRows,
                              &ring.keyElems) ||
       __builtin_mul_overflow(ring.valueBatch * ring.ev, ring.maxRows,
                              &ring.valueElems) ||
@@ -180,8 +182,7 @@ Status readRingShapes(const fb::Instruction &inst, const PrepareContext &ctx,
                              &ring.stateElems) ||
       __builtin_mul_overflow(ring.queryBatch * ring.e, ring.maxRows,
                              &ring.queryElems) ||
-      __builtin_mul_overflow(ring.batch() * ring.maxRows, 2 + ring.ev,
-                             &ring.partialElems) ||
+      __builtin_mul_overflow(partialRows, 2 + ring.ev, &ring.partialElems) ||
       ring.keyElems > kMaxElems || ring.valueElems > kMaxElems ||
       ring.stateElems > kMaxElems || ring.queryElems > kMaxElems ||
       ring.partialElems > kMaxElems)
@@ -474,8 +475,10 @@ Status runRing(RunContext &rc, const Ring &ring) {
     steps.partialOut = reinterpret_cast<float *>(ring.partial[0].data());
     steps.partialIn = reinterpret_cast<float *>(ring.partial[1].data());
     int64_t self = int64_t(ring.group.index);
-    steps.help = [&](int64_t member, const float *q, const float *k,
-                     const float *v, float *partial) {
+    // By value: runRingSteps calls it after this block has closed.
+    steps.help = [&rc, &ring, self](int64_t member, const float *q,
+                                    const float *k, const float *v,
+                                    float *partial) {
       attendBlock(rc, ring,
                   {q, ring.rows(member), ring.starts[size_t(member)], partial},
                   self, k, v, true);

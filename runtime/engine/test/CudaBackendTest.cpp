@@ -13,6 +13,7 @@
 
 #include "shardrt/Engine.h"
 #include "shardrt/comm/Local.h"
+#include "shardrt/cpu/Kernels.h"
 #ifdef SHARDRT_TEST_NCCL
 #include "shardrt/comm/Nccl.h"
 #endif
@@ -754,6 +755,27 @@ TEST(CudaBackend, BalancedCausalRingsFoldOnTheDevice) {
         runLocalWorld(causalRingArtifact(starts), world, SessionOptions(),
                       nullptr, nullptr, 1, value);
     ASSERT_TRUE(want.ok()) << want.status().toString();
+    // The CPU ring runs the same schedule: it is checked against cpu::sdpa
+    // over the whole sequence first.
+    int64_t n = starts.back();
+    Floats x(size_t(2 * n * 4)), whole(x.size());
+    for (int r = 0; r < world; ++r) {
+      int64_t lo = starts[size_t(r)], rows = starts[size_t(r) + 1] - lo;
+      for (int64_t i = 0; i < 2 * rows * 4; ++i)
+        x[size_t((i / (rows * 4) * n + lo + i / 4 % rows) * 4 + i % 4)] =
+            value(0, r, i);
+    }
+    cpu::sdpa(2, n, n, 4, 4, x.data(), x.data(), x.data(), nullptr, false, 1,
+              true, 0.5, whole.data());
+    for (int r = 0; r < world; ++r) {
+      int64_t lo = starts[size_t(r)], rows = starts[size_t(r) + 1] - lo;
+      Floats rankRows;
+      for (int64_t b = 0; b < 2; ++b)
+        rankRows.insert(rankRows.end(), whole.begin() + (b * n + lo) * 4,
+                        whole.begin() + (b * n + lo + rows) * 4);
+      SCOPED_TRACE("the CPU's rank " + std::to_string(r));
+      expectOutputsClose((*want)[size_t(r)], {rankRows}, 1e-5f);
+    }
     if (!backendAvailable(BackendKind::Cuda).ok())
       continue;
     std::vector<std::vector<HostStep>> hostSteps{size_t(world)};

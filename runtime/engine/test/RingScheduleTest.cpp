@@ -158,9 +158,10 @@ TensorDescSpec tensor(std::string name, std::vector<int64_t> shape, size_t dim,
 
 /// Per rank: q (kHeads, its rows, kE), k (1, its rows, kE) broadcast over
 /// the heads, v (1, its rows or all, ev); a causal ring with queries and
-/// keys split alike by `starts`; output (kHeads, its rows, ev).
+/// keys split alike by `starts`; output (kHeads, its rows, ev); with
+/// `mask`, an additive mask (its rows, every key).
 StatusOr<std::vector<uint8_t>> causalRing(const std::vector<int64_t> &starts,
-                                          Values values) {
+                                          Values values, bool mask) {
   int world = int(starts.size()) - 1;
   int64_t seq = starts.back(), ev = values == Values::AreKeys ? kE : kEv;
   ArtifactWriter w({"x"}, {world});
@@ -173,21 +174,26 @@ StatusOr<std::vector<uint8_t>> causalRing(const std::vector<int64_t> &starts,
                   enginetest::f32Slot(1024, {1, rows, kE}),
                   enginetest::f32Slot(
                       2048, {1, values == Values::Whole ? seq : rows, ev}),
-                  enginetest::f32Slot(3072, {kHeads, rows, ev})};
-    rc.arenaBytes = 4096;
+                  enginetest::f32Slot(3072, {kHeads, rows, ev}),
+                  enginetest::f32Slot(4096, {rows, seq})};
+    rc.arenaBytes = 5120;
     InstructionSpec ring;
     ring.opcode = fb::Opcode::RingAttention;
     ring.inputs = {0, 1, values == Values::AreKeys ? 1u : 2u};
+    if (mask)
+      ring.inputs.push_back(4);
     ring.outputs = {3};
     ring.meshAxes = {0};
     ring.ints = ringAttentionInts(
-        {true, false, values == Values::Whole, values == Values::AreKeys}, {0},
+        {true, mask, values == Values::Whole, values == Values::AreKeys}, {0},
         starts, starts);
     ring.floats = {0.6};
     rc.program = {ring};
     rc.inputSlots = {0, 1};
     if (values != Values::AreKeys)
       rc.inputSlots.push_back(2);
+    if (mask)
+      rc.inputSlots.push_back(4);
     rc.outputSlots = {3};
     w.addRankClass(std::move(rc));
   }
@@ -197,6 +203,8 @@ StatusOr<std::vector<uint8_t>> causalRing(const std::vector<int64_t> &starts,
     w.addInput(
         tensor("v", {1, seq, ev}, 1,
                values == Values::Whole ? std::vector<int64_t>{} : starts));
+  if (mask)
+    w.addInput(tensor("mask", {seq, seq}, 0, starts));
   w.addOutput(tensor("y", {kHeads, seq, ev}, 1, starts));
   return w.serialize();
 }
@@ -296,7 +304,8 @@ std::vector<float> smooth(size_t n, float salt) {
 /// Runs the ring on in-process ranks and compares every rank's rows with
 /// cpu::sdpa over the whole sequence; returns each rank's messages.
 std::vector<std::vector<std::pair<int, size_t>>>
-runCausalRing(const std::vector<int64_t> &starts, Values values) {
+runCausalRing(const std::vector<int64_t> &starts, Values values,
+              bool mask = false) {
   int world = int(starts.size()) - 1;
   int64_t seq = starts.back(), ev = values == Values::AreKeys ? kE : kEv;
   std::vector<float> q = smooth(size_t(kHeads * seq * kE), 0.3f),
@@ -304,16 +313,19 @@ runCausalRing(const std::vector<int64_t> &starts, Values values) {
                      v = smooth(size_t(seq * ev), 2.2f);
   if (values == Values::AreKeys)
     v = k;
+  std::vector<float> m(size_t(seq * seq));
+  for (size_t i = 0; i < m.size(); ++i)
+    m[i] = i % 3 == 1 ? -1.5f : 0.2f * float(i % 4);
   std::vector<float> kk, vv, expected(size_t(kHeads * seq * ev));
   for (int64_t h = 0; h < kHeads; ++h) {
     kk.insert(kk.end(), k.begin(), k.end());
     vv.insert(vv.end(), v.begin(), v.end());
   }
-  cpu::sdpa(kHeads, seq, seq, kE, ev, q.data(), kk.data(), vv.data(), nullptr,
-            false, 1, true, 0.6, expected.data());
+  cpu::sdpa(kHeads, seq, seq, kE, ev, q.data(), kk.data(), vv.data(),
+            mask ? m.data() : nullptr, false, 1, true, 0.6, expected.data());
 
   std::vector<std::vector<std::pair<int, size_t>>> sent{size_t(world)};
-  StatusOr<std::vector<uint8_t>> bytes = causalRing(starts, values);
+  StatusOr<std::vector<uint8_t>> bytes = causalRing(starts, values, mask);
   EXPECT_TRUE(bytes.ok()) << bytes.status().toString();
   if (!bytes.ok())
     return sent;
@@ -344,6 +356,10 @@ runCausalRing(const std::vector<int64_t> &starts, Values values) {
           SHARDRT_RETURN_IF_ERROR(
               session->bindInput(input++, myV.data(), DType::F32,
                                  {1, int64_t(myV.size()) / ev, ev}));
+        std::vector<float> myMask = enginetest::rowsOf(m, 1, seq, seq, lo, hi);
+        if (mask)
+          SHARDRT_RETURN_IF_ERROR(session->bindInput(
+              input++, myMask.data(), DType::F32, {hi - lo, seq}));
         SHARDRT_RETURN_IF_ERROR(session->run());
         const float *got = static_cast<const float *>(session->outputData(0));
         std::vector<float> want =
@@ -393,14 +409,51 @@ TEST(RingSchedule, QueriesAndPartialStatesTravelToTheHelpers) {
   }
 }
 
-TEST(RingSchedule, TwoMembersKeepThePlainRing) {
-  // Nothing would move: each sends its keys and values once. (The causal
-  // rings with a mask, or queries split otherwise, that keep the plain ring
-  // are RingAttentionTest's.)
+TEST(RingSchedule, HelpersTwoMembersAwayGetUnevenQueries) {
+  // Five members, near = 2: at step 3 member j folds its keys into member
+  // j + 2's queries, at step 4 into member j + 1's; the queries (and the
+  // partial states) are the helped member's rows.
+  const std::vector<int64_t> starts = {0, 2, 5, 6, 10, 13};
   std::vector<std::vector<std::pair<int, size_t>>> sent =
-      runCausalRing({0, 3, 5}, Values::Passed);
-  for (int r = 0; r < 2; ++r)
-    EXPECT_EQ(sent[size_t(r)].size(), 2u) << "rank " << r;
+      runCausalRing(starts, Values::AreKeys);
+  auto queries = [&](int r) {
+    return size_t(kHeads * piece(starts, r) * kE * 4);
+  };
+  auto partial = [&](int r) {
+    return size_t(kHeads * piece(starts, r) * (2 + kE) * 4);
+  };
+  for (int r = 0; r < 5; ++r) {
+    SCOPED_TRACE("rank " + std::to_string(r));
+    std::multiset<std::pair<int, size_t>> got(sent[size_t(r)].begin(),
+                                              sent[size_t(r)].end());
+    size_t expected = 4; // its keys (the values) and the three it passes on
+    for (int d : {1, 2}) {
+      EXPECT_EQ(got.count({r - d, queries(r)}), r >= d ? 1u : 0u) << d;
+      EXPECT_EQ(got.count({r + d, partial(r + d)}), r + d < 5 ? 1u : 0u) << d;
+      expected += (r >= d) + (r + d < 5);
+    }
+    EXPECT_EQ(got.size(), expected);
+  }
+}
+
+TEST(RingSchedule, TwoMembersOrAMaskKeepThePlainRing) {
+  // Two members: nothing would move. A mask: a helper would not hold the
+  // helped member's mask rows. Each member sends only keys and values, to
+  // the next member. (Queries split otherwise: RingAttentionTest.)
+  for (bool mask : {false, true}) {
+    std::vector<int64_t> starts = mask ? std::vector<int64_t>{0, 3, 5, 9, 12}
+                                       : std::vector<int64_t>{0, 3, 5};
+    int world = int(starts.size()) - 1;
+    SCOPED_TRACE(mask ? "a mask" : "two members");
+    std::vector<std::vector<std::pair<int, size_t>>> sent =
+        runCausalRing(starts, Values::Passed, mask);
+    for (int r = 0; r < world; ++r) {
+      EXPECT_EQ(sent[size_t(r)].size(), size_t(2 * (world - 1)))
+          << "rank " << r;
+      for (const auto &[peer, bytes] : sent[size_t(r)])
+        EXPECT_EQ(peer, (r + 1) % world) << "rank " << r << ", " << bytes;
+    }
+  }
 }
 
 } // namespace
