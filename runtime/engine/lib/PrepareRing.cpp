@@ -329,8 +329,7 @@ StatusOr<bool> runRingSteps(RunContext &rc, const RingStep &ring,
           rc.comm->irecv(steps.partialIn, stateBytes(ring, self),
                          ring.group.ranks[size_t(helper)], kGroupCollectiveTag),
           requests));
-    if (ring.foldsAtHand(t) && ring.rows(block) > 0 && ring.l > 0 &&
-        !ring.hidden(block)) {
+    if (ring.foldsAtHand(t)) {
       SHARDRT_RETURN_IF_ERROR(steps.attend(block, k, v, !attended));
       attended = true;
     }

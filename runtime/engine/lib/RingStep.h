@@ -63,12 +63,14 @@ struct RingStep {
   }
 
   bool balanced() const { return near > 0; }
-  /// Whether step t folds the block at hand (if it is not empty or
-  /// hidden): the plain ring always, the balanced one at step 0 (the
-  /// member's own block) and past `near` (blocks the member is the one to
-  /// fold).
+  /// Whether step t folds the block at hand: one that is not empty, into
+  /// queries that are not, and not hidden; the plain ring at every step,
+  /// the balanced one at step 0 (the member's own block) and past `near`
+  /// (blocks the member is the one to fold).
   bool foldsAtHand(int64_t t) const {
-    return !balanced() || t == 0 || t > near;
+    int64_t block = wrap(int64_t(group.index) - t);
+    return (!balanced() || t == 0 || t > near) && rows(block) > 0 && l > 0 &&
+           !hidden(block);
   }
   /// Balanced: the member whose queries this member folds its own block
   /// into at step t, or -1. The step is one where the block at hand is

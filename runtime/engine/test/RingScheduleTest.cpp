@@ -63,8 +63,7 @@ Simulation simulate(const std::vector<int64_t> &starts) {
     for (int64_t t = 0; t < P; ++t) {
       int blocks = 0;
       int64_t block = r.wrap(self - t);
-      if (r.foldsAtHand(t) && r.rows(block) > 0 && r.l > 0 &&
-          !r.hidden(block)) {
+      if (r.foldsAtHand(t)) {
         ++sim.folds[{self, block}];
         ++blocks;
       }
