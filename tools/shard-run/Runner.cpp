@@ -116,6 +116,7 @@ SessionOptions sessionOptions(const RunOptions &options) {
   so.device = options.device;
   so.cudaGraph = options.cudaGraph;
   so.profile = options.profile;
+  so.balanceCausalRings = options.balanceCausalRings;
   return so;
 }
 
@@ -295,7 +296,8 @@ StatusOr<uint64_t> runFingerprint(const Engine &engine,
   add(int64_t(file.size));
   for (int64_t v : {int64_t(options.iterations), int64_t(options.warmup),
                     int64_t(options.backend), int64_t(options.cudaGraph),
-                    int64_t(options.nccl), int64_t(options.profile)})
+                    int64_t(options.nccl), int64_t(options.profile),
+                    int64_t(options.balanceCausalRings)})
     add(v);
   for (const GlobalTensor &t : inputs) {
     add(int64_t(t.dtype));
@@ -359,7 +361,8 @@ Status meet(comm::Communicator &comm, const Status &mine, uint64_t fingerprint,
     list += (g ? " | " : "") + groups[g].second;
   return Status::failedPrecondition(
       "MPI processes run different artifacts, inputs or run options "
-      "(--bench, --backend, --cuda-graph, --comm, --profile); processes that "
+      "(--bench, --backend, --cuda-graph, --comm, --profile, --plain-rings); "
+      "processes that "
       "agree: " +
       list + "; start every process alike");
 }

@@ -64,6 +64,8 @@ struct RunOptions {
   bool nccl = false;
   bool cudaGraph = false;
   bool profile = false; ///< time every step (SessionOptions::profile)
+  /// SessionOptions::balanceCausalRings (--plain-rings clears it).
+  bool balanceCausalRings = true;
   int timeoutMs = 60000;
   /// Called on rank 0 after each run with (done, total).
   std::function<void(int, int)> progress;

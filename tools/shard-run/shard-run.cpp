@@ -75,6 +75,7 @@ struct Args {
   /// refused rather than ignored.
   std::optional<int> device;
   bool cudaGraph = false;
+  bool plainRings = false;
   bool nccl = false; ///< --comm nccl
   bool profile = false;
   std::optional<int> profileTop;
@@ -87,13 +88,14 @@ const char *kUsage =
     "         [--check [--atol A] [--rtol R]] [--bench K] [--threads T]\n"
     "         [--timeout-ms MS] [--backend cpu|cuda [--device D] "
     "[--cuda-graph] [--comm local|nccl]]\n"
-    "         [--profile [--profile-top N]]\n"
+    "         [--profile [--profile-top N]] [--plain-rings]\n"
     "Under mpirun/srun with more than one process each runs one rank over\n"
     "MPI or, with --comm nccl, over NCCL (on its node-local rank's device;\n"
     "--device D puts every process of a node on D, for one per node);\n"
     "otherwise the ranks are threads of this process, talking\n"
     "over the local backend or, with --comm nccl, over NCCL (rank r on\n"
-    "device (D + r) modulo the devices).\n";
+    "device (D + r) modulo the devices). --plain-rings runs causal rings\n"
+    "on the plain schedule instead of the balanced one (to compare them).\n";
 
 bool parseNumber(const std::string &s, double &out) {
   char *end = nullptr;
@@ -215,6 +217,7 @@ const std::map<std::string, bool Args::*> &flagOptions() {
       {"--random-inputs", &Args::randomInputs},
       {"--check", &Args::check},
       {"--cuda-graph", &Args::cudaGraph},
+      {"--plain-rings", &Args::plainRings},
       {"--profile", &Args::profile}};
   return kFlags;
 }
@@ -535,6 +538,7 @@ Status prepare(const Args &args, comm::Communicator *mpi, Prepared &p) {
   options.backend = args.backend;
   options.device = args.device.value_or(0);
   options.cudaGraph = args.cudaGraph;
+  options.balanceCausalRings = !args.plainRings;
   options.nccl = args.nccl;
   options.profile = args.profile;
   return Status();

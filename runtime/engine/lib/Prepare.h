@@ -123,6 +123,8 @@ struct PrepareContext {
   comm::Communicator *comm = nullptr;
   /// Where steps reserve host memory beyond the arena; null: none may.
   WorkspacePlan *workspace = nullptr;
+  /// SessionOptions::balanceCausalRings.
+  bool balanceCausalRings = true;
 
   /// Reserves `bytes` of workspace for this instruction alone.
   StatusOr<WorkspacePlan::Ref> reserveWorkspace(uint64_t bytes) const {

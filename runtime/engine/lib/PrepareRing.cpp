@@ -77,7 +77,7 @@ Status readRingAttrs(const fb::Instruction &inst, const PrepareContext &ctx,
   // Balanced only where member s's queries are the rows of its own key
   // block, and with no mask (a member folding another's queries would not
   // hold their mask rows). Every member decides alike from the same ints.
-  bool queriesAsKeys = ring.causal && !hasMask &&
+  bool queriesAsKeys = ctx.balanceCausalRings && ring.causal && !hasMask &&
                        l.queryStarts == l.keyStarts && inst.mesh_axes() &&
                        inst.mesh_axes()->size() == l.queryAxes;
   for (size_t i = 0; queriesAsKeys && i < l.queryAxes; ++i)

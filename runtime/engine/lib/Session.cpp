@@ -19,6 +19,7 @@ struct Session::Impl {
   const artifact::Artifact *artifact = nullptr;
   const fb::RankClass *rankClass = nullptr;
   comm::Communicator *comm = nullptr;
+  bool balanceCausalRings = true; ///< SessionOptions::balanceCausalRings
   std::unique_ptr<exec::Backend> backend;
   void *ownedArena = nullptr; // from backend->allocate, released in ~Impl
   uint8_t *arena = nullptr;
@@ -203,6 +204,7 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
   ctx.pending = &pending;
   ctx.comm = comm;
   ctx.workspace = &workspace;
+  ctx.balanceCausalRings = balanceCausalRings;
   for (uint32_t i = 0; rc.program() && i < rc.program()->size(); ++i) {
     const fb::Instruction &inst = *rc.program()->Get(i);
     ctx.instruction = i;
@@ -307,6 +309,7 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
     impl->ownedArena = arena;
     impl->arena = static_cast<uint8_t *>(arena);
   }
+  impl->balanceCausalRings = options.balanceCausalRings;
   if (Status s = impl->prepare(rank, engine->meshShape()); !s.ok())
     return s;
   if (options.profile)

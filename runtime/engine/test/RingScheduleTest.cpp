@@ -304,7 +304,7 @@ std::vector<float> smooth(size_t n, float salt) {
 /// cpu::sdpa over the whole sequence; returns each rank's messages.
 std::vector<std::vector<std::pair<int, size_t>>>
 runCausalRing(const std::vector<int64_t> &starts, Values values,
-              bool mask = false) {
+              bool mask = false, bool balance = true) {
   int world = int(starts.size()) - 1;
   int64_t seq = starts.back(), ev = values == Values::AreKeys ? kE : kEv;
   std::vector<float> q = smooth(size_t(kHeads * seq * kE), 0.3f),
@@ -333,12 +333,14 @@ runCausalRing(const std::vector<int64_t> &starts, Values values,
   if (!engine.ok())
     return sent;
   std::mutex mu;
+  SessionOptions options;
+  options.balanceCausalRings = balance;
   Status s =
       comm::LocalWorld::run(world, [&](comm::Communicator &inner) -> Status {
         RecordingComm comm(inner);
         int r = comm.rank();
         SHARDRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
-                                 Session::create(*engine, &comm));
+                                 Session::create(*engine, &comm, options));
         int64_t lo = starts[size_t(r)], hi = starts[size_t(r) + 1];
         std::vector<float> myQ = enginetest::rowsOf(q, kHeads, seq, kE, lo, hi),
                            myK = enginetest::rowsOf(k, 1, seq, kE, lo, hi),
@@ -435,17 +437,19 @@ TEST(RingSchedule, HelpersTwoMembersAwayGetUnevenQueries) {
   }
 }
 
-TEST(RingSchedule, TwoMembersOrAMaskKeepThePlainRing) {
+TEST(RingSchedule, TwoMembersAMaskOrTheOptionKeepThePlainRing) {
   // Two members: nothing would move. A mask: a helper would not hold the
-  // helped member's mask rows. Each member sends only keys and values, to
-  // the next member. (Queries split otherwise: RingAttentionTest.)
-  for (bool mask : {false, true}) {
-    std::vector<int64_t> starts = mask ? std::vector<int64_t>{0, 3, 5, 9, 12}
-                                       : std::vector<int64_t>{0, 3, 5};
+  // helped member's mask rows. SessionOptions::balanceCausalRings false:
+  // asked to. Each member sends only keys and values, to the next member.
+  // (Queries split otherwise: RingAttentionTest.)
+  for (int c = 0; c < 3; ++c) {
+    bool mask = c == 1, balance = c != 2;
+    std::vector<int64_t> starts = c > 0 ? std::vector<int64_t>{0, 3, 5, 9, 12}
+                                        : std::vector<int64_t>{0, 3, 5};
     int world = int(starts.size()) - 1;
-    SCOPED_TRACE(mask ? "a mask" : "two members");
+    SCOPED_TRACE(c == 0 ? "two members" : c == 1 ? "a mask" : "asked to");
     std::vector<std::vector<std::pair<int, size_t>>> sent =
-        runCausalRing(starts, Values::Passed, mask);
+        runCausalRing(starts, Values::Passed, mask, balance);
     for (int r = 0; r < world; ++r) {
       EXPECT_EQ(sent[size_t(r)].size(), size_t(2 * (world - 1)))
           << "rank " << r;

@@ -160,6 +160,11 @@ struct SessionOptions {
   /// on a caller's stream. A CUDA graph runs the program as one launch, so
   /// Session::create refuses it with profiling.
   bool profile = false;
+  /// Causal rings whose queries are split as their keys (and have no mask)
+  /// run the balanced schedule (docs/runtime.md): fewer folds in a row, one
+  /// more message pair per helped block. False keeps the plain ring, e.g.
+  /// to compare the two. Every rank of a world must choose alike.
+  bool balanceCausalRings = true;
 };
 
 /// One step of a profiled session (SessionOptions::profile), summed over the
