@@ -211,17 +211,26 @@ StatusOr<RingStep> decodeRing(const fb::Instruction &inst,
   return ring;
 }
 
+namespace {
+
+/// Adds a posted transfer to `requests`, or returns why it was not posted.
+Status keep(StatusOr<comm::Request> r, std::vector<comm::Request> &requests) {
+  if (!r.ok())
+    return r.status();
+  requests.push_back(std::move(*r));
+  return Status();
+}
+
+} // namespace
+
 Status postRingBlocks(RunContext &rc, const RingStep &ring, const float *k,
                       const float *v, int64_t rows, float *nextK, float *nextV,
                       int64_t incoming, std::vector<comm::Request> &requests) {
   size_t self = ring.group.index, n = ring.group.ranks.size();
   int next = ring.group.ranks[(self + 1) % n],
       previous = ring.group.ranks[(self + n - 1) % n];
-  auto post = [&](StatusOr<comm::Request> r) -> Status {
-    if (!r.ok())
-      return r.status();
-    requests.push_back(std::move(*r));
-    return Status();
+  auto post = [&](StatusOr<comm::Request> r) {
+    return keep(std::move(r), requests);
   };
   size_t keyBytes = size_t(ring.keyBatch * ring.e) * 4,
          valueBytes = size_t(ring.valueBatch * ring.ev) * 4;
@@ -268,24 +277,20 @@ namespace {
 Status postQueries(RunContext &rc, const RingStep &ring, int64_t t,
                    float *landing, std::vector<comm::Request> &requests) {
   size_t rowBytes = size_t(ring.queryBatch * ring.e) * 4;
-  if (int64_t to = ring.helpedBy(t + 1); to >= 0) {
-    SHARDRT_ASSIGN_OR_RETURN(
-        comm::Request r,
+  if (int64_t to = ring.helpedBy(t + 1); to >= 0)
+    SHARDRT_RETURN_IF_ERROR(keep(
         rc.comm->isend(slotPtr<float>(rc, ring.q), rowBytes * size_t(ring.l),
-                       ring.group.ranks[size_t(to)], kGroupCollectiveTag));
-    requests.push_back(std::move(r));
-  }
-  if (int64_t from = ring.helps(t + 1); from >= 0) {
-    SHARDRT_ASSIGN_OR_RETURN(
-        comm::Request r,
+                       ring.group.ranks[size_t(to)], kGroupCollectiveTag),
+        requests));
+  if (int64_t from = ring.helps(t + 1); from >= 0)
+    SHARDRT_RETURN_IF_ERROR(keep(
         rc.comm->irecv(landing, rowBytes * size_t(ring.rows(from)),
-                       ring.group.ranks[size_t(from)], kGroupCollectiveTag));
-    requests.push_back(std::move(r));
-  }
+                       ring.group.ranks[size_t(from)], kGroupCollectiveTag),
+        requests));
   return Status();
 }
 
-/// Elements of member `member`'s state.
+/// Bytes of member `member`'s state.
 size_t stateBytes(const RingStep &ring, int64_t member) {
   return size_t(ring.batch() * ring.rows(member) * (2 + ring.ev)) * 4;
 }
@@ -297,13 +302,6 @@ StatusOr<bool> runRingSteps(RunContext &rc, const RingStep &ring,
                             const RingSteps &steps) {
   int64_t members = ring.members(), self = int64_t(ring.group.index);
   const float *ownK = k, *ownV = v;
-  auto post = [&](StatusOr<comm::Request> r,
-                  std::vector<comm::Request> &requests) -> Status {
-    if (!r.ok())
-      return r.status();
-    requests.push_back(std::move(*r));
-    return Status();
-  };
   bool attended = false;
   for (int64_t t = 0; t < members; ++t) {
     int64_t block = ring.wrap(self - t);
@@ -325,7 +323,7 @@ StatusOr<bool> runRingSteps(RunContext &rc, const RingStep &ring,
             postQueries(rc, ring, t, steps.queryLanding(t + 1), requests));
     }
     if (helper >= 0)
-      SHARDRT_RETURN_IF_ERROR(post(
+      SHARDRT_RETURN_IF_ERROR(keep(
           rc.comm->irecv(steps.partialIn, stateBytes(ring, self),
                          ring.group.ranks[size_t(helper)], kGroupCollectiveTag),
           requests));
@@ -338,7 +336,7 @@ StatusOr<bool> runRingSteps(RunContext &rc, const RingStep &ring,
                                          ownV, steps.partialOut));
       if (steps.beforePost)
         SHARDRT_RETURN_IF_ERROR(steps.beforePost());
-      SHARDRT_RETURN_IF_ERROR(post(
+      SHARDRT_RETURN_IF_ERROR(keep(
           rc.comm->isend(steps.partialOut, stateBytes(ring, helped),
                          ring.group.ranks[size_t(helped)], kGroupCollectiveTag),
           requests));

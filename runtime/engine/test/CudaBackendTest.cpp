@@ -697,10 +697,11 @@ TEST(CudaBackend, HaloExchangesMoveBoxesOnTheDevice) {
 }
 
 /// A causal self-attention ring over `starts.size() - 1` ranks, each
-/// holding rows [starts[r], starts[r + 1]) of x (2, n, 4), which is the
+/// holding rows [starts[r], starts[r + 1]) of x (batch, n, 4), which is the
 /// queries, the keys and the values at once: queries split as the keys, so
 /// the ring runs its balanced schedule (RingStep.h) from 3 members on.
-std::vector<uint8_t> causalRingArtifact(const std::vector<int64_t> &starts) {
+std::vector<uint8_t> causalRingArtifact(const std::vector<int64_t> &starts,
+                                        int64_t batch = 2) {
   int world = int(starts.size()) - 1;
   ArtifactWriter w({"x"}, {world});
   std::vector<int64_t> rows;
@@ -710,8 +711,8 @@ std::vector<uint8_t> causalRingArtifact(const std::vector<int64_t> &starts) {
     RankClassSpec rc;
     rc.name = "r" + std::to_string(r);
     rc.ranks = {r};
-    rc.buffers = {enginetest::f32Slot(0, {2, n, 4}),
-                  enginetest::f32Slot(1024, {2, n, 4})};
+    rc.buffers = {enginetest::f32Slot(0, {batch, n, 4}),
+                  enginetest::f32Slot(1024, {batch, n, 4})};
     rc.arenaBytes = 2048;
     InstructionSpec ring;
     ring.opcode = Opcode::RingAttention;
@@ -728,8 +729,8 @@ std::vector<uint8_t> causalRingArtifact(const std::vector<int64_t> &starts) {
   }
   TensorDescSpec x, y;
   x.name = "x";
-  x.shape = {2, starts.back(), 4};
-  x.dims = {{{}, {2}}, {{0}, rows}, {{}, {4}}};
+  x.shape = {batch, starts.back(), 4};
+  x.dims = {{{}, {batch}}, {{0}, rows}, {{}, {4}}};
   y = x;
   y.name = "y";
   w.addInput(x);
@@ -1114,51 +1115,11 @@ TEST(CudaBackend, CollectivesMoveDeviceBlocks) {
   }
 }
 
-/// A causal ring over three ranks whose queries, keys and values are each
-/// rank's input block (1, rows, 4), the blocks [2, 0, 3] (one empty):
-/// every ring step's path, the empty block's skipped send, and a rank that
-/// attends to nothing.
-std::vector<uint8_t> ringAttentionArtifact() {
-  const std::vector<int64_t> starts = {0, 2, 2, 5};
-  ArtifactWriter w({"x"}, {3});
-  for (int r = 0; r < 3; ++r) {
-    int64_t rows = starts[size_t(r) + 1] - starts[size_t(r)];
-    RankClassSpec rc;
-    rc.name = "r" + std::to_string(r);
-    rc.ranks = {r};
-    rc.buffers = {enginetest::f32Slot(0, {1, rows, 4}),
-                  enginetest::f32Slot(256, {1, rows, 4})};
-    rc.arenaBytes = 512;
-    InstructionSpec ring;
-    ring.opcode = Opcode::RingAttention;
-    ring.inputs = {0, 0, 0};
-    ring.outputs = {1};
-    ring.meshAxes = {0};
-    ring.ints = artifact::ringAttentionInts({true, false, false, true}, {0},
-                                            starts, starts);
-    ring.floats = {0.5};
-    rc.program = {ring};
-    rc.inputSlots = {0};
-    rc.outputSlots = {1};
-    w.addRankClass(std::move(rc));
-  }
-  for (const char *name : {"x", "y"}) {
-    TensorDescSpec t;
-    t.name = name;
-    t.shape = {1, 5, 4};
-    t.dims = {{{}, {1}}, {{0}, {2, 0, 3}}, {{}, {4}}};
-    if (t.name == "x")
-      w.addInput(t);
-    else
-      w.addOutput(t);
-  }
-  StatusOr<Bytes> bytes = w.serialize();
-  EXPECT_TRUE(bytes.ok()) << bytes.status().toString();
-  return bytes.ok() ? *bytes : Bytes{};
-}
-
 TEST(CudaBackend, RingAttentionRunsOnTheDevice) {
-  std::vector<uint8_t> artifact = ringAttentionArtifact();
+  // Three ranks whose queries, keys and values are each rank's input block
+  // (1, rows, 4), the blocks [2, 0, 3] (one empty): every ring step's path,
+  // the empty block's skipped send, and a rank that attends to nothing.
+  std::vector<uint8_t> artifact = causalRingArtifact({0, 2, 2, 5}, 1);
   InputValueFn value = [](int run, int rank, int64_t i) {
     return std::sin(0.7f * float(i) + float(rank) + 0.3f * float(run));
   };

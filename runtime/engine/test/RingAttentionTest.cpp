@@ -27,6 +27,10 @@ using namespace shardrt::artifact;
 
 namespace {
 
+using enginetest::piece;
+using enginetest::rowsOf;
+using enginetest::splitTensor;
+
 constexpr int64_t kHeads = 2, kE = 3, kEv = 2;
 const std::vector<int64_t> kKeyStarts = {0, 2, 2, 5};   // blocks 2, 0, 3
 const std::vector<int64_t> kQueryStarts = {0, 2, 3, 5}; // queries 2, 1, 2
@@ -39,32 +43,8 @@ struct RingCase {
   bool causal = false, mask = false;
 };
 
-int64_t piece(const std::vector<int64_t> &starts, int r) {
-  return starts[size_t(r) + 1] - starts[size_t(r)];
-}
-
 BufferSlotSpec slot(uint64_t offset, std::vector<int64_t> shape) {
   return enginetest::f32Slot(offset, std::move(shape));
-}
-
-/// A global tensor whose dim `dim` is split over "x" as `starts` says
-/// (whole when `starts` is empty).
-TensorDescSpec tensor(std::string name, std::vector<int64_t> shape, size_t dim,
-                      const std::vector<int64_t> &starts) {
-  TensorDescSpec t;
-  t.name = std::move(name);
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (d == dim && !starts.empty()) {
-      std::vector<int64_t> extents;
-      for (size_t i = 0; i + 1 < starts.size(); ++i)
-        extents.push_back(starts[i + 1] - starts[i]);
-      t.dims.push_back({{0}, extents});
-    } else {
-      t.dims.push_back({{}, {shape[d]}});
-    }
-  }
-  t.shape = std::move(shape);
-  return t;
 }
 
 /// Per rank: q (kHeads, its queries, kE), k (1, its keys, kE) broadcast
@@ -109,15 +89,15 @@ ringArtifact(const RingCase &c, std::vector<int64_t> starts = kKeyStarts,
     rc.outputSlots = {3};
     w.addRankClass(std::move(rc));
   }
-  w.addInput(tensor("q", {kHeads, kSeq, kE}, 1, kQueryStarts));
-  w.addInput(tensor("k", {1, kSeq, kE}, 1, kKeyStarts));
+  w.addInput(splitTensor("q", {kHeads, kSeq, kE}, 1, kQueryStarts));
+  w.addInput(splitTensor("k", {1, kSeq, kE}, 1, kKeyStarts));
   if (c.values != Values::AreKeys)
-    w.addInput(tensor("v", {1, kSeq, ev}, 1,
-                      c.values == Values::Whole ? std::vector<int64_t>{}
-                                                : kKeyStarts));
+    w.addInput(splitTensor("v", {1, kSeq, ev}, 1,
+                           c.values == Values::Whole ? std::vector<int64_t>{}
+                                                     : kKeyStarts));
   if (c.mask)
-    w.addInput(tensor("mask", {kSeq, kSeq}, 0, kQueryStarts));
-  w.addOutput(tensor("y", {kHeads, kSeq, ev}, 1, kQueryStarts));
+    w.addInput(splitTensor("mask", {kSeq, kSeq}, 0, kQueryStarts));
+  w.addOutput(splitTensor("y", {kHeads, kSeq, ev}, 1, kQueryStarts));
   return w.serialize();
 }
 
@@ -136,8 +116,6 @@ std::vector<float> repeated(const std::vector<float> &t, int64_t times) {
     out.insert(out.end(), t.begin(), t.end());
   return out;
 }
-
-using enginetest::rowsOf;
 
 void runRing(const RingCase &c) {
   int64_t ev = c.values == Values::AreKeys ? kE : kEv;
@@ -235,11 +213,11 @@ void runOneMember(bool allMasked) {
   rc.inputSlots = {0, 1, 2, 3};
   rc.outputSlots = {4};
   w.addRankClass(std::move(rc));
-  w.addInput(tensor("q", {kHeads, kSeq, kE}, 0, {}));
-  w.addInput(tensor("k", {kSeq, kE}, 0, {}));
-  w.addInput(tensor("v", {kSeq, kEv}, 0, {}));
-  w.addInput(tensor("mask", {1, kSeq}, 0, {}));
-  w.addOutput(tensor("y", {kHeads, kSeq, kEv}, 0, {}));
+  w.addInput(splitTensor("q", {kHeads, kSeq, kE}, 0, {}));
+  w.addInput(splitTensor("k", {kSeq, kE}, 0, {}));
+  w.addInput(splitTensor("v", {kSeq, kEv}, 0, {}));
+  w.addInput(splitTensor("mask", {1, kSeq}, 0, {}));
+  w.addOutput(splitTensor("y", {kHeads, kSeq, kEv}, 0, {}));
   StatusOr<std::vector<uint8_t>> bytes = w.serialize();
   ASSERT_TRUE(bytes.ok()) << bytes.status().toString();
   auto engine = Engine::loadFromMemory(bytes->data(), bytes->size());

@@ -32,6 +32,10 @@ using namespace shardrt::artifact;
 
 namespace {
 
+using enginetest::piece;
+using enginetest::rowsOf;
+using enginetest::splitTensor;
+
 /// Member `self` of a causal ring whose queries are split as the keys.
 exec::RingStep member(const std::vector<int64_t> &starts, int64_t self) {
   exec::RingStep r;
@@ -131,30 +135,6 @@ constexpr int64_t kHeads = 2, kE = 3, kEv = 2;
 
 enum class Values { Passed, Whole, AreKeys };
 
-int64_t piece(const std::vector<int64_t> &starts, int r) {
-  return starts[size_t(r) + 1] - starts[size_t(r)];
-}
-
-/// A global tensor whose dim `dim` is split over "x" as `starts` says
-/// (whole when `starts` is empty).
-TensorDescSpec tensor(std::string name, std::vector<int64_t> shape, size_t dim,
-                      const std::vector<int64_t> &starts) {
-  TensorDescSpec t;
-  t.name = std::move(name);
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (d == dim && !starts.empty()) {
-      std::vector<int64_t> extents;
-      for (size_t i = 0; i + 1 < starts.size(); ++i)
-        extents.push_back(starts[i + 1] - starts[i]);
-      t.dims.push_back({{0}, extents});
-    } else {
-      t.dims.push_back({{}, {shape[d]}});
-    }
-  }
-  t.shape = std::move(shape);
-  return t;
-}
-
 /// Per rank: q (kHeads, its rows, kE), k (1, its rows, kE) broadcast over
 /// the heads, v (1, its rows or all, ev); a causal ring with queries and
 /// keys split alike by `starts`; output (kHeads, its rows, ev); with
@@ -196,15 +176,15 @@ StatusOr<std::vector<uint8_t>> causalRing(const std::vector<int64_t> &starts,
     rc.outputSlots = {3};
     w.addRankClass(std::move(rc));
   }
-  w.addInput(tensor("q", {kHeads, seq, kE}, 1, starts));
-  w.addInput(tensor("k", {1, seq, kE}, 1, starts));
+  w.addInput(splitTensor("q", {kHeads, seq, kE}, 1, starts));
+  w.addInput(splitTensor("k", {1, seq, kE}, 1, starts));
   if (values != Values::AreKeys)
     w.addInput(
-        tensor("v", {1, seq, ev}, 1,
-               values == Values::Whole ? std::vector<int64_t>{} : starts));
+        splitTensor("v", {1, seq, ev}, 1,
+                    values == Values::Whole ? std::vector<int64_t>{} : starts));
   if (mask)
-    w.addInput(tensor("mask", {seq, seq}, 0, starts));
-  w.addOutput(tensor("y", {kHeads, seq, ev}, 1, starts));
+    w.addInput(splitTensor("mask", {seq, seq}, 0, starts));
+  w.addOutput(splitTensor("y", {kHeads, seq, ev}, 1, starts));
   return w.serialize();
 }
 
@@ -342,12 +322,11 @@ runCausalRing(const std::vector<int64_t> &starts, Values values,
         SHARDRT_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                                  Session::create(*engine, &comm, options));
         int64_t lo = starts[size_t(r)], hi = starts[size_t(r) + 1];
-        std::vector<float> myQ = enginetest::rowsOf(q, kHeads, seq, kE, lo, hi),
-                           myK = enginetest::rowsOf(k, 1, seq, kE, lo, hi),
-                           myV =
-                               values == Values::Whole
-                                   ? v
-                                   : enginetest::rowsOf(v, 1, seq, ev, lo, hi);
+        std::vector<float> myQ = rowsOf(q, kHeads, seq, kE, lo, hi),
+                           myK = rowsOf(k, 1, seq, kE, lo, hi),
+                           myV = values == Values::Whole
+                                     ? v
+                                     : rowsOf(v, 1, seq, ev, lo, hi);
         uint32_t input = 0;
         SHARDRT_RETURN_IF_ERROR(session->bindInput(
             input++, myQ.data(), DType::F32, {kHeads, hi - lo, kE}));
@@ -357,14 +336,13 @@ runCausalRing(const std::vector<int64_t> &starts, Values values,
           SHARDRT_RETURN_IF_ERROR(
               session->bindInput(input++, myV.data(), DType::F32,
                                  {1, int64_t(myV.size()) / ev, ev}));
-        std::vector<float> myMask = enginetest::rowsOf(m, 1, seq, seq, lo, hi);
+        std::vector<float> myMask = rowsOf(m, 1, seq, seq, lo, hi);
         if (mask)
           SHARDRT_RETURN_IF_ERROR(session->bindInput(
               input++, myMask.data(), DType::F32, {hi - lo, seq}));
         SHARDRT_RETURN_IF_ERROR(session->run());
         const float *got = static_cast<const float *>(session->outputData(0));
-        std::vector<float> want =
-            enginetest::rowsOf(expected, kHeads, seq, ev, lo, hi);
+        std::vector<float> want = rowsOf(expected, kHeads, seq, ev, lo, hi);
         std::lock_guard<std::mutex> lock(mu);
         for (size_t i = 0; i < want.size(); ++i)
           EXPECT_NEAR(got[i], want[i], 1e-5)

@@ -45,6 +45,33 @@ inline BufferSlotSpec f32Slot(uint64_t offset, Shape shape) {
   return s;
 }
 
+/// Member r's extent of a split given by its starts (r's block is
+/// [starts[r], starts[r + 1])).
+inline int64_t piece(const std::vector<int64_t> &starts, int r) {
+  return starts[size_t(r) + 1] - starts[size_t(r)];
+}
+
+/// A global tensor whose dim `dim` is split over mesh axis 0 as `starts`
+/// says (whole when `starts` is empty).
+inline TensorDescSpec splitTensor(std::string name, std::vector<int64_t> shape,
+                                  size_t dim,
+                                  const std::vector<int64_t> &starts) {
+  TensorDescSpec t;
+  t.name = std::move(name);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (d == dim && !starts.empty()) {
+      std::vector<int64_t> extents;
+      for (size_t i = 0; i + 1 < starts.size(); ++i)
+        extents.push_back(starts[i + 1] - starts[i]);
+      t.dims.push_back({{0}, extents});
+    } else {
+      t.dims.push_back({{}, {shape[d]}});
+    }
+  }
+  t.shape = std::move(shape);
+  return t;
+}
+
 /// Rows [lo, hi) of dim 1 of a (batch, rows, cols) tensor: a rank's block
 /// of a sequence split along dim 1.
 inline std::vector<float> rowsOf(const std::vector<float> &t, int64_t batch,

@@ -103,24 +103,22 @@ struct LibraryContext {
   /// Points the ring area's buffers into `base` (ring.bytes() bytes).
   void placeRingArea(void *base) {
     char *at = static_cast<char *>(base);
-    for (float **buffer : {&ring.keys[0], &ring.keys[1]}) {
-      *buffer = reinterpret_cast<float *>(at);
+    // Two buffers of `bytes` each, null where none is needed.
+    auto placePair = [&](float *(&pair)[2], size_t bytes) {
+      for (float *&buffer : pair) {
+        buffer = bytes ? reinterpret_cast<float *>(at) : nullptr;
+        at += bytes;
+      }
+    };
+    for (float *&buffer : ring.keys) {
+      buffer = reinterpret_cast<float *>(at);
       at += ring.keyBytes;
     }
-    for (float **buffer : {&ring.values[0], &ring.values[1]}) {
-      *buffer = ring.valueBytes ? reinterpret_cast<float *>(at) : nullptr;
-      at += ring.valueBytes;
-    }
+    placePair(ring.values, ring.valueBytes);
     ring.state = reinterpret_cast<float *>(at);
     at += ring.stateBytes;
-    for (float **buffer : {&ring.queries[0], &ring.queries[1], &ring.partial[0],
-                           &ring.partial[1]}) {
-      size_t bytes = buffer == &ring.queries[0] || buffer == &ring.queries[1]
-                         ? ring.queryBytes
-                         : ring.partialBytes;
-      *buffer = bytes ? reinterpret_cast<float *>(at) : nullptr;
-      at += bytes;
-    }
+    placePair(ring.queries, ring.queryBytes);
+    placePair(ring.partial, ring.partialBytes);
   }
   void *ringBase = nullptr;
 
