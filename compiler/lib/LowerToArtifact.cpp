@@ -507,30 +507,7 @@ LogicalResult partition(ModuleOp module, const LowerOptions &options) {
   TimingScope passes = stage(options, "Partition and local passes");
   if (options.timing)
     pm.enableTiming(passes);
-  ScPartitionOptions partitionOptions;
-  partitionOptions.unpartitioned = options.unpartitioned;
-  partitionOptions.unrollRings = options.unrollRings;
-  pm.addPass(createScPartition(partitionOptions));
-  if (options.deepenHalos) {
-    ScDeepenHalosOptions rates;
-    rates.latencyUs = options.haloLatencyUs;
-    rates.gbytesPerS = options.haloGBytesPerS;
-    rates.gflops = options.convGFlops;
-    pm.addPass(createScDeepenHalos(rates));
-  }
-  if (options.expandNorms)
-    pm.addPass(createScExpandNorms());
-  if (options.fuse) {
-    ScFuseOptions fuseOptions;
-    fuseOptions.loneKernels = options.fuseLoneKernels;
-    pm.addPass(createScFuse(fuseOptions));
-  }
-  if (options.sinkBias)
-    pm.addPass(createScSinkBias());
-  if (options.overlapHalos)
-    pm.addPass(createScOverlapHalos());
-  if (options.reshapeViews)
-    pm.addPass(createScReshapeViews());
+  addLocalPasses(pm, options);
   return pm.run(module);
 }
 

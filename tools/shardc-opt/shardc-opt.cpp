@@ -24,6 +24,7 @@ int main(int argc, char **argv) {
   shardc::registerShardcPasses();
   shardc::registerShardcCompilerPasses();
   shardc::registerPartitionPipeline();
+  shardc::registerTargetPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "shardc pass driver\n", registry));
 }

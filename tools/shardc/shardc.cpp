@@ -11,7 +11,6 @@
 #include "shardc/Compiler/Compiler.h"
 #include "shardc/Dialect/Sc/ScDialect.h"
 #include "shardc/Dialect/ScLocal/ScLocal.h"
-#include "shardc/Passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -20,7 +19,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/InitLLVM.h"
@@ -134,14 +132,7 @@ LogicalResult runStages(ModuleOp module, TimingScope &root) {
   PassManager pm(module.getContext());
   TimingScope passes = root.nest("Passes");
   pm.enableTiming(passes);
-  if (optLevel > 0) {
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-  }
-  if (!unpartitioned) {
-    pm.addPass(shardc::createScPropagateSharding());
-    pm.addPass(shardc::createScInsertReshards());
-  }
+  shardc::addGlobalPasses(pm, optLevel, unpartitioned);
   return pm.run(module);
 }
 
@@ -229,37 +220,22 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     llvm::raw_string_ostream os(sharded);
     module->print(os);
   }
-  shardc::LowerOptions options;
+  shardc::LowerOptions options = shardc::targetDefaults(
+      target == "cuda" ? shardc::Target::Cuda : shardc::Target::Cpu, optLevel);
   options.unpartitioned = unpartitioned;
-  // The CUDA backend runs fused kernels natively, not plain ones or norms.
-  options.fuseLoneKernels = target == "cuda";
-  options.expandNorms = target == "cuda";
-  // A pass flag given on the command line wins over the -O default (on
-  // from `level`, for the targets it helps).
-  auto enabled = [](const cl::opt<cl::boolOrDefault> &flag, unsigned level,
-                    bool forTarget = true) {
-    return flag == cl::BOU_UNSET ? forTarget && optLevel >= level
-                                 : flag == cl::BOU_TRUE;
-  };
-  // --fuse=false with --target=cuda was refused above.
-  options.fuse = target == "cuda" || enabled(fuse, 3);
-  options.overlapHalos = enabled(overlapHalos, 1);
-  // The CPU kernels seed their output with the bias at no cost; cuDNN and
-  // cuBLAS add it in a pass of its own.
-  options.sinkBias = enabled(sinkBias, 1, target == "cuda");
-  options.reshapeViews = enabled(reshapeViews, 1);
-  // Both backends run the RingAttention instruction natively; unrolled, a
-  // ring costs ranks x members of compile time and memory.
-  options.unrollRings = enabled(unrollRings, 0, false);
   options.describe = emit == Emit::Plan || emit == Emit::Kernels;
-  options.deepenHalos = enabled(deepenHalos, 2);
-  // The rates the cost model weighs: NCCL between GPUs, or in-process /
-  // MPI ranks on CPU cores.
-  if (target == "cpu") {
-    options.haloLatencyUs = 10.0;
-    options.haloGBytesPerS = 5.0;
-    options.convGFlops = 50.0;
-  }
+  // A pass flag given on the command line wins over the level's default
+  // (--fuse=false with --target=cuda was refused above).
+  auto override = [](const cl::opt<cl::boolOrDefault> &flag, bool &on) {
+    if (flag != cl::BOU_UNSET)
+      on = flag == cl::BOU_TRUE;
+  };
+  override(fuse, options.fuse);
+  override(overlapHalos, options.overlapHalos);
+  override(sinkBias, options.sinkBias);
+  override(reshapeViews, options.reshapeViews);
+  override(unrollRings, options.unrollRings);
+  override(deepenHalos, options.deepenHalos);
   if (!nvcc.empty()) {
     options.cudaTargets = cudaArch;
     options.compileCuda = [&](const std::string &source) {

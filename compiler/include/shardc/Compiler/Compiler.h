@@ -20,6 +20,7 @@
 
 namespace mlir {
 class ModuleOp;
+class OpPassManager;
 class TimingScope;
 } // namespace mlir
 
@@ -72,6 +73,24 @@ struct LowerOptions {
   /// are timed under it (shardc --timing).
   mlir::TimingScope *timing = nullptr;
 };
+
+/// The two code generators shardc targets.
+enum class Target { Cpu, Cuda };
+
+/// The passes `shardc -O<optLevel> --target=<target>` runs after sharding
+/// propagation (its pass flags may then override each), with the cost
+/// model's rates for that target.
+LowerOptions targetDefaults(Target target, unsigned optLevel);
+
+/// shardc's passes on the global program: canonicalize and CSE (at -O1 and
+/// above), then sharding propagation and reshard insertion (unless
+/// `unpartitioned`).
+void addGlobalPasses(mlir::OpPassManager &pm, unsigned optLevel,
+                     bool unpartitioned);
+
+/// sc-partition, then the passes on the partitioned program that `options`
+/// asks for, in the order lowering runs them.
+void addLocalPasses(mlir::OpPassManager &pm, const LowerOptions &options);
 
 struct LoweredArtifact {
   std::vector<uint8_t> bytes; ///< the complete .shardbin

@@ -16,6 +16,10 @@ namespace shardc {
 /// sc-insert-reshards, sc-partition, sc-plan-memory.
 void registerPartitionPipeline();
 
+/// Registers `sc-to-cpu` and `sc-to-cuda`: what shardc runs for that target
+/// at `opt-level`, up to the artifact writer, then sc-plan-memory.
+void registerTargetPipelines();
+
 /// Adds the sc-partition-pipeline passes to `pm`.
 void buildPartitionPipeline(mlir::OpPassManager &pm);
 
