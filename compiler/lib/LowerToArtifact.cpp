@@ -43,6 +43,11 @@ static FailureOr<Buffer> bufferFor(Operation *op, Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
     return op->emitOpError("needs statically shaped tensors; got ") << type;
+  // Shardings are sc.sharding attributes; an encoding would be dropped.
+  if (tensor.getEncoding())
+    return op->emitOpError("has a tensor with an encoding, ")
+           << type << "; shardc takes plain tensors (shardings go in "
+           << "sc.sharding attributes)";
   FailureOr<fb::DType> dtype = artifactDType(op, tensor.getElementType());
   if (failed(dtype))
     return failure();
@@ -56,12 +61,12 @@ FailureOr<uint32_t> ProgramBuilder::define(Operation *op, Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     auto tensor = dyn_cast<RankedTensorType>(arg.getType());
     Type elem = tensor ? tensor.getElementType() : arg.getType();
-    if (!tensor || !tensor.hasStaticShape() ||
+    if (!tensor || !tensor.hasStaticShape() || tensor.getEncoding() ||
         !(elem.isF32() || elem.isInteger(1)))
       return emitError(arg.getLoc())
              << "model input " << arg.getArgNumber() << " is " << arg.getType()
-             << "; shardc takes statically shaped f32 and i1 tensors (cpu and "
-                "cuda targets)";
+             << "; shardc takes statically shaped f32 and i1 tensors without "
+                "an encoding (cpu and cuda targets)";
   }
   FailureOr<uint32_t> id = temporary(op, value.getType());
   if (succeeded(id)) {

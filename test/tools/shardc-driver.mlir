@@ -8,6 +8,8 @@
 // RUN: shard-run %t.shardbin --random-inputs | FileCheck %s --check-prefix=EXEC
 // RUN: not shard-run %t.shardbin --random-inputs --check 2>&1 | FileCheck %s --check-prefix=NOREF
 // RUN: not shardc %s --target=cuda --cuda-arch=sm_90,sm_x -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUDA
+// RUN: not shardc %s --cuda-arch=bogus -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUDACPU
+// RUN: shardc %s --cuda-arch=sm_80 -o /dev/null 2>&1 | FileCheck %s --check-prefix=CUDAWARN
 // RUN: not shardc %s --target=tpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not shardc %s -O7 -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPT
 
@@ -42,6 +44,10 @@
 // NOREF: carries no reference model to check against
 
 // CUDA: shardc: --cuda-arch: 'sm_x' is not an SM target (expected e.g. sm_80,sm_90)
+// A bad --cuda-arch is an error on the CPU target too; a good one is ignored
+// there, with a warning.
+// CUDACPU: shardc: --cuda-arch: 'bogus' is not an SM target
+// CUDAWARN: shardc: warning: --cuda-arch and --nvcc apply to --target=cuda only; ignored
 // TARGET: shardc: unknown target 'tpu'
 // OPT: shardc: -O7 (expected -O0 to -O3)
 

@@ -190,15 +190,21 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   }
   // The cuda target's artifact embeds kernels compiled now; find the
   // compiler before the (longer) passes run.
+  // --cuda-arch is checked on every target: a typo should not pass
+  // unnoticed until the day the model is compiled for CUDA.
+  llvm::Expected<std::vector<int>> parsed = shardc::parseSmTargets(cudaArch);
+  if (!parsed) {
+    llvm::errs() << "shardc: --cuda-arch: "
+                 << llvm::toString(parsed.takeError()) << "\n";
+    return 1;
+  }
+  if (target != "cuda" &&
+      (cudaArch.getNumOccurrences() || nvccPath.getNumOccurrences()))
+    llvm::errs() << "shardc: warning: --cuda-arch and --nvcc apply to "
+                    "--target=cuda only; ignored\n";
   std::string nvcc;
   std::vector<int> sms;
   if (target == "cuda" && emit == Emit::Artifact) {
-    llvm::Expected<std::vector<int>> parsed = shardc::parseSmTargets(cudaArch);
-    if (!parsed) {
-      llvm::errs() << "shardc: --cuda-arch: "
-                   << llvm::toString(parsed.takeError()) << "\n";
-      return 1;
-    }
     llvm::Expected<std::string> found = shardc::findNvcc(nvccPath);
     if (!found) {
       llvm::errs() << "shardc: " << llvm::toString(found.takeError()) << "\n";

@@ -76,8 +76,12 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, OptLoc loc,
     if (step[d] < 1)
       return fail(loc, name, "step ", step[d], " on dim ", d, " must be >= 1");
     if (start[d] < 0 || start[d] > end[d] || end[d] > x.getDimSize(d))
-      return fail(loc, name, "slice [", start[d], ", ", end[d], ") of dim ", d,
-                  " is out of range for size ", x.getDimSize(d));
+      return fail(
+          loc, name, "slice [", start[d], ", ", end[d], ") of dim ", d,
+          " is out of range: needs 0 <= start <= end <= ", x.getDimSize(d),
+          " (write the bounds PyTorch resolves: negative ones "
+          "counted from the end, past-the-end ones clamped, an empty "
+          "slice as start == end)");
     int64_t length = end[d] - start[d];
     shape.push_back(length == 0 ? 0 : (length - 1) / step[d] + 1);
   }
@@ -197,6 +201,9 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, OptLoc loc,
       std::optional<int64_t> d = normalizeDim(dim, rank);
       if (!d)
         return fail(loc, name, "dim ", dim, " is out of range for rank ", rank);
+      // As torch.squeeze, which refuses a dim that appears twice.
+      if (listed.test(*d))
+        return fail(loc, name, "dim ", dim, " is listed twice");
       listed.set(*d);
     }
   }

@@ -2,6 +2,8 @@
 
 #include "OpUtils.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace shardc::sc;
 using namespace shardc::sc::detail;
@@ -201,8 +203,11 @@ LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
                   "broadcast to ",
                   shapeStr(full));
   }
-  if (auto scale = adaptor.getScale(); scale && !(scale->convertToDouble() > 0))
-    return fail(loc, name, "scale must be positive");
+  if (auto scale = adaptor.getScale();
+      scale && !std::isfinite(scale->convertToDouble()))
+    // As PyTorch: any finite scale, zero (uniform weights) and negative
+    // ones included.
+    return fail(loc, name, "scale must be finite");
   SmallVector<int64_t> shape(batch);
   shape.append({l, v.getShape().back()});
   types.push_back(RankedTensorType::get(shape, q.getElementType()));

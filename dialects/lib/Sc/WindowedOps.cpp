@@ -8,6 +8,8 @@
 
 #include "OpUtils.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace shardc::sc;
 using namespace shardc::sc::detail;
@@ -394,8 +396,11 @@ static LogicalResult naSpecs(OptLoc loc, StringRef name, OpOrAdaptor op,
       failed(spatialValues(loc, name, "dilation", op.getDilation(), s, 1,
                            dilation)))
     return failure();
-  if (auto scale = op.getScale(); scale && !(scale->convertToDouble() > 0))
-    return fail(loc, name, "scale must be positive");
+  if (auto scale = op.getScale();
+      scale && !std::isfinite(scale->convertToDouble()))
+    // As PyTorch: any finite scale, zero (uniform weights) and negative
+    // ones included.
+    return fail(loc, name, "scale must be finite");
   for (int64_t i = 0; i < s; ++i) {
     WindowSpec spec;
     spec.kind = WindowKind::Neighborhood;

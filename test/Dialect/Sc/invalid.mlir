@@ -950,6 +950,17 @@ func.func @squeeze_dim(%x: tensor<1x3xf32>) -> tensor<1x3xf32> {
   return %0 : tensor<1x3xf32>
 }
 
+// -----
+
+// case: squeeze with a dim listed twice (-3 is dim 0), as torch.squeeze
+// refuses
+func.func @squeeze_dim_twice(%x: tensor<1x8x3xf32>) -> tensor<8x3xf32> {
+  // expected-error @+2 {{dim -3 is listed twice}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.squeeze %x {dims = array<i64: 0, -3>} : (tensor<1x8x3xf32>) -> tensor<8x3xf32>
+  return %0 : tensor<8x3xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // Attention
 //===----------------------------------------------------------------------===//

@@ -340,7 +340,8 @@ def Sc_NeighborhoodAttentionOp : Sc_WindowedOp<"neighborhood_attention"> {
   let description = [{
     Heads-last layout as NATTEN: q, k, v are (B, spatial..., heads, D). Each
     query attends to the kernel_size window of keys around it (shifted inward
-    at the borders), with optional dilation. `scale` defaults to 1/sqrt(D).
+    at the borders), with optional dilation. `scale` defaults to 1/sqrt(D)
+    (any finite value).
   }];
   let arguments = (ins Sc_FloatTensor:$query, Sc_FloatTensor:$key,
       Sc_FloatTensor:$value, DenseI64ArrayAttr:$kernel_size,
@@ -458,8 +459,9 @@ def Sc_ScaledDotProductAttentionOp : Sc_InferredOp<"scaled_dot_product_attention
   let description = [{
     q (..., L, E), k (..., S, E), v (..., S, Ev) -> (..., L, Ev); batch dims
     broadcast. `mask` is additive and broadcasts to (..., L, S); it excludes
-    `is_causal`. `scale` defaults to 1/sqrt(E). Over a sharded sequence the
-    partitioner runs a ring with online softmax.
+    `is_causal`. `scale` defaults to 1/sqrt(E); as in PyTorch, any finite
+    scale is valid (0 weighs every visible key alike). Over a sharded
+    sequence the partitioner runs a ring with online softmax.
   }];
   let arguments = (ins Sc_FloatTensor:$query, Sc_FloatTensor:$key,
       Sc_FloatTensor:$value, Optional<Sc_FloatTensor>:$mask,
