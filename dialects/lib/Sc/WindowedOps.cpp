@@ -293,9 +293,9 @@ static LogicalResult interpolateSpecs(OptLoc loc, InterpolateOp op,
                           : ResizeMode::Nearest;
     spec.alignCorners = op.getAlignCorners();
     if (scales) {
-      if (!((*scales)[i] > 0))
+      if (!((*scales)[i] > 0) || std::isinf((*scales)[i]))
         return fail(loc, name, "scale factor ", (*scales)[i],
-                    " must be positive");
+                    " must be positive and finite");
       spec.scaleFactor = (*scales)[i];
       int64_t expected = windowOutputSize(spec);
       if (expected != spec.outputSize)

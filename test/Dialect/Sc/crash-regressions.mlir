@@ -691,6 +691,16 @@ func.func @interpolate_nan_scale(%x: tensor<1x1x4xf32>) -> tensor<1x1x8xf32> {
 
 // -----
 
+// case: interpolate scale factor infinite (it was reported as mapping the
+// size to 0)
+func.func @interpolate_infinite_scale(%x: tensor<1x1x4xf32>) -> tensor<1x1x8xf32> {
+  // expected-error @+1 {{scale factor INF must be positive and finite}}
+  %y = sc.interpolate %x {scale_factors = array<f64: 0x7FF0000000000000>} : (tensor<1x1x4xf32>) -> tensor<1x1x8xf32>
+  return %y : tensor<1x1x8xf32>
+}
+
+// -----
+
 // case: interpolate negative scale factor
 func.func @interpolate_negative_scale(%x: tensor<1x1x4xf32>) -> tensor<1x1x8xf32> {
   // expected-error @+1 {{must be positive}}
