@@ -299,6 +299,8 @@ StatusOr<uint64_t> runFingerprint(const Engine &engine,
                     int64_t(options.nccl), int64_t(options.profile),
                     int64_t(options.balanceCausalRings)})
     add(v);
+  add(int64_t(options.resultsUse.size()));
+  h.update(options.resultsUse.data(), options.resultsUse.size());
   for (const GlobalTensor &t : inputs) {
     add(int64_t(t.dtype));
     for (int64_t n : t.shape)
@@ -361,7 +363,8 @@ Status meet(comm::Communicator &comm, const Status &mine, uint64_t fingerprint,
     list += (g ? " | " : "") + groups[g].second;
   return Status::failedPrecondition(
       "MPI processes run different artifacts, inputs or run options "
-      "(--bench, --backend, --cuda-graph, --comm, --profile, --plain-rings); "
+      "(--bench, --backend, --cuda-graph, --comm, --profile, --plain-rings, "
+      "--check, --atol, --rtol, --output); "
       "processes that "
       "agree: " +
       list + "; start every process alike");
@@ -529,17 +532,24 @@ Comparison compare(const GlobalTensor &got, const GlobalTensor &want,
     c.mismatches = int64_t(n);
     return c;
   }
+  auto mismatch = [&](size_t i, double a, double b) {
+    c.allClose = false;
+    if (c.mismatches++ == 0) {
+      c.firstMismatch = int64_t(i);
+      c.firstGot = a;
+      c.firstWant = b;
+    }
+  };
   for (size_t i = 0; i < n; ++i) {
     double a = elementValue(got, i), b = elementValue(want, i);
-    if (std::isnan(a) || std::isnan(b)) {
-      if (!(std::isnan(a) && std::isnan(b)))
-        c.allClose = false, ++c.mismatches;
-      continue;
-    }
-    if (std::isinf(a) || std::isinf(b)) {
-      // Equal infinities are close (numpy's allclose); inf - inf is NaN.
-      if (a != b)
-        c.allClose = false, ++c.mismatches;
+    if (!std::isfinite(a) || !std::isfinite(b)) {
+      // NaN matches NaN and an infinity the same one (numpy's allclose with
+      // equal_nan); inf - inf would be NaN.
+      bool same = std::isnan(a) ? std::isnan(b) : a == b;
+      if (same)
+        ++c.matchedNonFinite;
+      else
+        mismatch(i, a, b);
       continue;
     }
     double err = std::abs(a - b);
@@ -547,7 +557,7 @@ Comparison compare(const GlobalTensor &got, const GlobalTensor &want,
     if (b != 0)
       c.maxRel = std::max(c.maxRel, err / std::abs(b));
     if (!(err <= atol + rtol * std::abs(b)))
-      c.allClose = false, ++c.mismatches;
+      mismatch(i, a, b);
   }
   return c;
 }

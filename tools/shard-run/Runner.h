@@ -67,6 +67,10 @@ struct RunOptions {
   /// SessionOptions::balanceCausalRings (--plain-rings clears it).
   bool balanceCausalRings = true;
   int timeoutMs = 60000;
+  /// What the first process does with the results (shard-run's --check,
+  /// tolerances and --output files): part of startTogether's fingerprint,
+  /// so that one given to another process only is refused, not ignored.
+  std::string resultsUse;
   /// Called on rank 0 after each run with (done, total).
   std::function<void(int, int)> progress;
 };
@@ -109,12 +113,19 @@ Status runDistributed(const std::shared_ptr<const Engine> &engine,
 /// bf16 decoded exactly; i64 past 2^53 rounded).
 double elementValue(const GlobalTensor &t, size_t i);
 
-/// max |a - b|, max |a - b| / |b| over |b| > 0, and whether every element
-/// satisfies |a - b| <= atol + rtol * |b| (NaN only matches NaN).
+/// max |a - b|, max |a - b| / |b| over |b| > 0 (finite pairs), and whether
+/// every element satisfies |a - b| <= atol + rtol * |b| (NaN only matches
+/// NaN, an infinity only the same infinity).
 struct Comparison {
   double maxAbs = 0, maxRel = 0;
   bool allClose = true;
   int64_t mismatches = 0;
+  /// Expected NaNs and infinities that the result matched: the errors above
+  /// do not count them.
+  int64_t matchedNonFinite = 0;
+  /// The first mismatching element (-1: none) and its two values.
+  int64_t firstMismatch = -1;
+  double firstGot = 0, firstWant = 0;
 };
 Comparison compare(const GlobalTensor &got, const GlobalTensor &want,
                    double atol, double rtol);

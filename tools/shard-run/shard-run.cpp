@@ -44,6 +44,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -52,6 +53,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <unistd.h>
 
 using namespace shardrt;
 
@@ -126,8 +128,11 @@ Status setOnce(std::map<std::string, T> &map, const std::string &flag,
 using OptionParser = std::function<Status(
     const std::string &flag, const std::string &value, Args &args)>;
 
-Status badValue(const std::string &flag, const std::string &value) {
-  return Status::invalidArgument("bad option or value: " + flag + " " + value);
+/// `expected` says what the option takes.
+Status badValue(const std::string &flag, const std::string &value,
+                const std::string &expected) {
+  return Status::invalidArgument("bad value for " + flag + ": '" + value +
+                                 "' (expected " + expected + ")");
 }
 
 /// An integer option stored in `field`, in [lo, hi].
@@ -136,7 +141,9 @@ OptionParser integer(T Args::*field, long long lo, long long hi) {
   return [=](const std::string &flag, const std::string &v, Args &args) {
     long long n;
     if (!parseInt(v, lo, hi, n))
-      return badValue(flag, v);
+      return badValue(flag, v,
+                      "an integer from " + std::to_string(lo) + " to " +
+                          std::to_string(hi));
     args.*field = T(n);
     return Status();
   };
@@ -147,7 +154,7 @@ OptionParser tolerance(double Args::*field) {
   return [=](const std::string &flag, const std::string &v, Args &args) {
     double d;
     if (!parseNumber(v, d) || !(d >= 0))
-      return badValue(flag, v);
+      return badValue(flag, v, "a number >= 0");
     args.*field = d;
     return Status();
   };
@@ -179,14 +186,14 @@ Status randomBound(const std::string &flag, const std::string &v, Args &args) {
 
 Status commName(const std::string &flag, const std::string &v, Args &args) {
   if (v != "local" && v != "nccl")
-    return badValue(flag, v);
+    return badValue(flag, v, "local or nccl");
   args.nccl = v == "nccl";
   return Status();
 }
 
 Status backendName(const std::string &flag, const std::string &v, Args &args) {
   if (v != "cpu" && v != "cuda")
-    return badValue(flag, v);
+    return badValue(flag, v, "cpu or cuda");
   args.backend = v == "cpu" ? BackendKind::Cpu : BackendKind::Cuda;
   return Status();
 }
@@ -229,6 +236,9 @@ Status parseArgs(int argc, char **argv, Args &args) {
       std::cout << kUsage;
       std::exit(0);
     }
+    // Every option is long: `-x` is a typo, not a model named "-x".
+    if (a.size() > 1 && a[0] == '-' && a.rfind("--", 0) != 0)
+      return Status::invalidArgument("unknown option: " + a + " (see --help)");
     if (a.rfind("--", 0) != 0) {
       if (!args.model.empty())
         return Status::invalidArgument("two models given: '" + args.model +
@@ -264,6 +274,18 @@ Status parseArgs(int argc, char **argv, Args &args) {
                                      " needs --backend cuda");
   if (args.profileTop && !args.profile)
     return Status::invalidArgument("--profile-top needs --profile");
+  // Two outputs in one file: the second would silently replace the first.
+  std::map<std::string, std::string> written;
+  for (const auto &[name, file] : args.outputs) {
+    std::error_code ec;
+    std::filesystem::path canonical =
+        std::filesystem::weakly_canonical(file, ec);
+    std::string key = ec ? file : canonical.string();
+    if (auto [it, fresh] = written.emplace(key, name); !fresh)
+      return Status::invalidArgument("--output writes '" + it->second +
+                                     "' and '" + name + "' to one file, '" +
+                                     file + "'");
+  }
   return Status();
 }
 
@@ -343,14 +365,59 @@ Status checkOutputNames(const Engine &engine, const Args &args) {
   return Status();
 }
 
+/// Where an output is written before it takes its name: beside it, so that
+/// the rename cannot cross file systems.
+std::string stagingPath(const std::string &file) {
+  return file + ".shard-run-" + std::to_string(::getpid()) + ".tmp";
+}
+
+/// Each --output's file can be written: found before a (long) run rather
+/// than after it.
+Status checkOutputsWritable(const Args &args) {
+  for (const auto &[name, file] : args.outputs) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(file, ec))
+      return Status::invalidArgument("--output " + name + "=" + file +
+                                     ": a directory");
+    std::string probe = stagingPath(file);
+    std::FILE *f = std::fopen(probe.c_str(), "wbx");
+    if (!f)
+      return Status::invalidArgument("--output " + name + "=" + file +
+                                     ": cannot write there (" +
+                                     std::strerror(errno) + ")");
+    std::fclose(f);
+    std::remove(probe.c_str());
+  }
+  return Status();
+}
+
+/// Writes every output or none: each goes to a staging file first, and the
+/// files take their names only once all are written, so that a failure
+/// (a full disk) leaves every earlier file as it was.
 Status writeOutputs(const Engine &engine, const Args &args,
                     const std::vector<GlobalTensor> &outputs) {
+  std::vector<std::pair<std::string, std::string>> staged;
+  auto discard = [&] {
+    for (const auto &[from, to] : staged)
+      std::remove(from.c_str());
+  };
   for (const auto &[name, file] : args.outputs) {
     int i = engine.findOutput(name);
     NpyArray a{outputs[size_t(i)].dtype, outputs[size_t(i)].shape,
                outputs[size_t(i)].data};
-    SHARDRT_RETURN_IF_ERROR(writeNpy(file, a));
+    staged.push_back({stagingPath(file), file});
+    if (Status s = writeNpy(staged.back().first, a); !s.ok()) {
+      discard();
+      return Status(s.code(), "cannot write '" + file + "'");
+    }
   }
+  for (const auto &[from, to] : staged)
+    if (std::rename(from.c_str(), to.c_str()) != 0) {
+      Status s = Status::unavailable("cannot write '" + to +
+                                     "': " + std::strerror(errno));
+      discard();
+      return s;
+    }
   return Status();
 }
 
@@ -518,6 +585,9 @@ Status prepare(const Args &args, comm::Communicator *mpi, Prepared &p) {
         args.model + " is compiled for " + std::to_string(world) +
         " rank(s); asked to run on " + std::to_string(ranks));
   SHARDRT_RETURN_IF_ERROR(checkOutputNames(*p.engine, args));
+  // Only the first process writes the outputs.
+  if (!mpi || mpi->rank() == 0)
+    SHARDRT_RETURN_IF_ERROR(checkOutputsWritable(args));
   if (args.check && !p.engine->reference())
     return Status::failedPrecondition(
         args.model + " carries no reference model to check against: a "
@@ -541,6 +611,13 @@ Status prepare(const Args &args, comm::Communicator *mpi, Prepared &p) {
   options.balanceCausalRings = !args.plainRings;
   options.nccl = args.nccl;
   options.profile = args.profile;
+  // Only the first process checks and writes, but every one is started
+  // alike: a --check or --output given to another would be ignored.
+  options.resultsUse = args.check ? "check " + std::to_string(args.atol) + " " +
+                                        std::to_string(args.rtol)
+                                  : "";
+  for (const auto &[name, file] : args.outputs)
+    options.resultsUse += "\n" + name + "=" + file;
   return Status();
 }
 
@@ -604,9 +681,20 @@ int run(const Args &args, comm::Communicator *mpi) {
     fail(s);
     // A failed session meeting reaches every process: each says it before
     // any exits. After a failed run the communicator was given up on, and
-    // the barrier returns at once.
-    if (mpi)
+    // the barrier returns at once; a barrier of MPI's own then tells whether
+    // every peer still answers, as MPI_Finalize at exit would wait for one
+    // that does not (stopped, or hung) forever.
+    if (mpi) {
       (void)mpi->barrier();
+#ifdef SHARDRUN_HAVE_MPI
+      if (!comm::leaveMpiAfterFailure(
+              std::chrono::milliseconds(options.timeoutMs)))
+        std::fprintf(stderr,
+                     "shard-run: rank %d: a peer does not answer; leaving "
+                     "without MPI_Finalize\n",
+                     mpi->rank());
+#endif
+    }
     return 1;
   }
   if (root) {
@@ -639,7 +727,15 @@ int run(const Args &args, comm::Communicator *mpi) {
                 engine->output(i).name.c_str(), c.maxAbs, c.maxRel, args.atol,
                 args.rtol, c.allClose ? "ok" : "MISMATCH");
     if (!c.allClose)
-      std::printf(" (%lld elements)", (long long)c.mismatches);
+      std::printf(" (%lld elements; the first, flat index %lld: got %g, "
+                  "expected %g)",
+                  (long long)c.mismatches, (long long)c.firstMismatch,
+                  c.firstGot, c.firstWant);
+    // The errors are over finite pairs: say how many NaNs and infinities
+    // matched, so that an all-NaN output does not read as "error 0".
+    if (c.matchedNonFinite)
+      std::printf(" [%lld NaN or infinite elements, matched]",
+                  (long long)c.matchedNonFinite);
     std::printf("\n");
     ok &= c.allClose;
   }

@@ -17,6 +17,7 @@
 #include "shardrt/comm/Mpi.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstdlib>
@@ -37,8 +38,12 @@ bool mpiFinalized() {
   return finalized != 0;
 }
 
+/// Set when a process leaving after a failure found a peer that no longer
+/// answers (leaveMpiAfterFailure).
+std::atomic<bool> skipFinalize{false};
+
 void finalizeAtExit() {
-  if (!mpiFinalized())
+  if (!skipFinalize.load() && !mpiFinalized())
     MPI_Finalize();
 }
 
@@ -645,6 +650,28 @@ Status initializeMpi() {
 StatusOr<std::unique_ptr<Communicator>>
 createMpiCommunicator(const CommOptions &options) {
   return createMpiCommunicator(MPI_COMM_WORLD, options);
+}
+
+bool leaveMpiAfterFailure(std::chrono::milliseconds timeout) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized || mpiFinalized())
+    return true;
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (MPI_Ibarrier(MPI_COMM_WORLD, &request) != MPI_SUCCESS) {
+    skipFinalize = true;
+    return false;
+  }
+  Clock::time_point start = Clock::now(), until = start + timeout;
+  int done = 0;
+  while (MPI_Test(&request, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done &&
+         Clock::now() < until)
+    backOff(start);
+  // Left pending: MPI_Finalize would wait for the missing peers, so it is
+  // not called, and the process's exit lets the launcher end the job.
+  if (!done)
+    skipFinalize = true;
+  return done != 0;
 }
 
 namespace {

@@ -23,6 +23,7 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <memory>
 
 namespace shardrt::comm {
@@ -32,6 +33,15 @@ namespace shardrt::comm {
 /// this call initializes MPI, MPI_Finalize runs at exit unless the
 /// application finalized first. FailedPrecondition after MPI_Finalize.
 Status initializeMpi();
+
+/// For a process about to exit after a failed run: waits up to `timeout`
+/// for every process of MPI_COMM_WORLD to call this too (a barrier of its
+/// own, apart from any communicator given up on). True when all did. When
+/// one did not (it hangs, or is stopped), MPI_Finalize at exit, which would
+/// wait for it forever, is skipped: the process exits, and the launcher
+/// ends the job. An application that initialized MPI itself decides for
+/// itself how to finalize.
+bool leaveMpiAfterFailure(std::chrono::milliseconds timeout);
 
 /// A communicator over two duplicates of `base` (MPI_COMM_WORLD by default),
 /// one for the runtime's traffic and one for abort notices, so that neither
