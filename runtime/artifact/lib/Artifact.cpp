@@ -6,6 +6,7 @@
 #include "shardrt/artifact/Format.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -106,6 +107,11 @@ StatusOr<Artifact> Artifact::loadFromMemory(const void *data, size_t size) {
   auto storage = std::make_unique<Storage>();
   storage->size = size;
   if (size > 0) {
+    // Rounded up below, which must not wrap: no real artifact is this big.
+    if (size > SIZE_MAX - kBlobAlignment)
+      return Status::invalidArgument(
+          "a shardbin artifact of " + std::to_string(size) +
+          " bytes is larger than any allocation can hold");
     // aligned_alloc wants a multiple of the alignment.
     size_t rounded =
         (size + kBlobAlignment - 1) / kBlobAlignment * kBlobAlignment;

@@ -208,12 +208,17 @@ public:
 protected:
   StatusOr<Request> doIsend(const void *buffer, std::size_t bytes, int peer,
                             int tag) override {
+    SHARDRT_RETURN_IF_ERROR(refuseIfWorldStopped("isend"));
     SHARDRT_RETURN_IF_ERROR(postSend(buffer, bytes, peer, tag, copyBytes_));
     return Request(); // already complete: the message was copied
   }
   StatusOr<Request> doIrecv(void *buffer, std::size_t bytes, int peer,
                             int tag) override {
+    SHARDRT_RETURN_IF_ERROR(refuseIfWorldStopped("irecv"));
     return postRecv(buffer, bytes, peer, tag, copyBytes_);
+  }
+  Status refuseCollective(const char *op) override {
+    return refuseIfWorldStopped(op);
   }
   Status doWaitAll(Span<Request> requests,
                    std::chrono::milliseconds timeout) override {
@@ -238,6 +243,16 @@ protected:
   Status doBarrier() override;
 
 private:
+  /// Once a rank gave up on the world, every other rank's operations fail
+  /// at once: also those of a run whose messages all arrived before, which
+  /// would otherwise succeed on a world its peers have left.
+  Status refuseIfWorldStopped(const char *op) {
+    if (!world_->aborted)
+      return Status();
+    return Status::unavailable(std::string(op) + " on rank " +
+                               std::to_string(rank()) + ": " +
+                               world_->abortReason() + "; make a new world");
+  }
   /// Collectives move host buffers of their own with std::memcpy (`copy`
   /// null); isend and irecv use the world's copy, which may take device
   /// buffers.

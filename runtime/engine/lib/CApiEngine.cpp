@@ -16,10 +16,13 @@ struct shardrt_engine {
   std::shared_ptr<const Engine> engine;
 };
 struct shardrt_session {
+  /// The session's communicator lives while the session does, whenever its
+  /// handle is released (declared first: destroyed after the session).
+  std::shared_ptr<comm::Communicator> comm;
   std::unique_ptr<Session> session;
 };
 struct shardrt_comm {
-  std::unique_ptr<comm::Communicator> comm;
+  std::shared_ptr<comm::Communicator> comm;
 };
 
 // The C, C++ and file enums are converted by value; keep them in step.
@@ -95,6 +98,12 @@ StatusOr<std::vector<int64_t>> shapeOf(const int64_t *shape, size_t rank) {
   if (!shape && rank > 0)
     return Status::invalidArgument("shape is NULL for a rank-" +
                                    std::to_string(rank) + " tensor");
+  // Far past any tensor's rank: a size_t that wrapped, say. Refused before
+  // the shape is copied.
+  constexpr size_t kMostDims = 1024;
+  if (rank > kMostDims)
+    return Status::invalidArgument("a shape of " + std::to_string(rank) +
+                                   " dims");
   return shape ? std::vector<int64_t>(shape, shape + rank)
                : std::vector<int64_t>();
 }
@@ -189,6 +198,11 @@ int shardrt_engine_arena_bytes(const shardrt_engine *engine, int rank,
 int shardrt_local_world_create(int size, int timeout_ms, shardrt_comm **out) {
   return guardStatus([&] {
     SHARDRT_C_ARG(out);
+    if (timeout_ms < 0)
+      return Status::invalidArgument("timeout_ms " +
+                                     std::to_string(timeout_ms) +
+                                     " (expected 0 for the default, or a "
+                                     "positive number of ms)");
     comm::CommOptions options;
     if (timeout_ms > 0)
       options.timeout = std::chrono::milliseconds(timeout_ms);
@@ -200,7 +214,8 @@ int shardrt_local_world_create(int size, int timeout_ms, shardrt_comm **out) {
     std::vector<std::unique_ptr<shardrt_comm>> handles;
     for (int r = 0; r < size; ++r)
       handles.push_back(std::unique_ptr<shardrt_comm>(
-          new shardrt_comm{std::move((*comms)[size_t(r)])}));
+          new shardrt_comm{std::shared_ptr<comm::Communicator>(
+              std::move((*comms)[size_t(r)]))}));
     for (int r = 0; r < size; ++r)
       out[r] = handles[size_t(r)].release();
     return Status();
@@ -215,6 +230,11 @@ int shardrt_session_create(const shardrt_engine *engine, shardrt_comm *comm,
   return guardStatus([&] {
     SHARDRT_C_ARG(engine);
     SHARDRT_C_ARG(out);
+    // As shard-run's --threads; 0 is the OpenMP default.
+    if (threads < 0 || threads > 4096)
+      return Status::invalidArgument("threads " + std::to_string(threads) +
+                                     " (expected 0 for the default, or 1 to "
+                                     "4096)");
     SessionOptions options;
     options.arena = arena;
     options.arenaBytes = arena_bytes;
@@ -223,7 +243,7 @@ int shardrt_session_create(const shardrt_engine *engine, shardrt_comm *comm,
                              options);
     if (!s.ok())
       return s.status();
-    *out = new shardrt_session{std::move(*s)};
+    *out = new shardrt_session{comm ? comm->comm : nullptr, std::move(*s)};
     return Status();
   });
 }

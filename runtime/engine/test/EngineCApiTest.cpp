@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace shardrt {
@@ -217,6 +218,124 @@ TEST(EngineCApi, ErrorsAreCodesAndMessages) {
   EXPECT_EQ(shardrt_local_world_create(0, 0, comms), SHARDRT_INVALID_ARGUMENT);
 
   shardrt_engine_release(twoEngine);
+}
+
+/// Mesh {"x": 2}: each rank fills (2,) with r + 1, then all-reduces it (sum)
+/// into its half of a (4,) output: 3s everywhere, through the communicator.
+Bytes twoRankSumArtifact() {
+  ArtifactWriter w({"x"}, {2});
+  TensorDescSpec out;
+  out.name = "y";
+  out.shape = {4};
+  out.dims = {{{0}, {2, 2}}};
+  w.addOutput(out);
+  for (int32_t r = 0; r < 2; ++r) {
+    RankClassSpec rc;
+    rc.name = "r" + std::to_string(r);
+    rc.ranks = {r};
+    rc.arenaBytes = 128;
+    BufferSlotSpec filled, summed;
+    filled.bytes = summed.bytes = 8;
+    filled.shape = summed.shape = Shape{2};
+    summed.offset = 64;
+    rc.buffers = {filled, summed};
+    InstructionSpec fill;
+    fill.opcode = Opcode::Fill;
+    fill.outputs = {0};
+    fill.floats = {double(r + 1)};
+    rc.program = {
+        fill, meshStep(Opcode::AllReduce, 0, 1, {0}, {}, fb::ReduceKind::Sum)};
+    rc.outputSlots = {1};
+    w.addRankClass(rc);
+  }
+  StatusOr<Bytes> b = w.serialize();
+  EXPECT_TRUE(b.ok()) << b.status().toString();
+  return b.ok() ? *b : Bytes();
+}
+
+/// Two sessions of twoRankSumArtifact on a new local world, released (with
+/// the engine) when the test ends.
+struct SumWorld {
+  Bytes bytes = twoRankSumArtifact();
+  shardrt_engine *engine = nullptr;
+  shardrt_comm *comms[2] = {nullptr, nullptr};
+  shardrt_session *sessions[2] = {nullptr, nullptr};
+  ~SumWorld() {
+    for (shardrt_session *s : sessions)
+      shardrt_session_release(s);
+    for (shardrt_comm *c : comms)
+      shardrt_comm_release(c);
+    shardrt_engine_release(engine);
+  }
+  ::testing::AssertionResult open(int timeoutMs) {
+    if (shardrt_engine_load_from_memory(bytes.data(), bytes.size(), &engine) !=
+            SHARDRT_OK ||
+        shardrt_local_world_create(2, timeoutMs, comms) != SHARDRT_OK)
+      return ::testing::AssertionFailure() << shardrt_last_error();
+    for (int r = 0; r < 2; ++r)
+      if (shardrt_session_create(engine, comms[r], nullptr, 0, 1,
+                                 &sessions[r]) != SHARDRT_OK)
+        return ::testing::AssertionFailure() << shardrt_last_error();
+    return ::testing::AssertionSuccess();
+  }
+};
+
+// A comm handle released before its session runs: the session keeps the
+// communicator (it read freed memory and crashed).
+TEST(EngineCApi, SessionKeepsItsCommunicator) {
+  SumWorld world;
+  ASSERT_TRUE(world.open(10000));
+  for (shardrt_comm *&c : world.comms) {
+    shardrt_comm_release(c);
+    c = nullptr;
+  }
+  int codes[2] = {-1, -1};
+  std::thread other([&] { codes[1] = shardrt_session_run(world.sessions[1]); });
+  codes[0] = shardrt_session_run(world.sessions[0]);
+  other.join();
+  EXPECT_EQ(codes[0], SHARDRT_OK);
+  EXPECT_EQ(codes[1], SHARDRT_OK);
+  for (shardrt_session *s : world.sessions) {
+    const void *out = nullptr;
+    ASSERT_EQ(shardrt_session_output_data(s, 0, &out), SHARDRT_OK);
+    EXPECT_EQ(decode(out, 2, DType::F32), Floats(2, 3.0f));
+  }
+}
+
+// Once rank 0 gave up on the world (it ran alone and timed out), rank 1's
+// run fails at once, as the header says, although rank 0's part of the
+// all-reduce had arrived (it returned OK on a world its peer had left).
+TEST(EngineCApi, GivenUpWorldFailsTheOtherRanksRuns) {
+  SumWorld world;
+  ASSERT_TRUE(world.open(200));
+  EXPECT_EQ(shardrt_session_run(world.sessions[0]), SHARDRT_DEADLINE_EXCEEDED);
+  EXPECT_EQ(shardrt_session_run(world.sessions[1]), SHARDRT_UNAVAILABLE);
+  EXPECT_TRUE(contains(shardrt_last_error(), "rank 0 failed"))
+      << shardrt_last_error();
+}
+
+TEST(EngineCApi, ImpossibleSizesAreInvalidArguments) {
+  AffineHandles h;
+  ASSERT_TRUE(h.open());
+  shardrt_engine *e = nullptr;
+  // size + 63 wrapped, and the copy ran past a tiny allocation.
+  EXPECT_EQ(shardrt_engine_load_from_memory(h.bytes.data(), SIZE_MAX, &e),
+            SHARDRT_INVALID_ARGUMENT);
+  EXPECT_EQ(e, nullptr);
+  Floats x(6, 1.0f);
+  int64_t shape[2] = {2, 3};
+  EXPECT_EQ(shardrt_session_bind_input(h.session, 0, x.data(), SHARDRT_F32,
+                                       shape, SIZE_MAX),
+            SHARDRT_INVALID_ARGUMENT);
+  shardrt_session *s = nullptr;
+  EXPECT_EQ(shardrt_session_create(h.engine, nullptr, nullptr, 0, -1, &s),
+            SHARDRT_INVALID_ARGUMENT);
+  EXPECT_EQ(shardrt_session_create(h.engine, nullptr, nullptr, 0, 100000, &s),
+            SHARDRT_INVALID_ARGUMENT);
+  EXPECT_EQ(s, nullptr);
+  shardrt_comm *comms[2] = {nullptr, nullptr};
+  EXPECT_EQ(shardrt_local_world_create(2, -5, comms), SHARDRT_INVALID_ARGUMENT);
+  EXPECT_EQ(comms[0], nullptr);
 }
 
 TEST(EngineCApi, NullArgumentsAreInvalidArguments) {

@@ -100,12 +100,17 @@ int shardrt_engine_arena_bytes(const shardrt_engine *engine, int rank,
 /* In-process communicators: *out receives `size` handles, one per rank; run
  * each rank's session on its own thread. A run that fails part way on one
  * rank gives up on the world: the other ranks' runs fail at once
- * (SHARDRT_UNAVAILABLE) instead of at the timeout; make a new world. */
+ * (SHARDRT_UNAVAILABLE) instead of at the timeout; make a new world.
+ * timeout_ms 0: the default (60 s); negative: SHARDRT_INVALID_ARGUMENT. */
 int shardrt_local_world_create(int size, int timeout_ms, shardrt_comm **out);
 void shardrt_comm_release(shardrt_comm *comm);
 
 /* comm may be NULL for a world of one rank. arena may be NULL (the session
- * allocates) or at least shardrt_engine_arena_bytes bytes, 64-byte aligned. */
+ * allocates) or at least shardrt_engine_arena_bytes bytes, 64-byte aligned.
+ * threads: the rank's kernel threads, 0 for the OpenMP default, at most 4096.
+ * The session keeps its communicator: the comm handle may be released
+ * before the session. Sessions of one rank (two models, say) may share its
+ * communicator if they run one at a time. */
 int shardrt_session_create(const shardrt_engine *engine, shardrt_comm *comm,
                            void *arena, size_t arena_bytes, int threads,
                            shardrt_session **out);
