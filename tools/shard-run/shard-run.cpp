@@ -51,6 +51,7 @@
 #include <new>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -81,6 +82,8 @@ struct Args {
   bool nccl = false; ///< --comm nccl
   bool profile = false;
   std::optional<int> profileTop;
+  /// The value options given, to refuse those that would do nothing.
+  std::set<std::string> given;
 };
 
 const char *kUsage =
@@ -263,6 +266,7 @@ Status parseArgs(int argc, char **argv, Args &args) {
     else
       return Status::invalidArgument(name + " needs a value");
     SHARDRT_RETURN_IF_ERROR(option->second(name, v, args));
+    args.given.insert(name);
   }
   if (args.model.empty())
     return Status::invalidArgument("no model given");
@@ -274,6 +278,17 @@ Status parseArgs(int argc, char **argv, Args &args) {
                                      " needs --backend cuda");
   if (args.profileTop && !args.profile)
     return Status::invalidArgument("--profile-top needs --profile");
+  for (const char *tolerance : {"--atol", "--rtol"})
+    if (args.given.count(tolerance) && !args.check)
+      return Status::invalidArgument(std::string(tolerance) + " needs --check");
+  for (const char *drawing : {"--seed", "--random-bound"})
+    if (args.given.count(drawing) && !args.randomInputs)
+      return Status::invalidArgument(std::string(drawing) +
+                                     " needs --random-inputs");
+  for (const auto &[name, bound] : args.randomBounds)
+    if (args.inputs.count(name))
+      return Status::invalidArgument("--random-bound names '" + name +
+                                     "', which --input reads from a file");
   // Two outputs in one file: the second would silently replace the first.
   std::map<std::string, std::string> written;
   for (const auto &[name, file] : args.outputs) {

@@ -141,6 +141,8 @@ StatusOr<std::vector<int64_t>> parseShape(const std::string &text) {
   bool trailingComma = false;
   skipSpaces();
   while (i < inner.size()) {
+    if (inner[i] == '-')
+      return bad("shape '" + text + "' has a negative entry");
     if (inner[i] < '0' || inner[i] > '9')
       return bad("shape '" + text + "' has a non-integer entry");
     int64_t v = 0;

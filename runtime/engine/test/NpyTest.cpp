@@ -305,7 +305,7 @@ TEST(Npy, RejectsMalformedFiles) {
                     kInvalid, "too many elements"));
   EXPECT_TRUE(
       fails(withShape("(99999999999999999999999,)"), kInvalid, "too large"));
-  EXPECT_TRUE(fails(withShape("(-2,)"), kInvalid, "non-integer"));
+  EXPECT_TRUE(fails(withShape("(-2,)"), kInvalid, "negative entry"));
   EXPECT_TRUE(fails(withShape("(1.5,)"), kInvalid, "non-integer"));
   EXPECT_TRUE(fails(withShape("(two,)"), kInvalid, "non-integer"));
   EXPECT_TRUE(fails(withShape("[2]"), kInvalid, "not a tuple"));
