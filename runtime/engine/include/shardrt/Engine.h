@@ -152,7 +152,9 @@ struct SessionOptions {
   /// captured (host-staged steps).
   bool cudaGraph = false;
   /// CUDA: let cuBLAS and cuDNN use TF32 tensor cores for f32 (faster, about
-  /// 1e-3 relative error, PyTorch's default for convolutions).
+  /// 1e-3 relative error, PyTorch's default for convolutions), and cuDNN
+  /// its FFT and Winograd algorithms and non-deterministic ones. Off, every
+  /// convolution runs a deterministic GEMM-family algorithm in FP32.
   bool allowTf32 = false;
   /// Time every step of every run (Session::profile). The CUDA backend
   /// records an event before each step and after the last on its stream, so

@@ -298,9 +298,27 @@ ConvAttrs convAttrs(const ConvStep &step) {
       return RunFn();                                                          \
   } while (0)
 
+/// FFT and Winograd compute through a transform whose rounding (1e-6 to
+/// 1e-5 relative, more for FFT) is past f32 tolerances of 1e-5.
+bool isTransform(cudnnConvolutionFwdAlgo_t algo) {
+  return algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT ||
+         algo == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING ||
+         algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
+         algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+}
+bool isTransform(cudnnConvolutionBwdDataAlgo_t algo) {
+  return algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT ||
+         algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING ||
+         algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD ||
+         algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
+}
+
 /// The best-ranked algorithm that succeeded, stays off TF32 tensor cores
 /// unless they are allowed, and whose workspace, asked for under the math
 /// type it will run with, is known and at most 1 GiB; null if none is.
+/// Unless TF32 (the session's "fast, less exact" choice) is allowed, it is
+/// also exact and repeatable: a GEMM-family algorithm (no FFT or Winograd
+/// transform) that cuDNN reports deterministic (no atomics).
 /// Without TF32 every algorithm runs with CUDNN_FMA_MATH (set on `conv`
 /// before the ranking too, setConv): a result reported under
 /// CUDNN_DEFAULT_MATH would otherwise let Ampere and later use TF32.
@@ -315,7 +333,9 @@ const Perf *chooseAlgorithm(const Perf *perf, int returned, bool allowTf32,
     if (perf[i].status != CUDNN_STATUS_SUCCESS ||
         perf[i].memory > kMaxWorkspace ||
         perf[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||
-        (!allowTf32 && perf[i].mathType == CUDNN_TENSOR_OP_MATH))
+        (!allowTf32 && (perf[i].mathType == CUDNN_TENSOR_OP_MATH ||
+                        isTransform(perf[i].algo) ||
+                        perf[i].determinism == CUDNN_NON_DETERMINISTIC)))
       continue;
     cudnnMathType_t math = allowTf32 ? perf[i].mathType : CUDNN_FMA_MATH;
     if (cudnnSetConvolutionMathType(conv, math) != CUDNN_STATUS_SUCCESS ||

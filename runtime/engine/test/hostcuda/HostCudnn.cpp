@@ -157,6 +157,9 @@ bool fwdWorkspace(const ConvProblem &p, cudnnConvolutionFwdAlgo_t algo,
   case CUDNN_CONVOLUTION_FWD_ALGO_GEMM:
     bytes = kUngrantable;
     return true;
+  case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED:
+    bytes = 4096;
+    return true;
   default:
     return false;
   }
@@ -173,18 +176,32 @@ bool bwdWorkspace(const ConvProblem &p, cudnnConvolutionBwdDataAlgo_t algo,
   case CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT:
     bytes = kUngrantable;
     return true;
+  case CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED:
+    bytes = 4096;
+    return true;
   default:
     return false;
   }
 }
 
+/// Whether `algo` computes through a Winograd transform, which the stand-in
+/// emulates by rounding the operands as TF32 does: a caller that keeps f32
+/// exact must not pick it (the real transform loses about 1e-6 to 1e-5).
+bool isTransform(cudnnConvolutionFwdAlgo_t algo) {
+  return algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+}
+bool isTransform(cudnnConvolutionBwdDataAlgo_t algo) {
+  return algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
+}
+
 /// Fills a ranking as Ampere's cuDNN would order it for float data: TF32
 /// first, then an algorithm whose workspace is too large to grant, one
-/// that is not supported, then the FP32 ones.
+/// that is not supported, a fast Winograd transform, then the exact FP32
+/// ones (the last one not deterministic).
 template <typename Perf, typename Algo>
 void rank(Perf *perf, int requested, int *returned, Algo best, Algo huge,
-          Algo unsupported, Algo plain, size_t bestBytes) {
-  Perf all[5] = {};
+          Algo unsupported, Algo transform, Algo plain, size_t bestBytes) {
+  Perf all[6] = {};
   all[0] = {best,      CUDNN_STATUS_SUCCESS, 0.1f,
             bestBytes, CUDNN_DETERMINISTIC,  CUDNN_TENSOR_OP_MATH,
             {}};
@@ -197,13 +214,15 @@ void rank(Perf *perf, int requested, int *returned, Algo best, Algo huge,
             {}};
   all[2] = {unsupported,         CUDNN_STATUS_NOT_SUPPORTED, -1.0f, 0,
             CUDNN_DETERMINISTIC, CUDNN_DEFAULT_MATH,         {}};
-  all[3] = {best,      CUDNN_STATUS_SUCCESS, 0.3f,
+  all[3] = {transform,           CUDNN_STATUS_SUCCESS, 0.25f, 4096,
+            CUDNN_DETERMINISTIC, CUDNN_DEFAULT_MATH,   {}};
+  all[4] = {best,      CUDNN_STATUS_SUCCESS, 0.3f,
             bestBytes, CUDNN_DETERMINISTIC,  CUDNN_DEFAULT_MATH,
             {}};
-  all[4] = {plain, CUDNN_STATUS_SUCCESS,    0.4f,
+  all[5] = {plain, CUDNN_STATUS_SUCCESS,    0.4f,
             0,     CUDNN_NON_DETERMINISTIC, CUDNN_DEFAULT_MATH,
             {}};
-  *returned = std::max(0, std::min(requested, 5));
+  *returned = std::max(0, std::min(requested, 6));
   std::copy(all, all + *returned, perf);
 }
 
@@ -476,6 +495,7 @@ cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
   rank(perfResults, requestedAlgoCount, returnedAlgoCount,
        CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM,
        CUDNN_CONVOLUTION_FWD_ALGO_GEMM, CUDNN_CONVOLUTION_FWD_ALGO_FFT,
+       CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED,
        CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, bytes);
   return CUDNN_STATUS_SUCCESS;
 }
@@ -515,7 +535,8 @@ cudnnConvolutionForward(cudnnHandle_t handle, const void *alpha,
       "cudnnConvolutionForward", handle, {"y", y, extentOf(*yDesc)},
       {"x", x, extentOf(*xDesc)}, {"w", w, filterElements(wDesc)}, workSpace,
       workSpaceSizeInBytes, need, alpha, beta,
-      [=, tf32 = permitsTf32(convDesc->math)](float al, float be) {
+      [=, tf32 = permitsTf32(convDesc->math) || isTransform(algo)](float al,
+                                                                   float be) {
         convForward(p, static_cast<const float *>(x),
                     static_cast<const float *>(w), static_cast<float *>(y), al,
                     be, tf32);
@@ -540,6 +561,7 @@ cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
   rank(perfResults, requestedAlgoCount, returnedAlgoCount,
        CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT,
        CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD,
+       CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED,
        CUDNN_CONVOLUTION_BWD_DATA_ALGO_0, bytes);
   return CUDNN_STATUS_SUCCESS;
 }
@@ -579,7 +601,8 @@ cudnnStatus_t cudnnConvolutionBackwardData(
       "cudnnConvolutionBackwardData", handle, {"dx", dx, extentOf(*dxDesc)},
       {"dy", dy, extentOf(*dyDesc)}, {"w", w, filterElements(wDesc)}, workSpace,
       workSpaceSizeInBytes, need, alpha, beta,
-      [=, tf32 = permitsTf32(convDesc->math)](float al, float be) {
+      [=, tf32 = permitsTf32(convDesc->math) || isTransform(algo)](float al,
+                                                                   float be) {
         convBackwardData(p, static_cast<const float *>(w),
                          static_cast<const float *>(dy),
                          static_cast<float *>(dx), al, be, tf32);

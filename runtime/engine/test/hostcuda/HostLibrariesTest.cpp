@@ -157,6 +157,14 @@ TEST(HostCudnn, RanksTf32FirstAndAnUngrantableWorkspaceBeforeFp32) {
   EXPECT_EQ(perf[0].mathType, CUDNN_TENSOR_OP_MATH);
   EXPECT_GT(perf[1].memory, size_t(1) << 30);
   EXPECT_NE(perf[2].status, CUDNN_STATUS_SUCCESS);
+  // A Winograd transform ranks before the exact FP32 algorithm; run, it
+  // loses digits (its operands rounded as TF32 would be), so a caller that
+  // keeps f32 exact must pass it over.
+  ASSERT_GE(returned, 5);
+  EXPECT_EQ(perf[3].algo, CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED);
+  EXPECT_EQ(perf[3].status, CUDNN_STATUS_SUCCESS);
+  EXPECT_EQ(perf[4].algo, CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM);
+  EXPECT_EQ(perf[4].mathType, CUDNN_DEFAULT_MATH);
 }
 
 TEST(HostCudnn, RunsOnlyOnDeviceMemoryWithTheWorkspaceAskedFor) {
