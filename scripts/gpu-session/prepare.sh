@@ -45,6 +45,10 @@ sys.stdout.write(gpu_unet.model_text($size))" >"$KIT/bench/unet$size.mlir"
 done
 
 cp -r "$GTEST_SRC" "$KIT/googletest"
+# The CUDA release the artifacts' kernels were compiled with: a driver
+# older than it cannot load them (run.sh checks before it starts).
+nvcc=${CUDACXX:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+"$nvcc" --version | sed -n 's/.*release \([0-9]*\.[0-9]*\).*/\1/p' >"$KIT/nvcc-release"
 echo "prepared $KIT: $(du -sh "$KIT" | cut -f1)" \
   "($(ls "$KIT"/cases/*.shardbin | wc -l) case artifacts," \
   "$(ls "$KIT"/bench/*.shardbin | wc -l) bench artifacts)"

@@ -46,6 +46,12 @@ PY
 }
 cmake_args=()
 libdirs=()
+# cuDNN's wheels load the cuBLAS(Lt) and NVRTC of their own CUDA major,
+# which come as wheels beside them: their directories go on the path too.
+for lib in cublasLt nvrtc cudart; do
+  so=$(find_in_wheels "lib$lib.so*")
+  [ -n "$so" ] && libdirs+=("$(dirname "$so")")
+done
 for lib in nccl cudnn; do
   header=$(find_in_wheels "$lib.h")
   so=$(find_in_wheels "lib$lib.so*")
@@ -59,6 +65,21 @@ done
 for d in ${libdirs[@]+"${libdirs[@]}"}; do export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; done
 REQUIRE=1
 [ "$DRY" = 1 ] && REQUIRE=0
+
+# The kit's kernels need a driver of at least the CUDA release that
+# compiled them; an older one refuses every fused kernel at session
+# creation. Said once, up front, instead of in every failed case.
+if [ -f "$KIT/nvcc-release" ] && command -v nvidia-smi >/dev/null; then
+  built=$(cat "$KIT/nvcc-release")
+  driver=$(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9]*\.[0-9]*\).*/\1/p' | head -1)
+  stamp "kit kernels from CUDA $built; driver supports CUDA ${driver:-unknown}"
+  if [ -n "$driver" ] && [ "${driver%%.*}" -lt "${built%%.*}" ]; then
+    echo "the driver (CUDA $driver) is older than the kit's nvcc (CUDA $built):" \
+      "the precompiled artifacts will not load; run prepare.sh with an nvcc" \
+      "of CUDA ${driver%%.*} (CUDACXX=...) and carry .gpu again"
+    want tests || exit 1
+  fi
+fi
 export SHARDRT_REQUIRE_GPU=$REQUIRE
 
 if want build || [ ! -x "$BUILD/bin/shard-run" ]; then

@@ -77,6 +77,9 @@ TEST(NcclComm, DeviceBuffersAndGroupedSendRecv) {
   ASSERT_EQ(
       cudaMemcpy(a, host.data(), n * sizeof(float), cudaMemcpyHostToDevice),
       cudaSuccess);
+  // From pageable memory cudaMemcpy may return before the DMA lands, and
+  // the communicator's non-blocking stream does not wait for it.
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   ASSERT_TRUE(c->allReduce(a, b, n, DataType::F32, ReduceOp::Sum).ok());
   // Two messages to self in one group, matched in posting order.
   std::vector<Request> requests;

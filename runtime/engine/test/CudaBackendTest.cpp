@@ -1166,6 +1166,9 @@ TEST(CudaBackend, ReadOnlyOutputIntoTheCallersBuffer) {
   ASSERT_EQ(cudaMemcpy(buf, host.data(), host.size() * sizeof(float),
                        cudaMemcpyHostToDevice),
             cudaSuccess);
+  // From pageable memory cudaMemcpy may return before the DMA lands, and
+  // the session's non-blocking stream does not wait for the legacy stream.
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   ASSERT_TRUE((*s)->bindInput(0, buf, DType::F32, {4}).ok());
   ASSERT_TRUE((*s)->bindOutput(0, buf + 1, DType::F32, {4}).ok());
   EXPECT_EQ((*s)->run().code(), StatusCode::InvalidArgument);

@@ -332,6 +332,14 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   delete stream;
   return cudaSuccess;
 }
+/// As cudaFree waits: for this thread's streams (ranks on other threads
+/// never share a caller's buffers).
+cudaError_t cudaDeviceSynchronize() {
+  if (capturing)
+    return cudaErrorStreamCaptureUnsupported;
+  drainThread();
+  return stickyError();
+}
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (captures(stream))
     return cudaErrorStreamCaptureUnsupported;
