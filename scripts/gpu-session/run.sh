@@ -65,6 +65,7 @@ done
 for d in ${libdirs[@]+"${libdirs[@]}"}; do export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; done
 REQUIRE=1
 [ "$DRY" = 1 ] && REQUIRE=0
+kit_loads=1
 
 # The kit's kernels need a driver of at least the CUDA release that
 # compiled them; an older one refuses every fused kernel at session
@@ -76,8 +77,10 @@ if [ -f "$KIT/nvcc-release" ] && command -v nvidia-smi >/dev/null; then
   if [ -n "$driver" ] && [ "${driver%%.*}" -lt "${built%%.*}" ]; then
     echo "the driver (CUDA $driver) is older than the kit's nvcc (CUDA $built):" \
       "the precompiled artifacts will not load; run prepare.sh with an nvcc" \
-      "of CUDA ${driver%%.*} (CUDACXX=...) and carry .gpu again"
-    want tests || exit 1
+      "of CUDA ${driver%%.*} (CUDACXX=...) and carry .gpu again;" \
+      "the GPU tests (built here) still run"
+    kit_loads=0
+    status=1
   fi
 fi
 export SHARDRT_REQUIRE_GPU=$REQUIRE
@@ -114,7 +117,9 @@ if want tests; then
   grep -E "Failed|\*\*\*|Not Run|Skipped" "$OUT/ctest-gpu.log" | head -20
 fi
 
-if want acceptance; then
+if want acceptance && [ $kit_loads = 0 ]; then
+  stamp "acceptance skipped: the kit's kernels need a newer driver"
+elif want acceptance; then
   # The big cases (UNet-2D 1024^2, ConvNet-3D 96^3, with their CPU
   # reference runs) last, so that a run cut short still reports the rest.
   stamp "acceptance on the GPU, local multi-rank mode (log: $OUT/acceptance.log)"
@@ -143,7 +148,9 @@ if want acceptance; then
   stamp "acceptance: $passed passed, $failed failed, $skipped skipped"
 fi
 
-if want bench; then
+if want bench && [ $kit_loads = 0 ]; then
+  stamp "bench skipped: the kit's kernels need a newer driver"
+elif want bench; then
   stamp "bench/gpu_unet.py (table: $OUT/bench.md)"
   if [ "$DRY" = 1 ]; then
     flags=(--device cpu --sizes 64 --runs 2)
