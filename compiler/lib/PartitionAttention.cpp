@@ -425,6 +425,14 @@ partition::lowerRingAttention(Partitioner &p, ScaledDotProductAttentionOp op,
         return failure();
     return success();
   }
+  // Unrolled, every rank spells out every member's step: said before the
+  // compile runs long (1024 ranks: about 40 s and 8 GB).
+  constexpr int64_t kManySteps = int64_t(1) << 14;
+  if (p.numRanks() * keys.numShards() > kManySteps)
+    op.emitWarning("--unroll-rings spells this ring out as ")
+        << p.numRanks() << " ranks x " << keys.numShards()
+        << " member steps, which can take minutes and gigabytes to compile; "
+           "the default RingAttention instruction compiles once per rank";
   if (op.getIsCausal()) {
     FailureOr<std::vector<uint32_t>> table =
         positionTable(p, op, {&keys, &queries}, 0,
