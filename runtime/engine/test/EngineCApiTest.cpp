@@ -220,43 +220,10 @@ TEST(EngineCApi, ErrorsAreCodesAndMessages) {
   shardrt_engine_release(twoEngine);
 }
 
-/// Mesh {"x": 2}: each rank fills (2,) with r + 1, then all-reduces it (sum)
-/// into its half of a (4,) output: 3s everywhere, through the communicator.
-Bytes twoRankSumArtifact() {
-  ArtifactWriter w({"x"}, {2});
-  TensorDescSpec out;
-  out.name = "y";
-  out.shape = {4};
-  out.dims = {{{0}, {2, 2}}};
-  w.addOutput(out);
-  for (int32_t r = 0; r < 2; ++r) {
-    RankClassSpec rc;
-    rc.name = "r" + std::to_string(r);
-    rc.ranks = {r};
-    rc.arenaBytes = 128;
-    BufferSlotSpec filled, summed;
-    filled.bytes = summed.bytes = 8;
-    filled.shape = summed.shape = Shape{2};
-    summed.offset = 64;
-    rc.buffers = {filled, summed};
-    InstructionSpec fill;
-    fill.opcode = Opcode::Fill;
-    fill.outputs = {0};
-    fill.floats = {double(r + 1)};
-    rc.program = {
-        fill, meshStep(Opcode::AllReduce, 0, 1, {0}, {}, fb::ReduceKind::Sum)};
-    rc.outputSlots = {1};
-    w.addRankClass(rc);
-  }
-  StatusOr<Bytes> b = w.serialize();
-  EXPECT_TRUE(b.ok()) << b.status().toString();
-  return b.ok() ? *b : Bytes();
-}
-
-/// Two sessions of twoRankSumArtifact on a new local world, released (with
+/// Two sessions of twoRankArtifact(summed) on a new local world, released (with
 /// the engine) when the test ends.
 struct SumWorld {
-  Bytes bytes = twoRankSumArtifact();
+  Bytes bytes = twoRankArtifact(/*summed=*/true);
   shardrt_engine *engine = nullptr;
   shardrt_comm *comms[2] = {nullptr, nullptr};
   shardrt_session *sessions[2] = {nullptr, nullptr};

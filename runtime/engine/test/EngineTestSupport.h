@@ -209,8 +209,10 @@ inline Floats affine(const Floats &x) {
   return y;
 }
 
-/// Mesh {"x": 2}; each rank fills its half of a (4,) output.
-inline Bytes twoRankArtifact() {
+/// Mesh {"x": 2}; each rank fills its half of a (4,) output with r + 1 or,
+/// `summed`, all-reduces that fill (sum) into its half first: 3s
+/// everywhere, through the communicator.
+inline Bytes twoRankArtifact(bool summed = false) {
   ArtifactWriter w({"x"}, {2});
   TensorDescSpec out;
   out.name = "y";
@@ -221,7 +223,7 @@ inline Bytes twoRankArtifact() {
     RankClassSpec rc;
     rc.name = "r" + std::to_string(r);
     rc.ranks = {r};
-    rc.arenaBytes = 64;
+    rc.arenaBytes = summed ? 128 : 64;
     BufferSlotSpec s;
     s.bytes = 8;
     s.shape = Shape{2};
@@ -232,6 +234,13 @@ inline Bytes twoRankArtifact() {
     fill.floats = {double(r + 1)};
     rc.program = {fill};
     rc.outputSlots = {0};
+    if (summed) {
+      s.offset = 64;
+      rc.buffers.push_back(s);
+      rc.program.push_back(
+          meshStep(Opcode::AllReduce, 0, 1, {0}, {}, fb::ReduceKind::Sum));
+      rc.outputSlots = {1};
+    }
     w.addRankClass(rc);
   }
   StatusOr<Bytes> b = w.serialize();
