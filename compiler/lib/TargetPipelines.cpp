@@ -107,24 +107,28 @@ void buildTargetPipeline(OpPassManager &pm, Target target,
 } // namespace
 
 void registerTargetPipelines() {
-  PassPipelineRegistration<TargetPipelineOptions>(
-      "sc-to-cpu",
-      "What `shardc --target=cpu -O<opt-level>` runs, up to the artifact "
-      "writer: canonicalize and CSE (level 1+), sharding propagation, "
-      "reshard insertion, sc-partition, the local passes of that level, "
-      "then sc-plan-memory",
-      [](OpPassManager &pm, const TargetPipelineOptions &options) {
-        buildTargetPipeline(pm, Target::Cpu, options);
-      });
-  PassPipelineRegistration<TargetPipelineOptions>(
-      "sc-to-cuda",
-      "What `shardc --target=cuda -O<opt-level>` runs, up to the kernel "
-      "compiler and the artifact writer: as sc-to-cpu, with norms "
-      "expanded, every computing kernel fused and (level 1+) biases sunk "
-      "into the fused kernels",
-      [](OpPassManager &pm, const TargetPipelineOptions &options) {
-        buildTargetPipeline(pm, Target::Cuda, options);
-      });
+  struct Named {
+    const char *name;
+    Target target;
+    const char *description;
+  };
+  for (Named p :
+       {Named{"sc-to-cpu", Target::Cpu,
+              "What `shardc --target=cpu -O<opt-level>` runs, up to the "
+              "artifact writer: canonicalize and CSE (level 1+), sharding "
+              "propagation, reshard insertion, sc-partition, the local passes "
+              "of that level, then sc-plan-memory"},
+        Named{"sc-to-cuda", Target::Cuda,
+              "What `shardc --target=cuda -O<opt-level>` runs, up to the "
+              "kernel compiler and the artifact writer: as sc-to-cpu, with "
+              "norms expanded, every computing kernel fused and (level 1+) "
+              "biases sunk into the fused kernels"}})
+    PassPipelineRegistration<TargetPipelineOptions>(
+        p.name, p.description,
+        [target = p.target](OpPassManager &pm,
+                            const TargetPipelineOptions &options) {
+          buildTargetPipeline(pm, target, options);
+        });
 }
 
 } // namespace shardc

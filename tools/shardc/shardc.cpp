@@ -188,22 +188,21 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
                     "ops and reductions only as fused kernels\n";
     return 1;
   }
-  // The cuda target's artifact embeds kernels compiled now; find the
-  // compiler before the (longer) passes run.
   // --cuda-arch is checked on every target: a typo should not pass
   // unnoticed until the day the model is compiled for CUDA.
-  llvm::Expected<std::vector<int>> parsed = shardc::parseSmTargets(cudaArch);
-  if (!parsed) {
-    llvm::errs() << "shardc: --cuda-arch: "
-                 << llvm::toString(parsed.takeError()) << "\n";
+  llvm::Expected<std::vector<int>> sms = shardc::parseSmTargets(cudaArch);
+  if (!sms) {
+    llvm::errs() << "shardc: --cuda-arch: " << llvm::toString(sms.takeError())
+                 << "\n";
     return 1;
   }
   if (target != "cuda" &&
       (cudaArch.getNumOccurrences() || nvccPath.getNumOccurrences()))
     llvm::errs() << "shardc: warning: --cuda-arch and --nvcc apply to "
                     "--target=cuda only; ignored\n";
+  // The cuda target's artifact embeds kernels compiled now; find the
+  // compiler before the (longer) passes run.
   std::string nvcc;
-  std::vector<int> sms;
   if (target == "cuda" && emit == Emit::Artifact) {
     llvm::Expected<std::string> found = shardc::findNvcc(nvccPath);
     if (!found) {
@@ -211,7 +210,6 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
       return 1;
     }
     nvcc = *found;
-    sms = *parsed;
   }
   if (failed(runStages(*module, root)))
     return 1;
@@ -245,7 +243,7 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (!nvcc.empty()) {
     options.cudaTargets = cudaArch;
     options.compileCuda = [&](const std::string &source) {
-      return shardc::compileFatbin(nvcc, source, sms);
+      return shardc::compileFatbin(nvcc, source, *sms);
     };
   }
   FailureOr<shardc::LoweredArtifact> lowered;
