@@ -417,6 +417,33 @@ TimingScope stage(const LowerOptions &options, StringRef name) {
   return options.timing ? options.timing->nest(name) : TimingScope();
 }
 
+/// Reports each rank program defect the runtime found in a written artifact
+/// at the op its instruction was lowered from (else at its class's function,
+/// else at `entry`); failure when there is one.
+LogicalResult
+reportDefects(const std::vector<RankProgramDefect> &defects,
+              ArrayRef<std::pair<RankClassProgram, func::FuncOp>> classes,
+              func::FuncOp entry, bool givenPartitioned) {
+  for (const RankProgramDefect &d : defects) {
+    Location loc = entry.getLoc();
+    if (d.rankClass < classes.size()) {
+      func::FuncOp f = classes[d.rankClass].second;
+      const std::vector<LocationAttr> &locs =
+          classes[d.rankClass].first.builder.sourceLocs;
+      loc = f.getLoc();
+      if (d.instruction >= 0 && size_t(d.instruction) < locs.size() &&
+          locs[d.instruction])
+        loc = locs[d.instruction];
+    }
+    emitError(loc) << (givenPartitioned
+                           ? "the runtime would refuse this rank program: "
+                           : "internal error: the runtime would refuse the "
+                             "lowered rank program: ")
+                   << d.message;
+  }
+  return failure(!defects.empty());
+}
+
 /// Serialises the partitioned `entry` of `module`: its rank classes, their
 /// memory plans, inputs, outputs and constants (and, for the CUDA target,
 /// the compiled kernels). `givenPartitioned`: the module came in as rank
@@ -501,6 +528,12 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
                      "checks: ")
            << bytes.status().message();
   out.bytes = std::move(*bytes);
+  writing.stop();
+  TimingScope checking = stage(options, "Check rank programs as the runtime");
+  if (options.checkPrograms &&
+      failed(reportDefects(options.checkPrograms(out.bytes), classes, entry,
+                           givenPartitioned)))
+    return failure();
   return out;
 }
 
@@ -537,10 +570,11 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
       OwningOpRef<ModuleOp> single = module.clone();
       LowerOptions plain;
       plain.unpartitioned = true;
+      plain.checkPrograms = options.checkPrograms;
       if (failed(partition(*single, plain)))
         return failure();
       FailureOr<LoweredArtifact> lowered =
-          writeArtifact(*single, partitionedEntry(*single), nullptr, {});
+          writeArtifact(*single, partitionedEntry(*single), nullptr, plain);
       if (failed(lowered))
         return failure();
       own = std::move(lowered->bytes);

@@ -39,6 +39,7 @@
 // TIMING: Read rank classes
 // TIMING-NEXT: Plan memory
 // TIMING-NEXT: Write and check the artifact
+// TIMING-NEXT: Check rank programs as the runtime
 
 // EXEC: 1 rank(s) on cpu, 3 input(s), 2 output(s)
 // NOREF: carries no reference model to check against

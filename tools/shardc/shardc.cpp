@@ -11,6 +11,7 @@
 #include "shardc/Compiler/Compiler.h"
 #include "shardc/Dialect/Sc/ScDialect.h"
 #include "shardc/Dialect/ScLocal/ScLocal.h"
+#include "shardrt/Engine.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -161,6 +162,21 @@ FailureOr<std::vector<uint8_t>> compileReference(MLIRContext &context,
   return std::move(lowered->bytes);
 }
 
+/// What the runtime would refuse in an artifact's rank programs when a
+/// session is made (Session::checkPrograms).
+std::vector<shardc::RankProgramDefect>
+runtimeDefects(const std::vector<uint8_t> &bytes) {
+  shardrt::StatusOr<std::shared_ptr<const shardrt::Engine>> engine =
+      shardrt::Engine::loadFromMemory(bytes.data(), bytes.size());
+  if (!engine.ok())
+    return {
+        {0, -1, "the artifact does not load: " + engine.status().message()}};
+  std::vector<shardc::RankProgramDefect> defects;
+  for (shardrt::ProgramDefect &d : shardrt::Session::checkPrograms(**engine))
+    defects.push_back({d.rankClass, d.instruction, d.status.message()});
+  return defects;
+}
+
 int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   DefaultTimingManager tm;
   tm.setEnabled(timing);
@@ -240,6 +256,7 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   override(reshapeViews, options.reshapeViews);
   override(unrollRings, options.unrollRings);
   override(deepenHalos, options.deepenHalos);
+  options.checkPrograms = runtimeDefects;
   if (!nvcc.empty()) {
     options.cudaTargets = cudaArch;
     options.compileCuda = [&](const std::string &source) {

@@ -49,6 +49,12 @@ struct Session::Impl {
   std::vector<StepProfile> profile;
   std::vector<double> stepMs;
 
+  /// Session::checkPrograms: decode without an arena (slot pointers stay
+  /// null) or workspace, passing over Unimplemented steps.
+  bool checkOnly = false;
+  /// After a failed prepare(): the instruction at fault, or -1.
+  int64_t failedAt = -1;
+
   ~Impl() {
     if (ownedArena)
       backend->release(ownedArena);
@@ -165,7 +171,7 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
     const fb::BufferSlot &b = *rc.buffers()->Get(i);
     SHARDRT_RETURN_IF_ERROR(checkSlot(i, b));
     slots.push_back(exec::slotInfo(b));
-    base.push_back(arena + b.offset());
+    base.push_back(arena ? arena + b.offset() : nullptr);
   }
   // Read-only slots: constants live in the loaded file, inputs may be bound
   // to the caller's const memory. No instruction may write them.
@@ -208,6 +214,7 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
   for (uint32_t i = 0; rc.program() && i < rc.program()->size(); ++i) {
     const fb::Instruction &inst = *rc.program()->Get(i);
     ctx.instruction = i;
+    failedAt = i;
     for (uint32_t k = 0; inst.outputs() && k < inst.outputs()->size(); ++k)
       if (readOnly[inst.outputs()->Get(k)])
         return Status::invalidArgument(
@@ -215,15 +222,19 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
             std::to_string(inst.outputs()->Get(k)) +
             ", which holds a constant or a model input");
     StatusOr<RunFn> fn = backend->prepare(inst, ctx);
-    if (!fn.ok())
+    if (!fn.ok() &&
+        !(checkOnly && fn.status().code() == StatusCode::Unimplemented))
       return Status(fn.status().code(),
                     where(rc, i, inst) + ": " + fn.status().message());
     if (Status s = checkNoOverlap(inst, rc, slots, isConstant); !s.ok())
       return Status(s.code(), where(rc, i, inst) + ": " + s.message());
-    program.push_back(std::move(*fn));
+    program.push_back(fn.ok() ? std::move(*fn) : RunFn());
     names.push_back(where(rc, i, inst));
   }
+  failedAt = -1;
   SHARDRT_RETURN_IF_ERROR(pending.checkAllClaimed());
+  if (checkOnly)
+    return Status();
   SHARDRT_RETURN_IF_ERROR(workspace.finish());
   hostSteps = backend->hostSteps();
   return backend->finishPrepare();
@@ -318,6 +329,30 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
   session->engine_ = std::move(engine);
   session->rank_ = rank;
   return session;
+}
+
+std::vector<ProgramDefect> Session::checkPrograms(const Engine &engine) {
+  std::vector<ProgramDefect> defects;
+  const artifact::Artifact &artifact = engine.artifact();
+  for (uint32_t c = 0; c < artifact.numRankClasses(); ++c) {
+    const fb::RankClass &rc = artifact.rankClass(c);
+    if (!rc.ranks() || rc.ranks()->size() == 0)
+      continue; // the loader refuses such a class; nothing would run it
+    Impl impl;
+    impl.artifact = &artifact;
+    impl.rankClass = &rc;
+    impl.checkOnly = true;
+    StatusOr<std::unique_ptr<exec::Backend>> backend =
+        exec::createBackend(BackendKind::Cpu, SessionOptions());
+    Status s = backend.status();
+    if (s.ok()) {
+      impl.backend = std::move(*backend);
+      s = impl.prepare(rc.ranks()->Get(0), engine.meshShape());
+    }
+    if (!s.ok())
+      defects.push_back({c, impl.failedAt, std::move(s)});
+  }
+  return defects;
 }
 
 uint64_t Session::arenaBytes() const { return impl_->arenaBytes; }

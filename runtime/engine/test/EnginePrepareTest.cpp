@@ -545,5 +545,79 @@ TEST(EnginePrepare, OutputsMayNotOverlapInputs) {
                        {"instruction 1 (ReductionFused)", "overlaps"}));
 }
 
+//===----------------------------------------------------------------------===//
+// Session::checkPrograms: the same checks, before any session
+//===----------------------------------------------------------------------===//
+
+/// Session::checkPrograms on artifact bytes that load.
+std::vector<ProgramDefect> checkPrograms(const Bytes &bytes) {
+  StatusOr<std::shared_ptr<const Engine>> e =
+      Engine::loadFromMemory(bytes.data(), bytes.size());
+  EXPECT_TRUE(e.ok()) << e.status().toString();
+  return e.ok() ? Session::checkPrograms(**e) : std::vector<ProgramDefect>();
+}
+
+TEST(EngineCheckPrograms, SoundProgramsHaveNoDefects) {
+  Model m;
+  uint32_t x = m.input("x", {2, 3});
+  uint32_t t = m.slot({2, 3});
+  uint32_t y = m.output("y", {2, 3});
+  m.op(Opcode::Unary, {x}, {t}, {}, {}, "relu");
+  m.op(Opcode::Softmax, {t}, {y}, {1, 0});
+  ASSERT_TRUE(prepare(m.bytes()).ok());
+  EXPECT_TRUE(checkPrograms(m.bytes()).empty());
+}
+
+TEST(EngineCheckPrograms, NamesTheInstructionCreateRefuses) {
+  // The second instruction's output has the wrong shape.
+  Model m;
+  uint32_t x = m.input("x", {2, 3});
+  uint32_t t = m.slot({2, 3});
+  uint32_t y = m.output("y", {2, 4});
+  m.op(Opcode::Unary, {x}, {t}, {}, {}, "relu");
+  m.op(Opcode::Unary, {t}, {y}, {}, {}, "neg");
+  std::vector<ProgramDefect> defects = checkPrograms(m.bytes());
+  ASSERT_EQ(defects.size(), 1u);
+  EXPECT_EQ(defects[0].rankClass, 0u);
+  EXPECT_EQ(defects[0].instruction, 1);
+  Status created = prepare(m.bytes());
+  EXPECT_TRUE(rejected(created, kInvalid,
+                       {"instruction 1 (Unary)", "has shape (2, 4)"}));
+  EXPECT_EQ(defects[0].status.toString(), created.toString());
+}
+
+TEST(EngineCheckPrograms, PassesOverStepsTheCpuDoesNotImplement) {
+  // A kernel-only fused step (another backend runs it) is no defect; the
+  // check goes on to the malformed step after it.
+  Model m;
+  uint32_t x = m.input("x", {4});
+  uint32_t t = m.slot({4});
+  uint32_t y = m.output("y", {4});
+  m.kernelSymbols = {"fused_neg"};
+  m.kernels = {{"x86_64", fb::KernelFormat::SharedObject, {0}, Bytes(16, 1)}};
+  m.op(Opcode::ElementwiseFused, {x}, {t}).kernel = 0;
+  m.op(Opcode::Softmax, {t}, {y}, {3, 0}); // dim 3 of a 1-d tensor
+  EXPECT_TRUE(rejected(prepare(m.bytes()), StatusCode::Unimplemented,
+                       {"instruction 0 (ElementwiseFused)"}));
+  std::vector<ProgramDefect> defects = checkPrograms(m.bytes());
+  ASSERT_EQ(defects.size(), 1u);
+  EXPECT_EQ(defects[0].instruction, 1);
+  EXPECT_TRUE(
+      rejected(defects[0].status, kInvalid, {"instruction 1 (Softmax)"}));
+}
+
+TEST(EngineCheckPrograms, ProgramWideDefectsHaveNoInstruction) {
+  Model m;
+  uint32_t x = m.input("x", {4});
+  uint32_t y = m.output("y", {4});
+  m.op(Opcode::Unary, {x}, {y}, {}, {}, "neg");
+  m.rc.buffers[y].offset += 2; // f32 elements at an odd offset
+  std::vector<ProgramDefect> defects = checkPrograms(m.bytes());
+  ASSERT_EQ(defects.size(), 1u);
+  EXPECT_EQ(defects[0].instruction, -1);
+  EXPECT_TRUE(
+      rejected(defects[0].status, kInvalid, {"buffer slot 1", "not aligned"}));
+}
+
 } // namespace
 } // namespace shardrt

@@ -26,6 +26,14 @@ class TimingScope;
 
 namespace shardc {
 
+/// A rank program of a written artifact that the runtime would refuse when
+/// a session is made (LowerOptions::checkPrograms).
+struct RankProgramDefect {
+  size_t rankClass = 0;     ///< in the order of the entry's rank classes
+  int64_t instruction = -1; ///< -1: the program as a whole
+  std::string message;
+};
+
 struct LowerOptions {
   /// Compile for one rank, ignoring every sharding annotation: the
   /// unpartitioned model.
@@ -64,6 +72,14 @@ struct LowerOptions {
       compileCuda;
   /// What the fatbin holds, e.g. "sm_80,sm_90" (the artifact's target).
   std::string cudaTargets = "sm_80,sm_90";
+  /// Decodes a written artifact's rank programs as the runtime does when a
+  /// session is made (shardc passes shardrt::Session::checkPrograms, which
+  /// this library does not link). When set, each defect is reported at the
+  /// op its instruction came from: a hand-written rank program whose kernel
+  /// attributes contradict its buffers fails at compile time, located,
+  /// rather than at the first run.
+  std::function<std::vector<RankProgramDefect>(const std::vector<uint8_t> &)>
+      checkPrograms;
   /// Fill LoweredArtifact's programText and planText. Off when only the
   /// artifact is wanted: with a class per rank the text holds every class's
   /// group lists (ranks x members numbers to format).

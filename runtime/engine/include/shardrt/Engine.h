@@ -201,8 +201,27 @@ struct HostStep {
   bool staged = false;
 };
 
+/// Where a rank program fails the checks Session::create makes
+/// (Session::checkPrograms).
+struct ProgramDefect {
+  uint32_t rankClass = 0;
+  /// The instruction at fault in that class's program, or -1 when the
+  /// program as a whole is (a buffer slot, an exchange without its Wait).
+  int64_t instruction = -1;
+  Status status; ///< names the class and instruction, as create's would
+};
+
 class Session {
 public:
+  /// Decodes every rank class's program as create() does for the class's
+  /// first rank on the CPU backend, without allocating its arena or
+  /// workspace: what a session of the artifact would refuse, found before
+  /// any runs (shardc checks the artifacts it writes with this). At most
+  /// one defect per class, its first. A step the CPU backend does not
+  /// implement (Unimplemented) is not a defect of the artifact: another
+  /// backend may run it.
+  static std::vector<ProgramDefect> checkPrograms(const Engine &engine);
+
   /// `comm` may be null only for a world of one rank; otherwise its size
   /// must equal the artifact's world size and rank() selects the program.
   /// The communicator must outlive the session.
