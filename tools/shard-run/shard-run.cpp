@@ -207,7 +207,8 @@ const std::map<std::string, OptionParser> &valueOptions() {
       {"--ranks", integer(&Args::ranks, 1, 1 << 20)},
       {"--seed", integer(&Args::seed, 0, INT64_MAX)},
       {"--bench", integer(&Args::bench, 1, 1 << 20)},
-      {"--threads", integer(&Args::threads, 1, 4096)},
+      {"--threads",
+       integer(&Args::threads, 1, shardrt::SessionOptions::kMaxThreads)},
       {"--timeout-ms", integer(&Args::timeoutMs, 1, INT_MAX)},
       {"--profile-top", integer(&Args::profileTop, 0, 1 << 20)},
       {"--device", integer(&Args::device, 0, 1023)},
@@ -422,8 +423,8 @@ Status writeOutputs(const Engine &engine, const Args &args,
                outputs[size_t(i)].data};
     staged.push_back({stagingPath(file), file});
     if (Status s = writeNpy(staged.back().first, a); !s.ok()) {
-      discard();
-      return Status(s.code(), "cannot write '" + file + "'");
+      discard(); // the message names the staging file beside `file`
+      return Status(s.code(), "--output " + name + ": " + s.message());
     }
   }
   for (const auto &[from, to] : staged)

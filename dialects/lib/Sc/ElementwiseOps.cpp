@@ -203,11 +203,8 @@ LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
                   "broadcast to ",
                   shapeStr(full));
   }
-  if (auto scale = adaptor.getScale();
-      scale && !std::isfinite(scale->convertToDouble()))
-    // As PyTorch: any finite scale, zero (uniform weights) and negative
-    // ones included.
-    return fail(loc, name, "scale must be finite");
+  if (failed(checkAttentionScale(loc, name, adaptor.getScale())))
+    return failure();
   SmallVector<int64_t> shape(batch);
   shape.append({l, v.getShape().back()});
   types.push_back(RankedTensorType::get(shape, q.getElementType()));

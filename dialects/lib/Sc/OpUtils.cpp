@@ -72,6 +72,13 @@ LogicalResult paddingPairs(OptLoc loc, StringRef opName,
   return success();
 }
 
+LogicalResult checkAttentionScale(OptLoc loc, StringRef opName,
+                                  std::optional<APFloat> scale) {
+  if (scale && !scale->isFinite())
+    return fail(loc, opName, "scale must be finite");
+  return success();
+}
+
 RankedTensorType tensorTypeOf(Value value) {
   return value ? dyn_cast<RankedTensorType>(value.getType())
                : RankedTensorType();

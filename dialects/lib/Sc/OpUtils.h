@@ -51,6 +51,12 @@ LogicalResult paddingPairs(OptLoc loc, llvm::StringRef opName,
                            int64_t count, llvm::SmallVectorImpl<int64_t> &lo,
                            llvm::SmallVectorImpl<int64_t> &hi);
 
+/// An attention's optional `scale`: any finite value, as PyTorch takes it
+/// (zero gives uniform weights, a negative one favours the least similar
+/// keys).
+LogicalResult checkAttentionScale(OptLoc loc, llvm::StringRef opName,
+                                  std::optional<llvm::APFloat> scale);
+
 /// The ranked tensor type of `value` (all sc operands are ranked tensors once
 /// ODS constraints have passed; before that, inference must not crash).
 mlir::RankedTensorType tensorTypeOf(mlir::Value value);

@@ -396,11 +396,8 @@ static LogicalResult naSpecs(OptLoc loc, StringRef name, OpOrAdaptor op,
       failed(spatialValues(loc, name, "dilation", op.getDilation(), s, 1,
                            dilation)))
     return failure();
-  if (auto scale = op.getScale();
-      scale && !std::isfinite(scale->convertToDouble()))
-    // As PyTorch: any finite scale, zero (uniform weights) and negative
-    // ones included.
-    return fail(loc, name, "scale must be finite");
+  if (failed(checkAttentionScale(loc, name, op.getScale())))
+    return failure();
   for (int64_t i = 0; i < s; ++i) {
     WindowSpec spec;
     spec.kind = WindowKind::Neighborhood;

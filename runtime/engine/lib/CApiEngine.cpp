@@ -230,11 +230,6 @@ int shardrt_session_create(const shardrt_engine *engine, shardrt_comm *comm,
   return guardStatus([&] {
     SHARDRT_C_ARG(engine);
     SHARDRT_C_ARG(out);
-    // As shard-run's --threads; 0 is the OpenMP default.
-    if (threads < 0 || threads > 4096)
-      return Status::invalidArgument("threads " + std::to_string(threads) +
-                                     " (expected 0 for the default, or 1 to "
-                                     "4096)");
     SessionOptions options;
     options.arena = arena;
     options.arenaBytes = arena_bytes;

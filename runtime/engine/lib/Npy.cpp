@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -303,11 +304,20 @@ std::vector<uint8_t> encodeNpy(const NpyArray &array) {
 
 Status writeNpy(const std::string &path, const NpyArray &array) {
   std::vector<uint8_t> bytes = encodeNpy(array);
-  std::ofstream out(path, std::ios::binary);
-  if (!out.write(reinterpret_cast<const char *>(bytes.data()),
-                 std::streamsize(bytes.size())))
-    return Status::unavailable("cannot write '" + path + "'");
-  return Status();
+  auto failure = [&](int error) {
+    return Status::unavailable("cannot write '" + path +
+                               "': " + std::strerror(error));
+  };
+  std::FILE *f = std::fopen(path.c_str(), "wb");
+  if (!f)
+    return failure(errno);
+  // A full disk may show only when the buffered tail is flushed at close,
+  // which an ofstream's destructor would have ignored.
+  bool wrote = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  int error = wrote ? 0 : errno;
+  if (std::fclose(f) != 0 && wrote)
+    wrote = false, error = errno;
+  return wrote ? Status() : failure(error);
 }
 
 NpyArray toF32(NpyArray array) {

@@ -288,6 +288,11 @@ Session::create(std::shared_ptr<const Engine> engine, comm::Communicator *comm,
     return Status::failedPrecondition(
         "the artifact is compiled for a world of " + std::to_string(world) +
         " ranks but the communicator has " + std::to_string(comm->size()));
+  if (options.threads < 0 || options.threads > SessionOptions::kMaxThreads)
+    return Status::invalidArgument(
+        "threads " + std::to_string(options.threads) +
+        " (expected 0 for the default, or 1 to " +
+        std::to_string(SessionOptions::kMaxThreads) + ")");
   if (options.profile && options.cudaGraph)
     return Status::invalidArgument(
         "profiling times each step; a CUDA graph replays the program as one "

@@ -146,6 +146,21 @@ TEST(EngineApi, CallerArena) {
             StatusCode::InvalidArgument);
 }
 
+TEST(EngineApi, ThreadCountsOutsideTheRangeAreRefused) {
+  std::shared_ptr<const Engine> e = load(affineModel().bytes());
+  ASSERT_TRUE(e);
+  SessionOptions options;
+  for (int threads : {-1, SessionOptions::kMaxThreads + 1}) {
+    options.threads = threads;
+    StatusOr<std::unique_ptr<Session>> s = Session::create(e, options);
+    EXPECT_EQ(s.status().code(), StatusCode::InvalidArgument);
+    EXPECT_TRUE(contains(s.status().message(), "expected 0 for the default"))
+        << s.status().message();
+  }
+  options.threads = SessionOptions::kMaxThreads;
+  EXPECT_TRUE(Session::create(e, options).ok());
+}
+
 TEST(EngineApi, BindingErrors) {
   std::shared_ptr<const Engine> e = load(affineModel().bytes());
   ASSERT_TRUE(e);

@@ -428,7 +428,19 @@ TEST(Npy, Files) {
   EXPECT_EQ(missing.status().code(), StatusCode::InvalidArgument);
   EXPECT_NE(missing.status().message().find("/nonexistent/dir/x.npy"),
             std::string::npos);
-  EXPECT_FALSE(writeNpy("/nonexistent/dir/x.npy", a).ok());
+  Status noDir = writeNpy("/nonexistent/dir/x.npy", a);
+  EXPECT_EQ(noDir.code(), StatusCode::Unavailable);
+  EXPECT_NE(noDir.message().find("No such file or directory"),
+            std::string::npos)
+      << noDir.message();
+  // A full disk (small files fail only when flushed at close).
+  if (FILE *full = std::fopen("/dev/full", "wb")) {
+    std::fclose(full);
+    Status s = writeNpy("/dev/full", a);
+    EXPECT_EQ(s.code(), StatusCode::Unavailable);
+    EXPECT_NE(s.message().find("No space left on device"), std::string::npos)
+        << s.message();
+  }
 
   // Not regular files: a directory (reading it used to throw out of the
   // library) and a device that never ends.

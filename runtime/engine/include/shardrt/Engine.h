@@ -135,8 +135,10 @@ struct SessionOptions {
   /// session allocate one.
   void *arena = nullptr;
   size_t arenaBytes = 0;
-  /// CPU: kernel threads of this rank; 0: the OpenMP default.
+  /// CPU: kernel threads of this rank; 0: the OpenMP default. At most
+  /// kMaxThreads (Session::create refuses more, and negative counts).
   int threads = 0;
+  static constexpr int kMaxThreads = 4096;
   /// CUDA: the device this rank runs on (ranks of a local world may share
   /// one).
   int device = 0;
