@@ -64,5 +64,4 @@ if config.shardrt_enable_mpi.upper() in ("ON", "1", "TRUE", "YES") and \
     # As the comm tests: containers often forbid the shared-memory transport's
     # cross-process copies.
     config.environment["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
-    config.substitutions.append(
-        ("%mpiexec", config.mpiexec + " --allow-run-as-root --oversubscribe"))
+    config.substitutions.append(("%mpiexec", config.mpiexec_command))
