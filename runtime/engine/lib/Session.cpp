@@ -171,7 +171,11 @@ Status Session::Impl::prepare(int rank, const std::vector<int64_t> &meshShape) {
     const fb::BufferSlot &b = *rc.buffers()->Get(i);
     SHARDRT_RETURN_IF_ERROR(checkSlot(i, b));
     slots.push_back(exec::slotInfo(b));
-    base.push_back(arena ? arena + b.offset() : nullptr);
+    // A slot bound to a constant is read from the file, whatever its offset
+    // (the loader checks only the others against the arena); its base is
+    // replaced below. Pointing past the arena would be undefined.
+    base.push_back(arena && b.offset() <= arenaBytes ? arena + b.offset()
+                                                     : nullptr);
   }
   // Read-only slots: constants live in the loaded file, inputs may be bound
   // to the caller's const memory. No instruction may write them.

@@ -97,6 +97,8 @@ std::vector<char> collectiveResult(const Op &op,
                                    const std::vector<const void *> &sends) {
   size_t bytes = op.bytes(), n = op.count;
   std::vector<char> result;
+  if (bytes == 0) // buffers of no elements may be null: nothing to copy
+    return result;
   if (op.kind == Kind::AllReduce || op.kind == Kind::Reduce) {
     withType(op.type, [&](auto t) {
       using T = decltype(t);
@@ -240,7 +242,7 @@ void perform(Clique &c, Collective &col) {
     sends.push_back(p.send);
   std::vector<char> result = hostnccl::collectiveResult(first, sends);
   for (size_t r = 0; r < col.parts.size(); ++r)
-    if (first.kind != Kind::Reduce || int(r) == first.root)
+    if ((first.kind != Kind::Reduce || int(r) == first.root) && !result.empty())
       std::memcpy(col.parts[r].recv, result.data(), result.size());
 }
 
