@@ -279,8 +279,8 @@ def Sc_ConvTransposeOp : Sc_WindowedOp<"conv_transpose"> {
 def Sc_MaxPoolOp : Sc_WindowedOp<"max_pool"> {
   let summary = "1/2/3-D max pooling (max_pool1d/2d/3d)";
   let description = [{
-    `stride` defaults to `kernel_size`; padding (at most half the effective
-    kernel, as PyTorch requires) contributes -inf.
+    `stride` defaults to `kernel_size`; padding (at most half of
+    `kernel_size`, dilation aside, as PyTorch requires) contributes -inf.
   }];
   let arguments = (ins Sc_FloatTensor:$input, DenseI64ArrayAttr:$kernel_size,
       OptionalAttr<DenseI64ArrayAttr>:$stride,
