@@ -567,6 +567,18 @@ Status Session::run() {
       return Status::failedPrecondition("input " + std::to_string(i) + " ('" +
                                         engine_->input(i).name +
                                         "') is neither bound nor copied");
+  if (im.comm && !im.comm->claimForRun())
+    return Status::failedPrecondition(
+        "rank " + std::to_string(rank_) +
+        "'s communicator is running another program; sessions sharing a "
+        "communicator run one at a time");
+  struct ReleaseComm {
+    comm::Communicator *comm;
+    ~ReleaseComm() {
+      if (comm)
+        comm->releaseFromRun();
+    }
+  } releaseComm{im.comm};
   if (im.bindingsChanged) {
     SHARDRT_RETURN_IF_ERROR(im.checkDisjointBindings(*engine_));
     im.bindingsChanged = false;

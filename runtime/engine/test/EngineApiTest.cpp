@@ -18,10 +18,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace shardrt {
@@ -159,6 +161,33 @@ TEST(EngineApi, ThreadCountsOutsideTheRangeAreRefused) {
   }
   options.threads = SessionOptions::kMaxThreads;
   EXPECT_TRUE(Session::create(e, options).ok());
+}
+
+TEST(EngineApi, ASharedCommunicatorRunsOneProgramAtATime) {
+  std::shared_ptr<const Engine> e = load(twoRankArtifact(/*summed=*/true));
+  ASSERT_TRUE(e);
+  comm::CommOptions options;
+  options.timeout = std::chrono::milliseconds(3000);
+  auto world = comm::LocalWorld::create(2, options);
+  ASSERT_TRUE(world.ok());
+  comm::Communicator &rank0 = *(*world)[0];
+  auto first = Session::create(e, &rank0);
+  auto second = Session::create(e, &rank0);
+  ASSERT_TRUE(first.ok() && second.ok());
+  // The first run waits in its all-reduce for rank 1, which never runs.
+  Status firstRun;
+  std::thread t([&] { firstRun = (*first)->run(); });
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!rank0.inRun() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
+  Status secondRun = (*second)->run();
+  t.join();
+  EXPECT_EQ(secondRun.code(), StatusCode::FailedPrecondition);
+  EXPECT_TRUE(contains(secondRun.message(), "run one at a time"))
+      << secondRun.message();
+  EXPECT_EQ(firstRun.code(), StatusCode::DeadlineExceeded)
+      << firstRun.toString();
+  EXPECT_FALSE(rank0.inRun()); // released by the failed run too
 }
 
 TEST(EngineApi, BindingErrors) {

@@ -110,7 +110,8 @@ void shardrt_comm_release(shardrt_comm *comm);
  * threads: the rank's kernel threads, 0 for the OpenMP default, at most 4096.
  * The session keeps its communicator: the comm handle may be released
  * before the session. Sessions of one rank (two models, say) may share its
- * communicator if they run one at a time. */
+ * communicator and run one at a time: a run started while another holds the
+ * communicator returns SHARDRT_FAILED_PRECONDITION at once. */
 int shardrt_session_create(const shardrt_engine *engine, shardrt_comm *comm,
                            void *arena, size_t arena_bytes, int threads,
                            shardrt_session **out);

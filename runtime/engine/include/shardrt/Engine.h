@@ -282,6 +282,8 @@ public:
                     const std::vector<int64_t> &shape) const;
 
   /// Runs the rank's program. Every input must have been bound or copied.
+  /// Sessions may share a communicator but run on it one at a time: a run
+  /// while another holds it is refused with FailedPrecondition.
   /// A bound output may not overlap another bound buffer, and no bound
   /// buffer may overlap the session's arena (outputData() of an unbound
   /// output points there): such a run is refused with InvalidArgument

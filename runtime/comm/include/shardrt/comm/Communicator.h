@@ -24,6 +24,7 @@
 
 #include "shardrt/Status.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -271,6 +272,21 @@ public:
   /// thread; the first call wins.
   void abort(const Status &why);
 
+  //===--- One program at a time ----------------------------------------===//
+
+  /// Claims the communicator for one run of a rank program (Session::run
+  /// does): false while another run holds it. Two programs on one
+  /// communicator at once (sessions of one rank sharing it, or one session
+  /// run from two threads) could take each other's messages, which have the
+  /// same peers and tags, and compute wrong values without an error; the
+  /// second run is refused instead.
+  bool claimForRun() {
+    return !inRun_.exchange(true, std::memory_order_acquire);
+  }
+  void releaseFromRun() { inRun_.store(false, std::memory_order_release); }
+  /// Whether a run holds it now.
+  bool inRun() const { return inRun_.load(std::memory_order_acquire); }
+
 protected:
   Communicator(int rank, int size, const CommOptions &options);
 
@@ -323,6 +339,7 @@ private:
   Status broken_;
   /// Why abort() gave up on the world.
   Status aborted_;
+  std::atomic<bool> inRun_{false};
 };
 
 } // namespace shardrt::comm
