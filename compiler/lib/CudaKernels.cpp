@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -229,7 +230,25 @@ void emitReductionKernel(scl::FusedReductionOp fused, const std::string &name,
 } // namespace
 
 std::string fusedKernelName(StringRef function, int64_t k) {
-  return function.str() + "_fused" + std::to_string(k);
+  // MLIR symbols may be any string (@"my-net.v2", @"9lives"); C
+  // identifiers may not. Other bytes become _XX (hex), and a name that would
+  // start with a digit or an underscore (reserved at file scope) gains a
+  // leading 'k'. The rank classes of one module share their entry's name
+  // and differ in their _class<k> suffixes, which stay as they are, so their
+  // kernels' names stay distinct.
+  std::string name;
+  for (char c : function) {
+    if (llvm::isAlnum(c) || c == '_') {
+      name += c;
+      continue;
+    }
+    name += '_';
+    name += llvm::hexdigit(uint8_t(c) >> 4, /*LowerCase=*/true);
+    name += llvm::hexdigit(uint8_t(c) & 15, /*LowerCase=*/true);
+  }
+  if (name.empty() || llvm::isDigit(name[0]) || name[0] == '_')
+    name.insert(name.begin(), 'k');
+  return name + "_fused" + std::to_string(k);
 }
 
 /// A generated kernel's name and parameters, for its host launcher.
