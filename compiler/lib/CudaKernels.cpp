@@ -166,7 +166,11 @@ void emitReductionKernel(scl::FusedReductionOp fused, const std::string &name,
   std::string identity = sum              ? "0.0"
                          : kind == "amax" ? "-INFINITY"
                                           : "INFINITY";
-  std::string finish = kind == "mean" ? " / (double)count" : "";
+  // The mean of nothing is NaN (0/0), as torch.mean's; written so, nvcc
+  // does not warn of a division by the constant zero.
+  std::string finish = kind != "mean" ? ""
+                       : count == 0   ? " * (double)NAN"
+                                      : " / (double)count";
   // The verifier keeps a fused reduction from writing an input it reads.
   emitSignature(fused, fused.getIns(), /*aliased=*/false, name, os,
                 ", double *__restrict__ partials,\n"
@@ -185,8 +189,10 @@ void emitReductionKernel(scl::FusedReductionOp fused, const std::string &name,
   os << "    double acc = " << identity << ";\n";
   os << "    for (long long r = c * chunk + threadIdx.x; r < end; r += "
         "blockDim.x) {\n";
+  // (void)i: a body reading only fixed elements leaves i unused.
   os << "      const long long i = base + "
      << print(subspaceIndex(domain.vec(), dims.vec()), "r") << ";\n";
+  os << "      (void)i;\n";
   std::string result = emitBody(fused.getBody().front(), fused.getIns(), domain,
                                 /*readOnly=*/true, "      ", os);
   os << "      const double x = acc, y = (double)" << result << ";\n";
