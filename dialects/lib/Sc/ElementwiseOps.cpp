@@ -2,8 +2,6 @@
 
 #include "OpUtils.h"
 
-#include <cmath>
-
 using namespace mlir;
 using namespace shardc::sc;
 using namespace shardc::sc::detail;
