@@ -1,8 +1,9 @@
 //===- CudaKernels.cpp - CUDA C++ for fused regions -----------------------===//
 //
 // Each scl.fused_elementwise becomes one grid-stride CUDA kernel over the
-// output's elements; each scl.fused_reduction one kernel over (output,
-// chunk) units whose partials the last block of an output combines. Shapes are
+// output's elements; each scl.fused_reduction one kernel over (output or
+// tile of 32 outputs, chunk) units whose partials the last block of an
+// output combines (ReductionTiling.h says which unit). Shapes are
 // static, so every offset is a fixed sum of constant div/mod terms (FlatIndex:
 // contiguous dims share one, the outermost needs no modulus). The scalar
 // functions follow the runtime's CPU kernels (PyTorch semantics: relu, maximum
@@ -16,6 +17,7 @@
 #include "shardc/Compiler/Compiler.h"
 #include "shardc/Compiler/FlatIndex.h"
 #include "shardc/Dialect/ScLocal/ScLocal.h"
+#include "shardrt/artifact/ReductionTiling.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -137,66 +139,86 @@ void emitKernel(scl::FusedElementwiseOp fused, const std::string &name,
   os << "  }\n}\n\n";
 }
 
-/// A reduction kernel takes, after its output, `partials` (outputs x chunks
-/// doubles), `arrivals` (one zeroed counter per output) and `chunks`: block
-/// u (grid-stride) reduces chunk u % chunks of output u / chunks, its
-/// threads striding over the chunk's elements and combining their partials
-/// in shared memory. With one chunk the block writes the output; with more,
-/// each block publishes its partial and the last of an output's blocks to
-/// arrive combines them in chunk order (bitwise the same result whatever
-/// the schedule) and resets the counter for the next launch. Sums
-/// accumulate in double, like the CPU kernels; amax/amin propagate NaN.
-void emitReductionKernel(scl::FusedReductionOp fused, const std::string &name,
-                         llvm::raw_ostream &os) {
-  ArrayRef<int64_t> domain = fused.getDomain(), dims = fused.getDims();
-  std::vector<int64_t> kept;
-  int64_t outputs = 1, count = 1;
-  for (int64_t d = 0; d < int64_t(domain.size()); ++d) {
-    bool reduced = llvm::is_contained(dims, d);
-    if (!reduced)
-      kept.push_back(d);
-    (reduced ? count : outputs) *= domain[d];
-  }
-  StringRef kind = fused.getKind();
+/// What a reduction kernel combines with: its kind's operation on doubles
+/// `x` and `y`, its identity, and the suffix that finishes a result.
+struct ReductionOps {
+  std::string combine, identity, finish;
+};
+
+ReductionOps reductionOps(StringRef kind, int64_t count) {
   bool sum = kind == "sum" || kind == "mean";
-  std::string combine =
-      sum ? "x + y"
-          : std::string("(x != x || y != y) ? x + y : ") +
-                (kind == "amax" ? "fmax(x, y)" : "fmin(x, y)");
-  std::string identity = sum              ? "0.0"
-                         : kind == "amax" ? "-INFINITY"
-                                          : "INFINITY";
+  ReductionOps ops;
+  ops.combine = sum ? "x + y"
+                    : std::string("(x != x || y != y) ? x + y : ") +
+                          (kind == "amax" ? "fmax(x, y)" : "fmin(x, y)");
+  ops.identity = sum ? "0.0" : kind == "amax" ? "-INFINITY" : "INFINITY";
   // The mean of nothing is NaN (0/0), as torch.mean's; written so, nvcc
   // does not warn of a division by the constant zero.
-  std::string finish = kind != "mean" ? ""
-                       : count == 0   ? " * (double)NAN"
-                                      : " / (double)count";
-  // The verifier keeps a fused reduction from writing an input it reads.
-  emitSignature(fused, fused.getIns(), /*aliased=*/false, name, os,
-                ", double *__restrict__ partials,\n"
-                "    unsigned int *__restrict__ arrivals, long long chunks");
-  os << "  const long long outputs = " << outputs << "LL, count = " << count
-     << "LL;\n";
-  os << "  const long long chunk = (count + chunks - 1) / chunks;\n";
+  ops.finish = kind != "mean" ? ""
+               : count == 0   ? " * (double)NAN"
+                              : " / (double)count";
+  return ops;
+}
+
+/// The loop body that folds reduced element `r` of the output at `base`
+/// into `acc`.
+void emitAccumulate(scl::FusedReductionOp fused, const ReductionOps &ops,
+                    StringRef indent, llvm::raw_ostream &os) {
+  ArrayRef<int64_t> domain = fused.getDomain();
+  // (void)i: a body reading only fixed elements leaves i unused.
+  os << indent << "const long long i = base + "
+     << print(subspaceIndex(domain.vec(), fused.getDims().vec()), "r") << ";\n";
+  os << indent << "(void)i;\n";
+  std::string result = emitBody(fused.getBody().front(), fused.getIns(), domain,
+                                /*readOnly=*/true, indent, os);
+  os << indent << "const double x = acc, y = (double)" << result << ";\n";
+  os << indent << "acc = " << ops.combine << ";\n";
+}
+
+/// Writes output `o`'s result `x` (its chunk `c`'s partial): with one chunk
+/// at once; with more, the partial is published and the last of the
+/// output's chunks to arrive combines them all in chunk order (bitwise the
+/// same result whatever the schedule) and resets the output's counter for
+/// the next launch.
+void emitPublish(const ReductionOps &ops, StringRef indent,
+                 llvm::raw_ostream &os) {
+  os << indent << "bool last = chunks == 1;\n";
+  os << indent << "if (chunks > 1) {\n";
+  os << indent << "  partials[o * chunks + c] = x;\n";
+  os << indent << "  __threadfence();\n";
+  os << indent
+     << "  last = atomicAdd(arrivals + o, 1u) == (unsigned)(chunks - 1);\n";
+  os << indent << "}\n";
+  os << indent << "if (last && chunks > 1) {\n";
+  os << indent << "  __threadfence();\n";
+  os << indent << "  x = __ldcg(partials + o * chunks);\n";
+  os << indent << "  for (long long k = 1; k < chunks; ++k) {\n";
+  os << indent << "    const double y = __ldcg(partials + o * chunks + k);\n";
+  os << indent << "    x = " << ops.combine << ";\n";
+  os << indent << "  }\n";
+  os << indent << "  arrivals[o] = 0u;\n";
+  os << indent << "}\n";
+  os << indent << "if (last)\n";
+  os << indent << "  out[o] = (float)(x" << ops.finish << ");\n";
+}
+
+/// RowPerBlock (ReductionTiling.h): block u reduces chunk c = u % chunks of
+/// output o = u / chunks, its threads striding over the chunk's elements
+/// and combining their partials in shared memory.
+void emitRowReduction(scl::FusedReductionOp fused, const ReductionOps &ops,
+                      ArrayRef<int64_t> kept, llvm::raw_ostream &os) {
   os << "  __shared__ double partial[256];\n";
   os << "  for (long long u = blockIdx.x; u < outputs * chunks; u += "
         "gridDim.x) {\n";
   os << "    const long long o = u / chunks, c = u % chunks;\n";
   os << "    const long long base = "
-     << print(subspaceIndex(domain.vec(), kept), "o") << ";\n";
+     << print(subspaceIndex(fused.getDomain().vec(), kept.vec()), "o") << ";\n";
   os << "    const long long end = c * chunk + chunk < count ? c * chunk + "
         "chunk : count;\n";
-  os << "    double acc = " << identity << ";\n";
+  os << "    double acc = " << ops.identity << ";\n";
   os << "    for (long long r = c * chunk + threadIdx.x; r < end; r += "
         "blockDim.x) {\n";
-  // (void)i: a body reading only fixed elements leaves i unused.
-  os << "      const long long i = base + "
-     << print(subspaceIndex(domain.vec(), dims.vec()), "r") << ";\n";
-  os << "      (void)i;\n";
-  std::string result = emitBody(fused.getBody().front(), fused.getIns(), domain,
-                                /*readOnly=*/true, "      ", os);
-  os << "      const double x = acc, y = (double)" << result << ";\n";
-  os << "      acc = " << combine << ";\n";
+  emitAccumulate(fused, ops, "      ", os);
   os << "    }\n";
   os << "    partial[threadIdx.x] = acc;\n";
   os << "    __syncthreads();\n";
@@ -204,33 +226,91 @@ void emitReductionKernel(scl::FusedReductionOp fused, const std::string &name,
   os << "      if (threadIdx.x < s) {\n";
   os << "        const double x = partial[threadIdx.x], y = "
         "partial[threadIdx.x + s];\n";
-  os << "        partial[threadIdx.x] = " << combine << ";\n";
+  os << "        partial[threadIdx.x] = " << ops.combine << ";\n";
   os << "      }\n";
   os << "      __syncthreads();\n";
   os << "    }\n";
   os << "    if (threadIdx.x == 0) {\n";
-  os << "      bool last = chunks == 1;\n";
-  os << "      if (chunks > 1) {\n";
-  os << "        partials[u] = partial[0];\n";
-  os << "        __threadfence();\n";
-  os << "        last = atomicAdd(arrivals + o, 1u) == (unsigned)(chunks - "
-        "1);\n";
-  os << "      }\n";
-  os << "      if (last && chunks > 1) {\n";
-  os << "        __threadfence();\n";
-  os << "        double x = __ldcg(partials + o * chunks);\n";
-  os << "        for (long long k = 1; k < chunks; ++k) {\n";
-  os << "          const double y = __ldcg(partials + o * chunks + k);\n";
-  os << "          x = " << combine << ";\n";
-  os << "        }\n";
-  os << "        partial[0] = x;\n";
-  os << "        arrivals[o] = 0u;\n";
-  os << "      }\n";
-  os << "      if (last)\n";
-  os << "        out[o] = (float)(partial[0]" << finish << ");\n";
+  os << "      double x = partial[0];\n";
+  emitPublish(ops, "      ", os);
   os << "    }\n";
   os << "    __syncthreads();\n";
-  os << "  }\n}\n\n";
+  os << "  }\n";
+}
+
+/// OutputTiles (ReductionTiling.h): block u takes chunk c = u % chunks of
+/// the 32 outputs from (u / chunks) * 32, one a lane of each warp (so a warp
+/// reads 32 neighbouring elements at once); its 8 warps split the chunk's
+/// elements, each folding every 8th in order, and lane k of warp 0 combines
+/// the 8 partials of its output in warp order.
+void emitTiledReduction(scl::FusedReductionOp fused, const ReductionOps &ops,
+                        ArrayRef<int64_t> kept, llvm::raw_ostream &os) {
+  using namespace shardrt::artifact;
+  os << "  const long long tiles = (outputs + " << kOutputTile - 1 << ") / "
+     << kOutputTile << ";\n";
+  os << "  const unsigned lane = threadIdx.x % " << kOutputTile
+     << "u, row = threadIdx.x / " << kOutputTile << "u;\n";
+  os << "  __shared__ double partial[" << kReductionLanes << "][" << kOutputTile
+     << "];\n";
+  os << "  for (long long u = blockIdx.x; u < tiles * chunks; u += "
+        "gridDim.x) {\n";
+  os << "    const long long o = u / chunks * " << kOutputTile
+     << " + lane, c = u % chunks;\n";
+  os << "    const long long end = c * chunk + chunk < count ? c * chunk + "
+        "chunk : count;\n";
+  os << "    double acc = " << ops.identity << ";\n";
+  os << "    if (o < outputs) {\n";
+  os << "      const long long base = "
+     << print(subspaceIndex(fused.getDomain().vec(), kept.vec()), "o") << ";\n";
+  os << "      for (long long r = c * chunk + row; r < end; r += "
+     << kReductionLanes << ") {\n";
+  emitAccumulate(fused, ops, "        ", os);
+  os << "      }\n";
+  os << "    }\n";
+  os << "    partial[row][lane] = acc;\n";
+  os << "    __syncthreads();\n";
+  os << "    if (row == 0 && o < outputs) {\n";
+  os << "      double x = partial[0][lane];\n";
+  os << "      for (int k = 1; k < " << kReductionLanes << "; ++k) {\n";
+  os << "        const double y = partial[k][lane];\n";
+  os << "        x = " << ops.combine << ";\n";
+  os << "      }\n";
+  emitPublish(ops, "      ", os);
+  os << "    }\n";
+  os << "    __syncthreads();\n";
+  os << "  }\n";
+}
+
+/// A reduction kernel takes, after its output, `partials` (outputs x chunks
+/// doubles), `arrivals` (one zeroed counter per output) and `chunks`, and
+/// maps its threads as ReductionTiling.h says. Sums accumulate in double,
+/// like the CPU kernels; amax/amin propagate NaN.
+void emitReductionKernel(scl::FusedReductionOp fused, const std::string &name,
+                         llvm::raw_ostream &os) {
+  ArrayRef<int64_t> domain = fused.getDomain(), dims = fused.getDims();
+  std::vector<int64_t> kept;
+  std::vector<bool> reduced(domain.size(), false);
+  int64_t outputs = 1, count = 1;
+  for (int64_t d = 0; d < int64_t(domain.size()); ++d) {
+    reduced[d] = llvm::is_contained(dims, d);
+    if (!reduced[d])
+      kept.push_back(d);
+    (reduced[d] ? count : outputs) *= domain[d];
+  }
+  ReductionOps ops = reductionOps(fused.getKind(), count);
+  // The verifier keeps a fused reduction from writing an input it reads.
+  emitSignature(fused, fused.getIns(), /*aliased=*/false, name, os,
+                ", double *__restrict__ partials,\n"
+                "    unsigned int *__restrict__ arrivals, long long chunks");
+  os << "  const long long outputs = " << outputs << "LL, count = " << count
+     << "LL;\n";
+  os << "  const long long chunk = (count + chunks - 1) / chunks;\n";
+  if (shardrt::artifact::reductionTiling(domain.vec(), reduced) ==
+      shardrt::artifact::ReductionTiling::OutputTiles)
+    emitTiledReduction(fused, ops, kept, os);
+  else
+    emitRowReduction(fused, ops, kept, os);
+  os << "}\n\n";
 }
 
 } // namespace

@@ -2,24 +2,28 @@
 
 #include "FusedLaunch.h"
 
+#include "shardrt/artifact/ReductionTiling.h"
+
 #include <algorithm>
+#include <utility>
 
 namespace shardrt::exec {
 namespace {
 
-/// The elements a ReductionFused reduces into each output (its header was
-/// checked by the CPU decoder).
-int64_t reducedCount(const fb::Instruction &inst) {
+/// The elements a ReductionFused reduces into each output, and its tiling
+/// (its header was checked by the CPU decoder).
+std::pair<int64_t, artifact::ReductionTiling>
+reductionShape(const fb::Instruction &inst) {
   IntReader ints(inst);
   Shape domain;
   std::vector<bool> reduced;
   if (!readReductionHeader(ints, domain, reduced).ok())
-    return 0;
+    return {0, artifact::ReductionTiling::RowPerBlock};
   int64_t count = 1;
   for (size_t d = 0; d < domain.size(); ++d)
     if (reduced[d])
       count *= domain[d];
-  return count;
+  return {count, artifact::reductionTiling(domain, reduced)};
 }
 
 } // namespace
@@ -35,13 +39,18 @@ FusedLaunch planFusedLaunch(const fb::Instruction &inst,
   launch.reduction = inst.opcode() == fb::Opcode::ReductionFused;
   int64_t wanted = (n + 255) / 256;
   if (launch.reduction) {
-    // A group norm's 8 groups per rank would use 8 SMs otherwise.
-    int64_t count = reducedCount(inst);
+    // A group norm's 8 groups per rank would use 8 SMs otherwise: units
+    // (an output, or a tile of outputs) few against the SMs are split into
+    // chunks of at least 8192 elements.
+    auto [count, tiling] = reductionShape(inst);
+    launch.tiled = tiling == artifact::ReductionTiling::OutputTiles;
+    int64_t width = launch.tiled ? artifact::kOutputTile : 1;
+    int64_t units = (n + width - 1) / width;
     int64_t target = 2 * int64_t(std::max(smCount, 1));
-    if (n > 0 && n < target)
-      launch.chunks =
-          std::clamp<int64_t>(count / 8192, 1, (target + n - 1) / n);
-    wanted = n * launch.chunks;
+    if (units > 0 && units < target)
+      launch.chunks = std::clamp<int64_t>(count * std::min(n, width) / 8192, 1,
+                                          (target + units - 1) / units);
+    wanted = units * launch.chunks;
   }
   launch.blocks = unsigned(
       std::min<int64_t>(std::max<int64_t>(wanted, 1), int64_t(smCount) * 32));

@@ -20,12 +20,14 @@ namespace shardrt::exec {
 
 /// Kernels take (in0, ..., out); a reduction's also take (partials,
 /// arrivals, chunks): block u reduces chunk u % chunks of output u / chunks
+/// (or, `tiled`, of the 32 outputs of tile u / chunks; ReductionTiling.h)
 /// and the last block of an output to arrive combines the partials. Any
 /// grid and any chunks >= 1 give the same result; 256 threads a block.
 struct FusedLaunch {
   std::vector<uint32_t> operands; // the input slots, then the output's
   bool reduction = false;
   int64_t outputs = 0; // elements of the output
+  bool tiled = false;  // a reduction over tiles of outputs
   long long chunks = 1;
   unsigned blocks = 1;
 
@@ -60,8 +62,8 @@ struct FusedLaunch {
 
 /// The launch of `inst` (a fused instruction the CPU decoder accepted) on a
 /// device with `smCount` multiprocessors: enough blocks to fill it twice,
-/// and a reduction with few outputs split into chunks of at least 8192
-/// elements.
+/// and a reduction with few outputs (or tiles of outputs) split into chunks
+/// of at least 8192 elements.
 FusedLaunch planFusedLaunch(const fb::Instruction &inst,
                             const PrepareContext &ctx, int smCount);
 

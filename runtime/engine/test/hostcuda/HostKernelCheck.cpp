@@ -94,6 +94,7 @@ bool compare(const std::vector<float> &kernel, const std::vector<float> &cpu,
 struct Counts {
   int elementwise = 0, reductions = 0, launches = 0, failures = 0;
   int ownChunked = 0; // reductions the backend itself splits into chunks
+  int tiled = 0;      // reductions over tiles of outputs
   double maxError = 0;
 };
 
@@ -206,6 +207,7 @@ void checkInstruction(void *library, const artifact::Artifact &art,
   FusedLaunch own = planFusedLaunch(inst, ctx, /*smCount=*/132);
   (own.reduction ? counts.reductions : counts.elementwise)++;
   counts.ownChunked += own.chunks > 1;
+  counts.tiled += own.tiled;
 
   std::vector<Launch> launches = {
       {"the CUDA backend's launch", own.chunks, own.blocks},
@@ -281,12 +283,12 @@ int main(int argc, char **argv) {
         checkInstruction(library, *art, rc, i, ctx, counts);
     }
   }
-  std::printf("%d generated kernels (%d elementwise, %d reductions, %d split "
-              "into chunks by the CUDA backend) in %u rank classes, %d "
-              "launches: %s, largest difference %.3g\n",
+  std::printf("%d generated kernels (%d elementwise, %d reductions, %d over "
+              "output tiles, %d split into chunks by the CUDA backend) in %u "
+              "rank classes, %d launches: %s, largest difference %.3g\n",
               counts.elementwise + counts.reductions, counts.elementwise,
-              counts.reductions, counts.ownChunked, art->numRankClasses(),
-              counts.launches,
+              counts.reductions, counts.tiled, counts.ownChunked,
+              art->numRankClasses(), counts.launches,
               counts.failures ? "MISMATCH" : "all match the CPU backend",
               counts.maxError);
   return counts.failures ? 1 : 0;
