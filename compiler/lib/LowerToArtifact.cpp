@@ -538,7 +538,8 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
 }
 
 /// Runs sc-partition (then sc-deepen-halos, sc-expand-norms, sc-fuse,
-/// sc-sink-bias, sc-overlap-halos and sc-reshape-views, as `options` asks)
+/// sc-sink-bias, sc-shrink-splats, sc-overlap-halos and sc-reshape-views,
+/// as `options` asks)
 /// on `module`.
 LogicalResult partition(ModuleOp module, const LowerOptions &options) {
   PassManager pm(module.getContext());

@@ -31,6 +31,7 @@ LowerOptions targetDefaults(Target target, unsigned optLevel) {
   // cuBLAS add it in a pass of its own.
   options.sinkBias = cuda && optLevel >= 1;
   options.reshapeViews = optLevel >= 1;
+  options.shrinkSplats = optLevel >= 1;
   options.deepenHalos = optLevel >= 2;
   // Both backends run the RingAttention instruction natively; unrolled, a
   // ring costs ranks x members of compile time and memory.
@@ -77,6 +78,8 @@ void addLocalPasses(OpPassManager &pm, const LowerOptions &options) {
   }
   if (options.sinkBias)
     pm.addPass(createScSinkBias());
+  if (options.shrinkSplats)
+    pm.addPass(createScShrinkSplats());
   if (options.overlapHalos)
     pm.addPass(createScOverlapHalos());
   if (options.reshapeViews)

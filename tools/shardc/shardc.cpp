@@ -97,6 +97,12 @@ cl::opt<cl::boolOrDefault> reshapeViews(
     cl::desc("Read reshaped temporaries in place instead of copying them "
              "(sc-reshape-views); default: on at -O1 and above"),
     cl::cat(shardcCategory));
+cl::opt<cl::boolOrDefault> shrinkSplats(
+    "shrink-splats",
+    cl::desc("Fill a splat constant into one element where every kernel "
+             "that reads it broadcasts it (sc-shrink-splats); default: on at "
+             "-O1 and above"),
+    cl::cat(shardcCategory));
 cl::opt<cl::boolOrDefault> deepenHalos(
     "deepen-halos",
     cl::desc("Exchange one deeper halo before a conv -> elementwise -> conv "
@@ -254,6 +260,7 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   override(overlapHalos, options.overlapHalos);
   override(sinkBias, options.sinkBias);
   override(reshapeViews, options.reshapeViews);
+  override(shrinkSplats, options.shrinkSplats);
   override(unrollRings, options.unrollRings);
   override(deepenHalos, options.deepenHalos);
   options.checkPrograms = runtimeDefects;

@@ -59,6 +59,9 @@ struct LowerOptions {
   /// Run sc-sink-bias after sc-fuse: a library op's bias is added in the
   /// fused kernels that read its output instead of in a pass of its own.
   bool sinkBias = false;
+  /// Run sc-shrink-splats after sc-fuse: a splat constant that only
+  /// broadcasting kernels read is filled into one element.
+  bool shrinkSplats = false;
   /// Run sc-overlap-halos after sc-fuse: convolutions compute their interior
   /// while their halo exchange is in flight.
   bool overlapHalos = false;

@@ -239,6 +239,41 @@ def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
   let dependentDialects = ["::shardc::scl::SclDialect"];
 }
 
+def ScShrinkSplats : Pass<"sc-shrink-splats", "mlir::ModuleOp"> {
+  let summary = "Fills a splat constant into one element where its readers "
+                "broadcast";
+  let description = [{
+    A splat `sc.constant` becomes a `Fill` of a buffer of its full local
+    shape on every rank: a full-size splat (a `full_like` mask, a constant
+    scale) costs an activation's worth of arena and a write of every
+    element on every run. In every rank-class function, a `Fill` of a
+    temporary alloc that it alone writes becomes a `Fill` of a
+    one-element buffer of the same rank when every other user only reads
+    the buffer and broadcasts it: an `scl.fused_elementwise` or
+    `scl.fused_reduction` input (every input broadcasts to the kernel's
+    space), or an operand of a `Binary`, `Compare` or `Select` whose
+    output is still the broadcast of its operands. A buffer that is
+    returned, viewed, written by anything else, or read by any other
+    kernel keeps its shape. An earlier plan of a function it changes is
+    dropped (the writer plans again).
+
+    Input:
+    ```mlir
+    %c = memref.alloc() : memref<2x8xf32>
+    scl.kernel "Fill" outs(%c : memref<2x8xf32>) {floats = array<f64: 1.5>}
+    scl.fused_elementwise ins(%x, %c : memref<2x8xf32>, memref<2x8xf32>) outs(%y : memref<2x8xf32>) {...}
+    ```
+    Output:
+    ```mlir
+    %c = memref.alloc() : memref<1x1xf32>
+    scl.kernel "Fill" outs(%c : memref<1x1xf32>) {floats = array<f64: 1.5>}
+    scl.fused_elementwise ins(%x, %c : memref<2x8xf32>, memref<1x1xf32>) outs(%y : memref<2x8xf32>) {...}
+    ```
+  }];
+  let dependentDialects = ["::shardc::scl::SclDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def ScSinkBias : Pass<"sc-sink-bias", "mlir::ModuleOp"> {
   let summary = "Adds a convolution's or linear layer's bias inside the "
                 "fused kernels that read its output";
