@@ -6,6 +6,7 @@
 // of full-size splats (an offset, a scale, a mask and a threshold) on 3
 // uneven ranks matches the single-rank reference at every level and on the
 // CUDA target, and its arena shrinks by the splats' bytes.
+// REQUIRES: nvcc
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // RUN: shardc-opt -sc-shrink-splats %t/readers.mlir | FileCheck %s --check-prefix=READERS
 // RUN: shardc-opt -sc-shrink-splats %t/readers.mlir | shardc-opt | FileCheck %s --check-prefix=READERS
