@@ -13,6 +13,12 @@
 // RUN: shardc %t/tiny.mlir --emit=plan | FileCheck %s --check-prefix=ONE
 // RUN: sed 's/3x4xf32/4x3xf32/g' %t/tiny.mlir | shardc - --emit=plan | FileCheck %s --check-prefix=EMPTY
 // RUN: sed 's/"x"=4/"x"=1/' %t/tiny.mlir | shardc - --emit=plan | FileCheck %s --check-prefix=W1
+// A cast to f32 of an f32 value (`x.float()`) folds away at -O1 and above
+// (canonicalisation), so no rank copies its shard; at -O0 it stays a Cast.
+// RUN: shardc %t/casts.mlir --emit=kernels | FileCheck %s --check-prefix=CAST --implicit-check-not=Cast
+// RUN: shardc %t/casts.mlir -O0 --emit=kernels | FileCheck %s --check-prefix=CAST0
+// RUN: shardc %t/casts.mlir -o %t/casts.shardbin
+// RUN: shard-run %t/casts.shardbin --random-inputs --check | FileCheck %s --check-prefix=CASTOK
 
 //--- even.mlir
 // 64 over 4: 16 each; nothing moves, so every rank runs the same program.
@@ -121,3 +127,16 @@ func.func @main(%x: tensor<3x4xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"
 // W1-NEXT: outputs: (3,4)
 // W1-NEXT: halo exchanges: 0, collectives: 0, bytes sent: 0, received: 0
 // W1-NOT: rank class
+
+//--- casts.mlir
+sc.mesh @mesh ["x"=3]
+func.func @main(%x: tensor<7x5xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}, {}]>}) -> tensor<7x5xf32> {
+  %f = sc.cast %x : tensor<7x5xf32> to tensor<7x5xf32>
+  %r = sc.relu %f : tensor<7x5xf32>
+  return %r : tensor<7x5xf32>
+}
+// CAST: rank class 'class0'
+// CAST: Unary "relu" (%0) -> %1
+// CAST0: rank class 'class0'
+// CAST0: Cast (%0) -> %1
+// CASTOK: check result0: {{.*}}: ok

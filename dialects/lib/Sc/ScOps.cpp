@@ -179,6 +179,15 @@ LogicalResult ConstantOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValueAttr(); }
 
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  // A pinned sharding is a layout the user asked for at this value; folding
+  // the cast would drop the pin with it.
+  if (getInput().getType() == getResult().getType() &&
+      !(*this)->hasAttr(ScDialect::kShardingAttrName))
+    return getInput();
+  return {};
+}
+
 LogicalResult CastOp::verify() {
   auto in = getInput().getType();
   auto out = getResult().getType();

@@ -203,11 +203,15 @@ def Sc_CastOp : Sc_ComputeOp<"cast"> {
     ```mlir
     %h = sc.cast %x : tensor<4xf32> to tensor<4xf16>
     ```
+    A cast to the type it already has folds to its input (a model's
+    `x.float()` on an f32 tensor would otherwise copy it), unless its result
+    carries a pinned `sc.sharding`.
   }];
   let arguments = (ins Sc_NumericTensor:$input);
   let results = (outs Sc_NumericTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
