@@ -337,6 +337,13 @@ std::string fusedKernelName(StringRef function, int64_t k) {
   return name + "_fused" + std::to_string(k);
 }
 
+bool writesNoElement(Operation *fused) {
+  Value out = isa<scl::FusedElementwiseOp>(fused)
+                  ? cast<scl::FusedElementwiseOp>(fused).getOutput()
+                  : cast<scl::FusedReductionOp>(fused).getOutput();
+  return cast<MemRefType>(out.getType()).getNumElements() == 0;
+}
+
 /// A generated kernel's name and parameters, for its host launcher.
 struct KernelSignature {
   std::string name;
@@ -391,6 +398,13 @@ std::string cudaKernelSource(ModuleOp module) {
     // names the k-th fused instruction of a class the same way.
     int64_t k = 0;
     f.walk([&](Operation *op) {
+      if (!isa<scl::FusedElementwiseOp, scl::FusedReductionOp>(op))
+        return;
+      // An empty shard's region runs nothing; its number stays taken.
+      if (writesNoElement(op)) {
+        ++k;
+        return;
+      }
       if (auto fused = dyn_cast<scl::FusedElementwiseOp>(op)) {
         std::string name = fusedKernelName(f.getName(), k++);
         emitKernel(fused, name, os);

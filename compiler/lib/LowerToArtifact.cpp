@@ -377,17 +377,21 @@ addCudaKernels(ModuleOp module, func::FuncOp entry, const LowerOptions &options,
                std::vector<std::pair<RankClassProgram, func::FuncOp>> &classes,
                art::ArtifactWriter &writer) {
   size_t fused = 0;
+  // Whether each fused op (in program order, per class) writes nothing: a
+  // rank's empty shard has no kernel (the backend skips the step).
+  std::vector<std::vector<bool>> empty;
   for (auto &[program, f] : classes) {
-    size_t ops = 0;
+    std::vector<bool> &classEmpty = empty.emplace_back();
     f.walk([&](Operation *op) {
-      ops += isa<scl::FusedElementwiseOp, scl::FusedReductionOp>(op);
+      if (isa<scl::FusedElementwiseOp, scl::FusedReductionOp>(op))
+        classEmpty.push_back(writesNoElement(op));
     });
     // The kernel names below and in the source count the same ops.
-    if (ops != program.fusedInstructions.size())
+    if (classEmpty.size() != program.fusedInstructions.size())
       return emitError(f.getLoc())
-             << "rank class has " << ops << " fused ops but "
+             << "rank class has " << classEmpty.size() << " fused ops but "
              << program.fusedInstructions.size() << " fused instructions";
-    fused += ops;
+    fused += size_t(llvm::count(classEmpty, false));
   }
   if (fused == 0)
     return success();
@@ -400,13 +404,17 @@ addCudaKernels(ModuleOp module, func::FuncOp entry, const LowerOptions &options,
   art::KernelBinarySpec spec;
   spec.target = options.cudaTargets;
   spec.format = fb::KernelFormat::Fatbin;
-  for (auto &[program, f] : classes)
+  for (auto [c, classAndFunction] : llvm::enumerate(classes)) {
+    auto &[program, f] = classAndFunction;
     for (auto [k, index] : llvm::enumerate(program.fusedInstructions)) {
+      if (empty[c][k])
+        continue;
       uint32_t symbol =
           writer.addKernelSymbol(fusedKernelName(f.getName(), int64_t(k)));
       program.builder.program[index].kernel = int32_t(symbol);
       spec.symbols.push_back(symbol);
     }
+  }
   spec.data = art::BlobBytes(std::move(*fatbin));
   writer.addKernelBinary(std::move(spec));
   return success();

@@ -20,6 +20,7 @@
 
 namespace mlir {
 class ModuleOp;
+class Operation;
 class OpPassManager;
 class TimingScope;
 } // namespace mlir
@@ -133,6 +134,11 @@ std::string cudaKernelSource(mlir::ModuleOp module);
 
 /// The name cudaKernelSource gives the k-th fused region of `function`.
 std::string fusedKernelName(llvm::StringRef function, int64_t k);
+
+/// Whether a fused region (scl.fused_elementwise or scl.fused_reduction)
+/// writes no element (a rank's empty shard): cudaKernelSource generates no
+/// kernel for it, and its instruction names none.
+bool writesNoElement(mlir::Operation *fused);
 
 } // namespace shardc
 
