@@ -16,7 +16,9 @@
 // along the reduced dims in tiles and accumulated (in double for sum and
 // mean, as the Reduce kernel does), so the reduced tensor is never written.
 // Threads take outputs; when there are few outputs, each one's reduced range
-// is also split into chunks whose partials are combined afterwards. A
+// is also split into chunks whose partials are combined afterwards. Where
+// the outputs are contiguous instead (a channel-wise sum of NCHW), threads
+// take rows of outputs, which read every input a row at a time. A
 // reduction's body may have no step and yield an input: a plain Reduce the
 // CUDA target made a fused kernel.
 //
@@ -357,6 +359,9 @@ enum class FusedReduce { Sum, Mean, Max, Min };
 /// thread count, so that the result does not depend on how many threads run.
 constexpr int64_t kMinChunk = 4 * kTile;
 constexpr int64_t kMinUnits = 64;
+/// Outputs reduced a row at a time need rows at least this long to
+/// amortise a pass over the body per reduced element.
+constexpr int64_t kMinRow = 16;
 
 /// Combines two partial results of `kind` (NaN wins for amax/amin, as in
 /// torch.amax).
@@ -368,11 +373,13 @@ double combine(FusedReduce kind, double acc, double v) {
   return kind == FusedReduce::Max ? std::max(acc, v) : std::min(acc, v);
 }
 
-/// Per-thread buffers: the registers of one tile and the gather state.
+/// Per-thread buffers: the registers of one tile and the gather state (and,
+/// over rows of outputs, the row's accumulators).
 struct ReductionScratch {
   std::vector<float> tile;
   std::vector<Register> reg;
   std::vector<int64_t> index, at, base;
+  std::vector<double> sums;
 };
 
 /// A prepared ReductionFused: the space, which dims it keeps and reduces,
@@ -383,6 +390,9 @@ struct FusedReduction {
   Shape domain;
   std::vector<int64_t> keptDims, reducedDims;
   int64_t outputs = 0, count = 0, chunks = 1, chunkLen = 0;
+  /// The dim along which outputs lie contiguously (the innermost dim longer
+  /// than 1, kept), when they are reduced a row of them at a time; else -1.
+  int64_t rowDim = -1;
   std::vector<InputRead> reads;
   std::vector<Step> steps;
   int64_t result = 0; ///< the register reduced (an input when no step)
@@ -397,8 +407,20 @@ struct FusedReduction {
     s.index.resize(reducedDims.size());
     s.at.resize(reads.size());
     s.base.resize(reads.size());
+    if (rowDim >= 0)
+      s.sums.resize(size_t(kTile));
     return s;
   }
+
+  /// Where output `o`'s values start in each input, into s.base.
+  void outputBase(ReductionScratch &s, int64_t o) const;
+
+  /// Reduces outputs [o, o + len) of one row along rowDim: per reduced
+  /// element in order, the row's values through the body, folded into one
+  /// accumulator per output. A channel-wise sum of NCHW then reads whole
+  /// rows of W instead of one float per H x W stride.
+  void reduceRow(RunContext &rc, ReductionScratch &s, int64_t o,
+                 int64_t len) const;
 
   /// Output `o`'s partial result over its reduced elements [r0, r1) (flat,
   /// row-major over the reduced dims).
@@ -420,17 +442,9 @@ double FusedReduction::accumulate(RunContext &rc, ReductionScratch &s,
   if (r0 >= r1)
     return acc; // nothing to reduce (a reduced dim may have extent 0)
   // Where this output's values start in each input, and where r0 is.
-  std::fill(s.base.begin(), s.base.end(), 0);
-  int64_t rest = o;
-  for (size_t j = keptDims.size(); j-- > 0;) {
-    size_t d = size_t(keptDims[j]);
-    int64_t idx = rest % domain[d];
-    rest /= domain[d];
-    for (size_t i = 0; i < reads.size(); ++i)
-      s.base[i] += idx * reads[i].strides[d];
-  }
+  outputBase(s, o);
   std::fill(s.at.begin(), s.at.end(), 0);
-  rest = r0;
+  int64_t rest = r0;
   for (size_t j = reducedDims.size(); j-- > 0;) {
     size_t d = size_t(reducedDims[j]);
     s.index[j] = rest % domain[d];
@@ -462,6 +476,59 @@ double FusedReduction::accumulate(RunContext &rc, ReductionScratch &s,
     }
   }
   return acc;
+}
+
+void FusedReduction::outputBase(ReductionScratch &s, int64_t o) const {
+  std::fill(s.base.begin(), s.base.end(), 0);
+  for (size_t j = keptDims.size(); j-- > 0;) {
+    size_t d = size_t(keptDims[j]);
+    int64_t idx = o % domain[d];
+    o /= domain[d];
+    for (size_t i = 0; i < reads.size(); ++i)
+      s.base[i] += idx * reads[i].strides[d];
+  }
+}
+
+void FusedReduction::reduceRow(RunContext &rc, ReductionScratch &s, int64_t o,
+                               int64_t len) const {
+  bool sum = kind == FusedReduce::Sum || kind == FusedReduce::Mean;
+  std::fill(s.sums.begin(), s.sums.begin() + len,
+            kind == FusedReduce::Max   ? -INFINITY
+            : kind == FusedReduce::Min ? INFINITY
+                                       : 0.0);
+  outputBase(s, o);
+  std::fill(s.at.begin(), s.at.end(), 0);
+  std::fill(s.index.begin(), s.index.end(), 0);
+  float *values = s.tile.data() + size_t(registers()) * kTile;
+  for (int64_t r = 0; r < count; ++r) {
+    // The row of every input at reduced element r, read in place: every
+    // dim after rowDim has extent 1, so an input's stride along it is 1,
+    // or 0 where the input broadcasts (one value for the whole row).
+    for (size_t i = 0; i < reads.size(); ++i)
+      s.reg[i] = {slotPtr<float>(rc, reads[i].slot) + s.base[i] + s.at[i],
+                  reads[i].strides[size_t(rowDim)] == 0};
+    runSteps(steps, reads.size(), s.reg, s.tile.data(), values, len);
+    Register row =
+        steps.empty() ? s.reg[size_t(result)] : Register{values, false};
+    if (sum && !row.single)
+      for (int64_t q = 0; q < len; ++q)
+        s.sums[size_t(q)] += double(row.data[q]);
+    else
+      for (int64_t q = 0; q < len; ++q)
+        s.sums[size_t(q)] = combine(kind, s.sums[size_t(q)],
+                                    double(row.data[row.single ? 0 : q]));
+    // The next reduced element: an odometer over the reduced dims.
+    for (size_t j = reducedDims.size(); j-- > 0;) {
+      size_t d = size_t(reducedDims[j]);
+      for (size_t i = 0; i < reads.size(); ++i)
+        s.at[i] += reads[i].strides[d];
+      if (++s.index[j] < domain[d])
+        break;
+      for (size_t i = 0; i < reads.size(); ++i)
+        s.at[i] -= reads[i].strides[d] * domain[d];
+      s.index[j] = 0;
+    }
+  }
 }
 
 void FusedReduction::gather(RunContext &rc, ReductionScratch &s,
@@ -517,6 +584,26 @@ Status FusedReduction::run(RunContext &rc) const {
   auto finish = [&](int64_t o, double acc) {
     result[o] = float(kind == FusedReduce::Mean ? acc / double(count) : acc);
   };
+  if (rowDim >= 0) {
+    // Units are rows of up to kTile outputs along rowDim (its extent is the
+    // output's innermost: every dim after it has extent 1).
+    int64_t extent = domain[size_t(rowDim)];
+    int64_t segments = (extent + kTile - 1) / kTile;
+    int64_t rows = outputs / extent;
+#pragma omp parallel
+    {
+      ReductionScratch s = scratch();
+#pragma omp for schedule(static)
+      for (int64_t u = 0; u < rows * segments; ++u) {
+        int64_t o = (u / segments) * extent + (u % segments) * kTile;
+        int64_t len = std::min(kTile, extent - (u % segments) * kTile);
+        reduceRow(rc, s, o, len);
+        for (int64_t q = 0; q < len; ++q)
+          finish(o + q, s.sums[size_t(q)]);
+      }
+    }
+    return Status();
+  }
 #pragma omp parallel
   {
     ReductionScratch s = scratch();
@@ -599,6 +686,15 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
     plan.chunks = std::clamp<int64_t>(count / kMinChunk, 1,
                                       (kMinUnits + outputs - 1) / outputs);
   plan.chunkLen = (count + plan.chunks - 1) / plan.chunks;
+  // Outputs contiguous along a long enough innermost dim: reduce a row of
+  // them at a time (ReductionTiling's output tiles, on the CPU).
+  for (size_t d = plan.domain.size(); d-- > 0;)
+    if (plan.domain[d] > 1) {
+      if (!reduced[d] && plan.domain[d] >= kMinRow && plan.chunks == 1 &&
+          count > 0)
+        plan.rowDim = int64_t(d);
+      break;
+    }
   plan.reads = std::move(inputReads);
   plan.steps = std::move(body.steps);
   plan.result = body.result;
