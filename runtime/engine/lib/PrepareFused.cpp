@@ -18,7 +18,9 @@
 // Threads take outputs; when there are few outputs, each one's reduced range
 // is also split into chunks whose partials are combined afterwards. Where
 // the outputs are contiguous instead (a channel-wise sum of NCHW), threads
-// take rows of outputs, which read every input a row at a time. A
+// take rows of outputs, which read every input a row at a time; where each
+// output reduces a few consecutive elements (a vector's components), the
+// body runs on tiles of whole outputs. A
 // reduction's body may have no step and yield an input: a plain Reduce the
 // CUDA target made a fused kernel.
 //
@@ -217,17 +219,14 @@ struct FusedElementwise {
   int64_t n = 0;
   uint32_t y = 0;
 
-  /// Input i's values for output elements [lo, lo + len): in place when it
-  /// is direct or one value for the whole tile, else copied to `dst`.
-  Register gather(RunContext &rc, size_t i, int64_t lo, int64_t len,
-                  std::vector<int64_t> &index, float *dst) const;
   Status run(RunContext &rc) const;
 };
 
-Register FusedElementwise::gather(RunContext &rc, size_t i, int64_t lo,
-                                  int64_t len, std::vector<int64_t> &index,
-                                  float *dst) const {
-  const TileRead &read = reads[i];
+/// `read`'s values for elements [lo, lo + len) of the space it was made
+/// for: in place when it is direct or one value for the whole tile, else
+/// copied to `dst`.
+Register gatherTile(RunContext &rc, const TileRead &read, int64_t lo,
+                    int64_t len, std::vector<int64_t> &index, float *dst) {
   const float *src = slotPtr<float>(rc, read.slot);
   if (read.direct)
     return {src + lo, false};
@@ -274,7 +273,8 @@ Status FusedElementwise::run(RunContext &rc) const {
       int64_t lo = t * kTile, len = std::min(kTile, n - lo);
       for (size_t i = 0; i < reads.size(); ++i) {
         index.resize(reads[i].dims.size());
-        reg[i] = gather(rc, i, lo, len, index, scratch.data() + i * kTile);
+        reg[i] = gatherTile(rc, reads[i], lo, len, index,
+                            scratch.data() + i * kTile);
       }
       runSteps(steps, reads.size(), reg, scratch.data(),
                slotPtr<float>(rc, y) + lo, len);
@@ -393,6 +393,11 @@ struct FusedReduction {
   /// The dim along which outputs lie contiguously (the innermost dim longer
   /// than 1, kept), when they are reduced a row of them at a time; else -1.
   int64_t rowDim = -1;
+  /// Outputs a tile holds whole, when the reduced dims are the innermost
+  /// (output o's elements are [o * count, (o + 1) * count) of the space)
+  /// and few: the body then runs on tiles of the space; else 0.
+  int64_t perTile = 0;
+  std::vector<TileRead> spaceReads; ///< with perTile: the inputs over the space
   std::vector<InputRead> reads;
   std::vector<Step> steps;
   int64_t result = 0; ///< the register reduced (an input when no step)
@@ -407,13 +412,20 @@ struct FusedReduction {
     s.index.resize(reducedDims.size());
     s.at.resize(reads.size());
     s.base.resize(reads.size());
-    if (rowDim >= 0)
+    if (rowDim >= 0 || perTile > 0)
       s.sums.resize(size_t(kTile));
     return s;
   }
 
   /// Where output `o`'s values start in each input, into s.base.
   void outputBase(ReductionScratch &s, int64_t o) const;
+
+  /// Reduces outputs [o, o + len), whose elements are consecutive in the
+  /// space (perTile): the body runs on them as one tile, and each output
+  /// folds its `count` values in order. A sum over the 3 components of a
+  /// vector field then costs a tile's pass, not one per output.
+  void reduceGroup(RunContext &rc, ReductionScratch &s, int64_t o,
+                   int64_t len) const;
 
   /// Reduces outputs [o, o + len) of one row along rowDim: per reduced
   /// element in order, the row's values through the body, folded into one
@@ -486,6 +498,28 @@ void FusedReduction::outputBase(ReductionScratch &s, int64_t o) const {
     o /= domain[d];
     for (size_t i = 0; i < reads.size(); ++i)
       s.base[i] += idx * reads[i].strides[d];
+  }
+}
+
+void FusedReduction::reduceGroup(RunContext &rc, ReductionScratch &s, int64_t o,
+                                 int64_t len) const {
+  int64_t lo = o * count, n = len * count;
+  for (size_t i = 0; i < spaceReads.size(); ++i) {
+    s.index.resize(spaceReads[i].dims.size());
+    s.reg[i] = gatherTile(rc, spaceReads[i], lo, n, s.index,
+                          s.tile.data() + i * kTile);
+  }
+  float *values = s.tile.data() + size_t(registers()) * kTile;
+  runSteps(steps, reads.size(), s.reg, s.tile.data(), values, n);
+  Register all =
+      steps.empty() ? s.reg[size_t(result)] : Register{values, false};
+  for (int64_t q = 0; q < len; ++q) {
+    double acc = kind == FusedReduce::Max   ? -INFINITY
+                 : kind == FusedReduce::Min ? INFINITY
+                                            : 0.0;
+    for (int64_t e = q * count; e < (q + 1) * count; ++e)
+      acc = combine(kind, acc, double(all.data[all.single ? 0 : e]));
+    s.sums[size_t(q)] = acc;
   }
 }
 
@@ -584,6 +618,20 @@ Status FusedReduction::run(RunContext &rc) const {
   auto finish = [&](int64_t o, double acc) {
     result[o] = float(kind == FusedReduce::Mean ? acc / double(count) : acc);
   };
+  if (perTile > 0) {
+#pragma omp parallel
+    {
+      ReductionScratch s = scratch();
+#pragma omp for schedule(static)
+      for (int64_t u = 0; u < (outputs + perTile - 1) / perTile; ++u) {
+        int64_t o = u * perTile, len = std::min(perTile, outputs - o);
+        reduceGroup(rc, s, o, len);
+        for (int64_t q = 0; q < len; ++q)
+          finish(o + q, s.sums[size_t(q)]);
+      }
+    }
+    return Status();
+  }
   if (rowDim >= 0) {
     // Units are rows of up to kTile outputs along rowDim (its extent is the
     // output's innermost: every dim after it has extent 1).
@@ -696,6 +744,22 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
       break;
     }
   plan.reads = std::move(inputReads);
+  // Few elements an output, consecutive in the space (every dim longer than
+  // 1 after the first reduced one is reduced): whole outputs a tile.
+  int64_t lastKept = -1, firstReduced = int64_t(plan.domain.size());
+  for (size_t d = 0; d < plan.domain.size(); ++d)
+    if (plan.domain[d] > 1) {
+      if (reduced[d])
+        firstReduced = std::min(firstReduced, int64_t(d));
+      else
+        lastKept = int64_t(d);
+    }
+  if (count > 0 && count <= kTile / 8 && lastKept < firstReduced &&
+      plan.chunks == 1) {
+    plan.perTile = kTile / count;
+    for (const InputRead &in : plan.reads)
+      plan.spaceReads.push_back(tileRead(in, plan.domain));
+  }
   plan.steps = std::move(body.steps);
   plan.result = body.result;
   plan.y = outIdx(inst, 0);

@@ -303,109 +303,141 @@ TEST(EngineRun, FusedReductionsSplitLongRanges) {
   }
 }
 
+/// A ReductionFused over `space` reducing `dims` of a body over x (the
+/// space's shape) and w (`wShape`, broadcast), with `body` one of "mul"
+/// (x * w), "neg" (-x) or "" (the one input read, no step).
+struct ReductionCase {
+  Shape space;
+  std::vector<int64_t> dims;
+  std::string body;
+  bool readsX, readsW;
+  Shape wShape;
+};
+
+/// Runs `c` for sum, mean, amax and amin and compares each output with
+/// plain loops over the space; x holds one NaN, which must reach its output
+/// only.
+void expectReductionMatchesLoops(const ReductionCase &c) {
+  SCOPED_TRACE(std::to_string(c.space.size()) + " dims, body '" + c.body + "'" +
+               (c.readsX ? " reading x" : "") + (c.readsW ? " reading w" : ""));
+  int64_t n = 1, wCount = 1;
+  for (int64_t d : c.space)
+    n *= d;
+  for (int64_t d : c.wShape)
+    wCount *= d;
+  Floats x(static_cast<size_t>(n)), w(static_cast<size_t>(wCount));
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(int(i * 7919 % 1013) - 500) / 64.0f;
+  x[size_t(n / 2 + 1)] = std::nanf("");
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = (i % 2 ? -0.5f : 0.75f) * float(i % 5 + 1);
+  Shape outShape;
+  for (size_t d = 0; d < c.space.size(); ++d)
+    if (std::find(c.dims.begin(), c.dims.end(), int64_t(d)) == c.dims.end())
+      outShape.push_back(c.space[d]);
+  std::vector<int64_t> ints = {int64_t(c.space.size())};
+  ints.insert(ints.end(), c.space.begin(), c.space.end());
+  ints.push_back(int64_t(c.dims.size()));
+  ints.insert(ints.end(), c.dims.begin(), c.dims.end());
+  if (c.body == "mul")
+    ints.insert(ints.end(), {0, 1, 2}); // x * w -> register 2
+  else if (c.body == "neg")
+    ints.insert(ints.end(), {0, 1}); // -x -> register 1
+  else
+    ints.push_back(0); // the input itself
+  Model m;
+  std::vector<uint32_t> ins;
+  std::vector<Floats> values;
+  if (c.readsX) {
+    ins.push_back(m.input("x", c.space));
+    values.push_back(x);
+  }
+  if (c.readsW) {
+    ins.push_back(m.input("w", c.wShape));
+    values.push_back(w);
+  }
+  for (const char *kind : {"sum", "mean", "amax", "amin"}) {
+    InstructionSpec &inst =
+        m.op(Opcode::ReductionFused, ins, {m.output(kind, outShape)});
+    inst.str = std::string(kind) + (c.body.empty() ? "" : " " + c.body);
+    inst.ints = ints;
+  }
+  StatusOr<std::vector<Floats>> out = runModel(m, values);
+  ASSERT_TRUE(out.ok()) << out.status().toString();
+  size_t outputs = (*out)[0].size();
+  std::vector<double> sum(outputs, 0), hi(outputs, -INFINITY),
+      lo(outputs, INFINITY);
+  std::vector<bool> nan(outputs, false);
+  double count = double(n) / double(outputs);
+  Shape wPadded(c.space.size() - c.wShape.size(), 1);
+  wPadded.insert(wPadded.end(), c.wShape.begin(), c.wShape.end());
+  for (int64_t flat = 0; flat < n; ++flat) {
+    int64_t rest = flat, o = 0, scale = 1, wAt = 0, wScale = 1;
+    for (size_t d = c.space.size(); d-- > 0;) {
+      int64_t idx = rest % c.space[d];
+      rest /= c.space[d];
+      if (wPadded[d] != 1)
+        wAt += idx * wScale;
+      wScale *= wPadded[d];
+      if (std::find(c.dims.begin(), c.dims.end(), int64_t(d)) != c.dims.end())
+        continue;
+      o += idx * scale;
+      scale *= c.space[d];
+    }
+    float xv = x[size_t(flat)], wv = w[size_t(wAt)];
+    float v = c.body == "mul"   ? xv * wv
+              : c.body == "neg" ? -xv
+              : c.readsX        ? xv
+                                : wv;
+    nan[size_t(o)] = nan[size_t(o)] || std::isnan(v);
+    sum[size_t(o)] += v;
+    hi[size_t(o)] = std::max<double>(hi[size_t(o)], v);
+    lo[size_t(o)] = std::min<double>(lo[size_t(o)], v);
+  }
+  EXPECT_EQ(std::count(nan.begin(), nan.end(), true), c.readsX ? 1 : 0);
+  for (size_t o = 0; o < outputs; ++o) {
+    SCOPED_TRACE("output " + std::to_string(o));
+    if (nan[o]) {
+      for (int k = 0; k < 4; ++k)
+        EXPECT_TRUE(std::isnan((*out)[size_t(k)][o]));
+      continue;
+    }
+    EXPECT_FLOAT_EQ((*out)[0][o], float(sum[o]));
+    EXPECT_FLOAT_EQ((*out)[1][o], float(sum[o] / count));
+    EXPECT_EQ((*out)[2][o], float(hi[o]));
+    EXPECT_EQ((*out)[3][o], float(lo[o]));
+  }
+}
+
 TEST(EngineRun, FusedReductionsOverRowsOfOutputs) {
   // Outputs contiguous along the innermost dim (a channel-wise reduction of
   // NCHW) are reduced a row at a time: x * w over (6, 3, 50) reducing dims 0
   // and 1, w broadcast along the row (one value per row); the same space
   // with only w read (every row one value) and with no step; and
   // (2, 7, 2100, 1) reducing dims 1 and 3, whose rows span two tiles of
-  // 2048. NaNs must reach their outputs only. Expected values from plain
-  // loops over the space.
-  struct Case {
-    Shape space;
-    std::vector<int64_t> dims;
-    std::string body;
-    bool readsX, readsW;
-  };
-  const Shape wShape = {1, 3, 1};
-  Floats w = {0.5f, -1.25f, 2.0f};
-  for (const Case &c : {Case{{6, 3, 50}, {0, 1}, "mul", true, true},
-                        Case{{6, 3, 50}, {0, 1}, "", false, true},
-                        Case{{6, 3, 50}, {0, 1}, "", true, false},
-                        Case{{2, 7, 2100, 1}, {1, 3}, "neg", true, false}}) {
-    SCOPED_TRACE(std::to_string(c.space.size()) + " dims, body '" + c.body +
-                 "'" + (c.readsX ? " reading x" : " reading w"));
-    int64_t n = 1;
-    for (int64_t d : c.space)
-      n *= d;
-    Floats x(static_cast<size_t>(n));
-    for (size_t i = 0; i < x.size(); ++i)
-      x[i] = float(int(i * 7919 % 1013) - 500) / 64.0f;
-    x[size_t(n / 2 + 1)] = std::nanf("");
-    Shape outShape;
-    for (size_t d = 0; d < c.space.size(); ++d)
-      if (std::find(c.dims.begin(), c.dims.end(), int64_t(d)) == c.dims.end())
-        outShape.push_back(c.space[d]);
-    std::vector<int64_t> ints = {int64_t(c.space.size())};
-    ints.insert(ints.end(), c.space.begin(), c.space.end());
-    ints.push_back(int64_t(c.dims.size()));
-    ints.insert(ints.end(), c.dims.begin(), c.dims.end());
-    if (c.body == "mul")
-      ints.insert(ints.end(), {0, 1, 2}); // x * w -> register 2
-    else if (c.body == "neg")
-      ints.insert(ints.end(), {0, 1}); // -x -> register 1
-    else
-      ints.push_back(0); // the input itself
-    Model m;
-    std::vector<uint32_t> ins;
-    std::vector<Floats> values;
-    if (c.readsX) {
-      ins.push_back(m.input("x", c.space));
-      values.push_back(x);
-    }
-    if (c.readsW) {
-      ins.push_back(m.input("w", wShape));
-      values.push_back(w);
-    }
-    for (const char *kind : {"sum", "mean", "amax", "amin"}) {
-      InstructionSpec &inst =
-          m.op(Opcode::ReductionFused, ins, {m.output(kind, outShape)});
-      inst.str = std::string(kind) + (c.body.empty() ? "" : " " + c.body);
-      inst.ints = ints;
-    }
-    StatusOr<std::vector<Floats>> out = runModel(m, values);
-    ASSERT_TRUE(out.ok()) << out.status().toString();
-    size_t outputs = (*out)[0].size();
-    std::vector<double> sum(outputs, 0), hi(outputs, -INFINITY),
-        lo(outputs, INFINITY);
-    std::vector<bool> nan(outputs, false);
-    double count = double(n) / double(outputs);
-    for (int64_t flat = 0; flat < n; ++flat) {
-      int64_t rest = flat, o = 0, scale = 1, channel = 0;
-      for (size_t d = c.space.size(); d-- > 0;) {
-        int64_t idx = rest % c.space[d];
-        rest /= c.space[d];
-        if (d == 1)
-          channel = idx;
-        if (std::find(c.dims.begin(), c.dims.end(), int64_t(d)) != c.dims.end())
-          continue;
-        o += idx * scale;
-        scale *= c.space[d];
-      }
-      float xv = x[size_t(flat)], wv = w[size_t(channel % 3)];
-      float v = c.body == "mul"   ? xv * wv
-                : c.body == "neg" ? -xv
-                : c.readsX        ? xv
-                                  : wv;
-      nan[size_t(o)] = nan[size_t(o)] || std::isnan(v);
-      sum[size_t(o)] += v;
-      hi[size_t(o)] = std::max<double>(hi[size_t(o)], v);
-      lo[size_t(o)] = std::min<double>(lo[size_t(o)], v);
-    }
-    EXPECT_EQ(std::count(nan.begin(), nan.end(), true), c.readsX ? 1 : 0);
-    for (size_t o = 0; o < outputs; ++o) {
-      SCOPED_TRACE("output " + std::to_string(o));
-      if (nan[o]) {
-        for (int k = 0; k < 4; ++k)
-          EXPECT_TRUE(std::isnan((*out)[size_t(k)][o]));
-        continue;
-      }
-      EXPECT_FLOAT_EQ((*out)[0][o], float(sum[o]));
-      EXPECT_FLOAT_EQ((*out)[1][o], float(sum[o] / count));
-      EXPECT_EQ((*out)[2][o], float(hi[o]));
-      EXPECT_EQ((*out)[3][o], float(lo[o]));
-    }
-  }
+  // 2048.
+  const Shape w = {1, 3, 1};
+  for (const ReductionCase &c :
+       {ReductionCase{{6, 3, 50}, {0, 1}, "mul", true, true, w},
+        ReductionCase{{6, 3, 50}, {0, 1}, "", false, true, w},
+        ReductionCase{{6, 3, 50}, {0, 1}, "", true, false, w},
+        ReductionCase{{2, 7, 2100, 1}, {1, 3}, "neg", true, false, w}})
+    expectReductionMatchesLoops(c);
+}
+
+TEST(EngineRun, FusedReductionsOfFewElementsRunWholeOutputsATile) {
+  // Outputs of a few consecutive elements (the 3 components of a vector
+  // field) run the body on a tile of whole outputs: per-component weights
+  // (1, 3); a per-output value (4000, 1) repeated within the tile; one
+  // value for everything (1, 1); a kept dim of extent 1 between reduced
+  // ones (7, 5, 1, 6); and a full reduction into one output.
+  for (const ReductionCase &c :
+       {ReductionCase{{4000, 3}, {1}, "mul", true, true, {1, 3}},
+        ReductionCase{{4000, 3}, {1}, "", false, true, {4000, 1}},
+        ReductionCase{{4000, 3}, {1}, "", false, true, {1, 1}},
+        ReductionCase{{7, 5, 1, 6}, {1, 3}, "neg", true, false, {1}},
+        ReductionCase{{2, 3, 4}, {0, 1, 2}, "", true, false, {1}}})
+    expectReductionMatchesLoops(c);
 }
 
 TEST(EngineRun, FusedReductionsOverEmptyRanges) {
