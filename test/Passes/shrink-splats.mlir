@@ -25,10 +25,11 @@
 // RUN: shardc %t/model.mlir --target=cuda -o %t/cuda.shardbin
 // RUN: shard-run %t/cuda.shardbin --random-inputs --seed 7 --check | FileCheck %s --check-prefix=NUM
 // The CUDA backend (built for the host) reads the one-element mask and
-// threshold through its Select and Compare kernels' broadcast views.
+// threshold through its Select and Compare kernels' broadcast views, and
+// fills the mask on the device (nothing staged through the host).
 // RUN: shardc %t/model.mlir --target=cuda --emit=kernels -o %t/cuda.cu
 // RUN: %host_cxx -shared -fPIC -O1 -x c++ -I %hostcuda_include %t/cuda.cu -o %t/cuda.so
-// RUN: env SHARDRT_HOSTCUDA_KERNELS=%t/cuda.so shard-run-hostcuda %t/cuda.shardbin --random-inputs --seed 8 --check --backend cuda | FileCheck %s --check-prefix=NUM
+// RUN: env SHARDRT_HOSTCUDA_KERNELS=%t/cuda.so shard-run-hostcuda %t/cuda.shardbin --random-inputs --seed 8 --check --backend cuda | FileCheck %s --check-prefixes=NUM,NATIVE
 
 //--- readers.mlir
 sc.mesh @mesh ["x"=2]
@@ -135,5 +136,9 @@ func.func @main(%x: tensor<10x64xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}
 // FULL-NOT: (1,1)
 // CUDA: main_class0_fused0(const float *__restrict__ in0, const float *__restrict__ in1,
 // CUDA: const float a1 = __ldg(in1 + 0LL);
+// NATIVE: staged  host waits
+// NATIVE-NEXT: {{^0 .* KiB +0 +0$}}
+// NATIVE-NEXT: {{^1 .* KiB +0 +0$}}
+// NATIVE-NEXT: {{^2 .* KiB +0 +0$}}
 // NUM-NOT: MISMATCH
 // NUM: check result0: {{.*}}: ok

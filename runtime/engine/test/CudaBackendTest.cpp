@@ -365,8 +365,10 @@ TEST(CudaBackend, PadsOfEveryModeAndBroadcastsGatherOnTheDevice) {
 TEST(CudaBackend, ComparesSelectsAndCastsRunOnTheDevice) {
   // A causal ring's straddling block: query positions (4, 1) against key
   // positions (1, 6), kept where q >= k, the rest set to a floor (Select
-  // of f32 with a broadcast scalar); a Select of bools; Casts both ways.
-  // Captured in a CUDA graph, so every one is native.
+  // of f32 with a broadcast scalar); a Select of bools; Casts both ways;
+  // a mask splat filled into one byte (true) and a whole mask (false),
+  // selecting between them. Captured in a CUDA graph, so every one is
+  // native.
   Model m;
   uint32_t qpos = m.input("qpos", {4, 1}), kpos = m.input("kpos", {1, 6});
   uint32_t scores = m.input("scores", {2, 4, 6}), floor = m.input("floor", {});
@@ -381,6 +383,11 @@ TEST(CudaBackend, ComparesSelectsAndCastsRunOnTheDevice) {
   m.op(Opcode::Cast, {scores}, {asBool});
   uint32_t asFloat = m.output("asFloat", {4, 6});
   m.op(Opcode::Cast, {either}, {asFloat});
+  uint32_t yes = m.slot({1, 1}, I1), no = m.output("no", {4, 6}, I1);
+  m.op(Opcode::Fill, {}, {yes}, {}, {1.0});
+  m.op(Opcode::Fill, {}, {no}, {}, {0.0});
+  uint32_t picked = m.output("picked", {4, 6}, I1);
+  m.op(Opcode::Select, {seen, yes, no}, {picked});
   Floats s = randomFloats(48, 81);
   s[3] = 0.0f;
   s[7] = std::nanf("");

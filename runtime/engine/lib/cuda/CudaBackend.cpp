@@ -518,12 +518,20 @@ RunFn CudaBackend::prepareCopy(const fb::Instruction &inst,
 RunFn CudaBackend::prepareFill(const fb::Instruction &inst,
                                const PrepareContext &ctx) {
   const SlotInfo &out = outSlot(inst, ctx, 0);
-  if (out.dtype != fb::DType::F32)
-    return RunFn();
   int64_t n = numElements(out.shape);
-  float value = float(floatAttrs(inst).at(0));
   uint32_t y = outIdx(inst, 0);
   cudaStream_t stream = lib_.stream;
+  if (out.dtype == fb::DType::I1) {
+    // A mask splat (all true or all false): one byte per element.
+    int byte = floatAttrs(inst).at(0) != 0 ? 1 : 0;
+    return RunFn([=](RunContext &rc) -> Status {
+      SHARDRT_CUDA_TRY(cudaMemsetAsync(rc.slots[y], byte, size_t(n), stream));
+      return Status();
+    });
+  }
+  if (out.dtype != fb::DType::F32)
+    return RunFn();
+  float value = float(floatAttrs(inst).at(0));
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_CUDA_TRY(launchFill(slotPtr<float>(rc, y), n, value, stream));
     return Status();
