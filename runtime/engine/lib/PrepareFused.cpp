@@ -373,6 +373,13 @@ double combine(FusedReduce kind, double acc, double v) {
   return kind == FusedReduce::Max ? std::max(acc, v) : std::min(acc, v);
 }
 
+/// What a `kind` reduction of nothing gives (before a mean divides it).
+double identity(FusedReduce kind) {
+  return kind == FusedReduce::Max   ? -INFINITY
+         : kind == FusedReduce::Min ? INFINITY
+                                    : 0.0;
+}
+
 /// Per-thread buffers: the registers of one tile and the gather state (and,
 /// over rows of outputs, the row's accumulators).
 struct ReductionScratch {
@@ -448,9 +455,7 @@ struct FusedReduction {
 
 double FusedReduction::accumulate(RunContext &rc, ReductionScratch &s,
                                   int64_t o, int64_t r0, int64_t r1) const {
-  double acc = kind == FusedReduce::Max   ? -INFINITY
-               : kind == FusedReduce::Min ? INFINITY
-                                          : 0.0;
+  double acc = identity(kind);
   if (r0 >= r1)
     return acc; // nothing to reduce (a reduced dim may have extent 0)
   // Where this output's values start in each input, and where r0 is.
@@ -514,9 +519,7 @@ void FusedReduction::reduceGroup(RunContext &rc, ReductionScratch &s, int64_t o,
   Register all =
       steps.empty() ? s.reg[size_t(result)] : Register{values, false};
   for (int64_t q = 0; q < len; ++q) {
-    double acc = kind == FusedReduce::Max   ? -INFINITY
-                 : kind == FusedReduce::Min ? INFINITY
-                                            : 0.0;
+    double acc = identity(kind);
     for (int64_t e = q * count; e < (q + 1) * count; ++e)
       acc = combine(kind, acc, double(all.data[all.single ? 0 : e]));
     s.sums[size_t(q)] = acc;
@@ -526,10 +529,7 @@ void FusedReduction::reduceGroup(RunContext &rc, ReductionScratch &s, int64_t o,
 void FusedReduction::reduceRow(RunContext &rc, ReductionScratch &s, int64_t o,
                                int64_t len) const {
   bool sum = kind == FusedReduce::Sum || kind == FusedReduce::Mean;
-  std::fill(s.sums.begin(), s.sums.begin() + len,
-            kind == FusedReduce::Max   ? -INFINITY
-            : kind == FusedReduce::Min ? INFINITY
-                                       : 0.0);
+  std::fill(s.sums.begin(), s.sums.begin() + len, identity(kind));
   outputBase(s, o);
   std::fill(s.at.begin(), s.at.end(), 0);
   std::fill(s.index.begin(), s.index.end(), 0);
