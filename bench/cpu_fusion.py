@@ -5,11 +5,14 @@ as fast as the kernels they replace.
 
     python3 bench/cpu_fusion.py [--build build] [--runs 2] [--model unet2d]
 
+--model names an example (examples/NAME.mlir) or is a model's path (such as
+bench/models/masks.mlir: a where() and a mean over a mask).
+
 Compiles the example at -O2 (no fusion: Unary, Binary, Reduce steps) and at
 -O3 (sc-fuse: ElementwiseFused, ReductionFused), runs both on their mesh with
 `shard-run --profile`, alternating -O2 and -O3 runs, and prints a Markdown
 table: per rank, the time of the elementwise and reduction steps (Unary,
-Binary, Reduce, ElementwiseFused, ReductionFused) and of all steps (the
+Binary, Compare, Select, Cast, Reduce, ElementwiseFused, ReductionFused) and of all steps (the
 profile's total) at each level, means over --runs timed runs, the best of
 --rounds alternations.
 """
@@ -24,8 +27,8 @@ import profile_table
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The elementwise and reduction steps at either level (-O3 keeps some plain
 # steps, e.g. a Reduce whose input another step also reads).
-ELEMENTWISE = ("Unary", "Binary", "Reduce", "ElementwiseFused",
-               "ReductionFused")
+ELEMENTWISE = ("Unary", "Binary", "Compare", "Select", "Cast", "Reduce",
+               "ElementwiseFused", "ReductionFused")
 
 
 def profile(build, artifact, runs):
@@ -50,7 +53,8 @@ def main():
     p.add_argument("--rounds", type=int, default=2,
                    help="alternations of -O2 and -O3; the best is kept")
     args = p.parse_args()
-    src = os.path.join(ROOT, "examples", args.model + ".mlir")
+    src = args.model if args.model.endswith(".mlir") else os.path.join(
+        ROOT, "examples", args.model + ".mlir")
     with tempfile.TemporaryDirectory() as tmp:
         arts = {}
         for level in ("2", "3"):
@@ -65,7 +69,8 @@ def main():
                     best[level] = (rows, total)
     (plain, plainTotal), (fused, fusedTotal) = best["2"], best["3"]
     print("| %s rank | -O2 elementwise + reduction ms | -O3 (fused) ms "
-          "| -O3 / -O2 | -O2 all steps ms | -O3 all steps ms |" % args.model)
+          "| -O3 / -O2 | -O2 all steps ms | -O3 all steps ms |"
+          % os.path.splitext(os.path.basename(args.model))[0])
     print("|---|---|---|---|---|---|")
     for r in range(len(plainTotal)):
         a, b = summed(plain, ELEMENTWISE, r), summed(fused, ELEMENTWISE, r)

@@ -30,9 +30,11 @@ using namespace mlir;
 namespace shardc {
 namespace {
 
-/// The CUDA expression of `fn` on operands `a` (and `b`).
-std::string scalarExpr(StringRef fn, const std::string &a,
-                       const std::string &b) {
+/// The CUDA expression of `fn` on its operands' names (bools are 1.0f and
+/// 0.0f, as scl.scalar holds them).
+std::string scalarExpr(StringRef fn, ArrayRef<std::string> operands) {
+  const std::string &a = operands[0];
+  const std::string &b = operands.size() > 1 ? operands[1] : a;
   auto call = [&](const char *f) { return std::string(f) + "(" + a + ")"; };
   if (fn == "neg")
     return "-" + a;
@@ -73,6 +75,21 @@ std::string scalarExpr(StringRef fn, const std::string &a,
            ")";
   if (fn == "pow")
     return "powf(" + a + ", " + b + ")";
+  // Comparisons are false on NaN, except ne (C's rules are IEEE's).
+  std::string predicate = llvm::StringSwitch<std::string>(fn)
+                              .Case("eq", "==")
+                              .Case("ne", "!=")
+                              .Case("lt", "<")
+                              .Case("le", "<=")
+                              .Case("gt", ">")
+                              .Case("ge", ">=")
+                              .Default("");
+  if (!predicate.empty())
+    return "(" + a + " " + predicate + " " + b + ") ? 1.0f : 0.0f";
+  if (fn == "bool")
+    return "(" + a + " != 0.0f) ? 1.0f : 0.0f";
+  if (fn == "select")
+    return "(" + a + " != 0.0f) ? " + b + " : " + operands[2];
   return "";
 }
 
@@ -97,12 +114,11 @@ std::string emitBody(Block &body, ValueRange ins, ArrayRef<int64_t> domain,
   for (Operation &o : body.without_terminator()) {
     auto scalar = cast<scl::ScalarOp>(o);
     std::string v = "v" + std::to_string(next++);
-    std::string a = names.lookup(scalar.getOperands()[0]);
-    std::string b = scalar.getOperands().size() > 1
-                        ? names.lookup(scalar.getOperands()[1])
-                        : std::string();
+    SmallVector<std::string, 3> operands;
+    for (Value operand : scalar.getOperands())
+      operands.push_back(names.lookup(operand));
     os << indent << "const float " << v << " = "
-       << scalarExpr(scalar.getFn(), a, b) << ";\n";
+       << scalarExpr(scalar.getFn(), operands) << ";\n";
     names[scalar.getResult()] = v;
   }
   return names.lookup(cast<scl::YieldOp>(body.back()).getValue());

@@ -10,6 +10,12 @@
 // lone-kernels, groups of one and Reduces that took no group become fused
 // kernels too (the CUDA backend runs only fused kernels natively).
 //
+// Compares, Selects and casts between f32 and i1 join as functions on bools
+// held as 1.0 and 0.0, where the bool buffers they write or read pass only
+// between members: a Select joins only with the group writing its
+// condition, and a group whose output is a bool (a mask something else
+// reads) gives back the groups it took in and leaves its last kernel alone.
+//
 //===----------------------------------------------------------------------===//
 
 #include "FusedBuffers.h"
@@ -37,13 +43,24 @@ namespace {
 std::optional<std::string> scalarFunction(scl::KernelOp k) {
   if (isReshape(k))
     return std::string();
-  return scl::elementwiseFunction(k);
+  return scl::fusableFunction(k);
 }
 
 struct Group {
   SmallVector<scl::KernelOp> members; ///< in program order
+  /// The groups this one took in (the writers of its first kernel's
+  /// inputs, a group before a reshape), to fuse on their own if this one
+  /// cannot be.
+  SmallVector<Group *> producers;
   bool absorbed = false;
 };
+
+/// Whether two buffers have one shape and layout (whatever their elements:
+/// a Compare's bool output and its f32 reader's output).
+bool sameShape(Value a, Value b) {
+  auto ta = cast<MemRefType>(a.getType()), tb = cast<MemRefType>(b.getType());
+  return ta.getShape() == tb.getShape() && ta.getLayout() == tb.getLayout();
+}
 
 /// The distinct shapes a group's members write.
 std::vector<Extents> shapesOf(ArrayRef<scl::KernelOp> members) {
@@ -223,6 +240,20 @@ bool fuseGroup(Group &g) {
   return true;
 }
 
+/// Fuses `g` (when it has `fewest` members and computes), or, when its
+/// output is a bool (a mask something else reads: a fused kernel writes
+/// only f32), leaves its last kernel alone and fuses the groups it took in.
+bool fuseOrSplit(Group &g, size_t fewest) {
+  if (isF32(g.members.back().getOuts()[0]))
+    return g.members.size() >= fewest && computes(g) && fuseGroup(g);
+  bool changed = false;
+  for (Group *producer : g.producers) {
+    producer->absorbed = false;
+    changed |= fuseOrSplit(*producer, fewest);
+  }
+  return changed;
+}
+
 /// An scl.fused_reduction in place of `reduce` (over its input's shape),
 /// reading `ins`, with an empty body; `reduce` is erased.
 scl::FusedReductionOp replaceReduce(scl::KernelOp reduce, ValueRange ins) {
@@ -323,6 +354,7 @@ void mergeAcrossReshapes(std::vector<std::unique_ptr<Group>> &groups,
     for (scl::KernelOp k : producer->members)
       groupOf[k] = consumer;
     producer->absorbed = true;
+    consumer->producers.push_back(producer);
     consumer->members = std::move(members);
   }
 }
@@ -367,20 +399,31 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
           reshapes.emplace_back(it->second, k);
         continue;
       }
-      if (!k || !scl::elementwiseFunction(k))
+      if (!k || !scl::fusableFunction(k))
         continue;
-      auto g = std::make_unique<Group>();
       Value out = k.getOuts()[0];
-      for (Value in : llvm::make_early_inc_range(k.getIns())) {
+      auto producerOf = [&](Value in) -> Group * {
         auto it = groupWriting.find(in);
         if (it == groupWriting.end() || it->second->absorbed ||
-            in.getType() != out.getType() ||
+            !sameShape(in, out) ||
             !privateBetween(in, it->second->members.back(), k))
+          return nullptr;
+        return it->second;
+      };
+      // A fused body reads only f32 buffers: a bool input must be a
+      // member's output.
+      if (!llvm::all_of(k.getIns(),
+                        [&](Value in) { return isF32(in) || producerOf(in); }))
+        continue;
+      auto g = std::make_unique<Group>();
+      for (Value in : k.getIns()) {
+        Group *producer = producerOf(in);
+        if (!producer)
           continue;
-        Group *producer = it->second;
         producer->absorbed = true;
         g->members.append(producer->members);
-        groupWriting.erase(it);
+        g->producers.push_back(producer);
+        groupWriting.erase(in);
       }
       g->members.push_back(k);
       llvm::sort(g->members, [](scl::KernelOp a, scl::KernelOp b) {
@@ -393,8 +436,8 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
     bool changed = !reductions.empty();
     size_t fewest = loneKernels ? 1 : 2;
     for (auto &g : groups)
-      if (!g->absorbed && g->members.size() >= fewest && computes(*g))
-        changed |= fuseGroup(*g);
+      if (!g->absorbed)
+        changed |= fuseOrSplit(*g, fewest);
     for (auto &[g, reduce] : reductions)
       fuseReduction(*g, reduce);
     if (loneKernels) {

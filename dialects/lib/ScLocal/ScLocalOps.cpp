@@ -72,7 +72,14 @@ int scl::scalarArity(StringRef fn) {
       .Cases({"neg", "abs", "exp", "log", "sqrt", "rsqrt"}, 1)
       .Cases({"tanh", "sigmoid", "relu", "silu", "gelu", "gelu_tanh"}, 1)
       .Cases({"add", "sub", "mul", "div", "maximum", "minimum", "pow"}, 2)
+      .Cases({"eq", "ne", "lt", "le", "gt", "ge"}, 2)
+      .Case("select", 3)
+      .Case("bool", 1)
       .Default(0);
+}
+
+static bool isBoolBuffer(Value v) {
+  return cast<MemRefType>(v.getType()).getElementType().isInteger(1);
 }
 
 static bool isF32Buffer(Value v) {
@@ -92,6 +99,30 @@ std::optional<std::string> scl::elementwiseFunction(KernelOp k) {
     if (arity == int(k.getIns().size()) && (arity == 1) == (opcode == "Unary"))
       return k.getMode()->str();
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> scl::fusableFunction(KernelOp k) {
+  if (std::optional<std::string> fn = elementwiseFunction(k))
+    return fn;
+  if (k.getOuts().size() != 1 || !k.getInts().empty())
+    return std::nullopt;
+  StringRef opcode = k.getOpcode();
+  Value out = k.getOuts()[0];
+  OperandRange ins = k.getIns();
+  if (opcode == "Compare" && ins.size() == 2 && isBoolBuffer(out) &&
+      llvm::all_of(ins, isF32Buffer) && k.getMode() &&
+      llvm::is_contained({"eq", "ne", "lt", "le", "gt", "ge"}, *k.getMode()))
+    return k.getMode()->str();
+  if (opcode == "Select" && ins.size() == 3 && isBoolBuffer(ins[0]) &&
+      isF32Buffer(ins[1]) && isF32Buffer(ins[2]) && isF32Buffer(out))
+    return std::string("select");
+  if (opcode == "Cast" && ins.size() == 1 && isF32Buffer(ins[0]) &&
+      isBoolBuffer(out))
+    return std::string("bool");
+  if (opcode == "Cast" && ins.size() == 1 && isBoolBuffer(ins[0]) &&
+      isF32Buffer(out))
+    return std::string();
   return std::nullopt;
 }
 

@@ -8,7 +8,10 @@
 //    what the kernels ran before;
 //  - a fused body's binary step on one 2048-element tile through the
 //    whole-tensor kernel (broadcast plan, OpenMP check) and through
-//    binarySerial, which the fused evaluator now calls per tile.
+//    binarySerial, which the fused evaluator now calls per tile;
+//  - a select on a random mask through the kernel (both operands loaded, a
+//    blend) against the loop it ran before (a branch per element, which a
+//    random mask mispredicts half the time).
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,12 +98,53 @@ void BM_TileMulSerial(benchmark::State &state) {
   setBytes(state, n, 3);
 }
 
+/// A random half-true mask and two operands of n elements each.
+struct SelectOperands {
+  std::vector<uint8_t> mask;
+  std::vector<float> t, f, y;
+  explicit SelectOperands(int64_t n) : t(inputs(n)), f(inputs(n)), y(t.size()) {
+    std::mt19937 g(2);
+    for (int64_t i = 0; i < n; ++i)
+      mask.push_back(uint8_t(g() & 1));
+  }
+};
+
+void BM_SelectBranchLoop(benchmark::State &state) {
+  int64_t n = state.range(0);
+  SelectOperands o(n);
+  // Strides known only at run time, as the kernel's broadcast plan has them.
+  volatile int64_t one = 1;
+  int64_t st = one, sf = one;
+  for (auto _ : state) {
+    const uint8_t *c = o.mask.data();
+    const float *t = o.t.data(), *f = o.f.data();
+    float *y = o.y.data();
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = c[i] ? t[i * st] : f[i * sf];
+    benchmark::DoNotOptimize(o.y.data());
+  }
+  setBytes(state, n, 3);
+}
+
+void BM_SelectKernel(benchmark::State &state) {
+  int64_t n = state.range(0);
+  SelectOperands o(n);
+  for (auto _ : state) {
+    select(o.mask.data(), {n}, o.t.data(), {n}, o.f.data(), {n}, o.y.data(),
+           {n}, sizeof(float));
+    benchmark::DoNotOptimize(o.y.data());
+  }
+  setBytes(state, n, 3);
+}
+
 BENCHMARK(BM_SiluLibm)->Arg(1 << 16)->Arg(1 << 22);
 BENCHMARK(BM_SiluKernel)->Arg(1 << 16)->Arg(1 << 22);
 BENCHMARK(BM_ExpLibm)->Arg(1 << 16);
 BENCHMARK(BM_ExpKernel)->Arg(1 << 16);
 BENCHMARK(BM_TileMulBroadcastPlan);
 BENCHMARK(BM_TileMulSerial);
+BENCHMARK(BM_SelectBranchLoop)->Arg(1 << 20);
+BENCHMARK(BM_SelectKernel)->Arg(1 << 20);
 
 } // namespace
 

@@ -151,6 +151,24 @@ SHARDRT_CPU_VECTOR_CLONES void binaryLoopCloned(const float *a, const float *b,
 /// take it; short runs (a broadcast of a narrow inner dim) stay inline.
 constexpr int64_t kClonedRunMin = 64;
 
+/// y[i] = c[i] != 0 ? t[i * ST] : f[i * SF], loading both (in bounds) so
+/// that it is a blend, not a branch.
+template <int ST, int SF>
+inline void selectLoop(const float *c, const float *t, const float *f, float *y,
+                       int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    float a = t[i * ST], b = f[i * SF];
+    y[i] = c[i] != 0.0f ? a : b;
+  }
+}
+
+template <int ST, int SF>
+SHARDRT_CPU_VECTOR_CLONES void selectLoopCloned(const float *c, const float *t,
+                                                const float *f, float *y,
+                                                int64_t n) {
+  selectLoop<ST, SF>(c, t, f, y, n);
+}
+
 /// y[i] = f(a[i * sa], b[i * sb]) for i < n, strides 0 or 1.
 template <typename R, typename F>
 inline void binaryRun(const float *a, bool sa, const float *b, bool sb, R *y,
@@ -285,8 +303,13 @@ void selectTyped(const uint8_t *cond, const Shape &cShape, const T *t,
         py[i] = src[i * s];
       return;
     }
-    for (int64_t i = 0; i < n; ++i)
-      py[i] = pc[i] ? pt[i * st] : pf[i * sf];
+    // Both loads are in bounds: made unconditional, the pick is a blend
+    // rather than a branch that random masks mispredict half the time
+    // (7.5 ns an element before on the 2-vCPU build machine).
+    for (int64_t i = 0; i < n; ++i) {
+      T a = pt[i * st], b = pf[i * sf];
+      py[i] = pc[i] ? a : b;
+    }
   });
 }
 
@@ -368,6 +391,59 @@ void compare(CompareKind kind, const float *a, const Shape &aShape,
   case CompareKind::Ge:
     return apply([](float u, float v) -> uint8_t { return u >= v; });
   }
+}
+
+void compareSerial(CompareKind kind, const float *a, int64_t aStride,
+                   const float *b, int64_t bStride, float *y, int64_t n) {
+  auto apply = [&](auto holds) {
+    binaryRun(a, aStride != 0, b, bStride != 0, y, n,
+              [holds](float u, float v) { return holds(u, v) ? 1.0f : 0.0f; });
+  };
+  switch (kind) {
+  case CompareKind::Eq:
+    return apply([](float u, float v) { return u == v; });
+  case CompareKind::Ne:
+    return apply([](float u, float v) { return u != v; });
+  case CompareKind::Lt:
+    return apply([](float u, float v) { return u < v; });
+  case CompareKind::Le:
+    return apply([](float u, float v) { return u <= v; });
+  case CompareKind::Gt:
+    return apply([](float u, float v) { return u > v; });
+  case CompareKind::Ge:
+    return apply([](float u, float v) { return u >= v; });
+  }
+}
+
+void selectSerial(const float *c, int64_t cStride, const float *t,
+                  int64_t tStride, const float *f, int64_t fStride, float *y,
+                  int64_t n) {
+  if (cStride == 0) { // one condition for the whole run: a copy or a fill
+    const float *from = c[0] != 0.0f ? t : f;
+    int64_t stride = c[0] != 0.0f ? tStride : fStride;
+    if (stride == 0)
+      std::fill(y, y + n, from[0]);
+    else
+      std::copy(from, from + n, y);
+    return;
+  }
+  using One = std::integral_constant<int, 1>;
+  using Zero = std::integral_constant<int, 0>;
+  auto loop = [&](auto sT, auto sF) {
+    constexpr int ST = decltype(sT)::value, SF = decltype(sF)::value;
+    if (n >= kClonedRunMin)
+      selectLoopCloned<ST, SF>(c, t, f, y, n);
+    else
+      selectLoop<ST, SF>(c, t, f, y, n);
+  };
+  if (tStride && fStride)
+    loop(One(), One());
+  else if (tStride)
+    loop(One(), Zero());
+  else if (fStride)
+    loop(Zero(), One());
+  else
+    loop(Zero(), Zero());
 }
 
 void select(const uint8_t *cond, const Shape &condShape, const void *t,

@@ -2,10 +2,11 @@
 //
 // An ElementwiseFused instruction carries its body (and, from the CUDA
 // target, also a generated kernel, which this backend ignores): `str` lists the
-// steps' functions (Unary and Binary modes, space separated) and `ints` each
-// step's operand registers, then the register the output takes. Registers
-// 0..n-1 are the inputs, read at the output index (broadcast, numpy rules);
-// register n+i is step i's result.
+// steps' functions (space separated: Unary and Binary modes, the Compare
+// predicates, `select` and `bool`) and `ints` each step's operand
+// registers, then the register the output takes. Registers 0..n-1 are the
+// inputs, read at the output index (broadcast, numpy rules); register n+i
+// is step i's result. FusedBody.h decodes and runs bodies.
 //
 // The body runs tile by tile: each step applies the CPU kernel of its mode to
 // a tile of registers that stays in cache, so the chain reads its inputs and
@@ -26,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusedBody.h"
 #include "Prepare.h"
 #include "shardrt/cpu/Kernels.h"
 
@@ -36,180 +38,8 @@
 #include <sstream>
 
 namespace shardrt::exec {
+using namespace fused;
 namespace {
-
-constexpr int64_t kTile = 2048;
-
-struct Step {
-  bool binary = false;
-  cpu::UnaryKind unary{};
-  cpu::BinaryKind binaryKind{};
-  int64_t a = 0, b = 0; ///< operand registers
-};
-
-/// How an input is read at the output's flat index: directly when it has
-/// the output's shape, else through strides that are 0 on broadcast dims.
-struct InputRead {
-  uint32_t slot = 0;
-  bool direct = false;
-  std::vector<int64_t> strides; ///< per output dim
-};
-
-std::vector<std::string> words(const fb::Instruction &inst) {
-  std::istringstream text(strAttr(inst));
-  std::vector<std::string> list;
-  for (std::string w; text >> w;)
-    list.push_back(w);
-  return list;
-}
-
-/// A body: its steps and the register it yields.
-struct Body {
-  std::vector<Step> steps;
-  int64_t result = 0;
-};
-
-/// The body's steps: `fns` are their functions, `ints` (read from where
-/// the body starts) their operand registers, then the result register. A
-/// reduction's body may have no step and yield an input (a plain Reduce).
-StatusOr<Body> parseBody(const std::vector<std::string> &fns, IntReader &ints,
-                         int64_t inputs, bool reduction) {
-  if (fns.empty() && !reduction)
-    return invalid("has no body (str lists no function)");
-  std::vector<Step> steps;
-  for (const std::string &fn : fns) {
-    Step step;
-    StatusOr<cpu::UnaryKind> u = unaryKind(fn);
-    if (u.ok()) {
-      step.unary = *u;
-      step.a = ints.next();
-    } else {
-      StatusOr<cpu::BinaryKind> b = binaryKind(fn);
-      if (!b.ok())
-        return invalid("has an unknown function '" + fn + "' in its body");
-      step.binary = true;
-      step.binaryKind = *b;
-      step.a = ints.next();
-      step.b = ints.next();
-    }
-    int64_t defined = inputs + int64_t(steps.size());
-    for (int64_t r : {step.a, step.binary ? step.b : 0})
-      if (r < 0 || r >= defined)
-        return invalid("step " + std::to_string(steps.size()) +
-                       " reads register " + std::to_string(r) + " of " +
-                       std::to_string(defined) + " defined");
-    steps.push_back(step);
-  }
-  int64_t result = ints.next();
-  SHARDRT_RETURN_IF_ERROR(ints.finish());
-  if (steps.empty()) {
-    if (result < 0 || result >= inputs)
-      return invalid("yields register " + std::to_string(result) + " of " +
-                     std::to_string(inputs) + " inputs and no step");
-    return Body{{}, result};
-  }
-  if (result != inputs + int64_t(steps.size()) - 1)
-    return invalid("yields register " + std::to_string(result) +
-                   "; the body's last step is register " +
-                   std::to_string(inputs + int64_t(steps.size()) - 1));
-  return Body{std::move(steps), result};
-}
-
-/// How each input is read over `domain` (numpy broadcasting).
-StatusOr<std::vector<InputRead>> broadcastReads(const fb::Instruction &inst,
-                                                const PrepareContext &ctx,
-                                                const Shape &domain,
-                                                const std::string &what) {
-  std::vector<InputRead> reads;
-  for (size_t i = 0; i < numInputs(inst); ++i) {
-    const SlotInfo &in = inSlot(inst, ctx, i);
-    SHARDRT_RETURN_IF_ERROR(
-        requireDType(in, fb::DType::F32, "input " + std::to_string(i)));
-    if (in.shape.size() > domain.size())
-      return invalid("input " + std::to_string(i) + " " + shapeStr(in.shape) +
-                     " has more dims than " + what + " " + shapeStr(domain));
-    Shape padded = padShape(in.shape, domain.size());
-    InputRead r;
-    r.slot = inIdx(inst, i);
-    r.direct = padded == domain;
-    r.strides.assign(domain.size(), 0);
-    int64_t stride = 1;
-    for (size_t d = domain.size(); d-- > 0;) {
-      if (padded[d] != domain[d] && padded[d] != 1)
-        return invalid("input " + std::to_string(i) + " " + shapeStr(in.shape) +
-                       " does not broadcast to " + what + " " +
-                       shapeStr(domain));
-      r.strides[d] = padded[d] == 1 ? 0 : stride;
-      stride *= padded[d];
-    }
-    reads.push_back(std::move(r));
-  }
-  return reads;
-}
-
-/// A tile's register: `len` values, or one value that stands for all of
-/// them (an input broadcast across the whole tile, or a step on such).
-struct Register {
-  const float *data = nullptr;
-  bool single = false;
-};
-
-/// Applies the steps to `len` elements whose inputs are in reg[0..inputs);
-/// the last step writes `result`, the others registers of `scratch`. A step
-/// on single values computes one value.
-void runSteps(const std::vector<Step> &steps, size_t inputs,
-              std::vector<Register> &reg, float *scratch, float *result,
-              int64_t len) {
-  for (size_t s = 0; s < steps.size(); ++s) {
-    size_t r = inputs + s;
-    const Step &step = steps[s];
-    const Register a = reg[size_t(step.a)],
-                   b = step.binary ? reg[size_t(step.b)] : a;
-    bool single = a.single && b.single, last = s + 1 == steps.size();
-    float *dst = last && !single ? result : scratch + r * kTile;
-    int64_t n = single ? 1 : len;
-    // Tiles are the threads' work already: the serial kernels skip the
-    // broadcast plan and OpenMP that the whole-tensor kernels set up per call.
-    if (step.binary)
-      cpu::binarySerial(step.binaryKind, a.data, a.single ? 0 : 1, b.data,
-                        b.single ? 0 : 1, dst, n);
-    else
-      cpu::unarySerial(step.unary, a.data, dst, n);
-    reg[r] = {dst, single};
-    if (last && single)
-      std::fill(result, result + len, dst[0]);
-  }
-}
-
-/// An input of an elementwise body as its tiles read it: the output's dims
-/// merged wherever the input is contiguous or broadcast across them, so
-/// that, e.g., a per-channel value of an NCHW output spans H x W at once.
-struct TileRead {
-  uint32_t slot = 0;
-  bool direct = false;
-  Shape dims;
-  std::vector<int64_t> strides;
-};
-
-TileRead tileRead(const InputRead &in, const Shape &out) {
-  TileRead t;
-  t.slot = in.slot;
-  t.direct = in.direct;
-  for (size_t d = 0; d < out.size(); ++d) {
-    if (out[d] == 1)
-      continue;
-    if (!t.dims.empty() && t.strides.back() == in.strides[d] * out[d]) {
-      t.dims.back() *= out[d];
-      t.strides.back() = in.strides[d];
-      continue;
-    }
-    t.dims.push_back(out[d]);
-    t.strides.push_back(in.strides[d]);
-  }
-  if (t.dims.empty())
-    t.dims = {1}, t.strides = {0};
-  return t;
-}
 
 /// A prepared ElementwiseFused: tiles of the output, each gathering the
 /// inputs it reads and running the body on them.
@@ -221,44 +51,6 @@ struct FusedElementwise {
 
   Status run(RunContext &rc) const;
 };
-
-/// `read`'s values for elements [lo, lo + len) of the space it was made
-/// for: in place when it is direct or one value for the whole tile, else
-/// copied to `dst`.
-Register gatherTile(RunContext &rc, const TileRead &read, int64_t lo,
-                    int64_t len, std::vector<int64_t> &index, float *dst) {
-  const float *src = slotPtr<float>(rc, read.slot);
-  if (read.direct)
-    return {src + lo, false};
-  const Shape &dims = read.dims;
-  size_t inner = dims.size() - 1;
-  int64_t flat = lo, at = 0;
-  for (size_t d = dims.size(); d-- > 0;) {
-    index[d] = flat % dims[d];
-    flat /= dims[d];
-    at += index[d] * read.strides[d];
-  }
-  if (read.strides[inner] == 0 && dims[inner] - index[inner] >= len)
-    return {src + at, true};
-  // Walk the tile in runs along the innermost dim: each run is a copy
-  // (stride 1) or one repeated value (a broadcast dim).
-  for (int64_t e = 0; e < len;) {
-    int64_t run = std::min(len - e, dims[inner] - index[inner]);
-    if (read.strides[inner] == 0)
-      std::fill(dst + e, dst + e + run, src[at]);
-    else
-      std::memcpy(dst + e, src + at, size_t(run) * sizeof(float));
-    e += run;
-    at += run * read.strides[inner];
-    index[inner] += run;
-    for (size_t d = inner; d > 0 && index[d] == dims[d]; --d) {
-      at += read.strides[d - 1] - dims[d] * read.strides[d];
-      index[d] = 0;
-      ++index[d - 1];
-    }
-  }
-  return {dst, false};
-}
 
 Status FusedElementwise::run(RunContext &rc) const {
   int64_t tiles = (n + kTile - 1) / kTile;

@@ -48,6 +48,12 @@ TEST(EnginePrepare, FusedBodiesAreChecked) {
   EXPECT_TRUE(
       rejected(fused("relu neg", {0, 1, 1}), kInvalid, {"yields register 1"}));
   EXPECT_TRUE(rejected(fused("add", {0}), kInvalid, {"integer"}));
+  // Bools are registers holding 1 and 0: select takes three of them.
+  EXPECT_TRUE(fused("gt bool select", {0, 0, 1, 2, 1, 0, 3}).ok());
+  EXPECT_TRUE(
+      rejected(fused("gt select", {0, 0, 1, 0}), kInvalid, {"integer"}));
+  EXPECT_TRUE(rejected(fused("select", {0, 0, 1, 1}), kInvalid,
+                       {"step 0 reads register 1 of 1 defined"}));
   EXPECT_TRUE(rejected(fused("relu", {0, 1}, {2, 2}), kInvalid,
                        {"does not broadcast"}));
 }
@@ -72,11 +78,14 @@ TEST(EngineRun, FusedElementwiseBodiesMatchDirectLoops) {
   // Random outputs over several tiles, inputs broadcast along random dims
   // (some constant over whole tiles, which the evaluator reads as one value;
   // some with all inputs so, where a step yields one value for the tile),
-  // random bodies of add/sub/mul/maximum/neg/relu with NaNs in the inputs.
-  // Each element is recomputed here in float, so results must be equal.
+  // random bodies of add/sub/mul/maximum/neg/relu, comparisons, bool and
+  // select (on any register: bools are 1 and 0, and select picks by != 0)
+  // with NaNs in the inputs. Each element is recomputed here in float, so
+  // results must be equal.
   RandomInts pick(23);
-  const char *binaries[] = {"add", "sub", "mul", "maximum"};
-  const char *unaries[] = {"neg", "relu", "silu", "exp"};
+  const char *binaries[] = {"add", "sub", "mul", "maximum",
+                            "gt",  "le",  "ne",  "eq"};
+  const char *unaries[] = {"neg", "relu", "silu", "exp", "bool"};
   for (int iter = 0; iter < 40; ++iter) {
     SCOPED_TRACE("case " + std::to_string(iter));
     Shape out(size_t(pick(1, 4)));
@@ -108,19 +117,22 @@ TEST(EngineRun, FusedElementwiseBodiesMatchDirectLoops) {
     std::vector<int64_t> ints;
     struct RefStep {
       std::string fn;
-      int64_t a, b;
+      int64_t a, b, c;
     };
     std::vector<RefStep> ref;
     int64_t steps = pick(1, 5);
     for (int64_t k = 0; k < steps; ++k) {
       int64_t defined = inputs + k;
-      RefStep st{"", pick(0, defined - 1), pick(0, defined - 1)};
-      bool binary = pick(0, 2) > 0;
-      st.fn = binary ? binaries[pick(0, 3)] : unaries[pick(0, 3)];
+      RefStep st{"", pick(0, defined - 1), pick(0, defined - 1),
+                 pick(0, defined - 1)};
+      int64_t arity = pick(0, 5) == 0 ? 3 : pick(0, 2) > 0 ? 2 : 1;
+      st.fn = arity == 3   ? "select"
+              : arity == 2 ? binaries[pick(0, 7)]
+                           : unaries[pick(0, 4)];
       fns += (fns.empty() ? "" : " ") + st.fn;
-      ints.push_back(st.a);
-      if (binary)
-        ints.push_back(st.b);
+      for (int64_t r : {st.a, st.b, st.c})
+        if (arity-- > 0)
+          ints.push_back(r);
       ref.push_back(st);
     }
     ints.push_back(inputs + steps - 1);
@@ -136,13 +148,20 @@ TEST(EngineRun, FusedElementwiseBodiesMatchDirectLoops) {
         reg.push_back(values[size_t(i)][size_t(
             broadcastIndex(shapes[size_t(i)], out, e))]);
       for (const RefStep &st : ref) {
-        float u = reg[size_t(st.a)], v = reg[size_t(st.b)];
+        float u = reg[size_t(st.a)], v = reg[size_t(st.b)],
+              w = reg[size_t(st.c)];
         float r = st.fn == "add"       ? u + v
                   : st.fn == "sub"     ? u - v
                   : st.fn == "mul"     ? u * v
                   : st.fn == "maximum" ? (u > v || u != u ? u : v)
                   : st.fn == "neg"     ? -u
                   : st.fn == "relu"    ? (u > 0.0f || u != u ? u : 0.0f)
+                  : st.fn == "gt"      ? float(u > v)
+                  : st.fn == "le"      ? float(u <= v)
+                  : st.fn == "ne"      ? float(u != v)
+                  : st.fn == "eq"      ? float(u == v)
+                  : st.fn == "bool"    ? float(u != 0.0f)
+                  : st.fn == "select"  ? (u != 0.0f ? v : w)
                                        : 0.0f;
         // SiLU and exp: the CPU kernel on this one element (the kernels'
         // values are ElementwiseTest's business; here the evaluator's tiles,

@@ -193,6 +193,14 @@ def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
     stay apart when the output is returned, when a full-size input is not a
     temporary, or when the boundaries do not nest (2x3 and 3x2).
 
+    `Compare`, `Select` and `Cast` between f32 and i1 join as functions on
+    bools the body holds as 1.0 and 0.0 (`"gt"`, `"select"`, `"bool"`; the
+    cast to f32 passes the value through), where every bool buffer passes
+    only between members: a `Select` joins only with the group writing its
+    condition, and a group whose output is a bool (a returned mask, a mask
+    read twice) leaves its last kernel alone and fuses the groups it took
+    in on their own. `torch.where(x > 0, x, 0.2 * x)` is then one kernel.
+
     Input (a group norm's epilogue and the activation after it):
     ```mlir
     %0 = memref.alloc() : memref<1x8x4xf32>

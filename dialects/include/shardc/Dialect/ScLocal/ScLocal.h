@@ -51,13 +51,21 @@ enum class Opcode : uint16_t; // shardbin_generated.h
 namespace shardc::scl {
 
 /// The operand count of an elementwise function of scl.scalar (the runtime's
-/// Unary and Binary modes); 0 if `fn` is none.
+/// Unary and Binary modes, the Compare predicates, select and bool); 0 if
+/// `fn` is none.
 int scalarArity(llvm::StringRef fn);
 
 /// The scl.scalar function of a kernel that works element by element on f32
 /// buffers: its Unary or Binary mode, or "" for a same-type Copy (the value
 /// passes through); none for any other kernel.
 std::optional<std::string> elementwiseFunction(KernelOp k);
+
+/// What elementwiseFunction gives, and also the scl.scalar function of a
+/// kernel on bools that a fused body can hold as 1.0 and 0.0: a Compare of
+/// f32 buffers (its predicate), a Select of f32 buffers on a bool condition
+/// ("select"), a Cast from f32 to i1 ("bool") or back (""). Its bool
+/// operands and results may only pass between kernels of one body.
+std::optional<std::string> fusableFunction(KernelOp k);
 
 /// The buffer whose bytes `v` holds: `v` itself unless an scl.view made it.
 mlir::Value storageOf(mlir::Value v);

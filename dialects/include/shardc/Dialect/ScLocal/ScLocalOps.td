@@ -123,7 +123,22 @@ def Scl_ScalarOp : Scl_Op<"scalar",
     `fn` is a mode of the runtime's `Unary` (one operand: neg, abs, exp, log,
     sqrt, rsqrt, tanh, sigmoid, relu, silu, gelu, gelu_tanh) or `Binary`
     (two operands: add, sub, mul, div, maximum, minimum, pow) instruction,
-    with the same semantics (PyTorch's).
+    with the same semantics (PyTorch's), or works on bools held as 1.0 and
+    0.0, so that a mask only the body reads is never a buffer:
+
+    - a `Compare` predicate (two operands: eq, ne, lt, le, gt, ge) gives
+      1.0 where it holds, else 0.0 (NaN compares unequal to everything);
+    - `select` (three operands: c, t, f) is `t` where `c != 0`, else `f`
+      (the runtime's `Select` on such a `c`);
+    - `bool` (one operand) is 1.0 where `x != 0` (NaN included), else 0.0:
+      a `Cast` from f32 to i1. The `Cast` back is the value itself.
+
+    ```mlir
+    // torch.where(x > 0, x, 0.2 * x), one kernel:
+    %m = scl.scalar "gt"(%x, %zero) : f32
+    %s = scl.scalar "mul"(%x, %slope) : f32
+    %y = scl.scalar "select"(%m, %x, %s) : f32
+    ```
   }];
   let arguments = (ins StrAttr:$fn, Variadic<F32>:$operands);
   let results = (outs F32:$result);

@@ -72,6 +72,15 @@ void binarySerial(BinaryKind kind, const float *a, int64_t aStride,
 void compare(CompareKind kind, const float *a, const Shape &aShape,
              const float *b, const Shape &bShape, uint8_t *y,
              const Shape &outShape);
+/// y[i] = 1.0f where a[i * aStride] op b[i * bStride] holds, else 0.0f
+/// (bools as the fused evaluator holds them), on the calling thread alone.
+void compareSerial(CompareKind kind, const float *a, int64_t aStride,
+                   const float *b, int64_t bStride, float *y, int64_t n);
+/// y[i] = c[i * cStride] != 0 ? t[i * tStride] : f[i * fStride], each
+/// stride 1 or 0, on the calling thread alone.
+void selectSerial(const float *c, int64_t cStride, const float *t,
+                  int64_t tStride, const float *f, int64_t fStride, float *y,
+                  int64_t n);
 /// y = cond ? t : f with the same broadcasting for all three operands;
 /// t, f and y have elements of elemBytes bytes.
 void select(const uint8_t *cond, const Shape &condShape, const void *t,

@@ -1,0 +1,214 @@
+//===- FusedBody.cpp - Fused bodies as chains of steps over tiles ---------===//
+
+#include "FusedBody.h"
+
+#include <algorithm>
+#include <cstring>
+#include <sstream>
+
+namespace shardrt::exec::fused {
+
+std::vector<std::string> words(const fb::Instruction &inst) {
+  std::istringstream text(strAttr(inst));
+  std::vector<std::string> list;
+  for (std::string w; text >> w;)
+    list.push_back(w);
+  return list;
+}
+
+namespace {
+
+/// `fn` as a step (its kind and arity), or an error naming it.
+StatusOr<Step> stepOf(const std::string &fn) {
+  Step step;
+  if (StatusOr<cpu::UnaryKind> u = unaryKind(fn); u.ok()) {
+    step.unary = *u;
+    return step;
+  }
+  if (StatusOr<cpu::BinaryKind> b = binaryKind(fn); b.ok()) {
+    step.kind = StepKind::Binary, step.binary = *b, step.arity = 2;
+    return step;
+  }
+  if (StatusOr<cpu::CompareKind> c = compareKind(fn); c.ok()) {
+    step.kind = StepKind::Compare, step.compare = *c, step.arity = 2;
+    return step;
+  }
+  if (fn == "select") {
+    step.kind = StepKind::Select, step.arity = 3;
+    return step;
+  }
+  if (fn == "bool") {
+    step.kind = StepKind::Bool;
+    return step;
+  }
+  return invalid("has an unknown function '" + fn + "' in its body");
+}
+
+} // namespace
+
+StatusOr<Body> parseBody(const std::vector<std::string> &fns, IntReader &ints,
+                         int64_t inputs, bool reduction) {
+  if (fns.empty() && !reduction)
+    return invalid("has no body (str lists no function)");
+  std::vector<Step> steps;
+  for (const std::string &fn : fns) {
+    SHARDRT_ASSIGN_OR_RETURN(Step step, stepOf(fn));
+    int64_t defined = inputs + int64_t(steps.size());
+    for (int k = 0; k < step.arity; ++k) {
+      int64_t r = ints.next();
+      if (r < 0 || r >= defined)
+        return invalid("step " + std::to_string(steps.size()) +
+                       " reads register " + std::to_string(r) + " of " +
+                       std::to_string(defined) + " defined");
+      step.operands[size_t(k)] = r;
+    }
+    steps.push_back(step);
+  }
+  int64_t result = ints.next();
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
+  if (steps.empty()) {
+    if (result < 0 || result >= inputs)
+      return invalid("yields register " + std::to_string(result) + " of " +
+                     std::to_string(inputs) + " inputs and no step");
+    return Body{{}, result};
+  }
+  if (result != inputs + int64_t(steps.size()) - 1)
+    return invalid("yields register " + std::to_string(result) +
+                   "; the body's last step is register " +
+                   std::to_string(inputs + int64_t(steps.size()) - 1));
+  return Body{std::move(steps), result};
+}
+
+StatusOr<std::vector<InputRead>> broadcastReads(const fb::Instruction &inst,
+                                                const PrepareContext &ctx,
+                                                const Shape &domain,
+                                                const std::string &what) {
+  std::vector<InputRead> reads;
+  for (size_t i = 0; i < numInputs(inst); ++i) {
+    const SlotInfo &in = inSlot(inst, ctx, i);
+    SHARDRT_RETURN_IF_ERROR(
+        requireDType(in, fb::DType::F32, "input " + std::to_string(i)));
+    if (in.shape.size() > domain.size())
+      return invalid("input " + std::to_string(i) + " " + shapeStr(in.shape) +
+                     " has more dims than " + what + " " + shapeStr(domain));
+    Shape padded = padShape(in.shape, domain.size());
+    InputRead r;
+    r.slot = inIdx(inst, i);
+    r.direct = padded == domain;
+    r.strides.assign(domain.size(), 0);
+    int64_t stride = 1;
+    for (size_t d = domain.size(); d-- > 0;) {
+      if (padded[d] != domain[d] && padded[d] != 1)
+        return invalid("input " + std::to_string(i) + " " + shapeStr(in.shape) +
+                       " does not broadcast to " + what + " " +
+                       shapeStr(domain));
+      r.strides[d] = padded[d] == 1 ? 0 : stride;
+      stride *= padded[d];
+    }
+    reads.push_back(std::move(r));
+  }
+  return reads;
+}
+
+void runSteps(const std::vector<Step> &steps, size_t inputs,
+              std::vector<Register> &reg, float *scratch, float *result,
+              int64_t len) {
+  static const float kZero = 0.0f;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    size_t r = inputs + s;
+    const Step &step = steps[s];
+    Register x[3];
+    bool single = true;
+    for (int k = 0; k < step.arity; ++k) {
+      x[k] = reg[size_t(step.operands[size_t(k)])];
+      single &= x[k].single;
+    }
+    bool last = s + 1 == steps.size();
+    float *dst = last && !single ? result : scratch + r * kTile;
+    int64_t n = single ? 1 : len;
+    auto stride = [](const Register &v) { return v.single ? 0 : 1; };
+    // Tiles are the threads' work already: the serial kernels skip the
+    // broadcast plan and OpenMP that the whole-tensor kernels set up per call.
+    switch (step.kind) {
+    case StepKind::Unary:
+      cpu::unarySerial(step.unary, x[0].data, dst, n);
+      break;
+    case StepKind::Binary:
+      cpu::binarySerial(step.binary, x[0].data, stride(x[0]), x[1].data,
+                        stride(x[1]), dst, n);
+      break;
+    case StepKind::Compare:
+      cpu::compareSerial(step.compare, x[0].data, stride(x[0]), x[1].data,
+                         stride(x[1]), dst, n);
+      break;
+    case StepKind::Bool:
+      cpu::compareSerial(cpu::CompareKind::Ne, x[0].data, stride(x[0]), &kZero,
+                         0, dst, n);
+      break;
+    case StepKind::Select:
+      cpu::selectSerial(x[0].data, stride(x[0]), x[1].data, stride(x[1]),
+                        x[2].data, stride(x[2]), dst, n);
+      break;
+    }
+    reg[r] = {dst, single};
+    if (last && single)
+      std::fill(result, result + len, dst[0]);
+  }
+}
+
+TileRead tileRead(const InputRead &in, const Shape &space) {
+  TileRead t;
+  t.slot = in.slot;
+  t.direct = in.direct;
+  for (size_t d = 0; d < space.size(); ++d) {
+    if (space[d] == 1)
+      continue;
+    if (!t.dims.empty() && t.strides.back() == in.strides[d] * space[d]) {
+      t.dims.back() *= space[d];
+      t.strides.back() = in.strides[d];
+      continue;
+    }
+    t.dims.push_back(space[d]);
+    t.strides.push_back(in.strides[d]);
+  }
+  if (t.dims.empty())
+    t.dims = {1}, t.strides = {0};
+  return t;
+}
+
+Register gatherTile(RunContext &rc, const TileRead &read, int64_t lo,
+                    int64_t len, std::vector<int64_t> &index, float *dst) {
+  const float *src = slotPtr<float>(rc, read.slot);
+  if (read.direct)
+    return {src + lo, false};
+  const Shape &dims = read.dims;
+  size_t inner = dims.size() - 1;
+  int64_t flat = lo, at = 0;
+  for (size_t d = dims.size(); d-- > 0;) {
+    index[d] = flat % dims[d];
+    flat /= dims[d];
+    at += index[d] * read.strides[d];
+  }
+  if (read.strides[inner] == 0 && dims[inner] - index[inner] >= len)
+    return {src + at, true};
+  // Walk the tile in runs along the innermost dim: each run is a copy
+  // (stride 1) or one repeated value (a broadcast dim).
+  for (int64_t e = 0; e < len;) {
+    int64_t run = std::min(len - e, dims[inner] - index[inner]);
+    if (read.strides[inner] == 0)
+      std::fill(dst + e, dst + e + run, src[at]);
+    else
+      std::memcpy(dst + e, src + at, size_t(run) * sizeof(float));
+    e += run;
+    at += run * read.strides[inner];
+    index[inner] += run;
+    for (size_t d = inner; d > 0 && index[d] == dims[d]; --d) {
+      at += read.strides[d - 1] - dims[d] * read.strides[d];
+      index[d] = 0;
+      ++index[d - 1];
+    }
+  }
+  return {dst, false};
+}
+
+} // namespace shardrt::exec::fused
