@@ -14,6 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusedBuffers.h"
+
 #include "shardc/Compiler/Compiler.h"
 #include "shardc/Compiler/FlatIndex.h"
 #include "shardc/Dialect/ScLocal/ScLocal.h"
@@ -107,8 +109,11 @@ std::string emitBody(Block &body, ValueRange ins, ArrayRef<int64_t> domain,
         print(broadcastIndex(cast<MemRefType>(in.getType()).getShape().vec(),
                              onto),
               "i");
-    os << indent << "const float " << v << " = "
-       << (readOnly ? "__ldg(" + at + ")" : "*(" + at + ")") << ";\n";
+    std::string load = readOnly ? "__ldg(" + at + ")" : "*(" + at + ")";
+    // A bool reads as 1.0f or 0.0f, as scl.scalar holds it.
+    if (!isF32(in))
+      load = "(" + load + " != 0) ? 1.0f : 0.0f";
+    os << indent << "const float " << v << " = " << load << ";\n";
   }
   int64_t next = 0;
   for (Operation &o : body.without_terminator()) {
@@ -124,9 +129,14 @@ std::string emitBody(Block &body, ValueRange ins, ArrayRef<int64_t> domain,
   return names.lookup(cast<scl::YieldOp>(body.back()).getValue());
 }
 
+/// The C type of a buffer's elements: bools are bytes holding 0 or 1.
+StringRef elementType(Value buffer) {
+  return isF32(buffer) ? "float" : "unsigned char";
+}
+
 /// `extra` follows the output parameter (a reduction's scratch). The
 /// inputs and the output are `__restrict__` unless `aliased`.
-void emitSignature(Operation *op, ValueRange ins, bool aliased,
+void emitSignature(Operation *op, ValueRange ins, Value out, bool aliased,
                    const std::string &name, llvm::raw_ostream &os,
                    StringRef extra = "") {
   StringRef restrict = aliased ? "" : "__restrict__ ";
@@ -134,9 +144,9 @@ void emitSignature(Operation *op, ValueRange ins, bool aliased,
   if (aliased)
     os << "// writes a buffer it reads: no __restrict__, no __ldg\n";
   os << "extern \"C\" __global__ void __launch_bounds__(256)\n" << name << "(";
-  for (size_t k = 0; k < ins.size(); ++k)
-    os << "const float *" << restrict << "in" << k << ", ";
-  os << "float *" << restrict << "out" << extra << ") {\n";
+  for (auto [k, in] : llvm::enumerate(ins))
+    os << "const " << elementType(in) << " *" << restrict << "in" << k << ", ";
+  os << elementType(out) << " *" << restrict << "out" << extra << ") {\n";
 }
 
 void emitKernel(scl::FusedElementwiseOp fused, const std::string &name,
@@ -144,14 +154,17 @@ void emitKernel(scl::FusedElementwiseOp fused, const std::string &name,
   ArrayRef<int64_t> outShape = fused.getOutput().getType().getShape();
   int64_t n = fused.getOutput().getType().getNumElements();
   bool aliased = scl::writesAnInput(fused.getIns(), fused.getOutput());
-  emitSignature(fused, fused.getIns(), aliased, name, os);
+  emitSignature(fused, fused.getIns(), fused.getOutput(), aliased, name, os);
   os << "  const long long n = " << n << "LL;\n";
   os << "  for (long long i = blockIdx.x * (long long)blockDim.x + "
         "threadIdx.x; i < n;\n"
      << "       i += (long long)gridDim.x * blockDim.x) {\n";
   std::string result = emitBody(fused.getBody().front(), fused.getIns(),
                                 outShape, !aliased, "    ", os);
-  os << "    out[i] = " << result << ";\n";
+  if (isF32(fused.getOutput()))
+    os << "    out[i] = " << result << ";\n";
+  else // a bool stores whether the value is not 0 (NaN included)
+    os << "    out[i] = " << result << " != 0.0f;\n";
   os << "  }\n}\n\n";
 }
 
@@ -315,7 +328,8 @@ void emitReductionKernel(scl::FusedReductionOp fused, const std::string &name,
   }
   ReductionOps ops = reductionOps(fused.getKind(), count);
   // The verifier keeps a fused reduction from writing an input it reads.
-  emitSignature(fused, fused.getIns(), /*aliased=*/false, name, os,
+  emitSignature(fused, fused.getIns(), fused.getOutput(), /*aliased=*/false,
+                name, os,
                 ", double *__restrict__ partials,\n"
                 "    unsigned int *__restrict__ arrivals, long long chunks");
   os << "  const long long outputs = " << outputs << "LL, count = " << count
@@ -363,9 +377,18 @@ bool writesNoElement(Operation *fused) {
 /// A generated kernel's name and parameters, for its host launcher.
 struct KernelSignature {
   std::string name;
-  size_t inputs;
+  SmallVector<StringRef> inputTypes; ///< elementType of each input
+  StringRef outputType;
   bool reduction;
 };
+
+KernelSignature signatureOf(std::string name, ValueRange ins, Value out,
+                            bool reduction) {
+  KernelSignature k{std::move(name), {}, elementType(out), reduction};
+  for (Value in : ins)
+    k.inputTypes.push_back(elementType(in));
+  return k;
+}
 
 /// Under SHARDRT_HOSTCUDA (the host build of runtime/engine/test/hostcuda),
 /// each kernel's launcher `<name>__host` takes the parameters as
@@ -385,9 +408,9 @@ void emitHostLaunchers(ArrayRef<KernelSignature> kernels,
       os << (at ? ", " : "") << "*(" << pointerToType << ")p[" << at << "]";
       ++at;
     };
-    for (size_t i = 0; i < k.inputs; ++i)
-      param("const float **");
-    param("float **");
+    for (StringRef type : k.inputTypes)
+      param(("const " + type + " **").str());
+    param((k.outputType + " **").str());
     if (k.reduction) {
       param("double **");
       param("unsigned int **");
@@ -424,11 +447,13 @@ std::string cudaKernelSource(ModuleOp module) {
       if (auto fused = dyn_cast<scl::FusedElementwiseOp>(op)) {
         std::string name = fusedKernelName(f.getName(), k++);
         emitKernel(fused, name, os);
-        kernels.push_back({name, fused.getIns().size(), false});
+        kernels.push_back(
+            signatureOf(name, fused.getIns(), fused.getOutput(), false));
       } else if (auto fused = dyn_cast<scl::FusedReductionOp>(op)) {
         std::string name = fusedKernelName(f.getName(), k++);
         emitReductionKernel(fused, name, os);
-        kernels.push_back({name, fused.getIns().size(), true});
+        kernels.push_back(
+            signatureOf(name, fused.getIns(), fused.getOutput(), true));
       }
     });
   }

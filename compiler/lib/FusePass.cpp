@@ -11,10 +11,11 @@
 // kernels too (the CUDA backend runs only fused kernels natively).
 //
 // Compares, Selects and casts between f32 and i1 join as functions on bools
-// held as 1.0 and 0.0, where the bool buffers they write or read pass only
-// between members: a Select joins only with the group writing its
-// condition, and a group whose output is a bool (a mask something else
-// reads) gives back the groups it took in and leaves its last kernel alone.
+// held as 1.0 and 0.0. A fused elementwise kernel also reads and writes i1
+// buffers (a mask input reads as 1.0 or 0.0; a mask output stores value !=
+// 0), so a mask only leaves the body when something else reads it; a fused
+// reduction reads only f32, so a chain reading a mask input stays apart
+// from its Reduce.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,10 +49,6 @@ std::optional<std::string> scalarFunction(scl::KernelOp k) {
 
 struct Group {
   SmallVector<scl::KernelOp> members; ///< in program order
-  /// The groups this one took in (the writers of its first kernel's
-  /// inputs, a group before a reshape), to fuse on their own if this one
-  /// cannot be.
-  SmallVector<Group *> producers;
   bool absorbed = false;
 };
 
@@ -200,12 +197,13 @@ bool inputsBroadcastTo(const GroupBoundary &boundary,
 }
 
 /// Whether `reduce` of `g`'s output can read `g`'s inputs instead: they
-/// broadcast to what it reduces, and none is the reduction's output (which
-/// scl.fused_reduction may not write in place).
+/// are f32, broadcast to what it reduces, and none is the reduction's
+/// output (which scl.fused_reduction may not write in place).
 bool reducesChain(const Group &g, scl::KernelOp reduce) {
   GroupBoundary boundary = boundaryOf(g.members, /*outputInternal=*/true);
   Value out = reduce.getOuts()[0];
-  return inputsBroadcastTo(
+  return llvm::all_of(boundary.ins, isF32) &&
+         inputsBroadcastTo(
              boundary,
              cast<MemRefType>(reduce.getIns()[0].getType()).getShape()) &&
          !scl::writesAnInput(boundary.ins, out);
@@ -238,20 +236,6 @@ bool fuseGroup(Group &g) {
       scl::FusedElementwiseOp::create(b, last.getLoc(), boundary.ins, out);
   moveIntoBody(g, boundary, fused.getBody());
   return true;
-}
-
-/// Fuses `g` (when it has `fewest` members and computes), or, when its
-/// output is a bool (a mask something else reads: a fused kernel writes
-/// only f32), leaves its last kernel alone and fuses the groups it took in.
-bool fuseOrSplit(Group &g, size_t fewest) {
-  if (isF32(g.members.back().getOuts()[0]))
-    return g.members.size() >= fewest && computes(g) && fuseGroup(g);
-  bool changed = false;
-  for (Group *producer : g.producers) {
-    producer->absorbed = false;
-    changed |= fuseOrSplit(*producer, fewest);
-  }
-  return changed;
 }
 
 /// An scl.fused_reduction in place of `reduce` (over its input's shape),
@@ -354,7 +338,6 @@ void mergeAcrossReshapes(std::vector<std::unique_ptr<Group>> &groups,
     for (scl::KernelOp k : producer->members)
       groupOf[k] = consumer;
     producer->absorbed = true;
-    consumer->producers.push_back(producer);
     consumer->members = std::move(members);
   }
 }
@@ -402,28 +385,17 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
       if (!k || !scl::fusableFunction(k))
         continue;
       Value out = k.getOuts()[0];
-      auto producerOf = [&](Value in) -> Group * {
+      auto g = std::make_unique<Group>();
+      for (Value in : k.getIns()) {
         auto it = groupWriting.find(in);
         if (it == groupWriting.end() || it->second->absorbed ||
             !sameShape(in, out) ||
             !privateBetween(in, it->second->members.back(), k))
-          return nullptr;
-        return it->second;
-      };
-      // A fused body reads only f32 buffers: a bool input must be a
-      // member's output.
-      if (!llvm::all_of(k.getIns(),
-                        [&](Value in) { return isF32(in) || producerOf(in); }))
-        continue;
-      auto g = std::make_unique<Group>();
-      for (Value in : k.getIns()) {
-        Group *producer = producerOf(in);
-        if (!producer)
           continue;
+        Group *producer = it->second;
         producer->absorbed = true;
         g->members.append(producer->members);
-        g->producers.push_back(producer);
-        groupWriting.erase(in);
+        groupWriting.erase(it);
       }
       g->members.push_back(k);
       llvm::sort(g->members, [](scl::KernelOp a, scl::KernelOp b) {
@@ -436,8 +408,8 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
     bool changed = !reductions.empty();
     size_t fewest = loneKernels ? 1 : 2;
     for (auto &g : groups)
-      if (!g->absorbed)
-        changed |= fuseOrSplit(*g, fewest);
+      if (!g->absorbed && g->members.size() >= fewest && computes(*g))
+        changed |= fuseGroup(*g);
     for (auto &[g, reduce] : reductions)
       fuseReduction(*g, reduce);
     if (loneKernels) {

@@ -1,18 +1,20 @@
 // sc-fuse with bools: Compare, Select and casts between f32 and i1 join a
 // fused body as functions on bools held as 1.0 and 0.0 ("gt", "select",
 // "bool", and the cast back passing the value through), so a mask that
-// only the body reads is never a buffer. A Select joins only with the
-// group writing its condition; a mask that something else reads (returned,
-// read twice) ends no body: its Compare stays a kernel and the chains
-// before it fuse on their own. Numerically, torch.where(x > 0, x, 0.2 * x),
-// a clamp by mask and (x > t).float().mean(dim) on 3 uneven ranks match
-// the unfused single-rank reference at -O3, on the CUDA target, and through
-// the generated kernels on the host CUDA backend.
+// only the body reads is never a buffer. A fused elementwise kernel reads
+// mask inputs and writes a mask that something else reads (returned, read
+// twice); a fused reduction reads no mask, so a Reduce of a chain that
+// reads one stays apart. Numerically, torch.where(x > 0, x, 0.2 * x), a
+// clamp by mask (also returned), a select by a mask input and
+// (x > t).float().mean(dim) on 3 uneven ranks match the unfused single-rank
+// reference at -O3, on the CUDA target, and through the generated kernels
+// on the host CUDA backend.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // RUN: shardc-opt -sc-fuse %t/where.mlir | FileCheck %s --check-prefix=WHERE
 // RUN: shardc-opt -sc-fuse %t/where.mlir | shardc-opt | FileCheck %s --check-prefix=WHERE
 // RUN: shardc-opt -sc-fuse %t/count.mlir | FileCheck %s --check-prefix=COUNT
-// RUN: shardc-opt -sc-fuse %t/masks-kept.mlir | FileCheck %s --check-prefix=KEPT
+// RUN: shardc-opt -sc-fuse %t/mask-buffers.mlir | FileCheck %s --check-prefix=BUFFERS
+// RUN: shardc-opt -sc-fuse %t/mask-buffers.mlir | shardc-opt | FileCheck %s --check-prefix=BUFFERS
 // RUN: shardc %t/model.mlir -O3 --emit=kernels | FileCheck %s --check-prefix=KERNELS
 // RUN: shardc %t/model.mlir -O3 --fuse=false --emit=kernels | FileCheck %s --check-prefix=UNFUSED
 // RUN: shardc %t/model.mlir -O3 -o %t/o3.shardbin
@@ -79,13 +81,14 @@ func.func @class0(%x: memref<2x8xf32>, %t: memref<2x1xf32>) -> memref<2xf32>
 // COUNT-NEXT: scl.yield %[[P]] : f32
 // COUNT-NOT: scl.kernel
 
-//--- masks-kept.mlir
+//--- mask-buffers.mlir
 sc.mesh @mesh ["x"=2]
-// %p (of exp(x) + x) is returned: its Compare stays and the exp and add
-// fuse without it. %q, read by two Selects, stays too; so do the Selects
-// (a fused body reads no bool). %c is an input: its Select stays, and the
-// chain writing its other operand fuses alone.
-func.func @class0(%x: memref<2x8xf32>, %c: memref<2x8xi1>) -> (memref<2x8xi1>, memref<2x8xf32>, memref<2x8xf32>, memref<2x8xf32>)
+// %p (of exp(x) + x) is returned: one kernel writes it. %q, read by two
+// Selects, is written by its Compare alone, and each Select reads it (one
+// kernel each only under lone-kernels). %c is an input: its Select joins
+// the chain writing its other operand. The sum of a select by %c stays a
+// Select and a Reduce: a fused reduction reads no mask.
+func.func @class0(%x: memref<2x8xf32>, %c: memref<2x8xi1>) -> (memref<2x8xi1>, memref<2x8xf32>, memref<2x8xf32>, memref<2x8xf32>, memref<2xf32>)
     attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0, 1>} {
   %e = memref.alloc() : memref<2x8xf32>
   scl.kernel "Unary" mode "exp" ins(%x : memref<2x8xf32>) outs(%e : memref<2x8xf32>)
@@ -105,27 +108,39 @@ func.func @class0(%x: memref<2x8xf32>, %c: memref<2x8xi1>) -> (memref<2x8xi1>, m
   scl.kernel "Unary" mode "tanh" ins(%n : memref<2x8xf32>) outs(%t : memref<2x8xf32>)
   %w = memref.alloc() : memref<2x8xf32>
   scl.kernel "Select" ins(%c, %t, %x : memref<2x8xi1>, memref<2x8xf32>, memref<2x8xf32>) outs(%w : memref<2x8xf32>)
-  return %p, %s1, %s2, %w : memref<2x8xi1>, memref<2x8xf32>, memref<2x8xf32>, memref<2x8xf32>
+  %k = memref.alloc() : memref<2x8xf32>
+  scl.kernel "Select" ins(%c, %x, %w : memref<2x8xi1>, memref<2x8xf32>, memref<2x8xf32>) outs(%k : memref<2x8xf32>)
+  %r = memref.alloc() : memref<2xf32>
+  scl.kernel "Reduce" mode "sum" ins(%k : memref<2x8xf32>) outs(%r : memref<2xf32>) {ints = array<i64: 1>}
+  return %p, %s1, %s2, %w, %r : memref<2x8xi1>, memref<2x8xf32>, memref<2x8xf32>, memref<2x8xf32>, memref<2xf32>
 }
-// KEPT-LABEL: func.func @class0
-// KEPT: scl.fused_elementwise ins(%arg0 : memref<2x8xf32>) outs(%[[A:.*]] : memref<2x8xf32>)
-// KEPT: scl.scalar "exp"
-// KEPT-NEXT: scl.scalar "add"
-// KEPT: scl.kernel "Compare" mode "lt" ins(%[[A]], %arg0 : memref<2x8xf32>, memref<2x8xf32>)
-// KEPT-NEXT: %[[Q:.*]] = memref.alloc() : memref<2x8xi1>
-// KEPT-NEXT: scl.kernel "Compare" mode "ge" ins(%arg0, %arg0 : memref<2x8xf32>, memref<2x8xf32>) outs(%[[Q]]
-// KEPT: scl.kernel "Select" ins(%[[Q]],
-// KEPT: scl.kernel "Select" ins(%[[Q]],
-// KEPT: scl.fused_elementwise ins(%arg0 : memref<2x8xf32>) outs(%[[T:.*]] : memref<2x8xf32>)
-// KEPT: scl.scalar "neg"
-// KEPT-NEXT: scl.scalar "tanh"
-// KEPT: scl.kernel "Select" ins(%arg1, %[[T]], %arg0 : memref<2x8xi1>, memref<2x8xf32>, memref<2x8xf32>)
+// BUFFERS-LABEL: func.func @class0
+// BUFFERS: %[[P:.*]] = memref.alloc() : memref<2x8xi1>
+// BUFFERS-NEXT: scl.fused_elementwise ins(%arg0 : memref<2x8xf32>) outs(%[[P]] : memref<2x8xi1>)
+// BUFFERS: scl.scalar "exp"
+// BUFFERS-NEXT: scl.scalar "add"
+// BUFFERS-NEXT: scl.scalar "lt"
+// BUFFERS: %[[Q:.*]] = memref.alloc() : memref<2x8xi1>
+// BUFFERS-NEXT: scl.kernel "Compare" mode "ge" ins(%arg0, %arg0 : memref<2x8xf32>, memref<2x8xf32>) outs(%[[Q]]
+// BUFFERS: scl.kernel "Select" ins(%[[Q]],
+// BUFFERS: scl.kernel "Select" ins(%[[Q]],
+// BUFFERS: %[[W:.*]] = memref.alloc() : memref<2x8xf32>
+// BUFFERS-NEXT: scl.fused_elementwise ins(%arg0, %arg1 : memref<2x8xf32>, memref<2x8xi1>) outs(%[[W]] : memref<2x8xf32>)
+// BUFFERS-NEXT: ^bb0(%[[X:.*]]: f32, %[[C:.*]]: f32):
+// BUFFERS-NEXT: %[[N:.*]] = scl.scalar "neg"(%[[X]])
+// BUFFERS-NEXT: %[[T:.*]] = scl.scalar "tanh"(%[[N]])
+// BUFFERS-NEXT: scl.scalar "select"(%[[C]], %[[T]], %[[X]])
+// BUFFERS: scl.kernel "Select" ins(%arg1, %arg0, %[[W]]
+// BUFFERS-NEXT: %[[R:.*]] = memref.alloc() : memref<2xf32>
+// BUFFERS-NEXT: scl.kernel "Reduce" mode "sum"
+// BUFFERS-NOT: fused_reduction
 
 //--- model.mlir
 sc.mesh @m ["x"=3]
 // 10 rows over 3 ranks: 4/3/3.
 func.func @main(%x: tensor<10x64xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}]>},
-                %t: tensor<10x1xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}]>}) -> (tensor<10x64xf32>, tensor<10xf32>) {
+                %t: tensor<10x1xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}]>},
+                %keep: tensor<10x64xi1> {sc.sharding = #sc.sharding<@m, [{"x"}, {}]>}) -> (tensor<10x64xf32>, tensor<10xf32>, tensor<10x64xi1>) {
   %zero = sc.constant dense<0.0> : tensor<1x1xf32>
   %slope = sc.constant dense<0.2> : tensor<1x1xf32>
   %p = sc.compare %x, %zero {predicate = "gt"} : (tensor<10x64xf32>, tensor<1x1xf32>) -> tensor<10x64xi1>
@@ -133,26 +148,35 @@ func.func @main(%x: tensor<10x64xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}
   %leaky = sc.select %p, %x, %s : (tensor<10x64xi1>, tensor<10x64xf32>, tensor<10x64xf32>) -> tensor<10x64xf32>
   %over = sc.compare %leaky, %t {predicate = "ge"} : (tensor<10x64xf32>, tensor<10x1xf32>) -> tensor<10x64xi1>
   %clamped = sc.select %over, %t, %leaky : (tensor<10x64xi1>, tensor<10x1xf32>, tensor<10x64xf32>) -> tensor<10x64xf32>
+  %e = sc.exp %clamped : tensor<10x64xf32>
+  %kept = sc.select %keep, %e, %x : (tensor<10x64xi1>, tensor<10x64xf32>, tensor<10x64xf32>) -> tensor<10x64xf32>
   %q = sc.compare %x, %t {predicate = "lt"} : (tensor<10x64xf32>, tensor<10x1xf32>) -> tensor<10x64xi1>
   %qf = sc.cast %q : tensor<10x64xi1> to tensor<10x64xf32>
   %frac = sc.mean %qf {dims = array<i64: 1>} : (tensor<10x64xf32>) -> tensor<10xf32>
-  return %clamped, %frac : tensor<10x64xf32>, tensor<10xf32>
+  return %kept, %frac, %over : tensor<10x64xf32>, tensor<10xf32>, tensor<10x64xi1>
 }
 // KERNELS-LABEL: rank class 'class0'
 // KERNELS: ElementwiseFused "gt mul select"
-// KERNELS-NEXT: ElementwiseFused "ge select"
+// KERNELS-NEXT: Compare "ge"
+// KERNELS-NEXT: ElementwiseFused "select exp select"
 // KERNELS-NEXT: ReductionFused "mean lt"
 // KERNELS-NEXT: rank class 'class1'
 // KERNELS: ElementwiseFused "gt mul select"
-// KERNELS-NEXT: ElementwiseFused "ge select"
+// KERNELS-NEXT: Compare "ge"
+// KERNELS-NEXT: ElementwiseFused "select exp select"
 // KERNELS-NEXT: ReductionFused "mean lt"
 // KERNELS-NOT: {{Compare|Select|Cast}}
 // UNFUSED: Compare "gt"
 // UNFUSED: Select
 // CUDA: (a0 > a1) ? 1.0f : 0.0f;
 // CUDA: != 0.0f) ? a0 : v1;
+// CUDA: unsigned char *__restrict__ out) {
+// CUDA: out[i] = v0 != 0.0f;
+// CUDA: (const unsigned char *__restrict__ in0,
+// CUDA: const float a0 = (__ldg(in0 + {{.*}}) != 0) ? 1.0f : 0.0f;
 // CUDA: (a0 < a1) ? 1.0f : 0.0f;
 // HOSTCHECK: generated kernels ({{[1-9][0-9]*}} elementwise, {{[1-9][0-9]*}} reductions, {{.*}}: all match the CPU backend
 // NUM-NOT: MISMATCH
 // NUM: check result0: {{.*}}: ok
 // NUM: check result1: {{.*}}: ok
+// NUM: check result2: {{.*}}: ok

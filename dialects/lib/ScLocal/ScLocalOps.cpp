@@ -146,19 +146,24 @@ LogicalResult ScalarOp::verify() {
   return success();
 }
 
-/// The checks every fused op's inputs and body share: f32 inputs that
-/// broadcast (numpy rules) to `domain`, one f32 body argument per input, a
+/// The checks every fused op's inputs and body share: f32 inputs (or i1,
+/// where `boolInputs`) that broadcast (numpy rules) to `domain`, one f32
+/// body argument per input (a bool reads as 1.0 or 0.0), a
 /// body of scl.scalar ending in scl.yield, using only its own values (the
 /// kernels see nothing else).
 static LogicalResult verifyFusedBody(Operation *op, ValueRange ins,
                                      ArrayRef<int64_t> domain, Region &region,
-                                     const std::string &domainText) {
+                                     const std::string &domainText,
+                                     bool boolInputs) {
   for (auto [i, value] : llvm::enumerate(ins)) {
     auto in = cast<MemRefType>(value.getType());
-    if (!in.getElementType().isF32() || !broadcastsTo(in.getShape(), domain))
+    bool typed = in.getElementType().isF32() ||
+                 (boolInputs && in.getElementType().isInteger(1));
+    if (!typed || !broadcastsTo(in.getShape(), domain))
       return op->emitOpError("input ")
              << i << " " << in << " does not broadcast to " << domainText
-             << " (f32, numpy rules)";
+             << (boolInputs ? " (f32 or i1, numpy rules)"
+                            : " (f32, numpy rules)");
   }
   Block &body = region.front();
   if (body.getNumArguments() != ins.size())
@@ -273,13 +278,13 @@ LogicalResult ViewOp::verify() {
 }
 
 LogicalResult FusedElementwiseOp::verify() {
+  // The output is f32 or i1 (Scl_Buffer): an i1 output stores value != 0.
   MemRefType out = getOutput().getType();
-  if (!out.getElementType().isF32())
-    return emitOpError("writes ") << out << "; fused kernels compute in f32";
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "'" << out << "'";
-  return verifyFusedBody(*this, getIns(), out.getShape(), getBody(), text);
+  return verifyFusedBody(*this, getIns(), out.getShape(), getBody(), text,
+                         /*boolInputs=*/true);
 }
 
 std::string scl::reductionShapeError(StringRef kind, ArrayRef<int64_t> domain,
@@ -339,7 +344,8 @@ LogicalResult FusedReductionOp::verify() {
   llvm::raw_string_ostream os(text);
   llvm::interleaveComma(domain, os);
   os << "]";
-  return verifyFusedBody(*this, getIns(), domain, getBody(), text);
+  return verifyFusedBody(*this, getIns(), domain, getBody(), text,
+                         /*boolInputs=*/false);
 }
 
 //===----------------------------------------------------------------------===//

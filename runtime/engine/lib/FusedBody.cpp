@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <sstream>
+#include <type_traits>
 
 namespace shardrt::exec::fused {
 
@@ -79,21 +80,23 @@ StatusOr<Body> parseBody(const std::vector<std::string> &fns, IntReader &ints,
   return Body{std::move(steps), result};
 }
 
-StatusOr<std::vector<InputRead>> broadcastReads(const fb::Instruction &inst,
-                                                const PrepareContext &ctx,
-                                                const Shape &domain,
-                                                const std::string &what) {
+StatusOr<std::vector<InputRead>>
+broadcastReads(const fb::Instruction &inst, const PrepareContext &ctx,
+               const Shape &domain, const std::string &what, bool boolInputs) {
   std::vector<InputRead> reads;
   for (size_t i = 0; i < numInputs(inst); ++i) {
     const SlotInfo &in = inSlot(inst, ctx, i);
-    SHARDRT_RETURN_IF_ERROR(
-        requireDType(in, fb::DType::F32, "input " + std::to_string(i)));
+    bool bools = boolInputs && in.dtype == fb::DType::I1;
+    if (!bools)
+      SHARDRT_RETURN_IF_ERROR(
+          requireDType(in, fb::DType::F32, "input " + std::to_string(i)));
     if (in.shape.size() > domain.size())
       return invalid("input " + std::to_string(i) + " " + shapeStr(in.shape) +
                      " has more dims than " + what + " " + shapeStr(domain));
     Shape padded = padShape(in.shape, domain.size());
     InputRead r;
     r.slot = inIdx(inst, i);
+    r.bools = bools;
     r.direct = padded == domain;
     r.strides.assign(domain.size(), 0);
     int64_t stride = 1;
@@ -159,6 +162,7 @@ void runSteps(const std::vector<Step> &steps, size_t inputs,
 TileRead tileRead(const InputRead &in, const Shape &space) {
   TileRead t;
   t.slot = in.slot;
+  t.bools = in.bools;
   t.direct = in.direct;
   for (size_t d = 0; d < space.size(); ++d) {
     if (space[d] == 1)
@@ -176,11 +180,30 @@ TileRead tileRead(const InputRead &in, const Shape &space) {
   return t;
 }
 
-Register gatherTile(RunContext &rc, const TileRead &read, int64_t lo,
-                    int64_t len, std::vector<int64_t> &index, float *dst) {
-  const float *src = slotPtr<float>(rc, read.slot);
-  if (read.direct)
-    return {src + lo, false};
+namespace {
+
+/// n values of `src` as the body's f32: bools as 1.0f and 0.0f.
+void copyAsFloat(const float *src, float *dst, int64_t n) {
+  std::memcpy(dst, src, size_t(n) * sizeof(float));
+}
+void copyAsFloat(const uint8_t *src, float *dst, int64_t n) {
+  for (int64_t e = 0; e < n; ++e)
+    dst[e] = src[e] != 0 ? 1.0f : 0.0f;
+}
+float asFloat(float v) { return v; }
+float asFloat(uint8_t v) { return v != 0 ? 1.0f : 0.0f; }
+
+template <typename T>
+Register gatherTileOf(const T *src, const TileRead &read, int64_t lo,
+                      int64_t len, std::vector<int64_t> &index, float *dst) {
+  // f32 is read in place where it can be; a bool is always converted.
+  constexpr bool inPlace = std::is_same_v<T, float>;
+  if (read.direct) {
+    if constexpr (inPlace)
+      return {src + lo, false};
+    copyAsFloat(src + lo, dst, len);
+    return {dst, false};
+  }
   const Shape &dims = read.dims;
   size_t inner = dims.size() - 1;
   int64_t flat = lo, at = 0;
@@ -189,16 +212,20 @@ Register gatherTile(RunContext &rc, const TileRead &read, int64_t lo,
     flat /= dims[d];
     at += index[d] * read.strides[d];
   }
-  if (read.strides[inner] == 0 && dims[inner] - index[inner] >= len)
-    return {src + at, true};
+  if (read.strides[inner] == 0 && dims[inner] - index[inner] >= len) {
+    if constexpr (inPlace)
+      return {src + at, true};
+    dst[0] = asFloat(src[at]);
+    return {dst, true};
+  }
   // Walk the tile in runs along the innermost dim: each run is a copy
   // (stride 1) or one repeated value (a broadcast dim).
   for (int64_t e = 0; e < len;) {
     int64_t run = std::min(len - e, dims[inner] - index[inner]);
     if (read.strides[inner] == 0)
-      std::fill(dst + e, dst + e + run, src[at]);
+      std::fill(dst + e, dst + e + run, asFloat(src[at]));
     else
-      std::memcpy(dst + e, src + at, size_t(run) * sizeof(float));
+      copyAsFloat(src + at, dst + e, run);
     e += run;
     at += run * read.strides[inner];
     index[inner] += run;
@@ -209,6 +236,16 @@ Register gatherTile(RunContext &rc, const TileRead &read, int64_t lo,
     }
   }
   return {dst, false};
+}
+
+} // namespace
+
+Register gatherTile(RunContext &rc, const TileRead &read, int64_t lo,
+                    int64_t len, std::vector<int64_t> &index, float *dst) {
+  if (read.bools)
+    return gatherTileOf(slotPtr<uint8_t>(rc, read.slot), read, lo, len, index,
+                        dst);
+  return gatherTileOf(slotPtr<float>(rc, read.slot), read, lo, len, index, dst);
 }
 
 } // namespace shardrt::exec::fused

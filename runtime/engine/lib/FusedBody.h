@@ -61,16 +61,16 @@ StatusOr<Body> parseBody(const std::vector<std::string> &fns, IntReader &ints,
 /// the space's shape, else through strides that are 0 on broadcast dims.
 struct InputRead {
   uint32_t slot = 0;
+  bool bools = false; ///< an i1 input: bytes read as 1.0 or 0.0
   bool direct = false;
   std::vector<int64_t> strides; ///< per dim of the space
 };
 
-/// How each f32 input of `inst` is read over `domain` (numpy broadcasting);
-/// `what` names the domain in errors.
-StatusOr<std::vector<InputRead>> broadcastReads(const fb::Instruction &inst,
-                                                const PrepareContext &ctx,
-                                                const Shape &domain,
-                                                const std::string &what);
+/// How each input of `inst` is read over `domain` (numpy broadcasting):
+/// f32, or also i1 where `boolInputs`. `what` names the domain in errors.
+StatusOr<std::vector<InputRead>>
+broadcastReads(const fb::Instruction &inst, const PrepareContext &ctx,
+               const Shape &domain, const std::string &what, bool boolInputs);
 
 /// A tile's register: `len` values, or one value that stands for all of
 /// them (an input broadcast across the whole tile, or a step on such).
@@ -91,6 +91,7 @@ void runSteps(const std::vector<Step> &steps, size_t inputs,
 /// e.g., a per-channel value of an NCHW output spans H x W at once.
 struct TileRead {
   uint32_t slot = 0;
+  bool bools = false;
   bool direct = false;
   Shape dims;
   std::vector<int64_t> strides;
@@ -99,8 +100,9 @@ struct TileRead {
 TileRead tileRead(const InputRead &in, const Shape &space);
 
 /// `read`'s values for elements [lo, lo + len) of the space it was made
-/// for: in place when it is direct or one value for the whole tile, else
-/// copied to `dst`. `index` is scratch of read.dims.size() entries.
+/// for: in place when it is direct or one value for the whole tile (f32),
+/// else copied to `dst` (bools always, as 1.0 and 0.0). `index` is scratch of
+/// read.dims.size() entries.
 Register gatherTile(RunContext &rc, const TileRead &read, int64_t lo,
                     int64_t len, std::vector<int64_t> &index, float *dst);
 

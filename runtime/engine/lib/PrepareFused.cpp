@@ -6,7 +6,8 @@
 // predicates, `select` and `bool`) and `ints` each step's operand
 // registers, then the register the output takes. Registers 0..n-1 are the
 // inputs, read at the output index (broadcast, numpy rules); register n+i
-// is step i's result. FusedBody.h decodes and runs bodies.
+// is step i's result. FusedBody.h decodes and runs bodies. An i1 input
+// reads as 1.0 or 0.0; an i1 output stores whether the value is not 0.
 //
 // The body runs tile by tile: each step applies the CPU kernel of its mode to
 // a tile of registers that stays in cache, so the chain reads its inputs and
@@ -48,6 +49,9 @@ struct FusedElementwise {
   std::vector<Step> steps;
   int64_t n = 0;
   uint32_t y = 0;
+  /// An i1 output: the body's values go to a tile of scratch, and each
+  /// element stores whether its value is not 0 (NaN included).
+  bool boolOutput = false;
 
   Status run(RunContext &rc) const;
 };
@@ -57,7 +61,8 @@ Status FusedElementwise::run(RunContext &rc) const {
   size_t registers = reads.size() + steps.size();
 #pragma omp parallel
   {
-    std::vector<float> scratch(registers * kTile);
+    std::vector<float> scratch((registers + 1) * kTile);
+    float *values = scratch.data() + registers * kTile;
     std::vector<Register> reg(registers);
     std::vector<int64_t> index;
 #pragma omp for schedule(static)
@@ -68,8 +73,15 @@ Status FusedElementwise::run(RunContext &rc) const {
         reg[i] = gatherTile(rc, reads[i], lo, len, index,
                             scratch.data() + i * kTile);
       }
-      runSteps(steps, reads.size(), reg, scratch.data(),
-               slotPtr<float>(rc, y) + lo, len);
+      if (!boolOutput) {
+        runSteps(steps, reads.size(), reg, scratch.data(),
+                 slotPtr<float>(rc, y) + lo, len);
+        continue;
+      }
+      runSteps(steps, reads.size(), reg, scratch.data(), values, len);
+      uint8_t *out = slotPtr<uint8_t>(rc, y) + lo;
+      for (int64_t e = 0; e < len; ++e)
+        out[e] = values[e] != 0.0f;
     }
   }
   return Status();
@@ -85,10 +97,13 @@ StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
   size_t numIn = numInputs(inst);
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 64, 1));
   const SlotInfo &out = outSlot(inst, ctx, 0);
-  SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
+  bool boolOutput = out.dtype == fb::DType::I1;
+  if (!boolOutput)
+    SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
   Shape outShape = out.shape;
-  SHARDRT_ASSIGN_OR_RETURN(std::vector<InputRead> inputReads,
-                           broadcastReads(inst, ctx, outShape, "the output"));
+  SHARDRT_ASSIGN_OR_RETURN(
+      std::vector<InputRead> inputReads,
+      broadcastReads(inst, ctx, outShape, "the output", /*boolInputs=*/true));
   if (!inst.str() || inst.str()->size() == 0)
     return Status::unimplemented(
         "the CPU backend evaluates fused bodies; this ElementwiseFused "
@@ -103,6 +118,7 @@ StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
   plan.steps = std::move(body.steps);
   plan.n = numElements(outShape);
   plan.y = outIdx(inst, 0);
+  plan.boolOutput = boolOutput;
   return RunFn([plan = std::move(plan)](RunContext &rc) -> Status {
     return plan.run(rc);
   });
@@ -481,9 +497,10 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
   SHARDRT_RETURN_IF_ERROR(readReductionHeader(ints, domain, reduced));
   const SlotInfo &out = outSlot(inst, ctx, 0);
   SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
-  SHARDRT_ASSIGN_OR_RETURN(
-      std::vector<InputRead> inputReads,
-      broadcastReads(inst, ctx, domain, "the iteration space"));
+  SHARDRT_ASSIGN_OR_RETURN(std::vector<InputRead> inputReads,
+                           broadcastReads(inst, ctx, domain,
+                                          "the iteration space",
+                                          /*boolInputs=*/false));
   std::vector<int64_t> keptDims, reducedDims;
   int64_t outputs = 1, count = 1;
   for (size_t d = 0; d < domain.size(); ++d) {

@@ -56,6 +56,15 @@ TEST(EnginePrepare, FusedBodiesAreChecked) {
                        {"step 0 reads register 1 of 1 defined"}));
   EXPECT_TRUE(rejected(fused("relu", {0, 1}, {2, 2}), kInvalid,
                        {"does not broadcast"}));
+  // Bools in and out are elementwise only: a fused reduction refuses one.
+  Model reduction;
+  uint32_t b = reduction.input("b", {2, 3}, fb::DType::I1);
+  uint32_t sums = reduction.output("s", {2});
+  InstructionSpec &reduce = reduction.op(Opcode::ReductionFused, {b}, {sums});
+  reduce.str = "sum";
+  reduce.ints = {2, 2, 3, 1, 1, 0};
+  EXPECT_TRUE(rejected(prepare(reduction.bytes()), StatusCode::Unimplemented,
+                       {"input 0 is I1"}));
 }
 
 /// Element `linear` of an output of shape `out` read from an input of shape
@@ -176,6 +185,48 @@ TEST(EngineRun, FusedElementwiseBodiesMatchDirectLoops) {
       ASSERT_TRUE(std::isnan(want) ? std::isnan(have) : have == want)
           << fns << ": element " << e << " is " << have << ", not " << want;
     }
+  }
+}
+
+TEST(EngineRun, FusedElementwiseReadsAndWritesBools) {
+  // An i1 input reads as 1.0 or 0.0 (whole, and one bool per row, which
+  // runs across tiles); an i1 output stores whether the value is not 0,
+  // NaN included. Rows of 2500 put tile boundaries inside rows.
+  const Shape shape = {3, 2500}, perRow = {3, 1};
+  std::mt19937 rng{7};
+  Floats x = randomFloats(size_t(count(shape)), rng, -2, 2), m(x.size());
+  Floats r = {1.0f, 0.0f, 1.0f};
+  for (size_t i = 0; i < x.size(); ++i) {
+    m[i] = float(rng() & 1);
+    if (i % 97 == 0)
+      x[i] = std::nanf("");
+    if (i % 89 == 0)
+      x[i] = 0.0f;
+  }
+  Model model;
+  uint32_t mi = model.input("m", shape, fb::DType::I1);
+  uint32_t ri = model.input("r", perRow, fb::DType::I1);
+  uint32_t xi = model.input("x", shape);
+  uint32_t y = model.output("y", shape);
+  uint32_t z = model.output("z", shape, fb::DType::I1);
+  // y = (m ? x : r) * r; z = (m ? x : m) != 0.
+  InstructionSpec &first =
+      model.op(Opcode::ElementwiseFused, {mi, ri, xi}, {y});
+  first.str = "select mul";
+  first.ints = {0, 2, 1, 3, 1, 4};
+  InstructionSpec &second = model.op(Opcode::ElementwiseFused, {xi, mi}, {z});
+  second.str = "select";
+  second.ints = {1, 0, 1, 2};
+  StatusOr<std::vector<Floats>> got = runModel(model, {m, r, x});
+  ASSERT_TRUE(got.ok()) << got.status().toString();
+  for (size_t i = 0; i < x.size(); ++i) {
+    float row = r[i / 2500];
+    float want = (m[i] != 0.0f ? x[i] : row) * row;
+    float have = (*got)[0][i];
+    ASSERT_TRUE(std::isnan(want) ? std::isnan(have) : have == want)
+        << "y element " << i << " is " << have << ", not " << want;
+    float picked = m[i] != 0.0f ? x[i] : 0.0f;
+    ASSERT_EQ((*got)[1][i], picked != 0.0f ? 1.0f : 0.0f) << "z element " << i;
   }
 }
 

@@ -52,10 +52,11 @@ def Scl_FusedElementwiseOp : Scl_Op<"fused_elementwise"> {
   let description = [{
     Computes `output` element by element: the body gets one f32 per input,
     read at the output index (an input of lower rank or with dims of size 1
-    is broadcast, numpy rules), and yields the output's value. `sc-fuse`
-    forms it from chains of `Unary`, `Binary` and `Copy` kernels whose
-    intermediate buffers nothing else reads, so they are never written to
-    memory. The CUDA target turns each into a generated kernel; the CPU
+    is broadcast, numpy rules), and yields the output's value. An i1 input
+    reads as 1.0 or 0.0, and an i1 output stores whether the value is not
+    0 (NaN included). `sc-fuse` forms it from chains of `Unary`, `Binary`,
+    `Compare`, `Select`, `Cast` and `Copy` kernels whose intermediate
+    buffers nothing else reads, so they are never written to memory. The CUDA target turns each into a generated kernel; the CPU
     backend evaluates the body tile by tile.
 
     ```mlir
