@@ -214,6 +214,14 @@ struct FusedReduction {
   int64_t perTile = 0;
   std::vector<TileRead> spaceReads; ///< with perTile: the inputs over the space
   std::vector<InputRead> reads;
+  /// How accumulate() reads each input along an output's reduced range.
+  enum class RangeRead : uint8_t {
+    Gathered,   ///< copied into the tile, run by run
+    Contiguous, ///< element r of the range is base + r: read in place
+    Uniform,    ///< one value for the whole range (its strides are all 0)
+  };
+  std::vector<RangeRead> rangeReads;
+  bool gathers = true; ///< some input is Gathered
   std::vector<Step> steps;
   int64_t result = 0; ///< the register reduced (an input when no step)
   uint32_t y = 0;
@@ -280,9 +288,22 @@ double FusedReduction::accumulate(RunContext &rc, ReductionScratch &s,
   float *values = s.tile.data() + size_t(registers()) * kTile;
   for (int64_t t = r0; t < r1; t += kTile) {
     int64_t len = std::min(kTile, r1 - t);
-    gather(rc, s, len);
-    for (size_t i = 0; i < reads.size(); ++i)
-      s.reg[i] = {s.tile.data() + i * kTile, false};
+    if (gathers)
+      gather(rc, s, len);
+    for (size_t i = 0; i < reads.size(); ++i) {
+      const float *at = slotPtr<float>(rc, reads[i].slot) + s.base[i];
+      switch (rangeReads[i]) {
+      case RangeRead::Gathered:
+        s.reg[i] = {s.tile.data() + i * kTile, false};
+        break;
+      case RangeRead::Contiguous:
+        s.reg[i] = {at + t, false};
+        break;
+      case RangeRead::Uniform:
+        s.reg[i] = {at, true};
+        break;
+      }
+    }
     runSteps(steps, reads.size(), s.reg, s.tile.data(), values, len);
     const float *reduced = steps.empty() ? s.reg[size_t(result)].data : values;
     if (kind == FusedReduce::Sum || kind == FusedReduce::Mean) {
@@ -385,6 +406,8 @@ void FusedReduction::gather(RunContext &rc, ReductionScratch &s,
     if (!reducedDims.empty())
       run = std::min(run, domain[innerDim] - s.index[inner]);
     for (size_t i = 0; i < reads.size(); ++i) {
+      if (rangeReads[i] != RangeRead::Gathered)
+        continue;
       const float *src =
           slotPtr<float>(rc, reads[i].slot) + s.base[i] + s.at[i];
       float *dst = s.tile.data() + i * kTile + e;
@@ -553,6 +576,30 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
       break;
     }
   plan.reads = std::move(inputReads);
+  // Inputs whose reduced range is one run of memory (the reduced dims
+  // innermost in the input, as in a norm's statistics) are read in place,
+  // and inputs constant over it (a per-output value) as one value, instead
+  // of being copied into the tile. A body with no step yields an input,
+  // which must then span the tile.
+  for (const InputRead &in : plan.reads) {
+    bool uniform = true, contiguous = true;
+    int64_t expected = 1;
+    for (size_t j = plan.reducedDims.size(); j-- > 0;) {
+      size_t d = size_t(plan.reducedDims[j]);
+      if (plan.domain[d] == 1)
+        continue;
+      uniform &= in.strides[d] == 0;
+      contiguous &= in.strides[d] == expected;
+      expected *= plan.domain[d];
+    }
+    using RangeRead = FusedReduction::RangeRead;
+    plan.rangeReads.push_back(contiguous ? RangeRead::Contiguous
+                              : uniform && !body.steps.empty()
+                                  ? RangeRead::Uniform
+                                  : RangeRead::Gathered);
+  }
+  plan.gathers = std::count(plan.rangeReads.begin(), plan.rangeReads.end(),
+                            FusedReduction::RangeRead::Gathered) > 0;
   // Few elements an output, consecutive in the space (every dim longer than
   // 1 after the first reduced one is reduced): whole outputs a tile.
   int64_t lastKept = -1, firstReduced = int64_t(plan.domain.size());
