@@ -169,17 +169,10 @@ SHARDRT_CPU_VECTOR_CLONES void selectLoopCloned(const float *c, const float *t,
   selectLoop<ST, SF>(c, t, f, y, n);
 }
 
-/// y[i] = f(a[i * sa], b[i * sb]) for i < n, strides 0 or 1.
-template <typename R, typename F>
-inline void binaryRun(const float *a, bool sa, const float *b, bool sb, R *y,
-                      int64_t n, F f) {
-  auto loop = [&](auto sA, auto sB) {
-    constexpr int SA = decltype(sA)::value, SB = decltype(sB)::value;
-    if (n >= kClonedRunMin)
-      binaryLoopCloned<SA, SB>(a, b, y, n, f);
-    else
-      binaryLoop<SA, SB>(a, b, y, n, f);
-  };
+/// Calls loop(sA, sB) with each stride (1 or 0) as a compile-time
+/// std::integral_constant, so each of the four loops vectorises.
+template <typename Loop>
+inline void withUnitStrides(bool sa, bool sb, Loop &&loop) {
   using One = std::integral_constant<int, 1>;
   using Zero = std::integral_constant<int, 0>;
   if (sa && sb)
@@ -190,6 +183,19 @@ inline void binaryRun(const float *a, bool sa, const float *b, bool sb, R *y,
     loop(Zero(), One());
   else
     loop(Zero(), Zero());
+}
+
+/// y[i] = f(a[i * sa], b[i * sb]) for i < n, strides 0 or 1.
+template <typename R, typename F>
+inline void binaryRun(const float *a, bool sa, const float *b, bool sb, R *y,
+                      int64_t n, F f) {
+  withUnitStrides(sa, sb, [&](auto sA, auto sB) {
+    constexpr int SA = decltype(sA)::value, SB = decltype(sB)::value;
+    if (n >= kClonedRunMin)
+      binaryLoopCloned<SA, SB>(a, b, y, n, f);
+    else
+      binaryLoop<SA, SB>(a, b, y, n, f);
+  });
 }
 
 template <typename R, typename F>
@@ -427,23 +433,13 @@ void selectSerial(const float *c, int64_t cStride, const float *t,
       std::copy(from, from + n, y);
     return;
   }
-  using One = std::integral_constant<int, 1>;
-  using Zero = std::integral_constant<int, 0>;
-  auto loop = [&](auto sT, auto sF) {
+  withUnitStrides(tStride != 0, fStride != 0, [&](auto sT, auto sF) {
     constexpr int ST = decltype(sT)::value, SF = decltype(sF)::value;
     if (n >= kClonedRunMin)
       selectLoopCloned<ST, SF>(c, t, f, y, n);
     else
       selectLoop<ST, SF>(c, t, f, y, n);
-  };
-  if (tStride && fStride)
-    loop(One(), One());
-  else if (tStride)
-    loop(One(), Zero());
-  else if (fStride)
-    loop(Zero(), One());
-  else
-    loop(Zero(), Zero());
+  });
 }
 
 void select(const uint8_t *cond, const Shape &condShape, const void *t,
