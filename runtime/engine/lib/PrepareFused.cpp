@@ -36,7 +36,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
-#include <sstream>
+#include <utility>
 
 namespace shardrt::exec {
 using namespace fused;
@@ -449,39 +449,43 @@ Status FusedReduction::run(RunContext &rc) const {
   auto finish = [&](int64_t o, double acc) {
     result[o] = float(kind == FusedReduce::Mean ? acc / double(count) : acc);
   };
-  if (perTile > 0) {
+  // Tiles of whole outputs and rows of outputs: each unit reduces a range
+  // of outputs [o, o + len) at once and finishes them.
+  using Reducer = void (FusedReduction::*)(RunContext &, ReductionScratch &,
+                                           int64_t, int64_t) const;
+  auto finishRanges = [&](int64_t count, auto rangeOf, Reducer reduce) {
 #pragma omp parallel
     {
       ReductionScratch s = scratch();
 #pragma omp for schedule(static)
-      for (int64_t u = 0; u < (outputs + perTile - 1) / perTile; ++u) {
-        int64_t o = u * perTile, len = std::min(perTile, outputs - o);
-        reduceGroup(rc, s, o, len);
+      for (int64_t u = 0; u < count; ++u) {
+        auto [o, len] = rangeOf(u);
+        (this->*reduce)(rc, s, o, len);
         for (int64_t q = 0; q < len; ++q)
           finish(o + q, s.sums[size_t(q)]);
       }
     }
     return Status();
-  }
+  };
+  if (perTile > 0)
+    return finishRanges((outputs + perTile - 1) / perTile,
+                        [&](int64_t u) {
+                          int64_t o = u * perTile;
+                          return std::pair(o, std::min(perTile, outputs - o));
+                        },
+                        &FusedReduction::reduceGroup);
   if (rowDim >= 0) {
     // Units are rows of up to kTile outputs along rowDim (its extent is the
     // output's innermost: every dim after it has extent 1).
     int64_t extent = domain[size_t(rowDim)];
     int64_t segments = (extent + kTile - 1) / kTile;
-    int64_t rows = outputs / extent;
-#pragma omp parallel
-    {
-      ReductionScratch s = scratch();
-#pragma omp for schedule(static)
-      for (int64_t u = 0; u < rows * segments; ++u) {
-        int64_t o = (u / segments) * extent + (u % segments) * kTile;
-        int64_t len = std::min(kTile, extent - (u % segments) * kTile);
-        reduceRow(rc, s, o, len);
-        for (int64_t q = 0; q < len; ++q)
-          finish(o + q, s.sums[size_t(q)]);
-      }
-    }
-    return Status();
+    return finishRanges((outputs / extent) * segments,
+                        [&](int64_t u) {
+                          int64_t at = (u % segments) * kTile;
+                          return std::pair((u / segments) * extent + at,
+                                           std::min(kTile, extent - at));
+                        },
+                        &FusedReduction::reduceRow);
   }
 #pragma omp parallel
   {
