@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FusedBuffers.h"
+#include "shardrt/artifact/FusedLimits.h"
 
 #include "shardc/Compiler/Passes.h"
 #include "shardc/Compiler/ShapeRefinement.h"
@@ -209,6 +210,16 @@ bool reducesChain(const Group &g, scl::KernelOp reduce) {
          !scl::writesAnInput(boundary.ins, out);
 }
 
+/// Whether `members` (in any order) read at most as many outside buffers
+/// as a fused kernel may take.
+bool withinInputLimit(SmallVector<scl::KernelOp> members) {
+  llvm::sort(members, [](scl::KernelOp a, scl::KernelOp b) {
+    return a->isBeforeInBlock(b);
+  });
+  return boundaryOf(members, /*outputInternal=*/false).ins.size() <=
+         shardrt::artifact::kMaxFusedInputs;
+}
+
 /// False when the group stays unfused.
 bool fuseGroup(Group &g) {
   GroupBoundary boundary = boundaryOf(g.members, /*outputInternal=*/false);
@@ -291,9 +302,17 @@ bool runsOnDomain(ArrayRef<scl::KernelOp> members) {
       shapesOnDomain(members, boundary, *domain);
   if (!shapes)
     return false;
-  for (auto &[use, shape] : *shapes)
+  // Each distinct (buffer, shape) read becomes one input.
+  SmallVector<std::pair<Value, Extents>> reads;
+  for (auto &[use, shape] : *shapes) {
     if (!readsWithoutFullCopy(use->get(), shape, count))
       return false;
+    std::pair<Value, Extents> read{use->get(), shape};
+    if (!llvm::is_contained(reads, read))
+      reads.push_back(std::move(read));
+  }
+  if (reads.size() > shardrt::artifact::kMaxFusedInputs)
+    return false;
   // The kernel reads each outside input where the last member was: nothing
   // after the member that read it may write it.
   llvm::SmallPtrSet<Operation *, 16> isMember;
@@ -386,18 +405,24 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
         continue;
       Value out = k.getOuts()[0];
       auto g = std::make_unique<Group>();
+      g->members.push_back(k);
       for (Value in : k.getIns()) {
         auto it = groupWriting.find(in);
         if (it == groupWriting.end() || it->second->absorbed ||
             !sameShape(in, out) ||
             !privateBetween(in, it->second->members.back(), k))
           continue;
+        // A producer that would take the kernel past the input limit stays
+        // a kernel of its own, whose output this group reads.
         Group *producer = it->second;
+        SmallVector<scl::KernelOp> grown(g->members);
+        grown.append(producer->members);
+        if (!withinInputLimit(grown))
+          continue;
         producer->absorbed = true;
-        g->members.append(producer->members);
+        g->members = std::move(grown);
         groupWriting.erase(it);
       }
-      g->members.push_back(k);
       llvm::sort(g->members, [](scl::KernelOp a, scl::KernelOp b) {
         return a->isBeforeInBlock(b);
       });

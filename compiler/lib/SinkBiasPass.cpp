@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FusedBuffers.h"
+#include "shardrt/artifact/FusedLimits.h"
 
 #include "shardc/Compiler/Passes.h"
 #include "shardc/Dialect/ScLocal/ScLocal.h"
@@ -155,6 +156,9 @@ struct Readers {
 /// (Readers that write the output or a copy of it were refused when they
 /// were collected.)
 bool planReader(Reader &r, const Extents &channels) {
+  // The bias is one more input of the reader's fused kernel.
+  if (r.ins.size() >= shardrt::artifact::kMaxFusedInputs)
+    return false;
   for (unsigned i : r.biased)
     if (elementCount(shapeOf(r.ins[i])) != elementCount(r.domain))
       return false;

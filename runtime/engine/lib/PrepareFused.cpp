@@ -30,6 +30,7 @@
 
 #include "FusedBody.h"
 #include "Prepare.h"
+#include "shardrt/artifact/FusedLimits.h"
 #include "shardrt/cpu/Kernels.h"
 
 #include <algorithm>
@@ -95,7 +96,8 @@ StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
   // CUDA backend trusts them); a generated kernel (the CUDA target's) comes
   // with its body, which is what the CPU backend evaluates.
   size_t numIn = numInputs(inst);
-  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 64, 1));
+  SHARDRT_RETURN_IF_ERROR(
+      checkOperands(inst, ctx, 1, artifact::kMaxFusedInputs, 1));
   const SlotInfo &out = outSlot(inst, ctx, 0);
   bool boolOutput = out.dtype == fb::DType::I1;
   if (!boolOutput)
@@ -517,7 +519,8 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
                                       const PrepareContext &ctx) {
   // Operands and the header are checked even when only a generated kernel
   // will run (the CUDA backend trusts them).
-  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 64, 1));
+  SHARDRT_RETURN_IF_ERROR(
+      checkOperands(inst, ctx, 1, artifact::kMaxFusedInputs, 1));
   IntReader ints(inst);
   Shape domain;
   std::vector<bool> reduced;
