@@ -121,9 +121,17 @@ SlotData randomSlots(const FusedLaunch &launch, const PrepareContext &ctx,
     std::vector<float> &v = data[slot];
     if (!v.empty())
       continue; // an in-place kernel names its output among its inputs
-    v.resize(size_t(ctx.slots[slot].tensorBytes() / sizeof(float)));
+    // Whole floats, rounded up: a bool slot of 1 to 3 bytes gets one.
+    size_t bytes = size_t(ctx.slots[slot].tensorBytes());
+    v.resize((bytes + sizeof(float) - 1) / sizeof(float));
     for (float &x : v)
       x = dist(gen);
+    if (ctx.slots[slot].dtype == fb::DType::I1) {
+      auto *b = reinterpret_cast<uint8_t *>(v.data());
+      for (size_t k = 0; k < bytes; ++k)
+        b[k] = uint8_t(gen() & 1);
+      continue;
+    }
     if (specials && !v.empty()) {
       std::uniform_int_distribution<size_t> at(0, v.size() - 1);
       v[at(gen)] = std::nanf("");
@@ -146,7 +154,8 @@ std::vector<void *> slotPointers(SlotData &data, size_t numSlots) {
 /// with `cpu`'s; empty when they agree, else what differs.
 std::string checkLaunch(ShardrtHostKernelFn launcher, FusedLaunch launch,
                         const Launch &l, const SlotData &start,
-                        const SlotData &cpu, Counts &counts) {
+                        const SlotData &cpu, const SlotInfo &output,
+                        Counts &counts) {
   launch.chunks = l.chunks;
   launch.blocks = l.blocks;
   SlotData data = start;
@@ -173,6 +182,17 @@ std::string checkLaunch(ShardrtHostKernelFn launcher, FusedLaunch launch,
     }
   }
   uint32_t out = launch.operands.back();
+  if (output.dtype == fb::DType::I1) {
+    // Bools byte by byte (as floats, a 1 and a 0 byte would be two close
+    // denormals).
+    const auto *k = reinterpret_cast<const uint8_t *>(data.at(out).data());
+    const auto *c = reinterpret_cast<const uint8_t *>(cpu.at(out).data());
+    for (size_t e = 0; e < size_t(output.tensorBytes()); ++e)
+      if (k[e] != c[e])
+        return "output element " + std::to_string(e) + " is " +
+               std::to_string(k[e]) + ", the CPU backend gives " +
+               std::to_string(c[e]);
+  }
   Mismatch first;
   if (!compare(data.at(out), cpu.at(out), counts.maxError, first))
     return "output element " + std::to_string(first.element) + " is " +
@@ -222,7 +242,8 @@ void checkInstruction(void *library, const artifact::Artifact &art,
     if (Status s = (*cpuStep)(runCtx); !s.ok())
       return fail("the CPU backend fails it: " + s.message());
     for (const Launch &l : launches) {
-      std::string error = checkLaunch(launcher, own, l, start, cpu, counts);
+      std::string error = checkLaunch(launcher, own, l, start, cpu,
+                                      ctx.slots[own.operands.back()], counts);
       if (!error.empty())
         return fail(describe(l) +
                     (specials ? ", inputs with NaN and inf" : "") + ": " +
