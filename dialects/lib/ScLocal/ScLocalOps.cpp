@@ -67,12 +67,17 @@ LogicalResult KernelOp::verify() {
 // scl.fused_elementwise
 //===----------------------------------------------------------------------===//
 
+/// The Compare predicates, which are also scl.scalar functions on bools.
+static constexpr StringLiteral kComparePredicates[] = {"eq", "ne", "lt",
+                                                       "le", "gt", "ge"};
+
 int scl::scalarArity(StringRef fn) {
+  if (llvm::is_contained(kComparePredicates, fn))
+    return 2;
   return llvm::StringSwitch<int>(fn)
       .Cases({"neg", "abs", "exp", "log", "sqrt", "rsqrt"}, 1)
       .Cases({"tanh", "sigmoid", "relu", "silu", "gelu", "gelu_tanh"}, 1)
       .Cases({"add", "sub", "mul", "div", "maximum", "minimum", "pow"}, 2)
-      .Cases({"eq", "ne", "lt", "le", "gt", "ge"}, 2)
       .Case("select", 3)
       .Case("bool", 1)
       .Default(0);
@@ -112,7 +117,7 @@ std::optional<std::string> scl::fusableFunction(KernelOp k) {
   OperandRange ins = k.getIns();
   if (opcode == "Compare" && ins.size() == 2 && isBoolBuffer(out) &&
       llvm::all_of(ins, isF32Buffer) && k.getMode() &&
-      llvm::is_contained({"eq", "ne", "lt", "le", "gt", "ge"}, *k.getMode()))
+      llvm::is_contained(kComparePredicates, *k.getMode()))
     return k.getMode()->str();
   if (opcode == "Select" && ins.size() == 3 && isBoolBuffer(ins[0]) &&
       isF32Buffer(ins[1]) && isF32Buffer(ins[2]) && isF32Buffer(out))
