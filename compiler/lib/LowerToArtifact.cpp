@@ -39,6 +39,30 @@ FailureOr<fb::DType> artifactDType(Operation *op, Type type) {
             "targets)";
 }
 
+static bool computable(Type type) {
+  auto tensor = dyn_cast<TensorType>(type);
+  if (!tensor)
+    return true;
+  Type elem = tensor.getElementType();
+  return elem.isF32() || elem.isInteger(1);
+}
+
+LogicalResult checkElementTypes(ModuleOp module) {
+  bool ok = true;
+  module.walk([&](Operation *op) {
+    // Ops downstream of the first one would each repeat its error.
+    if (!llvm::all_of(op->getOperandTypes(), computable))
+      return;
+    for (Type type : op->getResultTypes())
+      if (!computable(type)) {
+        (void)artifactDType(op, cast<TensorType>(type).getElementType());
+        ok = false;
+        return;
+      }
+  });
+  return success(ok);
+}
+
 static FailureOr<Buffer> bufferFor(Operation *op, Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())

@@ -233,7 +233,8 @@ int compile(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     }
     nvcc = *found;
   }
-  if (failed(runStages(*module, root)))
+  if (failed(shardc::checkElementTypes(*module)) ||
+      failed(runStages(*module, root)))
     return 1;
   FailureOr<std::vector<uint8_t>> reference = std::vector<uint8_t>();
   if (!referenceFilename.empty())

@@ -112,6 +112,13 @@ void addGlobalPasses(mlir::OpPassManager &pm, unsigned optLevel,
 /// asks for, in the order lowering runs them.
 void addLocalPasses(mlir::OpPassManager &pm, const LowerOptions &options);
 
+/// Diagnoses, at its location, every op of `module` that first makes a
+/// tensor of an element type the targets do not compute in (all but f32 and
+/// i1). shardc runs it before optimising: canonicalization moves and merges
+/// constants and drops their locations, and would delete an unread one, so a
+/// later check would point nowhere or pass at -O1 what -O0 refuses.
+mlir::LogicalResult checkElementTypes(mlir::ModuleOp module);
+
 struct LoweredArtifact {
   std::vector<uint8_t> bytes; ///< the complete .shardbin
   std::string programText;    ///< per rank class: the instruction stream
