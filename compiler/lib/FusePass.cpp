@@ -11,11 +11,10 @@
 // kernels too (the CUDA backend runs only fused kernels natively).
 //
 // Compares, Selects and casts between f32 and i1 join as functions on bools
-// held as 1.0 and 0.0. A fused elementwise kernel also reads and writes i1
-// buffers (a mask input reads as 1.0 or 0.0; a mask output stores value !=
-// 0), so a mask only leaves the body when something else reads it; a fused
-// reduction reads only f32, so a chain reading a mask input stays apart
-// from its Reduce.
+// held as 1.0 and 0.0. Fused kernels also read i1 buffers (a mask input
+// reads as 1.0 or 0.0), so a masked sum is one fused reduction, and a fused
+// elementwise kernel writes them (value != 0), so a mask only leaves the
+// body when something else reads it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,6 +83,16 @@ bool privateBetween(Value v, Operation *producer, Operation *consumer) {
 bool computes(const Group &g) {
   return llvm::any_of(
       g.members, [](scl::KernelOp k) { return !scalarFunction(k)->empty(); });
+}
+
+/// Whether a Reduce of `g`'s output gains by taking `g` in: it computes, or
+/// it casts a mask to f32 (`mask.float().sum()`), whose copy would take four
+/// times the mask's bytes where the fused reduction reads the mask itself.
+bool worthReducing(const Group &g) {
+  return computes(g) || llvm::any_of(g.members, [](scl::KernelOp k) {
+           return k.getOpcode() == "Cast" &&
+                  !isF32(k.getIns()[0]); // an i1 -> f32 cast
+         });
 }
 
 /// The inputs a group reads from outside it, in first-use order, the input
@@ -198,13 +207,12 @@ bool inputsBroadcastTo(const GroupBoundary &boundary,
 }
 
 /// Whether `reduce` of `g`'s output can read `g`'s inputs instead: they
-/// are f32, broadcast to what it reduces, and none is the reduction's
-/// output (which scl.fused_reduction may not write in place).
+/// broadcast to what it reduces, and none is the reduction's output (which
+/// scl.fused_reduction may not write in place).
 bool reducesChain(const Group &g, scl::KernelOp reduce) {
   GroupBoundary boundary = boundaryOf(g.members, /*outputInternal=*/true);
   Value out = reduce.getOuts()[0];
-  return llvm::all_of(boundary.ins, isF32) &&
-         inputsBroadcastTo(
+  return inputsBroadcastTo(
              boundary,
              cast<MemRefType>(reduce.getIns()[0].getType()).getShape()) &&
          !scl::writesAnInput(boundary.ins, out);
@@ -382,7 +390,7 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
         Value in = k.getIns()[0];
         auto it = groupWriting.find(in);
         if (it != groupWriting.end() && !it->second->absorbed &&
-            computes(*it->second) &&
+            worthReducing(*it->second) &&
             privateBetween(in, it->second->members.back(), k) &&
             reducesChain(*it->second, k)) {
           it->second->absorbed = true;

@@ -3,10 +3,10 @@
 // "bool", and the cast back passing the value through), so a mask that
 // only the body reads is never a buffer. A fused elementwise kernel reads
 // mask inputs and writes a mask that something else reads (returned, read
-// twice); a fused reduction reads no mask, so a Reduce of a chain that
-// reads one stays apart. Numerically, torch.where(x > 0, x, 0.2 * x), a
-// clamp by mask (also returned), a select by a mask input and
-// (x > t).float().mean(dim) on 3 uneven ranks match the unfused single-rank
+// twice); a fused reduction reads mask inputs too. Numerically,
+// torch.where(x > 0, x, 0.2 * x), a clamp by mask (also returned), a select
+// by a mask input, (x > t).float().mean(dim), and a masked sum and count
+// over a mask input on 3 uneven ranks match the unfused single-rank
 // reference at -O3, on the CUDA target, and through the generated kernels
 // on the host CUDA backend.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
@@ -87,7 +87,7 @@ sc.mesh @mesh ["x"=2]
 // Selects, is written by its Compare alone, and each Select reads it (one
 // kernel each only under lone-kernels). %c is an input: its Select joins
 // the chain writing its other operand. The sum of a select by %c stays a
-// Select and a Reduce: a fused reduction reads no mask.
+// Select and a Reduce: one fused reduction, reading the mask input.
 func.func @class0(%x: memref<2x8xf32>, %c: memref<2x8xi1>) -> (memref<2x8xi1>, memref<2x8xf32>, memref<2x8xf32>, memref<2x8xf32>, memref<2xf32>)
     attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0, 1>} {
   %e = memref.alloc() : memref<2x8xf32>
@@ -130,17 +130,20 @@ func.func @class0(%x: memref<2x8xf32>, %c: memref<2x8xi1>) -> (memref<2x8xi1>, m
 // BUFFERS-NEXT: %[[N:.*]] = scl.scalar "neg"(%[[X]])
 // BUFFERS-NEXT: %[[T:.*]] = scl.scalar "tanh"(%[[N]])
 // BUFFERS-NEXT: scl.scalar "select"(%[[C]], %[[T]], %[[X]])
-// BUFFERS: scl.kernel "Select" ins(%arg1, %arg0, %[[W]]
+// BUFFERS-NEXT: scl.yield
+// BUFFERS-NEXT: }
 // BUFFERS-NEXT: %[[R:.*]] = memref.alloc() : memref<2xf32>
-// BUFFERS-NEXT: scl.kernel "Reduce" mode "sum"
-// BUFFERS-NOT: fused_reduction
+// BUFFERS-NEXT: scl.fused_reduction "sum" dims [1] over [2, 8] ins(%arg1, %arg0, %[[W]] : memref<2x8xi1>, memref<2x8xf32>, memref<2x8xf32>) outs(%[[R]] : memref<2xf32>)
+// BUFFERS-NEXT: ^bb0(%[[C2:.*]]: f32, %[[X2:.*]]: f32, %[[W2:.*]]: f32):
+// BUFFERS-NEXT: scl.scalar "select"(%[[C2]], %[[X2]], %[[W2]])
+// BUFFERS-NOT: scl.kernel
 
 //--- model.mlir
 sc.mesh @m ["x"=3]
 // 10 rows over 3 ranks: 4/3/3.
 func.func @main(%x: tensor<10x64xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}]>},
                 %t: tensor<10x1xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}]>},
-                %keep: tensor<10x64xi1> {sc.sharding = #sc.sharding<@m, [{"x"}, {}]>}) -> (tensor<10x64xf32>, tensor<10xf32>, tensor<10x64xi1>, tensor<10x1xi1>) {
+                %keep: tensor<10x64xi1> {sc.sharding = #sc.sharding<@m, [{"x"}, {}]>}) -> (tensor<10x64xf32>, tensor<10xf32>, tensor<10x64xi1>, tensor<10x1xi1>, tensor<10xf32>, tensor<10xf32>) {
   %zero = sc.constant dense<0.0> : tensor<1x1xf32>
   %slope = sc.constant dense<0.2> : tensor<1x1xf32>
   %p = sc.compare %x, %zero {predicate = "gt"} : (tensor<10x64xf32>, tensor<1x1xf32>) -> tensor<10x64xi1>
@@ -156,7 +159,13 @@ func.func @main(%x: tensor<10x64xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}
   // 4 or 3 bytes a rank: the host kernel check once sized such slots in
   // whole floats rounded down, and crashed on them.
   %tpos = sc.compare %t, %zero {predicate = "gt"} : (tensor<10x1xf32>, tensor<1x1xf32>) -> tensor<10x1xi1>
-  return %kept, %frac, %over, %tpos : tensor<10x64xf32>, tensor<10xf32>, tensor<10x64xi1>, tensor<10x1xi1>
+  // A masked sum and the mask's count: each one fused reduction reading the
+  // mask input's bytes.
+  %masked = sc.select %keep, %x, %zero : (tensor<10x64xi1>, tensor<10x64xf32>, tensor<1x1xf32>) -> tensor<10x64xf32>
+  %msum = sc.sum %masked {dims = array<i64: 1>} : (tensor<10x64xf32>) -> tensor<10xf32>
+  %keepf = sc.cast %keep : tensor<10x64xi1> to tensor<10x64xf32>
+  %kcount = sc.sum %keepf {dims = array<i64: 1>} : (tensor<10x64xf32>) -> tensor<10xf32>
+  return %kept, %frac, %over, %tpos, %msum, %kcount : tensor<10x64xf32>, tensor<10xf32>, tensor<10x64xi1>, tensor<10x1xi1>, tensor<10xf32>, tensor<10xf32>
 }
 // KERNELS-LABEL: rank class 'class0'
 // KERNELS: ElementwiseFused "gt mul select"
@@ -164,12 +173,16 @@ func.func @main(%x: tensor<10x64xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}
 // KERNELS-NEXT: ElementwiseFused "select exp select"
 // KERNELS-NEXT: ReductionFused "mean lt"
 // KERNELS-NEXT: Compare "gt"
+// KERNELS-NEXT: ReductionFused "sum select" (%2, %0, %3)
+// KERNELS-NEXT: ReductionFused "sum" (%2)
 // KERNELS-NEXT: rank class 'class1'
 // KERNELS: ElementwiseFused "gt mul select"
 // KERNELS-NEXT: Compare "ge"
 // KERNELS-NEXT: ElementwiseFused "select exp select"
 // KERNELS-NEXT: ReductionFused "mean lt"
 // KERNELS-NEXT: Compare "gt"
+// KERNELS-NEXT: ReductionFused "sum select" (%2, %0, %3)
+// KERNELS-NEXT: ReductionFused "sum" (%2)
 // KERNELS-NOT: {{Select|Cast}}
 // UNFUSED: Compare "gt"
 // UNFUSED: Select
@@ -180,9 +193,15 @@ func.func @main(%x: tensor<10x64xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}
 // CUDA: (const unsigned char *__restrict__ in0,
 // CUDA: const float a0 = (__ldg(in0 + {{.*}}) != 0) ? 1.0f : 0.0f;
 // CUDA: (a0 < a1) ? 1.0f : 0.0f;
+// The masked sum: a reduction kernel loading the mask's bytes.
+// CUDA: (const unsigned char *__restrict__ in0, const float *__restrict__ in1, const float *__restrict__ in2, float *__restrict__ out, double *__restrict__ partials,
+// CUDA: const float a0 = (__ldg(in0 + {{.*}}) != 0) ? 1.0f : 0.0f;
+// CUDA: const float v0 = (a0 != 0.0f) ? a1 : a2;
 // HOSTCHECK: generated kernels ({{[1-9][0-9]*}} elementwise, {{[1-9][0-9]*}} reductions, {{.*}}: all match the CPU backend
 // NUM-NOT: MISMATCH
 // NUM: check result0: {{.*}}: ok
 // NUM: check result1: {{.*}}: ok
 // NUM: check result2: {{.*}}: ok
 // NUM: check result3: {{.*}}: ok
+// NUM: check result4: {{.*}}: ok
+// NUM: check result5: {{.*}}: ok

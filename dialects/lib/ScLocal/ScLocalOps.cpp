@@ -151,24 +151,22 @@ LogicalResult ScalarOp::verify() {
   return success();
 }
 
-/// The checks every fused op's inputs and body share: f32 inputs (or i1,
-/// where `boolInputs`) that broadcast (numpy rules) to `domain`, one f32
-/// body argument per input (a bool reads as 1.0 or 0.0), a
+/// The checks every fused op's inputs and body share: f32 or i1 inputs that
+/// broadcast (numpy rules) to `domain`, one f32 body argument per input (a
+/// bool reads as 1.0 or 0.0), a
 /// body of scl.scalar ending in scl.yield, using only its own values (the
 /// kernels see nothing else).
 static LogicalResult verifyFusedBody(Operation *op, ValueRange ins,
                                      ArrayRef<int64_t> domain, Region &region,
-                                     const std::string &domainText,
-                                     bool boolInputs) {
+                                     const std::string &domainText) {
   for (auto [i, value] : llvm::enumerate(ins)) {
     auto in = cast<MemRefType>(value.getType());
-    bool typed = in.getElementType().isF32() ||
-                 (boolInputs && in.getElementType().isInteger(1));
+    bool typed =
+        in.getElementType().isF32() || in.getElementType().isInteger(1);
     if (!typed || !broadcastsTo(in.getShape(), domain))
       return op->emitOpError("input ")
              << i << " " << in << " does not broadcast to " << domainText
-             << (boolInputs ? " (f32 or i1, numpy rules)"
-                            : " (f32, numpy rules)");
+             << " (f32 or i1, numpy rules)";
   }
   Block &body = region.front();
   if (body.getNumArguments() != ins.size())
@@ -288,8 +286,7 @@ LogicalResult FusedElementwiseOp::verify() {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "'" << out << "'";
-  return verifyFusedBody(*this, getIns(), out.getShape(), getBody(), text,
-                         /*boolInputs=*/true);
+  return verifyFusedBody(*this, getIns(), out.getShape(), getBody(), text);
 }
 
 std::string scl::reductionShapeError(StringRef kind, ArrayRef<int64_t> domain,
@@ -349,8 +346,7 @@ LogicalResult FusedReductionOp::verify() {
   llvm::raw_string_ostream os(text);
   llvm::interleaveComma(domain, os);
   os << "]";
-  return verifyFusedBody(*this, getIns(), domain, getBody(), text,
-                         /*boolInputs=*/false);
+  return verifyFusedBody(*this, getIns(), domain, getBody(), text);
 }
 
 //===----------------------------------------------------------------------===//

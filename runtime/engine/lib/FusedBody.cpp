@@ -80,13 +80,14 @@ StatusOr<Body> parseBody(const std::vector<std::string> &fns, IntReader &ints,
   return Body{std::move(steps), result};
 }
 
-StatusOr<std::vector<InputRead>>
-broadcastReads(const fb::Instruction &inst, const PrepareContext &ctx,
-               const Shape &domain, const std::string &what, bool boolInputs) {
+StatusOr<std::vector<InputRead>> broadcastReads(const fb::Instruction &inst,
+                                                const PrepareContext &ctx,
+                                                const Shape &domain,
+                                                const std::string &what) {
   std::vector<InputRead> reads;
   for (size_t i = 0; i < numInputs(inst); ++i) {
     const SlotInfo &in = inSlot(inst, ctx, i);
-    bool bools = boolInputs && in.dtype == fb::DType::I1;
+    bool bools = in.dtype == fb::DType::I1;
     if (!bools)
       SHARDRT_RETURN_IF_ERROR(
           requireDType(in, fb::DType::F32, "input " + std::to_string(i)));
@@ -180,6 +181,15 @@ TileRead tileRead(const InputRead &in, const Shape &space) {
   return t;
 }
 
+void boolsAsFloats(const uint8_t *src, int64_t stride, float *dst, int64_t n) {
+  if (stride == 0) {
+    std::fill(dst, dst + n, src[0] != 0 ? 1.0f : 0.0f);
+    return;
+  }
+  for (int64_t e = 0; e < n; ++e)
+    dst[e] = src[e * stride] != 0 ? 1.0f : 0.0f;
+}
+
 namespace {
 
 /// n values of `src` as the body's f32: bools as 1.0f and 0.0f.
@@ -187,8 +197,7 @@ void copyAsFloat(const float *src, float *dst, int64_t n) {
   std::memcpy(dst, src, size_t(n) * sizeof(float));
 }
 void copyAsFloat(const uint8_t *src, float *dst, int64_t n) {
-  for (int64_t e = 0; e < n; ++e)
-    dst[e] = src[e] != 0 ? 1.0f : 0.0f;
+  boolsAsFloats(src, 1, dst, n);
 }
 float asFloat(float v) { return v; }
 float asFloat(uint8_t v) { return v != 0 ? 1.0f : 0.0f; }

@@ -66,11 +66,12 @@ struct InputRead {
   std::vector<int64_t> strides; ///< per dim of the space
 };
 
-/// How each input of `inst` is read over `domain` (numpy broadcasting):
-/// f32, or also i1 where `boolInputs`. `what` names the domain in errors.
-StatusOr<std::vector<InputRead>>
-broadcastReads(const fb::Instruction &inst, const PrepareContext &ctx,
-               const Shape &domain, const std::string &what, bool boolInputs);
+/// How each input (f32 or i1) of `inst` is read over `domain` (numpy
+/// broadcasting). `what` names the domain in errors.
+StatusOr<std::vector<InputRead>> broadcastReads(const fb::Instruction &inst,
+                                                const PrepareContext &ctx,
+                                                const Shape &domain,
+                                                const std::string &what);
 
 /// A tile's register: `len` values, or one value that stands for all of
 /// them (an input broadcast across the whole tile, or a step on such).
@@ -85,6 +86,10 @@ struct Register {
 void runSteps(const std::vector<Step> &steps, size_t inputs,
               std::vector<Register> &reg, float *scratch, float *result,
               int64_t len);
+
+/// `n` values of an i1 input as the body reads them (1.0 or 0.0), `stride`
+/// bytes apart (0: one value, repeated).
+void boolsAsFloats(const uint8_t *src, int64_t stride, float *dst, int64_t n);
 
 /// An input of a body as its tiles read it: the space's dims merged
 /// wherever the input is contiguous or broadcast across them, so that,

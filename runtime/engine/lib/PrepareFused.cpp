@@ -7,7 +7,8 @@
 // registers, then the register the output takes. Registers 0..n-1 are the
 // inputs, read at the output index (broadcast, numpy rules); register n+i
 // is step i's result. FusedBody.h decodes and runs bodies. An i1 input
-// reads as 1.0 or 0.0; an i1 output stores whether the value is not 0.
+// reads as 1.0 or 0.0 (in both instructions); an i1 output (elementwise
+// only) stores whether the value is not 0.
 //
 // The body runs tile by tile: each step applies the CPU kernel of its mode to
 // a tile of registers that stays in cache, so the chain reads its inputs and
@@ -103,9 +104,8 @@ StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
   if (!boolOutput)
     SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
   Shape outShape = out.shape;
-  SHARDRT_ASSIGN_OR_RETURN(
-      std::vector<InputRead> inputReads,
-      broadcastReads(inst, ctx, outShape, "the output", /*boolInputs=*/true));
+  SHARDRT_ASSIGN_OR_RETURN(std::vector<InputRead> inputReads,
+                           broadcastReads(inst, ctx, outShape, "the output"));
   if (!inst.str() || inst.str()->size() == 0)
     return Status::unimplemented(
         "the CPU backend evaluates fused bodies; this ElementwiseFused "
@@ -293,18 +293,14 @@ double FusedReduction::accumulate(RunContext &rc, ReductionScratch &s,
     if (gathers)
       gather(rc, s, len);
     for (size_t i = 0; i < reads.size(); ++i) {
-      const float *at = slotPtr<float>(rc, reads[i].slot) + s.base[i];
-      switch (rangeReads[i]) {
-      case RangeRead::Gathered:
+      if (rangeReads[i] == RangeRead::Gathered) {
         s.reg[i] = {s.tile.data() + i * kTile, false};
-        break;
-      case RangeRead::Contiguous:
-        s.reg[i] = {at + t, false};
-        break;
-      case RangeRead::Uniform:
-        s.reg[i] = {at, true};
-        break;
+        continue;
       }
+      const float *at = slotPtr<float>(rc, reads[i].slot) + s.base[i];
+      s.reg[i] = rangeReads[i] == RangeRead::Contiguous
+                     ? Register{at + t, false}
+                     : Register{at, true};
     }
     runSteps(steps, reads.size(), s.reg, s.tile.data(), values, len);
     const float *reduced = steps.empty() ? s.reg[size_t(result)].data : values;
@@ -369,9 +365,19 @@ void FusedReduction::reduceRow(RunContext &rc, ReductionScratch &s, int64_t o,
     // The row of every input at reduced element r, read in place: every
     // dim after rowDim has extent 1, so an input's stride along it is 1,
     // or 0 where the input broadcasts (one value for the whole row).
-    for (size_t i = 0; i < reads.size(); ++i)
-      s.reg[i] = {slotPtr<float>(rc, reads[i].slot) + s.base[i] + s.at[i],
-                  reads[i].strides[size_t(rowDim)] == 0};
+    // A bool row is converted into the input's register.
+    for (size_t i = 0; i < reads.size(); ++i) {
+      bool single = reads[i].strides[size_t(rowDim)] == 0;
+      size_t at = size_t(s.base[i] + s.at[i]);
+      if (reads[i].bools) {
+        float *dst = s.tile.data() + i * kTile;
+        boolsAsFloats(slotPtr<uint8_t>(rc, reads[i].slot) + at, 1, dst,
+                      single ? 1 : len);
+        s.reg[i] = {dst, single};
+      } else {
+        s.reg[i] = {slotPtr<float>(rc, reads[i].slot) + at, single};
+      }
+    }
     runSteps(steps, reads.size(), s.reg, s.tile.data(), values, len);
     Register row =
         steps.empty() ? s.reg[size_t(result)] : Register{values, false};
@@ -410,10 +416,15 @@ void FusedReduction::gather(RunContext &rc, ReductionScratch &s,
     for (size_t i = 0; i < reads.size(); ++i) {
       if (rangeReads[i] != RangeRead::Gathered)
         continue;
-      const float *src =
-          slotPtr<float>(rc, reads[i].slot) + s.base[i] + s.at[i];
+      size_t offset = size_t(s.base[i] + s.at[i]);
       float *dst = s.tile.data() + i * kTile + e;
       int64_t step = reducedDims.empty() ? 0 : reads[i].strides[innerDim];
+      if (reads[i].bools) {
+        boolsAsFloats(slotPtr<uint8_t>(rc, reads[i].slot) + offset, step, dst,
+                      run);
+        continue;
+      }
+      const float *src = slotPtr<float>(rc, reads[i].slot) + offset;
       if (step == 1)
         std::memcpy(dst, src, size_t(run) * sizeof(float));
       else if (step == 0)
@@ -527,10 +538,9 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
   SHARDRT_RETURN_IF_ERROR(readReductionHeader(ints, domain, reduced));
   const SlotInfo &out = outSlot(inst, ctx, 0);
   SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
-  SHARDRT_ASSIGN_OR_RETURN(std::vector<InputRead> inputReads,
-                           broadcastReads(inst, ctx, domain,
-                                          "the iteration space",
-                                          /*boolInputs=*/false));
+  SHARDRT_ASSIGN_OR_RETURN(
+      std::vector<InputRead> inputReads,
+      broadcastReads(inst, ctx, domain, "the iteration space"));
   std::vector<int64_t> keptDims, reducedDims;
   int64_t outputs = 1, count = 1;
   for (size_t d = 0; d < domain.size(); ++d) {
@@ -587,7 +597,8 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
   // innermost in the input, as in a norm's statistics) are read in place,
   // and inputs constant over it (a per-output value) as one value, instead
   // of being copied into the tile. A body with no step yields an input,
-  // which must then span the tile.
+  // which must then span the tile. Bools are converted as they are
+  // gathered.
   for (const InputRead &in : plan.reads) {
     bool uniform = true, contiguous = true;
     int64_t expected = 1;
@@ -600,7 +611,8 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
       expected *= plan.domain[d];
     }
     using RangeRead = FusedReduction::RangeRead;
-    plan.rangeReads.push_back(contiguous ? RangeRead::Contiguous
+    plan.rangeReads.push_back(in.bools     ? RangeRead::Gathered
+                              : contiguous ? RangeRead::Contiguous
                               : uniform && !body.steps.empty()
                                   ? RangeRead::Uniform
                                   : RangeRead::Gathered);

@@ -56,15 +56,15 @@ TEST(EnginePrepare, FusedBodiesAreChecked) {
                        {"step 0 reads register 1 of 1 defined"}));
   EXPECT_TRUE(rejected(fused("relu", {0, 1}, {2, 2}), kInvalid,
                        {"does not broadcast"}));
-  // Bools in and out are elementwise only: a fused reduction refuses one.
+  // A fused reduction reads bools but writes f32 only.
   Model reduction;
   uint32_t b = reduction.input("b", {2, 3}, fb::DType::I1);
-  uint32_t sums = reduction.output("s", {2});
+  uint32_t sums = reduction.output("s", {2}, fb::DType::I1);
   InstructionSpec &reduce = reduction.op(Opcode::ReductionFused, {b}, {sums});
   reduce.str = "sum";
   reduce.ints = {2, 2, 3, 1, 1, 0};
   EXPECT_TRUE(rejected(prepare(reduction.bytes()), StatusCode::Unimplemented,
-                       {"input 0 is I1"}));
+                       {"the output is I1"}));
 }
 
 /// Element `linear` of an output of shape `out` read from an input of shape
@@ -375,13 +375,15 @@ TEST(EngineRun, FusedReductionsSplitLongRanges) {
 
 /// A ReductionFused over `space` reducing `dims` of a body over x (the
 /// space's shape) and w (`wShape`, broadcast), with `body` one of "mul"
-/// (x * w), "neg" (-x) or "" (the one input read, no step).
+/// (x * w), "neg" (-x) or "" (the one input read, no step). With wBools, w
+/// is an i1 input (a mask), read as 1.0 or 0.0.
 struct ReductionCase {
   Shape space;
   std::vector<int64_t> dims;
   std::string body;
   bool readsX, readsW;
   Shape wShape;
+  bool wBools = false;
 };
 
 /// Runs `c` for sum, mean, amax and amin and compares each output with
@@ -389,7 +391,8 @@ struct ReductionCase {
 /// only.
 void expectReductionMatchesLoops(const ReductionCase &c) {
   SCOPED_TRACE(std::to_string(c.space.size()) + " dims, body '" + c.body + "'" +
-               (c.readsX ? " reading x" : "") + (c.readsW ? " reading w" : ""));
+               (c.readsX ? " reading x" : "") + (c.readsW ? " reading w" : "") +
+               (c.wBools ? " (bools)" : ""));
   int64_t n = 1, wCount = 1;
   for (int64_t d : c.space)
     n *= d;
@@ -400,7 +403,8 @@ void expectReductionMatchesLoops(const ReductionCase &c) {
     x[i] = float(int(i * 7919 % 1013) - 500) / 64.0f;
   x[size_t(n / 2 + 1)] = std::nanf("");
   for (size_t i = 0; i < w.size(); ++i)
-    w[i] = (i % 2 ? -0.5f : 0.75f) * float(i % 5 + 1);
+    w[i] = c.wBools ? float(i * 40503 % 7 < 4)
+                    : (i % 2 ? -0.5f : 0.75f) * float(i % 5 + 1);
   Shape outShape;
   for (size_t d = 0; d < c.space.size(); ++d)
     if (std::find(c.dims.begin(), c.dims.end(), int64_t(d)) == c.dims.end())
@@ -423,7 +427,8 @@ void expectReductionMatchesLoops(const ReductionCase &c) {
     values.push_back(x);
   }
   if (c.readsW) {
-    ins.push_back(m.input("w", c.wShape));
+    ins.push_back(
+        m.input("w", c.wShape, c.wBools ? fb::DType::I1 : fb::DType::F32));
     values.push_back(w);
   }
   for (const char *kind : {"sum", "mean", "amax", "amin"}) {
@@ -507,6 +512,25 @@ TEST(EngineRun, FusedReductionsOfFewElementsRunWholeOutputsATile) {
         ReductionCase{{4000, 3}, {1}, "", false, true, {1, 1}},
         ReductionCase{{7, 5, 1, 6}, {1, 3}, "neg", true, false, {1}},
         ReductionCase{{2, 3, 4}, {0, 1, 2}, "", true, false, {1}}})
+    expectReductionMatchesLoops(c);
+}
+
+TEST(EngineRun, FusedReductionsReadBoolInputs) {
+  // A mask input reads as 1.0 or 0.0 on every path of the evaluator, where
+  // an f32 input would be read in place: x * mask gathered along reduced
+  // dims it broadcasts over (one value per output), along a contiguous
+  // range split into chunks (2 outputs of 40000), as rows of outputs (a
+  // mask per row, and a full one), and as tiles of whole outputs (per
+  // component, per output); and the mask itself reduced (no step).
+  for (const ReductionCase &c :
+       {ReductionCase{{3, 4, 5}, {0, 2}, "mul", true, true, {4, 1}, true},
+        ReductionCase{{2, 40000}, {1}, "mul", true, true, {2, 40000}, true},
+        ReductionCase{{6, 3, 50}, {0, 1}, "mul", true, true, {1, 3, 1}, true},
+        ReductionCase{{6, 3, 50}, {0, 1}, "mul", true, true, {6, 3, 50}, true},
+        ReductionCase{{4000, 3}, {1}, "mul", true, true, {1, 3}, true},
+        ReductionCase{{4000, 3}, {1}, "mul", true, true, {4000, 1}, true},
+        ReductionCase{{3, 4, 5}, {0, 2}, "", false, true, {3, 4, 5}, true},
+        ReductionCase{{6, 3, 50}, {0, 1}, "", false, true, {6, 3, 50}, true}})
     expectReductionMatchesLoops(c);
 }
 

@@ -196,11 +196,10 @@ def ScFuse : Pass<"sc-fuse", "mlir::ModuleOp"> {
     `Compare`, `Select` and `Cast` between f32 and i1 join as functions on
     bools the body holds as 1.0 and 0.0 (`"gt"`, `"select"`, `"bool"`; the
     cast to f32 passes the value through): `torch.where(x > 0, x, 0.2 * x)`
-    is one kernel, and its mask never a buffer. A fused elementwise kernel
-    reads i1 inputs (as 1.0 or 0.0) and writes an i1 output (value != 0)
-    where a mask comes from outside or is read elsewhere; a fused reduction
-    reads f32 only, so a chain reading a mask input stays apart from its
-    `Reduce`.
+    is one kernel, and its mask never a buffer. Fused kernels read i1
+    inputs (as 1.0 or 0.0), so `where(valid, x, 0).sum()` over a mask input
+    is one fused reduction, and a fused elementwise kernel writes an i1
+    output (value != 0) where a mask is returned or read elsewhere.
 
     Input (a group norm's epilogue and the activation after it):
     ```mlir

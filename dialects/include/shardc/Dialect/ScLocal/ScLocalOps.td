@@ -84,7 +84,8 @@ def Scl_FusedReductionOp : Scl_Op<"fused_reduction"> {
   let description = [{
     Evaluates the body (as `scl.fused_elementwise` does) at every index of
     the iteration space `over`, reading each input there (numpy
-    broadcasting), and reduces the values over `dims` with `kind` (`sum`,
+    broadcasting; an i1 input reads as 1.0 or 0.0, so a masked sum is one
+    kernel), and reduces the values over `dims` with `kind` (`sum`,
     `mean`, `amax`, `amin`: the runtime's `Reduce` modes, PyTorch's
     semantics: sums in double, NaN propagates through amax/amin). `output`
     holds the kept dims in order (a kept dim of size one may be anywhere:
