@@ -49,6 +49,11 @@ std::optional<std::string> scalarFunction(scl::KernelOp k) {
 
 struct Group {
   SmallVector<scl::KernelOp> members; ///< in program order
+  /// The buffers the members read that no member but the last writes (the
+  /// fused kernel's inputs, as boundaryOf counts them with the output not
+  /// internal), kept as the group grows in program order so that checking
+  /// the input limit costs the two groups' inputs, not their members.
+  llvm::SetVector<Value> reads;
   bool absorbed = false;
 };
 
@@ -218,14 +223,42 @@ bool reducesChain(const Group &g, scl::KernelOp reduce) {
          !scl::writesAnInput(boundary.ins, out);
 }
 
-/// Whether `members` (in any order) read at most as many outside buffers
-/// as a fused kernel may take.
-bool withinInputLimit(SmallVector<scl::KernelOp> members) {
-  llvm::sort(members, [](scl::KernelOp a, scl::KernelOp b) {
+/// Whether `g` taking in `producer` (a group whose output only g's newest
+/// member reads) would read at most as many outside buffers as a fused
+/// kernel may take: the two groups' reads, less the producer's output.
+bool withinInputLimit(const Group &g, const Group &producer) {
+  scl::KernelOp last = producer.members.back();
+  Value out = last.getOuts()[0];
+  size_t reads = g.reads.size() - size_t(g.reads.contains(out));
+  for (Value v : producer.reads)
+    reads += !g.reads.contains(v);
+  return reads <= shardrt::artifact::kMaxFusedInputs;
+}
+
+/// `g` takes in `producer` (checked by withinInputLimit).
+void absorb(Group &g, Group &producer) {
+  auto before = [](scl::KernelOp a, scl::KernelOp b) {
     return a->isBeforeInBlock(b);
-  });
-  return boundaryOf(members, /*outputInternal=*/false).ins.size() <=
-         shardrt::artifact::kMaxFusedInputs;
+  };
+  // Both lists are in program order and the newest member (last) follows
+  // every producer's: merged, not sorted, so that a chain moves its list
+  // along instead of sorting it at every kernel.
+  Value out = producer.members.back().getOuts()[0];
+  g.reads.remove(out);
+  g.reads.insert(producer.reads.begin(), producer.reads.end());
+  scl::KernelOp newest = g.members.pop_back_val();
+  if (g.members.empty()) {
+    g.members = std::move(producer.members);
+  } else {
+    size_t mid = g.members.size();
+    g.members.append(producer.members);
+    std::inplace_merge(g.members.begin(), g.members.begin() + mid,
+                       g.members.end(), before);
+  }
+  g.members.push_back(newest);
+  producer.members.clear();
+  producer.reads.clear();
+  producer.absorbed = true;
 }
 
 /// False when the group stays unfused.
@@ -414,6 +447,7 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
       Value out = k.getOuts()[0];
       auto g = std::make_unique<Group>();
       g->members.push_back(k);
+      g->reads.insert(k.getIns().begin(), k.getIns().end());
       for (Value in : k.getIns()) {
         auto it = groupWriting.find(in);
         if (it == groupWriting.end() || it->second->absorbed ||
@@ -422,18 +456,11 @@ struct ScFusePass : impl::ScFuseBase<ScFusePass> {
           continue;
         // A producer that would take the kernel past the input limit stays
         // a kernel of its own, whose output this group reads.
-        Group *producer = it->second;
-        SmallVector<scl::KernelOp> grown(g->members);
-        grown.append(producer->members);
-        if (!withinInputLimit(grown))
+        if (!withinInputLimit(*g, *it->second))
           continue;
-        producer->absorbed = true;
-        g->members = std::move(grown);
+        absorb(*g, *it->second);
         groupWriting.erase(it);
       }
-      llvm::sort(g->members, [](scl::KernelOp a, scl::KernelOp b) {
-        return a->isBeforeInBlock(b);
-      });
       groupWriting[out] = g.get();
       groups.push_back(std::move(g));
     }

@@ -77,6 +77,32 @@ func.func @class0(%x: memref<4x4xf32>, %v: memref<4x1xf32>) -> (memref<4x4xf32>,
 // BOUND: scl.kernel "Binary" mode "add" ins(%[[M]], {{.*}})
 // BOUND-NOT: fused_elementwise
 
+// Two chains joined by an add that reads the later chain first: the body
+// keeps program order (neg, abs, exp, tanh, add), not the order the add
+// takes its producers in.
+// BOUND-LABEL: func.func @join
+// BOUND: scl.fused_elementwise ins(%arg1, %arg0 :
+// BOUND-NEXT: ^bb0
+// BOUND-NEXT: scl.scalar "neg"
+// BOUND-NEXT: scl.scalar "abs"
+// BOUND-NEXT: scl.scalar "exp"
+// BOUND-NEXT: scl.scalar "tanh"
+// BOUND-NEXT: scl.scalar "add"
+func.func @join(%x: memref<4x4xf32>, %y: memref<4x4xf32>) -> memref<4x4xf32>
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0, 1>} {
+  %0 = memref.alloc() : memref<4x4xf32>
+  scl.kernel "Unary" mode "neg" ins(%y : memref<4x4xf32>) outs(%0 : memref<4x4xf32>)
+  %1 = memref.alloc() : memref<4x4xf32>
+  scl.kernel "Unary" mode "abs" ins(%0 : memref<4x4xf32>) outs(%1 : memref<4x4xf32>)
+  %2 = memref.alloc() : memref<4x4xf32>
+  scl.kernel "Unary" mode "exp" ins(%x : memref<4x4xf32>) outs(%2 : memref<4x4xf32>)
+  %3 = memref.alloc() : memref<4x4xf32>
+  scl.kernel "Unary" mode "tanh" ins(%2 : memref<4x4xf32>) outs(%3 : memref<4x4xf32>)
+  %4 = memref.alloc() : memref<4x4xf32>
+  scl.kernel "Binary" mode "add" ins(%3, %1 : memref<4x4xf32>, memref<4x4xf32>) outs(%4 : memref<4x4xf32>)
+  return %4 : memref<4x4xf32>
+}
+
 //--- model.mlir
 sc.mesh @mesh ["x"=3]
 func.func @main(%x: tensor<2x4x10x6xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {}, {"x"}[5, 3, 2], {}]>}, %w: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4x10x6xf32> {
