@@ -305,15 +305,21 @@ double FusedReduction::accumulate(RunContext &rc, ReductionScratch &s,
     runSteps(steps, reads.size(), s.reg, s.tile.data(), values, len);
     const float *reduced = steps.empty() ? s.reg[size_t(result)].data : values;
     if (kind == FusedReduce::Sum || kind == FusedReduce::Mean) {
-      // Four independent partial sums keep the adds pipelined.
-      double lane[4] = {0, 0, 0, 0};
+      // Independent partial sums keep the adds pipelined: 16 cover the
+      // latency of vectorised double adds (the plain Reduce's 8 lanes are
+      // 8 adds of one float each; here a tile costs a body's pass too).
+      constexpr int kLanes = 16;
+      double lane[kLanes] = {};
       int64_t e = 0;
-      for (; e + 4 <= len; e += 4)
-        for (int q = 0; q < 4; ++q)
+      for (; e + kLanes <= len; e += kLanes)
+        for (int q = 0; q < kLanes; ++q)
           lane[q] += double(reduced[e + q]);
       for (; e < len; ++e)
         lane[0] += double(reduced[e]);
-      acc += (lane[0] + lane[1]) + (lane[2] + lane[3]);
+      double tile = 0;
+      for (int q = 0; q < kLanes; ++q)
+        tile += lane[q];
+      acc += tile;
     } else {
       for (int64_t e = 0; e < len; ++e)
         acc = combine(kind, acc, double(reduced[e]));
