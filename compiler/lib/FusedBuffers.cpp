@@ -58,7 +58,9 @@ Value readAs(Value v, const Extents &shape, OpBuilder &b,
   if (shapeOf(v) == shape)
     return v;
   Location at = loc.value_or(v.getLoc());
-  auto type = MemRefType::get(shape, b.getF32Type());
+  // A mask stays a mask: the kernel reads its bytes as 1.0 or 0.0.
+  auto type =
+      MemRefType::get(shape, cast<MemRefType>(v.getType()).getElementType());
   if (scl::isTemporary(v))
     return scl::ViewOp::create(b, at, type, v);
   Value copy = memref::AllocOp::create(b, at, type);
