@@ -35,6 +35,30 @@ namespace cl = llvm::cl;
 
 namespace {
 
+/// Drops InferTypeOpInterface's "failed to infer returned types" where the
+/// op's own inference has just reported why at the same location: the
+/// follow-up names nothing new, and a user should see one error per fault.
+/// Registered after a SourceMgrDiagnosticHandler, it sees each diagnostic
+/// first and passes on the rest.
+class DropInferenceFollowUps : public ScopedDiagnosticHandler {
+public:
+  explicit DropInferenceFollowUps(MLIRContext *context)
+      : ScopedDiagnosticHandler(context) {
+    setHandler([this](Diagnostic &diag) -> LogicalResult {
+      if (diag.getSeverity() != DiagnosticSeverity::Error)
+        return failure();
+      bool followUp =
+          lastError && *lastError == diag.getLocation() &&
+          StringRef(diag.str()).ends_with("failed to infer returned types");
+      lastError = diag.getLocation();
+      return success(followUp);
+    });
+  }
+
+private:
+  std::optional<Location> lastError;
+};
+
 // --help lists these alone: libMLIR.so registers hundreds of LLVM backend
 // options that say nothing about compiling a model.
 cl::OptionCategory shardcCategory("shardc options");
@@ -155,6 +179,7 @@ FailureOr<std::vector<uint8_t>> compileReference(MLIRContext &context,
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  DropInferenceFollowUps oneErrorPerFault(&context);
   TimingScope t = root.nest("Reference model");
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
@@ -362,5 +387,6 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  DropInferenceFollowUps oneErrorPerFault(&context);
   return compile(context, sourceMgr);
 }
