@@ -39,12 +39,14 @@ FailureOr<fb::DType> artifactDType(Operation *op, Type type) {
             "targets)";
 }
 
+/// The element types the targets compute in.
+static bool computableElement(Type elem) {
+  return elem.isF32() || elem.isInteger(1);
+}
+
 static bool computable(Type type) {
   auto tensor = dyn_cast<TensorType>(type);
-  if (!tensor)
-    return true;
-  Type elem = tensor.getElementType();
-  return elem.isF32() || elem.isInteger(1);
+  return !tensor || computableElement(tensor.getElementType());
 }
 
 LogicalResult checkElementTypes(ModuleOp module) {
@@ -86,7 +88,7 @@ FailureOr<uint32_t> ProgramBuilder::define(Operation *op, Value value) {
     auto tensor = dyn_cast<RankedTensorType>(arg.getType());
     Type elem = tensor ? tensor.getElementType() : arg.getType();
     if (!tensor || !tensor.hasStaticShape() || tensor.getEncoding() ||
-        !(elem.isF32() || elem.isInteger(1)))
+        !computableElement(elem))
       return emitError(arg.getLoc())
              << "model input " << arg.getArgNumber() << " is " << arg.getType()
              << "; shardc takes statically shaped f32 and i1 tensors without "
