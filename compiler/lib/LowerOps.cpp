@@ -293,6 +293,14 @@ LogicalResult lowerInterpolate(InterpolateOp op, ProgramBuilder &b) {
 }
 
 LogicalResult lowerPad(PadOp op, ProgramBuilder &b) {
+  if (op.readsNothing()) {
+    FailureOr<Operands> o = operands(op, b);
+    if (failed(o))
+      return failure();
+    b.emit(fb::Opcode::Fill, {}, {o->result}).floats = {
+        op.getValue().convertToDouble()};
+    return success();
+  }
   int64_t rank = rankOf(op.getInput());
   std::vector<int64_t> lo(rank, 0), hi(rank, 0);
   ArrayRef<int64_t> pad = op.getPad();

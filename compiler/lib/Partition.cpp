@@ -475,6 +475,8 @@ LogicalResult Partitioner::reshard(Operation *op) {
   // A splat (never partial) skips the collectives: fetch fills each rank's
   // new part, and nothing moves.
   bool splat = splatValue(in).has_value();
+  // Nor does a tensor without elements: each rank's new part is empty.
+  bool empty = cast<ShapedType>(in.getType()).getNumElements() == 0;
   auto buffersOf = [&](Value v) {
     std::vector<uint32_t> ids;
     for (ProgramBuilder &b : ranks)
@@ -502,7 +504,7 @@ LogicalResult Partitioner::reshard(Operation *op) {
     shardings_[in] = from;
     (void)bindAll(in, *reduced);
   }
-  if (!splat && from.layout.dims.size() == to.layout.dims.size()) {
+  if (!splat && !empty && from.layout.dims.size() == to.layout.dims.size()) {
     if (auto dims = allToAllDims(from.layout, to.layout))
       return bindAll(out, allToAll(buffersOf(in), dims->first,
                                    to.layout.dims[dims->first], dims->second,

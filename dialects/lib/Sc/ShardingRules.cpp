@@ -374,7 +374,23 @@ ShardingRule ConvTransposeOp::getShardingRule() {
 ShardingRule MaxPoolOp::getShardingRule() { return spatialRule(*this); }
 ShardingRule AvgPoolOp::getShardingRule() { return spatialRule(*this); }
 ShardingRule InterpolateOp::getShardingRule() { return spatialRule(*this); }
-ShardingRule PadOp::getShardingRule() { return spatialRule(*this); }
+ShardingRule PadOp::getShardingRule() {
+  if (!readsNothing())
+    return spatialRule(*this);
+  // A fill, which reads no element: a dim the pad leaves alone splits as
+  // the input's (so the input moves nothing), a padded one freely, its
+  // input dim whole.
+  ArrayRef<int64_t> in = getInput().getType().getShape();
+  ArrayRef<int64_t> out = getType().getShape();
+  ShardingRule rule(1, 1);
+  for (size_t d = 0; d < out.size(); ++d) {
+    int64_t f = rule.addFactor(FactorKind::PassThrough, out[d]);
+    rule.resultDims[0].push_back(f);
+    rule.operandDims[0].push_back(in[d] == out[d] ? f
+                                                  : ShardingRule::kNoFactor);
+  }
+  return rule;
+}
 
 ShardingRule NeighborhoodAttentionOp::getShardingRule() {
   ArrayRef<int64_t> q = shapeOf(getQuery());

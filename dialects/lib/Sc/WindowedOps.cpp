@@ -360,6 +360,26 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   RankedTensorType x = tensorTypeOf(adaptor.getInput());
   SmallVector<int64_t> shape(x.getShape());
   for (auto &[dim, spec] : specs) {
+    // F.pad in constant mode pads an empty dim, and crops down to nothing:
+    // the window algebra, which maps output to input indices, has neither.
+    // (Amounts in range first: the size is their sum.)
+    bool inRange = llvm::all_of(
+        std::initializer_list<int64_t>{spec.padLow, spec.padHigh},
+        [](int64_t v) {
+          return v <= kMaxWindowParameter && v >= -kMaxWindowParameter;
+        });
+    int64_t size = inRange ? windowOutputSize(spec) : 0;
+    bool empty = spec.inputSize == 0 || size <= 0;
+    if (inRange && spec.boundary == BoundaryMode::Zeros && empty) {
+      // As the window algebra's crops (and torch's narrow): each amount and
+      // both together.
+      if (size < 0 || spec.inputSize + std::min<int64_t>(spec.padLow, 0) < 0 ||
+          spec.inputSize + std::min<int64_t>(spec.padHigh, 0) < 0)
+        return fail(loc, name, "dim ", dim, ": cropping (", spec.padLow, ", ",
+                    spec.padHigh, ") exceeds the input size ", spec.inputSize);
+      shape[dim] = size;
+      continue;
+    }
     std::string reason = validateWindowSpec(spec);
     if (!reason.empty())
       return fail(loc, name, "dim ", dim, ": ", reason);
@@ -481,7 +501,15 @@ std::vector<WindowedDim> InterpolateOp::getWindowedDims() {
   return spatialWindows(specs, 2);
 }
 
+bool PadOp::readsNothing() {
+  return getMode() == "constant" &&
+         (getInput().getType().getNumElements() == 0 ||
+          getType().getNumElements() == 0);
+}
+
 std::vector<WindowedDim> PadOp::getWindowedDims() {
+  if (readsNothing())
+    return {}; // a fill: no output index reads the input
   SmallVector<std::pair<int64_t, WindowSpec>> specs;
   (void)padSpecs(std::nullopt, getOperationName(), *this, specs);
   std::vector<WindowedDim> dims;

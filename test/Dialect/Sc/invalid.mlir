@@ -702,6 +702,36 @@ func.func @pad_mode(%x: tensor<1x2x4xf32>) -> tensor<1x2x6xf32> {
 
 // -----
 
+// case: constant pad cropping an empty dim (torch's narrow refuses it)
+func.func @pad_crop_empty(%x: tensor<2x0xf32>) -> tensor<2x1xf32> {
+  // expected-error @+2 {{dim 1: cropping (-1, 2) exceeds the input size 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.pad %x {pad = array<i64: -1, 2>} : (tensor<2x0xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+// case: constant pad whose crops together leave a negative size
+func.func @pad_crop_negative(%x: tensor<2x4xf32>) -> tensor<2x0xf32> {
+  // expected-error @+2 {{dim 1: cropping (-2, -3) exceeds the input size 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.pad %x {pad = array<i64: -2, -3>} : (tensor<2x4xf32>) -> tensor<2x0xf32>
+  return %0 : tensor<2x0xf32>
+}
+
+// -----
+
+// case: replicate padding of an empty dim (only constant mode fills one)
+func.func @pad_replicate_empty(%x: tensor<2x0xf32>) -> tensor<2x2xf32> {
+  // expected-error @+2 {{dim 1: input size must be >= 1 (got 0)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.pad %x {pad = array<i64: 1, 1>, mode = "replicate"} : (tensor<2x0xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
 // case: pad declared result wrong (F.pad order: the first pair pads the LAST dim)
 func.func @pad_order(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x11x8xf32> {
   // expected-error @+2 {{tensor<1x3x8x11xf32>}}

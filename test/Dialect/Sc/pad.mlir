@@ -95,3 +95,18 @@ func.func @pad_half(%x: tensor<1x4x8x8xf16>, %y: tensor<2x8xbf16>) {
   %1 = sc.pad %y {pad = array<i64: 0, 8>, value = 1.0} : (tensor<2x8xbf16>) -> tensor<2x16xbf16>
   return
 }
+
+// -----
+
+// constant mode on empty tensors (as F.pad): an empty dim padded to a filled
+// one, a crop down to nothing, and an empty dim left alone.
+// CHECK-LABEL: func.func @pad_empty
+// CHECK: sc.pad %{{[^ ]*}} {pad = array<i64: 0, 0, 1, 2>, value = 1.500000e+00 : f64} : (tensor<2x0x6xf32>) -> tensor<2x3x6xf32>
+// CHECK: sc.pad %{{[^ ]*}} {pad = array<i64: -2, -2>} : (tensor<2x4xf32>) -> tensor<2x0xf32>
+// CHECK: sc.pad %{{[^ ]*}} {pad = array<i64: 1, 1>} : (tensor<2x0x6xf32>) -> tensor<2x0x8xf32>
+func.func @pad_empty(%x: tensor<2x0x6xf32>, %y: tensor<2x4xf32>) {
+  %0 = sc.pad %x {pad = array<i64: 0, 0, 1, 2>, value = 1.5} : (tensor<2x0x6xf32>) -> tensor<2x3x6xf32>
+  %1 = sc.pad %y {pad = array<i64: -2, -2>} : (tensor<2x4xf32>) -> tensor<2x0xf32>
+  %2 = sc.pad %x {pad = array<i64: 1, 1>} : (tensor<2x0x6xf32>) -> tensor<2x0x8xf32>
+  return
+}

@@ -332,11 +332,25 @@ def Sc_PadOp : Sc_WindowedOp<"pad"> {
   let description = [{
     `pad` lists (low, high) pairs starting from the LAST dim, as F.pad does.
     Negative amounts crop (constant mode only).
+
+    In constant mode, as in PyTorch, an empty dim may be padded (the output
+    is all `value`) and a crop may leave nothing (an empty output):
+    ```mlir
+    %y = sc.pad %x {pad = array<i64: 0, 0, 1, 2>, value = 1.5}
+        : (tensor<2x0x4xf32>) -> tensor<2x3x4xf32>
+    ```
+    Such a pad reads no element: it is partitioned as a fill of each
+    rank's part of the result, and its input stays whole.
   }];
   let arguments = (ins Sc_FloatTensor:$input, DenseI64ArrayAttr:$pad,
       Sc_StrEnumAttr<["constant", "reflect", "replicate", "circular"], "constant">:$mode,
       DefaultValuedAttr<F64Attr, "0.0">:$value);
   let results = (outs Sc_FloatTensor:$result);
+  let extraClassDeclaration = [{
+    /// A constant-mode pad whose input or result has no element: every
+    /// element of the result is `value` (or there is none).
+    bool readsNothing();
+  }];
 }
 
 def Sc_NeighborhoodAttentionOp : Sc_WindowedOp<"neighborhood_attention"> {
