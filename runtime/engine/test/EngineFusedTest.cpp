@@ -459,7 +459,8 @@ void expectReductionMatchesLoops(const ReductionCase &c) {
       o += idx * scale;
       scale *= c.space[d];
     }
-    float xv = x[size_t(flat)], wv = w[size_t(wAt)];
+    // w's shape need not fit the space where the case does not read it.
+    float xv = x[size_t(flat)], wv = c.readsW ? w[size_t(wAt)] : 0.0f;
     float v = c.body == "mul"   ? xv * wv
               : c.body == "neg" ? -xv
               : c.readsX        ? xv

@@ -339,8 +339,8 @@ def Sc_PadOp : Sc_WindowedOp<"pad"> {
     %y = sc.pad %x {pad = array<i64: 0, 0, 1, 2>, value = 1.5}
         : (tensor<2x0x4xf32>) -> tensor<2x3x4xf32>
     ```
-    Such a pad reads no element: it is partitioned as a fill of each
-    rank's part of the result, and its input stays whole.
+    Such a pad reads no element: each rank fills its part of the result.
+    A dim the pad leaves alone splits as the input's, so nothing moves.
   }];
   let arguments = (ins Sc_FloatTensor:$input, DenseI64ArrayAttr:$pad,
       Sc_StrEnumAttr<["constant", "reflect", "replicate", "circular"], "constant">:$mode,
