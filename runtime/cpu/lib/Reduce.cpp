@@ -50,20 +50,38 @@ constexpr int64_t kSplitRowsMaxColumns = 4096;
 // can vectorise without reassociating a single accumulator.
 constexpr int kLanes = 8;
 
+// The sums' loops, compiled for each vector width (KernelSupport.h): the
+// float-to-double conversions and adds are 2 lanes wide in the baseline
+// build. Each lane and element adds in source order, so every clone gives
+// the same bits.
+SHARDRT_CPU_VECTOR_CLONES double laneSumCloned(const float *x, int64_t n) {
+  return laneSum(x, n);
+}
+
+SHARDRT_CPU_VECTOR_CLONES void addRowCloned(double *acc, const float *x,
+                                            int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    acc[i] += x[i];
+}
+
+SHARDRT_CPU_VECTOR_CLONES void addRowsCloned(double *acc, const float *const *r,
+                                             int64_t n) {
+  static_assert(kRowsPerPass == 4);
+  for (int64_t i = 0; i < n; ++i)
+    acc[i] += (double(r[0][i]) + r[1][i]) + (double(r[2][i]) + r[3][i]);
+}
+
 struct SumOp {
   using Acc = double;
   static Acc init() { return 0.0; }
   static Acc run(Acc acc, const float *x, int64_t n) {
-    return acc + detail::laneSum(x, n);
+    return acc + laneSumCloned(x, n);
   }
   static void addRow(Acc *acc, const float *x, int64_t n) {
-    for (int64_t i = 0; i < n; ++i)
-      acc[i] += x[i];
+    addRowCloned(acc, x, n);
   }
   static void addRows(Acc *acc, const float *const *r, int64_t n) {
-    static_assert(kRowsPerPass == 4);
-    for (int64_t i = 0; i < n; ++i)
-      acc[i] += (double(r[0][i]) + r[1][i]) + (double(r[2][i]) + r[3][i]);
+    addRowsCloned(acc, r, n);
   }
   static Acc combine(Acc a, Acc b) { return a + b; }
   static float finish(Acc a, double divisor) {
@@ -367,6 +385,27 @@ void softmaxColumns(const float *x, float *y, int64_t len, int64_t inner,
 }
 
 } // namespace
+
+SHARDRT_CPU_VECTOR_CLONES double sumSerial(const float *x, int64_t n) {
+  // 16 lanes: the adds' latency is hidden even where a caller's data is in
+  // L1 (the fused evaluator's tiles).
+  constexpr int kSumLanes = 16;
+  double lane[kSumLanes] = {};
+  int64_t i = 0;
+  for (; i + kSumLanes <= n; i += kSumLanes)
+    for (int q = 0; q < kSumLanes; ++q)
+      lane[q] += double(x[i + q]);
+  for (; i < n; ++i)
+    lane[0] += double(x[i]);
+  double sum = 0;
+  for (int q = 0; q < kSumLanes; ++q)
+    sum += lane[q];
+  return sum;
+}
+
+void accumulateSerial(double *acc, const float *x, int64_t n) {
+  addRowCloned(acc, x, n);
+}
 
 void reduce(ReduceKind kind, const float *x, const Shape &xShape,
             const std::vector<bool> &reduceDim, float *y) {

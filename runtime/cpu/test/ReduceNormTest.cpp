@@ -12,6 +12,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <vector>
 
 using namespace shardrt::cpu;
 
@@ -212,6 +213,36 @@ TEST(ReduceTest, ReductionOverNothing) {
   reduce(ReduceKind::Mean, &dummy, {3, 0}, {false, true}, y.data());
   for (float v : y)
     EXPECT_TRUE(std::isnan(v));
+}
+
+// The serial sums the fused evaluator calls: against a long double sum in
+// order, for lengths around the 16 lanes, cancelling values, and NaN and
+// infinities (which no lane may drop).
+TEST(ReduceTest, SerialSumsMatchAnOrderedSum) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1e3f, 1e3f);
+  for (int64_t n : {0, 1, 15, 16, 17, 31, 33, 1000, 4099}) {
+    std::vector<float> x(static_cast<size_t>(n));
+    for (float &v : x)
+      v = dist(rng);
+    long double exact = 0;
+    for (float v : x)
+      exact += v;
+    EXPECT_NEAR(double(sumSerial(x.data(), n)), double(exact),
+                1e-12 * double(n) * 1e3)
+        << n;
+    std::vector<double> acc(static_cast<size_t>(n), 0.5);
+    accumulateSerial(acc.data(), x.data(), n);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(acc[size_t(i)], 0.5 + double(x[size_t(i)])) << n << " " << i;
+  }
+  std::vector<float> x(37, 1.0f);
+  x[35] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(sumSerial(x.data(), 37)));
+  x[35] = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(sumSerial(x.data(), 37), std::numeric_limits<double>::infinity());
+  x[3] = -std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(std::isnan(sumSerial(x.data(), 37)));
 }
 
 TEST(SoftmaxTest, RandomShapesEveryDim) {

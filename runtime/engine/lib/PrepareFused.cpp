@@ -305,21 +305,7 @@ double FusedReduction::accumulate(RunContext &rc, ReductionScratch &s,
     runSteps(steps, reads.size(), s.reg, s.tile.data(), values, len);
     const float *reduced = steps.empty() ? s.reg[size_t(result)].data : values;
     if (kind == FusedReduce::Sum || kind == FusedReduce::Mean) {
-      // Independent partial sums keep the adds pipelined: 16 cover the
-      // latency of vectorised double adds (the plain Reduce's 8 lanes are
-      // 8 adds of one float each; here a tile costs a body's pass too).
-      constexpr int kLanes = 16;
-      double lane[kLanes] = {};
-      int64_t e = 0;
-      for (; e + kLanes <= len; e += kLanes)
-        for (int q = 0; q < kLanes; ++q)
-          lane[q] += double(reduced[e + q]);
-      for (; e < len; ++e)
-        lane[0] += double(reduced[e]);
-      double tile = 0;
-      for (int q = 0; q < kLanes; ++q)
-        tile += lane[q];
-      acc += tile;
+      acc += cpu::sumSerial(reduced, len);
     } else {
       for (int64_t e = 0; e < len; ++e)
         acc = combine(kind, acc, double(reduced[e]));
@@ -388,8 +374,7 @@ void FusedReduction::reduceRow(RunContext &rc, ReductionScratch &s, int64_t o,
     Register row =
         steps.empty() ? s.reg[size_t(result)] : Register{values, false};
     if (sum && !row.single)
-      for (int64_t q = 0; q < len; ++q)
-        s.sums[size_t(q)] += double(row.data[q]);
+      cpu::accumulateSerial(s.sums.data(), row.data, len);
     else
       for (int64_t q = 0; q < len; ++q)
         s.sums[size_t(q)] = combine(kind, s.sums[size_t(q)],

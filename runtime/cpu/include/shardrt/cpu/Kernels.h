@@ -107,6 +107,14 @@ enum class ReduceKind { Sum, Mean, Max, Min };
 void reduce(ReduceKind kind, const float *x, const Shape &xShape,
             const std::vector<bool> &reduceDim, float *y);
 
+/// Sum of x[0..n) in double over 16 independent lanes, on the calling
+/// thread alone (for callers that split the work themselves, such as the
+/// fused evaluator). Vectorised for the widest unit the CPU has, with the
+/// same bits on every CPU: the lanes are never reassociated.
+double sumSerial(const float *x, int64_t n);
+/// acc[i] += x[i] in double for i < n, on the calling thread alone.
+void accumulateSerial(double *acc, const float *x, int64_t n);
+
 /// softmax / log_softmax along dim (max-subtracted, like PyTorch).
 void softmax(const float *x, const Shape &shape, int64_t dim, bool log,
              float *y);
