@@ -90,7 +90,7 @@ cl::opt<unsigned>
              cl::desc("Optimisation level 0-3: -O1 adds canonicalize, "
                       "CSE, halo overlap, reshape views (and bias sinking "
                       "for --target=cuda), -O2 deeper halos, -O3 fusion "
-                      "(--target=cuda always fuses)"),
+                      "(--target=cuda always fuses); default 2"),
              cl::init(2), cl::cat(shardcCategory));
 cl::opt<bool> timing("timing", cl::desc("Print per-stage times"),
                      cl::init(false), cl::cat(shardcCategory));
