@@ -20,6 +20,7 @@
 
 #include "shardc/Dialect/Sc/ScOps.h"
 
+#include <algorithm>
 #include <numeric>
 
 using namespace mlir;
@@ -60,6 +61,22 @@ uint32_t localMoments(Emit &e, uint32_t x) {
   return e.concat(mean, m2, 1);
 }
 
+/// The weighted mean over `dim` of `means`, whose weights sum to 1, taken
+/// about the pivot entry pivotMean (marked 1 in the one-hot `isPivot`):
+/// sum_q (w_q (m_q - m_p) + [q = p] m_p), one reduction. Equal means give
+/// exactly that mean whatever the weights' rounding, so a constant row
+/// centres to exactly 0 as in PyTorch, not to a residue that a small eps
+/// (BERT's 1e-12) blows up; sum_q w_q m_q alone does not.
+uint32_t weightedMeanAboutPivot(Emit &e, uint32_t means, uint32_t pivotMean,
+                                uint32_t weights, uint32_t isPivot, int64_t dim,
+                                bool keepDim) {
+  uint32_t offsets =
+      e.binary("mul", e.binary("sub", means, pivotMean), weights);
+  uint32_t terms =
+      e.binary("add", offsets, e.binary("mul", isPivot, pivotMean));
+  return e.reduce("sum", terms, {dim}, keepDim);
+}
+
 /// A rank's rows merged over its group: (R, 1) means and sums of squared
 /// deviations of the whole rows, and the whole rows' length.
 struct MergedMoments {
@@ -82,12 +99,21 @@ std::vector<MergedMoments> mergeMoments(Partitioner &p,
     counts.push_back(rankCounts[q]);
   int64_t P = int64_t(counts.size());
   int64_t total = std::accumulate(counts.begin(), counts.end(), int64_t(0));
+  // The first shard holding elements: an empty one's mean is a stand-in 0.
+  int64_t pivot = std::find_if(counts.begin(), counts.end(),
+                               [](int64_t c) { return c > 0; }) -
+                  counts.begin();
+  if (pivot == P)
+    pivot = 0;
   std::vector<float> weights, sizes;
   for (int64_t c : counts) {
     weights.push_back(float(double(c) / double(total)));
     sizes.push_back(float(c));
   }
   std::vector<uint32_t> w = p.constantTensor({P, 1, 1}, weights);
+  std::vector<float> pivotOneHot(P, 0.0f);
+  pivotOneHot[pivot] = 1.0f;
+  std::vector<uint32_t> isPivot = p.constantTensor({P, 1, 1}, pivotOneHot);
   std::vector<uint32_t> n = p.constantTensor({P, 1, 1}, sizes);
   art::IntList gatherInts = collectiveInts(0, std::vector<int64_t>(P, 1));
   std::vector<MergedMoments> out;
@@ -106,7 +132,10 @@ std::vector<MergedMoments> mergeMoments(Partitioner &p,
     uint32_t means = e.slice(all, {0, 0, 0}, {P, R, 1});
     uint32_t m2s = e.slice(all, {0, 0, 1}, {P, R, 1});
     // Chan: mean = sum w_q m_q; M2 = sum (M2_q + n_q (m_q - mean)^2).
-    uint32_t gmean = e.reduce("sum", e.binary("mul", means, w[r]), {0}, false);
+    uint32_t pivotMean =
+        e.reshape(e.slice(all, {pivot, 0, 0}, {1, R, 1}), {R, 1});
+    uint32_t gmean =
+        weightedMeanAboutPivot(e, means, pivotMean, w[r], isPivot[r], 0, false);
     uint32_t d = e.binary("sub", means, gmean);
     uint32_t spread = e.binary("mul", e.binary("mul", d, d), n[r]);
     uint32_t gm2 = e.reduce("sum", e.binary("add", m2s, spread), {0}, false);
@@ -198,8 +227,9 @@ normalizeSplitGroups(Partitioner &p, const ValueSharding &s,
     uint32_t all = e.reshape(allChannels[r], {N * groups, perGroup, 2});
     uint32_t means = e.slice(all, {0, 0, 0}, {N * groups, perGroup, 1});
     uint32_t m2s = e.slice(all, {0, 0, 1}, {N * groups, perGroup, 1});
-    // Chan with equal counts: the mean of the means, and the channels' M2
-    // plus `spatial` times their means' squared deviations.
+    // Chan with equal counts: the mean of the means (exact when they are
+    // equal: the runtime sums in double), and the channels' M2 plus
+    // `spatial` times their means' squared deviations.
     uint32_t gmean = e.reduce("mean", means, {1}, true);
     uint32_t d = e.binary("sub", means, gmean);
     uint32_t spread =
