@@ -415,13 +415,25 @@ partition::lowerRingAttention(Partitioner &p, ScaledDotProductAttentionOp op,
             std::move(transposeKeys),
             attentionScale(op.getScale(), op.getQuery()),
             {}};
+  // A mask of rank 0 or 1 (as PyTorch's, broadcast to (L, S)) is viewed
+  // with its query and key dims: both ring forms index those.
+  std::vector<std::vector<uint32_t>> ins = in;
+  if (op.getMask())
+    for (int64_t r = 0; r < p.numRanks(); ++r) {
+      Emit e{p.ranks[r]};
+      Shape shape = e.shape(ins[3][r]);
+      if (shape.size() < 2) {
+        shape.insert(shape.begin(), 2 - shape.size(), 1);
+        ins[3][r] = e.reshape(ins[3][r], shape);
+      }
+    }
   if (!p.unrollRings) {
     art::IntList header(art::ringAttentionInts(
         {op.getIsCausal(), bool(op.getMask()), valuesWhole, valuesAreKeys},
         std::vector<int64_t>(queries.axes.begin(), queries.axes.end()),
         queries.starts, keys.starts));
     for (int64_t r = 0; r < p.numRanks(); ++r)
-      if (failed(ringInstruction(p, ring, header, in, r)))
+      if (failed(ringInstruction(p, ring, header, ins, r)))
         return failure();
     return success();
   }
@@ -442,7 +454,7 @@ partition::lowerRingAttention(Partitioner &p, ScaledDotProductAttentionOp op,
     ring.positions = std::move(*table);
   }
   for (int64_t r = 0; r < p.numRanks(); ++r)
-    if (failed(attendOnRank(p, ring, in, r)))
+    if (failed(attendOnRank(p, ring, ins, r)))
       return failure();
   return success();
 }

@@ -2,7 +2,8 @@
 // in rank or broadcast batch dims, as PyTorch's SDPA allows: each is read by
 // its own rank, the score and output matmuls broadcast the batch dims, and
 // the ring passes k and v blocks in their own shapes. With no keys at all
-// every output row is an empty sum, 0, as the unpartitioned op gives. All
+// every output row is an empty sum, 0, as the unpartitioned op gives. A
+// mask of rank 0 or 1 broadcasts to (L, S) as in PyTorch. All
 // checked numerically against the unpartitioned run.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // RUN: shardc %t/lower-q.mlir --unroll-rings --emit=plan | FileCheck %s --check-prefix=LOWQ
@@ -13,15 +14,20 @@
 // RUN: shardc %t/mask-v-batch.mlir --unroll-rings --emit=kernels | FileCheck %s --check-prefix=KMASKV
 // RUN: shardc %t/keys-lose-axis.mlir --unroll-rings --emit=kernels | FileCheck %s --check-prefix=KLOSE
 // RUN: shardc %t/keys-own-split.mlir --unroll-rings --emit=plan | FileCheck %s --check-prefix=OWN
-// RUN: for m in lower-q three-ranks heads no-keys no-keys-causal mask-v-batch keys-lose-axis no-keys-batched keys-own-split; do \
+// RUN: for m in lower-q three-ranks heads no-keys no-keys-causal mask-v-batch keys-lose-axis no-keys-batched keys-own-split mask-keys-only mask-scalar; do \
 // RUN:   shardc %t/$m.mlir -o %t/$m.shardbin && \
 // RUN:   shard-run %t/$m.shardbin --random-inputs --seed 3 --check --atol 1e-4 --rtol 1e-4 || exit 1; \
 // RUN: done | FileCheck %s --check-prefix=NUM
 // RUN: shardc %t/three-ranks.mlir -O3 -o %t/three-ranks3.shardbin
 // RUN: shard-run %t/three-ranks3.shardbin --random-inputs --seed 4 --check --atol 1e-4 --rtol 1e-4 | FileCheck %s --check-prefix=NUM3
-// NUM-COUNT-9: check result0: {{.*}}: ok
+// RUN: for m in mask-keys-only mask-scalar; do \
+// RUN:   shardc %t/$m.mlir --unroll-rings -o %t/$m-unrolled.shardbin && \
+// RUN:   shard-run %t/$m-unrolled.shardbin --random-inputs --seed 5 --check --atol 1e-4 --rtol 1e-4 || exit 1; \
+// RUN: done | FileCheck %s --check-prefix=UNROLLED
+// NUM-COUNT-11: check result0: {{.*}}: ok
 // NUM-NOT: check result0
 // NUM3: check result0: {{.*}}: ok
+// UNROLLED-COUNT-2: check result0: {{.*}}: ok
 
 //--- lower-q.mlir
 // 2-D queries against (1, 2, S, E) keys: the scores are (1, 2, 4, block).
@@ -142,3 +148,21 @@ func.func @main(%q: tensor<2x4x8xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"},
 // OWN-NEXT: inputs: (1,4,8) (1,3,8) (2,3,64)
 // OWN-NEXT: outputs: (1,4,64)
 // OWN-NEXT: instructions: {{[0-9]+}}, halo exchanges: 2, collectives: 0
+
+//--- mask-keys-only.mlir
+// A mask of the keys alone, (S,), as PyTorch broadcasts it to (L, S), with
+// the keys split unevenly [2, 3, 1] along their sequence: the ring views it
+// as (1, S) and adds each block's columns.
+sc.mesh @mesh ["x"=3]
+func.func @main(%q: tensor<4x5xf32>, %k: tensor<6x5xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}[2, 3, 1], {}]>}, %v: tensor<6x3xf32>, %m: tensor<6xf32>) -> tensor<4x3xf32> {
+  %o = sc.scaled_dot_product_attention %q, %k, %v, %m : (tensor<4x5xf32>, tensor<6x5xf32>, tensor<6x3xf32>, tensor<6xf32>) -> tensor<4x3xf32>
+  return %o : tensor<4x3xf32>
+}
+
+//--- mask-scalar.mlir
+// A rank-0 mask adds one value to every score (viewed as (1, 1)).
+sc.mesh @mesh ["x"=2]
+func.func @main(%q: tensor<2x4x5xf32>, %k: tensor<2x6x5xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}, {}]>}, %v: tensor<2x6x3xf32> {sc.sharding = #sc.sharding<@mesh, [{}, {"x"}, {}]>}, %m: tensor<f32>) -> tensor<2x4x3xf32> {
+  %o = sc.scaled_dot_product_attention %q, %k, %v, %m : (tensor<2x4x5xf32>, tensor<2x6x5xf32>, tensor<2x6x3xf32>, tensor<f32>) -> tensor<2x4x3xf32>
+  return %o : tensor<2x4x3xf32>
+}
