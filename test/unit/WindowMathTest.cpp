@@ -228,7 +228,10 @@ bool oracleValid(const WindowSpec &spec) {
     if (spec.ceilMode &&
         (spec.boundary != BoundaryMode::Zeros || 2 * maxPad > effective))
       return false;
-    if (minPad < 0 && spec.boundary != BoundaryMode::Zeros)
+    // F.pad crops one side and reflects or replicates the other about the
+    // input's edge; circular mode would wrap the cropped tensor instead.
+    if (minPad < 0 && (spec.kind != WindowKind::Pad ||
+                       spec.boundary == BoundaryMode::Circular))
       return false;
     // torch.narrow: one side cannot crop more than the input holds.
     if (spec.kind == WindowKind::Pad && n + minPad < 0)
@@ -631,6 +634,17 @@ TEST(WindowMathLiteral, PadModes) {
   WindowSpec crop = pad(6, -2, -1, BoundaryMode::Zeros);
   EXPECT_EQ(windowOutputSize(crop), 3);
   EXPECT_EQ(inputIntervals(crop, {0, 3}), (IVs{{2, 5}}));
+  // F.pad(reflect) cropping 4 of 6 and mirroring 5 about the input's last
+  // element: out 0..6 read 4, 5, 4, 3, 2, 1, 0, most of them cropped.
+  WindowSpec far = pad(6, -4, 5, BoundaryMode::Reflect);
+  EXPECT_EQ(windowOutputSize(far), 7);
+  EXPECT_EQ(inputIntervals(far, {2, 3}), (IVs{{4, 5}}));
+  EXPECT_EQ(inputIntervals(far, {6, 7}), (IVs{{0, 1}}));
+  EXPECT_EQ(inputIntervals(far, {0, 7}), (IVs{{0, 6}}));
+  // Replicate 2 in front and crop 3 behind: every output reads input 0.
+  WindowSpec front = pad(4, 2, -3, BoundaryMode::Replicate);
+  EXPECT_EQ(windowOutputSize(front), 3);
+  EXPECT_EQ(inputIntervals(front, {0, 3}), (IVs{{0, 1}}));
 }
 
 TEST(WindowMathLiteral, ConvTranspose) {
@@ -712,7 +726,11 @@ TEST(WindowMathLiteral, Validation) {
   EXPECT_NE(validateWindowSpec(pad(3, 3, 0, BoundaryMode::Reflect)), "");
   EXPECT_EQ(validateWindowSpec(pad(3, 3, 0, BoundaryMode::Circular)), "");
   EXPECT_NE(validateWindowSpec(pad(3, 4, 0, BoundaryMode::Circular)), "");
-  EXPECT_NE(validateWindowSpec(pad(3, -1, 0, BoundaryMode::Replicate)), "");
+  EXPECT_EQ(validateWindowSpec(pad(3, -1, 0, BoundaryMode::Replicate)), "");
+  EXPECT_EQ(validateWindowSpec(pad(3, -2, 2, BoundaryMode::Reflect)), "");
+  EXPECT_NE(validateWindowSpec(pad(3, -2, 3, BoundaryMode::Reflect)), "");
+  EXPECT_NE(validateWindowSpec(pad(3, -2, -1, BoundaryMode::Replicate)), "");
+  EXPECT_NE(validateWindowSpec(pad(3, -1, 1, BoundaryMode::Circular)), "");
   EXPECT_NE(validateWindowSpec(pad(3, -2, -1, BoundaryMode::Zeros)), "");
   // Attributes of other kinds are rejected rather than silently ignored.
   WindowSpec stray = pad(3, 1, 1, BoundaryMode::Zeros);

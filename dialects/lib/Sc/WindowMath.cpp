@@ -370,8 +370,16 @@ std::string checkBoundaryPads(const WindowSpec &spec) {
   int64_t maxPad = std::max(spec.padLow, spec.padHigh);
   if (spec.boundary == BoundaryMode::Zeros)
     return "";
-  if (spec.padLow < 0 || spec.padHigh < 0)
+  // F.pad may crop one side and reflect or replicate the other; the
+  // border mirrors the input's edge, as PyTorch's kernels index the input.
+  bool crops = spec.padLow < 0 || spec.padHigh < 0;
+  if (crops &&
+      (spec.kind != WindowKind::Pad || spec.boundary == BoundaryMode::Circular))
     return "negative (cropping) padding is only supported with zeros padding";
+  if (crops && n + spec.padLow + spec.padHigh < 1)
+    return "padding (" + str(spec.padLow) + ", " + str(spec.padHigh) +
+           ") leaves no element of the input size " + str(n) +
+           "; only constant mode may";
   if (spec.boundary == BoundaryMode::Reflect && maxPad >= n)
     return "reflect padding (" + str(maxPad) +
            ") must be smaller than the input size (" + str(n) + ")";

@@ -341,10 +341,13 @@ padSpecs(OptLoc loc, StringRef name, OpOrAdaptor op,
     spec.padLow = pad[2 * pair];
     spec.padHigh = pad[2 * pair + 1];
     spec.boundary = boundary;
-    if (boundary != BoundaryMode::Zeros &&
+    // F.pad's circular mode wraps the tensor left after cropping, not the
+    // input, which the window algebra (indices of the input) cannot say.
+    if (boundary == BoundaryMode::Circular &&
         (spec.padLow < 0 || spec.padHigh < 0))
       return fail(loc, name, "negative padding on dim ", dim,
-                  " is only allowed in constant mode");
+                  " is not supported in circular mode (it wraps the cropped "
+                  "tensor); crop with a constant-mode pad first");
     specs.push_back({dim, spec});
   }
   return success();

@@ -764,12 +764,22 @@ func.func @interpolate_int_scales(%x: tensor<1x1x4xf32>) -> tensor<1x1x8xf32> {
 
 // -----
 
-// case: negative (cropping) pad in reflect mode
-func.func @pad_reflect_negative(%x: tensor<3x4xf32>) -> tensor<3x3xf32> {
-  // expected-error @+2 {{negative padding on dim 1 is only allowed in constant mode}}
+// case: negative (cropping) pad in circular mode
+func.func @pad_circular_negative(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  // expected-error @+2 {{negative padding on dim 1 is not supported in circular mode (it wraps the cropped tensor); crop with a constant-mode pad first}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = sc.pad %x {pad = array<i64: -1, 0>, mode = "reflect"} : (tensor<3x4xf32>) -> tensor<3x3xf32>
-  return %y : tensor<3x3xf32>
+  %y = sc.pad %x {pad = array<i64: -1, 1>, mode = "circular"} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// case: a reflect pad that crops everything away
+func.func @pad_reflect_crops_all(%x: tensor<3x4xf32>) -> tensor<3x0xf32> {
+  // expected-error @+2 {{dim 1: padding (-3, -1) leaves no element of the input size 4; only constant mode may}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = sc.pad %x {pad = array<i64: -3, -1>, mode = "reflect"} : (tensor<3x4xf32>) -> tensor<3x0xf32>
+  return %y : tensor<3x0xf32>
 }
 
 // -----

@@ -331,7 +331,10 @@ def Sc_PadOp : Sc_WindowedOp<"pad"> {
   let summary = "torch.nn.functional.pad";
   let description = [{
     `pad` lists (low, high) pairs starting from the LAST dim, as F.pad does.
-    Negative amounts crop (constant mode only).
+    Negative amounts crop. As F.pad, reflect and replicate may crop one side
+    and pad the other, mirroring the input's edge (a reflection may reach
+    into the cropped part); circular mode refuses crops, since F.pad wraps
+    the cropped tensor there: crop with a constant-mode pad first.
 
     In constant mode, as in PyTorch, an empty dim may be padded (the output
     is all `value`) and a crop may leave nothing (an empty output):
