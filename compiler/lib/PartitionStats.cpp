@@ -61,20 +61,19 @@ uint32_t localMoments(Emit &e, uint32_t x) {
   return e.concat(mean, m2, 1);
 }
 
-/// The weighted mean over `dim` of `means`, whose weights sum to 1, taken
-/// about the pivot entry pivotMean (marked 1 in the one-hot `isPivot`):
-/// sum_q (w_q (m_q - m_p) + [q = p] m_p), one reduction. Equal means give
-/// exactly that mean whatever the weights' rounding, so a constant row
-/// centres to exactly 0 as in PyTorch, not to a residue that a small eps
-/// (BERT's 1e-12) blows up; sum_q w_q m_q alone does not.
+/// The weighted mean over dim 0 of (P, R, 1) `means`, whose weights sum to
+/// 1, taken about the pivot shard's (R, 1) pivotMean, marked 1 in the
+/// one-hot `isPivot`: sum_q (w_q (m_q - m_p) + [q = p] m_p), one reduction.
+/// Equal means give exactly that mean whatever the weights' rounding, so a
+/// constant row centres to exactly 0 as in PyTorch, not to a residue that a
+/// small eps (BERT's 1e-12) blows up; sum_q w_q m_q alone does not.
 uint32_t weightedMeanAboutPivot(Emit &e, uint32_t means, uint32_t pivotMean,
-                                uint32_t weights, uint32_t isPivot, int64_t dim,
-                                bool keepDim) {
+                                uint32_t weights, uint32_t isPivot) {
   uint32_t offsets =
       e.binary("mul", e.binary("sub", means, pivotMean), weights);
   uint32_t terms =
       e.binary("add", offsets, e.binary("mul", isPivot, pivotMean));
-  return e.reduce("sum", terms, {dim}, keepDim);
+  return e.reduce("sum", terms, {0}, false);
 }
 
 /// A rank's rows merged over its group: (R, 1) means and sums of squared
@@ -135,7 +134,7 @@ std::vector<MergedMoments> mergeMoments(Partitioner &p,
     uint32_t pivotMean =
         e.reshape(e.slice(all, {pivot, 0, 0}, {1, R, 1}), {R, 1});
     uint32_t gmean =
-        weightedMeanAboutPivot(e, means, pivotMean, w[r], isPivot[r], 0, false);
+        weightedMeanAboutPivot(e, means, pivotMean, w[r], isPivot[r]);
     uint32_t d = e.binary("sub", means, gmean);
     uint32_t spread = e.binary("mul", e.binary("mul", d, d), n[r]);
     uint32_t gm2 = e.reduce("sum", e.binary("add", m2s, spread), {0}, false);
