@@ -131,6 +131,14 @@ struct ScPartitionPass : impl::ScPartitionBase<ScPartitionPass> {
     FailureOr<func::FuncOp> entry = entryFunction(module);
     if (failed(entry) || failed(checkArgumentSizes(*entry)))
       return signalPassFailure();
+    // The runtime's instructions and the halo plans take core forms only.
+    WalkResult forms = entry->walk([](Operation *op) {
+      return failed(sc::requireCoreForm(op, "the partitioner"))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    if (forms.wasInterrupted())
+      return signalPassFailure();
     FailureOr<RankPrograms> programs = failure();
     if (unpartitioned || !isShardedOverSeveralRanks(*entry)) {
       programs = worldOfOne(*entry);
@@ -148,6 +156,7 @@ struct ScPartitionPass : impl::ScPartitionBase<ScPartitionPass> {
 } // namespace
 
 void buildPartitionPipeline(OpPassManager &pm) {
+  pm.addPass(createScDecomposeForms());
   pm.addPass(createScPropagateSharding());
   pm.addPass(createScInsertReshards());
   pm.addPass(createScPartition());

@@ -47,6 +47,8 @@ LowerOptions targetDefaults(Target target, unsigned optLevel) {
 }
 
 void addGlobalPasses(OpPassManager &pm, unsigned optLevel, bool unpartitioned) {
+  // Not an optimisation: the partitioner takes core forms only.
+  pm.addPass(createScDecomposeForms());
   if (optLevel > 0) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

@@ -71,6 +71,10 @@ struct PrintShardingRulesPass
     : shardc::impl::ScPrintShardingRulesBase<PrintShardingRulesPass> {
   void runOnOperation() override {
     getOperation()->walk([](Operation *op) {
+      if (!isCoreForm(op)) {
+        op->emitRemark() << "no rule: sc-decompose-forms rewrites this form";
+        return;
+      }
       if (auto rule = dyn_cast<ShardingRuleOpInterface>(op))
         op->emitRemark() << "rule " << rule.getShardingRule().toString();
       if (auto windows = dyn_cast<WindowOpInterface>(op))

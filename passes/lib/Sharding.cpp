@@ -140,7 +140,15 @@ forEachShardedFunction(ModuleOp module,
     FailureOr<MeshOp> mesh = functionMesh(f);
     if (failed(mesh))
       return failure();
-    if (*mesh && failed(fn(f, *mesh)))
+    if (!*mesh)
+      continue;
+    // Rules and windows describe core forms only.
+    WalkResult forms = f.walk([](Operation *op) {
+      return failed(sc::requireCoreForm(op, "sharding propagation"))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    if (forms.wasInterrupted() || failed(fn(f, *mesh)))
       return failure();
   }
   return success();

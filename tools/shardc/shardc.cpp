@@ -184,6 +184,11 @@ FailureOr<std::vector<uint8_t>> compileReference(MLIRContext &context,
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return failure();
+  // Only what a world of one needs: the partitioner takes core forms.
+  PassManager pm(&context);
+  shardc::addGlobalPasses(pm, /*optLevel=*/0, /*unpartitioned=*/true);
+  if (failed(pm.run(*module)))
+    return failure();
   shardc::LowerOptions options;
   options.unpartitioned = true;
   FailureOr<shardc::LoweredArtifact> lowered =

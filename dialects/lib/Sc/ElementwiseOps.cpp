@@ -138,26 +138,44 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *, OptLoc loc,
     return fail(loc, name, "needs ranked tensor operands");
   if (x.getRank() < 1)
     return fail(loc, name, "input must have rank >= 1");
-  if (w.getRank() != 2)
+  if (w.getRank() != 1 && w.getRank() != 2)
     return fail(loc, name,
-                "weight must be 2-D (out_features, in_features), got ",
+                "weight must be (out_features, in_features) or "
+                "(in_features), got ",
                 shapeStr(w.getShape()));
-  if (w.getDimSize(1) != x.getShape().back())
+  if (w.getShape().back() != x.getShape().back())
     return fail(loc, name, "input has ", x.getShape().back(),
-                " features but weight expects ", w.getDimSize(1));
+                " features but weight expects ", w.getShape().back());
   if (x.getElementType() != w.getElementType())
     return fail(loc, name, "input and weight element types differ");
+  // F.linear: a 1-D weight contracts the last dim away.
+  SmallVector<int64_t> shape(x.getShape().drop_back());
+  if (w.getRank() == 2)
+    shape.push_back(w.getDimSize(0));
   if (Value bias = adaptor.getBias()) {
+    // The bias is added in place (torch's `output.add_(bias)`): it must
+    // broadcast to the result's shape without growing it.
     RankedTensorType b = tensorTypeOf(bias);
-    if (!b || b.getRank() != 1 || b.getDimSize(0) != w.getDimSize(0) ||
-        b.getElementType() != x.getElementType())
-      return fail(loc, name, "bias must have shape (", w.getDimSize(0),
-                  ") and element type ", x.getElementType());
+    SmallVector<int64_t> grown;
+    if (!b || b.getElementType() != x.getElementType())
+      return fail(loc, name, "bias must have element type ",
+                  x.getElementType());
+    if (!broadcastShapes(b.getShape(), shape, grown) ||
+        ArrayRef<int64_t>(grown) != ArrayRef<int64_t>(shape))
+      return fail(loc, name, "bias of shape (", shapeStr(b.getShape()),
+                  ") does not broadcast to the result's shape (",
+                  shapeStr(shape), ")");
   }
-  SmallVector<int64_t> shape(x.getShape());
-  shape.back() = w.getDimSize(0);
   types.push_back(RankedTensorType::get(shape, x.getElementType()));
   return success();
+}
+
+bool LinearOp::isCoreForm() {
+  auto w = cast<RankedTensorType>(getWeight().getType());
+  Value bias = getBias();
+  return w.getRank() == 2 &&
+         (!bias || cast<RankedTensorType>(bias.getType()).getShape() ==
+                       ArrayRef<int64_t>{w.getDimSize(0)});
 }
 
 LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(

@@ -197,3 +197,23 @@ LogicalResult CastOp::verify() {
            << "; cast only changes the element type";
   return success();
 }
+
+bool shardc::sc::isCoreForm(Operation *op) {
+  if (auto linear = dyn_cast<LinearOp>(op))
+    return linear.isCoreForm();
+  if (auto pad = dyn_cast<PadOp>(op))
+    return pad.isCoreForm();
+  return true;
+}
+
+LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {
+  if (isCoreForm(op))
+    return success();
+  InFlightDiagnostic diag = op->emitOpError();
+  if (isa<LinearOp>(op))
+    diag << "with a 1-D weight or a broadcast bias";
+  else
+    diag << "in circular mode with crops";
+  return diag << " is not taken by " << consumer
+              << "; run -sc-decompose-forms first (shardc runs it)";
+}

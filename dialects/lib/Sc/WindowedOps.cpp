@@ -341,15 +341,35 @@ padSpecs(OptLoc loc, StringRef name, OpOrAdaptor op,
     spec.padLow = pad[2 * pair];
     spec.padHigh = pad[2 * pair + 1];
     spec.boundary = boundary;
-    // F.pad's circular mode wraps the tensor left after cropping, not the
-    // input, which the window algebra (indices of the input) cannot say.
-    if (boundary == BoundaryMode::Circular &&
-        (spec.padLow < 0 || spec.padHigh < 0))
-      return fail(loc, name, "negative padding on dim ", dim,
-                  " is not supported in circular mode (it wraps the cropped "
-                  "tensor); crop with a constant-mode pad first");
     specs.push_back({dim, spec});
   }
+  return success();
+}
+
+/// F.pad's circular mode with crops: it wraps the tensor left after
+/// cropping, not the input, which the window algebra (indices of the input)
+/// cannot say; sc-decompose-forms splits such a pad in two.
+static bool wrapsCroppedInput(const WindowSpec &spec) {
+  return spec.boundary == BoundaryMode::Circular &&
+         (spec.padLow < 0 || spec.padHigh < 0);
+}
+
+/// What the two pads sc-decompose-forms makes of a circular pad with crops
+/// need: something left to wrap, wrapped at most once.
+static LogicalResult checkCircularCrop(OptLoc loc, StringRef name, int64_t dim,
+                                       const WindowSpec &spec) {
+  int64_t left = spec.inputSize + std::min<int64_t>(spec.padLow, 0) +
+                 std::min<int64_t>(spec.padHigh, 0);
+  if (left < 1)
+    return fail(loc, name, "dim ", dim, ": padding (", spec.padLow, ", ",
+                spec.padHigh, ") leaves no element of the input size ",
+                spec.inputSize, "; only constant mode may");
+  int64_t wrap = std::max(spec.padLow, spec.padHigh);
+  // F.pad checks the amounts against the input size only, and past the
+  // cropped size copies from output it has not written yet.
+  if (wrap > left)
+    return fail(loc, name, "dim ", dim, ": circular padding (", wrap,
+                ") must not exceed the size left after cropping (", left, ")");
   return success();
 }
 
@@ -372,6 +392,12 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, OptLoc loc,
           return v <= kMaxWindowParameter && v >= -kMaxWindowParameter;
         });
     int64_t size = inRange ? windowOutputSize(spec) : 0;
+    if (inRange && wrapsCroppedInput(spec)) {
+      if (failed(checkCircularCrop(loc, name, dim, spec)))
+        return failure();
+      shape[dim] = size;
+      continue;
+    }
     bool empty = spec.inputSize == 0 || size <= 0;
     if (inRange && spec.boundary == BoundaryMode::Zeros && empty) {
       // As the window algebra's crops (and torch's narrow): each amount and
@@ -510,9 +536,19 @@ bool PadOp::readsNothing() {
           getType().getNumElements() == 0);
 }
 
+bool PadOp::isCoreForm() {
+  if (getMode() != "circular")
+    return true;
+  return llvm::all_of(getPad(), [](int64_t v) { return v >= 0; });
+}
+
 std::vector<WindowedDim> PadOp::getWindowedDims() {
   if (readsNothing())
     return {}; // a fill: no output index reads the input
+  // Callers refuse a pad not in core form (requireCoreForm) before they
+  // ask; no window of the input describes it.
+  if (!isCoreForm())
+    return {};
   SmallVector<std::pair<int64_t, WindowSpec>> specs;
   (void)padSpecs(std::nullopt, getOperationName(), *this, specs);
   std::vector<WindowedDim> dims;

@@ -62,11 +62,21 @@ func.func @linear_rank0(%a: tensor<f32>, %w: tensor<6x4xf32>) -> tensor<6xf32> {
 
 // -----
 
-// case: linear with a 1-D weight
-func.func @linear_weight_1d(%a: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<f32> {
-  // expected-error @+2 {{weight must be 2-D}}
+// case: linear with a 3-D weight
+func.func @linear_weight_3d(%a: tensor<4xf32>, %w: tensor<2x3x4xf32>) -> tensor<f32> {
+  // expected-error @+2 {{weight must be (out_features, in_features) or (in_features), got 2x3x4}}
   // expected-error @+1 {{failed to infer returned types}}
-  %c = sc.linear %a, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<f32>
+  %c = sc.linear %a, %w : (tensor<4xf32>, tensor<2x3x4xf32>) -> tensor<f32>
+  return %c : tensor<f32>
+}
+
+// -----
+
+// case: linear with a rank-0 weight
+func.func @linear_weight_0d(%a: tensor<4xf32>, %w: tensor<f32>) -> tensor<f32> {
+  // expected-error @+2 {{weight must be (out_features, in_features) or (in_features), got scalar}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %c = sc.linear %a, %w : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
   return %c : tensor<f32>
 }
 
@@ -764,12 +774,23 @@ func.func @interpolate_int_scales(%x: tensor<1x1x4xf32>) -> tensor<1x1x8xf32> {
 
 // -----
 
-// case: negative (cropping) pad in circular mode
-func.func @pad_circular_negative(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
-  // expected-error @+2 {{negative padding on dim 1 is not supported in circular mode (it wraps the cropped tensor); crop with a constant-mode pad first}}
+// case: a circular pad that wraps the cropped tensor more than once (F.pad
+// checks the amount against the input's size only, then reads unset memory)
+func.func @pad_circular_wraps_twice(%x: tensor<3x4xf32>) -> tensor<3x3xf32> {
+  // expected-error @+2 {{dim 1: circular padding (2) must not exceed the size left after cropping (1)}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = sc.pad %x {pad = array<i64: -1, 1>, mode = "circular"} : (tensor<3x4xf32>) -> tensor<3x4xf32>
-  return %y : tensor<3x4xf32>
+  %y = sc.pad %x {pad = array<i64: -3, 2>, mode = "circular"} : (tensor<3x4xf32>) -> tensor<3x3xf32>
+  return %y : tensor<3x3xf32>
+}
+
+// -----
+
+// case: a circular pad whose crops leave nothing to wrap
+func.func @pad_circular_crops_all(%x: tensor<3x4xf32>) -> tensor<3x1xf32> {
+  // expected-error @+2 {{dim 1: padding (-2, -2) leaves no element of the input size 4; only constant mode may}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = sc.pad %x {pad = array<i64: -2, -2>, mode = "circular"} : (tensor<3x4xf32>) -> tensor<3x0xf32>
+  return %y : tensor<3x0xf32>
 }
 
 // -----

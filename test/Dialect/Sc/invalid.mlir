@@ -328,9 +328,39 @@ func.func @linear_in(%x: tensor<4x8xf32>, %w: tensor<16x9xf32>) -> tensor<4x16xf
 
 // case: linear bias size differs from out-features
 func.func @linear_bias(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<4x16xf32> {
-  // expected-error @+2 {{bias}}
+  // expected-error @+2 {{'sc.linear' op bias of shape (8) does not broadcast to the result's shape (4x16)}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.linear %x, %w, %b : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<8xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+
+// -----
+
+// case: a linear bias that would grow the result (F.linear adds it in place)
+func.func @linear_bias_grows(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<2x1x16xf32>) -> tensor<2x4x16xf32> {
+  // expected-error @+2 {{bias of shape (2x1x16) does not broadcast to the result's shape (4x16)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.linear %x, %w, %b : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<2x1x16xf32>) -> tensor<2x4x16xf32>
+  return %0 : tensor<2x4x16xf32>
+}
+
+// -----
+
+// case: a 1-D linear weight whose features differ from the input's
+func.func @linear_vector_in(%x: tensor<4x8xf32>, %w: tensor<9xf32>) -> tensor<4xf32> {
+  // expected-error @+2 {{input has 8 features but weight expects 9}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.linear %x, %w : (tensor<4x8xf32>, tensor<9xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// case: a linear bias of another element type
+func.func @linear_bias_dtype(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<f16>) -> tensor<4x16xf32> {
+  // expected-error @+2 {{bias must have element type 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.linear %x, %w, %b : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<f16>) -> tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
 }
 

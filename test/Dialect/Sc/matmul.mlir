@@ -101,3 +101,20 @@ func.func @linear_bf16(%x: tensor<2x32x32x64xbf16>, %w: tensor<128x64xbf16>, %b:
   %0 = sc.linear %x, %w, %b : (tensor<2x32x32x64xbf16>, tensor<128x64xbf16>, tensor<128xbf16>) -> tensor<2x32x32x128xbf16>
   return %0 : tensor<2x32x32x128xbf16>
 }
+
+// -----
+
+// F.linear's other forms: a 1-D weight contracts the last dim away (down to
+// a scalar for a 1-D input), and the bias broadcasts to the result.
+// CHECK-LABEL: func.func @linear_torch_forms
+// CHECK: sc.linear %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} : (tensor<2x3x8xf32>, tensor<8xf32>, tensor<f32>) -> tensor<2x3xf32>
+// CHECK: sc.linear %{{[^ ]*}}, %{{[^ ]*}} : (tensor<8xf32>, tensor<8xf32>) -> tensor<f32>
+// CHECK: sc.linear %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} : (tensor<2x3x8xf32>, tensor<16x8xf32>, tensor<3x1xf32>) -> tensor<2x3x16xf32>
+// CHECK: sc.linear %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} : (tensor<2x3x8xf32>, tensor<16x8xf32>, tensor<1xf32>) -> tensor<2x3x16xf32>
+func.func @linear_torch_forms(%x: tensor<2x3x8xf32>, %v: tensor<8xf32>, %w: tensor<16x8xf32>, %s: tensor<f32>, %r: tensor<3x1xf32>, %o: tensor<1xf32>) {
+  %0 = sc.linear %x, %v, %s : (tensor<2x3x8xf32>, tensor<8xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %1 = sc.linear %v, %v : (tensor<8xf32>, tensor<8xf32>) -> tensor<f32>
+  %2 = sc.linear %x, %w, %r : (tensor<2x3x8xf32>, tensor<16x8xf32>, tensor<3x1xf32>) -> tensor<2x3x16xf32>
+  %3 = sc.linear %x, %w, %o : (tensor<2x3x8xf32>, tensor<16x8xf32>, tensor<1xf32>) -> tensor<2x3x16xf32>
+  return
+}

@@ -86,6 +86,21 @@ func.func @pad_circular(%x: tensor<1x2x8xf32>, %u: tensor<1x1x4xf32>, %y: tensor
 
 // -----
 
+// circular with crops, as F.pad: crop, then wrap what is left (each amount
+// at most the size left: 6 - 3 = 3 here, and 4 - 1 = 3 wrapping 3).
+// CHECK-LABEL: func.func @pad_circular_crops
+// CHECK: sc.pad %{{[^ ]*}} {mode = "circular", pad = array<i64: -3, 3>} : (tensor<1x6xf32>) -> tensor<1x6xf32>
+// CHECK: sc.pad %{{[^ ]*}} {mode = "circular", pad = array<i64: 2, -1, -1, 3>} : (tensor<1x4x6xf32>) -> tensor<1x6x7xf32>
+// CHECK: sc.pad %{{[^ ]*}} {mode = "circular", pad = array<i64: -1, -1>} : (tensor<1x6xf32>) -> tensor<1x4xf32>
+func.func @pad_circular_crops(%x: tensor<1x6xf32>, %y: tensor<1x4x6xf32>) {
+  %0 = sc.pad %x {mode = "circular", pad = array<i64: -3, 3>} : (tensor<1x6xf32>) -> tensor<1x6xf32>
+  %1 = sc.pad %y {mode = "circular", pad = array<i64: 2, -1, -1, 3>} : (tensor<1x4x6xf32>) -> tensor<1x6x7xf32>
+  %2 = sc.pad %x {mode = "circular", pad = array<i64: -1, -1>} : (tensor<1x6xf32>) -> tensor<1x4xf32>
+  return
+}
+
+// -----
+
 // pad in f16 and bf16.
 // CHECK-LABEL: func.func @pad_half
 // CHECK: sc.pad %{{[^ ]*}} {mode = "reflect", pad = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf16>) -> tensor<1x4x10x10xf16>

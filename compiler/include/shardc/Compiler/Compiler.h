@@ -102,9 +102,9 @@ enum class Target { Cpu, Cuda };
 /// model's rates for that target.
 LowerOptions targetDefaults(Target target, unsigned optLevel);
 
-/// shardc's passes on the global program: canonicalize and CSE (at -O1 and
-/// above), then sharding propagation and reshard insertion (unless
-/// `unpartitioned`).
+/// shardc's passes on the global program: sc-decompose-forms (always),
+/// canonicalize and CSE (at -O1 and above), then sharding propagation and
+/// reshard insertion (unless `unpartitioned`).
 void addGlobalPasses(mlir::OpPassManager &pm, unsigned optLevel,
                      bool unpartitioned);
 

@@ -44,6 +44,39 @@ def ScModelSummary : Pass<"sc-model-summary", "mlir::ModuleOp"> {
   }];
 }
 
+def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
+  let summary = "Rewrites PyTorch op forms the partitioner lacks into core ones";
+  let description = [{
+    Some ops take PyTorch forms that sharding rules, windows and the runtime
+    do not: they would each need a variant for little gain. This pass
+    rewrites them, before sharding propagation, into ops that have rules:
+
+    - `sc.linear` with a 1-D weight (in) becomes a linear with the weight
+      viewed as (1, in), whose (..., 1) result is viewed as (...);
+    - `sc.linear` with a bias other than (out) adds it with `sc.add`;
+    - a circular `sc.pad` with crops becomes a constant-mode pad that crops
+      and a circular pad of what is left (F.pad wraps the cropped tensor),
+      so both keep their windows and halos.
+
+    Every new op takes the location of the op it replaces, and the last one
+    takes its `sc.sharding` pin, so annotations hold as written. shardc runs
+    the pass at every -O level; sharding propagation and the partitioner
+    refuse the forms with an error that names it.
+
+    Before:
+    ```mlir
+    %y = sc.linear %x, %v, %c : (tensor<8x16xf32>, tensor<16xf32>, tensor<f32>) -> tensor<8xf32>
+    ```
+    After:
+    ```mlir
+    %0 = sc.reshape %v : (tensor<16xf32>) -> tensor<1x16xf32>
+    %1 = sc.linear %x, %0 : (tensor<8x16xf32>, tensor<1x16xf32>) -> tensor<8x1xf32>
+    %2 = sc.reshape %1 : (tensor<8x1xf32>) -> tensor<8xf32>
+    %y = sc.add %2, %c : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+    ```
+  }];
+}
+
 def ScPropagateSharding : Pass<"sc-propagate-sharding", "mlir::ModuleOp"> {
   let summary = "Gives every value a sharding, starting from the annotations";
   let description = [{

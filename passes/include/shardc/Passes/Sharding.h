@@ -58,7 +58,8 @@ sc::ShardingAttr recordedSharding(mlir::Value value);
 mlir::FailureOr<sc::MeshOp> functionMesh(mlir::func::FuncOp f);
 
 /// Runs `fn` on every function of `module` with a body that uses a mesh
-/// (functions without shardings are skipped); fails on the first failure.
+/// (functions without shardings are skipped); fails on the first failure,
+/// and at an op not in core form (sc::isCoreForm), which no rule describes.
 mlir::LogicalResult forEachShardedFunction(
     mlir::ModuleOp module,
     llvm::function_ref<mlir::LogicalResult(mlir::func::FuncOp, sc::MeshOp)> fn);

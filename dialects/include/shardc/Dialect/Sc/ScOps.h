@@ -41,4 +41,15 @@ public:
 #define GET_OP_CLASSES
 #include "shardc/Dialect/Sc/ScOps.h.inc"
 
+namespace shardc::sc {
+/// False for an op in a form that sharding propagation and the partitioner
+/// do not take (an sc.linear with a 1-D weight or a broadcast bias, a
+/// circular sc.pad with crops); `sc-decompose-forms` rewrites those.
+bool isCoreForm(mlir::Operation *op);
+/// Fails, with an error at `op` that names the pass to run first, where
+/// `isCoreForm(op)` is false; `consumer` names who refuses it.
+mlir::LogicalResult requireCoreForm(mlir::Operation *op,
+                                    llvm::StringRef consumer);
+} // namespace shardc::sc
+
 #endif // SHARDC_DIALECT_SC_SCOPS_H

@@ -231,10 +231,29 @@ def Sc_MatmulOp : Sc_InferredOp<"matmul"> {
 
 def Sc_LinearOp : Sc_InferredOp<"linear"> {
   let summary = "torch.nn.functional.linear: x @ weight^T + bias";
-  let description = "x (..., in), weight (out, in), bias (out) -> (..., out).";
+  let description = [{
+    x (..., in), weight (out, in) -> (..., out). As F.linear, the weight may
+    also be 1-D, (in), which contracts the last dim away: x (..., in) ->
+    (...). The optional bias broadcasts to the result's shape (it may not
+    grow it): (out), (1), a scalar, or any shape that broadcasts.
+    ```mlir
+    %y = sc.linear %x, %w, %b
+        : (tensor<8x16xf32>, tensor<4x16xf32>, tensor<4xf32>) -> tensor<8x4xf32>
+    %s = sc.linear %x, %v, %c
+        : (tensor<8x16xf32>, tensor<16xf32>, tensor<f32>) -> tensor<8xf32>
+    ```
+    The partitioner and the runtime take the core form, a 2-D weight and a
+    bias of shape (out) or none; `sc-decompose-forms` rewrites the others
+    into it with `sc.reshape` and `sc.add` before sharding propagation.
+  }];
   let arguments = (ins Sc_FloatTensor:$input, Sc_FloatTensor:$weight,
                        Optional<Sc_FloatTensor>:$bias);
   let results = (outs Sc_FloatTensor:$result);
+  let extraClassDeclaration = [{
+    /// A 2-D weight and a bias of shape (out) or none: the form the
+    /// partitioner and the runtime's Linear instruction take.
+    bool isCoreForm();
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -333,8 +352,19 @@ def Sc_PadOp : Sc_WindowedOp<"pad"> {
     `pad` lists (low, high) pairs starting from the LAST dim, as F.pad does.
     Negative amounts crop. As F.pad, reflect and replicate may crop one side
     and pad the other, mirroring the input's edge (a reflection may reach
-    into the cropped part); circular mode refuses crops, since F.pad wraps
-    the cropped tensor there: crop with a constant-mode pad first.
+    into the cropped part). Circular mode, as F.pad, crops first and wraps
+    the cropped tensor, so each amount may be at most the size left after
+    cropping (F.pad itself reads unset memory past that). The partitioner
+    takes circular pads without crops only: `sc-decompose-forms` rewrites
+    one with crops into a constant-mode crop and a circular pad:
+    ```mlir
+    %y = sc.pad %x {pad = array<i64: -1, 2>, mode = "circular"}
+        : (tensor<6xf32>) -> tensor<7xf32>
+    // becomes
+    %c = sc.pad %x {pad = array<i64: -1, 0>} : (tensor<6xf32>) -> tensor<5xf32>
+    %y = sc.pad %c {pad = array<i64: 0, 2>, mode = "circular"}
+        : (tensor<5xf32>) -> tensor<7xf32>
+    ```
 
     In constant mode, as in PyTorch, an empty dim may be padded (the output
     is all `value`) and a crop may leave nothing (an empty output):
@@ -353,6 +383,9 @@ def Sc_PadOp : Sc_WindowedOp<"pad"> {
     /// A constant-mode pad whose input or result has no element: every
     /// element of the result is `value` (or there is none).
     bool readsNothing();
+    /// Not a circular pad with crops, which the window algebra (indices of
+    /// the input) cannot express: F.pad wraps the cropped tensor.
+    bool isCoreForm();
   }];
 }
 

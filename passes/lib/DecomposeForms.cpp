@@ -1,0 +1,98 @@
+//===- DecomposeForms.cpp - sc-decompose-forms ----------------------------===//
+//
+// PyTorch ops take forms that would each need a sharding rule, windows and a
+// runtime variant of their own. Rewritten into core forms before propagation,
+// they shard with the rules the core ops already have.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Dialect/Sc/ScOps.h"
+#include "shardc/Passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_SCDECOMPOSEFORMS
+#include "shardc/Passes/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc::sc;
+
+namespace {
+
+/// Moves `from`'s sharding pin (if any) to `to`, which takes its place.
+void replaceKeepingPin(Operation *from, Operation *to) {
+  if (Attribute pin = from->getAttr(ScDialect::kShardingAttrName))
+    to->setAttr(ScDialect::kShardingAttrName, pin);
+  from->getResult(0).replaceAllUsesWith(to->getResult(0));
+  from->erase();
+}
+
+RankedTensorType withShape(Value value, ArrayRef<int64_t> shape) {
+  return RankedTensorType::get(
+      shape, cast<RankedTensorType>(value.getType()).getElementType());
+}
+
+/// x @ w^T for a 1-D w is x @ (1, in)^T viewed without its last dim; a bias
+/// F.linear broadcasts is added after.
+void decomposeLinear(LinearOp linear) {
+  OpBuilder b(linear);
+  Location loc = linear.getLoc();
+  Value weight = linear.getWeight();
+  ArrayRef<int64_t> w = cast<RankedTensorType>(weight.getType()).getShape();
+  bool vector = w.size() == 1;
+  if (vector)
+    weight = ReshapeOp::create(b, loc, withShape(weight, {1, w[0]}), weight);
+  Value bias = linear.getBias();
+  bool coreBias = !vector && bias &&
+                  cast<RankedTensorType>(bias.getType()).getShape() ==
+                      ArrayRef<int64_t>{w[0]};
+  Operation *last = LinearOp::create(b, loc, linear.getInput(), weight,
+                                     coreBias ? bias : Value());
+  if (vector)
+    last = ReshapeOp::create(b, loc, linear.getType(), last->getResult(0));
+  if (bias && !coreBias)
+    last = AddOp::create(b, loc, last->getResult(0), bias);
+  replaceKeepingPin(linear, last);
+}
+
+/// F.pad's circular mode crops first and wraps what is left: a constant
+/// pad that only crops, then a circular pad that only grows.
+void decomposeCircularCrop(PadOp pad) {
+  OpBuilder b(pad);
+  Location loc = pad.getLoc();
+  SmallVector<int64_t> crop, wrap;
+  for (int64_t v : pad.getPad()) {
+    crop.push_back(std::min<int64_t>(v, 0));
+    wrap.push_back(std::max<int64_t>(v, 0));
+  }
+  Operation *last =
+      PadOp::create(b, loc, pad.getInput(), b.getDenseI64ArrayAttr(crop),
+                    b.getStringAttr("constant"), b.getF64FloatAttr(0.0));
+  if (llvm::any_of(wrap, [](int64_t v) { return v > 0; }))
+    last =
+        PadOp::create(b, loc, last->getResult(0), b.getDenseI64ArrayAttr(wrap),
+                      b.getStringAttr("circular"), pad.getValueAttr());
+  replaceKeepingPin(pad, last);
+}
+
+struct DecomposeForms
+    : public shardc::impl::ScDecomposeFormsBase<DecomposeForms> {
+  void runOnOperation() override {
+    SmallVector<Operation *> todo;
+    getOperation().walk([&](Operation *op) {
+      if (!isCoreForm(op))
+        todo.push_back(op);
+    });
+    for (Operation *op : todo) {
+      if (auto linear = dyn_cast<LinearOp>(op))
+        decomposeLinear(linear);
+      else
+        decomposeCircularCrop(cast<PadOp>(op));
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,28 @@
+// RUN: shardc-opt %s -split-input-file -sc-propagate-sharding -verify-diagnostics
+// RUN: not shardc-opt %s -split-input-file -sc-partition="unpartitioned=true" 2>&1 | FileCheck %s --check-prefix=PARTITION
+// RUN: shardc-opt %s -split-input-file -sc-decompose-forms -sc-propagate-sharding | FileCheck %s --check-prefix=DECOMPOSED
+
+// Sharding propagation and the partitioner take core forms only, and say
+// which pass makes them; after sc-decompose-forms both run.
+// PARTITION: decompose-forms-invalid.mlir:[[# @LINE + 10]]:8: error: 'sc.linear' op with a 1-D weight or a broadcast bias is not taken by the partitioner; run -sc-decompose-forms first
+// PARTITION: decompose-forms-invalid.mlir:[[# @LINE + 18]]:8: error: 'sc.pad' op in circular mode with crops is not taken by the partitioner
+// DECOMPOSED-LABEL: func.func @linear_vector
+// DECOMPOSED: sc.add
+// DECOMPOSED-LABEL: func.func @pad_circular_crop
+// DECOMPOSED: mode = "circular"
+
+sc.mesh @m ["x"=2]
+func.func @linear_vector(%x: tensor<4x8xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}]>}, %v: tensor<8xf32>, %s: tensor<f32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'sc.linear' op with a 1-D weight or a broadcast bias is not taken by sharding propagation; run -sc-decompose-forms first (shardc runs it)}}
+  %y = sc.linear %x, %v, %s : (tensor<4x8xf32>, tensor<8xf32>, tensor<f32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+sc.mesh @m ["x"=2]
+func.func @pad_circular_crop(%x: tensor<1x4x6xf32> {sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}]>}) -> tensor<1x4x7xf32> {
+  // expected-error @+1 {{'sc.pad' op in circular mode with crops is not taken by sharding propagation; run -sc-decompose-forms first (shardc runs it)}}
+  %y = sc.pad %x {mode = "circular", pad = array<i64: -1, 2>} : (tensor<1x4x6xf32>) -> tensor<1x4x7xf32>
+  return %y : tensor<1x4x7xf32>
+}

@@ -1,0 +1,71 @@
+// RUN: shardc-opt %s -split-input-file -sc-decompose-forms -mlir-print-debuginfo | FileCheck %s
+
+// sc-decompose-forms: F.linear's 1-D weight and broadcast bias, and F.pad's
+// circular crops, become core forms; each new op keeps the replaced op's
+// location, and the last one its sharding pin.
+
+// A 1-D weight, viewed as (1, in); the (..., 1) result is viewed back, and
+// the scalar bias added after.
+// CHECK-LABEL: func.func @linear_vector_weight
+// CHECK:      %[[W:.*]] = sc.reshape %arg1 : (tensor<8xf32>) -> tensor<1x8xf32> loc(#[[LOC:.*]])
+// CHECK-NEXT: %[[L:.*]] = sc.linear %arg0, %[[W]] : (tensor<2x3x8xf32>, tensor<1x8xf32>) -> tensor<2x3x1xf32> loc(#[[LOC]])
+// CHECK-NEXT: %[[R:.*]] = sc.reshape %[[L]] : (tensor<2x3x1xf32>) -> tensor<2x3xf32> loc(#[[LOC]])
+// CHECK-NEXT: %[[Y:.*]] = sc.add %[[R]], %arg2 {sc.sharding = #sc.sharding<@m, [{"x"}, {}]>} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32> loc(#[[LOC]])
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT:  sc.linear
+// CHECK:      #[[LOC]] = loc("model.py":7:3)
+sc.mesh @m ["x"=2]
+func.func @linear_vector_weight(%x: tensor<2x3x8xf32>, %v: tensor<8xf32>, %s: tensor<f32>) -> tensor<2x3xf32> {
+  %y = sc.linear %x, %v, %s {sc.sharding = #sc.sharding<@m, [{"x"}, {}]>} : (tensor<2x3x8xf32>, tensor<8xf32>, tensor<f32>) -> tensor<2x3xf32> loc("model.py":7:3)
+  return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// A dot product of two vectors: (8) . (8) -> scalar, no bias.
+// CHECK-LABEL: func.func @linear_dot
+// CHECK:      %[[W:.*]] = sc.reshape %arg1 : (tensor<8xf32>) -> tensor<1x8xf32>
+// CHECK-NEXT: %[[L:.*]] = sc.linear %arg0, %[[W]] : (tensor<8xf32>, tensor<1x8xf32>) -> tensor<1xf32>
+// CHECK-NEXT: %[[R:.*]] = sc.reshape %[[L]] : (tensor<1xf32>) -> tensor<f32>
+// CHECK-NEXT: return %[[R]]
+func.func @linear_dot(%x: tensor<8xf32>, %v: tensor<8xf32>) -> tensor<f32> {
+  %y = sc.linear %x, %v : (tensor<8xf32>, tensor<8xf32>) -> tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+// A bias that broadcasts is added after an unbiased linear; a (out) bias
+// stays where it is.
+// CHECK-LABEL: func.func @linear_broadcast_bias
+// CHECK:      %[[L:.*]] = sc.linear %arg0, %arg1 : (tensor<2x3x8xf32>, tensor<16x8xf32>) -> tensor<2x3x16xf32>
+// CHECK-NEXT: %[[A:.*]] = sc.add %[[L]], %arg2 : (tensor<2x3x16xf32>, tensor<3x1xf32>) -> tensor<2x3x16xf32>
+// CHECK-NEXT: %[[K:.*]] = sc.linear %arg0, %arg1 : (tensor<2x3x8xf32>, tensor<16x8xf32>) -> tensor<2x3x16xf32>
+// CHECK-NEXT: %[[B:.*]] = sc.add %[[K]], %arg3 : (tensor<2x3x16xf32>, tensor<1xf32>) -> tensor<2x3x16xf32>
+// CHECK-NEXT: %[[C:.*]] = sc.linear %arg0, %arg1, %arg4 : (tensor<2x3x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<2x3x16xf32>
+// CHECK-NEXT: return %[[A]], %[[B]], %[[C]]
+func.func @linear_broadcast_bias(%x: tensor<2x3x8xf32>, %w: tensor<16x8xf32>, %r: tensor<3x1xf32>, %o: tensor<1xf32>, %b: tensor<16xf32>) -> (tensor<2x3x16xf32>, tensor<2x3x16xf32>, tensor<2x3x16xf32>) {
+  %0 = sc.linear %x, %w, %r : (tensor<2x3x8xf32>, tensor<16x8xf32>, tensor<3x1xf32>) -> tensor<2x3x16xf32>
+  %1 = sc.linear %x, %w, %o : (tensor<2x3x8xf32>, tensor<16x8xf32>, tensor<1xf32>) -> tensor<2x3x16xf32>
+  %2 = sc.linear %x, %w, %b : (tensor<2x3x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<2x3x16xf32>
+  return %0, %1, %2 : tensor<2x3x16xf32>, tensor<2x3x16xf32>, tensor<2x3x16xf32>
+}
+
+// -----
+
+// Circular with crops: a constant pad crops (every dim's negative amounts),
+// then a circular pad wraps the rest; a circular pad that only crops needs
+// nothing more. Core circular pads stay.
+// CHECK-LABEL: func.func @pad_circular_crops
+// CHECK:      %[[C:.*]] = sc.pad %arg0 {pad = array<i64: 0, -1, -1, 0>} : (tensor<1x4x6xf32>) -> tensor<1x3x5xf32>
+// CHECK-NEXT: %[[Y:.*]] = sc.pad %[[C]] {mode = "circular", pad = array<i64: 2, 0, 0, 3>, sc.sharding = #sc.sharding<@m, [{}, {"x"}, {}]>} : (tensor<1x3x5xf32>) -> tensor<1x6x7xf32>
+// CHECK-NEXT: %[[Z:.*]] = sc.pad %arg0 {pad = array<i64: -1, -1>} : (tensor<1x4x6xf32>) -> tensor<1x4x4xf32>
+// CHECK-NEXT: %[[K:.*]] = sc.pad %arg0 {mode = "circular", pad = array<i64: 1, 1>} : (tensor<1x4x6xf32>) -> tensor<1x4x8xf32>
+// CHECK-NEXT: return %[[Y]], %[[Z]], %[[K]]
+sc.mesh @m ["x"=2]
+func.func @pad_circular_crops(%x: tensor<1x4x6xf32>) -> (tensor<1x6x7xf32>, tensor<1x4x4xf32>, tensor<1x4x8xf32>) {
+  %0 = sc.pad %x {mode = "circular", pad = array<i64: 2, -1, -1, 3>, sc.sharding = #sc.sharding<@m, [{}, {"x"}, {}]>} : (tensor<1x4x6xf32>) -> tensor<1x6x7xf32>
+  %1 = sc.pad %x {mode = "circular", pad = array<i64: -1, -1>} : (tensor<1x4x6xf32>) -> tensor<1x4x4xf32>
+  %2 = sc.pad %x {mode = "circular", pad = array<i64: 1, 1>} : (tensor<1x4x6xf32>) -> tensor<1x4x8xf32>
+  return %0, %1, %2 : tensor<1x6x7xf32>, tensor<1x4x4xf32>, tensor<1x4x8xf32>
+}
