@@ -13,6 +13,14 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "unit", "a
                    "Inputs"]
 config.substitutions.append(("%shardc_src_root", config.shardc_src_root))
 
+# Float32 .npy files without numpy: test scripts `import npy`, RUN lines
+# call `%npy fill|values ...` (test/Inputs/npy.py).
+import sys
+_inputs = os.path.join(config.shardc_src_root, "test", "Inputs")
+config.environment["PYTHONPATH"] = _inputs
+config.substitutions.append(
+    ("%npy", '"%s" %s' % (sys.executable, os.path.join(_inputs, "npy.py"))))
+
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -1,9 +1,12 @@
 """Float32 .npy files for lit tests, without numpy (not installed here).
 
-Tests import it with PYTHONPATH=%shardc_src_root/test/Inputs.
+Test scripts `import npy` (lit.cfg.py puts this folder on PYTHONPATH); RUN
+lines call it as `%npy fill F SHAPE VALUE` (a float32 array of one value)
+and `%npy values F` (prints the shape and the distinct values).
 """
 import ast
 import struct
+import sys
 
 
 def count(shape):
@@ -44,3 +47,21 @@ def strides(shape):
     for d in range(len(shape) - 2, -1, -1):
         s[d] = s[d + 1] * shape[d + 1]
     return s
+
+
+def main(argv):
+    if len(argv) == 4 and argv[0] == "fill":
+        shape = [int(d) for d in argv[2].split(",") if d]
+        write(argv[1], shape, [float(argv[3])] * count(shape))
+    elif len(argv) == 2 and argv[0] == "values":
+        shape, values = read(argv[1])
+        distinct = sorted(set(values))
+        print("shape %s: %d values, all %s" % (
+            tuple(shape), len(values),
+            distinct[0] if len(distinct) == 1 else distinct))
+    else:
+        sys.exit("usage: npy.py fill F SHAPE VALUE | npy.py values F")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

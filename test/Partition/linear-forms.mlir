@@ -6,38 +6,38 @@
 // outputs are compared exactly with a pure-Python F.linear, and the sharded
 // runs with the unpartitioned model.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/flinear.py input %t/x.npy 5,9 1
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/flinear.py input %t/v.npy 9 2
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/flinear.py input %t/s.npy "" 3
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/flinear.py input %t/d.npy 10 4
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/flinear.py input %t/e.npy 10 5
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/flinear.py input %t/a.npy 2,3,8 6
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/flinear.py input %t/w.npy 6,8 7
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/flinear.py input %t/r.npy 3,1 8
+// RUN: %python %t/flinear.py input %t/x.npy 5,9 1
+// RUN: %python %t/flinear.py input %t/v.npy 9 2
+// RUN: %python %t/flinear.py input %t/s.npy "" 3
+// RUN: %python %t/flinear.py input %t/d.npy 10 4
+// RUN: %python %t/flinear.py input %t/e.npy 10 5
+// RUN: %python %t/flinear.py input %t/a.npy 2,3,8 6
+// RUN: %python %t/flinear.py input %t/w.npy 6,8 7
+// RUN: %python %t/flinear.py input %t/r.npy 3,1 8
 //
 // RUN: shardc %t/vector.mlir -o %t/vector.shardbin
 // RUN: shard-run %t/vector.shardbin --input arg0=%t/x.npy --input arg1=%t/v.npy --input arg2=%t/s.npy --check --output result0=%t/vector.npy | FileCheck %s --check-prefix=RAN
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/flinear.py check %t/vector.npy %t/x.npy %t/v.npy %t/s.npy | FileCheck %s --check-prefix=VECTOR
+// RUN: %python %t/flinear.py check %t/vector.npy %t/x.npy %t/v.npy %t/s.npy | FileCheck %s --check-prefix=VECTOR
 // RUN: shardc %t/vector.mlir -O0 -o %t/vector0.shardbin
 // RUN: shard-run %t/vector0.shardbin --input arg0=%t/x.npy --input arg1=%t/v.npy --input arg2=%t/s.npy --output result0=%t/vector0.npy
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/flinear.py check %t/vector0.npy %t/x.npy %t/v.npy %t/s.npy | FileCheck %s --check-prefix=VECTOR
+// RUN: %python %t/flinear.py check %t/vector0.npy %t/x.npy %t/v.npy %t/s.npy | FileCheck %s --check-prefix=VECTOR
 // RUN: shardc %t/vector.mlir --emit=partitioned | FileCheck %s --check-prefix=REDUCED
 // shardc-opt's pipelines and shardc's --reference decompose too.
 // RUN: shardc-opt %t/vector.mlir -sc-partition-pipeline | shardc - --reference %t/vector.mlir -o %t/piped.shardbin
 // RUN: shard-run %t/piped.shardbin --input arg0=%t/x.npy --input arg1=%t/v.npy --input arg2=%t/s.npy --check --output result0=%t/piped.npy | FileCheck %s --check-prefix=RAN
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/flinear.py check %t/piped.npy %t/x.npy %t/v.npy %t/s.npy | FileCheck %s --check-prefix=VECTOR
+// RUN: %python %t/flinear.py check %t/piped.npy %t/x.npy %t/v.npy %t/s.npy | FileCheck %s --check-prefix=VECTOR
 // RUN: shardc-opt %t/vector.mlir -sc-to-cpu | FileCheck %s --check-prefix=REDUCED
 //
 // RUN: shardc %t/dot.mlir -O3 -o %t/dot.shardbin
 // RUN: shard-run %t/dot.shardbin --input arg0=%t/d.npy --input arg1=%t/e.npy --input arg2=%t/s.npy --check --output result0=%t/dot.npy | FileCheck %s --check-prefix=RAN
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/flinear.py check %t/dot.npy %t/d.npy %t/e.npy %t/s.npy | FileCheck %s --check-prefix=DOT
+// RUN: %python %t/flinear.py check %t/dot.npy %t/d.npy %t/e.npy %t/s.npy | FileCheck %s --check-prefix=DOT
 //
 // RUN: shardc %t/broadcast.mlir -o %t/broadcast.shardbin
 // RUN: shard-run %t/broadcast.shardbin --input arg0=%t/a.npy --input arg1=%t/w.npy --input arg2=%t/r.npy --check --output result0=%t/broadcast.npy | FileCheck %s --check-prefix=RAN
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/flinear.py check %t/broadcast.npy %t/a.npy %t/w.npy %t/r.npy | FileCheck %s --check-prefix=BROADCAST
+// RUN: %python %t/flinear.py check %t/broadcast.npy %t/a.npy %t/w.npy %t/r.npy | FileCheck %s --check-prefix=BROADCAST
 //
 // The reference's own error (so the comparison can fail): the bias twice.
-// RUN: not env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/flinear.py check %t/vector.npy %t/x.npy %t/v.npy %t/s.npy twice 2>&1 | FileCheck %s --check-prefix=WRONG
+// RUN: not %python %t/flinear.py check %t/vector.npy %t/x.npy %t/v.npy %t/s.npy twice 2>&1 | FileCheck %s --check-prefix=WRONG
 
 // RAN: check result0: {{.*}}: ok
 // VECTOR: (5,): all 5 values as F.linear

@@ -7,22 +7,22 @@
 // against that definition; the affine case, whose weight magnifies any
 // residue, is also checked against the unpartitioned run.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
-// RUN: %python %t/npy.py %t/row.npy 1,5 2.50209641456604
-// RUN: %python %t/npy.py %t/channels.npy 1,4,6 -3.1415927
-// RUN: %python %t/npy.py %t/w5.npy 5 700.25
-// RUN: %python %t/npy.py %t/b5.npy 5 0.5
+// RUN: %npy fill %t/row.npy 1,5 2.50209641456604
+// RUN: %npy fill %t/channels.npy 1,4,6 -3.1415927
+// RUN: %npy fill %t/w5.npy 5 700.25
+// RUN: %npy fill %t/b5.npy 5 0.5
 // RUN: shardc %t/layer.mlir -o %t/layer.shardbin
 // RUN: shard-run %t/layer.shardbin --input arg0=%t/row.npy --output result0=%t/layer.npy
-// RUN: %python %t/values.py %t/layer.npy | FileCheck %s --check-prefix=ZEROS5
+// RUN: %npy values %t/layer.npy | FileCheck %s --check-prefix=ZEROS5
 // RUN: shardc %t/layer.mlir -O3 -o %t/layer3.shardbin
 // RUN: shard-run %t/layer3.shardbin --input arg0=%t/row.npy --output result0=%t/layer3.npy
-// RUN: %python %t/values.py %t/layer3.npy | FileCheck %s --check-prefix=ZEROS5
+// RUN: %npy values %t/layer3.npy | FileCheck %s --check-prefix=ZEROS5
 // RUN: shardc %t/affine.mlir -o %t/affine.shardbin
 // RUN: shard-run %t/affine.shardbin --input arg0=%t/row.npy --input arg1=%t/w5.npy --input arg2=%t/b5.npy --check --output result0=%t/affine.npy | FileCheck %s --check-prefix=RAN
-// RUN: %python %t/values.py %t/affine.npy | FileCheck %s --check-prefix=BIAS
+// RUN: %npy values %t/affine.npy | FileCheck %s --check-prefix=BIAS
 // RUN: shardc %t/group.mlir -o %t/group.shardbin
 // RUN: shard-run %t/group.shardbin --input arg0=%t/channels.npy --output result0=%t/group.npy
-// RUN: %python %t/values.py %t/group.npy | FileCheck %s --check-prefix=ZEROS24
+// RUN: %npy values %t/group.npy | FileCheck %s --check-prefix=ZEROS24
 
 // RAN: check result0: {{.*}}: ok
 // ZEROS5: shape (1, 5): 5 values, all 0.0
@@ -54,29 +54,3 @@ func.func @main(%x: tensor<1x4x6xf32> {sc.sharding = #sc.sharding<@m, [{}, {"c"}
   %y = sc.group_norm %x {num_groups = 1, eps = 1.0e-12} : (tensor<1x4x6xf32>) -> tensor<1x4x6xf32>
   return %y : tensor<1x4x6xf32>
 }
-
-//--- npy.py
-# Writes a float32 .npy of the given shape, every element the given value.
-import struct, sys
-shape = tuple(int(d) for d in sys.argv[2].split(","))
-count = 1
-for d in shape:
-    count *= d
-header = "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % (shape,)
-header += " " * (63 - (10 + len(header)) % 64) + "\n"
-with open(sys.argv[1], "wb") as f:
-    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
-    f.write(header.encode() + struct.pack("<%df" % count, *[float(sys.argv[3])] * count))
-
-//--- values.py
-import ast, struct, sys
-data = open(sys.argv[1], "rb").read()
-n = struct.unpack("<H", data[8:10])[0]
-header = ast.literal_eval(data[10:10 + n].decode())
-count = 1
-for d in header["shape"]:
-    count *= d
-values = struct.unpack("<%df" % count, data[10 + n:10 + n + 4 * count])
-distinct = sorted(set(values))
-print("shape %s: %d values, all %s" % (tuple(header["shape"]), count,
-      distinct[0] if len(distinct) == 1 else distinct))

@@ -6,25 +6,25 @@
 // (place the cropped input, then copy slabs dim by dim), and the sharded runs
 // with the unpartitioned model.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/fpad.py input %t/x.npy 2,3,9
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/fpad.py input %t/y.npy 1,7,6
+// RUN: %python %t/fpad.py input %t/x.npy 2,3,9
+// RUN: %python %t/fpad.py input %t/y.npy 1,7,6
 // RUN: shardc %t/wrap.mlir -o %t/wrap.shardbin
 // RUN: shard-run %t/wrap.shardbin --input arg0=%t/x.npy --check --output result0=%t/wrap.npy | FileCheck %s --check-prefix=RAN
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/fpad.py check %t/x.npy %t/wrap.npy -2,3 | FileCheck %s --check-prefix=WRAP
+// RUN: %python %t/fpad.py check %t/x.npy %t/wrap.npy -2,3 | FileCheck %s --check-prefix=WRAP
 // RUN: shardc %t/wrap.mlir -O0 -o %t/wrap0.shardbin
 // RUN: shard-run %t/wrap0.shardbin --input arg0=%t/x.npy --output result0=%t/wrap0.npy
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/fpad.py check %t/x.npy %t/wrap0.npy -2,3 | FileCheck %s --check-prefix=WRAP
+// RUN: %python %t/fpad.py check %t/x.npy %t/wrap0.npy -2,3 | FileCheck %s --check-prefix=WRAP
 // RUN: shardc %t/grid.mlir -O3 -o %t/grid.shardbin
 // RUN: shard-run %t/grid.shardbin --input arg0=%t/y.npy --check --output result0=%t/grid.npy | FileCheck %s --check-prefix=RAN
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/fpad.py check %t/y.npy %t/grid.npy 2,-3,-1,2 | FileCheck %s --check-prefix=GRID
+// RUN: %python %t/fpad.py check %t/y.npy %t/grid.npy 2,-3,-1,2 | FileCheck %s --check-prefix=GRID
 // RUN: shardc %t/crop.mlir -o %t/crop.shardbin
 // RUN: shard-run %t/crop.shardbin --input arg0=%t/x.npy --check --output result0=%t/crop.npy | FileCheck %s --check-prefix=RAN
-// RUN: env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/fpad.py check %t/x.npy %t/crop.npy -1,-2 | FileCheck %s --check-prefix=CROP
+// RUN: %python %t/fpad.py check %t/x.npy %t/crop.npy -1,-2 | FileCheck %s --check-prefix=CROP
 // RUN: shardc %t/wrap.mlir --emit=plan | FileCheck %s --check-prefix=HALOS
 // RUN: shardc %t/grid.mlir --emit=plan | FileCheck %s --check-prefix=HALOS
 // The reference wraps the cropped tensor, not the input: checked against
 // the wrap of the input (what a pad indexing the input would give), it fails.
-// RUN: not env PYTHONPATH=%shardc_src_root/test/Inputs %python %t/fpad.py check %t/x.npy %t/wrap.npy -2,3 input 2>&1 | FileCheck %s --check-prefix=WRONG
+// RUN: not %python %t/fpad.py check %t/x.npy %t/wrap.npy -2,3 input 2>&1 | FileCheck %s --check-prefix=WRONG
 // HALOS: rank class
 // HALOS: halo exchanges: {{[1-9]}}
 

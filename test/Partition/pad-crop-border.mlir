@@ -67,23 +67,8 @@ func.func @main(%x: tensor<1x7x6xf32> {sc.sharding = #sc.sharding<@m, [{}, {}, {
 # PADS`: F.pad(X, PADS, MODE) computed here, index by index as PyTorch's
 # reflect/replicate kernels do (each output index minus the low amount, then
 # mirrored or clamped at the input's edges), compared with Y exactly.
-import ast, itertools, struct, sys
-
-def write(path, shape, values):
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }" % (tuple(shape),)
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
-        f.write(header.encode() + struct.pack("<%df" % len(values), *values))
-
-def read(path):
-    data = open(path, "rb").read()
-    n = struct.unpack("<H", data[8:10])[0]
-    shape = list(ast.literal_eval(data[10:10 + n].decode())["shape"])
-    count = 1
-    for d in shape:
-        count *= d
-    return shape, struct.unpack("<%df" % count, data[10 + n:10 + n + 4 * count])
+import itertools, sys
+import npy
 
 def source(o, n, lo, mode):
     v = o - lo
@@ -97,13 +82,11 @@ def source(o, n, lo, mode):
 
 if sys.argv[1] == "input":
     shape = [int(d) for d in sys.argv[3].split(",")]
-    count = 1
-    for d in shape:
-        count *= d
-    write(sys.argv[2], shape, [0.25 * i - 7.0 for i in range(count)])
+    npy.write(sys.argv[2], shape,
+              [0.25 * i - 7.0 for i in range(npy.count(shape))])
     sys.exit(0)
-xshape, x = read(sys.argv[2])
-yshape, y = read(sys.argv[3])
+xshape, x = npy.read(sys.argv[2])
+yshape, y = npy.read(sys.argv[3])
 mode = sys.argv[4]
 pads = [int(p) for p in sys.argv[5].split(",")]
 lo, hi = [0] * len(xshape), [0] * len(xshape)
@@ -113,9 +96,7 @@ for i in range(0, len(pads), 2):
 expected_shape = [n + l + h for n, l, h in zip(xshape, lo, hi)]
 if yshape != expected_shape:
     sys.exit("shape %s, expected %s" % (yshape, expected_shape))
-strides = [1] * len(xshape)
-for d in range(len(xshape) - 2, -1, -1):
-    strides[d] = strides[d + 1] * xshape[d + 1]
+strides = npy.strides(xshape)
 for flat, index in enumerate(itertools.product(*[range(n) for n in yshape])):
     src = sum(source(o, n, l, mode) * s
               for o, n, l, s in zip(index, xshape, lo, strides))

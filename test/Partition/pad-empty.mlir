@@ -10,10 +10,10 @@
 // RUN: shardc %t/fill.mlir --emit=kernels | FileCheck %s --check-prefix=KFILL
 // RUN: shardc %t/fill.mlir -o %t/fill.shardbin
 // RUN: shard-run %t/fill.shardbin --random-inputs --check --output result0=%t/fill.npy | FileCheck %s --check-prefix=RAN
-// RUN: %python %t/values.py %t/fill.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %npy values %t/fill.npy | FileCheck %s --check-prefix=VALUES
 // RUN: shardc %t/fill.mlir -O0 -o %t/fill0.shardbin
 // RUN: shard-run %t/fill0.shardbin --random-inputs --output result0=%t/fill0.npy
-// RUN: %python %t/values.py %t/fill0.npy | FileCheck %s --check-prefix=VALUES
+// RUN: %npy values %t/fill0.npy | FileCheck %s --check-prefix=VALUES
 // RUN: shardc %t/mixed.mlir -O3 -o %t/mixed.shardbin
 // RUN: shard-run %t/mixed.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
 // RUN: shardc %t/mixed.mlir -O1 -o %t/mixed1.shardbin
@@ -76,16 +76,3 @@ func.func @main(%x: tensor<2x5x4xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}
 // CROP-NEXT: inputs: (2,2,4)
 // CROP-NEXT: outputs: (2,2,0)
 // CROP-NEXT: halo exchanges: 0, collectives: 0, bytes sent: 0, received: 0
-
-//--- values.py
-import ast, struct, sys
-data = open(sys.argv[1], "rb").read()
-n = struct.unpack("<H", data[8:10])[0]
-header = ast.literal_eval(data[10:10 + n].decode())
-count = 1
-for d in header["shape"]:
-    count *= d
-values = struct.unpack("<%df" % count, data[10 + n:10 + n + 4 * count])
-distinct = sorted(set(values))
-print("shape %s: %d values, all %s" % (tuple(header["shape"]), count,
-      distinct[0] if len(distinct) == 1 else distinct))
