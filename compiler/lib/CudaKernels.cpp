@@ -52,6 +52,12 @@ std::string scalarExpr(StringRef fn, ArrayRef<std::string> operands) {
     return call("rsqrtf");
   if (fn == "tanh")
     return call("tanhf");
+  if (fn == "sin")
+    return call("sinf");
+  if (fn == "cos")
+    return call("cosf");
+  if (fn == "erf")
+    return call("erff");
   if (fn == "sigmoid")
     return "1.0f / (1.0f + expf(-" + a + "))";
   if (fn == "relu")

@@ -256,6 +256,12 @@ template <typename Apply> void withUnaryFn(UnaryKind kind, Apply &&apply) {
       float inner = kGeluBeta * (v + 0.044715f * v * v * v);
       return 0.5f * v * (1.0f + std::tanh(inner));
     });
+  case UnaryKind::Sin:
+    return apply([](float v) { return std::sin(v); });
+  case UnaryKind::Cos:
+    return apply([](float v) { return std::cos(v); });
+  case UnaryKind::Erf:
+    return apply([](float v) { return std::erf(v); });
   }
 }
 

@@ -176,6 +176,12 @@ double refUnary(UnaryKind kind, double x) {
     const double k = std::sqrt(2.0 / M_PI);
     return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
   }
+  case UnaryKind::Sin:
+    return std::sin(x);
+  case UnaryKind::Cos:
+    return std::cos(x);
+  case UnaryKind::Erf:
+    return std::erf(x);
   }
   return 0;
 }
@@ -183,7 +189,8 @@ double refUnary(UnaryKind kind, double x) {
 const UnaryKind kUnaryKinds[] = {
     UnaryKind::Neg,  UnaryKind::Abs,   UnaryKind::Exp,  UnaryKind::Log,
     UnaryKind::Sqrt, UnaryKind::Rsqrt, UnaryKind::Tanh, UnaryKind::Sigmoid,
-    UnaryKind::Relu, UnaryKind::Silu,  UnaryKind::Gelu, UnaryKind::GeluTanh};
+    UnaryKind::Relu, UnaryKind::Silu,  UnaryKind::Gelu, UnaryKind::GeluTanh,
+    UnaryKind::Sin,  UnaryKind::Cos,   UnaryKind::Erf};
 
 const BinaryKind kBinaryKinds[] = {
     BinaryKind::Add,     BinaryKind::Sub,     BinaryKind::Mul, BinaryKind::Div,

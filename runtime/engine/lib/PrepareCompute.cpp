@@ -32,7 +32,9 @@ StatusOr<cpu::UnaryKind> unaryKind(const std::string &mode) {
       {"sqrt", cpu::UnaryKind::Sqrt}, {"rsqrt", cpu::UnaryKind::Rsqrt},
       {"tanh", cpu::UnaryKind::Tanh}, {"sigmoid", cpu::UnaryKind::Sigmoid},
       {"relu", cpu::UnaryKind::Relu}, {"silu", cpu::UnaryKind::Silu},
-      {"gelu", cpu::UnaryKind::Gelu}, {"gelu_tanh", cpu::UnaryKind::GeluTanh}};
+      {"gelu", cpu::UnaryKind::Gelu}, {"gelu_tanh", cpu::UnaryKind::GeluTanh},
+      {"sin", cpu::UnaryKind::Sin},   {"cos", cpu::UnaryKind::Cos},
+      {"erf", cpu::UnaryKind::Erf}};
   return lookup(kinds, mode, "unary op");
 }
 

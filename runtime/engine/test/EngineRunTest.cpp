@@ -170,6 +170,9 @@ TEST(EngineRun, UnaryKinds) {
                                (v + 0.044715 * v * v * v)));
        },
        false},
+      {"sin", [](double v) { return std::sin(v); }, false},
+      {"cos", [](double v) { return std::cos(v); }, false},
+      {"erf", [](double v) { return std::erf(v); }, false},
   };
   for (const Kind &k : kinds) {
     Floats in = x;

@@ -104,6 +104,20 @@ func.func @unary_shapes(%arg0: tensor<f32>, %arg1: tensor<2x3x4x5x6xf32>) -> (te
 
 // -----
 
+// The trigonometric functions and erf (Fourier features, SIREN activations).
+// CHECK-LABEL: func.func @trig
+// CHECK: sc.sin %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.cos %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.erf %{{[^ ]*}} : tensor<4xbf16>
+func.func @trig(%arg0: tensor<2x3xf32>, %arg1: tensor<4xbf16>) -> (tensor<2x3xf32>, tensor<4xbf16>) {
+  %0 = sc.sin %arg0 : tensor<2x3xf32>
+  %1 = sc.cos %0 : tensor<2x3xf32>
+  %2 = sc.erf %arg1 : tensor<4xbf16>
+  return %1, %2 : tensor<2x3xf32>, tensor<4xbf16>
+}
+
+// -----
+
 // gelu: default (no attribute), explicit "none" (may be elided when printed), "tanh".
 // CHECK-LABEL: func.func @gelu
 // CHECK: sc.gelu %{{[^ ]*}} : tensor<2x8xf32>

@@ -47,6 +47,9 @@ enum class UnaryKind {
   Silu,
   Gelu,     // exact: x * 0.5 * (1 + erf(x / sqrt(2)))
   GeluTanh, // approximate="tanh"
+  Sin,
+  Cos,
+  Erf,
 };
 /// Exp, Sigmoid and Silu use an exp that vectorises, within 1 ulp of the
 /// correctly rounded exp (lib/VectorExp.h).
