@@ -1,8 +1,9 @@
 //===- DecomposeForms.cpp - sc-decompose-forms ----------------------------===//
 //
 // PyTorch ops take forms that would each need a sharding rule, windows and a
-// runtime variant of their own. Rewritten into core forms before propagation,
-// they shard with the rules the core ops already have.
+// runtime variant of their own, and parameterised activations would each need
+// a kernel on every backend. Rewritten into core forms before propagation,
+// they shard with the rules the core ops already have, and fuse.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 #include "shardc/Passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace shardc {
@@ -58,6 +60,68 @@ void decomposeLinear(LinearOp linear) {
   replaceKeepingPin(linear, last);
 }
 
+/// A rank-0 constant `value` of `like`'s element type, which the elementwise
+/// ops broadcast.
+Value scalar(OpBuilder &b, Location loc, Value like, double value) {
+  Type element = cast<RankedTensorType>(like.getType()).getElementType();
+  auto type = RankedTensorType::get({}, element);
+  return ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, b.getFloatAttr(element, value)));
+}
+
+/// The parameterised activations as PyTorch's kernels define them, in ops
+/// that have sharding rules and fuse: a comparison picks the branch (false
+/// on NaN, whose other branch keeps it NaN).
+void decomposeActivation(Operation *op) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value x = op->getOperand(0);
+  auto constant = [&](double v) { return scalar(b, loc, x, v); };
+  auto greater = [&](Value v, double bound) -> Value {
+    Value c = constant(bound);
+    return CompareOp::create(b, loc, v, c, b.getStringAttr("gt"));
+  };
+  // One statement per op: the order of the printed IR does not depend on
+  // the order in which a compiler evaluates arguments.
+  Value y;
+  if (auto leaky = dyn_cast<LeakyReluOp>(op)) {
+    Value slope = constant(leaky.getNegativeSlope().convertToDouble());
+    Value positive = greater(x, 0.0);
+    Value scaled = MulOp::create(b, loc, x, slope);
+    y = SelectOp::create(b, loc, positive, x, scaled);
+  } else if (auto elu = dyn_cast<EluOp>(op)) {
+    Value exp = ExpOp::create(b, loc, x);
+    Value one = constant(1.0);
+    Value expm1 = SubOp::create(b, loc, exp, one);
+    Value alpha = constant(elu.getAlpha().convertToDouble());
+    Value negative = MulOp::create(b, loc, expm1, alpha);
+    Value positive = greater(x, 0.0);
+    y = SelectOp::create(b, loc, positive, x, negative);
+  } else if (auto softplus = dyn_cast<SoftplusOp>(op)) {
+    Value beta = constant(softplus.getBeta().convertToDouble());
+    Value scaled = MulOp::create(b, loc, x, beta);
+    Value exp = ExpOp::create(b, loc, scaled);
+    Value one = constant(1.0);
+    Value sum = AddOp::create(b, loc, exp, one);
+    Value log1pExp = LogOp::create(b, loc, sum);
+    Value smooth = DivOp::create(b, loc, log1pExp, beta);
+    Value linear = greater(scaled, softplus.getThreshold().convertToDouble());
+    y = SelectOp::create(b, loc, linear, x, smooth);
+  } else {
+    auto clamp = cast<ClampOp>(op);
+    y = x;
+    if (std::optional<APFloat> low = clamp.getMin()) {
+      Value bound = constant(low->convertToDouble());
+      y = MaximumOp::create(b, loc, y, bound);
+    }
+    if (std::optional<APFloat> high = clamp.getMax()) {
+      Value bound = constant(high->convertToDouble());
+      y = MinimumOp::create(b, loc, y, bound);
+    }
+  }
+  replaceKeepingPin(op, y.getDefiningOp());
+}
+
 /// F.pad's circular mode crops first and wraps what is left: a constant
 /// pad that only crops, then a circular pad that only grows.
 void decomposeCircularCrop(PadOp pad) {
@@ -89,8 +153,10 @@ struct DecomposeForms
     for (Operation *op : todo) {
       if (auto linear = dyn_cast<LinearOp>(op))
         decomposeLinear(linear);
+      else if (auto pad = dyn_cast<PadOp>(op))
+        decomposeCircularCrop(pad);
       else
-        decomposeCircularCrop(cast<PadOp>(op));
+        decomposeActivation(op);
     }
   }
 };

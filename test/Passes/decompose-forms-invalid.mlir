@@ -4,8 +4,9 @@
 
 // Sharding propagation and the partitioner take core forms only, and say
 // which pass makes them; after sc-decompose-forms both run.
-// PARTITION: decompose-forms-invalid.mlir:[[# @LINE + 10]]:8: error: 'sc.linear' op with a 1-D weight or a broadcast bias is not taken by the partitioner; run -sc-decompose-forms first
-// PARTITION: decompose-forms-invalid.mlir:[[# @LINE + 18]]:8: error: 'sc.pad' op in circular mode with crops is not taken by the partitioner
+// PARTITION: decompose-forms-invalid.mlir:[[# @LINE + 11]]:8: error: 'sc.linear' op with a 1-D weight or a broadcast bias is not taken by the partitioner; run -sc-decompose-forms first
+// PARTITION: decompose-forms-invalid.mlir:[[# @LINE + 19]]:8: error: 'sc.pad' op in circular mode with crops is not taken by the partitioner
+// PARTITION: decompose-forms-invalid.mlir:[[# @LINE + 27]]:8: error: 'sc.leaky_relu' op is not taken by the partitioner
 // DECOMPOSED-LABEL: func.func @linear_vector
 // DECOMPOSED: sc.add
 // DECOMPOSED-LABEL: func.func @pad_circular_crop
@@ -25,4 +26,13 @@ func.func @pad_circular_crop(%x: tensor<1x4x6xf32> {sc.sharding = #sc.sharding<@
   // expected-error @+1 {{'sc.pad' op in circular mode with crops is not taken by sharding propagation; run -sc-decompose-forms first (shardc runs it)}}
   %y = sc.pad %x {mode = "circular", pad = array<i64: -1, 2>} : (tensor<1x4x6xf32>) -> tensor<1x4x7xf32>
   return %y : tensor<1x4x7xf32>
+}
+
+// -----
+
+sc.mesh @m ["x"=2]
+func.func @leaky(%x: tensor<4xf32> {sc.sharding = #sc.sharding<@m, [{"x"}]>}) -> tensor<4xf32> {
+  // expected-error @+1 {{'sc.leaky_relu' op is not taken by sharding propagation; run -sc-decompose-forms first (shardc runs it)}}
+  %y = sc.leaky_relu %x : tensor<4xf32>
+  return %y : tensor<4xf32>
 }

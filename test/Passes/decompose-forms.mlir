@@ -69,3 +69,49 @@ func.func @pad_circular_crops(%x: tensor<1x4x6xf32>) -> (tensor<1x6x7xf32>, tens
   %2 = sc.pad %x {mode = "circular", pad = array<i64: 1, 1>} : (tensor<1x4x6xf32>) -> tensor<1x4x8xf32>
   return %0, %1, %2 : tensor<1x6x7xf32>, tensor<1x4x4xf32>, tensor<1x4x8xf32>
 }
+
+// -----
+
+// Activations with parameters: a comparison picks the branch, constants are
+// rank 0 of the input's element type, and the pin moves to the last op.
+// CHECK-LABEL: func.func @activations
+// CHECK:      %[[S:.*]] = sc.constant dense<2.001950e-01> : tensor<bf16>
+// CHECK-NEXT: %[[Z:.*]] = sc.constant dense<0.000000e+00> : tensor<bf16>
+// CHECK-NEXT: %[[P:.*]] = sc.compare %arg0, %[[Z]] {predicate = "gt"}
+// CHECK-NEXT: %[[M:.*]] = sc.mul %arg0, %[[S]]
+// CHECK-NEXT: %[[L:.*]] = sc.select %[[P]], %arg0, %[[M]] {sc.sharding = #sc.sharding<@m, [{"x"}]>} : (tensor<8xi1>, tensor<8xbf16>, tensor<8xbf16>) -> tensor<8xbf16>
+// CHECK-NEXT: %[[E:.*]] = sc.exp %arg1
+// CHECK-NEXT: %[[ONE:.*]] = sc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[E1:.*]] = sc.sub %[[E]], %[[ONE]]
+// CHECK-NEXT: %[[A:.*]] = sc.constant dense<1.500000e+00> : tensor<f32>
+// CHECK-NEXT: %[[EA:.*]] = sc.mul %[[E1]], %[[A]]
+// CHECK-NEXT: %[[Z2:.*]] = sc.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[P2:.*]] = sc.compare %arg1, %[[Z2]] {predicate = "gt"}
+// CHECK-NEXT: %[[ELU:.*]] = sc.select %[[P2]], %arg1, %[[EA]]
+// CHECK-NEXT: %[[B:.*]] = sc.constant dense<2.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[BX:.*]] = sc.mul %arg1, %[[B]]
+// CHECK-NEXT: %[[EX:.*]] = sc.exp %[[BX]]
+// CHECK-NEXT: %[[ONE2:.*]] = sc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[AD:.*]] = sc.add %[[EX]], %[[ONE2]]
+// CHECK-NEXT: %[[LG:.*]] = sc.log %[[AD]]
+// CHECK-NEXT: %[[DV:.*]] = sc.div %[[LG]], %[[B]]
+// CHECK-NEXT: %[[T:.*]] = sc.constant dense<1.000000e+01> : tensor<f32>
+// CHECK-NEXT: %[[TH:.*]] = sc.compare %[[BX]], %[[T]] {predicate = "gt"}
+// CHECK-NEXT: %[[SP:.*]] = sc.select %[[TH]], %arg1, %[[DV]]
+// CHECK-NEXT: %[[LB:.*]] = sc.constant dense<-1.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[LO:.*]] = sc.maximum %arg1, %[[LB]]
+// CHECK-NEXT: %[[HB:.*]] = sc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[HI:.*]] = sc.minimum %[[LO]], %[[HB]]
+// CHECK-NEXT: %[[OB:.*]] = sc.constant dense<6.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[ONLY:.*]] = sc.minimum %arg1, %[[OB]]
+// CHECK-NEXT: return %[[L]], %[[ELU]], %[[SP]], %[[HI]], %[[ONLY]]
+// CHECK-NOT:  sc.leaky_relu
+sc.mesh @m ["x"=2]
+func.func @activations(%x: tensor<8xbf16>, %y: tensor<8xf32>) -> (tensor<8xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %0 = sc.leaky_relu %x {negative_slope = 0.2, sc.sharding = #sc.sharding<@m, [{"x"}]>} : tensor<8xbf16>
+  %1 = sc.elu %y {alpha = 1.5} : tensor<8xf32>
+  %2 = sc.softplus %y {beta = 2.0, threshold = 10.0} : tensor<8xf32>
+  %3 = sc.clamp %y {min = -1.0, max = 1.0} : tensor<8xf32>
+  %4 = sc.clamp %y {max = 6.0} : tensor<8xf32>
+  return %0, %1, %2, %3, %4 : tensor<8xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}

@@ -188,6 +188,12 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
   return {};
 }
 
+LogicalResult ClampOp::verify() {
+  if (!getMin() && !getMax())
+    return emitOpError("needs 'min', 'max' or both (as torch.clamp)");
+  return success();
+}
+
 LogicalResult CastOp::verify() {
   auto in = getInput().getType();
   auto out = getResult().getType();
@@ -203,7 +209,7 @@ bool shardc::sc::isCoreForm(Operation *op) {
     return linear.isCoreForm();
   if (auto pad = dyn_cast<PadOp>(op))
     return pad.isCoreForm();
-  return true;
+  return !isa<LeakyReluOp, EluOp, SoftplusOp, ClampOp>(op);
 }
 
 LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {
@@ -211,9 +217,9 @@ LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {
     return success();
   InFlightDiagnostic diag = op->emitOpError();
   if (isa<LinearOp>(op))
-    diag << "with a 1-D weight or a broadcast bias";
-  else
-    diag << "in circular mode with crops";
-  return diag << " is not taken by " << consumer
+    diag << "with a 1-D weight or a broadcast bias ";
+  else if (isa<PadOp>(op))
+    diag << "in circular mode with crops ";
+  return diag << "is not taken by " << consumer
               << "; run -sc-decompose-forms first (shardc runs it)";
 }

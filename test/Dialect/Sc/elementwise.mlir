@@ -118,6 +118,26 @@ func.func @trig(%arg0: tensor<2x3xf32>, %arg1: tensor<4xbf16>) -> (tensor<2x3xf3
 
 // -----
 
+// Activations with parameters, defaults elided when printed.
+// CHECK-LABEL: func.func @activations
+// CHECK: sc.leaky_relu %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.leaky_relu %{{[^ ]*}} {negative_slope = 2.000000e-01 : f64} : tensor<2x3xf32>
+// CHECK: sc.elu %{{[^ ]*}} {alpha = 1.500000e+00 : f64} : tensor<2x3xf32>
+// CHECK: sc.softplus %{{[^ ]*}} {beta = 2.000000e+00 : f64, threshold = 1.000000e+01 : f64} : tensor<2x3xf32>
+// CHECK: sc.clamp %{{[^ ]*}} {max = 6.000000e+00 : f64, min = 0.000000e+00 : f64} : tensor<2x3xf32>
+// CHECK: sc.clamp %{{[^ ]*}} {max = 1.000000e+00 : f64} : tensor<4xbf16>
+func.func @activations(%arg0: tensor<2x3xf32>, %arg1: tensor<4xbf16>) -> (tensor<2x3xf32>, tensor<4xbf16>) {
+  %0 = sc.leaky_relu %arg0 : tensor<2x3xf32>
+  %1 = sc.leaky_relu %0 {negative_slope = 0.2} : tensor<2x3xf32>
+  %2 = sc.elu %1 {alpha = 1.5} : tensor<2x3xf32>
+  %3 = sc.softplus %2 {beta = 2.0, threshold = 10.0} : tensor<2x3xf32>
+  %4 = sc.clamp %3 {min = 0.0, max = 6.0} : tensor<2x3xf32>
+  %5 = sc.clamp %arg1 {max = 1.0} : tensor<4xbf16>
+  return %4, %5 : tensor<2x3xf32>, tensor<4xbf16>
+}
+
+// -----
+
 // gelu: default (no attribute), explicit "none" (may be elided when printed), "tanh".
 // CHECK-LABEL: func.func @gelu
 // CHECK: sc.gelu %{{[^ ]*}} : tensor<2x8xf32>

@@ -316,6 +316,15 @@ func.func @matmul_1d_result(%a: tensor<8xf32>, %b: tensor<8x5xf32>) -> tensor<1x
 
 // -----
 
+// case: clamp without a bound (torch.clamp needs one)
+func.func @clamp_unbounded(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'sc.clamp' op needs 'min', 'max' or both (as torch.clamp)}}
+  %0 = sc.clamp %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 // case: linear weight in-features differ from the input's last dim
 func.func @linear_in(%x: tensor<4x8xf32>, %w: tensor<16x9xf32>) -> tensor<4x16xf32> {
   // expected-error @+2 {{features}}

@@ -56,7 +56,11 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
     - `sc.linear` with a bias other than (out) adds it with `sc.add`;
     - a circular `sc.pad` with crops becomes a constant-mode pad that crops
       and a circular pad of what is left (F.pad wraps the cropped tensor),
-      so both keep their windows and halos.
+      so both keep their windows and halos;
+    - `sc.leaky_relu`, `sc.elu`, `sc.softplus` and `sc.clamp` become
+      `sc.compare`/`sc.select`, `sc.maximum`/`sc.minimum` and arithmetic on
+      rank-0 constants, as PyTorch's kernels compute them; they shard as
+      elementwise ops and fuse into one kernel.
 
     Every new op takes the location of the op it replaces, and the last one
     takes its `sc.sharding` pin, so annotations hold as written. shardc runs

@@ -44,7 +44,8 @@ public:
 namespace shardc::sc {
 /// False for an op in a form that sharding propagation and the partitioner
 /// do not take (an sc.linear with a 1-D weight or a broadcast bias, a
-/// circular sc.pad with crops); `sc-decompose-forms` rewrites those.
+/// circular sc.pad with crops, the parameterised activations such as
+/// sc.leaky_relu); `sc-decompose-forms` rewrites those.
 bool isCoreForm(mlir::Operation *op);
 /// Fails, with an error at `op` that names the pass to run first, where
 /// `isCoreForm(op)` is false; `consumer` names who refuses it.

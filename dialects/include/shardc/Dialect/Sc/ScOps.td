@@ -177,6 +177,57 @@ def Sc_GeluOp : Sc_UnaryOp<"gelu", "gelu"> {
                        Sc_StrEnumAttr<["none", "tanh"], "none">:$approximate);
 }
 
+// Activations with parameters. sc-decompose-forms rewrites each into
+// compare/select and arithmetic on rank-0 constants before sharding
+// propagation, so they shard as elementwise ops and fuse into one kernel.
+class Sc_ActivationOp<string mnemonic, string torchName>
+    : Sc_ComputeOp<mnemonic, [SameOperandsAndResultType, InferTypeOpInterface]> {
+  let summary = "torch.nn.functional." # torchName;
+  let results = (outs Sc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
+def Sc_LeakyReluOp : Sc_ActivationOp<"leaky_relu", "leaky_relu"> {
+  let description = [{
+    `x > 0 ? x : negative_slope * x`, as F.leaky_relu (NaN stays NaN).
+    ```mlir
+    %y = sc.leaky_relu %x {negative_slope = 0.2} : tensor<1x8x64x64xf32>
+    ```
+  }];
+  let arguments = (ins Sc_FloatTensor:$input,
+      DefaultValuedAttr<F64Attr, "0.01">:$negative_slope);
+}
+
+def Sc_EluOp : Sc_ActivationOp<"elu", "elu"> {
+  let description = "`x > 0 ? x : alpha * (exp(x) - 1)`, as F.elu.";
+  let arguments = (ins Sc_FloatTensor:$input,
+      DefaultValuedAttr<F64Attr, "1.0">:$alpha);
+}
+
+def Sc_SoftplusOp : Sc_ActivationOp<"softplus", "softplus"> {
+  let description = [{
+    `beta * x > threshold ? x : log(1 + exp(beta * x)) / beta`, as
+    F.softplus (the threshold keeps large inputs linear).
+  }];
+  let arguments = (ins Sc_FloatTensor:$input,
+      DefaultValuedAttr<F64Attr, "1.0">:$beta,
+      DefaultValuedAttr<F64Attr, "20.0">:$threshold);
+}
+
+def Sc_ClampOp : Sc_ActivationOp<"clamp", "clamp (torch.clamp)"> {
+  let summary = "torch.clamp: min(max(x, min), max)";
+  let description = [{
+    At least one bound, as torch.clamp. NaN stays NaN; with `min` above
+    `max` every element is `max`, as in PyTorch.
+    ```mlir
+    %y = sc.clamp %x {min = 0.0, max = 6.0} : tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Sc_FloatTensor:$input, OptionalAttr<F64Attr>:$min,
+      OptionalAttr<F64Attr>:$max);
+  let hasVerifier = 1;
+}
+
 def Sc_AddOp : Sc_BinaryOp<"add", "add">;
 def Sc_SubOp : Sc_BinaryOp<"sub", "sub">;
 def Sc_MulOp : Sc_BinaryOp<"mul", "mul">;
