@@ -18,8 +18,9 @@ config.substitutions.append(("%shardc_src_root", config.shardc_src_root))
 import sys
 _inputs = os.path.join(config.shardc_src_root, "test", "Inputs")
 config.environment["PYTHONPATH"] = _inputs
+config.environment["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ in src
 config.substitutions.append(
-    ("%npy", '"%s" %s' % (sys.executable, os.path.join(_inputs, "npy.py"))))
+    ("%npy", '"%s" "%s"' % (sys.executable, os.path.join(_inputs, "npy.py"))))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

@@ -127,6 +127,15 @@ void decomposeActivation(Operation *op) {
 void decomposeCircularCrop(PadOp pad) {
   OpBuilder b(pad);
   Location loc = pad.getLoc();
+  // Crops that empty a dim leave nothing to wrap, and an empty result reads
+  // nothing: a constant pad of the same amounts gives it (each rank fills
+  // its part, which is none).
+  if (pad.getType().getNumElements() == 0) {
+    Operation *empty =
+        PadOp::create(b, loc, pad.getInput(), pad.getPadAttr(),
+                      b.getStringAttr("constant"), b.getF64FloatAttr(0.0));
+    return replaceKeepingPin(pad, empty);
+  }
   SmallVector<int64_t> crop, wrap;
   for (int64_t v : pad.getPad()) {
     crop.push_back(std::min<int64_t>(v, 0));

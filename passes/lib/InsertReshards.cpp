@@ -215,10 +215,10 @@ struct InsertReshardsPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (failed(forEachShardedFunction(getOperation(),
-                                      [&](func::FuncOp f, MeshOp mesh) {
-                                        return runOnFunction(f, mesh);
-                                      })))
+    if (failed(forEachShardedFunction(
+            getOperation(),
+            [&](func::FuncOp f, MeshOp mesh) { return runOnFunction(f, mesh); },
+            "reshard insertion")))
       signalPassFailure();
   }
 

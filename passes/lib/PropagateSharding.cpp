@@ -222,10 +222,10 @@ struct PropagateShardingPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (failed(forEachShardedFunction(getOperation(),
-                                      [&](func::FuncOp f, MeshOp mesh) {
-                                        return runOnFunction(f, mesh);
-                                      })))
+    if (failed(forEachShardedFunction(
+            getOperation(),
+            [&](func::FuncOp f, MeshOp mesh) { return runOnFunction(f, mesh); },
+            "sharding propagation")))
       signalPassFailure();
   }
 

@@ -133,7 +133,8 @@ FailureOr<MeshOp> functionMesh(func::FuncOp f) {
 
 LogicalResult
 forEachShardedFunction(ModuleOp module,
-                       function_ref<LogicalResult(func::FuncOp, MeshOp)> fn) {
+                       function_ref<LogicalResult(func::FuncOp, MeshOp)> fn,
+                       StringRef consumer) {
   for (auto f : module.getOps<func::FuncOp>()) {
     if (f.isExternal())
       continue;
@@ -143,10 +144,9 @@ forEachShardedFunction(ModuleOp module,
     if (!*mesh)
       continue;
     // Rules and windows describe core forms only.
-    WalkResult forms = f.walk([](Operation *op) {
-      return failed(sc::requireCoreForm(op, "sharding propagation"))
-                 ? WalkResult::interrupt()
-                 : WalkResult::advance();
+    WalkResult forms = f.walk([&](Operation *op) {
+      return failed(sc::requireCoreForm(op, consumer)) ? WalkResult::interrupt()
+                                                       : WalkResult::advance();
     });
     if (forms.wasInterrupted() || failed(fn(f, *mesh)))
       return failure();

@@ -1,9 +1,10 @@
 // sc.sin, sc.cos and sc.erf as torch.sin, cos and erf, in random Fourier
 // features: [sin(2 pi x @ B), cos(2 pi x @ B)] over a point cloud split
-// unevenly over 3 ranks, and erf of a scaled input. The outputs are compared with Python's
-// math.sin/cos/erf on the same inputs (in double, so within float32
-// rounding), unfused and fused (-O3: one generated kernel evaluates the
-// functions), and the sharded runs with the unpartitioned model.
+// unevenly over 3 ranks, and erf of a scaled input. The outputs are
+// compared with Python's math.sin/cos/erf on the same inputs (in double, so
+// within float32 rounding), unfused and fused (-O3: one generated kernel
+// evaluates the functions), and the sharded runs with the unpartitioned
+// model.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // RUN: %python %t/fourier.py input %t/x.npy 7,3 0.37
 // RUN: %python %t/fourier.py input %t/b.npy 3,4 1.13
@@ -20,7 +21,7 @@
 // RAN: check result0: {{.*}}: ok
 // RAN: check result1: {{.*}}: ok
 // RAN: check result2: {{.*}}: ok
-// VALUES: features (7, 8), erf (7, 3), sin cos (7, 3): all as torch within 1e-05
+// VALUES: features (7, 8), erf (7, 3), sin cos (7, 3): all as Python's math within 1e-05
 // FUSED-DAG: ElementwiseFused "mul erf"
 // FUSED-DAG: ElementwiseFused "sin cos mul"
 // WRONG: features at (0, 0)
@@ -79,5 +80,5 @@ for i in range(n * k):
     want = math.sin(x[i]) * math.cos(x[i])
     if abs(g[i] - want) > tol:
         sys.exit("sin cos at %d: got %r, expected %r" % (i, g[i], want))
-print("features %s, erf %s, sin cos %s: all as torch within %g"
+print("features %s, erf %s, sin cos %s: all as Python's math within %g"
       % (tuple(fshape), tuple(eshape), tuple(gshape), tol))

@@ -68,8 +68,10 @@ func.func @main(%x: tensor<2x3x9xf32> {sc.sharding = #sc.sharding<@m, [{}, {}, {
 # `input F SHAPE`: writes a float32 .npy of distinct values. `check X Y PADS
 # [input]`: F.pad(X, PADS, "circular") computed as PyTorch's
 # _pad_circular does it (the cropped input placed in the output, then, dim
-# by dim from the outermost padded one, each padded side copied from the
-# output's own opposite end) and compared with Y exactly. With `input`, the
+# by dim, each padded side copied from the output's own opposite end, whole
+# slabs at a time; PyTorch goes from the last dim, this from the first,
+# which gives the same result since the wrap is separable) and compared
+# with Y exactly. With `input`, the
 # sides wrap the uncropped input instead (a wrong reference, to show the
 # comparison can fail).
 import itertools, sys

@@ -1,6 +1,8 @@
 // RUN: shardc-opt %s -split-input-file -sc-propagate-sharding -verify-diagnostics
 // RUN: not shardc-opt %s -split-input-file -sc-partition="unpartitioned=true" 2>&1 | FileCheck %s --check-prefix=PARTITION
 // RUN: shardc-opt %s -split-input-file -sc-decompose-forms -sc-propagate-sharding | FileCheck %s --check-prefix=DECOMPOSED
+// RUN: shardc-opt %s -split-input-file -sc-model-summary -o /dev/null | FileCheck %s --check-prefix=SUMMARY
+// SUMMARY: halo pad at {{.*}}decompose-forms-invalid.mlir{{.*}}: after sc-decompose-forms (circular crops)
 
 // Sharding propagation and the partitioner take core forms only, and say
 // which pass makes them; after sc-decompose-forms both run.

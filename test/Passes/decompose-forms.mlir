@@ -115,3 +115,28 @@ func.func @activations(%x: tensor<8xbf16>, %y: tensor<8xf32>) -> (tensor<8xbf16>
   %4 = sc.clamp %y {max = 6.0} : tensor<8xf32>
   return %0, %1, %2, %3, %4 : tensor<8xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// Crops that empty a dim leave nothing to wrap, and the result nothing to
+// read: one constant pad of the same amounts gives it.
+// CHECK-LABEL: func.func @pad_circular_crops_to_empty
+// CHECK-NEXT: %[[E:.*]] = sc.pad %arg0 {pad = array<i64: 1, 1, -2, -2>} : (tensor<1x4x3xf32>) -> tensor<1x0x5xf32>
+// CHECK-NEXT: return %[[E]]
+func.func @pad_circular_crops_to_empty(%x: tensor<1x4x3xf32>) -> tensor<1x0x5xf32> {
+  %0 = sc.pad %x {mode = "circular", pad = array<i64: 1, 1, -2, -2>} : (tensor<1x4x3xf32>) -> tensor<1x0x5xf32>
+  return %0 : tensor<1x0x5xf32>
+}
+
+// -----
+
+// A pin on a 1-D-weight linear without a bias lands on the reshape back.
+// CHECK-LABEL: func.func @linear_vector_pinned
+// CHECK:      sc.linear
+// CHECK-NEXT: %[[R:.*]] = sc.reshape %{{.*}} {sc.sharding = #sc.sharding<@m, [{"x"}]>} : (tensor<6x1xf32>) -> tensor<6xf32>
+// CHECK-NEXT: return %[[R]]
+sc.mesh @m ["x"=2]
+func.func @linear_vector_pinned(%x: tensor<6x4xf32>, %v: tensor<4xf32>) -> tensor<6xf32> {
+  %y = sc.linear %x, %v {sc.sharding = #sc.sharding<@m, [{"x"}]>} : (tensor<6x4xf32>, tensor<4xf32>) -> tensor<6xf32>
+  return %y : tensor<6xf32>
+}

@@ -153,8 +153,10 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   if (w.getRank() == 2)
     shape.push_back(w.getDimSize(0));
   if (Value bias = adaptor.getBias()) {
-    // The bias is added in place (torch's `output.add_(bias)`): it must
-    // broadcast to the result's shape without growing it.
+    // F.linear's definition, matmul(x, w^T) + bias, with the bias added in
+    // place as its matmul path does (`output.add_(bias)`): it broadcasts to
+    // the result's shape without growing it. Eager torch's addmm paths take
+    // a subset of these forms.
     RankedTensorType b = tensorTypeOf(bias);
     SmallVector<int64_t> grown;
     if (!b || b.getElementType() != x.getElementType())

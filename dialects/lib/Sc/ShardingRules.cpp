@@ -266,13 +266,27 @@ ShardingRule LinearOp::getShardingRule() {
     rule.resultDims[0].push_back(f);
   }
   int64_t in = rule.addFactor(FactorKind::Reduction, x.back());
-  int64_t out =
-      rule.addFactor(FactorKind::PassThrough, getType().getShape().back());
   rule.operandDims[0].push_back(in);
-  rule.operandDims[1] = {out, in};
-  if (getBias())
-    rule.operandDims[2] = {out};
-  rule.resultDims[0].push_back(out);
+  rule.operandDims[1] = {in};
+  // A 1-D weight (F.linear's other form) has no output dim.
+  if (shapeOf(getWeight()).size() == 2) {
+    int64_t out =
+        rule.addFactor(FactorKind::PassThrough, getType().getShape().back());
+    rule.operandDims[1].insert(rule.operandDims[1].begin(), out);
+    rule.resultDims[0].push_back(out);
+  }
+  // The bias broadcasts to the result from the right, as an elementwise
+  // operand does.
+  if (Value bias = getBias()) {
+    ArrayRef<int64_t> b = shapeOf(bias);
+    ArrayRef<int64_t> result = getType().getShape();
+    int64_t offset = result.size() - b.size();
+    for (auto [d, size] : llvm::enumerate(b)) {
+      int64_t r = offset + static_cast<int64_t>(d);
+      rule.operandDims[2].push_back(
+          size == result[r] ? rule.resultDims[0][r] : ShardingRule::kNoFactor);
+    }
+  }
   return rule;
 }
 

@@ -355,21 +355,38 @@ static bool wrapsCroppedInput(const WindowSpec &spec) {
 }
 
 /// What the two pads sc-decompose-forms makes of a circular pad with crops
-/// need: something left to wrap, wrapped at most once.
+/// need: something left to wrap, wrapped at most once, and window
+/// parameters in range. As F.pad, crops may leave an empty dim that nothing
+/// wraps (the result is then empty).
 static LogicalResult checkCircularCrop(OptLoc loc, StringRef name, int64_t dim,
                                        const WindowSpec &spec) {
-  int64_t left = spec.inputSize + std::min<int64_t>(spec.padLow, 0) +
-                 std::min<int64_t>(spec.padHigh, 0);
-  if (left < 1)
+  int64_t n = spec.inputSize;
+  WindowSpec crop = spec, wrap = spec;
+  crop.boundary = BoundaryMode::Zeros;
+  crop.padLow = std::min<int64_t>(spec.padLow, 0);
+  crop.padHigh = std::min<int64_t>(spec.padHigh, 0);
+  wrap.padLow = std::max<int64_t>(spec.padLow, 0);
+  wrap.padHigh = std::max<int64_t>(spec.padHigh, 0);
+  wrap.inputSize = n + crop.padLow + crop.padHigh;
+  if (wrap.inputSize < 0)
+    return fail(loc, name, "dim ", dim, ": cropping (", spec.padLow, ", ",
+                spec.padHigh, ") exceeds the input size ", n);
+  int64_t wraps = std::max(wrap.padLow, wrap.padHigh);
+  if (wrap.inputSize == 0 && wraps == 0)
+    return success();
+  if (wrap.inputSize == 0)
     return fail(loc, name, "dim ", dim, ": padding (", spec.padLow, ", ",
-                spec.padHigh, ") leaves no element of the input size ",
-                spec.inputSize, "; only constant mode may");
-  int64_t wrap = std::max(spec.padLow, spec.padHigh);
+                spec.padHigh, ") leaves nothing of the input size ", n,
+                " to wrap");
   // F.pad checks the amounts against the input size only, and past the
   // cropped size copies from output it has not written yet.
-  if (wrap > left)
-    return fail(loc, name, "dim ", dim, ": circular padding (", wrap,
-                ") must not exceed the size left after cropping (", left, ")");
+  if (wraps > wrap.inputSize)
+    return fail(loc, name, "dim ", dim, ": circular padding (", wraps,
+                ") must not exceed the size left after cropping (",
+                wrap.inputSize, ")");
+  for (const WindowSpec &part : {crop, wrap})
+    if (std::string reason = validateWindowSpec(part); !reason.empty())
+      return fail(loc, name, "dim ", dim, ": ", reason);
   return success();
 }
 

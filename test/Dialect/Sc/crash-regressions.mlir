@@ -786,11 +786,32 @@ func.func @pad_circular_wraps_twice(%x: tensor<3x4xf32>) -> tensor<3x3xf32> {
 // -----
 
 // case: a circular pad whose crops leave nothing to wrap
-func.func @pad_circular_crops_all(%x: tensor<3x4xf32>) -> tensor<3x1xf32> {
-  // expected-error @+2 {{dim 1: padding (-2, -2) leaves no element of the input size 4; only constant mode may}}
+func.func @pad_circular_crops_all(%x: tensor<3x3xf32>) -> tensor<3x1xf32> {
+  // expected-error @+2 {{dim 1: padding (-3, 1) leaves nothing of the input size 3 to wrap}}
   // expected-error @+1 {{failed to infer returned types}}
-  %y = sc.pad %x {pad = array<i64: -2, -2>, mode = "circular"} : (tensor<3x4xf32>) -> tensor<3x0xf32>
-  return %y : tensor<3x0xf32>
+  %y = sc.pad %x {pad = array<i64: -3, 1>, mode = "circular"} : (tensor<3x3xf32>) -> tensor<3x1xf32>
+  return %y : tensor<3x1xf32>
+}
+
+// -----
+
+// case: circular crops larger than the dim
+func.func @pad_circular_crops_past(%x: tensor<3x4xf32>) -> tensor<3x1xf32> {
+  // expected-error @+2 {{dim 1: cropping (-3, -2) exceeds the input size 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = sc.pad %x {pad = array<i64: -3, -2>, mode = "circular"} : (tensor<3x4xf32>) -> tensor<3x1xf32>
+  return %y : tensor<3x1xf32>
+}
+
+// -----
+
+// case: a circular crop of a dim past the window parameters' range (the
+// constant crop it becomes must verify too)
+func.func @pad_circular_crop_huge(%x: tensor<1x1073741825xf32>) -> tensor<1x1073741825xf32> {
+  // expected-error @+2 {{dim 1: }}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = sc.pad %x {pad = array<i64: -1, 1>, mode = "circular"} : (tensor<1x1073741825xf32>) -> tensor<1x1073741825xf32>
+  return %y : tensor<1x1073741825xf32>
 }
 
 // -----

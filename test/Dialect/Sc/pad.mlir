@@ -92,10 +92,13 @@ func.func @pad_circular(%x: tensor<1x2x8xf32>, %u: tensor<1x1x4xf32>, %y: tensor
 // CHECK: sc.pad %{{[^ ]*}} {mode = "circular", pad = array<i64: -3, 3>} : (tensor<1x6xf32>) -> tensor<1x6xf32>
 // CHECK: sc.pad %{{[^ ]*}} {mode = "circular", pad = array<i64: 2, -1, -1, 3>} : (tensor<1x4x6xf32>) -> tensor<1x6x7xf32>
 // CHECK: sc.pad %{{[^ ]*}} {mode = "circular", pad = array<i64: -1, -1>} : (tensor<1x6xf32>) -> tensor<1x4xf32>
+// CHECK: sc.pad %{{[^ ]*}} {mode = "circular", pad = array<i64: 1, 1, -4, 0>} : (tensor<1x4x6xf32>) -> tensor<1x0x8xf32>
 func.func @pad_circular_crops(%x: tensor<1x6xf32>, %y: tensor<1x4x6xf32>) {
   %0 = sc.pad %x {mode = "circular", pad = array<i64: -3, 3>} : (tensor<1x6xf32>) -> tensor<1x6xf32>
   %1 = sc.pad %y {mode = "circular", pad = array<i64: 2, -1, -1, 3>} : (tensor<1x4x6xf32>) -> tensor<1x6x7xf32>
   %2 = sc.pad %x {mode = "circular", pad = array<i64: -1, -1>} : (tensor<1x6xf32>) -> tensor<1x4xf32>
+  // As F.pad: crops may empty a dim that nothing wraps.
+  %3 = sc.pad %y {mode = "circular", pad = array<i64: 1, 1, -4, 0>} : (tensor<1x4x6xf32>) -> tensor<1x0x8xf32>
   return
 }
 

@@ -59,10 +59,12 @@ mlir::FailureOr<sc::MeshOp> functionMesh(mlir::func::FuncOp f);
 
 /// Runs `fn` on every function of `module` with a body that uses a mesh
 /// (functions without shardings are skipped); fails on the first failure,
-/// and at an op not in core form (sc::isCoreForm), which no rule describes.
+/// and at an op not in core form (sc::isCoreForm), which `consumer` (the
+/// pass, in words) then names in its error.
 mlir::LogicalResult forEachShardedFunction(
     mlir::ModuleOp module,
-    llvm::function_ref<mlir::LogicalResult(mlir::func::FuncOp, sc::MeshOp)> fn);
+    llvm::function_ref<mlir::LogicalResult(mlir::func::FuncOp, sc::MeshOp)> fn,
+    llvm::StringRef consumer);
 
 /// `s` without the splits that an op of `rule` cannot produce: a result dim
 /// of a needs-replication factor (a slice's or concat's cut dim, a reshape's

@@ -289,7 +289,10 @@ def Sc_LinearOp : Sc_InferredOp<"linear"> {
     x (..., in), weight (out, in) -> (..., out). As F.linear, the weight may
     also be 1-D, (in), which contracts the last dim away: x (..., in) ->
     (...). The optional bias broadcasts to the result's shape (it may not
-    grow it): (out), (1), a scalar, or any shape that broadcasts.
+    grow it): (out), (1), a scalar, or any shape that broadcasts. That is
+    F.linear's definition, `matmul(x, weight^T) + bias`, and its
+    matmul-then-`add_` path; eager PyTorch's addmm paths (2-D or contiguous
+    inputs) take fewer forms, e.g. no 1-D weight with a bias.
     ```mlir
     %y = sc.linear %x, %w, %b
         : (tensor<8x16xf32>, tensor<4x16xf32>, tensor<4xf32>) -> tensor<8x4xf32>
