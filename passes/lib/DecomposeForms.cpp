@@ -13,6 +13,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace shardc {
 #define GEN_PASS_DEF_SCDECOMPOSEFORMS
@@ -151,6 +152,111 @@ void decomposeCircularCrop(PadOp pad) {
   replaceKeepingPin(pad, last);
 }
 
+/// torch.var's two passes: the mean, then the squared deviations' sum over
+/// max(0, N - correction), which is inf or NaN with no degrees of freedom
+/// left, as in PyTorch.
+void decomposeVariance(Operation *op) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  auto var = dyn_cast<VarOp>(op);
+  auto stdev = dyn_cast<StdOp>(op);
+  Value x = op->getOperand(0);
+  DenseI64ArrayAttr dims = var ? var.getDimsAttr() : stdev.getDimsAttr();
+  bool keepdim = var ? var.getKeepdim() : stdev.getKeepdim();
+  double correction =
+      (var ? var.getCorrection() : stdev.getCorrection()).convertToDouble();
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(x.getType()).getShape();
+  int64_t rank = shape.size();
+  llvm::SmallBitVector reduced(rank, !dims || dims.empty());
+  if (dims)
+    for (int64_t dim : dims.asArrayRef())
+      reduced.set(dim < 0 ? dim + rank : dim);
+  double count = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    if (reduced.test(d))
+      count *= static_cast<double>(shape[d]);
+  Value mean = MeanOp::create(b, loc, x, dims, b.getBoolAttr(true));
+  Value deviation = SubOp::create(b, loc, x, mean);
+  Value square = MulOp::create(b, loc, deviation, deviation);
+  Value sum = SumOp::create(b, loc, square, dims, b.getBoolAttr(keepdim));
+  Value dof = scalar(b, loc, x, std::max(0.0, count - correction));
+  Operation *last = DivOp::create(b, loc, sum, dof);
+  if (stdev)
+    last = SqrtOp::create(b, loc, last->getResult(0));
+  replaceKeepingPin(op, last);
+}
+
+/// An instance norm is a group norm with a group per channel.
+void decomposeInstanceNorm(InstanceNormOp norm) {
+  OpBuilder b(norm);
+  int64_t channels = norm.getType().getDimSize(1);
+  Operation *group =
+      GroupNormOp::create(b, norm.getLoc(), norm.getInput(), norm.getAffine(),
+                          b.getI64IntegerAttr(channels), norm.getEpsAttr());
+  replaceKeepingPin(norm, group);
+}
+
+/// torch.roll as windows: out[i] = in[(i - s) mod n] is a circular pad of s
+/// on the low side cropped by s on the high side, or, the shorter way round
+/// for s > n / 2, a circular pad of n - s on the high side cropped on the
+/// low side. One pad of each kind covers every rolled dim.
+void decomposeRoll(RollOp roll) {
+  OpBuilder b(roll);
+  Location loc = roll.getLoc();
+  Value input = roll.getInput();
+  auto type = cast<RankedTensorType>(input.getType());
+  std::optional<ArrayRef<int64_t>> dims = roll.getDims();
+  bool flatten = !dims || dims->empty();
+  // Flattened, the tensor is one dim of all its elements.
+  SmallVector<int64_t> shape(type.getShape());
+  if (flatten)
+    shape.assign(1, type.getNumElements());
+  int64_t rank = shape.size();
+  SmallVector<int64_t> net(rank, 0);
+  for (auto [k, shift] : llvm::enumerate(roll.getShifts())) {
+    if (rank == 0)
+      break;
+    int64_t d = flatten ? 0 : ((*dims)[k] < 0 ? (*dims)[k] + rank : (*dims)[k]);
+    if (int64_t n = shape[d])
+      net[d] = (net[d] + (shift % n + n) % n) % n;
+  }
+  if (llvm::all_of(net, [](int64_t s) { return s == 0; })) {
+    // Nothing moves; a pin on the result still holds, as a constraint.
+    Value same = input;
+    if (auto pin =
+            roll->getAttrOfType<ShardingAttr>(ScDialect::kShardingAttrName))
+      same = ShardingConstraintOp::create(b, loc, input.getType(), input, pin);
+    roll.getResult().replaceAllUsesWith(same);
+    roll.erase();
+    return;
+  }
+  // F.pad lists amounts from the last dim backwards.
+  SmallVector<int64_t> wrap(2 * rank, 0), crop(2 * rank, 0);
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t s = net[d], n = shape[d], lo = 2 * (rank - 1 - d), hi = lo + 1;
+    if (s == 0)
+      continue;
+    if (s <= n - s) {
+      wrap[lo] = s;
+      crop[hi] = -s;
+    } else {
+      wrap[hi] = n - s;
+      crop[lo] = -(n - s);
+    }
+  }
+  Value x = input;
+  if (flatten && type.getRank() != 1)
+    x = ReshapeOp::create(b, loc, withShape(x, shape), x);
+  Operation *last =
+      PadOp::create(b, loc, x, b.getDenseI64ArrayAttr(wrap),
+                    b.getStringAttr("circular"), b.getF64FloatAttr(0.0));
+  last = PadOp::create(b, loc, last->getResult(0), b.getDenseI64ArrayAttr(crop),
+                       b.getStringAttr("constant"), b.getF64FloatAttr(0.0));
+  if (x != input)
+    last = ReshapeOp::create(b, loc, roll.getType(), last->getResult(0));
+  replaceKeepingPin(roll, last);
+}
+
 struct DecomposeForms
     : public shardc::impl::ScDecomposeFormsBase<DecomposeForms> {
   void runOnOperation() override {
@@ -164,6 +270,12 @@ struct DecomposeForms
         decomposeLinear(linear);
       else if (auto pad = dyn_cast<PadOp>(op))
         decomposeCircularCrop(pad);
+      else if (isa<VarOp, StdOp>(op))
+        decomposeVariance(op);
+      else if (auto norm = dyn_cast<InstanceNormOp>(op))
+        decomposeInstanceNorm(norm);
+      else if (auto roll = dyn_cast<RollOp>(op))
+        decomposeRoll(roll);
       else
         decomposeActivation(op);
     }

@@ -6,13 +6,16 @@
 
 // Sharding propagation and the partitioner take core forms only, and say
 // which pass makes them; after sc-decompose-forms both run.
-// PARTITION: decompose-forms-invalid.mlir:[[# @LINE + 11]]:8: error: 'sc.linear' op with a 1-D weight or a broadcast bias is not taken by the partitioner; run -sc-decompose-forms first
-// PARTITION: decompose-forms-invalid.mlir:[[# @LINE + 19]]:8: error: 'sc.pad' op in circular mode with crops is not taken by the partitioner
-// PARTITION: decompose-forms-invalid.mlir:[[# @LINE + 27]]:8: error: 'sc.leaky_relu' op is not taken by the partitioner
+// PARTITION: decompose-forms-invalid.mlir:[[# @LINE + 14]]:8: error: 'sc.linear' op with a 1-D weight or a broadcast bias is not taken by the partitioner; run -sc-decompose-forms first
+// PARTITION: decompose-forms-invalid.mlir:[[# @LINE + 22]]:8: error: 'sc.pad' op in circular mode with crops is not taken by the partitioner
+// PARTITION: decompose-forms-invalid.mlir:[[# @LINE + 30]]:8: error: 'sc.leaky_relu' op is not taken by the partitioner
+// PARTITION: decompose-forms-invalid.mlir:[[# @LINE + 38]]:8: error: 'sc.roll' op is not taken by the partitioner
 // DECOMPOSED-LABEL: func.func @linear_vector
 // DECOMPOSED: sc.add
 // DECOMPOSED-LABEL: func.func @pad_circular_crop
 // DECOMPOSED: mode = "circular"
+// DECOMPOSED-LABEL: func.func @roll
+// DECOMPOSED: sc.pad %{{.*}} {mode = "circular", pad = array<i64: 1, 0>, sc.sharding = #sc.sharding<@m, [{"x"}]>}
 
 sc.mesh @m ["x"=2]
 func.func @linear_vector(%x: tensor<4x8xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}]>}, %v: tensor<8xf32>, %s: tensor<f32>) -> tensor<4xf32> {
@@ -36,5 +39,14 @@ sc.mesh @m ["x"=2]
 func.func @leaky(%x: tensor<4xf32> {sc.sharding = #sc.sharding<@m, [{"x"}]>}) -> tensor<4xf32> {
   // expected-error @+1 {{'sc.leaky_relu' op is not taken by sharding propagation; run -sc-decompose-forms first (shardc runs it)}}
   %y = sc.leaky_relu %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+sc.mesh @m ["x"=2]
+func.func @roll(%x: tensor<4xf32> {sc.sharding = #sc.sharding<@m, [{"x"}]>}) -> tensor<4xf32> {
+  // expected-error @+1 {{'sc.roll' op is not taken by sharding propagation; run -sc-decompose-forms first (shardc runs it)}}
+  %y = sc.roll %x {shifts = array<i64: 1>} : tensor<4xf32>
   return %y : tensor<4xf32>
 }

@@ -140,3 +140,88 @@ func.func @linear_vector_pinned(%x: tensor<6x4xf32>, %v: tensor<4xf32>) -> tenso
   %y = sc.linear %x, %v {sc.sharding = #sc.sharding<@m, [{"x"}]>} : (tensor<6x4xf32>, tensor<4xf32>) -> tensor<6xf32>
   return %y : tensor<6xf32>
 }
+
+// -----
+
+// torch.var's two passes: the mean (kept, to broadcast), the squared
+// deviations' sum, divided by N - correction (here 3 * 4 - 1); std is its
+// square root, which takes the pin.
+// CHECK-LABEL: func.func @variance
+// CHECK:      %[[M:.*]] = sc.mean %arg0 {dims = array<i64: 1, -1>, keepdim = true} : (tensor<2x3x4xf32>) -> tensor<2x1x1xf32> loc(#[[VLOC:.*]])
+// CHECK-NEXT: %[[D:.*]] = sc.sub %arg0, %[[M]] : (tensor<2x3x4xf32>, tensor<2x1x1xf32>) -> tensor<2x3x4xf32> loc(#[[VLOC]])
+// CHECK-NEXT: %[[Q:.*]] = sc.mul %[[D]], %[[D]] : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK-NEXT: %[[S:.*]] = sc.sum %[[Q]] {dims = array<i64: 1, -1>} : (tensor<2x3x4xf32>) -> tensor<2xf32>
+// CHECK-NEXT: %[[N:.*]] = sc.constant dense<1.100000e+01> : tensor<f32>
+// CHECK-NEXT: %[[V:.*]] = sc.div %[[S]], %[[N]] : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+// CHECK:      sc.mean %arg0 {keepdim = true} : (tensor<2x3x4xf32>) -> tensor<1x1x1xf32>
+// CHECK:      sc.sum %{{.*}} {keepdim = true} : (tensor<2x3x4xf32>) -> tensor<1x1x1xf32>
+// CHECK-NEXT: %[[P:.*]] = sc.constant dense<2.400000e+01> : tensor<f32>
+// CHECK-NEXT: %[[PV:.*]] = sc.div %{{.*}}, %[[P]]
+// CHECK-NEXT: %[[SD:.*]] = sc.sqrt %[[PV]] {sc.sharding = #sc.sharding<@m, [{}, {}, {}]>} : tensor<1x1x1xf32>
+// A correction past the count leaves no degrees of freedom: N - correction
+// is clamped to 0, as in PyTorch.
+// CHECK:      sc.sum %{{.*}} {dims = array<i64: 0>}
+// CHECK-NEXT: sc.constant dense<0.000000e+00> : tensor<f32>
+// CHECK:      return %[[V]], %[[SD]]
+// CHECK:      #[[VLOC]] = loc("model.py":3:5)
+sc.mesh @m ["x"=2]
+func.func @variance(%x: tensor<2x3x4xf32>) -> (tensor<2xf32>, tensor<1x1x1xf32>, tensor<3x4xf32>) {
+  %v = sc.var %x {dims = array<i64: 1, -1>} : (tensor<2x3x4xf32>) -> tensor<2xf32> loc("model.py":3:5)
+  %s = sc.std %x {keepdim = true, correction = 0.0, sc.sharding = #sc.sharding<@m, [{}, {}, {}]>} : (tensor<2x3x4xf32>) -> tensor<1x1x1xf32>
+  %z = sc.var %x {dims = array<i64: 0>, correction = 3.0} : (tensor<2x3x4xf32>) -> tensor<3x4xf32>
+  return %v, %s, %z : tensor<2xf32>, tensor<1x1x1xf32>, tensor<3x4xf32>
+}
+
+// -----
+
+// An instance norm is a group norm with a group per channel; its pin and
+// affine parameters carry over.
+// CHECK-LABEL: func.func @instance_norm
+// CHECK-NEXT: %[[G:.*]] = sc.group_norm %arg0, %arg1, %arg2 {eps = 1.000000e-03 : f64, num_groups = 6 : i64, sc.sharding = #sc.sharding<@m, [{}, {"x"}, {}]>} : (tensor<2x6x5xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<2x6x5xf32>
+// CHECK-NEXT: %[[H:.*]] = sc.group_norm %arg0 {num_groups = 6 : i64} : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
+// CHECK-NEXT: return %[[G]], %[[H]]
+sc.mesh @m ["x"=2]
+func.func @instance_norm(%x: tensor<2x6x5xf32>, %w: tensor<6xf32>, %b: tensor<6xf32>) -> (tensor<2x6x5xf32>, tensor<2x6x5xf32>) {
+  %y = sc.instance_norm %x, %w, %b {eps = 1.0e-3, sc.sharding = #sc.sharding<@m, [{}, {"x"}, {}]>} : (tensor<2x6x5xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<2x6x5xf32>
+  %z = sc.instance_norm %x : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
+  return %y, %z : tensor<2x6x5xf32>, tensor<2x6x5xf32>
+}
+
+// -----
+
+// torch.roll as a circular pad that wraps the shifted-in rows and a
+// constant-mode crop of as many on the other side, the shorter way round:
+// dim 1 rolls by 3 + 14 = 17 = 5 (mod 12), wrapped on the low side; dim 2
+// by -2 = 8 (mod 10), more than half, so 2 wrap on the high side. Amounts
+// list the last dim first, as F.pad's.
+// CHECK-LABEL: func.func @roll
+// CHECK-NEXT: %[[W:.*]] = sc.pad %arg0 {mode = "circular", pad = array<i64: 0, 2, 5, 0, 0, 0>} : (tensor<2x12x10xf32>) -> tensor<2x17x12xf32> loc(#[[RLOC:.*]])
+// CHECK-NEXT: %[[C:.*]] = sc.pad %[[W]] {pad = array<i64: -2, 0, 0, -5, 0, 0>, sc.sharding = #sc.sharding<@m, [{}, {"x"}, {}]>} : (tensor<2x17x12xf32>) -> tensor<2x12x10xf32> loc(#[[RLOC]])
+// CHECK-NEXT: return %[[C]]
+// CHECK:      #[[RLOC]] = loc("model.py":9:1)
+sc.mesh @m ["x"=2]
+func.func @roll(%x: tensor<2x12x10xf32>) -> tensor<2x12x10xf32> {
+  %y = sc.roll %x {shifts = array<i64: 3, -2, 14>, dims = array<i64: 1, 2, -2>, sc.sharding = #sc.sharding<@m, [{}, {"x"}, {}]>} : tensor<2x12x10xf32> loc("model.py":9:1)
+  return %y : tensor<2x12x10xf32>
+}
+
+// -----
+
+// Without dims the tensor rolls flattened and is viewed back; a roll by a
+// multiple of the size (or of a rank-0 tensor) moves nothing and goes, but
+// a pin on it stays as a constraint.
+// CHECK-LABEL: func.func @roll_flat
+// CHECK-NEXT: %[[F:.*]] = sc.reshape %arg0 : (tensor<3x5xf32>) -> tensor<15xf32>
+// CHECK-NEXT: %[[W:.*]] = sc.pad %[[F]] {mode = "circular", pad = array<i64: 0, 6>} : (tensor<15xf32>) -> tensor<21xf32>
+// CHECK-NEXT: %[[C:.*]] = sc.pad %[[W]] {pad = array<i64: -6, 0>} : (tensor<21xf32>) -> tensor<15xf32>
+// CHECK-NEXT: %[[R:.*]] = sc.reshape %[[C]] : (tensor<15xf32>) -> tensor<3x5xf32>
+// CHECK-NEXT: %[[P:.*]] = sc.sharding_constraint %arg0 : tensor<3x5xf32> to #sc.sharding<@m, [{"x"}, {}]>
+// CHECK-NEXT: return %[[R]], %[[P]], %arg0, %arg1
+sc.mesh @m ["x"=2]
+func.func @roll_flat(%x: tensor<3x5xf32>, %s: tensor<f32>) -> (tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<f32>) {
+  %a = sc.roll %x {shifts = array<i64: -6>} : tensor<3x5xf32>
+  %b = sc.roll %x {shifts = array<i64: 5>, dims = array<i64: 1>, sc.sharding = #sc.sharding<@m, [{"x"}, {}]>} : tensor<3x5xf32>
+  %c = sc.roll %x {shifts = array<i64: 30>} : tensor<3x5xf32>
+  %d = sc.roll %s {shifts = array<i64: 1>, dims = array<i64: 0>} : tensor<f32>
+  return %a, %b, %c, %d : tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<f32>
+}

@@ -4,6 +4,8 @@
 
 #include "llvm/ADT/SmallBitVector.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace shardc::sc;
 using namespace shardc::sc::detail;
@@ -68,7 +70,18 @@ SC_REDUCTION_INFER(SumOp, false)
 SC_REDUCTION_INFER(MeanOp, false)
 SC_REDUCTION_INFER(AmaxOp, true)
 SC_REDUCTION_INFER(AminOp, true)
+SC_REDUCTION_INFER(VarOp, false)
+SC_REDUCTION_INFER(StdOp, false)
 #undef SC_REDUCTION_INFER
+
+template <typename Op> static LogicalResult verifyCorrection(Op op) {
+  if (!std::isfinite(op.getCorrection().convertToDouble()))
+    return op.emitOpError("correction must be finite");
+  return success();
+}
+
+LogicalResult VarOp::verify() { return verifyCorrection(*this); }
+LogicalResult StdOp::verify() { return verifyCorrection(*this); }
 
 template <typename Adaptor>
 static LogicalResult inferSoftmax(OptLoc loc, StringRef name, Adaptor adaptor,
@@ -112,6 +125,21 @@ static LogicalResult checkAffine(OptLoc loc, StringRef name, ValueRange affine,
   return success();
 }
 
+/// The checks every norm ends with: a positive eps and affine parameters of
+/// `affineShape`; the result is the input's type.
+static LogicalResult inferNormResult(OptLoc loc, StringRef name, APFloat eps,
+                                     ValueRange affine,
+                                     ArrayRef<int64_t> affineShape,
+                                     RankedTensorType x,
+                                     SmallVectorImpl<Type> &types) {
+  if (!(eps.convertToDouble() > 0))
+    return fail(loc, name, "eps must be positive");
+  if (failed(checkAffine(loc, name, affine, affineShape, x.getElementType())))
+    return failure();
+  types.push_back(x);
+  return success();
+}
+
 LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {
@@ -126,13 +154,8 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
     return fail(loc, name, "normalized_shape ", shapeStr(normalized),
                 " does not match the trailing dims of ",
                 shapeStr(x.getShape()));
-  if (!(adaptor.getEps().convertToDouble() > 0))
-    return fail(loc, name, "eps must be positive");
-  if (failed(checkAffine(loc, name, adaptor.getAffine(), normalized,
-                         x.getElementType())))
-    return failure();
-  types.push_back(x);
-  return success();
+  return inferNormResult(loc, name, adaptor.getEps(), adaptor.getAffine(),
+                         normalized, x, types);
 }
 
 LogicalResult GroupNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -148,13 +171,24 @@ LogicalResult GroupNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   if (channels % groups != 0)
     return fail(loc, name, "num_groups ", groups, " must divide the ", channels,
                 " channels");
-  if (!(adaptor.getEps().convertToDouble() > 0))
-    return fail(loc, name, "eps must be positive");
-  if (failed(checkAffine(loc, name, adaptor.getAffine(), {channels},
-                         x.getElementType())))
-    return failure();
-  types.push_back(x);
-  return success();
+  return inferNormResult(loc, name, adaptor.getEps(), adaptor.getAffine(),
+                         {channels}, x, types);
+}
+
+LogicalResult InstanceNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  if (!x || x.getRank() < 3)
+    return fail(loc, name, "input must be (N, C, L, ...), with spatial dims");
+  // F.instance_norm's own check: one spatial element has no spread.
+  if (llvm::all_of(x.getShape().drop_front(2),
+                   [](int64_t n) { return n == 1; }))
+    return fail(loc, name, "needs more than one spatial element, got input ",
+                shapeStr(x.getShape()));
+  return inferNormResult(loc, name, adaptor.getEps(), adaptor.getAffine(),
+                         {x.getDimSize(1)}, x, types);
 }
 
 LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
@@ -174,11 +208,6 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
       return fail(loc, name, role, " must have shape (", channels,
                   ") and element type ", x.getElementType());
   }
-  if (!(adaptor.getEps().convertToDouble() > 0))
-    return fail(loc, name, "eps must be positive");
-  if (failed(checkAffine(loc, name, adaptor.getAffine(), {channels},
-                         x.getElementType())))
-    return failure();
-  types.push_back(x);
-  return success();
+  return inferNormResult(loc, name, adaptor.getEps(), adaptor.getAffine(),
+                         {channels}, x, types);
 }

@@ -194,6 +194,30 @@ LogicalResult ClampOp::verify() {
   return success();
 }
 
+LogicalResult RollOp::verify() {
+  ArrayRef<int64_t> shifts = getShifts();
+  std::optional<ArrayRef<int64_t>> dims = getDims();
+  if (shifts.empty())
+    return emitOpError("needs at least one shift");
+  if (!dims || dims->empty()) {
+    if (shifts.size() != 1)
+      return emitOpError("without dims rolls the flattened tensor by one "
+                         "shift; got ")
+             << shifts.size() << " shifts (as torch.roll)";
+    return success();
+  }
+  if (dims->size() != shifts.size())
+    return emitOpError("has ") << shifts.size() << " shifts but "
+                               << dims->size() << " dims; they must pair up";
+  // As in PyTorch, a rank-0 tensor takes dim 0 or -1.
+  int64_t rank = std::max<int64_t>(getType().getRank(), 1);
+  for (int64_t dim : *dims)
+    if (!detail::normalizeDim(dim, rank))
+      return emitOpError("dim ")
+             << dim << " is out of range for rank " << getType().getRank();
+  return success();
+}
+
 LogicalResult CastOp::verify() {
   auto in = getInput().getType();
   auto out = getResult().getType();
@@ -209,7 +233,8 @@ bool shardc::sc::isCoreForm(Operation *op) {
     return linear.isCoreForm();
   if (auto pad = dyn_cast<PadOp>(op))
     return pad.isCoreForm();
-  return !isa<LeakyReluOp, EluOp, SoftplusOp, ClampOp>(op);
+  return !isa<LeakyReluOp, EluOp, SoftplusOp, ClampOp, VarOp, StdOp,
+              InstanceNormOp, RollOp>(op);
 }
 
 LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {

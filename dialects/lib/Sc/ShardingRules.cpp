@@ -170,6 +170,8 @@ ShardingRule SumOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule MeanOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule AmaxOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule AminOp::getShardingRule() { return reductionRule(*this); }
+ShardingRule VarOp::getShardingRule() { return reductionRule(*this); }
+ShardingRule StdOp::getShardingRule() { return reductionRule(*this); }
 
 ShardingRule SoftmaxOp::getShardingRule() {
   return pointwiseRule(*this, {{*normalizeDim(getDim(), getType().getRank()),
@@ -207,6 +209,16 @@ ShardingRule GroupNormOp::getShardingRule() {
   // Statistics run over channels-in-group and all spatial dims.
   SmallVector<std::pair<int64_t, FactorKind>> kinds;
   for (int64_t d = 1; d < getType().getRank(); ++d)
+    kinds.push_back({d, FactorKind::Statistic});
+  ShardingRule rule = pointwiseRule(*this, kinds);
+  mapParameters(rule, *this, 1, 1);
+  return rule;
+}
+
+ShardingRule InstanceNormOp::getShardingRule() {
+  // Each (sample, channel) has its own statistics over the spatial dims.
+  SmallVector<std::pair<int64_t, FactorKind>> kinds;
+  for (int64_t d = 2; d < getType().getRank(); ++d)
     kinds.push_back({d, FactorKind::Statistic});
   ShardingRule rule = pointwiseRule(*this, kinds);
   mapParameters(rule, *this, 1, 1);
@@ -452,6 +464,22 @@ ShardingRule ConcatOp::getShardingRule() {
       rule.operandDims[i].push_back(d == dim ? ShardingRule::kNoFactor : f);
   }
   return rule;
+}
+
+ShardingRule RollOp::getShardingRule() {
+  // The rule states what a roll needs, not what sc-decompose-forms makes of
+  // it: a rolled dim's index moves, so it must be whole on each rank.
+  int64_t rank = getType().getRank();
+  llvm::SmallBitVector rolled(rank, !getDims() || getDims()->empty());
+  if (auto dims = getDims())
+    for (int64_t dim : *dims)
+      if (rank > 0)
+        rolled.set(*normalizeDim(dim, rank));
+  SmallVector<std::pair<int64_t, FactorKind>> kinds;
+  for (int64_t d = 0; d < rank; ++d)
+    if (rolled.test(d))
+      kinds.push_back({d, FactorKind::NeedsReplication});
+  return pointwiseRule(*this, kinds);
 }
 
 ShardingRule SliceOp::getShardingRule() {

@@ -825,6 +825,25 @@ func.func @mean_dup(%x: tensor<2x3x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
+// case: var dim out of range (the reductions' inference)
+func.func @var_dim(%x: tensor<2x3x4xf32>) -> tensor<2x3xf32> {
+  // expected-error @+2 {{'sc.var' op dim -4 is out of range for rank 3}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.var %x {dims = array<i64: -4>} : (tensor<2x3x4xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// case: std correction not finite
+func.func @std_correction(%x: tensor<2x3x4xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'sc.std' op correction must be finite}}
+  %0 = sc.std %x {correction = 0x7FF0000000000000 : f64} : (tensor<2x3x4xf32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
 // case: reduction result ignores keepdim (expected 2x1x4)
 func.func @amax_keepdim(%x: tensor<2x3x4xf32>) -> tensor<2x4xf32> {
   // expected-error @+2 {{tensor<2x1x4xf32>}}
@@ -875,6 +894,36 @@ func.func @group_norm_groups(%x: tensor<2x6x4x4xf32>) -> tensor<2x6x4x4xf32> {
   // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.group_norm %x {num_groups = 4} : (tensor<2x6x4x4xf32>) -> tensor<2x6x4x4xf32>
   return %0 : tensor<2x6x4x4xf32>
+}
+
+// -----
+
+// case: instance_norm without spatial dims (F.instance_norm needs them)
+func.func @instance_norm_rank(%x: tensor<2x6xf32>) -> tensor<2x6xf32> {
+  // expected-error @+2 {{'sc.instance_norm' op input must be (N, C, L, ...), with spatial dims}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.instance_norm %x : (tensor<2x6xf32>) -> tensor<2x6xf32>
+  return %0 : tensor<2x6xf32>
+}
+
+// -----
+
+// case: instance_norm over one spatial element (no spread; PyTorch refuses)
+func.func @instance_norm_one_element(%x: tensor<2x6x1x1xf32>) -> tensor<2x6x1x1xf32> {
+  // expected-error @+2 {{'sc.instance_norm' op needs more than one spatial element, got input 2x6x1x1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.instance_norm %x : (tensor<2x6x1x1xf32>) -> tensor<2x6x1x1xf32>
+  return %0 : tensor<2x6x1x1xf32>
+}
+
+// -----
+
+// case: instance_norm weight not of shape (C)
+func.func @instance_norm_weight(%x: tensor<2x6x4xf32>, %w: tensor<4xf32>) -> tensor<2x6x4xf32> {
+  // expected-error @+2 {{'sc.instance_norm' op weight must have shape 6 and element type 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.instance_norm %x, %w : (tensor<2x6x4xf32>, tensor<4xf32>) -> tensor<2x6x4xf32>
+  return %0 : tensor<2x6x4xf32>
 }
 
 // -----
@@ -1122,4 +1171,40 @@ func.func @na_qk_shape(%q: tensor<1x16x2x16xf32>, %k: tensor<1x15x2x16xf32>) -> 
   // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.neighborhood_attention %q, %k, %k {kernel_size = array<i64: 3>} : (tensor<1x16x2x16xf32>, tensor<1x15x2x16xf32>, tensor<1x15x2x16xf32>) -> tensor<1x16x2x16xf32>
   return %0 : tensor<1x16x2x16xf32>
+}
+
+// -----
+
+// case: roll with several shifts but no dims (torch.roll flattens for one)
+func.func @roll_shifts_no_dims(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'sc.roll' op without dims rolls the flattened tensor by one shift; got 2 shifts (as torch.roll)}}
+  %0 = sc.roll %x {shifts = array<i64: 1, 2>} : tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// case: roll shifts and dims of different lengths
+func.func @roll_unpaired(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'sc.roll' op has 1 shifts but 2 dims; they must pair up}}
+  %0 = sc.roll %x {shifts = array<i64: 1>, dims = array<i64: 0, 1>} : tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// case: roll dim out of range
+func.func @roll_dim(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'sc.roll' op dim 2 is out of range for rank 2}}
+  %0 = sc.roll %x {shifts = array<i64: 1>, dims = array<i64: 2>} : tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// case: roll without a shift
+func.func @roll_empty(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'sc.roll' op needs at least one shift}}
+  %0 = sc.roll %x {shifts = array<i64>} : tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
 }

@@ -85,3 +85,17 @@ func.func @norm_half(%x: tensor<1x16x8x8xf16>, %w: tensor<16xf16>, %b: tensor<16
   %1 = sc.batch_norm %x, %m, %v : (tensor<1x16x8x8xf16>, tensor<16xf16>, tensor<16xf16>) -> tensor<1x16x8x8xf16>
   return
 }
+
+// -----
+
+// instance_norm: 1-D, 2-D and 3-D spatial, with and without affine, eps.
+// CHECK-LABEL: func.func @instance_norm
+// CHECK: sc.instance_norm %{{[^ ]*}} : (tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+// CHECK: sc.instance_norm %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} {eps = 1.000000e-03 : f64} : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+// CHECK: sc.instance_norm %{{[^ ]*}}, %{{[^ ]*}} : (tensor<1x4x2x3x5xf32>, tensor<4xf32>) -> tensor<1x4x2x3x5xf32>
+func.func @instance_norm(%x: tensor<2x4x16xf32>, %y: tensor<1x4x8x8xf32>, %z: tensor<1x4x2x3x5xf32>, %w: tensor<4xf32>, %b: tensor<4xf32>) {
+  %0 = sc.instance_norm %x : (tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+  %1 = sc.instance_norm %y, %w, %b {eps = 1.0e-03} : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %2 = sc.instance_norm %z, %w : (tensor<1x4x2x3x5xf32>, tensor<4xf32>) -> tensor<1x4x2x3x5xf32>
+  return
+}

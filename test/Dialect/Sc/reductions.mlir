@@ -136,3 +136,20 @@ func.func @log_softmax(%x: tensor<4x10xf32>, %y: tensor<16xf16>) {
   %2 = sc.log_softmax %y {dim = 0} : (tensor<16xf16>) -> tensor<16xf16>
   return
 }
+
+// -----
+
+// torch.var / torch.std: all dims, one dim with keepdim, negative dims,
+// correction 0 (population) and above the count.
+// CHECK-LABEL: func.func @variance
+// CHECK: sc.var %{{[^ ]*}} : (tensor<2x3x4xf32>) -> tensor<f32>
+// CHECK: sc.var %{{[^ ]*}} {dims = array<i64: 1>, keepdim = true} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+// CHECK: sc.std %{{[^ ]*}} {correction = 0.000000e+00 : f64, dims = array<i64: 0, -1>} : (tensor<2x3x4xf32>) -> tensor<3xf32>
+// CHECK: sc.std %{{[^ ]*}} {correction = 5.000000e+00 : f64, dims = array<i64: -2>} : (tensor<2x3x4xbf16>) -> tensor<2x4xbf16>
+func.func @variance(%x: tensor<2x3x4xf32>, %h: tensor<2x3x4xbf16>) {
+  %0 = sc.var %x : (tensor<2x3x4xf32>) -> tensor<f32>
+  %1 = sc.var %x {dims = array<i64: 1>, keepdim = true} : (tensor<2x3x4xf32>) -> tensor<2x1x4xf32>
+  %2 = sc.std %x {dims = array<i64: 0, -1>, correction = 0.0} : (tensor<2x3x4xf32>) -> tensor<3xf32>
+  %3 = sc.std %h {dims = array<i64: -2>, correction = 5.0} : (tensor<2x3x4xbf16>) -> tensor<2x4xbf16>
+  return
+}

@@ -164,3 +164,20 @@ func.func @squeeze(%x: tensor<1x3x1x4xf32>, %o: tensor<1x1xf32>) {
   %6 = sc.squeeze %o : (tensor<1x1xf32>) -> tensor<f32>
   return
 }
+
+// -----
+
+// roll: one dim, several dims (one listed twice, negative), flattened, a
+// rank-0 tensor with dim 0 as PyTorch wraps scalars.
+// CHECK-LABEL: func.func @roll
+// CHECK: sc.roll %{{[^ ]*}} {dims = array<i64: 2>, shifts = array<i64: 1>} : tensor<1x3x8x8xf32>
+// CHECK: sc.roll %{{[^ ]*}} {dims = array<i64: -1, 2, -1>, shifts = array<i64: 5, -2, 20>} : tensor<1x3x8x8xf32>
+// CHECK: sc.roll %{{[^ ]*}} {shifts = array<i64: -7>} : tensor<1x3x8x8xf32>
+// CHECK: sc.roll %{{[^ ]*}} {dims = array<i64: 0>, shifts = array<i64: 3>} : tensor<f16>
+func.func @roll(%x: tensor<1x3x8x8xf32>, %s: tensor<f16>) {
+  %0 = sc.roll %x {shifts = array<i64: 1>, dims = array<i64: 2>} : tensor<1x3x8x8xf32>
+  %1 = sc.roll %x {shifts = array<i64: 5, -2, 20>, dims = array<i64: -1, 2, -1>} : tensor<1x3x8x8xf32>
+  %2 = sc.roll %x {shifts = array<i64: -7>} : tensor<1x3x8x8xf32>
+  %3 = sc.roll %s {shifts = array<i64: 3>, dims = array<i64: 0>} : tensor<f16>
+  return
+}

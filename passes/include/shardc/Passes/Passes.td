@@ -60,7 +60,15 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
     - `sc.leaky_relu`, `sc.elu`, `sc.softplus` and `sc.clamp` become
       `sc.compare`/`sc.select`, `sc.maximum`/`sc.minimum` and arithmetic on
       rank-0 constants, as PyTorch's kernels compute them; they shard as
-      elementwise ops and fuse into one kernel.
+      elementwise ops and fuse into one kernel;
+    - `sc.var` and `sc.std` become a mean kept for broadcasting, the
+      squared deviations' sum and a division by `max(0, N - correction)`
+      (then `sc.sqrt`);
+    - `sc.instance_norm` becomes `sc.group_norm` with a group per channel;
+    - `sc.roll` becomes a circular `sc.pad` that wraps the shifted-in rows
+      and a constant-mode `sc.pad` that crops as many on the other side
+      (the shorter way round; flattened through `sc.reshape` without
+      `dims`), so a short shift over a split dim moves halos only.
 
     Every new op takes the location of the op it replaces, and the last one
     takes its `sc.sharding` pin, so annotations hold as written. shardc runs

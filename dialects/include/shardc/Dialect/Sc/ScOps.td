@@ -468,6 +468,39 @@ def Sc_SumOp : Sc_ReductionOp<"sum", "sum">;
 def Sc_MeanOp : Sc_ReductionOp<"mean", "mean">;
 def Sc_AmaxOp : Sc_ReductionOp<"amax", "amax">;
 def Sc_AminOp : Sc_ReductionOp<"amin", "amin">;
+// torch.var/std; sc-decompose-forms rewrites them into a mean, the squared
+// deviations' sum and a division before sharding propagation, so over split
+// dims they cost the two all-reduces the core reductions already have.
+class Sc_VarianceOp<string mnemonic, string torchName>
+    : Sc_ReductionOp<mnemonic, torchName> {
+  let arguments = (ins Sc_FloatTensor:$input, OptionalAttr<DenseI64ArrayAttr>:$dims,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim,
+                       DefaultValuedAttr<F64Attr, "1.0">:$correction);
+  let hasVerifier = 1;
+}
+
+def Sc_VarOp : Sc_VarianceOp<"var", "var"> {
+  let description = [{
+    torch.var over `dims` (all dims when absent or empty; negative dims count
+    from the end): the sum of squared deviations from the mean divided by
+    `max(0, N - correction)`, N the number of elements reduced. As in
+    PyTorch, `correction = 1` (the default) is Bessel's correction, 0 the
+    population variance, and no degrees of freedom left give inf (NaN where
+    the deviations are all 0).
+    ```mlir
+    %v = sc.var %x {dims = array<i64: 2, 3>, keepdim = true, correction = 0.0}
+        : (tensor<1x4x64x64xf32>) -> tensor<1x4x1x1xf32>
+    ```
+  }];
+}
+
+def Sc_StdOp : Sc_VarianceOp<"std", "std"> {
+  let description = [{
+    torch.std: the square root of `sc.var` with the same `dims`, `keepdim`
+    and `correction`.
+  }];
+}
+
 def Sc_SoftmaxOp : Sc_SoftmaxLikeOp<"softmax", "softmax">;
 def Sc_LogSoftmaxOp : Sc_SoftmaxLikeOp<"log_softmax", "log_softmax">;
 
@@ -488,6 +521,27 @@ def Sc_GroupNormOp : Sc_InferredOp<"group_norm"> {
   let description = "x (N, C, ...); optional affine weight and bias of shape (C).";
   let arguments = (ins Sc_FloatTensor:$input, Variadic<Sc_FloatTensor>:$affine,
       I64Attr:$num_groups, DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+def Sc_InstanceNormOp : Sc_InferredOp<"instance_norm"> {
+  let summary = "torch.nn.functional.instance_norm with the input's statistics";
+  let description = [{
+    x (N, C, ...) normalised per sample and channel over the spatial dims,
+    with optional affine weight and bias of shape (C): InstanceNorm1d/2d/3d
+    as they run without running statistics (use_input_stats). As in
+    PyTorch, there must be more than one spatial element. (With running
+    statistics, an instance norm is `sc.batch_norm`.)
+    ```mlir
+    %y = sc.instance_norm %x, %w, %b {eps = 1.0e-5}
+        : (tensor<1x8x64x64xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<1x8x64x64xf32>
+    ```
+    `sc-decompose-forms` rewrites it into `sc.group_norm` with one group per
+    channel before sharding propagation: split over space it merges moments
+    across ranks, split over channels it needs no communication.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input, Variadic<Sc_FloatTensor>:$affine,
+      DefaultValuedAttr<F64Attr, "1.0e-5">:$eps);
   let results = (outs Sc_FloatTensor:$result);
 }
 
@@ -515,6 +569,31 @@ def Sc_SliceOp : Sc_InferredOp<"slice"> {
   let arguments = (ins Sc_AnyTensor:$input, DenseI64ArrayAttr:$start,
       DenseI64ArrayAttr:$end, OptionalAttr<DenseI64ArrayAttr>:$step);
   let results = (outs Sc_AnyTensor:$result);
+}
+
+def Sc_RollOp : Sc_ComputeOp<"roll",
+    [SameOperandsAndResultType, InferTypeOpInterface]> {
+  let summary = "torch.roll: circular shifts along dims";
+  let description = [{
+    Element `i` along dim `dims[k]` moves to `(i + shifts[k]) mod n`; shifts
+    may be negative or exceed the dim, and a dim listed twice shifts by the
+    sum. Without `dims` the tensor is rolled as if flattened, by one shift,
+    and viewed back in its shape, as torch.roll.
+    ```mlir
+    %y = sc.roll %x {shifts = array<i64: 1, -3>, dims = array<i64: 2, 3>}
+        : tensor<1x4x64x64xf32>
+    ```
+    `sc-decompose-forms` rewrites it into a circular `sc.pad` that wraps the
+    shifted-in rows around and a constant-mode `sc.pad` that crops as many
+    off the other side (by the shorter way round). Both are windows, so over
+    a split dim a shift shorter than the shards (the periodic case) moves
+    only the `shift` rows each rank passes to its neighbour.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input, DenseI64ArrayAttr:$shifts,
+      OptionalAttr<DenseI64ArrayAttr>:$dims);
+  let results = (outs Sc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
 }
 
 def Sc_ReshapeOp : Sc_ComputeOp<"reshape"> {
