@@ -33,6 +33,20 @@ void replaceKeepingPin(Operation *from, Operation *to) {
   from->erase();
 }
 
+/// Replaces `op`, which moves nothing, by its first operand; a pin on its
+/// result still holds, as a constraint.
+void replaceByInput(Operation *op) {
+  Value same = op->getOperand(0);
+  if (auto pin =
+          op->getAttrOfType<ShardingAttr>(ScDialect::kShardingAttrName)) {
+    OpBuilder b(op);
+    same = ShardingConstraintOp::create(b, op->getLoc(), same.getType(), same,
+                                        pin);
+  }
+  op->getResult(0).replaceAllUsesWith(same);
+  op->erase();
+}
+
 RankedTensorType withShape(Value value, ArrayRef<int64_t> shape) {
   return RankedTensorType::get(
       shape, cast<RankedTensorType>(value.getType()).getElementType());
@@ -108,6 +122,29 @@ void decomposeActivation(Operation *op) {
     Value smooth = DivOp::create(b, loc, log1pExp, beta);
     Value linear = greater(scaled, softplus.getThreshold().convertToDouble());
     y = SelectOp::create(b, loc, linear, x, smooth);
+  } else if (auto hardtanh = dyn_cast<HardtanhOp>(op)) {
+    Value low = constant(hardtanh.getMinVal().convertToDouble());
+    Value floor = MaximumOp::create(b, loc, x, low);
+    Value high = constant(hardtanh.getMaxVal().convertToDouble());
+    y = MinimumOp::create(b, loc, floor, high);
+  } else if (isa<HardsigmoidOp, HardswishOp>(op)) {
+    // PyTorch's kernels: min(max(x + 3, 0), 6) / 6, times x for hardswish.
+    Value three = constant(3.0);
+    Value shifted = AddOp::create(b, loc, x, three);
+    Value zero = constant(0.0);
+    Value floor = MaximumOp::create(b, loc, shifted, zero);
+    Value six = constant(6.0);
+    Value ramp = MinimumOp::create(b, loc, floor, six);
+    if (isa<HardswishOp>(op))
+      ramp = MulOp::create(b, loc, x, ramp);
+    y = DivOp::create(b, loc, ramp, six);
+  } else if (isa<MishOp>(op)) {
+    Value exp = ExpOp::create(b, loc, x);
+    Value one = constant(1.0);
+    Value sum = AddOp::create(b, loc, exp, one);
+    Value softplus = LogOp::create(b, loc, sum);
+    Value tanh = TanhOp::create(b, loc, softplus);
+    y = MulOp::create(b, loc, x, tanh);
   } else {
     auto clamp = cast<ClampOp>(op);
     y = x;
@@ -220,16 +257,10 @@ void decomposeRoll(RollOp roll) {
     if (int64_t n = shape[d])
       net[d] = (net[d] + (shift % n + n) % n) % n;
   }
-  if (llvm::all_of(net, [](int64_t s) { return s == 0; })) {
-    // Nothing moves; a pin on the result still holds, as a constraint.
-    Value same = input;
-    if (auto pin =
-            roll->getAttrOfType<ShardingAttr>(ScDialect::kShardingAttrName))
-      same = ShardingConstraintOp::create(b, loc, input.getType(), input, pin);
-    roll.getResult().replaceAllUsesWith(same);
-    roll.erase();
-    return;
-  }
+  // An empty tensor has nothing to move (and no dim a circular pad takes).
+  if (type.getNumElements() == 0 ||
+      llvm::all_of(net, [](int64_t s) { return s == 0; }))
+    return replaceByInput(roll);
   // F.pad lists amounts from the last dim backwards.
   SmallVector<int64_t> wrap(2 * rank, 0), crop(2 * rank, 0);
   for (int64_t d = 0; d < rank; ++d) {
@@ -257,6 +288,31 @@ void decomposeRoll(RollOp roll) {
   replaceKeepingPin(roll, last);
 }
 
+/// torch.flip as a window: a reflect pad of n - 1 in front, cropped by as
+/// much behind, reads out[i] = in[n - 1 - i].
+void decomposeFlip(FlipOp flip) {
+  auto type = cast<RankedTensorType>(flip.getInput().getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> mirror(2 * rank, 0);
+  bool moves = false;
+  for (int64_t dim : flip.getDims()) {
+    int64_t d = dim < 0 ? dim + rank : dim, n = type.getDimSize(d);
+    if (n < 2)
+      continue;
+    // F.pad lists amounts from the last dim backwards.
+    mirror[2 * (rank - 1 - d)] = n - 1;
+    mirror[2 * (rank - 1 - d) + 1] = -(n - 1);
+    moves = true;
+  }
+  if (!moves || type.getNumElements() == 0)
+    return replaceByInput(flip);
+  OpBuilder b(flip);
+  Operation *pad = PadOp::create(
+      b, flip.getLoc(), flip.getInput(), b.getDenseI64ArrayAttr(mirror),
+      b.getStringAttr("reflect"), b.getF64FloatAttr(0.0));
+  replaceKeepingPin(flip, pad);
+}
+
 struct DecomposeForms
     : public shardc::impl::ScDecomposeFormsBase<DecomposeForms> {
   void runOnOperation() override {
@@ -276,6 +332,8 @@ struct DecomposeForms
         decomposeInstanceNorm(norm);
       else if (auto roll = dyn_cast<RollOp>(op))
         decomposeRoll(roll);
+      else if (auto flip = dyn_cast<FlipOp>(op))
+        decomposeFlip(flip);
       else
         decomposeActivation(op);
     }

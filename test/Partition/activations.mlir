@@ -1,4 +1,5 @@
-// F.leaky_relu, F.elu, F.softplus and torch.clamp through
+// F.leaky_relu, F.elu, F.softplus, torch.clamp, F.hardtanh (as F.relu6),
+// F.hardsigmoid, F.hardswish and F.mish through
 // sc-decompose-forms (compare/select, maximum/minimum and arithmetic on
 // rank-0 constants): split unevenly over 3 ranks (one empty), unfused,
 // fused on the CPU (-O3) and as generated CUDA kernels built for the host.
@@ -8,39 +9,44 @@
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // RUN: %python %t/act.py input %t/x.npy
 // RUN: shardc %t/model.mlir -o %t/model.shardbin
-// RUN: shard-run %t/model.shardbin --input arg0=%t/x.npy --check --output result0=%t/leaky.npy --output result1=%t/elu.npy --output result2=%t/softplus.npy --output result3=%t/clamp.npy --output result4=%t/floor.npy | FileCheck %s --check-prefix=RAN
+// RUN: shard-run %t/model.shardbin --input arg0=%t/x.npy --check --output result0=%t/leaky.npy --output result1=%t/elu.npy --output result2=%t/softplus.npy --output result3=%t/clamp.npy --output result4=%t/floor.npy --output result5=%t/relu6.npy --output result6=%t/hardsigmoid.npy --output result7=%t/hardswish.npy --output result8=%t/mish.npy | FileCheck %s --check-prefix=RAN
 // RUN: %python %t/act.py check %t/x.npy %t | FileCheck %s --check-prefix=VALUES
 // RUN: shardc %t/model.mlir -O3 --emit=kernels | FileCheck %s --check-prefix=FUSED
 // RUN: shardc %t/model.mlir -O3 -o %t/fused.shardbin
-// RUN: mkdir -p %t/o3 && shard-run %t/fused.shardbin --input arg0=%t/x.npy --check --output result0=%t/o3/leaky.npy --output result1=%t/o3/elu.npy --output result2=%t/o3/softplus.npy --output result3=%t/o3/clamp.npy --output result4=%t/o3/floor.npy | FileCheck %s --check-prefix=RAN
+// RUN: mkdir -p %t/o3 && shard-run %t/fused.shardbin --input arg0=%t/x.npy --check --output result0=%t/o3/leaky.npy --output result1=%t/o3/elu.npy --output result2=%t/o3/softplus.npy --output result3=%t/o3/clamp.npy --output result4=%t/o3/floor.npy --output result5=%t/o3/relu6.npy --output result6=%t/o3/hardsigmoid.npy --output result7=%t/o3/hardswish.npy --output result8=%t/o3/mish.npy | FileCheck %s --check-prefix=RAN
 // RUN: %python %t/act.py check %t/x.npy %t/o3 | FileCheck %s --check-prefix=VALUES
 // RUN: shardc %t/model.mlir --target=cuda -o %t/cuda.shardbin
 // RUN: shardc %t/model.mlir --target=cuda --emit=kernels -o %t/cuda.cu
 // RUN: %host_cxx -shared -fPIC -O1 -x c++ -I %hostcuda_include %t/cuda.cu -o %t/cuda.so
-// RUN: mkdir -p %t/cuda && env SHARDRT_HOSTCUDA_KERNELS=%t/cuda.so shard-run-hostcuda %t/cuda.shardbin --backend cuda --input arg0=%t/x.npy --output result0=%t/cuda/leaky.npy --output result1=%t/cuda/elu.npy --output result2=%t/cuda/softplus.npy --output result3=%t/cuda/clamp.npy --output result4=%t/cuda/floor.npy
+// RUN: mkdir -p %t/cuda && env SHARDRT_HOSTCUDA_KERNELS=%t/cuda.so shard-run-hostcuda %t/cuda.shardbin --backend cuda --input arg0=%t/x.npy --output result0=%t/cuda/leaky.npy --output result1=%t/cuda/elu.npy --output result2=%t/cuda/softplus.npy --output result3=%t/cuda/clamp.npy --output result4=%t/cuda/floor.npy --output result5=%t/cuda/relu6.npy --output result6=%t/cuda/hardsigmoid.npy --output result7=%t/cuda/hardswish.npy --output result8=%t/cuda/mish.npy
 // RUN: %python %t/act.py check %t/x.npy %t/cuda | FileCheck %s --check-prefix=VALUES
 // The comparison can fail: a leaky slope of 0.1 instead of 0.2.
 // RUN: not %python %t/act.py check %t/x.npy %t slope=0.1 2>&1 | FileCheck %s --check-prefix=WRONG
 
-// RAN-COUNT-5: check result{{[0-4]}}: {{.*}}: ok
-// VALUES: leaky_relu, elu, softplus, clamp, clamp(min): 5 x 30 values as PyTorch
-// FUSED-COUNT-5: ElementwiseFused
+// RAN-COUNT-9: check result{{[0-8]}}: {{.*}}: ok
+// VALUES: leaky_relu, elu, softplus, clamp, clamp(min), relu6, hardsigmoid, hardswish, mish: 9 x 30 values as PyTorch
+// FUSED-COUNT-9: ElementwiseFused
 // WRONG: leaky_relu at 0
 
 //--- model.mlir
 sc.mesh @m ["x"=3]
-func.func @main(%x: tensor<2x15xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[6, 0, 9]]>}) -> (tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>) {
+func.func @main(%x: tensor<2x15xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[6, 0, 9]]>}) -> (tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>) {
   %l = sc.leaky_relu %x {negative_slope = 0.2} : tensor<2x15xf32>
   %e = sc.elu %x {alpha = 1.3} : tensor<2x15xf32>
   %s = sc.softplus %x {beta = 2.0, threshold = 3.0} : tensor<2x15xf32>
   %c = sc.clamp %x {min = -0.5, max = 0.75} : tensor<2x15xf32>
   %f = sc.clamp %x {min = 0.25} : tensor<2x15xf32>
-  return %l, %e, %s, %c, %f : tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>
+  %r = sc.hardtanh %x {min_val = 0.0, max_val = 6.0} : tensor<2x15xf32>
+  %hs = sc.hardsigmoid %x : tensor<2x15xf32>
+  %hw = sc.hardswish %x : tensor<2x15xf32>
+  %m = sc.mish %x : tensor<2x15xf32>
+  return %l, %e, %s, %c, %f, %r, %hs, %hw, %m : tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>, tensor<2x15xf32>
 }
 
 //--- act.py
 # `input F`: 30 float32 values from -3 to 3 with NaN and both infinities.
-# `check X DIR [slope=S]`: DIR/{leaky,elu,softplus,clamp,floor}.npy against
+# `check X DIR [slope=S]`: DIR/{leaky,elu,softplus,clamp,floor,relu6,
+# hardsigmoid,hardswish,mish}.npy against
 # PyTorch's definitions computed here in double.
 import math, struct, sys
 import npy
@@ -59,12 +65,23 @@ def softplus(v, beta=2.0, threshold=3.0):
         return v
     return math.log1p(math.exp(v * beta)) / beta
 
+def mish(v):
+    # PyTorch's formula as written: NaN at -inf (-inf * tanh(0)), inf at inf.
+    return v * math.tanh(math.log1p(math.exp(v)))
+
+
 refs = [
     ("leaky", "leaky_relu", lambda v: v if v > 0 else v * f32(slope)),
     ("elu", "elu", lambda v: v if v > 0 else f32(1.3) * math.expm1(v)),
     ("softplus", "softplus", softplus),
     ("clamp", "clamp", lambda v: v if v != v else min(max(v, -0.5), 0.75)),
     ("floor", "clamp(min)", lambda v: v if v != v else max(v, 0.25)),
+    ("relu6", "relu6", lambda v: v if v != v else min(max(v, 0.0), 6.0)),
+    ("hardsigmoid", "hardsigmoid",
+     lambda v: v if v != v else min(max(v + 3, 0.0), 6.0) / 6),
+    ("hardswish", "hardswish",
+     lambda v: v if v != v else v * min(max(v + 3, 0.0), 6.0) / 6),
+    ("mish", "mish", mish),
 ]
 for name, label, f in refs:
     _, y = npy.read("%s/%s.npy" % (out, name))
@@ -74,4 +91,4 @@ for name, label, f in refs:
             math.isfinite(want) and abs(got - want) <= 1e-6 + 1e-6 * abs(want))
         if not same:
             sys.exit("%s at %d (x = %r): got %r, expected %r" % (label, i, v, got, want))
-print("%s: 5 x %d values as PyTorch" % (", ".join(r[1] for r in refs), len(x)))
+print("%s: 9 x %d values as PyTorch" % (", ".join(r[1] for r in refs), len(x)))

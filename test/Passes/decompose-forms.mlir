@@ -225,3 +225,58 @@ func.func @roll_flat(%x: tensor<3x5xf32>, %s: tensor<f32>) -> (tensor<3x5xf32>, 
   %d = sc.roll %s {shifts = array<i64: 1>, dims = array<i64: 0>} : tensor<f32>
   return %a, %b, %c, %d : tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<f32>
 }
+
+// -----
+
+// hardtanh clamps; hardsigmoid and hardswish are PyTorch's
+// min(max(x + 3, 0), 6) / 6 (times x first for hardswish); mish is
+// x * tanh(log(1 + exp(x))). The pin moves to the last op.
+// CHECK-LABEL: func.func @hard_activations
+// CHECK:      %[[LO:.*]] = sc.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[F:.*]] = sc.maximum %arg0, %[[LO]]
+// CHECK-NEXT: %[[HI:.*]] = sc.constant dense<6.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[R6:.*]] = sc.minimum %[[F]], %[[HI]] {sc.sharding = #sc.sharding<@m, [{"x"}]>}
+// CHECK-NEXT: %[[T3:.*]] = sc.constant dense<3.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[S:.*]] = sc.add %arg0, %[[T3]]
+// CHECK-NEXT: %[[Z:.*]] = sc.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[M:.*]] = sc.maximum %[[S]], %[[Z]]
+// CHECK-NEXT: %[[SIX:.*]] = sc.constant dense<6.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[RAMP:.*]] = sc.minimum %[[M]], %[[SIX]]
+// CHECK-NEXT: %[[HS:.*]] = sc.div %[[RAMP]], %[[SIX]]
+// CHECK:      %[[RAMP2:.*]] = sc.minimum
+// CHECK-NEXT: %[[XR:.*]] = sc.mul %arg0, %[[RAMP2]]
+// CHECK-NEXT: %[[HW:.*]] = sc.div %[[XR]], %{{.*}}
+// CHECK-NEXT: %[[E:.*]] = sc.exp %arg0
+// CHECK-NEXT: %[[ONE:.*]] = sc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[SUM:.*]] = sc.add %[[E]], %[[ONE]]
+// CHECK-NEXT: %[[SP:.*]] = sc.log %[[SUM]]
+// CHECK-NEXT: %[[TH:.*]] = sc.tanh %[[SP]]
+// CHECK-NEXT: %[[MISH:.*]] = sc.mul %arg0, %[[TH]]
+// CHECK-NEXT: return %[[R6]], %[[HS]], %[[HW]], %[[MISH]]
+sc.mesh @m ["x"=2]
+func.func @hard_activations(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %0 = sc.hardtanh %x {min_val = 0.0, max_val = 6.0, sc.sharding = #sc.sharding<@m, [{"x"}]>} : tensor<8xf32>
+  %1 = sc.hardsigmoid %x : tensor<8xf32>
+  %2 = sc.hardswish %x : tensor<8xf32>
+  %3 = sc.mish %x : tensor<8xf32>
+  return %0, %1, %2, %3 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// torch.flip as one reflect pad: n - 1 mirrored in front, n - 1 cropped
+// behind, on every flipped dim of size 2 or more (last dim first, as
+// F.pad's amounts). Flipping only size-1 dims, or an empty tensor, moves
+// nothing; a pin stays as a constraint.
+// CHECK-LABEL: func.func @flip
+// CHECK-NEXT: %[[F:.*]] = sc.pad %arg0 {mode = "reflect", pad = array<i64: 4, -4, 0, 0, 2, -2>, sc.sharding = #sc.sharding<@m, [{"x"}, {}, {}]>} : (tensor<3x1x5xf32>) -> tensor<3x1x5xf32> loc(#[[FLOC:.*]])
+// CHECK-NEXT: %[[P:.*]] = sc.sharding_constraint %arg0 : tensor<3x1x5xf32> to #sc.sharding<@m, [{}, {}, {"x"}]>
+// CHECK-NEXT: return %[[F]], %[[P]], %arg1
+// CHECK:      #[[FLOC]] = loc("model.py":4:2)
+sc.mesh @m ["x"=2]
+func.func @flip(%x: tensor<3x1x5xf32>, %e: tensor<0x4xf32>) -> (tensor<3x1x5xf32>, tensor<3x1x5xf32>, tensor<0x4xf32>) {
+  %0 = sc.flip %x {dims = array<i64: -1, 1, 0>, sc.sharding = #sc.sharding<@m, [{"x"}, {}, {}]>} : tensor<3x1x5xf32> loc("model.py":4:2)
+  %1 = sc.flip %x {dims = array<i64: 1>, sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}]>} : tensor<3x1x5xf32>
+  %2 = sc.flip %e {dims = array<i64: 1>} : tensor<0x4xf32>
+  return %0, %1, %2 : tensor<3x1x5xf32>, tensor<3x1x5xf32>, tensor<0x4xf32>
+}

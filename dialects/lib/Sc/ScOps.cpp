@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -218,6 +219,29 @@ LogicalResult RollOp::verify() {
   return success();
 }
 
+LogicalResult HardtanhOp::verify() {
+  // nn.Hardtanh asserts the same: an empty range has no meaning.
+  if (getMinVal().convertToDouble() > getMaxVal().convertToDouble())
+    return emitOpError("min_val (")
+           << getMinVal().convertToDouble() << ") must not exceed max_val ("
+           << getMaxVal().convertToDouble() << ")";
+  return success();
+}
+
+LogicalResult FlipOp::verify() {
+  int64_t rank = getType().getRank();
+  llvm::SmallBitVector seen(rank);
+  for (int64_t dim : getDims()) {
+    std::optional<int64_t> d = detail::normalizeDim(dim, rank);
+    if (!d)
+      return emitOpError("dim ") << dim << " is out of range for rank " << rank;
+    if (seen.test(*d))
+      return emitOpError("dim ") << dim << " is listed twice";
+    seen.set(*d);
+  }
+  return success();
+}
+
 LogicalResult CastOp::verify() {
   auto in = getInput().getType();
   auto out = getResult().getType();
@@ -233,8 +257,9 @@ bool shardc::sc::isCoreForm(Operation *op) {
     return linear.isCoreForm();
   if (auto pad = dyn_cast<PadOp>(op))
     return pad.isCoreForm();
-  return !isa<LeakyReluOp, EluOp, SoftplusOp, ClampOp, VarOp, StdOp,
-              InstanceNormOp, RollOp>(op);
+  return !isa<LeakyReluOp, EluOp, SoftplusOp, ClampOp, HardtanhOp,
+              HardsigmoidOp, HardswishOp, MishOp, VarOp, StdOp, InstanceNormOp,
+              RollOp, FlipOp>(op);
 }
 
 LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {

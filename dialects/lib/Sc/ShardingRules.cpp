@@ -126,6 +126,10 @@ SC_ELEMENTWISE_RULE(LeakyReluOp)
 SC_ELEMENTWISE_RULE(EluOp)
 SC_ELEMENTWISE_RULE(SoftplusOp)
 SC_ELEMENTWISE_RULE(ClampOp)
+SC_ELEMENTWISE_RULE(HardtanhOp)
+SC_ELEMENTWISE_RULE(HardsigmoidOp)
+SC_ELEMENTWISE_RULE(HardswishOp)
+SC_ELEMENTWISE_RULE(MishOp)
 SC_ELEMENTWISE_RULE(AddOp)
 SC_ELEMENTWISE_RULE(SubOp)
 SC_ELEMENTWISE_RULE(MulOp)
@@ -479,6 +483,15 @@ ShardingRule RollOp::getShardingRule() {
   for (int64_t d = 0; d < rank; ++d)
     if (rolled.test(d))
       kinds.push_back({d, FactorKind::NeedsReplication});
+  return pointwiseRule(*this, kinds);
+}
+
+ShardingRule FlipOp::getShardingRule() {
+  // As for a roll: a flipped dim's index moves across the whole dim.
+  int64_t rank = getType().getRank();
+  SmallVector<std::pair<int64_t, FactorKind>> kinds;
+  for (int64_t dim : getDims())
+    kinds.push_back({*normalizeDim(dim, rank), FactorKind::NeedsReplication});
   return pointwiseRule(*this, kinds);
 }
 

@@ -138,6 +138,24 @@ func.func @activations(%arg0: tensor<2x3xf32>, %arg1: tensor<4xbf16>) -> (tensor
 
 // -----
 
+// F.hardtanh (F.relu6 as its 0..6 form), hardsigmoid, hardswish, mish.
+// CHECK-LABEL: func.func @hard_activations
+// CHECK: sc.hardtanh %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.hardtanh %{{[^ ]*}} {max_val = 6.000000e+00 : f64, min_val = 0.000000e+00 : f64} : tensor<2x3xf32>
+// CHECK: sc.hardsigmoid %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.hardswish %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.mish %{{[^ ]*}} : tensor<4xbf16>
+func.func @hard_activations(%arg0: tensor<2x3xf32>, %arg1: tensor<4xbf16>) -> (tensor<2x3xf32>, tensor<4xbf16>) {
+  %0 = sc.hardtanh %arg0 : tensor<2x3xf32>
+  %1 = sc.hardtanh %0 {min_val = 0.0, max_val = 6.0} : tensor<2x3xf32>
+  %2 = sc.hardsigmoid %1 : tensor<2x3xf32>
+  %3 = sc.hardswish %2 : tensor<2x3xf32>
+  %4 = sc.mish %arg1 : tensor<4xbf16>
+  return %3, %4 : tensor<2x3xf32>, tensor<4xbf16>
+}
+
+// -----
+
 // gelu: default (no attribute), explicit "none" (may be elided when printed), "tanh".
 // CHECK-LABEL: func.func @gelu
 // CHECK: sc.gelu %{{[^ ]*}} : tensor<2x8xf32>

@@ -1208,3 +1208,30 @@ func.func @roll_empty(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %0 = sc.roll %x {shifts = array<i64>} : tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
 }
+
+// -----
+
+// case: flip lists a dim twice (1 and -2 on rank 3), as torch.flip refuses
+func.func @flip_twice(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  // expected-error @+1 {{'sc.flip' op dim -2 is listed twice}}
+  %0 = sc.flip %x {dims = array<i64: 1, -2>} : tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// case: flip dim out of range
+func.func @flip_dim(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  // expected-error @+1 {{'sc.flip' op dim 3 is out of range for rank 3}}
+  %0 = sc.flip %x {dims = array<i64: 3>} : tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// case: hardtanh with min_val above max_val
+func.func @hardtanh_range(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'sc.hardtanh' op min_val (2.000000e+00) must not exceed max_val (1.000000e+00)}}
+  %0 = sc.hardtanh %x {min_val = 2.0, max_val = 1.0} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

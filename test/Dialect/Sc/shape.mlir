@@ -181,3 +181,17 @@ func.func @roll(%x: tensor<1x3x8x8xf32>, %s: tensor<f16>) {
   %3 = sc.roll %s {shifts = array<i64: 3>, dims = array<i64: 0>} : tensor<f16>
   return
 }
+
+// -----
+
+// flip: one dim, several (negative), none.
+// CHECK-LABEL: func.func @flip
+// CHECK: sc.flip %{{[^ ]*}} {dims = array<i64: 2>} : tensor<1x3x8x8xf32>
+// CHECK: sc.flip %{{[^ ]*}} {dims = array<i64: -1, 0>} : tensor<1x3x8x8xf32>
+// CHECK: sc.flip %{{[^ ]*}} {dims = array<i64>} : tensor<1x3x8x8xf32>
+func.func @flip(%x: tensor<1x3x8x8xf32>) {
+  %0 = sc.flip %x {dims = array<i64: 2>} : tensor<1x3x8x8xf32>
+  %1 = sc.flip %x {dims = array<i64: -1, 0>} : tensor<1x3x8x8xf32>
+  %2 = sc.flip %x {dims = array<i64>} : tensor<1x3x8x8xf32>
+  return
+}

@@ -57,7 +57,8 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
     - a circular `sc.pad` with crops becomes a constant-mode pad that crops
       and a circular pad of what is left (F.pad wraps the cropped tensor),
       so both keep their windows and halos;
-    - `sc.leaky_relu`, `sc.elu`, `sc.softplus` and `sc.clamp` become
+    - `sc.leaky_relu`, `sc.elu`, `sc.softplus`, `sc.clamp`, `sc.hardtanh`,
+      `sc.hardsigmoid`, `sc.hardswish` and `sc.mish` become
       `sc.compare`/`sc.select`, `sc.maximum`/`sc.minimum` and arithmetic on
       rank-0 constants, as PyTorch's kernels compute them; they shard as
       elementwise ops and fuse into one kernel;
@@ -68,10 +69,14 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
     - `sc.roll` becomes a circular `sc.pad` that wraps the shifted-in rows
       and a constant-mode `sc.pad` that crops as many on the other side
       (the shorter way round; flattened through `sc.reshape` without
-      `dims`), so a short shift over a split dim moves halos only.
+      `dims`), so a short shift over a split dim moves halos only;
+    - `sc.flip` becomes one reflect-mode `sc.pad` that mirrors `n - 1`
+      elements in front and crops as many behind.
 
     Every new op takes the location of the op it replaces, and the last one
-    takes its `sc.sharding` pin, so annotations hold as written. shardc runs
+    takes its `sc.sharding` pin, so annotations hold as written (a roll or
+    flip that moves nothing leaves an `sc.sharding_constraint` for its
+    pin, or nothing). shardc runs
     the pass at every -O level; sharding propagation and the partitioner
     refuse the forms with an error that names it.
 

@@ -177,8 +177,9 @@ def Sc_GeluOp : Sc_UnaryOp<"gelu", "gelu"> {
                        Sc_StrEnumAttr<["none", "tanh"], "none">:$approximate);
 }
 
-// Activations with parameters. sc-decompose-forms rewrites each into
-// compare/select and arithmetic on rank-0 constants before sharding
+// Activations with parameters or PyTorch-specific formulas.
+// sc-decompose-forms rewrites each into compare/select, maximum/minimum
+// and arithmetic on rank-0 constants before sharding
 // propagation, so they shard as elementwise ops and fuse into one kernel.
 class Sc_ActivationOp<string mnemonic, string torchName>
     : Sc_ComputeOp<mnemonic, [SameOperandsAndResultType, InferTypeOpInterface]> {
@@ -226,6 +227,32 @@ def Sc_ClampOp : Sc_ActivationOp<"clamp", "clamp (torch.clamp)"> {
   let arguments = (ins Sc_FloatTensor:$input, OptionalAttr<F64Attr>:$min,
       OptionalAttr<F64Attr>:$max);
   let hasVerifier = 1;
+}
+
+def Sc_HardtanhOp : Sc_ActivationOp<"hardtanh", "hardtanh"> {
+  let description = [{
+    `min(max(x, min_val), max_val)`, as F.hardtanh (NaN stays NaN);
+    F.relu6 is `min_val = 0.0, max_val = 6.0`.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input,
+      DefaultValuedAttr<F64Attr, "-1.0">:$min_val,
+      DefaultValuedAttr<F64Attr, "1.0">:$max_val);
+  let hasVerifier = 1;
+}
+
+def Sc_HardsigmoidOp : Sc_ActivationOp<"hardsigmoid", "hardsigmoid"> {
+  let description = "`min(max(x + 3, 0), 6) / 6`, as F.hardsigmoid.";
+  let arguments = (ins Sc_FloatTensor:$input);
+}
+
+def Sc_HardswishOp : Sc_ActivationOp<"hardswish", "hardswish"> {
+  let description = "`x * min(max(x + 3, 0), 6) / 6`, as F.hardswish.";
+  let arguments = (ins Sc_FloatTensor:$input);
+}
+
+def Sc_MishOp : Sc_ActivationOp<"mish", "mish"> {
+  let description = "`x * tanh(log(1 + exp(x)))`, as F.mish.";
+  let arguments = (ins Sc_FloatTensor:$input);
 }
 
 def Sc_AddOp : Sc_BinaryOp<"add", "add">;
@@ -591,6 +618,26 @@ def Sc_RollOp : Sc_ComputeOp<"roll",
   }];
   let arguments = (ins Sc_FloatTensor:$input, DenseI64ArrayAttr:$shifts,
       OptionalAttr<DenseI64ArrayAttr>:$dims);
+  let results = (outs Sc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Sc_FlipOp : Sc_ComputeOp<"flip",
+    [SameOperandsAndResultType, InferTypeOpInterface]> {
+  let summary = "torch.flip: reverses the order along dims";
+  let description = [{
+    Element `i` along each listed dim moves to `n - 1 - i`. Each dim may be
+    listed once; negative dims count from the end. torch.fliplr is dim 1,
+    torch.flipud dim 0.
+    ```mlir
+    %y = sc.flip %x {dims = array<i64: 2>} : tensor<1x4x64x64xf32>
+    ```
+    `sc-decompose-forms` rewrites it into a reflect-mode `sc.pad` that
+    mirrors `n - 1` elements in front and crops as many behind, a window
+    whose halos bring each rank the mirror image of its part.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input, DenseI64ArrayAttr:$dims);
   let results = (outs Sc_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
   let hasVerifier = 1;
