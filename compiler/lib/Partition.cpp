@@ -607,9 +607,18 @@ LogicalResult Partitioner::partitionOp(Operation *op) {
           continue;
         }
         Interval want{0, s.layout.shape[d]};
-        if (rd >= 0)
+        if (rd >= 0) {
+          // Through a scaled dim (a reshape's merge or split) the same
+          // factor indices, in this dim's units.
+          int64_t from = rule.resultScale(rd), to = rule.operandScale(i, d);
           want = outBox[rd];
-        else if (f != ShardingRule::kNoFactor && !s.layout.dims[d].axes.empty())
+          if (want.lo % from != 0 || want.hi % from != 0)
+            return op->emitOpError("has a result split off its factor's "
+                                   "indices (internal error: "
+                                   "sc-insert-reshards aligns it)");
+          want = {want.lo / from * to, want.hi / from * to};
+        } else if (f != ShardingRule::kNoFactor &&
+                   !s.layout.dims[d].axes.empty())
           want = own[d]; // contracted or statistic dim: the local part
         need.dims.push_back({{want, 0}});
       }

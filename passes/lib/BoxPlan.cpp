@@ -72,6 +72,23 @@ DimSplit DimSplit::majorAxes(const Mesh &mesh, size_t count) const {
   return s;
 }
 
+DimSplit DimSplit::scaledBy(int64_t k) const {
+  DimSplit s = *this;
+  for (int64_t &b : s.starts)
+    b *= k;
+  return s;
+}
+
+std::optional<DimSplit> DimSplit::dividedBy(int64_t k) const {
+  DimSplit s = *this;
+  for (int64_t &b : s.starts) {
+    if (b % k != 0)
+      return std::nullopt;
+    b /= k;
+  }
+  return s;
+}
+
 DimSplit DimSplit::fromExtents(std::vector<int> axes,
                                const std::vector<int64_t> &extents) {
   DimSplit s;

@@ -52,7 +52,9 @@ void chooseFactorSplits(FactorSplits &fs, const ValueSharding &result,
   fs.inResult.assign(rule.factors.size(), false);
   for (size_t rd = 0; rd < rule.resultDims[0].size(); ++rd)
     if (int64_t f = rule.resultDims[0][rd]; f != ShardingRule::kNoFactor) {
-      fs.split[f] = result.layout.dims[rd];
+      // A scaled dim split off whole factor indices computes whole (a
+      // pinned result is then resharded after the op).
+      fs.split[f] = result.layout.dims[rd].dividedBy(rule.resultScale(rd));
       fs.inResult[f] = true;
     }
   auto inPartial = [&](const plan::DimSplit &s) {
@@ -133,8 +135,9 @@ ValueSharding requiredLayout(const FactorSplits &fs, size_t i,
       FactorKind kind = rule.factors[f].kind;
       if (kind == FactorKind::NeedsReplication || !fs.split[f])
         continue;
-      if (fs.split[f]->starts.back() == req.layout.shape[d])
-        claim(d, *fs.split[f]);
+      plan::DimSplit split = fs.split[f]->scaledBy(rule.operandScale(i, d));
+      if (split.starts.back() == req.layout.shape[d])
+        claim(d, split);
     }
   }
   return req;

@@ -90,12 +90,17 @@ ValueSharding inferResult(Operation *op, const ShardingRule &rule,
       for (size_t d = 0; d < dims.size(); ++d) {
         if (dims[d] != int64_t(f))
           continue;
-        const plan::DimSplit &split = operands[i].layout.dims[d];
-        if (split.axes.empty())
+        const plan::DimSplit &dimSplit = operands[i].layout.dims[d];
+        if (dimSplit.axes.empty())
+          continue;
+        // A scaled dim's split is its factor's only on whole factor indices.
+        std::optional<plan::DimSplit> split =
+            dimSplit.dividedBy(rule.operandScale(i, d));
+        if (!split)
           continue;
         if (!best ||
             bytesOf(op->getOperand(i)) > bytesOf(op->getOperand(best->operand)))
-          best = Candidate{i, int64_t(d), split};
+          best = Candidate{i, int64_t(d), *split};
       }
     }
   }
@@ -129,7 +134,7 @@ ValueSharding inferResult(Operation *op, const ShardingRule &rule,
     for (size_t rd = 0; rd < rule.resultDims[0].size(); ++rd) {
       if (rule.resultDims[0][rd] != int64_t(f))
         continue;
-      plan::DimSplit split = best->split;
+      plan::DimSplit split = best->split.scaledBy(rule.resultScale(rd));
       if (kind == FactorKind::Window) {
         for (const WindowedDim &w : windows)
           if (w.resultDim == int64_t(rd) && w.operand == best->operand &&
@@ -200,7 +205,9 @@ ValueSharding inferOperand(Operation *op, const ShardingRule &rule,
       const plan::DimSplit &split = result.layout.dims[rd];
       if (rule.resultDims[0][rd] != f || split.axes.empty())
         continue;
-      std::optional<plan::DimSplit> in = split;
+      std::optional<plan::DimSplit> in = split.dividedBy(rule.resultScale(rd));
+      if (in)
+        in = in->scaledBy(rule.operandScale(i, d));
       for (const WindowedDim &w : windows)
         if (w.operand == i && w.inputDim == int64_t(d) &&
             w.resultDim == int64_t(rd))

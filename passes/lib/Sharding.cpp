@@ -158,7 +158,8 @@ ValueSharding producibleSharding(const ShardingRule &rule, ValueSharding s) {
   for (size_t rd = 0; rd < rule.resultDims[0].size(); ++rd) {
     int64_t f = rule.resultDims[0][rd];
     if (f == ShardingRule::kNoFactor ||
-        rule.factors[f].kind == FactorKind::NeedsReplication)
+        rule.factors[f].kind == FactorKind::NeedsReplication ||
+        !s.layout.dims[rd].dividedBy(rule.resultScale(rd)))
       s.layout.dims[rd] = plan::DimSplit::whole(s.layout.shape[rd]);
   }
   return s;

@@ -74,9 +74,10 @@ func.func @windows(%x: tensor<1x2x4xf32>, %w: tensor<2x3x3xf32>, %q: tensor<1x16
 
 // -----
 
-// Reshape: 1-to-1 dims pass through; a split dim must be replicated.
+// Reshape: 1-to-1 dims pass through; a dim split in two keeps its split on
+// the major part (64 = 8 x 8: the 8 rows of 8), the minor part is whole.
 func.func @reshape(%x: tensor<2x512x64xf32>) -> tensor<2x512x8x8xf32> {
-  // expected-remark @+1 {{rule (i, j, k) -> (i, j, l, m) {i=2 pass_through, j=512 pass_through, k=64 needs_replication, l=8 needs_replication, m=8 needs_replication}}}
+  // expected-remark @+1 {{rule (i, j, k*8) -> (i, j, k, l) {i=2 pass_through, j=512 pass_through, k=8 pass_through, l=8 needs_replication}}}
   %y = sc.reshape %x : (tensor<2x512x64xf32>) -> tensor<2x512x8x8xf32>
   return %y : tensor<2x512x8x8xf32>
 }

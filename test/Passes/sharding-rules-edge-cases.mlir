@@ -368,9 +368,11 @@ func.func @broadcasts(%a: tensor<3x1xf32>, %b: tensor<1xf32>) -> tensor<2x3x4xf3
 // -----
 
 // Reshapes without unit or zero-size dims: a swap of factors (2x3 -> 3x2)
-// is one merged group; a merge keeps the untouched dim pass-through.
+// is one group that neither merges nor splits, all replicated; a merge
+// keeps the untouched dim pass-through and its major dim's split, 3 times
+// finer in the merged dim.
 // CHECK: remark: rule (i, j) -> (k, l) {i=2 needs_replication, j=3 needs_replication, k=3 needs_replication, l=2 needs_replication}
-// CHECK: remark: rule (i, j, l) -> (k, l) {i=2 needs_replication, j=3 needs_replication, k=6 needs_replication, l=4 pass_through}
+// CHECK: remark: rule (i, j, k) -> (i*3, k) {i=2 pass_through, j=3 needs_replication, k=4 pass_through}
 func.func @reshapes(%a: tensor<2x3xf32>, %b: tensor<2x3x4xf32>) -> tensor<3x2xf32> {
   %c = sc.reshape %a : (tensor<2x3xf32>) -> tensor<3x2xf32>
   %d = sc.reshape %b : (tensor<2x3x4xf32>) -> tensor<6x4xf32>

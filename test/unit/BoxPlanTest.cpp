@@ -506,6 +506,35 @@ TEST(BoxPlan, ExtentsRoundTrip) {
   EXPECT_EQ(w.shard(0), (Interval{0, 7}));
 }
 
+// A reshape's merged dim holds its major dim's shards k times finer: each
+// shard of the merged dim covers exactly the rows of the major one, and
+// dividing back finds the major split only where every shard is whole rows.
+TEST(BoxPlan, ScaledSplitCoversWholeRows) {
+  Rng rng(0x5eed000b);
+  for (int i = 0; i < 2000; ++i) {
+    int64_t n = uniform(rng, 0, 12), shards = uniform(rng, 1, 8);
+    int64_t k = uniform(rng, 1, 6);
+    DimSplit rows = DimSplit::fromExtents({0}, randomExtents(rng, shards, n));
+    DimSplit fine = rows.scaledBy(k);
+    EXPECT_EQ(fine.axes, rows.axes);
+    for (int64_t q = 0; q < shards; ++q) {
+      // Element e of the merged dim is row e / k.
+      Interval f = fine.shard(q), r = rows.shard(q);
+      for (int64_t e = 0; e < n * k; ++e)
+        EXPECT_EQ(e >= f.lo && e < f.hi, e / k >= r.lo && e / k < r.hi);
+    }
+    std::optional<DimSplit> back = fine.dividedBy(k);
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(*back, rows);
+    // Off whole rows: any boundary that is not a multiple of k.
+    DimSplit any =
+        DimSplit::fromExtents({0}, randomExtents(rng, shards, n * k));
+    bool whole = std::all_of(any.starts.begin(), any.starts.end(),
+                             [&](int64_t b) { return b % k == 0; });
+    EXPECT_EQ(any.dividedBy(k).has_value(), whole);
+  }
+}
+
 TEST(BoxPlan, MeshCoordsRoundTrip) {
   std::vector<std::vector<int64_t>> shapes = {
       {}, {1}, {4}, {2, 3}, {3, 1, 4}, {4, 4, 4}, {1, 1}, {2, 2, 2, 2}};

@@ -40,19 +40,24 @@ static std::string factorName(int64_t f) {
 
 std::string ShardingRule::toString() const {
   std::ostringstream os;
-  auto printDims = [&](const std::vector<std::vector<int64_t>> &values) {
+  auto printDims = [&](const std::vector<std::vector<int64_t>> &values,
+                       bool results) {
     for (size_t v = 0; v < values.size(); ++v) {
       os << (v ? ", " : "") << "(";
-      for (size_t d = 0; d < values[v].size(); ++d)
+      for (size_t d = 0; d < values[v].size(); ++d) {
+        int64_t scale = results ? resultScale(d) : operandScale(v, d);
         os << (d ? ", " : "")
            << (values[v][d] == kNoFactor ? std::string("-")
                                          : factorName(values[v][d]));
+        if (scale != 1)
+          os << "*" << scale;
+      }
       os << ")";
     }
   };
-  printDims(operandDims);
+  printDims(operandDims, false);
   os << (operandDims.empty() ? "-> " : " -> ");
-  printDims(resultDims);
+  printDims(resultDims, true);
   os << " {";
   for (size_t f = 0; f < factors.size(); ++f)
     os << (f ? ", " : "") << factorName(f) << "=" << factors[f].size << " "
@@ -511,8 +516,8 @@ ShardingRule SliceOp::getShardingRule() {
 
 ShardingRule ReshapeOp::getShardingRule() {
   // Pair dims into groups of equal element count; a group that maps one dim
-  // to one dim of the same size is pass-through, splits and merges need
-  // replication, and size-1 dims map to no factor.
+  // to one dim of the same size is pass-through, and size-1 dims map to no
+  // factor.
   ArrayRef<int64_t> in = shapeOf(getInput()), out = getType().getShape();
   auto replicateAll = [&] {
     ShardingRule all(1, 1);
@@ -528,14 +533,17 @@ ShardingRule ReshapeOp::getShardingRule() {
   if (llvm::is_contained(in, 0) || llvm::is_contained(out, 0))
     return replicateAll();
   ShardingRule rule(1, 1);
+  rule.operandScales.resize(1);
   size_t i = 0, o = 0;
   while (i < in.size() || o < out.size()) {
     if (i < in.size() && in[i] == 1) {
       rule.operandDims[0].push_back(ShardingRule::kNoFactor), ++i;
+      rule.operandScales[0].push_back(1);
       continue;
     }
     if (o < out.size() && out[o] == 1) {
       rule.resultDims[0].push_back(ShardingRule::kNoFactor), ++o;
+      rule.resultScales.push_back(1);
       continue;
     }
     if (i == in.size() || o == out.size())
@@ -551,15 +559,26 @@ ShardingRule ReshapeOp::getShardingRule() {
       else
         po *= out[o++];
     }
-    bool oneToOne = i - i0 == 1 && o - o0 == 1;
-    FactorKind kind =
-        oneToOne ? FactorKind::PassThrough : FactorKind::NeedsReplication;
-    for (size_t d = i0; d < i; ++d)
-      rule.operandDims[0].push_back(rule.addFactor(kind, in[d]));
-    for (size_t d = o0; d < o; ++d)
+    // A group that merges dims into one, or splits one into several, keeps
+    // its major dim's split: the merged dim's shards are the major dim's
+    // times the minor dims' size (contiguous rows stay contiguous). The
+    // minor dims must be whole; a group that is both (6x4 -> 4x6) too.
+    bool merge = o - o0 == 1, split = i - i0 == 1;
+    for (size_t d = i0; d < i; ++d) {
+      bool major = d == i0 && (merge || split);
+      rule.operandDims[0].push_back(rule.addFactor(
+          major ? FactorKind::PassThrough : FactorKind::NeedsReplication,
+          split ? out[o0] : in[d]));
+      rule.operandScales[0].push_back(major && split ? in[d] / out[o0] : 1);
+    }
+    int64_t major = rule.operandDims[0][i0];
+    for (size_t d = o0; d < o; ++d) {
+      bool keep = d == o0 && (merge || split);
       rule.resultDims[0].push_back(
-          oneToOne ? rule.operandDims[0].back()
-                   : rule.addFactor(FactorKind::NeedsReplication, out[d]));
+          keep ? major : rule.addFactor(FactorKind::NeedsReplication, out[d]));
+      rule.resultScales.push_back(keep && merge && !split ? out[d] / in[i0]
+                                                          : 1);
+    }
   }
   return rule;
 }

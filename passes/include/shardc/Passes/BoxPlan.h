@@ -17,6 +17,7 @@
 #include "shardc/Dialect/Sc/WindowMath.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,11 @@ struct DimSplit {
   /// The same split over its first `count` axes only: each of their
   /// shards is the union of the shards the dropped minor axes told apart.
   DimSplit majorAxes(const Mesh &mesh, size_t count) const;
+
+  /// The split of a dim `k` times finer (every boundary times k), and back:
+  /// none unless every boundary is a multiple of k.
+  DimSplit scaledBy(int64_t k) const;
+  std::optional<DimSplit> dividedBy(int64_t k) const;
 
   static DimSplit whole(int64_t size) { return {{}, {0, size}}; }
   bool operator==(const DimSplit &other) const {

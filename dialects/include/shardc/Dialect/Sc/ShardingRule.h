@@ -28,7 +28,7 @@ enum class FactorKind {
   /// The op needs global statistics over this dim (softmax, norms): local
   /// partial moments plus one all-reduce.
   Statistic,
-  /// Cannot be split without gathering first (e.g. dims a reshape merges).
+  /// Cannot be split without gathering first (e.g. a reshape's minor dims).
   NeedsReplication,
 };
 
@@ -57,7 +57,24 @@ struct ShardingRule {
     return static_cast<int64_t>(factors.size()) - 1;
   }
 
-  /// Human-readable form, e.g. "(i, j), (j, k) -> (i, k) {j: reduction}".
+  /// Dims that run over their factor `scale` times finer: a reshape's merged
+  /// dim (a, b) -> (a * b) holds its major factor a, each index of it b
+  /// elements, so the dim's shard extents are the factor's times b. Empty
+  /// lists (the default) mean a scale of 1 everywhere.
+  std::vector<std::vector<int64_t>> operandScales;
+  std::vector<int64_t> resultScales;
+
+  int64_t operandScale(unsigned i, size_t d) const {
+    return i < operandScales.size() && d < operandScales[i].size()
+               ? operandScales[i][d]
+               : 1;
+  }
+  int64_t resultScale(size_t d) const {
+    return d < resultScales.size() ? resultScales[d] : 1;
+  }
+
+  /// Human-readable form, e.g. "(i, j), (j, k) -> (i, k) {j: reduction}";
+  /// a scaled dim prints as "i*4".
   std::string toString() const;
 };
 
