@@ -15,6 +15,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SmallBitVector.h"
 
+#include <limits>
+
 namespace shardc {
 #define GEN_PASS_DEF_SCDECOMPOSEFORMS
 #include "shardc/Passes/Passes.h.inc"
@@ -218,6 +220,18 @@ void decomposeVariance(Operation *op) {
   Value sum = SumOp::create(b, loc, square, dims, b.getBoolAttr(keepdim));
   Value dof = scalar(b, loc, x, std::max(0.0, count - correction));
   Operation *last = DivOp::create(b, loc, sum, dof);
+  if (count > 0 && count - correction <= 0) {
+    // No degrees of freedom left: PyTorch gives NaN where the deviations
+    // are all 0 (0 / 0) and inf elsewhere. A mean merged across ranks may
+    // be an ulp off equal values, so "all equal" is max == min, which is
+    // exact however the dims are split; NaN inputs still give NaN (their
+    // sum is NaN and max == min is false).
+    Value high = AmaxOp::create(b, loc, x, dims, b.getBoolAttr(keepdim));
+    Value low = AminOp::create(b, loc, x, dims, b.getBoolAttr(keepdim));
+    Value equal = CompareOp::create(b, loc, high, low, b.getStringAttr("eq"));
+    Value nan = scalar(b, loc, x, std::numeric_limits<double>::quiet_NaN());
+    last = SelectOp::create(b, loc, equal, nan, last->getResult(0));
+  }
   if (stdev)
     last = SqrtOp::create(b, loc, last->getResult(0));
   replaceKeepingPin(op, last);
@@ -227,6 +241,9 @@ void decomposeVariance(Operation *op) {
 void decomposeInstanceNorm(InstanceNormOp norm) {
   OpBuilder b(norm);
   int64_t channels = norm.getType().getDimSize(1);
+  // No channel, no group (and no element): the input is the result.
+  if (channels == 0)
+    return replaceByInput(norm);
   Operation *group =
       GroupNormOp::create(b, norm.getLoc(), norm.getInput(), norm.getAffine(),
                           b.getI64IntegerAttr(channels), norm.getEpsAttr());
@@ -313,6 +330,42 @@ void decomposeFlip(FlipOp flip) {
   replaceKeepingPin(flip, pad);
 }
 
+/// F.pixel_shuffle as reshape, permute, reshape: (*, C, r, r, H, W) ->
+/// (*, C, H, r, W, r) -> (*, C, H * r, W * r); unshuffle the other way. The
+/// reshapes keep a split of H on whole rows, so neither moves data.
+void decomposePixelShuffle(Operation *op) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value x = op->getOperand(0);
+  bool shuffle = isa<PixelShuffleOp>(op);
+  int64_t r = shuffle ? cast<PixelShuffleOp>(op).getFactor()
+                      : cast<PixelUnshuffleOp>(op).getFactor();
+  // The (C, H, W) of the side whose channels are not multiplied by r * r.
+  auto plain =
+      cast<RankedTensorType>((shuffle ? op->getResult(0) : x).getType());
+  ArrayRef<int64_t> full = plain.getShape();
+  int64_t nb = full.size() - 3, c = full[nb], h = full[nb + 1] / r,
+          w = full[nb + 2] / r;
+  SmallVector<int64_t> stacked(full.take_front(nb)), interleaved = stacked,
+                                                     perm;
+  stacked.append({c, r, r, h, w});
+  interleaved.append({c, h, r, w, r});
+  for (int64_t d = 0; d < nb; ++d)
+    perm.push_back(d);
+  // Shuffle: (c, i, j, h, w) -> (c, h, i, w, j); unshuffle the inverse.
+  static constexpr int64_t kShuffle[] = {0, 3, 1, 4, 2};
+  static constexpr int64_t kUnshuffle[] = {0, 2, 4, 1, 3};
+  ArrayRef<int64_t> order = shuffle ? kShuffle : kUnshuffle;
+  for (int64_t o : order)
+    perm.push_back(nb + o);
+  Value view = ReshapeOp::create(
+      b, loc, withShape(x, shuffle ? stacked : interleaved), x);
+  Value moved = PermuteOp::create(b, loc, view, b.getDenseI64ArrayAttr(perm));
+  Operation *last =
+      ReshapeOp::create(b, loc, op->getResult(0).getType(), moved);
+  replaceKeepingPin(op, last);
+}
+
 struct DecomposeForms
     : public shardc::impl::ScDecomposeFormsBase<DecomposeForms> {
   void runOnOperation() override {
@@ -334,6 +387,8 @@ struct DecomposeForms
         decomposeRoll(roll);
       else if (auto flip = dyn_cast<FlipOp>(op))
         decomposeFlip(flip);
+      else if (isa<PixelShuffleOp, PixelUnshuffleOp>(op))
+        decomposePixelShuffle(op);
       else
         decomposeActivation(op);
     }

@@ -159,10 +159,17 @@ func.func @linear_vector_pinned(%x: tensor<6x4xf32>, %v: tensor<4xf32>) -> tenso
 // CHECK-NEXT: %[[PV:.*]] = sc.div %{{.*}}, %[[P]]
 // CHECK-NEXT: %[[SD:.*]] = sc.sqrt %[[PV]] {sc.sharding = #sc.sharding<@m, [{}, {}, {}]>} : tensor<1x1x1xf32>
 // A correction past the count leaves no degrees of freedom: N - correction
-// is clamped to 0, as in PyTorch.
+// is clamped to 0, as in PyTorch, and the result is NaN where the values
+// are all equal (max == min, exact however they are split), else inf.
 // CHECK:      sc.sum %{{.*}} {dims = array<i64: 0>}
 // CHECK-NEXT: sc.constant dense<0.000000e+00> : tensor<f32>
-// CHECK:      return %[[V]], %[[SD]]
+// CHECK-NEXT: %[[INF:.*]] = sc.div
+// CHECK-NEXT: %[[HI:.*]] = sc.amax %arg0 {dims = array<i64: 0>} : (tensor<2x3x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT: %[[LO:.*]] = sc.amin %arg0 {dims = array<i64: 0>} : (tensor<2x3x4xf32>) -> tensor<3x4xf32>
+// CHECK-NEXT: %[[EQ:.*]] = sc.compare %[[HI]], %[[LO]] {predicate = "eq"}
+// CHECK-NEXT: %[[NAN:.*]] = sc.constant dense<0x7FC00000> : tensor<f32>
+// CHECK-NEXT: %[[Z:.*]] = sc.select %[[EQ]], %[[NAN]], %[[INF]]
+// CHECK:      return %[[V]], %[[SD]], %[[Z]]
 // CHECK:      #[[VLOC]] = loc("model.py":3:5)
 sc.mesh @m ["x"=2]
 func.func @variance(%x: tensor<2x3x4xf32>) -> (tensor<2xf32>, tensor<1x1x1xf32>, tensor<3x4xf32>) {
@@ -175,16 +182,18 @@ func.func @variance(%x: tensor<2x3x4xf32>) -> (tensor<2xf32>, tensor<1x1x1xf32>,
 // -----
 
 // An instance norm is a group norm with a group per channel; its pin and
-// affine parameters carry over.
+// affine parameters carry over. Without channels it is its input.
 // CHECK-LABEL: func.func @instance_norm
 // CHECK-NEXT: %[[G:.*]] = sc.group_norm %arg0, %arg1, %arg2 {eps = 1.000000e-03 : f64, num_groups = 6 : i64, sc.sharding = #sc.sharding<@m, [{}, {"x"}, {}]>} : (tensor<2x6x5xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<2x6x5xf32>
 // CHECK-NEXT: %[[H:.*]] = sc.group_norm %arg0 {num_groups = 6 : i64} : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
-// CHECK-NEXT: return %[[G]], %[[H]]
+// CHECK-NEXT: return %[[G]], %[[H]], %arg3
 sc.mesh @m ["x"=2]
-func.func @instance_norm(%x: tensor<2x6x5xf32>, %w: tensor<6xf32>, %b: tensor<6xf32>) -> (tensor<2x6x5xf32>, tensor<2x6x5xf32>) {
+func.func @instance_norm(%x: tensor<2x6x5xf32>, %w: tensor<6xf32>, %b: tensor<6xf32>, %e: tensor<1x0x4xf32>) -> (tensor<2x6x5xf32>, tensor<2x6x5xf32>, tensor<1x0x4xf32>) {
   %y = sc.instance_norm %x, %w, %b {eps = 1.0e-3, sc.sharding = #sc.sharding<@m, [{}, {"x"}, {}]>} : (tensor<2x6x5xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<2x6x5xf32>
   %z = sc.instance_norm %x : (tensor<2x6x5xf32>) -> tensor<2x6x5xf32>
-  return %y, %z : tensor<2x6x5xf32>, tensor<2x6x5xf32>
+  // No channel: no group to normalise, nothing to compute.
+  %n = sc.instance_norm %e : (tensor<1x0x4xf32>) -> tensor<1x0x4xf32>
+  return %y, %z, %n : tensor<2x6x5xf32>, tensor<2x6x5xf32>, tensor<1x0x4xf32>
 }
 
 // -----
@@ -279,4 +288,23 @@ func.func @flip(%x: tensor<3x1x5xf32>, %e: tensor<0x4xf32>) -> (tensor<3x1x5xf32
   %1 = sc.flip %x {dims = array<i64: 1>, sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}]>} : tensor<3x1x5xf32>
   %2 = sc.flip %e {dims = array<i64: 1>} : tensor<0x4xf32>
   return %0, %1, %2 : tensor<3x1x5xf32>, tensor<3x1x5xf32>, tensor<0x4xf32>
+}
+
+// -----
+
+// F.pixel_shuffle: (*, C, r, r, H, W) -> (*, C, H, r, W, r) -> (*, C, H*r,
+// W*r); unshuffle the other way. The pin lands on the last reshape.
+// CHECK-LABEL: func.func @pixel_shuffle
+// CHECK-NEXT: %[[A:.*]] = sc.reshape %arg0 : (tensor<3x8x6x5xf32>) -> tensor<3x2x2x2x6x5xf32>
+// CHECK-NEXT: %[[B:.*]] = sc.permute %[[A]] {dims = array<i64: 0, 1, 4, 2, 5, 3>} : (tensor<3x2x2x2x6x5xf32>) -> tensor<3x2x6x2x5x2xf32>
+// CHECK-NEXT: %[[C:.*]] = sc.reshape %[[B]] {sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}, {}]>} : (tensor<3x2x6x2x5x2xf32>) -> tensor<3x2x12x10xf32>
+// CHECK-NEXT: %[[D:.*]] = sc.reshape %[[C]] : (tensor<3x2x12x10xf32>) -> tensor<3x2x6x2x5x2xf32>
+// CHECK-NEXT: %[[E:.*]] = sc.permute %[[D]] {dims = array<i64: 0, 1, 3, 5, 2, 4>} : (tensor<3x2x6x2x5x2xf32>) -> tensor<3x2x2x2x6x5xf32>
+// CHECK-NEXT: %[[F:.*]] = sc.reshape %[[E]] : (tensor<3x2x2x2x6x5xf32>) -> tensor<3x8x6x5xf32>
+// CHECK-NEXT: return %[[C]], %[[F]]
+sc.mesh @m ["x"=2]
+func.func @pixel_shuffle(%x: tensor<3x8x6x5xf32>) -> (tensor<3x2x12x10xf32>, tensor<3x8x6x5xf32>) {
+  %y = sc.pixel_shuffle %x {factor = 2, sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}, {}]>} : (tensor<3x8x6x5xf32>) -> tensor<3x2x12x10xf32>
+  %z = sc.pixel_unshuffle %y {factor = 2} : (tensor<3x2x12x10xf32>) -> tensor<3x8x6x5xf32>
+  return %y, %z : tensor<3x2x12x10xf32>, tensor<3x8x6x5xf32>
 }

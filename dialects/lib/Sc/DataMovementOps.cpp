@@ -107,6 +107,55 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+/// F.pixel_shuffle's and F.pixel_unshuffle's shape rules and refusals.
+template <typename Adaptor>
+static LogicalResult inferPixelShuffle(OptLoc loc, StringRef name,
+                                       Adaptor adaptor, bool shuffle,
+                                       SmallVectorImpl<Type> &types) {
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  if (!x || x.getRank() < 3)
+    return fail(loc, name, "needs an input of at least 3 dims (*, C, H, W)");
+  int64_t r = adaptor.getFactor(), square;
+  if (r < 1 || llvm::MulOverflow(r, r, square))
+    return fail(loc, name,
+                "factor must be positive and its square fit int64 "
+                "(got ",
+                r, ")");
+  SmallVector<int64_t> shape(x.getShape());
+  int64_t &c = shape[shape.size() - 3], &h = shape[shape.size() - 2],
+          &w = shape.back();
+  if (shuffle) {
+    if (c % square != 0)
+      return fail(loc, name, "channels (", c,
+                  ") must be divisible by the factor's square (", square, ")");
+    c /= square;
+    if (llvm::MulOverflow(h, r, h) || llvm::MulOverflow(w, r, w))
+      return fail(loc, name, "result extents overflow int64");
+  } else {
+    if (h % r != 0 || w % r != 0)
+      return fail(loc, name, "height (", h, ") and width (", w,
+                  ") must be divisible by the factor (", r, ")");
+    h /= r;
+    w /= r;
+    if (llvm::MulOverflow(c, square, c))
+      return fail(loc, name, "result extents overflow int64");
+  }
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult PixelShuffleOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                               Adaptor adaptor,
+                                               SmallVectorImpl<Type> &types) {
+  return inferPixelShuffle(loc, getOperationName(), adaptor, true, types);
+}
+
+LogicalResult PixelUnshuffleOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                                 Adaptor adaptor,
+                                                 SmallVectorImpl<Type> &types) {
+  return inferPixelShuffle(loc, getOperationName(), adaptor, false, types);
+}
+
 LogicalResult PermuteOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &types) {

@@ -132,8 +132,9 @@ static LogicalResult inferNormResult(OptLoc loc, StringRef name, APFloat eps,
                                      ArrayRef<int64_t> affineShape,
                                      RankedTensorType x,
                                      SmallVectorImpl<Type> &types) {
-  if (!(eps.convertToDouble() > 0))
-    return fail(loc, name, "eps must be positive");
+  // The runtime takes a finite eps only.
+  if (!(eps.convertToDouble() > 0) || !std::isfinite(eps.convertToDouble()))
+    return fail(loc, name, "eps must be positive and finite");
   if (failed(checkAffine(loc, name, affine, affineShape, x.getElementType())))
     return failure();
   types.push_back(x);

@@ -259,7 +259,7 @@ bool shardc::sc::isCoreForm(Operation *op) {
     return pad.isCoreForm();
   return !isa<LeakyReluOp, EluOp, SoftplusOp, ClampOp, HardtanhOp,
               HardsigmoidOp, HardswishOp, MishOp, VarOp, StdOp, InstanceNormOp,
-              RollOp, FlipOp>(op);
+              RollOp, FlipOp, PixelShuffleOp, PixelUnshuffleOp>(op);
 }
 
 LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {

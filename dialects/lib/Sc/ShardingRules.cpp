@@ -500,6 +500,31 @@ ShardingRule FlipOp::getShardingRule() {
   return pointwiseRule(*this, kinds);
 }
 
+/// The batch dims pass through; channels, height and width exchange
+/// elements, so they must be whole.
+static ShardingRule pixelShuffleRule(Operation *op) {
+  ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
+  ArrayRef<int64_t> out = shapeOf(op->getResult(0));
+  ShardingRule rule(1, 1);
+  for (size_t d = 0; d < in.size(); ++d) {
+    bool batch = d + 3 < in.size();
+    int64_t f = rule.addFactor(
+        batch ? FactorKind::PassThrough : FactorKind::NeedsReplication, in[d]);
+    rule.operandDims[0].push_back(f);
+    rule.resultDims[0].push_back(
+        batch ? f : rule.addFactor(FactorKind::NeedsReplication, out[d]));
+  }
+  return rule;
+}
+
+ShardingRule PixelShuffleOp::getShardingRule() {
+  return pixelShuffleRule(*this);
+}
+
+ShardingRule PixelUnshuffleOp::getShardingRule() {
+  return pixelShuffleRule(*this);
+}
+
 ShardingRule SliceOp::getShardingRule() {
   ArrayRef<int64_t> in = shapeOf(getInput());
   ShardingRule rule(1, 1);

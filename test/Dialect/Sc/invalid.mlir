@@ -1235,3 +1235,53 @@ func.func @hardtanh_range(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = sc.hardtanh %x {min_val = 2.0, max_val = 1.0} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// case: pixel_shuffle on a 2-D tensor (needs (*, C, H, W))
+func.func @pixel_shuffle_rank(%x: tensor<4x4xf32>) -> tensor<8x8xf32> {
+  // expected-error @+2 {{'sc.pixel_shuffle' op needs an input of at least 3 dims (*, C, H, W)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.pixel_shuffle %x {factor = 2} : (tensor<4x4xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+// case: pixel_shuffle channels not divisible by the factor's square
+func.func @pixel_shuffle_channels(%x: tensor<1x6x4x4xf32>) -> tensor<1x1x8x8xf32> {
+  // expected-error @+2 {{'sc.pixel_shuffle' op channels (6) must be divisible by the factor's square (4)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.pixel_shuffle %x {factor = 2} : (tensor<1x6x4x4xf32>) -> tensor<1x1x8x8xf32>
+  return %0 : tensor<1x1x8x8xf32>
+}
+
+// -----
+
+// case: pixel_unshuffle of a height the factor does not divide
+func.func @pixel_unshuffle_height(%x: tensor<1x1x5x4xf32>) -> tensor<1x4x2x2xf32> {
+  // expected-error @+2 {{'sc.pixel_unshuffle' op height (5) and width (4) must be divisible by the factor (2)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.pixel_unshuffle %x {factor = 2} : (tensor<1x1x5x4xf32>) -> tensor<1x4x2x2xf32>
+  return %0 : tensor<1x4x2x2xf32>
+}
+
+// -----
+
+// case: pixel_shuffle with factor 0
+func.func @pixel_shuffle_factor(%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> {
+  // expected-error @+2 {{'sc.pixel_shuffle' op factor must be positive and its square fit int64 (got 0)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.pixel_shuffle %x {factor = 0} : (tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32>
+  return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// case: instance_norm with an infinite eps (the runtime takes finite ones)
+func.func @instance_norm_eps_inf(%x: tensor<2x3x5xf32>) -> tensor<2x3x5xf32> {
+  // expected-error @+2 {{'sc.instance_norm' op eps must be positive and finite}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.instance_norm %x {eps = 0x7FF0000000000000 : f64} : (tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}

@@ -195,3 +195,17 @@ func.func @flip(%x: tensor<1x3x8x8xf32>) {
   %2 = sc.flip %x {dims = array<i64>} : tensor<1x3x8x8xf32>
   return
 }
+
+// -----
+
+// pixel_shuffle / pixel_unshuffle with batch dims of any count.
+// CHECK-LABEL: func.func @pixel_shuffle
+// CHECK: sc.pixel_shuffle %{{[^ ]*}} {factor = 2 : i64} : (tensor<1x8x6x5xf32>) -> tensor<1x2x12x10xf32>
+// CHECK: sc.pixel_unshuffle %{{[^ ]*}} {factor = 3 : i64} : (tensor<2x3x1x6x9xf32>) -> tensor<2x3x9x2x3xf32>
+// CHECK: sc.pixel_shuffle %{{[^ ]*}} {factor = 1 : i64} : (tensor<4x6x5xf32>) -> tensor<4x6x5xf32>
+func.func @pixel_shuffle(%x: tensor<1x8x6x5xf32>, %y: tensor<2x3x1x6x9xf32>, %z: tensor<4x6x5xf32>) {
+  %0 = sc.pixel_shuffle %x {factor = 2} : (tensor<1x8x6x5xf32>) -> tensor<1x2x12x10xf32>
+  %1 = sc.pixel_unshuffle %y {factor = 3} : (tensor<2x3x1x6x9xf32>) -> tensor<2x3x9x2x3xf32>
+  %2 = sc.pixel_shuffle %z {factor = 1} : (tensor<4x6x5xf32>) -> tensor<4x6x5xf32>
+  return
+}

@@ -71,7 +71,9 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
       (the shorter way round; flattened through `sc.reshape` without
       `dims`), so a short shift over a split dim moves halos only;
     - `sc.flip` becomes one reflect-mode `sc.pad` that mirrors `n - 1`
-      elements in front and crops as many behind.
+      elements in front and crops as many behind;
+    - `sc.pixel_shuffle` and `sc.pixel_unshuffle` become `sc.reshape`,
+      `sc.permute` and `sc.reshape`, which keep a split of H on whole rows.
 
     Every new op takes the location of the op it replaces, and the last one
     takes its `sc.sharding` pin, so annotations hold as written (a roll or

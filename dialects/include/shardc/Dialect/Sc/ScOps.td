@@ -643,6 +643,35 @@ def Sc_FlipOp : Sc_ComputeOp<"flip",
   let hasVerifier = 1;
 }
 
+class Sc_PixelShuffleLikeOp<string mnemonic, string torchName>
+    : Sc_InferredOp<mnemonic> {
+  let summary = "torch.nn.functional." # torchName;
+  let arguments = (ins Sc_FloatTensor:$input, I64Attr:$factor);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+def Sc_PixelShuffleOp : Sc_PixelShuffleLikeOp<"pixel_shuffle", "pixel_shuffle"> {
+  let description = [{
+    (*, C * r * r, H, W) -> (*, C, H * r, W * r) with `factor` r, as
+    F.pixel_shuffle: `out[c][h * r + i][w * r + j] = in[c * r * r + i * r + j][h][w]`.
+    ```mlir
+    %y = sc.pixel_shuffle %x {factor = 2} : (tensor<1x8x6x5xf32>) -> tensor<1x2x12x10xf32>
+    ```
+    `sc-decompose-forms` rewrites it into `sc.reshape`, `sc.permute` and
+    `sc.reshape`; the reshapes keep a split of H (H * r) on whole rows, so
+    a split image shuffles without moving data.
+  }];
+}
+
+def Sc_PixelUnshuffleOp : Sc_PixelShuffleLikeOp<"pixel_unshuffle", "pixel_unshuffle"> {
+  let description = [{
+    (*, C, H * r, W * r) -> (*, C * r * r, H, W), the inverse of
+    `sc.pixel_shuffle`, as F.pixel_unshuffle. Rewritten by
+    `sc-decompose-forms` the same way; a split of H * r on multiples of r
+    moves no data.
+  }];
+}
+
 def Sc_ReshapeOp : Sc_ComputeOp<"reshape"> {
   let summary = "torch.reshape to the result type's shape";
   let arguments = (ins Sc_AnyTensor:$input);
