@@ -157,10 +157,18 @@ forEachShardedFunction(ModuleOp module,
 ValueSharding producibleSharding(const ShardingRule &rule, ValueSharding s) {
   for (size_t rd = 0; rd < rule.resultDims[0].size(); ++rd) {
     int64_t f = rule.resultDims[0][rd];
+    plan::DimSplit &split = s.layout.dims[rd];
     if (f == ShardingRule::kNoFactor ||
-        rule.factors[f].kind == FactorKind::NeedsReplication ||
-        !s.layout.dims[rd].dividedBy(rule.resultScale(rd)))
-      s.layout.dims[rd] = plan::DimSplit::whole(s.layout.shape[rd]);
+        rule.factors[f].kind == FactorKind::NeedsReplication) {
+      split = plan::DimSplit::whole(s.layout.shape[rd]);
+      continue;
+    }
+    // A scaled dim splits on whole factor indices only: the nearest such
+    // split below, so the reshard after the op moves part of a row per
+    // boundary rather than everything.
+    int64_t scale = rule.resultScale(rd);
+    for (int64_t &start : split.starts)
+      start -= start % scale;
   }
   return s;
 }

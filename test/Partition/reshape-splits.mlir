@@ -12,6 +12,9 @@
 // RUN: shardc %t/unflatten.mlir --emit=plan | FileCheck %s --check-prefix=UNFLATTEN
 // RUN: shardc %t/unflatten.mlir -O3 -o %t/unflatten.shardbin
 // RUN: shard-run %t/unflatten.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
+// RUN: shardc %t/pinned.mlir --emit=plan | FileCheck %s --check-prefix=PINNED
+// RUN: shardc %t/pinned.mlir -O3 -o %t/pinned.shardbin
+// RUN: shard-run %t/pinned.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
 // RUN: shardc %t/mesh.mlir --emit=plan | FileCheck %s --check-prefix=MESH
 // RUN: shardc %t/mesh.mlir -o %t/mesh.shardbin
 // RUN: shard-run %t/mesh.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
@@ -42,6 +45,12 @@
 // UNFLATTEN-NEXT: halo exchanges: 1, collectives: 0,
 // UNFLATTEN: outputs: (2,1,5) (2,2,5)
 // UNFLATTEN: outputs: (2,4,5) (2,2,5)
+// A pin off whole rows (tokens [12, 8, 15]) on the reshape itself: it is
+// computed on the whole rows below each boundary ([10, 10, 15]) and the
+// reshard after it moves the partial rows, point to point; no gather.
+// PINNED-NOT: collectives: {{[1-9]}}
+// PINNED: outputs: (2,12)
+// PINNED-NOT: collectives: {{[1-9]}}
 // H over "x", W over "y": flattening keeps H's split and gathers W (a minor
 // dim) over "y" only.
 // MESH-NOT: outputs: (1,2,24)
@@ -75,6 +84,13 @@ func.func @main(%t: tensor<2x35xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[
   %c = sc.sharding_constraint %b : tensor<2x7x5xf32> to #sc.sharding<@m, [{}, {"x"}[3, 2, 2], {}]>
   %d = sc.exp %a : tensor<2x7x5xf32>
   return %d, %c : tensor<2x7x5xf32>, tensor<2x7x5xf32>
+}
+
+//--- pinned.mlir
+sc.mesh @m ["x"=3]
+func.func @main(%u: tensor<2x7x5xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[3, 2, 2], {}]>}) -> tensor<2x35xf32> {
+  %b = sc.reshape %u {sc.sharding = #sc.sharding<@m, [{}, {"x"}[12, 8, 15]]>} : (tensor<2x7x5xf32>) -> tensor<2x35xf32>
+  return %b : tensor<2x35xf32>
 }
 
 //--- mesh.mlir

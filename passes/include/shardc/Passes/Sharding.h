@@ -68,9 +68,10 @@ mlir::LogicalResult forEachShardedFunction(
 
 /// `s` without the splits that an op of `rule` cannot produce: a result dim
 /// of a needs-replication factor (a slice's or concat's cut dim, a reshape's
-/// split or merged dims) or of no factor is computed whole on every rank. A
-/// consumer, declared result or pin wanting it split gets a reshard after the
-/// op (a local slice) instead of an op computing the wrong block.
+/// minor dims) or of no factor is computed whole on every rank, and a scaled
+/// dim (a reshape's merged dim) splits at the whole factor index at or below
+/// each boundary. A consumer, declared result or pin wanting another split
+/// gets a reshard after the op instead of an op computing the wrong block.
 ValueSharding producibleSharding(const sc::ShardingRule &rule, ValueSharding s);
 
 /// How each operand of `op` must arrive for the op to compute `result`
