@@ -37,27 +37,16 @@ namespace {
 std::string scalarExpr(StringRef fn, ArrayRef<std::string> operands) {
   const std::string &a = operands[0];
   const std::string &b = operands.size() > 1 ? operands[1] : a;
-  auto call = [&](const char *f) { return std::string(f) + "(" + a + ")"; };
+  // Unary ops that are one CUDA math-library call.
+  static constexpr std::pair<const char *, const char *> kCalls[] = {
+      {"abs", "fabsf"},  {"exp", "expf"},     {"log", "logf"},
+      {"sqrt", "sqrtf"}, {"rsqrt", "rsqrtf"}, {"tanh", "tanhf"},
+      {"sin", "sinf"},   {"cos", "cosf"},     {"erf", "erff"}};
+  for (auto [op, call] : kCalls)
+    if (fn == op)
+      return std::string(call) + "(" + a + ")";
   if (fn == "neg")
     return "-" + a;
-  if (fn == "abs")
-    return call("fabsf");
-  if (fn == "exp")
-    return call("expf");
-  if (fn == "log")
-    return call("logf");
-  if (fn == "sqrt")
-    return call("sqrtf");
-  if (fn == "rsqrt")
-    return call("rsqrtf");
-  if (fn == "tanh")
-    return call("tanhf");
-  if (fn == "sin")
-    return call("sinf");
-  if (fn == "cos")
-    return call("cosf");
-  if (fn == "erf")
-    return call("erff");
   if (fn == "sigmoid")
     return "1.0f / (1.0f + expf(-" + a + "))";
   if (fn == "relu")

@@ -98,6 +98,20 @@ void decomposeActivation(Operation *op) {
     Value c = constant(bound);
     return CompareOp::create(b, loc, v, c, b.getStringAttr("gt"));
   };
+  // max(x, low) then min(., high), as torch.clamp: NaN stays NaN.
+  auto clampBetween = [&](std::optional<APFloat> low,
+                          std::optional<APFloat> high) {
+    Value v = x;
+    if (low) {
+      Value bound = constant(low->convertToDouble());
+      v = MaximumOp::create(b, loc, v, bound);
+    }
+    if (high) {
+      Value bound = constant(high->convertToDouble());
+      v = MinimumOp::create(b, loc, v, bound);
+    }
+    return v;
+  };
   // One statement per op: the order of the printed IR does not depend on
   // the order in which a compiler evaluates arguments.
   Value y;
@@ -125,10 +139,7 @@ void decomposeActivation(Operation *op) {
     Value linear = greater(scaled, softplus.getThreshold().convertToDouble());
     y = SelectOp::create(b, loc, linear, x, smooth);
   } else if (auto hardtanh = dyn_cast<HardtanhOp>(op)) {
-    Value low = constant(hardtanh.getMinVal().convertToDouble());
-    Value floor = MaximumOp::create(b, loc, x, low);
-    Value high = constant(hardtanh.getMaxVal().convertToDouble());
-    y = MinimumOp::create(b, loc, floor, high);
+    y = clampBetween(hardtanh.getMinVal(), hardtanh.getMaxVal());
   } else if (isa<HardsigmoidOp, HardswishOp>(op)) {
     // PyTorch's kernels: min(max(x + 3, 0), 6) / 6, times x for hardswish.
     Value three = constant(3.0);
@@ -149,15 +160,7 @@ void decomposeActivation(Operation *op) {
     y = MulOp::create(b, loc, x, tanh);
   } else {
     auto clamp = cast<ClampOp>(op);
-    y = x;
-    if (std::optional<APFloat> low = clamp.getMin()) {
-      Value bound = constant(low->convertToDouble());
-      y = MaximumOp::create(b, loc, y, bound);
-    }
-    if (std::optional<APFloat> high = clamp.getMax()) {
-      Value bound = constant(high->convertToDouble());
-      y = MinimumOp::create(b, loc, y, bound);
-    }
+    y = clampBetween(clamp.getMin(), clamp.getMax());
   }
   replaceKeepingPin(op, y.getDefiningOp());
 }

@@ -214,24 +214,26 @@ ShardingRule LayerNormOp::getShardingRule() {
   return rule;
 }
 
-ShardingRule GroupNormOp::getShardingRule() {
-  // Statistics run over channels-in-group and all spatial dims.
+/// A norm over (N, C, ...) whose statistics run over dims `first` onwards,
+/// with per-channel affine parameters.
+static ShardingRule channelNormRule(Operation *op, int64_t first) {
   SmallVector<std::pair<int64_t, FactorKind>> kinds;
-  for (int64_t d = 1; d < getType().getRank(); ++d)
+  int64_t rank = shapeOf(op->getOperand(0)).size();
+  for (int64_t d = first; d < rank; ++d)
     kinds.push_back({d, FactorKind::Statistic});
-  ShardingRule rule = pointwiseRule(*this, kinds);
-  mapParameters(rule, *this, 1, 1);
+  ShardingRule rule = pointwiseRule(op, kinds);
+  mapParameters(rule, op, 1, 1);
   return rule;
 }
 
+// Group norm: statistics over channels-in-group and all spatial dims.
+ShardingRule GroupNormOp::getShardingRule() {
+  return channelNormRule(*this, 1);
+}
+
+// Instance norm: each (sample, channel) over the spatial dims.
 ShardingRule InstanceNormOp::getShardingRule() {
-  // Each (sample, channel) has its own statistics over the spatial dims.
-  SmallVector<std::pair<int64_t, FactorKind>> kinds;
-  for (int64_t d = 2; d < getType().getRank(); ++d)
-    kinds.push_back({d, FactorKind::Statistic});
-  ShardingRule rule = pointwiseRule(*this, kinds);
-  mapParameters(rule, *this, 1, 1);
-  return rule;
+  return channelNormRule(*this, 2);
 }
 
 ShardingRule BatchNormOp::getShardingRule() {
