@@ -7,7 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "shardc/Dialect/Sc/ScOps.h"
+#include "DecomposeForms.h"
+
 #include "shardc/Passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -24,16 +25,16 @@ namespace shardc {
 
 using namespace mlir;
 using namespace shardc::sc;
+using shardc::detail::replaceKeepingPin;
 
-namespace {
-
-/// Moves `from`'s sharding pin (if any) to `to`, which takes its place.
-void replaceKeepingPin(Operation *from, Operation *to) {
+void shardc::detail::replaceKeepingPin(Operation *from, Operation *to) {
   if (Attribute pin = from->getAttr(ScDialect::kShardingAttrName))
     to->setAttr(ScDialect::kShardingAttrName, pin);
   from->getResult(0).replaceAllUsesWith(to->getResult(0));
   from->erase();
 }
+
+namespace {
 
 /// Replaces `op`, which moves nothing, by its first operand; a pin on its
 /// result still holds, as a constraint.
@@ -392,7 +393,10 @@ struct DecomposeForms
         decomposeFlip(flip);
       else if (isa<PixelShuffleOp, PixelUnshuffleOp>(op))
         decomposePixelShuffle(op);
-      else
+      else if (isa<FftOp, IfftOp, RfftOp, IrfftOp>(op)) {
+        if (failed(shardc::detail::decomposeSpectral(op)))
+          return signalPassFailure();
+      } else
         decomposeActivation(op);
     }
   }

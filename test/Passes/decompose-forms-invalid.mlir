@@ -50,3 +50,12 @@ func.func @roll(%x: tensor<4xf32> {sc.sharding = #sc.sharding<@m, [{"x"}]>}) -> 
   %y = sc.roll %x {shifts = array<i64: 1>} : tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+sc.mesh @m ["x"=2]
+func.func @rfft(%x: tensor<2x8xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}]>}) -> tensor<2x5x2xf32> {
+  // expected-error @+1 {{'sc.rfft' op is not taken by sharding propagation; run -sc-decompose-forms first (shardc runs it)}}
+  %y = sc.rfft %x : (tensor<2x8xf32>) -> tensor<2x5x2xf32>
+  return %y : tensor<2x5x2xf32>
+}

@@ -259,7 +259,8 @@ bool shardc::sc::isCoreForm(Operation *op) {
     return pad.isCoreForm();
   return !isa<LeakyReluOp, EluOp, SoftplusOp, ClampOp, HardtanhOp,
               HardsigmoidOp, HardswishOp, MishOp, VarOp, StdOp, InstanceNormOp,
-              RollOp, FlipOp, PixelShuffleOp, PixelUnshuffleOp>(op);
+              RollOp, FlipOp, PixelShuffleOp, PixelUnshuffleOp, FftOp, IfftOp,
+              RfftOp, IrfftOp>(op);
 }
 
 LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {

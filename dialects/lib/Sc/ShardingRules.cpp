@@ -527,6 +527,34 @@ ShardingRule PixelUnshuffleOp::getShardingRule() {
   return pixelShuffleRule(*this);
 }
 
+/// A transformed dim mixes all its points, and the view_as_real trailing 2
+/// pairs real and imaginary parts, so both must be whole; the other dims pass
+/// through.
+static ShardingRule spectralRule(Operation *op) {
+  ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
+  ArrayRef<int64_t> out = shapeOf(op->getResult(0));
+  SpectralTransform transform = *getSpectralTransform(op);
+  int64_t complexRank = transform.complexInput() ? in.size() - 1 : in.size();
+  auto whole = [&](int64_t d) {
+    return d >= complexRank || llvm::is_contained(transform.dims, d);
+  };
+  ShardingRule rule(1, 1);
+  for (int64_t d = 0; d < static_cast<int64_t>(in.size()); ++d)
+    rule.operandDims[0].push_back(rule.addFactor(
+        whole(d) ? FactorKind::NeedsReplication : FactorKind::PassThrough,
+        in[d]));
+  for (int64_t d = 0; d < static_cast<int64_t>(out.size()); ++d)
+    rule.resultDims[0].push_back(
+        whole(d) ? rule.addFactor(FactorKind::NeedsReplication, out[d])
+                 : rule.operandDims[0][d]);
+  return rule;
+}
+
+ShardingRule FftOp::getShardingRule() { return spectralRule(*this); }
+ShardingRule IfftOp::getShardingRule() { return spectralRule(*this); }
+ShardingRule RfftOp::getShardingRule() { return spectralRule(*this); }
+ShardingRule IrfftOp::getShardingRule() { return spectralRule(*this); }
+
 ShardingRule SliceOp::getShardingRule() {
   ArrayRef<int64_t> in = shapeOf(getInput());
   ShardingRule rule(1, 1);

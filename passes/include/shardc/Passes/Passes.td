@@ -73,7 +73,17 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
     - `sc.flip` becomes one reflect-mode `sc.pad` that mirrors `n - 1`
       elements in front and crops as many behind;
     - `sc.pixel_shuffle` and `sc.pixel_unshuffle` become `sc.reshape`,
-      `sc.permute` and `sc.reshape`, which keep a split of H on whole rows.
+      `sc.permute` and `sc.reshape`, which keep a split of H on whole rows;
+    - `sc.fft`, `sc.ifft`, `sc.rfft` and `sc.irfft` become, per transformed
+      dim, an `sc.matmul` against a constant DFT matrix (the dim moved last
+      by `sc.permute` and flattened with its (real, imaginary) pair by
+      `sc.reshape`). Over a split dim that is a contraction: each rank
+      transforms its part and the partial spectra are all-reduced. Slices
+      of an unpinned result select the matrices' columns, and zero pads or
+      all-zero concat blocks of the input drop their rows, so a transform
+      truncated to the modes a spectral layer keeps costs points x modes
+      and all-reduces only those modes. A matrix past 2^28 elements is
+      refused at the op.
 
     Every new op takes the location of the op it replaces, and the last one
     takes its `sc.sharding` pin, so annotations hold as written (a roll or
@@ -92,6 +102,18 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
     %1 = sc.linear %x, %0 : (tensor<8x16xf32>, tensor<1x16xf32>) -> tensor<8x1xf32>
     %2 = sc.reshape %1 : (tensor<8x1xf32>) -> tensor<8xf32>
     %y = sc.add %2, %c : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+    ```
+
+    Before (an rfft of 8 points keeping 2 modes):
+    ```mlir
+    %f = sc.rfft %x : (tensor<4x8xf32>) -> tensor<4x5x2xf32>
+    %m = sc.slice %f {start = array<i64: 0, 0, 0>, end = array<i64: 4, 2, 2>} : (tensor<4x5x2xf32>) -> tensor<4x2x2xf32>
+    ```
+    After (`dense<...>`: cos and -sin of the 2 bins, per point):
+    ```mlir
+    %0 = sc.constant dense<...> : tensor<8x4xf32>
+    %1 = sc.matmul %x, %0 : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+    %m = sc.reshape %1 : (tensor<4x4xf32>) -> tensor<4x2x2xf32>
     ```
   }];
 }

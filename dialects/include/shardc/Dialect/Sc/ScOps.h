@@ -51,6 +51,28 @@ bool isCoreForm(mlir::Operation *op);
 /// `isCoreForm(op)` is false; `consumer` names who refuses it.
 mlir::LogicalResult requireCoreForm(mlir::Operation *op,
                                     llvm::StringRef consumer);
+
+/// What an sc.fft / sc.ifft / sc.rfft / sc.irfft computes, resolved from its
+/// attributes. Dims index the complex tensor (without the view_as_real
+/// trailing 2); `lengths[i]` is the number of points transformed along
+/// `dims[i]` (torch's n / s). For rfft and irfft the last dim is the halved
+/// one.
+struct SpectralTransform {
+  enum class Kind { Forward, Inverse, RealForward, RealInverse };
+  Kind kind;
+  llvm::SmallVector<int64_t> dims;
+  llvm::SmallVector<int64_t> lengths;
+  /// "backward", "ortho" or "forward", as torch.fft's norm.
+  llvm::StringRef norm;
+
+  bool complexInput() const { return kind != Kind::RealForward; }
+  bool complexResult() const { return kind != Kind::RealInverse; }
+  bool inverse() const {
+    return kind == Kind::Inverse || kind == Kind::RealInverse;
+  }
+};
+/// The transform of a verified spectral op; nullopt for any other op.
+std::optional<SpectralTransform> getSpectralTransform(mlir::Operation *op);
 } // namespace shardc::sc
 
 #endif // SHARDC_DIALECT_SC_SCOPS_H

@@ -717,6 +717,81 @@ def Sc_SqueezeOp : Sc_InferredOp<"squeeze"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Discrete Fourier transforms
+//===----------------------------------------------------------------------===//
+
+// Complex tensors are written as torch.view_as_real writes them: a trailing
+// dim of 2 holding (real, imaginary). `dims` are dims of the complex tensor.
+class Sc_SpectralOp<string mnemonic, string torchName>
+    : Sc_InferredOp<mnemonic> {
+  let summary = "torch.fft." # torchName # " on view_as_real tensors";
+  let arguments = (ins Sc_FloatTensor:$input,
+      OptionalAttr<DenseI64ArrayAttr>:$dims,
+      OptionalAttr<DenseI64ArrayAttr>:$sizes,
+      Sc_StrEnumAttr<["backward", "ortho", "forward"], "backward">:$norm);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+def Sc_FftOp : Sc_SpectralOp<"fft", "fftn"> {
+  let description = [{
+    The complex-to-complex DFT over `dims` (the last dim when absent; each
+    dim once, negative dims counted from the end of the complex tensor), as
+    `torch.view_as_real(torch.fft.fftn(torch.view_as_complex(x), s, dims,
+    norm))`: torch.fft.fft is one dim, fft2 two. `sizes` (torch's `n` / `s`,
+    one per dim) trims or zero-pads the input along each dim first. `norm`
+    scales the forward transform by 1 (`"backward"`, the default),
+    1/sqrt(n) (`"ortho"`) or 1/n (`"forward"`).
+    ```mlir
+    %y = sc.fft %x {dims = array<i64: 2, 3>} : (tensor<1x4x64x64x2xf32>) -> tensor<1x4x64x64x2xf32>
+    ```
+    `sc-decompose-forms` rewrites every transform into one GEMM per dim
+    against a constant DFT matrix (see the pass), so a split transformed dim
+    is a contraction over a split dim: each rank transforms its part and an
+    all-reduce (or reduce-scatter) sums the spectra. Truncating slices of
+    the result and zero pads of the input fold into the matrices.
+  }];
+}
+
+def Sc_IfftOp : Sc_SpectralOp<"ifft", "ifftn"> {
+  let description = [{
+    The inverse complex DFT over `dims`, as torch.fft.ifftn on view_as_real
+    tensors; the same `dims` and `sizes` as `sc.fft`. `norm` scales the
+    inverse by 1/n (`"backward"`), 1/sqrt(n) (`"ortho"`) or 1 (`"forward"`).
+    ```mlir
+    %y = sc.ifft %x {dims = array<i64: -1>, norm = "ortho"} : (tensor<2x16x2xf32>) -> tensor<2x16x2xf32>
+    ```
+  }];
+}
+
+def Sc_RfftOp : Sc_SpectralOp<"rfft", "rfftn"> {
+  let description = [{
+    The DFT of a real tensor over `dims`, keeping the `n // 2 + 1`
+    non-negative frequencies of the last listed dim (the others are whole),
+    as `torch.view_as_real(torch.fft.rfftn(x, s, dims, norm))`: the result
+    is complex, with a trailing dim of 2. torch.fft.rfft is one dim, rfft2
+    two.
+    ```mlir
+    %y = sc.rfft %x {dims = array<i64: 2, 3>} : (tensor<1x4x64x64xf32>) -> tensor<1x4x64x33x2xf32>
+    ```
+  }];
+}
+
+def Sc_IrfftOp : Sc_SpectralOp<"irfft", "irfftn"> {
+  let description = [{
+    The inverse of `sc.rfft`: a complex (view_as_real) tensor holding the
+    non-negative frequencies of the last listed dim to a real tensor, as
+    torch.fft.irfftn. The last dim's output size is `sizes`' last value or
+    `2 * (m - 1)` for `m` input frequencies; the imaginary parts of its
+    zero (and, for an even size, Nyquist) frequency are ignored, as in
+    PyTorch.
+    ```mlir
+    %y = sc.irfft %x {dims = array<i64: 2, 3>, sizes = array<i64: 64, 64>}
+        : (tensor<1x4x64x33x2xf32>) -> tensor<1x4x64x64xf32>
+    ```
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Attention
 //===----------------------------------------------------------------------===//
 

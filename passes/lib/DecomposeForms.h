@@ -1,0 +1,22 @@
+//===- DecomposeForms.h - sc-decompose-forms internals ----------*- C++ -*-===//
+//
+// Private to passes/lib: the rewrites of sc-decompose-forms that live in
+// files of their own.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SHARDC_PASSES_LIB_DECOMPOSEFORMS_H
+#define SHARDC_PASSES_LIB_DECOMPOSEFORMS_H
+
+#include "shardc/Dialect/Sc/ScOps.h"
+
+namespace shardc::detail {
+/// Moves `from`'s sharding pin (if any) to `to`, which takes its place.
+void replaceKeepingPin(mlir::Operation *from, mlir::Operation *to);
+
+/// Rewrites an sc.fft / sc.ifft / sc.rfft / sc.irfft into GEMMs against
+/// constant DFT matrices; fails (with an error at the op) where a matrix
+/// would be too large.
+mlir::LogicalResult decomposeSpectral(mlir::Operation *op);
+} // namespace shardc::detail
+
+#endif // SHARDC_PASSES_LIB_DECOMPOSEFORMS_H
