@@ -393,6 +393,8 @@ struct DecomposeForms
         decomposeFlip(flip);
       else if (isa<PixelShuffleOp, PixelUnshuffleOp>(op))
         decomposePixelShuffle(op);
+      else if (auto einsum = dyn_cast<EinsumOp>(op))
+        shardc::detail::decomposeEinsum(einsum);
       else if (isa<FftOp, IfftOp, RfftOp, IrfftOp>(op)) {
         if (failed(shardc::detail::decomposeSpectral(op)))
           return signalPassFailure();

@@ -17,6 +17,10 @@ void replaceKeepingPin(mlir::Operation *from, mlir::Operation *to);
 /// constant DFT matrices; fails (with an error at the op) where a matrix
 /// would be too large.
 mlir::LogicalResult decomposeSpectral(mlir::Operation *op);
+
+/// Rewrites an sc.einsum into sc.sum, sc.permute, sc.reshape and
+/// sc.matmul, contracting two operands at a time from the left.
+void decomposeEinsum(sc::EinsumOp op);
 } // namespace shardc::detail
 
 #endif // SHARDC_PASSES_LIB_DECOMPOSEFORMS_H

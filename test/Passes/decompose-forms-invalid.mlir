@@ -59,3 +59,12 @@ func.func @rfft(%x: tensor<2x8xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}]>
   %y = sc.rfft %x : (tensor<2x8xf32>) -> tensor<2x5x2xf32>
   return %y : tensor<2x5x2xf32>
 }
+
+// -----
+
+sc.mesh @m ["x"=2]
+func.func @einsum(%x: tensor<2x8xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}]>}, %y: tensor<8x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'sc.einsum' op is not taken by sharding propagation; run -sc-decompose-forms first (shardc runs it)}}
+  %z = sc.einsum %x, %y {equation = "ij,jk->ik"} : (tensor<2x8xf32>, tensor<8x3xf32>) -> tensor<2x3xf32>
+  return %z : tensor<2x3xf32>
+}

@@ -260,7 +260,7 @@ bool shardc::sc::isCoreForm(Operation *op) {
   return !isa<LeakyReluOp, EluOp, SoftplusOp, ClampOp, HardtanhOp,
               HardsigmoidOp, HardswishOp, MishOp, VarOp, StdOp, InstanceNormOp,
               RollOp, FlipOp, PixelShuffleOp, PixelUnshuffleOp, FftOp, IfftOp,
-              RfftOp, IrfftOp>(op);
+              RfftOp, IrfftOp, EinsumOp>(op);
 }
 
 LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {

@@ -550,6 +550,34 @@ static ShardingRule spectralRule(Operation *op) {
   return rule;
 }
 
+/// A factor per label: pass-through where the result keeps it, a reduction
+/// where the product is summed over it; broadcast size-1 dims map to none.
+ShardingRule EinsumOp::getShardingRule() {
+  EinsumEquation eq = *parseEinsumEquation(std::nullopt, "", getEquation(),
+                                           getInputs().getTypes());
+  ShardingRule rule(getInputs().size(), 1);
+  llvm::DenseMap<int64_t, int64_t> factors;
+  auto factorOf = [&](int64_t label) {
+    auto [it, fresh] = factors.try_emplace(label, 0);
+    if (fresh)
+      it->second = rule.addFactor(llvm::is_contained(eq.resultLabels, label)
+                                      ? FactorKind::PassThrough
+                                      : FactorKind::Reduction,
+                                  eq.sizes.lookup(label));
+    return it->second;
+  };
+  for (auto [i, labels] : llvm::enumerate(eq.operandLabels)) {
+    ArrayRef<int64_t> shape = shapeOf(getInputs()[i]);
+    for (auto [d, label] : llvm::enumerate(labels))
+      rule.operandDims[i].push_back(shape[d] == 1 && eq.sizes.lookup(label) != 1
+                                        ? ShardingRule::kNoFactor
+                                        : factorOf(label));
+  }
+  for (int64_t label : eq.resultLabels)
+    rule.resultDims[0].push_back(factorOf(label));
+  return rule;
+}
+
 ShardingRule FftOp::getShardingRule() { return spectralRule(*this); }
 ShardingRule IfftOp::getShardingRule() { return spectralRule(*this); }
 ShardingRule RfftOp::getShardingRule() { return spectralRule(*this); }

@@ -74,6 +74,11 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
       elements in front and crops as many behind;
     - `sc.pixel_shuffle` and `sc.pixel_unshuffle` become `sc.reshape`,
       `sc.permute` and `sc.reshape`, which keep a split of H on whole rows;
+    - `sc.einsum` becomes `sc.sum` (labels only one operand has that
+      nothing later needs), `sc.permute`, `sc.reshape` and, per pair of
+      operands from the left, one batched `sc.matmul` (shared kept labels
+      as batch dims, summed labels as the inner dim) or, when nothing is
+      summed, a broadcasting `sc.mul`;
     - `sc.fft`, `sc.ifft`, `sc.rfft` and `sc.irfft` become, per transformed
       dim, an `sc.matmul` against a constant DFT matrix (the dim moved last
       by `sc.permute` and flattened with its (real, imaginary) pair by

@@ -73,6 +73,24 @@ struct SpectralTransform {
 };
 /// The transform of a verified spectral op; nullopt for any other op.
 std::optional<SpectralTransform> getSpectralTransform(mlir::Operation *op);
+
+/// An sc.einsum equation resolved against its operands' shapes. Labels are
+/// numbered: letters by their character, the dims `...` covers as
+/// kFirstEllipsisLabel + k, k counted from the innermost.
+struct EinsumEquation {
+  static constexpr int64_t kFirstEllipsisLabel = 128;
+  /// The label of each dim of each operand.
+  llvm::SmallVector<llvm::SmallVector<int64_t>> operandLabels;
+  /// The label of each dim of the result.
+  llvm::SmallVector<int64_t> resultLabels;
+  /// Each label's size after broadcasting.
+  llvm::DenseMap<int64_t, int64_t> sizes;
+};
+/// Parses `equation` against `operandTypes` (ranked tensors), failing with a
+/// diagnostic at `loc` when there is one.
+mlir::FailureOr<EinsumEquation>
+parseEinsumEquation(std::optional<mlir::Location> loc, llvm::StringRef opName,
+                    llvm::StringRef equation, mlir::TypeRange operandTypes);
 } // namespace shardc::sc
 
 #endif // SHARDC_DIALECT_SC_SCOPS_H

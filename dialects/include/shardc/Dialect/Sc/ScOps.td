@@ -716,6 +716,30 @@ def Sc_SqueezeOp : Sc_InferredOp<"squeeze"> {
   let results = (outs Sc_AnyTensor:$result);
 }
 
+def Sc_EinsumOp : Sc_InferredOp<"einsum"> {
+  let summary = "torch.einsum";
+  let description = [{
+    Sums products of the operands' elements over the labels `equation`
+    names, as torch.einsum: `"bixy,ioxy->boxy"` mixes channels per mode,
+    `"bhqd,bhkd->bhqk"` is attention's scores, `"ij->ji"` a transpose,
+    `"ii"` is not taken (diagonals). Labels are letters; `...` stands for
+    the dims no label names, broadcast from the right as in PyTorch; without
+    `->` the result has the `...` dims, then the labels used once, in
+    alphabetical order. Dims sharing a label must agree in size or be 1
+    (broadcast).
+    ```mlir
+    %y = sc.einsum %x, %w {equation = "bixy,ioxy->boxy"}
+        : (tensor<2x4x8x8xf32>, tensor<4x6x8x8xf32>) -> tensor<2x6x8x8xf32>
+    ```
+    `sc-decompose-forms` rewrites it into `sc.sum` (labels only one operand
+    has), `sc.permute`, `sc.reshape` and `sc.matmul` (batch labels first,
+    contracted labels last), two operands at a time from the left, so it
+    shards as those do: a split contracted label gives a partial sum.
+  }];
+  let arguments = (ins Variadic<Sc_FloatTensor>:$inputs, StrAttr:$equation);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
 //===----------------------------------------------------------------------===//
 // Discrete Fourier transforms
 //===----------------------------------------------------------------------===//
