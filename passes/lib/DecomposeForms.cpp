@@ -26,12 +26,22 @@ namespace shardc {
 using namespace mlir;
 using namespace shardc::sc;
 using shardc::detail::replaceKeepingPin;
+using shardc::detail::scalar;
 
 void shardc::detail::replaceKeepingPin(Operation *from, Operation *to) {
   if (Attribute pin = from->getAttr(ScDialect::kShardingAttrName))
     to->setAttr(ScDialect::kShardingAttrName, pin);
   from->getResult(0).replaceAllUsesWith(to->getResult(0));
   from->erase();
+}
+
+Value shardc::detail::scalar(OpBuilder &b, Location loc, Value like,
+                             double value) {
+
+  Type element = cast<RankedTensorType>(like.getType()).getElementType();
+  auto type = RankedTensorType::get({}, element);
+  return ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, b.getFloatAttr(element, value)));
 }
 
 namespace {
@@ -76,15 +86,6 @@ void decomposeLinear(LinearOp linear) {
   if (bias && !coreBias)
     last = AddOp::create(b, loc, last->getResult(0), bias);
   replaceKeepingPin(linear, last);
-}
-
-/// A rank-0 constant `value` of `like`'s element type, which the elementwise
-/// ops broadcast.
-Value scalar(OpBuilder &b, Location loc, Value like, double value) {
-  Type element = cast<RankedTensorType>(like.getType()).getElementType();
-  auto type = RankedTensorType::get({}, element);
-  return ConstantOp::create(
-      b, loc, DenseElementsAttr::get(type, b.getFloatAttr(element, value)));
 }
 
 /// The parameterised activations as PyTorch's kernels define them, in ops
@@ -393,6 +394,9 @@ struct DecomposeForms
         decomposeFlip(flip);
       else if (isa<PixelShuffleOp, PixelUnshuffleOp>(op))
         decomposePixelShuffle(op);
+      else if (isa<LogsumexpOp, VectorNormOp, NormalizeOp, GluOp,
+                   AdaptiveAvgPoolOp, AdaptiveMaxPoolOp>(op))
+        shardc::detail::decomposeReductionForm(op);
       else if (auto einsum = dyn_cast<EinsumOp>(op))
         shardc::detail::decomposeEinsum(einsum);
       else if (isa<FftOp, IfftOp, RfftOp, IrfftOp>(op)) {

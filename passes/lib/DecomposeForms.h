@@ -9,9 +9,20 @@
 
 #include "shardc/Dialect/Sc/ScOps.h"
 
+#include "mlir/IR/Builders.h"
+
 namespace shardc::detail {
 /// Moves `from`'s sharding pin (if any) to `to`, which takes its place.
 void replaceKeepingPin(mlir::Operation *from, mlir::Operation *to);
+
+/// A rank-0 constant `value` of `like`'s element type, which the elementwise
+/// ops broadcast.
+mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value like,
+                   double value);
+
+/// Rewrites sc.logsumexp, sc.vector_norm, sc.normalize, sc.glu and the
+/// adaptive pools into reductions, elementwise ops, pools and slices.
+void decomposeReductionForm(mlir::Operation *op);
 
 /// Rewrites an sc.fft / sc.ifft / sc.rfft / sc.irfft into GEMMs against
 /// constant DFT matrices; fails (with an error at the op) where a matrix

@@ -282,7 +282,11 @@ SmallVector<Piece> inputPieces(Value input, const SpectralTransform &t,
   }
   SmallVector<Piece> pieces;
   auto concat = whole.value.getDefiningOp<ConcatOp>();
-  if (!concat || concat.getDim() != firstDim) {
+  // I64Attr reads back unsigned; concat takes negative dims.
+  int64_t concatDim = concat ? static_cast<int64_t>(concat.getDim()) : 0;
+  if (concatDim < 0)
+    concatDim += fullRank;
+  if (!concat || concatDim != firstDim) {
     // An input empty along a transformed dim contributes nothing.
     auto type = cast<RankedTensorType>(whole.value.getType());
     if (llvm::all_of(t.dims, [&](int64_t d) { return type.getDimSize(d); }))

@@ -124,3 +124,17 @@ func.func @empty(%x: tensor<0x3x2xf32>, %e: tensor<2x0xf32>) -> (tensor<4x3x2xf3
   %w = sc.rfft %e {sizes = array<i64: 4>} : (tensor<2x0xf32>) -> tensor<2x3x2xf32>
   return %y, %w : tensor<4x3x2xf32>, tensor<2x3x2xf32>
 }
+
+// -----
+
+// The same blocks concatenated along dim -3 (negative, as torch.cat takes).
+// CHECK-LABEL: func.func @zero_blocks_negative_dim
+// CHECK-NOT:  sc.concat
+// CHECK:      sc.matmul %{{.*}}, %{{.*}} : (tensor<1x2x4xf32>, tensor<4x16xf32>) -> tensor<1x2x16xf32>
+func.func @zero_blocks_negative_dim(%a: tensor<1x2x2x2xf32>, %b: tensor<1x2x2x2xf32>) -> tensor<1x8x6xf32> {
+  %z = sc.constant dense<0.0> : tensor<1x4x2x2xf32>
+  %c = sc.concat %a, %z, %b {dim = -3} : (tensor<1x2x2x2xf32>, tensor<1x4x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x8x2x2xf32>
+  %p = sc.pad %c {pad = array<i64: 0, 0, 0, 2>} : (tensor<1x8x2x2xf32>) -> tensor<1x8x4x2xf32>
+  %y = sc.irfft %p {dims = array<i64: 1, 2>, sizes = array<i64: 8, 6>} : (tensor<1x8x4x2xf32>) -> tensor<1x8x6xf32>
+  return %y : tensor<1x8x6xf32>
+}

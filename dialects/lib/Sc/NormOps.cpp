@@ -72,7 +72,51 @@ SC_REDUCTION_INFER(AmaxOp, true)
 SC_REDUCTION_INFER(AminOp, true)
 SC_REDUCTION_INFER(VarOp, false)
 SC_REDUCTION_INFER(StdOp, false)
+SC_REDUCTION_INFER(LogsumexpOp, false)
 #undef SC_REDUCTION_INFER
+
+LogicalResult VectorNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                             Adaptor adaptor,
+                                             SmallVectorImpl<Type> &types) {
+  double ord = adaptor.getOrd().convertToDouble();
+  if (std::isnan(ord))
+    return fail(loc, getOperationName(), "ord must not be NaN");
+  // As torch.linalg.vector_norm: the inf norms have no identity, so they
+  // need elements; the others are 0 over none.
+  return inferReduction(loc, getOperationName(), std::isinf(ord), adaptor,
+                        types);
+}
+
+LogicalResult NormalizeOp::verify() {
+  int64_t rank = getType().getRank();
+  if (!normalizeDim(getDim(), rank))
+    return emitOpError("dim ")
+           << getDim() << " is out of range for rank " << rank;
+  if (std::isnan(getP().convertToDouble()) ||
+      std::isnan(getEps().convertToDouble()))
+    return emitOpError("p and eps must not be NaN");
+  return success();
+}
+
+LogicalResult GluOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                      Adaptor adaptor,
+                                      SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  if (!x)
+    return fail(loc, name, "needs a ranked tensor");
+  std::optional<int64_t> d = normalizeDim(adaptor.getDim(), x.getRank());
+  if (!d)
+    return fail(loc, name, "dim ", static_cast<int64_t>(adaptor.getDim()),
+                " is out of range for rank ", x.getRank());
+  SmallVector<int64_t> shape(x.getShape());
+  if (shape[*d] % 2 != 0)
+    return fail(loc, name, "halves dim ", *d, ", which must be even (size ",
+                shape[*d], ")");
+  shape[*d] /= 2;
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
 
 template <typename Op> static LogicalResult verifyCorrection(Op op) {
   if (!std::isfinite(op.getCorrection().convertToDouble()))

@@ -260,7 +260,8 @@ bool shardc::sc::isCoreForm(Operation *op) {
   return !isa<LeakyReluOp, EluOp, SoftplusOp, ClampOp, HardtanhOp,
               HardsigmoidOp, HardswishOp, MishOp, VarOp, StdOp, InstanceNormOp,
               RollOp, FlipOp, PixelShuffleOp, PixelUnshuffleOp, FftOp, IfftOp,
-              RfftOp, IrfftOp, EinsumOp>(op);
+              RfftOp, IrfftOp, EinsumOp, LogsumexpOp, VectorNormOp, NormalizeOp,
+              GluOp, AdaptiveAvgPoolOp, AdaptiveMaxPoolOp>(op);
 }
 
 LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {

@@ -180,6 +180,51 @@ ShardingRule MeanOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule AmaxOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule AminOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule VarOp::getShardingRule() { return reductionRule(*this); }
+ShardingRule LogsumexpOp::getShardingRule() { return reductionRule(*this); }
+ShardingRule VectorNormOp::getShardingRule() { return reductionRule(*this); }
+
+ShardingRule NormalizeOp::getShardingRule() {
+  return pointwiseRule(*this, {{*normalizeDim(getDim(), getType().getRank()),
+                                FactorKind::Statistic}});
+}
+
+/// Dims in `whole` are read across (a factor each side, replicated); the
+/// others pass through.
+static ShardingRule wholeDimsRule(Operation *op,
+                                  const llvm::SmallBitVector &whole) {
+  ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
+  ArrayRef<int64_t> out = shapeOf(op->getResult(0));
+  ShardingRule rule(1, 1);
+  for (size_t d = 0; d < in.size(); ++d) {
+    int64_t f = rule.addFactor(whole.test(d) ? FactorKind::NeedsReplication
+                                             : FactorKind::PassThrough,
+                               in[d]);
+    rule.operandDims[0].push_back(f);
+    rule.resultDims[0].push_back(
+        whole.test(d) ? rule.addFactor(FactorKind::NeedsReplication, out[d])
+                      : f);
+  }
+  return rule;
+}
+
+ShardingRule GluOp::getShardingRule() {
+  llvm::SmallBitVector whole(getType().getRank());
+  whole.set(*normalizeDim(getDim(), getType().getRank()));
+  return wholeDimsRule(*this, whole);
+}
+
+static ShardingRule adaptivePoolRule(Operation *op) {
+  llvm::SmallBitVector whole(shapeOf(op->getOperand(0)).size(), true);
+  whole.reset(0, 2);
+  return wholeDimsRule(op, whole);
+}
+
+ShardingRule AdaptiveAvgPoolOp::getShardingRule() {
+  return adaptivePoolRule(*this);
+}
+ShardingRule AdaptiveMaxPoolOp::getShardingRule() {
+  return adaptivePoolRule(*this);
+}
 ShardingRule StdOp::getShardingRule() { return reductionRule(*this); }
 
 ShardingRule SoftmaxOp::getShardingRule() {

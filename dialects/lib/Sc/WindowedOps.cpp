@@ -583,3 +583,44 @@ std::vector<WindowedDim> NeighborhoodAttentionOp::getWindowedDims() {
   // Queries are read pointwise; keys and values through the window.
   return spatialWindows(specs, 1, {1, 2});
 }
+
+/// F.adaptive_{avg,max}_pool's shapes: (N, C, spatial...) with non-empty
+/// non-batch dims, one output size per spatial dim.
+template <typename Adaptor>
+static LogicalResult inferAdaptivePool(OptLoc loc, StringRef name,
+                                       Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  ArrayRef<int64_t> out = adaptor.getOutputSize();
+  int64_t spatial = out.size();
+  if (!x || spatial < 1 || spatial > 3 || x.getRank() != spatial + 2)
+    return fail(loc, name,
+                "needs (N, C, spatial...) with 1 to 3 spatial dims and one "
+                "output_size per spatial dim (got ",
+                spatial, " output sizes for ",
+                x ? shapeStr(x.getShape()) : std::string("?"), ")");
+  SmallVector<int64_t> shape(x.getShape());
+  for (int64_t d = 1; d < x.getRank(); ++d)
+    if (shape[d] == 0)
+      return fail(loc, name, "dim ", d,
+                  " is empty; the non-batch dims must not be (as PyTorch)");
+  for (auto [i, size] : llvm::enumerate(out)) {
+    if (size < 0 || size > (int64_t(1) << 30))
+      return fail(loc, name, "output_size ", size, " must be 0 to 2^30");
+    shape[2 + i] = size;
+  }
+  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  return success();
+}
+
+LogicalResult
+AdaptiveAvgPoolOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                    SmallVectorImpl<Type> &types) {
+  return inferAdaptivePool(loc, getOperationName(), adaptor, types);
+}
+
+LogicalResult
+AdaptiveMaxPoolOp::inferReturnTypes(MLIRContext *, OptLoc loc, Adaptor adaptor,
+                                    SmallVectorImpl<Type> &types) {
+  return inferAdaptivePool(loc, getOperationName(), adaptor, types);
+}

@@ -74,6 +74,15 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
       elements in front and crops as many behind;
     - `sc.pixel_shuffle` and `sc.pixel_unshuffle` become `sc.reshape`,
       `sc.permute` and `sc.reshape`, which keep a split of H on whole rows;
+    - `sc.logsumexp` becomes `sc.amax`, a shift that is 0 where the max is
+      infinite, `sc.exp`, `sc.sum`, `sc.log` and `sc.add`;
+      `sc.vector_norm` and `sc.normalize` the reductions and elementwise
+      ops of their order (`sc.normalize` then `sc.maximum` with `eps` and
+      `sc.div`); `sc.glu` two `sc.slice`s, `sc.sigmoid` and `sc.mul`;
+    - `sc.adaptive_avg_pool` and `sc.adaptive_max_pool` become a pool of
+      kernel and stride `n / out` over the dims the output size divides,
+      and, per other dim, a slice and a `sc.mean` (`sc.amax`) per window
+      and a `sc.concat`;
     - `sc.einsum` becomes `sc.sum` (labels only one operand has that
       nothing later needs), `sc.permute`, `sc.reshape` and, per pair of
       operands from the left, one batched `sc.matmul` (shared kept labels

@@ -412,6 +412,41 @@ def Sc_AvgPoolOp : Sc_WindowedOp<"avg_pool"> {
   let results = (outs Sc_FloatTensor:$result);
 }
 
+class Sc_AdaptivePoolOp<string mnemonic, string torchName>
+    : Sc_InferredOp<mnemonic> {
+  let summary = "torch.nn.functional." # torchName # "1d/2d/3d";
+  let arguments = (ins Sc_FloatTensor:$input,
+      DenseI64ArrayAttr:$output_size);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+def Sc_AdaptiveAvgPoolOp : Sc_AdaptivePoolOp<"adaptive_avg_pool",
+                                              "adaptive_avg_pool"> {
+  let description = [{
+    Averages (N, C, spatial...) over windows that tile each spatial dim into
+    `output_size` parts, as F.adaptive_avg_pool1d/2d/3d: output i of a dim
+    of n covers [floor(i n / out), ceil((i + 1) n / out)).
+    ```mlir
+    %p = sc.adaptive_avg_pool %x {output_size = array<i64: 1, 1>} : (tensor<2x8x7x9xf32>) -> tensor<2x8x1x1xf32>
+    ```
+    `sc-decompose-forms` rewrites a dim that `out` divides into an
+    `sc.avg_pool` (kernel and stride n / out) and any other into slices,
+    means and a concat.
+  }];
+}
+
+def Sc_AdaptiveMaxPoolOp : Sc_AdaptivePoolOp<"adaptive_max_pool",
+                                              "adaptive_max_pool"> {
+  let description = [{
+    The maximum over the windows `sc.adaptive_avg_pool` averages, as
+    F.adaptive_max_pool1d/2d/3d (without indices), rewritten the same way
+    into `sc.max_pool` or slices, `sc.amax` and a concat.
+    ```mlir
+    %p = sc.adaptive_max_pool %x {output_size = array<i64: 3, 4>} : (tensor<2x8x7x9xf32>) -> tensor<2x8x3x4xf32>
+    ```
+  }];
+}
+
 def Sc_InterpolateOp : Sc_ComputeOp<"interpolate",
     [DeclareOpInterfaceMethods<Sc_WindowOpInterface>]> {
   let summary = "torch.nn.functional.interpolate over the spatial dims";
@@ -526,6 +561,77 @@ def Sc_StdOp : Sc_VarianceOp<"std", "std"> {
     torch.std: the square root of `sc.var` with the same `dims`, `keepdim`
     and `correction`.
   }];
+}
+
+def Sc_LogsumexpOp : Sc_ReductionOp<"logsumexp", "logsumexp"> {
+  let description = [{
+    torch.logsumexp over `dims` (all dims when absent or empty): the log of
+    the sum of exponentials, shifted by the maximum so it neither overflows
+    nor underflows; all -inf gives -inf, a +inf gives +inf, no elements
+    give -inf, as in PyTorch.
+    ```mlir
+    %l = sc.logsumexp %x {dims = array<i64: -1>} : (tensor<2x8x16xf32>) -> tensor<2x8xf32>
+    ```
+    `sc-decompose-forms` rewrites it into `sc.amax`, `sc.exp`, `sc.sum` and
+    `sc.log`, so over split dims it costs a max and a sum all-reduce.
+  }];
+}
+
+def Sc_VectorNormOp : Sc_InferredOp<"vector_norm"> {
+  let summary = "torch.linalg.vector_norm over dims";
+  let description = [{
+    The `ord`-norm over `dims` (all dims when absent or empty), as
+    torch.linalg.vector_norm: `ord` 2 (the default) is sqrt(sum(x^2)), 1
+    sum(|x|), inf max(|x|), -inf min(|x|), 0 the count of non-zeros, and
+    any other value (sum(|x|^ord))^(1/ord).
+    ```mlir
+    %n = sc.vector_norm %x {dims = array<i64: 1>, keepdim = true} : (tensor<2x8x16xf32>) -> tensor<2x1x16xf32>
+    ```
+    `sc-decompose-forms` rewrites it into elementwise ops and a reduction.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input,
+      DefaultValuedAttr<F64Attr, "2.0">:$ord,
+      OptionalAttr<DenseI64ArrayAttr>:$dims,
+      DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+def Sc_NormalizeOp : Sc_ComputeOp<"normalize",
+    [SameOperandsAndResultType, InferTypeOpInterface]> {
+  let summary = "torch.nn.functional.normalize";
+  let description = [{
+    `x / max(vector_norm(x, p, dim, keepdim = true), eps)`, as F.normalize:
+    unit vectors along `dim` (default 1) in the `p`-norm (default 2), for
+    cosine attention and similarity.
+    ```mlir
+    %u = sc.normalize %x {dim = -1, eps = 1.0e-6} : tensor<2x8x16xf32>
+    ```
+    `sc-decompose-forms` rewrites it into `sc.vector_norm`'s ops, a
+    `sc.maximum` and a `sc.div`.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input,
+      DefaultValuedAttr<F64Attr, "2.0">:$p,
+      DefaultValuedAttr<I64Attr, "1">:$dim,
+      DefaultValuedAttr<F64Attr, "1.0e-12">:$eps);
+  let results = (outs Sc_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Sc_GluOp : Sc_InferredOp<"glu"> {
+  let summary = "torch.nn.functional.glu";
+  let description = [{
+    Splits `dim` (default -1, even-sized) into halves a and b and gives
+    `a * sigmoid(b)`, as F.glu.
+    ```mlir
+    %g = sc.glu %x {dim = 1} : (tensor<2x16x8xf32>) -> tensor<2x8x8xf32>
+    ```
+    `sc-decompose-forms` rewrites it into two `sc.slice`s, `sc.sigmoid`
+    and `sc.mul`.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input,
+      DefaultValuedAttr<I64Attr, "-1">:$dim);
+  let results = (outs Sc_FloatTensor:$result);
 }
 
 def Sc_SoftmaxOp : Sc_SoftmaxLikeOp<"softmax", "softmax">;

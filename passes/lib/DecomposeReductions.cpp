@@ -1,0 +1,241 @@
+//===- DecomposeReductions.cpp - norms, logsumexp, glu, adaptive pools ----===//
+//
+// PyTorch functions built from reductions: each becomes the reductions and
+// elementwise ops PyTorch's own kernels compute it with, so over split dims
+// it costs the all-reduces those reductions already have, and the
+// elementwise parts fuse.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DecomposeForms.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace shardc::sc;
+using shardc::detail::replaceKeepingPin;
+using shardc::detail::scalar;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// The dims `dims` reduces (all when absent or empty), normalised.
+SmallVector<int64_t> reducedDims(std::optional<ArrayRef<int64_t>> dims,
+                                 int64_t rank) {
+  SmallVector<int64_t> out;
+  if (!dims || dims->empty()) {
+    for (int64_t d = 0; d < rank; ++d)
+      out.push_back(d);
+    return out;
+  }
+  for (int64_t d : *dims)
+    out.push_back(d < 0 ? d + rank : d);
+  return out;
+}
+
+/// A dim attribute in [0, rank); I64Attr reads back unsigned.
+int64_t dimOf(uint64_t attr, int64_t rank) {
+  int64_t dim = static_cast<int64_t>(attr);
+  return dim < 0 ? dim + rank : dim;
+}
+
+int64_t elementsOver(Value x, ArrayRef<int64_t> dims) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(x.getType()).getShape();
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= shape[d];
+  return n;
+}
+
+/// torch.linalg.vector_norm of `x` over `dims` (an attribute as reductions
+/// take it), as its kernels compute each order.
+Value vectorNorm(OpBuilder &b, Location loc, Value x, double ord,
+                 DenseI64ArrayAttr dims, bool keepdim) {
+  BoolAttr keep = b.getBoolAttr(keepdim);
+  auto magnitude = [&]() -> Value { return AbsOp::create(b, loc, x); };
+  if (ord == kInf)
+    return AmaxOp::create(b, loc, magnitude(), dims, keep);
+  if (ord == -kInf)
+    return AminOp::create(b, loc, magnitude(), dims, keep);
+  if (ord == 0) {
+    Value nonzero = CompareOp::create(b, loc, x, scalar(b, loc, x, 0.0),
+                                      b.getStringAttr("ne"));
+    Value ones = SelectOp::create(b, loc, nonzero, scalar(b, loc, x, 1.0),
+                                  scalar(b, loc, x, 0.0));
+    return SumOp::create(b, loc, ones, dims, keep);
+  }
+  if (ord == 1)
+    return SumOp::create(b, loc, magnitude(), dims, keep);
+  if (ord == 2) {
+    Value square = MulOp::create(b, loc, x, x);
+    return SqrtOp::create(b, loc, SumOp::create(b, loc, square, dims, keep));
+  }
+  Value powered = PowOp::create(b, loc, magnitude(), scalar(b, loc, x, ord));
+  Value sum = SumOp::create(b, loc, powered, dims, keep);
+  return PowOp::create(b, loc, sum, scalar(b, loc, x, 1.0 / ord));
+}
+
+/// log(sum(exp(x - m))) + m with m the maximum, taken as 0 where it is
+/// infinite (as PyTorch does), so all -inf gives -inf and a +inf +inf.
+void decomposeLogsumexp(LogsumexpOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value x = op.getInput();
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<int64_t> dims = reducedDims(op.getDims(), rank);
+  if (elementsOver(x, dims) == 0) {
+    // The log of an empty sum.
+    Operation *empty = ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(type,
+                               b.getFloatAttr(type.getElementType(), -kInf)));
+    return replaceKeepingPin(op, empty);
+  }
+  DenseI64ArrayAttr dimsAttr = op.getDimsAttr();
+  Value max = AmaxOp::create(b, loc, x, dimsAttr, b.getBoolAttr(true));
+  Value infinite =
+      CompareOp::create(b, loc, AbsOp::create(b, loc, max),
+                        scalar(b, loc, x, kInf), b.getStringAttr("eq"));
+  Value shift = SelectOp::create(b, loc, infinite, scalar(b, loc, x, 0.0), max);
+  Value exp = ExpOp::create(b, loc, SubOp::create(b, loc, x, shift));
+  Value sum =
+      SumOp::create(b, loc, exp, dimsAttr, b.getBoolAttr(op.getKeepdim()));
+  Value back = shift;
+  if (!op.getKeepdim())
+    back = ReshapeOp::create(b, loc, type, shift);
+  Operation *last = AddOp::create(b, loc, LogOp::create(b, loc, sum), back);
+  replaceKeepingPin(op, last);
+}
+
+void decomposeVectorNorm(VectorNormOp op) {
+  OpBuilder b(op);
+  Value norm =
+      vectorNorm(b, op.getLoc(), op.getInput(), op.getOrd().convertToDouble(),
+                 op.getDimsAttr(), op.getKeepdim());
+  replaceKeepingPin(op, norm.getDefiningOp());
+}
+
+/// F.normalize: x / max(norm, eps), the norm kept for broadcasting.
+void decomposeNormalize(NormalizeOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value x = op.getInput();
+  int64_t dim = dimOf(op.getDim(), op.getType().getRank());
+  Value norm = vectorNorm(b, loc, x, op.getP().convertToDouble(),
+                          b.getDenseI64ArrayAttr({dim}), true);
+  Value floor = MaximumOp::create(
+      b, loc, norm, scalar(b, loc, x, op.getEps().convertToDouble()));
+  replaceKeepingPin(op, DivOp::create(b, loc, x, floor));
+}
+
+/// `x[..., start:end, ...]` along `dim`.
+Value sliceDim(OpBuilder &b, Location loc, Value x, int64_t dim, int64_t start,
+               int64_t end) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(x.getType()).getShape();
+  SmallVector<int64_t> lo(shape.size(), 0), hi(shape);
+  lo[dim] = start;
+  hi[dim] = end;
+  return SliceOp::create(b, loc, x, b.getDenseI64ArrayAttr(lo),
+                         b.getDenseI64ArrayAttr(hi), DenseI64ArrayAttr());
+}
+
+/// F.glu: the first half times the sigmoid of the second.
+void decomposeGlu(GluOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value x = op.getInput();
+  int64_t dim = dimOf(op.getDim(), op.getType().getRank());
+  int64_t half = op.getType().getDimSize(dim);
+  Value a = sliceDim(b, loc, x, dim, 0, half);
+  Value gate =
+      SigmoidOp::create(b, loc, sliceDim(b, loc, x, dim, half, 2 * half));
+  replaceKeepingPin(op, MulOp::create(b, loc, a, gate));
+}
+
+/// F.adaptive_{avg,max}_pool: dims the output size divides become one pool
+/// of kernel and stride n / out; each other dim a concat of its windows
+/// [floor(i n / out), ceil((i + 1) n / out)), each reduced. Windows are
+/// separable: a mean (or max) over a box is one over each dim in turn.
+void decomposeAdaptivePool(Operation *op, ArrayRef<int64_t> outputSize) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  bool average = isa<AdaptiveAvgPoolOp>(op);
+  Value x = op->getOperand(0);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (resultType.getNumElements() == 0) {
+    Operation *empty = ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(resultType,
+                               b.getFloatAttr(resultType.getElementType(), 0)));
+    return replaceKeepingPin(op, empty);
+  }
+  ArrayRef<int64_t> in = cast<RankedTensorType>(x.getType()).getShape();
+  SmallVector<int64_t> kernel;
+  bool pools = false;
+  for (auto [i, out] : llvm::enumerate(outputSize)) {
+    int64_t n = in[2 + i];
+    bool divides = n % out == 0;
+    kernel.push_back(divides ? n / out : 1);
+    pools |= divides && n != out;
+  }
+  Value v = x;
+  if (pools) {
+    DenseI64ArrayAttr k = b.getDenseI64ArrayAttr(kernel);
+    if (average)
+      v = AvgPoolOp::create(b, loc, v, k, k, DenseI64ArrayAttr(),
+                            b.getBoolAttr(false), b.getBoolAttr(true),
+                            IntegerAttr());
+    else
+      v = MaxPoolOp::create(b, loc, v, k, k, DenseI64ArrayAttr(),
+                            DenseI64ArrayAttr(), b.getBoolAttr(false));
+  }
+  for (auto [i, out] : llvm::enumerate(outputSize)) {
+    int64_t n = in[2 + i], dim = 2 + i;
+    if (n % out == 0)
+      continue;
+    SmallVector<Value> windows;
+    DenseI64ArrayAttr along = b.getDenseI64ArrayAttr({dim});
+    for (int64_t j = 0; j < out; ++j) {
+      int64_t start = j * n / out, end = ((j + 1) * n + out - 1) / out;
+      Value window = sliceDim(b, loc, v, dim, start, end);
+      windows.push_back(
+          average ? MeanOp::create(b, loc, window, along, b.getBoolAttr(true))
+                        .getResult()
+                  : AmaxOp::create(b, loc, window, along, b.getBoolAttr(true))
+                        .getResult());
+    }
+    v = windows.size() == 1
+            ? windows.front()
+            : ConcatOp::create(b, loc, windows, b.getI64IntegerAttr(dim))
+                  .getResult();
+  }
+  if (v != x)
+    return replaceKeepingPin(op, v.getDefiningOp());
+  // Every window is one element: the pool is the identity.
+  if (auto pin = op->getAttrOfType<ShardingAttr>(ScDialect::kShardingAttrName))
+    v = ShardingConstraintOp::create(b, loc, x.getType(), x, pin);
+  op->getResult(0).replaceAllUsesWith(v);
+  op->erase();
+}
+
+} // namespace
+
+void shardc::detail::decomposeReductionForm(Operation *op) {
+  if (auto lse = dyn_cast<LogsumexpOp>(op))
+    return decomposeLogsumexp(lse);
+  if (auto norm = dyn_cast<VectorNormOp>(op))
+    return decomposeVectorNorm(norm);
+  if (auto normalize = dyn_cast<NormalizeOp>(op))
+    return decomposeNormalize(normalize);
+  if (auto glu = dyn_cast<GluOp>(op))
+    return decomposeGlu(glu);
+  if (auto pool = dyn_cast<AdaptiveAvgPoolOp>(op))
+    return decomposeAdaptivePool(op, pool.getOutputSize());
+  if (auto pool = dyn_cast<AdaptiveMaxPoolOp>(op))
+    return decomposeAdaptivePool(op, pool.getOutputSize());
+}
