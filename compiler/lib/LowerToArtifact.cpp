@@ -478,6 +478,64 @@ reportDefects(const std::vector<RankProgramDefect> &defects,
   return failure(!defects.empty());
 }
 
+/// Whether a value of `type` has more than 2^40 elements (zero dims counted
+/// as one), which the runtime refuses in a buffer slot.
+bool exceedsSlotVolume(Type type) {
+  constexpr uint64_t kMaxVolume = uint64_t(1) << 40;
+  // Rank programs hold memrefs; the source, tensors.
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasRank())
+    return false;
+  uint64_t volume = 1;
+  for (int64_t n : shaped.getShape())
+    if (__builtin_mul_overflow(volume, uint64_t(std::max<int64_t>(n, 1)),
+                               &volume) ||
+        volume > kMaxVolume)
+      return true;
+  return false;
+}
+
+/// The location and type of the first argument or op result in `f` that
+/// exceeds the runtime's slot volume, if any.
+std::optional<std::pair<Location, Type>> firstOversized(func::FuncOp f) {
+  for (BlockArgument arg : f.getArguments())
+    if (exceedsSlotVolume(arg.getType()))
+      return std::make_pair(arg.getLoc(), arg.getType());
+  std::optional<std::pair<Location, Type>> found;
+  f.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (exceedsSlotVolume(type)) {
+        found = std::make_pair(op->getLoc(), type);
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+std::string shapeOf(Type type) {
+  auto shaped = cast<ShapedType>(type);
+  std::string text;
+  for (int64_t n : shaped.getShape())
+    text += std::to_string(n) + "x";
+  llvm::raw_string_ostream os(text);
+  os << shaped.getElementType();
+  return text;
+}
+
+/// Fails, at the op (or argument) that makes it, for a per-rank value the
+/// runtime would refuse: a buffer slot has no location of its own.
+LogicalResult checkPerRankVolumes(func::FuncOp f) {
+  std::optional<std::pair<Location, Type>> big = firstOversized(f);
+  if (!big)
+    return success();
+  return emitError(big->first)
+         << "needs a per-rank buffer of " << shapeOf(big->second)
+         << ", more than 2^40 elements (zero dims counted as one), which the "
+            "runtime's buffers hold at most; split it over more ranks or make "
+            "it smaller";
+}
+
 /// Serialises the partitioned `entry` of `module`: its rank classes, their
 /// memory plans, inputs, outputs and constants (and, for the CUDA target,
 /// the compiled kernels). `givenPartitioned`: the module came in as rank
@@ -497,6 +555,8 @@ FailureOr<LoweredArtifact> writeArtifact(ModuleOp module, func::FuncOp entry,
   for (Attribute a :
        entry->getAttrOfType<ArrayAttr>(scl::SclDialect::kRankClassesAttrName)) {
     auto f = symbols.lookup<func::FuncOp>(cast<FlatSymbolRefAttr>(a).getAttr());
+    if (failed(checkPerRankVolumes(f)))
+      return failure();
     FailureOr<RankClassProgram> program =
         readRankClass(f, constantIndex, &lists);
     if (failed(program))
@@ -599,8 +659,17 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
     // A partitioned program carries the world-of-one program of the same
     // source as its reference (shard-run --check), unless one is given.
     std::vector<uint8_t> own;
+    std::optional<std::pair<Location, Type>> wholeTooBig =
+        firstOversized(*source);
     if (!reference && !options.unpartitioned &&
-        isShardedOverSeveralRanks(*source)) {
+        isShardedOverSeveralRanks(*source) && wholeTooBig)
+      emitWarning(wholeTooBig->first)
+          << "no unpartitioned reference is embedded (shard-run --check "
+             "needs one): this value of "
+          << shapeOf(wholeTooBig->second)
+          << " has more than 2^40 elements on one rank";
+    if (!reference && !options.unpartitioned &&
+        isShardedOverSeveralRanks(*source) && !wholeTooBig) {
       TimingScope t = stage(options, "Reference (world of one)");
       OwningOpRef<ModuleOp> single = module.clone();
       LowerOptions plain;
