@@ -395,7 +395,7 @@ struct DecomposeForms
       else if (isa<PixelShuffleOp, PixelUnshuffleOp>(op))
         decomposePixelShuffle(op);
       else if (isa<LogsumexpOp, VectorNormOp, NormalizeOp, GluOp,
-                   AdaptiveAvgPoolOp, AdaptiveMaxPoolOp>(op))
+                   AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp>(op))
         shardc::detail::decomposeReductionForm(op);
       else if (auto einsum = dyn_cast<EinsumOp>(op))
         shardc::detail::decomposeEinsum(einsum);

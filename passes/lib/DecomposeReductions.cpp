@@ -133,6 +133,34 @@ void decomposeNormalize(NormalizeOp op) {
   replaceKeepingPin(op, DivOp::create(b, loc, x, floor));
 }
 
+/// F.rms_norm: x * rsqrt(mean(x^2) + eps) [* weight], eps defaulting to
+/// the element type's machine epsilon as torch.finfo gives it.
+void decomposeRmsNorm(RmsNormOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value x = op.getInput();
+  int64_t rank = op.getType().getRank();
+  SmallVector<int64_t> dims;
+  for (int64_t d = rank - op.getNormalizedShape().size(); d < rank; ++d)
+    dims.push_back(d);
+  double eps;
+  if (auto given = op.getEps()) {
+    eps = given->convertToDouble();
+  } else {
+    auto element = cast<FloatType>(op.getType().getElementType());
+    eps = std::ldexp(
+        1.0, 1 - int(APFloat::semanticsPrecision(element.getFloatSemantics())));
+  }
+  Value square = MulOp::create(b, loc, x, x);
+  Value mean = MeanOp::create(b, loc, square, b.getDenseI64ArrayAttr(dims),
+                              b.getBoolAttr(true));
+  Value shifted = AddOp::create(b, loc, mean, scalar(b, loc, x, eps));
+  Operation *last = MulOp::create(b, loc, x, RsqrtOp::create(b, loc, shifted));
+  if (Value weight = op.getWeight())
+    last = MulOp::create(b, loc, last->getResult(0), weight);
+  replaceKeepingPin(op, last);
+}
+
 /// `x[..., start:end, ...]` along `dim`.
 Value sliceDim(OpBuilder &b, Location loc, Value x, int64_t dim, int64_t start,
                int64_t end) {
@@ -234,6 +262,8 @@ void shardc::detail::decomposeReductionForm(Operation *op) {
     return decomposeNormalize(normalize);
   if (auto glu = dyn_cast<GluOp>(op))
     return decomposeGlu(glu);
+  if (auto norm = dyn_cast<RmsNormOp>(op))
+    return decomposeRmsNorm(norm);
   if (auto pool = dyn_cast<AdaptiveAvgPoolOp>(op))
     return decomposeAdaptivePool(op, pool.getOutputSize());
   if (auto pool = dyn_cast<AdaptiveMaxPoolOp>(op))

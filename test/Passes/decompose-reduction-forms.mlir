@@ -85,3 +85,21 @@ func.func @logsumexp(%x: tensor<4x5xf32>, %e: tensor<2x0xf32>) -> (tensor<4xf32>
   %z = sc.logsumexp %e {dims = array<i64: 1>} : (tensor<2x0xf32>) -> tensor<2xf32>
   return %y, %z : tensor<4xf32>, tensor<2xf32>
 }
+
+// -----
+
+// rms_norm: the mean of squares kept for broadcasting, float32's machine
+// epsilon (2^-23) when none is given, then the weight.
+// CHECK-LABEL: func.func @rms_norm
+// CHECK:      %[[SQ:.*]] = sc.mul %arg0, %arg0
+// CHECK-NEXT: %[[M:.*]] = sc.mean %[[SQ]] {dims = array<i64: 2>, keepdim = true} : (tensor<2x6x9xf32>) -> tensor<2x6x1xf32>
+// CHECK-NEXT: %[[E:.*]] = sc.constant dense<1.1920929E-7> : tensor<f32>
+// CHECK-NEXT: %[[S:.*]] = sc.add %[[M]], %[[E]]
+// CHECK-NEXT: %[[R:.*]] = sc.rsqrt %[[S]]
+// CHECK-NEXT: %[[N:.*]] = sc.mul %arg0, %[[R]]
+// CHECK-NEXT: %[[Y:.*]] = sc.mul %[[N]], %arg1 : (tensor<2x6x9xf32>, tensor<9xf32>) -> tensor<2x6x9xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @rms_norm(%x: tensor<2x6x9xf32>, %w: tensor<9xf32>) -> tensor<2x6x9xf32> {
+  %y = sc.rms_norm %x, %w {normalized_shape = array<i64: 9>} : (tensor<2x6x9xf32>, tensor<9xf32>) -> tensor<2x6x9xf32>
+  return %y : tensor<2x6x9xf32>
+}

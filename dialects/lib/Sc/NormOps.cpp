@@ -185,6 +185,36 @@ static LogicalResult inferNormResult(OptLoc loc, StringRef name, APFloat eps,
   return success();
 }
 
+LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  if (!x)
+    return fail(loc, name, "needs a ranked tensor");
+  ArrayRef<int64_t> normalized = adaptor.getNormalizedShape();
+  if (normalized.empty() ||
+      static_cast<int64_t>(normalized.size()) > x.getRank() ||
+      x.getShape().take_back(normalized.size()) != normalized)
+    return fail(loc, name, "normalized_shape ", shapeStr(normalized),
+                " does not match the trailing dims of ",
+                shapeStr(x.getShape()));
+  // PyTorch takes any eps; a NaN or infinite one only makes NaNs or zeros.
+  if (auto eps = adaptor.getEps();
+      eps &&
+      (!std::isfinite(eps->convertToDouble()) || eps->convertToDouble() < 0))
+    return fail(loc, name, "eps must be finite and not negative");
+  if (Value w = adaptor.getWeight()) {
+    RankedTensorType t = tensorTypeOf(w);
+    if (!t || t.getShape() != normalized ||
+        t.getElementType() != x.getElementType())
+      return fail(loc, name, "weight must have shape ", shapeStr(normalized),
+                  " and element type ", x.getElementType());
+  }
+  types.push_back(x);
+  return success();
+}
+
 LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &types) {

@@ -261,7 +261,7 @@ bool shardc::sc::isCoreForm(Operation *op) {
               HardsigmoidOp, HardswishOp, MishOp, VarOp, StdOp, InstanceNormOp,
               RollOp, FlipOp, PixelShuffleOp, PixelUnshuffleOp, FftOp, IfftOp,
               RfftOp, IrfftOp, EinsumOp, LogsumexpOp, VectorNormOp, NormalizeOp,
-              GluOp, AdaptiveAvgPoolOp, AdaptiveMaxPoolOp>(op);
+              GluOp, AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp>(op);
 }
 
 LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {

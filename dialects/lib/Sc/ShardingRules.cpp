@@ -181,6 +181,21 @@ ShardingRule AmaxOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule AminOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule VarOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule LogsumexpOp::getShardingRule() { return reductionRule(*this); }
+
+ShardingRule RmsNormOp::getShardingRule() {
+  // As a layer norm: the normalized dims are statistics; the weight follows
+  // them from the right.
+  int64_t rank = getType().getRank();
+  int64_t first = rank - static_cast<int64_t>(getNormalizedShape().size());
+  SmallVector<std::pair<int64_t, FactorKind>> kinds;
+  for (int64_t d = first; d < rank; ++d)
+    kinds.push_back({d, FactorKind::Statistic});
+  ShardingRule rule = pointwiseRule(*this, kinds);
+  if (getWeight())
+    for (int64_t d = first; d < rank; ++d)
+      rule.operandDims[1][d - first] = rule.resultDims[0][d];
+  return rule;
+}
 ShardingRule VectorNormOp::getShardingRule() { return reductionRule(*this); }
 
 ShardingRule NormalizeOp::getShardingRule() {

@@ -89,3 +89,33 @@ func.func @pool_negative(%x: tensor<2x8x7xf32>) {
   %0 = sc.adaptive_avg_pool %x {output_size = array<i64: -1>} : (tensor<2x8x7xf32>) -> tensor<2x8x7xf32>
   return
 }
+
+// -----
+
+// case: rms_norm's normalized_shape is not the input's trailing dims
+func.func @rms_shape(%x: tensor<2x8x16xf32>) {
+  // expected-error @+2 {{'sc.rms_norm' op normalized_shape 8 does not match the trailing dims of 2x8x16}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.rms_norm %x {normalized_shape = array<i64: 8>} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return
+}
+
+// -----
+
+// case: rms_norm's weight of another shape
+func.func @rms_weight(%x: tensor<2x8x16xf32>, %w: tensor<8xf32>) {
+  // expected-error @+2 {{'sc.rms_norm' op weight must have shape 16 and element type 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.rms_norm %x, %w {normalized_shape = array<i64: 16>} : (tensor<2x8x16xf32>, tensor<8xf32>) -> tensor<2x8x16xf32>
+  return
+}
+
+// -----
+
+// case: a negative eps
+func.func @rms_eps(%x: tensor<2x8x16xf32>) {
+  // expected-error @+2 {{'sc.rms_norm' op eps must be finite and not negative}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.rms_norm %x {normalized_shape = array<i64: 16>, eps = -1.0} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  return
+}

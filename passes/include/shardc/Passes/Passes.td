@@ -79,6 +79,8 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
       `sc.vector_norm` and `sc.normalize` the reductions and elementwise
       ops of their order (`sc.normalize` then `sc.maximum` with `eps` and
       `sc.div`); `sc.glu` two `sc.slice`s, `sc.sigmoid` and `sc.mul`;
+      `sc.rms_norm` a kept `sc.mean` of squares, `sc.add` of eps,
+      `sc.rsqrt` and `sc.mul`s;
     - `sc.adaptive_avg_pool` and `sc.adaptive_max_pool` become a pool of
       kernel and stride `n / out` over the dims the output size divides,
       and, per other dim, a slice and a `sc.mean` (`sc.amax`) per window

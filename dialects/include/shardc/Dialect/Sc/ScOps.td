@@ -649,6 +649,25 @@ def Sc_LayerNormOp : Sc_InferredOp<"layer_norm"> {
   let results = (outs Sc_FloatTensor:$result);
 }
 
+def Sc_RmsNormOp : Sc_InferredOp<"rms_norm"> {
+  let summary = "torch.nn.functional.rms_norm";
+  let description = [{
+    `x * rsqrt(mean(x^2 over the trailing normalized_shape dims) + eps)`,
+    times `weight` (of shape `normalized_shape`) when given, as F.rms_norm;
+    without `eps` the element type's machine epsilon (torch.finfo(dtype).eps).
+    ```mlir
+    %y = sc.rms_norm %x, %w {normalized_shape = array<i64: 16>}
+        : (tensor<2x8x16xf32>, tensor<16xf32>) -> tensor<2x8x16xf32>
+    ```
+    `sc-decompose-forms` rewrites it into `sc.mul`, `sc.mean` (kept for
+    broadcasting), `sc.add` and `sc.rsqrt`, so over split normalized dims
+    it costs one all-reduce.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input, Optional<Sc_FloatTensor>:$weight,
+      DenseI64ArrayAttr:$normalized_shape, OptionalAttr<F64Attr>:$eps);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
 def Sc_GroupNormOp : Sc_InferredOp<"group_norm"> {
   let summary = "torch.nn.functional.group_norm";
   let description = "x (N, C, ...); optional affine weight and bias of shape (C).";
