@@ -185,20 +185,30 @@ static LogicalResult inferNormResult(OptLoc loc, StringRef name, APFloat eps,
   return success();
 }
 
-LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
-                                          Adaptor adaptor,
-                                          SmallVectorImpl<Type> &types) {
-  StringRef name = getOperationName();
-  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+/// F.layer_norm's and F.rms_norm's normalized_shape: the input's trailing
+/// dims.
+static LogicalResult checkNormalizedShape(OptLoc loc, StringRef name,
+                                          RankedTensorType x,
+                                          ArrayRef<int64_t> normalized) {
   if (!x)
     return fail(loc, name, "needs a ranked tensor");
-  ArrayRef<int64_t> normalized = adaptor.getNormalizedShape();
   if (normalized.empty() ||
       static_cast<int64_t>(normalized.size()) > x.getRank() ||
       x.getShape().take_back(normalized.size()) != normalized)
     return fail(loc, name, "normalized_shape ", shapeStr(normalized),
                 " does not match the trailing dims of ",
                 shapeStr(x.getShape()));
+  return success();
+}
+
+LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  ArrayRef<int64_t> normalized = adaptor.getNormalizedShape();
+  if (failed(checkNormalizedShape(loc, name, x, normalized)))
+    return failure();
   // PyTorch takes any eps; a NaN or infinite one only makes NaNs or zeros.
   if (auto eps = adaptor.getEps();
       eps &&
@@ -220,15 +230,9 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                             SmallVectorImpl<Type> &types) {
   StringRef name = getOperationName();
   RankedTensorType x = tensorTypeOf(adaptor.getInput());
-  if (!x)
-    return fail(loc, name, "needs a ranked tensor");
   ArrayRef<int64_t> normalized = adaptor.getNormalizedShape();
-  if (normalized.empty() ||
-      static_cast<int64_t>(normalized.size()) > x.getRank() ||
-      x.getShape().take_back(normalized.size()) != normalized)
-    return fail(loc, name, "normalized_shape ", shapeStr(normalized),
-                " does not match the trailing dims of ",
-                shapeStr(x.getShape()));
+  if (failed(checkNormalizedShape(loc, name, x, normalized)))
+    return failure();
   return inferNormResult(loc, name, adaptor.getEps(), adaptor.getAffine(),
                          normalized, x, types);
 }
