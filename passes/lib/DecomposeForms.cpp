@@ -160,6 +160,52 @@ void decomposeActivation(Operation *op) {
     Value softplus = LogOp::create(b, loc, sum);
     Value tanh = TanhOp::create(b, loc, softplus);
     y = MulOp::create(b, loc, x, tanh);
+  } else if (isa<SeluOp, CeluOp>(op)) {
+    // PyTorch's elu kernel with its scales: selu is scale * elu(x, alpha),
+    // celu elu(x / alpha) * alpha on the negative side.
+    auto celu = dyn_cast<CeluOp>(op);
+    double alpha = celu ? celu.getAlpha().convertToDouble()
+                        : 1.6732632423543772848170429916717;
+    Value inner = x;
+    if (celu)
+      inner = DivOp::create(b, loc, x, constant(alpha));
+    Value exp = ExpOp::create(b, loc, inner);
+    Value one = constant(1.0);
+    Value expm1 = SubOp::create(b, loc, exp, one);
+    Value negative = MulOp::create(b, loc, expm1, constant(alpha));
+    Value positive = greater(x, 0.0);
+    y = SelectOp::create(b, loc, positive, x, negative);
+    if (!celu)
+      y = MulOp::create(b, loc, y, constant(1.0507009873554804934193349852946));
+  } else if (isa<LogsigmoidOp>(op)) {
+    Value zero = constant(0.0);
+    Value low = MinimumOp::create(b, loc, x, zero);
+    Value magnitude = AbsOp::create(b, loc, x);
+    Value negated = NegOp::create(b, loc, magnitude);
+    Value exp = ExpOp::create(b, loc, negated);
+    Value one = constant(1.0);
+    Value sum = AddOp::create(b, loc, exp, one);
+    Value log1p = LogOp::create(b, loc, sum);
+    y = SubOp::create(b, loc, low, log1p);
+  } else if (isa<SoftsignOp>(op)) {
+    Value magnitude = AbsOp::create(b, loc, x);
+    Value one = constant(1.0);
+    Value sum = AddOp::create(b, loc, magnitude, one);
+    y = DivOp::create(b, loc, x, sum);
+  } else if (auto prelu = dyn_cast<PreluOp>(op)) {
+    // One slope per channel broadcasts along dim 1: (C) viewed as (C, 1...).
+    Value slope = prelu.getWeight();
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t c = cast<RankedTensorType>(slope.getType()).getDimSize(0);
+    if (type.getRank() >= 2 && c != 1) {
+      SmallVector<int64_t> shape(type.getRank() - 1, 1);
+      shape[0] = c;
+      slope = ReshapeOp::create(
+          b, loc, RankedTensorType::get(shape, type.getElementType()), slope);
+    }
+    Value positive = greater(x, 0.0);
+    Value scaled = MulOp::create(b, loc, x, slope);
+    y = SelectOp::create(b, loc, positive, x, scaled);
   } else {
     auto clamp = cast<ClampOp>(op);
     y = clampBetween(clamp.getMin(), clamp.getMax());

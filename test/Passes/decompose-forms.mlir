@@ -308,3 +308,20 @@ func.func @pixel_shuffle(%x: tensor<3x8x6x5xf32>) -> (tensor<3x2x12x10xf32>, ten
   %z = sc.pixel_unshuffle %y {factor = 2} : (tensor<3x2x12x10xf32>) -> tensor<3x8x6x5xf32>
   return %y, %z : tensor<3x2x12x10xf32>, tensor<3x8x6x5xf32>
 }
+
+// -----
+
+// prelu views one slope per channel along dim 1, (C) as (C, 1, 1), so it
+// broadcasts over the spatial dims; one slope for all is used as it is.
+// CHECK-LABEL: func.func @prelu
+// CHECK:      %[[W:.*]] = sc.reshape %arg1 : (tensor<3xf32>) -> tensor<3x1x1xf32>
+// CHECK-NEXT: %[[Z:.*]] = sc.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[P:.*]] = sc.compare %arg0, %[[Z]] {predicate = "gt"}
+// CHECK-NEXT: %[[S:.*]] = sc.mul %arg0, %[[W]] : (tensor<2x3x4x5xf32>, tensor<3x1x1xf32>) -> tensor<2x3x4x5xf32>
+// CHECK-NEXT: %[[Y:.*]] = sc.select %[[P]], %arg0, %[[S]]
+// CHECK:      sc.mul %arg0, %arg2 : (tensor<2x3x4x5xf32>, tensor<1xf32>) -> tensor<2x3x4x5xf32>
+func.func @prelu(%x: tensor<2x3x4x5xf32>, %w: tensor<3xf32>, %o: tensor<1xf32>) -> (tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>) {
+  %y = sc.prelu %x, %w : (tensor<2x3x4x5xf32>, tensor<3xf32>) -> tensor<2x3x4x5xf32>
+  %z = sc.prelu %x, %o : (tensor<2x3x4x5xf32>, tensor<1xf32>) -> tensor<2x3x4x5xf32>
+  return %y, %z : tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>
+}

@@ -228,3 +228,30 @@ LogicalResult ScaledDotProductAttentionOp::inferReturnTypes(
   types.push_back(RankedTensorType::get(shape, q.getElementType()));
   return success();
 }
+
+LogicalResult CeluOp::verify() {
+  // F.celu divides by alpha.
+  if (getAlpha().convertToDouble() == 0)
+    return emitOpError("alpha must not be 0 (F.celu divides by it)");
+  return success();
+}
+
+LogicalResult PreluOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &types) {
+  StringRef name = getOperationName();
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  RankedTensorType w = tensorTypeOf(adaptor.getWeight());
+  if (!x || !w)
+    return fail(loc, name, "needs ranked tensors");
+  int64_t channels = x.getRank() >= 2 ? x.getDimSize(1) : 1;
+  if (w.getRank() != 1 || (w.getDimSize(0) != 1 && w.getDimSize(0) != channels))
+    return fail(loc, name, "weight ", shapeStr(w.getShape()),
+                " must hold one slope or one per channel (", channels,
+                "), as a 1-D tensor");
+  if (w.getElementType() != x.getElementType())
+    return fail(loc, name, "weight must have the input's element type ",
+                x.getElementType());
+  types.push_back(x);
+  return success();
+}

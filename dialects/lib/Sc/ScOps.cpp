@@ -257,11 +257,12 @@ bool shardc::sc::isCoreForm(Operation *op) {
     return linear.isCoreForm();
   if (auto pad = dyn_cast<PadOp>(op))
     return pad.isCoreForm();
-  return !isa<LeakyReluOp, EluOp, SoftplusOp, ClampOp, HardtanhOp,
-              HardsigmoidOp, HardswishOp, MishOp, VarOp, StdOp, InstanceNormOp,
-              RollOp, FlipOp, PixelShuffleOp, PixelUnshuffleOp, FftOp, IfftOp,
-              RfftOp, IrfftOp, EinsumOp, LogsumexpOp, VectorNormOp, NormalizeOp,
-              GluOp, AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp>(op);
+  return !isa<LeakyReluOp, EluOp, SoftplusOp, ClampOp, HardtanhOp, SeluOp,
+              CeluOp, LogsigmoidOp, SoftsignOp, PreluOp, HardsigmoidOp,
+              HardswishOp, MishOp, VarOp, StdOp, InstanceNormOp, RollOp, FlipOp,
+              PixelShuffleOp, PixelUnshuffleOp, FftOp, IfftOp, RfftOp, IrfftOp,
+              EinsumOp, LogsumexpOp, VectorNormOp, NormalizeOp, GluOp,
+              AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp>(op);
 }
 
 LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {

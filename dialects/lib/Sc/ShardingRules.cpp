@@ -135,6 +135,10 @@ SC_ELEMENTWISE_RULE(HardtanhOp)
 SC_ELEMENTWISE_RULE(HardsigmoidOp)
 SC_ELEMENTWISE_RULE(HardswishOp)
 SC_ELEMENTWISE_RULE(MishOp)
+SC_ELEMENTWISE_RULE(SeluOp)
+SC_ELEMENTWISE_RULE(CeluOp)
+SC_ELEMENTWISE_RULE(LogsigmoidOp)
+SC_ELEMENTWISE_RULE(SoftsignOp)
 SC_ELEMENTWISE_RULE(AddOp)
 SC_ELEMENTWISE_RULE(SubOp)
 SC_ELEMENTWISE_RULE(MulOp)
@@ -181,6 +185,14 @@ ShardingRule AmaxOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule AminOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule VarOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule LogsumexpOp::getShardingRule() { return reductionRule(*this); }
+
+ShardingRule PreluOp::getShardingRule() {
+  // The weight follows the channel dim when it has one slope per channel.
+  ShardingRule rule = pointwiseRule(*this);
+  if (getType().getRank() >= 2 && shapeOf(getWeight())[0] != 1)
+    rule.operandDims[1][0] = rule.resultDims[0][1];
+  return rule;
+}
 
 ShardingRule RmsNormOp::getShardingRule() {
   // As a layer norm: the normalized dims are statistics; the weight follows

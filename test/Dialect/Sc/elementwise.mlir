@@ -156,6 +156,29 @@ func.func @hard_activations(%arg0: tensor<2x3xf32>, %arg1: tensor<4xbf16>) -> (t
 
 // -----
 
+// selu, celu (alpha), logsigmoid, softsign, and prelu with one slope per
+// channel (dim 1), one for all, and on a 1-D tensor (one channel).
+// CHECK-LABEL: func.func @more_activations
+// CHECK: sc.selu %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.celu %{{[^ ]*}} {alpha = 5.000000e-01 : f64} : tensor<2x3xf32>
+// CHECK: sc.logsigmoid %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.softsign %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.prelu %{{[^ ]*}}, %{{[^ ]*}} : (tensor<1x3x4x4xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+// CHECK: sc.prelu %{{[^ ]*}}, %{{[^ ]*}} : (tensor<1x3x4x4xf32>, tensor<1xf32>) -> tensor<1x3x4x4xf32>
+// CHECK: sc.prelu %{{[^ ]*}}, %{{[^ ]*}} : (tensor<5xf32>, tensor<1xf32>) -> tensor<5xf32>
+func.func @more_activations(%x: tensor<2x3xf32>, %i: tensor<1x3x4x4xf32>, %c: tensor<3xf32>, %o: tensor<1xf32>, %v: tensor<5xf32>) {
+  %0 = sc.selu %x : tensor<2x3xf32>
+  %1 = sc.celu %x {alpha = 0.5} : tensor<2x3xf32>
+  %2 = sc.logsigmoid %x : tensor<2x3xf32>
+  %3 = sc.softsign %x : tensor<2x3xf32>
+  %4 = sc.prelu %i, %c : (tensor<1x3x4x4xf32>, tensor<3xf32>) -> tensor<1x3x4x4xf32>
+  %5 = sc.prelu %i, %o : (tensor<1x3x4x4xf32>, tensor<1xf32>) -> tensor<1x3x4x4xf32>
+  %6 = sc.prelu %v, %o : (tensor<5xf32>, tensor<1xf32>) -> tensor<5xf32>
+  return
+}
+
+// -----
+
 // gelu: default (no attribute), explicit "none" (may be elided when printed), "tanh".
 // CHECK-LABEL: func.func @gelu
 // CHECK: sc.gelu %{{[^ ]*}} : tensor<2x8xf32>

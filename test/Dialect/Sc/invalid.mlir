@@ -1285,3 +1285,22 @@ func.func @instance_norm_eps_inf(%x: tensor<2x3x5xf32>) -> tensor<2x3x5xf32> {
   %0 = sc.instance_norm %x {eps = 0x7FF0000000000000 : f64} : (tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
   return %0 : tensor<2x3x5xf32>
 }
+
+// -----
+
+// case: celu divides by alpha
+func.func @celu_alpha(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'sc.celu' op alpha must not be 0 (F.celu divides by it)}}
+  %0 = sc.celu %x {alpha = 0.0} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// case: prelu with a slope count that is neither 1 nor the channels
+func.func @prelu_slopes(%x: tensor<1x3x4xf32>, %w: tensor<4xf32>) -> tensor<1x3x4xf32> {
+  // expected-error @+2 {{'sc.prelu' op weight 4 must hold one slope or one per channel (3), as a 1-D tensor}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.prelu %x, %w : (tensor<1x3x4xf32>, tensor<4xf32>) -> tensor<1x3x4xf32>
+  return %0 : tensor<1x3x4xf32>
+}

@@ -58,7 +58,9 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
       and a circular pad of what is left (F.pad wraps the cropped tensor),
       so both keep their windows and halos;
     - `sc.leaky_relu`, `sc.elu`, `sc.softplus`, `sc.clamp`, `sc.hardtanh`,
-      `sc.hardsigmoid`, `sc.hardswish` and `sc.mish` become
+      `sc.hardsigmoid`, `sc.hardswish`, `sc.mish`, `sc.selu`, `sc.celu`,
+      `sc.logsigmoid`, `sc.softsign` and `sc.prelu` (its per-channel
+      slopes viewed along dim 1) become
       `sc.compare`/`sc.select`, `sc.maximum`/`sc.minimum` and arithmetic on
       rank-0 constants, as PyTorch's kernels compute them; they shard as
       elementwise ops and fuse into one kernel;

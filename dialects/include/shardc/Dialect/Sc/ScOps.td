@@ -255,6 +255,52 @@ def Sc_MishOp : Sc_ActivationOp<"mish", "mish"> {
   let arguments = (ins Sc_FloatTensor:$input);
 }
 
+def Sc_SeluOp : Sc_ActivationOp<"selu", "selu"> {
+  let description = [{
+    `scale * (x > 0 ? x : alpha * (exp(x) - 1))` with PyTorch's constants
+    (alpha 1.6732632423543772, scale 1.0507009873554805), as F.selu.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input);
+}
+
+def Sc_CeluOp : Sc_ActivationOp<"celu", "celu"> {
+  let description = [{
+    `x > 0 ? x : alpha * (exp(x / alpha) - 1)`, as F.celu (`alpha` 1.0,
+    not 0).
+  }];
+  let arguments = (ins Sc_FloatTensor:$input,
+      DefaultValuedAttr<F64Attr, "1.0">:$alpha);
+  let hasVerifier = 1;
+}
+
+def Sc_LogsigmoidOp : Sc_ActivationOp<"logsigmoid", "logsigmoid"> {
+  let description = [{
+    `log(sigmoid(x))` as PyTorch computes it without overflow:
+    `min(x, 0) - log(1 + exp(-|x|))`.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input);
+}
+
+def Sc_SoftsignOp : Sc_ActivationOp<"softsign", "softsign"> {
+  let description = "`x / (1 + |x|)`, as F.softsign.";
+  let arguments = (ins Sc_FloatTensor:$input);
+}
+
+def Sc_PreluOp : Sc_InferredOp<"prelu"> {
+  let summary = "torch.nn.functional.prelu";
+  let description = [{
+    `x > 0 ? x : weight * x` with one learned slope per channel (dim 1; a
+    tensor of fewer than 2 dims has one channel) or one for all, as F.prelu.
+    ```mlir
+    %y = sc.prelu %x, %a : (tensor<1x8x64x64xf32>, tensor<8xf32>) -> tensor<1x8x64x64xf32>
+    ```
+    `sc-decompose-forms` rewrites it into `sc.compare`, `sc.mul` (the
+    weight viewed along dim 1) and `sc.select`.
+  }];
+  let arguments = (ins Sc_FloatTensor:$input, Sc_FloatTensor:$weight);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
 def Sc_AddOp : Sc_BinaryOp<"add", "add">;
 def Sc_SubOp : Sc_BinaryOp<"sub", "sub">;
 def Sc_MulOp : Sc_BinaryOp<"mul", "mul">;
