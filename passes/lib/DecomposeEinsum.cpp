@@ -140,7 +140,7 @@ public:
     y.labels.append(cols.begin(), cols.end());
     SmallVector<int64_t> shape;
     for (int64_t label : batch)
-      shape.push_back(std::max(a.sizeOf(label), c.sizeOf(label)));
+      shape.push_back(a.sizeOf(label) == 1 ? c.sizeOf(label) : a.sizeOf(label));
     for (int64_t label : rows)
       shape.push_back(a.sizeOf(label));
     for (int64_t label : cols)

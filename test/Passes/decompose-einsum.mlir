@@ -83,3 +83,15 @@ func.func @three(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>, %c: tensor<4x5xf32>
   %y = sc.einsum %a, %b, %c {equation = "bij,jk,jl->bl"} : (tensor<2x3x4xf32>, tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
   return %y : tensor<2x5xf32>
 }
+
+// -----
+
+// A batch label of size 1 broadcasts to 0 (numpy's rule): the product is
+// empty.
+// CHECK-LABEL: func.func @broadcast_to_empty
+// CHECK:      %[[P:.*]] = sc.mul %arg0, %arg1 : (tensor<1xf32>, tensor<0xf32>) -> tensor<0xf32>
+// CHECK-NEXT: return %[[P]]
+func.func @broadcast_to_empty(%a: tensor<1xf32>, %b: tensor<0xf32>) -> tensor<0xf32> {
+  %y = sc.einsum %a, %b {equation = "i,i->i"} : (tensor<1xf32>, tensor<0xf32>) -> tensor<0xf32>
+  return %y : tensor<0xf32>
+}

@@ -112,7 +112,8 @@ shardc::sc::parseEinsumEquation(OptLoc loc, StringRef name, StringRef equation,
           return fail(loc, name, labelName(label), " has size ", it->second,
                       " in an earlier operand but ", size, " in ", what,
                       "; sizes must agree or be 1");
-        it->second = std::max(it->second, size);
+        // Size 1 broadcasts to the other, 0 included (numpy's rule).
+        it->second = it->second == 1 ? size : it->second;
       }
       ++uses[label];
     }
