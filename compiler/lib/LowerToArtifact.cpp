@@ -659,17 +659,8 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
     // A partitioned program carries the world-of-one program of the same
     // source as its reference (shard-run --check), unless one is given.
     std::vector<uint8_t> own;
-    std::optional<std::pair<Location, Type>> wholeTooBig =
-        firstOversized(*source);
     if (!reference && !options.unpartitioned &&
-        isShardedOverSeveralRanks(*source) && wholeTooBig)
-      emitWarning(wholeTooBig->first)
-          << "no unpartitioned reference is embedded (shard-run --check "
-             "needs one): this value of "
-          << shapeOf(wholeTooBig->second)
-          << " has more than 2^40 elements on one rank";
-    if (!reference && !options.unpartitioned &&
-        isShardedOverSeveralRanks(*source) && !wholeTooBig) {
+        isShardedOverSeveralRanks(*source)) {
       TimingScope t = stage(options, "Reference (world of one)");
       OwningOpRef<ModuleOp> single = module.clone();
       LowerOptions plain;
@@ -677,12 +668,29 @@ lowerToArtifact(ModuleOp module, const LowerOptions &options,
       plain.checkPrograms = options.checkPrograms;
       if (failed(partition(*single, plain)))
         return failure();
-      FailureOr<LoweredArtifact> lowered =
-          writeArtifact(*single, partitionedEntry(*single), nullptr, plain);
-      if (failed(lowered))
-        return failure();
-      own = std::move(lowered->bytes);
-      reference = &own;
+      // The world of one holds whole tensors, and the decompositions'
+      // intermediates: past the runtime's slot volume it cannot run, but
+      // the sharded program may.
+      std::optional<std::pair<Location, Type>> wholeTooBig =
+          firstOversized(*source);
+      single->walk([&](func::FuncOp f) {
+        if (!wholeTooBig && !f.isExternal())
+          wholeTooBig = firstOversized(f);
+      });
+      if (wholeTooBig) {
+        emitWarning(wholeTooBig->first)
+            << "no unpartitioned reference is embedded (shard-run --check "
+               "needs one): this value of "
+            << shapeOf(wholeTooBig->second)
+            << " has more than 2^40 elements on one rank";
+      } else {
+        FailureOr<LoweredArtifact> lowered =
+            writeArtifact(*single, partitionedEntry(*single), nullptr, plain);
+        if (failed(lowered))
+          return failure();
+        own = std::move(lowered->bytes);
+        reference = &own;
+      }
     }
     if (failed(partition(module, options)))
       return failure();

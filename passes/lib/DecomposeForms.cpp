@@ -202,6 +202,10 @@ void decomposeActivation(Operation *op) {
       shape[0] = c;
       slope = ReshapeOp::create(
           b, loc, RankedTensorType::get(shape, type.getElementType()), slope);
+    } else if (type.getRank() == 0) {
+      // A scalar's one slope must not broadcast it to (1).
+      slope = ReshapeOp::create(
+          b, loc, RankedTensorType::get({}, type.getElementType()), slope);
     }
     Value positive = greater(x, 0.0);
     Value scaled = MulOp::create(b, loc, x, slope);

@@ -133,8 +133,7 @@ void decomposeNormalize(NormalizeOp op) {
   replaceKeepingPin(op, DivOp::create(b, loc, x, floor));
 }
 
-/// F.rms_norm: x * rsqrt(mean(x^2) + eps) [* weight], eps defaulting to
-/// the element type's machine epsilon as torch.finfo gives it.
+/// F.rms_norm: x * rsqrt(mean(x^2) + eps) [* weight].
 void decomposeRmsNorm(RmsNormOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
@@ -143,14 +142,13 @@ void decomposeRmsNorm(RmsNormOp op) {
   SmallVector<int64_t> dims;
   for (int64_t d = rank - op.getNormalizedShape().size(); d < rank; ++d)
     dims.push_back(d);
-  double eps;
-  if (auto given = op.getEps()) {
+  // ATen computes f16 and bf16 in float and defaults eps to float's
+  // machine epsilon; f64 to its own.
+  double eps = op.getType().getElementType().isF64()
+                   ? std::numeric_limits<double>::epsilon()
+                   : double(std::numeric_limits<float>::epsilon());
+  if (auto given = op.getEps())
     eps = given->convertToDouble();
-  } else {
-    auto element = cast<FloatType>(op.getType().getElementType());
-    eps = std::ldexp(
-        1.0, 1 - int(APFloat::semanticsPrecision(element.getFloatSemantics())));
-  }
   Value square = MulOp::create(b, loc, x, x);
   Value mean = MeanOp::create(b, loc, square, b.getDenseI64ArrayAttr(dims),
                               b.getBoolAttr(true));

@@ -258,8 +258,13 @@ SmallVector<Piece> inputPieces(Value input, const SpectralTransform &t,
   int64_t rank = complexRankOf(input, complex);
   int64_t fullRank = rank + (complex ? 1 : 0);
   Piece whole{input, SmallVector<int64_t>(rank, 0)};
+  // A pinned producer stays: its pin must hold.
+  auto pinned = [](Operation *op) {
+    return op->hasAttr(ScDialect::kShardingAttrName);
+  };
   while (auto pad = whole.value.getDefiningOp<PadOp>()) {
-    if (pad.getMode() != "constant" || pad.getValue().convertToDouble() != 0.0)
+    if (pad.getMode() != "constant" ||
+        pad.getValue().convertToDouble() != 0.0 || pinned(pad))
       break;
     ArrayRef<int64_t> amounts = pad.getPad();
     bool strippable = true;
@@ -286,7 +291,7 @@ SmallVector<Piece> inputPieces(Value input, const SpectralTransform &t,
   int64_t concatDim = concat ? static_cast<int64_t>(concat.getDim()) : 0;
   if (concatDim < 0)
     concatDim += fullRank;
-  if (!concat || concatDim != firstDim) {
+  if (!concat || concatDim != firstDim || pinned(concat)) {
     // An input empty along a transformed dim contributes nothing.
     auto type = cast<RankedTensorType>(whole.value.getType());
     if (llvm::all_of(t.dims, [&](int64_t d) { return type.getDimSize(d); }))
@@ -296,7 +301,8 @@ SmallVector<Piece> inputPieces(Value input, const SpectralTransform &t,
   int64_t at = whole.offset[firstDim];
   for (Value part : concat.getInputs()) {
     int64_t size = cast<RankedTensorType>(part.getType()).getDimSize(firstDim);
-    if (size > 0 && !isZeroConstant(part)) {
+    bool zero = isZeroConstant(part) && !pinned(part.getDefiningOp());
+    if (size > 0 && !zero) {
       Piece piece = whole;
       piece.value = part;
       piece.offset[firstDim] = at;

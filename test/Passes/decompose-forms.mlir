@@ -325,3 +325,14 @@ func.func @prelu(%x: tensor<2x3x4x5xf32>, %w: tensor<3xf32>, %o: tensor<1xf32>) 
   %z = sc.prelu %x, %o : (tensor<2x3x4x5xf32>, tensor<1xf32>) -> tensor<2x3x4x5xf32>
   return %y, %z : tensor<2x3x4x5xf32>, tensor<2x3x4x5xf32>
 }
+
+// -----
+
+// A scalar's one slope is viewed as a scalar, so the result stays rank 0.
+// CHECK-LABEL: func.func @prelu_scalar
+// CHECK:      %[[W:.*]] = sc.reshape %arg1 : (tensor<1xf32>) -> tensor<f32>
+// CHECK:      sc.mul %arg0, %[[W]] : (tensor<f32>, tensor<f32>) -> tensor<f32>
+func.func @prelu_scalar(%x: tensor<f32>, %w: tensor<1xf32>) -> tensor<f32> {
+  %y = sc.prelu %x, %w : (tensor<f32>, tensor<1xf32>) -> tensor<f32>
+  return %y : tensor<f32>
+}

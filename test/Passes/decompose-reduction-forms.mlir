@@ -103,3 +103,16 @@ func.func @rms_norm(%x: tensor<2x6x9xf32>, %w: tensor<9xf32>) -> tensor<2x6x9xf3
   %y = sc.rms_norm %x, %w {normalized_shape = array<i64: 9>} : (tensor<2x6x9xf32>, tensor<9xf32>) -> tensor<2x6x9xf32>
   return %y : tensor<2x6x9xf32>
 }
+
+// -----
+
+// ATen's default eps: float's machine epsilon for bf16 (computed in float),
+// double's for f64.
+// CHECK-LABEL: func.func @rms_norm_default_eps
+// CHECK:      sc.constant dense<1.192090e-07> : tensor<bf16>
+// CHECK:      sc.constant dense<2.2204460492503131E-16> : tensor<f64>
+func.func @rms_norm_default_eps(%x: tensor<2x4xbf16>, %y: tensor<2x4xf64>) -> (tensor<2x4xbf16>, tensor<2x4xf64>) {
+  %a = sc.rms_norm %x {normalized_shape = array<i64: 4>} : (tensor<2x4xbf16>) -> tensor<2x4xbf16>
+  %b = sc.rms_norm %y {normalized_shape = array<i64: 4>} : (tensor<2x4xf64>) -> tensor<2x4xf64>
+  return %a, %b : tensor<2x4xbf16>, tensor<2x4xf64>
+}

@@ -138,3 +138,18 @@ func.func @zero_blocks_negative_dim(%a: tensor<1x2x2x2xf32>, %b: tensor<1x2x2x2x
   %y = sc.irfft %p {dims = array<i64: 1, 2>, sizes = array<i64: 8, 6>} : (tensor<1x8x4x2xf32>) -> tensor<1x8x6xf32>
   return %y : tensor<1x8x6xf32>
 }
+
+// -----
+
+// A pinned zero pad is not folded away: its pin must hold, so the GEMM
+// reads the padded tensor (8 points, 16 rows).
+// CHECK-LABEL: func.func @pinned_pad_kept
+// CHECK:      %[[P:.*]] = sc.pad %arg0 {pad = array<i64: 0, 0, 2, 2>, sc.sharding = #sc.sharding<@m, [{"x"}, {}]>}
+// CHECK:      sc.reshape %[[P]] : (tensor<8x2xf32>) -> tensor<16xf32>
+// CHECK:      sc.matmul %{{.*}}, %{{.*}} : (tensor<16xf32>, tensor<16x16xf32>) -> tensor<16xf32>
+sc.mesh @m ["x"=2]
+func.func @pinned_pad_kept(%x: tensor<4x2xf32>) -> tensor<8x2xf32> {
+  %p = sc.pad %x {pad = array<i64: 0, 0, 2, 2>, sc.sharding = #sc.sharding<@m, [{"x"}, {}]>} : (tensor<4x2xf32>) -> tensor<8x2xf32>
+  %f = sc.fft %p {dims = array<i64: 0>} : (tensor<8x2xf32>) -> tensor<8x2xf32>
+  return %f : tensor<8x2xf32>
+}

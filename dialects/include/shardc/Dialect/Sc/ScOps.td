@@ -700,7 +700,8 @@ def Sc_RmsNormOp : Sc_InferredOp<"rms_norm"> {
   let description = [{
     `x * rsqrt(mean(x^2 over the trailing normalized_shape dims) + eps)`,
     times `weight` (of shape `normalized_shape`) when given, as F.rms_norm;
-    without `eps` the element type's machine epsilon (torch.finfo(dtype).eps).
+    without `eps`, float's machine epsilon (2^-23; double's for f64), as
+    ATen computes it (f16 and bf16 in float).
     ```mlir
     %y = sc.rms_norm %x, %w {normalized_shape = array<i64: 16>}
         : (tensor<2x8x16xf32>, tensor<16xf32>) -> tensor<2x8x16xf32>
