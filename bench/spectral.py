@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+from ring_schedule import slowest_ms
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -68,18 +70,6 @@ def model(ranks, size, channels, modes, gather):
     return "\n".join(lines) + "\n"
 
 
-def slowest_ms(build, artifact, runs):
-    cmd = [os.path.join(build, "bin", "shard-run"), artifact, "--random-inputs",
-           "--seed", "1", "--bench", str(runs), "--threads", "1"]
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(out.stderr.strip())
-    rows = re.findall(r"^(\d+)\s+([\d.]+)\s+([\d.]+)\s", out.stdout, re.M)
-    if not rows:
-        sys.exit("no per-rank table in shard-run's output:\n" + out.stdout)
-    return max(float(mean) for _, mean, _ in rows)
-
-
 def compile_model(build, tmp, name, text):
     src = os.path.join(tmp, name + ".mlir")
     art = os.path.join(tmp, name + ".shardbin")
@@ -122,8 +112,8 @@ def main():
             # Alternate, so drift on a noisy machine hits both alike.
             a = b = float("inf")
             for _ in range(2):
-                a = min(a, slowest_ms(args.build, part, args.runs))
-                b = min(b, slowest_ms(args.build, gath, args.runs))
+                a = min(a, slowest_ms(args.build, part, args.runs, False))
+                b = min(b, slowest_ms(args.build, gath, args.runs, False))
             print(f"| {ranks} | {a:.1f} | {b:.1f} | {b / a:.2f}x | "
                   f"{part_bytes / 1024:.0f} / {gath_bytes / 1024:.0f} |")
             sys.stdout.flush()

@@ -264,7 +264,7 @@ void decomposeVariance(Operation *op) {
   llvm::SmallBitVector reduced(rank, !dims || dims.empty());
   if (dims)
     for (int64_t dim : dims.asArrayRef())
-      reduced.set(dim < 0 ? dim + rank : dim);
+      reduced.set(*normalizeDim(dim, rank));
   double count = 1;
   for (int64_t d = 0; d < rank; ++d)
     if (reduced.test(d))
@@ -325,7 +325,7 @@ void decomposeRoll(RollOp roll) {
   for (auto [k, shift] : llvm::enumerate(roll.getShifts())) {
     if (rank == 0)
       break;
-    int64_t d = flatten ? 0 : ((*dims)[k] < 0 ? (*dims)[k] + rank : (*dims)[k]);
+    int64_t d = flatten ? 0 : *normalizeDim((*dims)[k], rank);
     if (int64_t n = shape[d])
       net[d] = (net[d] + (shift % n + n) % n) % n;
   }
@@ -368,7 +368,7 @@ void decomposeFlip(FlipOp flip) {
   SmallVector<int64_t> mirror(2 * rank, 0);
   bool moves = false;
   for (int64_t dim : flip.getDims()) {
-    int64_t d = dim < 0 ? dim + rank : dim, n = type.getDimSize(d);
+    int64_t d = *normalizeDim(dim, rank), n = type.getDimSize(d);
     if (n < 2)
       continue;
     // F.pad lists amounts from the last dim backwards.

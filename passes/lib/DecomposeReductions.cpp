@@ -33,14 +33,13 @@ SmallVector<int64_t> reducedDims(std::optional<ArrayRef<int64_t>> dims,
     return out;
   }
   for (int64_t d : *dims)
-    out.push_back(d < 0 ? d + rank : d);
+    out.push_back(*normalizeDim(d, rank));
   return out;
 }
 
-/// A dim attribute in [0, rank); I64Attr reads back unsigned.
+/// A verified dim attribute in [0, rank); I64Attr reads back unsigned.
 int64_t dimOf(uint64_t attr, int64_t rank) {
-  int64_t dim = static_cast<int64_t>(attr);
-  return dim < 0 ? dim + rank : dim;
+  return *normalizeDim(static_cast<int64_t>(attr), rank);
 }
 
 int64_t elementsOver(Value x, ArrayRef<int64_t> dims) {

@@ -288,9 +288,9 @@ SmallVector<Piece> inputPieces(Value input, const SpectralTransform &t,
   SmallVector<Piece> pieces;
   auto concat = whole.value.getDefiningOp<ConcatOp>();
   // I64Attr reads back unsigned; concat takes negative dims.
-  int64_t concatDim = concat ? static_cast<int64_t>(concat.getDim()) : 0;
-  if (concatDim < 0)
-    concatDim += fullRank;
+  int64_t concatDim =
+      concat ? *normalizeDim(static_cast<int64_t>(concat.getDim()), fullRank)
+             : 0;
   if (!concat || concatDim != firstDim || pinned(concat)) {
     // An input empty along a transformed dim contributes nothing.
     auto type = cast<RankedTensorType>(whole.value.getType());

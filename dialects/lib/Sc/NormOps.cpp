@@ -214,13 +214,10 @@ LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
       eps &&
       (!std::isfinite(eps->convertToDouble()) || eps->convertToDouble() < 0))
     return fail(loc, name, "eps must be finite and not negative");
-  if (Value w = adaptor.getWeight()) {
-    RankedTensorType t = tensorTypeOf(w);
-    if (!t || t.getShape() != normalized ||
-        t.getElementType() != x.getElementType())
-      return fail(loc, name, "weight must have shape ", shapeStr(normalized),
-                  " and element type ", x.getElementType());
-  }
+  Value weight = adaptor.getWeight();
+  if (failed(checkAffine(loc, name, weight ? ValueRange(weight) : ValueRange(),
+                         normalized, x.getElementType())))
+    return failure();
   types.push_back(x);
   return success();
 }

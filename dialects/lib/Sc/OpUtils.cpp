@@ -6,6 +6,12 @@
 
 using namespace mlir;
 
+std::optional<int64_t> shardc::sc::normalizeDim(int64_t dim, int64_t rank) {
+  if (dim < -rank || dim >= rank)
+    return std::nullopt;
+  return dim < 0 ? dim + rank : dim;
+}
+
 namespace shardc::sc::detail {
 
 std::string shapeStr(ArrayRef<int64_t> shape) {
@@ -13,12 +19,6 @@ std::string shapeStr(ArrayRef<int64_t> shape) {
     return "scalar";
   return llvm::join(
       llvm::map_range(shape, [](int64_t d) { return std::to_string(d); }), "x");
-}
-
-std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank) {
-  if (dim < -rank || dim >= rank)
-    return std::nullopt;
-  return dim < 0 ? dim + rank : dim;
 }
 
 bool broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b,

@@ -29,8 +29,7 @@ LogicalResult fail(OptLoc loc, llvm::StringRef opName, Args &&...args) {
 /// "2x16x128" for diagnostics.
 std::string shapeStr(llvm::ArrayRef<int64_t> shape);
 
-/// PyTorch-style dim: [-rank, rank) maps to [0, rank); otherwise nullopt.
-std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank);
+using shardc::sc::normalizeDim;
 
 /// numpy broadcasting of two shapes; false when they do not broadcast.
 bool broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b,

@@ -42,6 +42,10 @@ public:
 #include "shardc/Dialect/Sc/ScOps.h.inc"
 
 namespace shardc::sc {
+/// PyTorch-style dim: [-rank, rank) maps to [0, rank); otherwise nullopt.
+/// (A dim an op verified is in range: dereference it.)
+std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank);
+
 /// False for an op in a form that sharding propagation and the partitioner
 /// do not take (an sc.linear with a 1-D weight or a broadcast bias, a
 /// circular sc.pad with crops, the parameterised activations such as
