@@ -85,6 +85,16 @@ def compile_model(build, tmp, name, text):
     return art, received
 
 
+def timed_pair(build, first, second, runs):
+    """Each artifact's slowest-rank ms per run, best of 2 rounds that
+    alternate the two, so drift on a noisy machine hits both alike."""
+    a = b = float("inf")
+    for _ in range(2):
+        a = min(a, slowest_ms(build, first, runs, False))
+        b = min(b, slowest_ms(build, second, runs, False))
+    return a, b
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -109,11 +119,7 @@ def main():
             gath, gath_bytes = compile_model(
                 args.build, tmp, "gather%d" % ranks,
                 model(ranks, n, c, m, True))
-            # Alternate, so drift on a noisy machine hits both alike.
-            a = b = float("inf")
-            for _ in range(2):
-                a = min(a, slowest_ms(args.build, part, args.runs, False))
-                b = min(b, slowest_ms(args.build, gath, args.runs, False))
+            a, b = timed_pair(args.build, part, gath, args.runs)
             print(f"| {ranks} | {a:.1f} | {b:.1f} | {b / a:.2f}x | "
                   f"{part_bytes / 1024:.0f} / {gath_bytes / 1024:.0f} |")
             sys.stdout.flush()

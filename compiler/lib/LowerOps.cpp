@@ -512,6 +512,14 @@ LogicalResult lowerOp(Operation *op, ProgramBuilder &b) {
         return simple(op, b, fb::Opcode::Softmax, "",
                       {normDim(int64_t(s.getDim()), rankOf(s.getInput())), 1});
       })
+      .Case<CumsumOp, CumprodOp, CummaxOp, CumminOp, LogcumsumexpOp>(
+          [&](Operation *c) {
+            CumulativeScan scan = *getCumulativeScan(c);
+            if (!scan.dim) // a scalar is its own scan
+              return simple(op, b, fb::Opcode::Copy);
+            return simple(op, b, fb::Opcode::Scan, scan.kind.str(),
+                          {*scan.dim});
+          })
       .Case([&](LayerNormOp n) {
         return lowerNorm(n, b, "layer", int64_t(n.getNormalizedShape().size()));
       })

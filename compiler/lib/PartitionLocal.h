@@ -156,6 +156,13 @@ mlir::LogicalResult
 lowerRingAttention(Partitioner &p, sc::ScaledDotProductAttentionOp op,
                    const std::vector<std::vector<uint32_t>> &in);
 
+/// A cumulative op whose scanned dim `dim` is split: a carry from the
+/// shards before each rank (PartitionScan.cpp). `kind` is the runtime
+/// Scan's; `in` holds the input's buffers per rank.
+mlir::LogicalResult lowerSplitScan(Partitioner &p, mlir::Operation *op,
+                                   llvm::StringRef kind, int64_t dim,
+                                   const std::vector<uint32_t> &in);
+
 } // namespace shardc::partition
 
 #endif // SHARDC_COMPILER_LIB_PARTITIONLOCAL_H

@@ -459,6 +459,12 @@ lowerStatisticOp(Partitioner &p, Operation *op,
     return lowerNormOp(p, op, in, stat, first, n.getEps().convertToDouble(),
                        n.getAffine().size(), false, 1);
   }
+  if (std::optional<CumulativeScan> scan = getCumulativeScan(op);
+      scan && scan->dim) {
+    if (!splitAny(p, op->getOperand(0), {*scan->dim}))
+      return std::nullopt;
+    return lowerSplitScan(p, op, scan->kind, *scan->dim, in[0]);
+  }
   if (isa<SoftmaxOp, LogSoftmaxOp>(op)) {
     int64_t rank = cast<RankedTensorType>(op->getResult(0).getType()).getRank();
     int64_t dim = isa<SoftmaxOp>(op) ? cast<SoftmaxOp>(op).getDim()

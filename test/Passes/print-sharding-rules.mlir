@@ -81,3 +81,17 @@ func.func @reshape(%x: tensor<2x512x64xf32>) -> tensor<2x512x8x8xf32> {
   %y = sc.reshape %x : (tensor<2x512x64xf32>) -> tensor<2x512x8x8xf32>
   return %y : tensor<2x512x8x8xf32>
 }
+
+// -----
+
+// Cumulative ops: the scanned dim needs the carry of the shards before it
+// (a statistic: one all-gather of totals); a scalar has no factor.
+func.func @cumulative(%x: tensor<2x8x6xf32>, %s: tensor<f32>) -> tensor<2x8x6xf32> {
+  // expected-remark @+1 {{rule (i, j, k) -> (i, j, k) {i=2 pass_through, j=8 statistic, k=6 pass_through}}}
+  %a = sc.cumsum %x {dim = 1 : i64} : (tensor<2x8x6xf32>) -> tensor<2x8x6xf32>
+  // expected-remark @+1 {{rule (i, j, k) -> (i, j, k) {i=2 pass_through, j=8 pass_through, k=6 statistic}}}
+  %b = sc.logcumsumexp %a {dim = -1 : i64} : (tensor<2x8x6xf32>) -> tensor<2x8x6xf32>
+  // expected-remark @+1 {{rule () -> () {}}}
+  %c = sc.cummax %s {dim = 0 : i64} : (tensor<f32>) -> tensor<f32>
+  return %b : tensor<2x8x6xf32>
+}

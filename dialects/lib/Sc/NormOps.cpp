@@ -3,6 +3,7 @@
 #include "OpUtils.h"
 
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 
@@ -150,6 +151,57 @@ LogicalResult LogSoftmaxOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &types) {
   return inferSoftmax(loc, getOperationName(), adaptor, types);
+}
+
+// Cumulative ops take dim 0 or -1 on a scalar, as PyTorch wraps dims of a
+// rank-0 tensor as if it had one dim.
+static std::optional<int64_t> cumulativeDim(int64_t dim, int64_t rank) {
+  return normalizeDim(dim, std::max<int64_t>(rank, 1));
+}
+
+template <typename Adaptor>
+static LogicalResult inferCumulative(OptLoc loc, StringRef name,
+                                     Adaptor adaptor,
+                                     SmallVectorImpl<Type> &types) {
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  if (!x)
+    return fail(loc, name, "needs a ranked tensor");
+  if (!cumulativeDim(adaptor.getDim(), x.getRank()))
+    return fail(loc, name, "dim ", static_cast<int64_t>(adaptor.getDim()),
+                " is out of range for rank ", x.getRank());
+  types.push_back(x);
+  return success();
+}
+
+#define SC_CUMULATIVE_OP(OP)                                                   \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, OptLoc loc,                \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return inferCumulative(loc, getOperationName(), adaptor, types);           \
+  }
+SC_CUMULATIVE_OP(CumsumOp)
+SC_CUMULATIVE_OP(CumprodOp)
+SC_CUMULATIVE_OP(CummaxOp)
+SC_CUMULATIVE_OP(CumminOp)
+SC_CUMULATIVE_OP(LogcumsumexpOp)
+#undef SC_CUMULATIVE_OP
+
+std::optional<CumulativeScan> shardc::sc::getCumulativeScan(Operation *op) {
+  StringRef kind = llvm::TypeSwitch<Operation *, StringRef>(op)
+                       .Case([](CumsumOp) { return "sum"; })
+                       .Case([](CumprodOp) { return "prod"; })
+                       .Case([](CummaxOp) { return "max"; })
+                       .Case([](CumminOp) { return "min"; })
+                       .Case([](LogcumsumexpOp) { return "logsumexp"; })
+                       .Default([](Operation *) { return StringRef(); });
+  if (kind.empty())
+    return std::nullopt;
+  int64_t rank = cast<RankedTensorType>(op->getResult(0).getType()).getRank();
+  int64_t dim = static_cast<int64_t>(
+      op->getAttrOfType<IntegerAttr>("dim").getValue().getSExtValue());
+  if (rank == 0)
+    return CumulativeScan{kind, std::nullopt};
+  return CumulativeScan{kind, cumulativeDim(dim, rank)};
 }
 
 /// Checks optional affine parameters (weight, then bias) against `shape`.

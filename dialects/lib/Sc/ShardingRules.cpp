@@ -210,6 +210,20 @@ ShardingRule RmsNormOp::getShardingRule() {
 }
 ShardingRule VectorNormOp::getShardingRule() { return reductionRule(*this); }
 
+/// A cumulative op: its scanned dim needs the running values of the shards
+/// before it (a carry merged after one all-gather, as statistics are).
+static ShardingRule cumulativeRule(Operation *op) {
+  std::optional<CumulativeScan> scan = getCumulativeScan(op);
+  if (!scan->dim)
+    return pointwiseRule(op);
+  return pointwiseRule(op, {{*scan->dim, FactorKind::Statistic}});
+}
+ShardingRule CumsumOp::getShardingRule() { return cumulativeRule(*this); }
+ShardingRule CumprodOp::getShardingRule() { return cumulativeRule(*this); }
+ShardingRule CummaxOp::getShardingRule() { return cumulativeRule(*this); }
+ShardingRule CumminOp::getShardingRule() { return cumulativeRule(*this); }
+ShardingRule LogcumsumexpOp::getShardingRule() { return cumulativeRule(*this); }
+
 ShardingRule NormalizeOp::getShardingRule() {
   return pointwiseRule(*this, {{*normalizeDim(getDim(), getType().getRank()),
                                 FactorKind::Statistic}});

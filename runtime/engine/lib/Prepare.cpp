@@ -197,6 +197,7 @@ StatusOr<RunFn> routeToFamily(const fb::Instruction &inst,
   case Opcode::BroadcastTo:
   case Opcode::Reduce:
   case Opcode::Softmax:
+  case Opcode::Scan:
   case Opcode::Norm:
     return prepareCompute(inst, ctx);
   case Opcode::Matmul:

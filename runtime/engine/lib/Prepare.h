@@ -172,6 +172,8 @@ StatusOr<ExchangeTransfers> exchangeTransfers(const fb::Instruction &inst,
 
 /// The CPU kernel of a Unary or Binary mode (the schema's names).
 StatusOr<cpu::UnaryKind> unaryKind(const std::string &mode);
+/// A Scan's fold by its str (sum, prod, max, min, logsumexp).
+StatusOr<cpu::ScanKind> scanKind(const std::string &mode);
 StatusOr<cpu::BinaryKind> binaryKind(const std::string &mode);
 
 //===----------------------------------------------------------------------===//

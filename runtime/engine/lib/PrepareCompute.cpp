@@ -50,6 +50,16 @@ StatusOr<cpu::BinaryKind> binaryKind(const std::string &mode) {
   return lookup(binaries, mode, "binary op");
 }
 
+StatusOr<cpu::ScanKind> scanKind(const std::string &mode) {
+  static const std::map<std::string, cpu::ScanKind> kinds = {
+      {"sum", cpu::ScanKind::Sum},
+      {"prod", cpu::ScanKind::Prod},
+      {"max", cpu::ScanKind::Max},
+      {"min", cpu::ScanKind::Min},
+      {"logsumexp", cpu::ScanKind::LogSumExp}};
+  return lookup(kinds, mode, "scan");
+}
+
 namespace {
 
 StatusOr<RunFn> prepareUnary(const fb::Instruction &inst,
@@ -252,6 +262,38 @@ StatusOr<RunFn> prepareSoftmax(const fb::Instruction &inst,
   });
 }
 
+StatusOr<RunFn> prepareScan(const fb::Instruction &inst,
+                            const PrepareContext &ctx) {
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 2, 1));
+  SHARDRT_ASSIGN_OR_RETURN(cpu::ScanKind kind, scanKind(strAttr(inst)));
+  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
+  const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
+  SHARDRT_RETURN_IF_ERROR(requireShape(out, in.shape, "the output"));
+  IntReader ints(inst);
+  int64_t dim = ints.next();
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
+  if (dim < 0 || dim >= int64_t(in.shape.size()))
+    return invalid("scan dim " + std::to_string(dim) +
+                   " is out of range for shape " + shapeStr(in.shape));
+  bool hasInit = numInputs(inst) == 2;
+  if (hasInit) {
+    Shape line = in.shape;
+    line[dim] = 1;
+    SHARDRT_RETURN_IF_ERROR(
+        requireShape(inSlot(inst, ctx, 1), line, "the initial values"));
+  }
+  cpu::ScanKind k = kind;
+  Shape xs = in.shape;
+  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  uint32_t init = hasInit ? inIdx(inst, 1) : UINT32_MAX;
+  return RunFn([=](RunContext &rc) {
+    cpu::scan(k, slotPtr<float>(rc, x), xs, dim,
+              init == UINT32_MAX ? nullptr : slotPtr<float>(rc, init),
+              slotPtr<float>(rc, y));
+    return Status();
+  });
+}
+
 /// Optional affine parameters: weight/bias slots (UINT32_MAX when absent),
 /// each with `channels` elements.
 struct Affine {
@@ -390,6 +432,8 @@ StatusOr<RunFn> prepareCompute(const fb::Instruction &inst,
     return prepareReduce(inst, ctx);
   case Opcode::Softmax:
     return prepareSoftmax(inst, ctx);
+  case Opcode::Scan:
+    return prepareScan(inst, ctx);
   case Opcode::Norm:
     return prepareNorm(inst, ctx);
   default:

@@ -104,6 +104,38 @@ TEST(EnginePrepare, WrongOutputShapes) {
                        {"rank class 'all' instruction 1 (Unary)"}));
 }
 
+TEST(EnginePrepare, MalformedScans) {
+  Shape s = {2, 3};
+  EXPECT_TRUE(rejected(
+      (OpCase{Opcode::Scan, {{s}}, {s}, {2}, {}, "sum"}.prepareStatus()),
+      kInvalid, {"instruction 0 (Scan)", "scan dim 2 is out of range"}));
+  EXPECT_TRUE(rejected(
+      (OpCase{Opcode::Scan, {{s}}, {s}, {-1}, {}, "max"}.prepareStatus()),
+      kInvalid, {"(Scan)", "scan dim -1"}));
+  EXPECT_TRUE(rejected(
+      (OpCase{Opcode::Scan, {{s}}, {s}, {1}, {}, "cumsum"}.prepareStatus()),
+      kInvalid, {"(Scan)", "unknown scan 'cumsum'"}));
+  EXPECT_TRUE(rejected(
+      (OpCase{Opcode::Scan, {{s}}, {{3, 2}}, {1}, {}, "sum"}.prepareStatus()),
+      kInvalid, {"(Scan)", "the output"}));
+  EXPECT_TRUE(rejected(
+      (OpCase{Opcode::Scan, {{s}}, {s}, {1, 0}, {}, "sum"}.prepareStatus()),
+      kInvalid, {"(Scan)", "integer attributes"}));
+  // The initial values hold one running value per line: dim 1 of size 1.
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Scan, {{s}, {{2, 3}}}, {s}, {1}, {}, "logsumexp"}
+                    .prepareStatus()),
+               kInvalid, {"(Scan)", "the initial values"}));
+  EXPECT_TRUE(rejected(
+      (OpCase{
+          Opcode::Scan, {{s}, {{2, 1}, fb::DType::I1}}, {s}, {1}, {}, "prod"}
+           .prepareStatus()),
+      StatusCode::Unimplemented, {"(Scan)", "input 1 is I1"}));
+  EXPECT_TRUE((OpCase{Opcode::Scan, {{s}, {{2, 1}}}, {s}, {1}, {}, "min"}
+                   .prepareStatus())
+                  .ok());
+}
+
 TEST(EnginePrepare, OutOfRangeDims) {
   Shape s = {2, 3};
   for (OpCase op : {

@@ -386,6 +386,9 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
   case fb::Opcode::Interpolate:
     native = prepareInterpolateStep(inst, ctx, lib_.stream, upload_);
     break;
+  case fb::Opcode::Scan:
+    native = prepareScanStep(inst, ctx, lib_.stream);
+    break;
   case fb::Opcode::Attention:
     native = prepareAttentionStep(inst, ctx, lib_, upload_);
     break;

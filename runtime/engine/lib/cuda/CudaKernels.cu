@@ -162,6 +162,23 @@ __global__ void castKernel(void *__restrict__ y, const void *__restrict__ x,
   }
 }
 
+/// One thread per line along the scanned dim: neighbouring threads take
+/// neighbouring columns, so each step's loads coalesce when inner > 1.
+__global__ void scanKernel(float *__restrict__ y, const float *__restrict__ x,
+                           const float *__restrict__ init, long long len,
+                           long long inner, long long lines,
+                           cpu::ScanKind kind) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+       i < lines; i += (long long)gridDim.x * blockDim.x) {
+    long long at = (i / inner) * len * inner + i % inner;
+    double acc = init ? double(init[i]) : cpu::scanIdentity(kind);
+    for (long long l = 0; l < len; ++l, at += inner) {
+      acc = cpu::scanFold(kind, acc, double(x[at]));
+      y[at] = float(acc);
+    }
+  }
+}
+
 __global__ void interpolateKernel(float *__restrict__ y,
                                   const float *__restrict__ x,
                                   InterpolateView v) {
@@ -391,6 +408,17 @@ cudaError_t launchCast(void *y, const void *x, int64_t n, bool toBool,
                        cudaStream_t stream) {
   return launchOver(n, [&](unsigned grid) {
     SHARDRT_LAUNCH(castKernel, grid, kThreads, stream)(y, x, n, toBool);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t launchScan(float *y, const float *x, const float *init,
+                       int64_t outer, int64_t len, int64_t inner,
+                       cpu::ScanKind kind, cudaStream_t stream) {
+  int64_t lines = len == 0 ? 0 : outer * inner;
+  return launchOver(lines, [&](unsigned grid) {
+    SHARDRT_LAUNCH(scanKernel, grid, kThreads, stream)
+    (y, x, init, len, inner, lines, kind);
     return cudaSuccess;
   });
 }

@@ -63,6 +63,12 @@ cudaError_t launchSelect(void *y, const uint8_t *c, const void *t,
 /// f32 -> bool or bool -> f32, n elements.
 cudaError_t launchCast(void *y, const void *x, int64_t n, bool toBool,
                        cudaStream_t stream);
+/// y = x scanned along the middle dim of its (outer, len, inner) view
+/// (cpu::scan's fold), each line starting from init's value (outer,
+/// inner) or, when init is null, the fold's identity.
+cudaError_t launchScan(float *y, const float *x, const float *init,
+                       int64_t outer, int64_t len, int64_t inner,
+                       cpu::ScanKind kind, cudaStream_t stream);
 /// y = x resampled as `view` (planInterpolate's tables, on the device) says.
 cudaError_t launchInterpolate(float *y, const float *x,
                               const InterpolateView &view, cudaStream_t stream);

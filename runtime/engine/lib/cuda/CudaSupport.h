@@ -163,6 +163,9 @@ StatusOr<RunFn> prepareMoveStep(const fb::Instruction &inst,
 StatusOr<RunFn> preparePredicateStep(const fb::Instruction &inst,
                                      const PrepareContext &ctx,
                                      cudaStream_t stream);
+/// CudaScan.cpp: a Scan (every kind, with or without initial values).
+StatusOr<RunFn> prepareScanStep(const fb::Instruction &inst,
+                                const PrepareContext &ctx, cudaStream_t stream);
 /// CudaInterpolate.cpp: an Interpolate (every mode) with its tables on the
 /// device.
 StatusOr<RunFn> prepareInterpolateStep(const fb::Instruction &inst,

@@ -78,6 +78,17 @@ struct SpectralTransform {
 /// The transform of a verified spectral op; nullopt for any other op.
 std::optional<SpectralTransform> getSpectralTransform(mlir::Operation *op);
 
+/// What a cumulative op (sc.cumsum, cumprod, cummax, cummin, logcumsumexp)
+/// folds, by the runtime Scan's names (sum, prod, max, min, logsumexp), and
+/// the dim it scans, normalized: none for a scalar, whose result is its
+/// input.
+struct CumulativeScan {
+  llvm::StringRef kind;
+  std::optional<int64_t> dim;
+};
+/// The scan of a verified cumulative op; nullopt for any other op.
+std::optional<CumulativeScan> getCumulativeScan(mlir::Operation *op);
+
 /// An sc.einsum equation resolved against its operands' shapes. Labels are
 /// numbered: letters by their character, the dims `...` covers as
 /// kFirstEllipsisLabel + k, k counted from the innermost.

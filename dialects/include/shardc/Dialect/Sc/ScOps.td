@@ -683,6 +683,33 @@ def Sc_GluOp : Sc_InferredOp<"glu"> {
 def Sc_SoftmaxOp : Sc_SoftmaxLikeOp<"softmax", "softmax">;
 def Sc_LogSoftmaxOp : Sc_SoftmaxLikeOp<"log_softmax", "log_softmax">;
 
+// torch's cumulative ops. PyTorch's cummax/cummin also return indices;
+// these give the values (integer tensors are not in the dialect).
+class Sc_CumulativeOp<string mnemonic, string torchName, string fold>
+    : Sc_InferredOp<mnemonic> {
+  let summary = "torch." # torchName # " along one dim";
+  let description = "Element i along `dim` (negative counts from the end; "
+      "a scalar takes 0 or -1 and is returned as is) is " # fold # " of the "
+      "elements up to and including i, as `torch." # torchName # "` "
+      "computes it (running values in double, as ATen's CPU kernels keep "
+      "them). Over a dim split across ranks one all-gather brings every "
+      "shard's total to every rank, and each rank scans its own shard "
+      "starting from the fold of the totals of the shards before it."
+      "\n\n```mlir\n%y = sc." # mnemonic # " %x {dim = 1 : i64} : "
+      "(tensor<2x8xf32>) -> tensor<2x8xf32>\n```";
+  let arguments = (ins Sc_FloatTensor:$input, I64Attr:$dim);
+  let results = (outs Sc_FloatTensor:$result);
+}
+
+def Sc_CumsumOp : Sc_CumulativeOp<"cumsum", "cumsum", "the sum">;
+def Sc_CumprodOp : Sc_CumulativeOp<"cumprod", "cumprod", "the product">;
+def Sc_CummaxOp : Sc_CumulativeOp<"cummax", "cummax(...).values",
+    "the maximum (NaN once a NaN is met)">;
+def Sc_CumminOp : Sc_CumulativeOp<"cummin", "cummin(...).values",
+    "the minimum (NaN once a NaN is met)">;
+def Sc_LogcumsumexpOp : Sc_CumulativeOp<"logcumsumexp", "logcumsumexp",
+    "log(sum(exp(.))) (-inf before any finite element)">;
+
 def Sc_LayerNormOp : Sc_InferredOp<"layer_norm"> {
   let summary = "torch.nn.functional.layer_norm";
   let description = [{

@@ -19,6 +19,8 @@
 #ifndef SHARDRT_CPU_KERNELS_H
 #define SHARDRT_CPU_KERNELS_H
 
+#include "shardrt/cpu/ScanStep.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -117,6 +119,13 @@ void reduce(ReduceKind kind, const float *x, const Shape &xShape,
 double sumSerial(const float *x, int64_t n);
 /// acc[i] += x[i] in double for i < n, on the calling thread alone.
 void accumulateSerial(double *acc, const float *x, int64_t n);
+
+/// torch.cumsum, cumprod, logcumsumexp, and cummax / cummin's values along
+/// `dim` of x (ScanStep.h's fold, in double). `init`, when not null, holds
+/// each line's running value to start from (x's shape with `dim` of size
+/// 1) instead of the identity: the carry of a split dim's earlier shards.
+void scan(ScanKind kind, const float *x, const Shape &shape, int64_t dim,
+          const float *init, float *y);
 
 /// softmax / log_softmax along dim (max-subtracted, like PyTorch).
 void softmax(const float *x, const Shape &shape, int64_t dim, bool log,
