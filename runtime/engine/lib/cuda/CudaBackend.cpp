@@ -387,7 +387,7 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     native = prepareInterpolateStep(inst, ctx, lib_.stream, upload_);
     break;
   case fb::Opcode::Scan:
-    native = prepareScanStep(inst, ctx, lib_.stream);
+    native = prepareScanStep(inst, ctx, lib_.stream, scratch_);
     break;
   case fb::Opcode::Attention:
     native = prepareAttentionStep(inst, ctx, lib_, upload_);

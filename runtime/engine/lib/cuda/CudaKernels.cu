@@ -162,19 +162,74 @@ __global__ void castKernel(void *__restrict__ y, const void *__restrict__ x,
   }
 }
 
-/// One thread per line along the scanned dim: neighbouring threads take
-/// neighbouring columns, so each step's loads coalesce when inner > 1.
-__global__ void scanKernel(float *__restrict__ y, const float *__restrict__ x,
-                           const float *__restrict__ init, long long len,
-                           long long inner, long long lines,
-                           cpu::ScanKind kind) {
+/// Where chunk `k` of the line at column `c` of outer index `o` starts in
+/// an (outer, len, inner) buffer, for the thread numbered
+/// (o * chunks + k) * inner + c: neighbouring threads take neighbouring
+/// columns, so each step's loads coalesce when inner > 1.
+struct ScanChunk {
+  long long at, begin, end;
+};
+__device__ ScanChunk scanChunkOf(long long i, long long len, long long inner,
+                                 long long chunk, long long chunks) {
+  long long c = i % inner, k = (i / inner) % chunks,
+            o = i / (inner * chunks);
+  long long begin = k * chunk, end = begin + chunk < len ? begin + chunk : len;
+  return {(o * len + begin) * inner + c, begin, end};
+}
+
+/// Chunk totals, each folded from the identity into totals[i] (double).
+__global__ void scanChunkTotalsKernel(double *__restrict__ totals,
+                                      const float *__restrict__ x,
+                                      long long len, long long inner,
+                                      long long chunk, long long chunks,
+                                      long long n, cpu::ScanKind kind) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    ScanChunk s = scanChunkOf(i, len, inner, chunk, chunks);
+    double acc = cpu::scanIdentity(kind);
+    for (long long l = s.begin; l < s.end; ++l, s.at += inner)
+      acc = cpu::scanFold(kind, acc, double(x[s.at]));
+    totals[i] = acc;
+  }
+}
+
+/// Each line's chunk totals become, in place, the running value before
+/// each chunk (an exclusive scan from init's value or the identity).
+__global__ void scanChunkCarriesKernel(double *__restrict__ totals,
+                                       const float *__restrict__ init,
+                                       long long inner, long long chunks,
+                                       long long lines, cpu::ScanKind kind) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
        i < lines; i += (long long)gridDim.x * blockDim.x) {
-    long long at = (i / inner) * len * inner + i % inner;
+    long long c = i % inner, o = i / inner;
     double acc = init ? double(init[i]) : cpu::scanIdentity(kind);
-    for (long long l = 0; l < len; ++l, at += inner) {
-      acc = cpu::scanFold(kind, acc, double(x[at]));
-      y[at] = float(acc);
+    for (long long k = 0; k < chunks; ++k) {
+      double *t = totals + (o * chunks + k) * inner + c;
+      double total = *t;
+      *t = acc;
+      acc = cpu::scanFold(kind, acc, total);
+    }
+  }
+}
+
+/// Scans every chunk from its running value: carries[i] (double) when
+/// given, else init's value for the line (float) or the identity.
+__global__ void scanChunksKernel(float *__restrict__ y,
+                                 const float *__restrict__ x,
+                                 const double *__restrict__ carries,
+                                 const float *__restrict__ init, long long len,
+                                 long long inner, long long chunk,
+                                 long long chunks, long long n,
+                                 cpu::ScanKind kind) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    ScanChunk s = scanChunkOf(i, len, inner, chunk, chunks);
+    double acc = carries ? carries[i]
+                 : init  ? double(init[i / (inner * chunks) * inner + i % inner])
+                         : cpu::scanIdentity(kind);
+    for (long long l = s.begin; l < s.end; ++l, s.at += inner) {
+      acc = cpu::scanFold(kind, acc, double(x[s.at]));
+      y[s.at] = float(acc);
     }
   }
 }
@@ -412,13 +467,47 @@ cudaError_t launchCast(void *y, const void *x, int64_t n, bool toBool,
   });
 }
 
+ScanChunking planScanChunks(int64_t outer, int64_t len, int64_t inner) {
+  // Enough threads to fill a device (about 2^16), chunks of at least 64
+  // elements so that the carries' extra pass stays small.
+  constexpr int64_t kThreadsWanted = int64_t(1) << 16, kMinChunk = 64;
+  ScanChunking c{len, 1};
+  int64_t lines = outer * inner;
+  if (lines == 0 || len <= kMinChunk || lines >= kThreadsWanted)
+    return c;
+  int64_t byThreads = (kThreadsWanted + lines - 1) / lines;
+  int64_t byLength = (len + kMinChunk - 1) / kMinChunk;
+  int64_t chunks = std::min(byThreads, byLength);
+  c.chunk = (len + chunks - 1) / chunks;
+  c.chunks = (len + c.chunk - 1) / c.chunk;
+  return c;
+}
+
 cudaError_t launchScan(float *y, const float *x, const float *init,
-                       int64_t outer, int64_t len, int64_t inner,
+                       double *carries, int64_t outer, int64_t len,
+                       int64_t inner, const ScanChunking &c,
                        cpu::ScanKind kind, cudaStream_t stream) {
-  int64_t lines = len == 0 ? 0 : outer * inner;
-  return launchOver(lines, [&](unsigned grid) {
-    SHARDRT_LAUNCH(scanKernel, grid, kThreads, stream)
-    (y, x, init, len, inner, lines, kind);
+  int64_t lines = len == 0 ? 0 : outer * inner, n = lines * c.chunks;
+  if (c.chunks > 1) {
+    if (cudaError_t e = launchOver(n, [&](unsigned grid) {
+          SHARDRT_LAUNCH(scanChunkTotalsKernel, grid, kThreads, stream)
+          (carries, x, len, inner, c.chunk, c.chunks, n, kind);
+          return cudaSuccess;
+        });
+        e != cudaSuccess)
+      return e;
+    if (cudaError_t e = launchOver(lines, [&](unsigned grid) {
+          SHARDRT_LAUNCH(scanChunkCarriesKernel, grid, kThreads, stream)
+          (carries, init, inner, c.chunks, lines, kind);
+          return cudaSuccess;
+        });
+        e != cudaSuccess)
+      return e;
+  }
+  const double *from = c.chunks > 1 ? carries : nullptr;
+  return launchOver(n, [&](unsigned grid) {
+    SHARDRT_LAUNCH(scanChunksKernel, grid, kThreads, stream)
+    (y, x, from, init, len, inner, c.chunk, c.chunks, n, kind);
     return cudaSuccess;
   });
 }

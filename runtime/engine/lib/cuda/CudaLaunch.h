@@ -63,11 +63,26 @@ cudaError_t launchSelect(void *y, const uint8_t *c, const void *t,
 /// f32 -> bool or bool -> f32, n elements.
 cudaError_t launchCast(void *y, const void *x, int64_t n, bool toBool,
                        cudaStream_t stream);
+/// How a Scan splits its lines into chunks: whole lines (chunks 1, chunk
+/// the line's length), or `chunks` chunks of `chunk` elements (the last may
+/// be shorter), whose
+/// totals and carries take chunks x lines doubles of device scratch.
+struct ScanChunking {
+  int64_t chunk = 0, chunks = 1;
+};
+/// The chunking for an (outer, len, inner) scan: lines in parallel, and
+/// chunks of long lines too when the lines alone would leave the device
+/// mostly idle (a cumsum along a long sequence of a few channels).
+ScanChunking planScanChunks(int64_t outer, int64_t len, int64_t inner);
 /// y = x scanned along the middle dim of its (outer, len, inner) view
 /// (cpu::scan's fold), each line starting from init's value (outer,
-/// inner) or, when init is null, the fold's identity.
+/// inner) or, when init is null, the fold's identity. With several chunks
+/// per line, their totals are folded, scanned into carries (`carries`:
+/// chunks x lines doubles of scratch), and each chunk scanned from its
+/// carry: three launches.
 cudaError_t launchScan(float *y, const float *x, const float *init,
-                       int64_t outer, int64_t len, int64_t inner,
+                       double *carries, int64_t outer, int64_t len,
+                       int64_t inner, const ScanChunking &chunking,
                        cpu::ScanKind kind, cudaStream_t stream);
 /// y = x resampled as `view` (planInterpolate's tables, on the device) says.
 cudaError_t launchInterpolate(float *y, const float *x,

@@ -1,8 +1,10 @@
 //===- CudaScan.cpp - Cumulative ops on the device ------------------------===//
 //
-// A Scan is one launch of CudaKernels.cu's scan kernel, which folds with
-// the CPU kernel's own step (shardrt/cpu/ScanStep.h); the CPU decoder has
-// checked the dim, the kind and the initial values' shape.
+// A Scan runs CudaKernels.cu's scan kernels, which fold with the CPU
+// kernel's own step (shardrt/cpu/ScanStep.h): one thread per line, or per
+// chunk of a line when there are too few lines to fill the device (the
+// same carry scheme as a split dim's across ranks, inside one device). The
+// CPU decoder has checked the dim, the kind and the initial values' shape.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,8 +13,8 @@
 namespace shardrt::exec::cuda {
 
 StatusOr<RunFn> prepareScanStep(const fb::Instruction &inst,
-                                const PrepareContext &ctx,
-                                cudaStream_t stream) {
+                                const PrepareContext &ctx, cudaStream_t stream,
+                                const ScratchFn &scratch) {
   StatusOr<cpu::ScanKind> kind = scanKind(strAttr(inst));
   if (!kind.ok())
     return RunFn(); // the decoder refused it already
@@ -25,12 +27,20 @@ StatusOr<RunFn> prepareScanStep(const fb::Instruction &inst,
   int64_t len = shape[dim];
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
   uint32_t init = numInputs(inst) == 2 ? inIdx(inst, 1) : UINT32_MAX;
+  ScanChunking chunking = planScanChunks(outer, len, inner);
+  double *carries = nullptr;
+  if (chunking.chunks > 1) {
+    SHARDRT_ASSIGN_OR_RETURN(
+        void *bytes,
+        scratch(size_t(outer * inner * chunking.chunks) * sizeof(double)));
+    carries = static_cast<double *>(bytes);
+  }
   cpu::ScanKind k = *kind;
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_CUDA_TRY(
         launchScan(slotPtr<float>(rc, y), slotPtr<float>(rc, x),
                    init == UINT32_MAX ? nullptr : slotPtr<float>(rc, init),
-                   outer, len, inner, k, stream));
+                   carries, outer, len, inner, chunking, k, stream));
     return Status();
   });
 }

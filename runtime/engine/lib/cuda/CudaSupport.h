@@ -163,9 +163,6 @@ StatusOr<RunFn> prepareMoveStep(const fb::Instruction &inst,
 StatusOr<RunFn> preparePredicateStep(const fb::Instruction &inst,
                                      const PrepareContext &ctx,
                                      cudaStream_t stream);
-/// CudaScan.cpp: a Scan (every kind, with or without initial values).
-StatusOr<RunFn> prepareScanStep(const fb::Instruction &inst,
-                                const PrepareContext &ctx, cudaStream_t stream);
 /// CudaInterpolate.cpp: an Interpolate (every mode) with its tables on the
 /// device.
 StatusOr<RunFn> prepareInterpolateStep(const fb::Instruction &inst,
@@ -175,6 +172,11 @@ StatusOr<RunFn> prepareInterpolateStep(const fb::Instruction &inst,
 
 /// Device scratch of `bytes` bytes that lives as long as the session.
 using ScratchFn = std::function<StatusOr<void *>(size_t)>;
+/// CudaScan.cpp: a Scan (every kind, with or without initial values); a
+/// long line's chunk carries live in `scratch`.
+StatusOr<RunFn> prepareScanStep(const fb::Instruction &inst,
+                                const PrepareContext &ctx, cudaStream_t stream,
+                                const ScratchFn &scratch);
 /// CudaNeighborhood.cpp: a NeighborhoodAttention with its window tables
 /// on the device.
 StatusOr<RunFn> prepareNeighborhoodStep(const fb::Instruction &inst,
