@@ -1,16 +1,20 @@
 // torch.cumsum, cumprod, cummax / cummin (values), logcumsumexp on a dim
-// split unevenly over 3 ranks with an empty shard (each rank scans its shard
+// split unevenly over 4 ranks with an empty shard (each rank scans its shard
 // from the carry of the shards before it, after one all-gather of their
-// totals), over a dim that is not split, over NaN and both infinities, and
-// on a scalar; then over a dim split across both axes of a 2x2 mesh in the
-// order y, x (the carry follows shard order, not rank order). Outputs are
-// compared with pure-Python definitions (each element from its whole
-// prefix), unfused, at -O0 and -O3 and on the CUDA backend built for the
-// host, and the sharded runs with the unpartitioned model.
+// packed totals), over a dim that is not split, over NaN, both infinities,
+// cancellation across a shard boundary and a product past float's range
+// (split with an empty first shard), and on a scalar; then over a dim split
+// across both axes of a 2x2 mesh in the order y, x (the carry follows shard
+// order, not rank order), and over one axis while rows split over the other
+// (groups smaller than the world). Outputs are compared with pure-Python
+// definitions (each element from its whole prefix), unfused, at -O0 and -O3
+// and on the CUDA backend built for the host, and the sharded runs with the
+// unpartitioned model.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // RUN: %python %t/scans.py input %t/x.npy 2,11,5 0.37
 // RUN: %python %t/scans.py special %t/s.npy
 // RUN: %python %t/scans.py input %t/y.npy 3,10 0.29
+// RUN: %python %t/scans.py input %t/z.npy 4,9 0.43
 // RUN: shardc %t/model.mlir -o %t/model.shardbin
 // RUN: shard-run %t/model.shardbin --input arg0=%t/x.npy --input arg1=%t/s.npy --check --output result0=%t/r0.npy --output result1=%t/r1.npy --output result2=%t/r2.npy --output result3=%t/r3.npy --output result4=%t/r4.npy --output result5=%t/r5.npy --output result6=%t/r6.npy --output result7=%t/r7.npy --output result8=%t/r8.npy | FileCheck %s --check-prefix=RAN
 // RUN: %python %t/scans.py check %t %t/x.npy %t/s.npy | FileCheck %s --check-prefix=VALUES
@@ -26,8 +30,8 @@
 // RUN: mkdir -p %t/cuda && env SHARDRT_HOSTCUDA_KERNELS=%t/cuda.so shard-run-hostcuda %t/cuda.shardbin --backend cuda --input arg0=%t/x.npy --input arg1=%t/s.npy --output result0=%t/cuda/r0.npy --output result1=%t/cuda/r1.npy --output result2=%t/cuda/r2.npy --output result3=%t/cuda/r3.npy --output result4=%t/cuda/r4.npy --output result5=%t/cuda/r5.npy --output result6=%t/cuda/r6.npy --output result7=%t/cuda/r7.npy --output result8=%t/cuda/r8.npy
 // RUN: %python %t/scans.py check %t/cuda %t/x.npy %t/s.npy | FileCheck %s --check-prefix=VALUES
 // RUN: shardc %t/mesh2d.mlir -o %t/mesh2d.shardbin
-// RUN: mkdir -p %t/m2 && shard-run %t/mesh2d.shardbin --input arg0=%t/y.npy --check --output result0=%t/m2/r0.npy --output result1=%t/m2/r1.npy | FileCheck %s --check-prefix=RAN2
-// RUN: %python %t/scans.py check2d %t/m2 %t/y.npy | FileCheck %s --check-prefix=VALUES2
+// RUN: mkdir -p %t/m2 && shard-run %t/mesh2d.shardbin --input arg0=%t/y.npy --input arg1=%t/z.npy --check --output result0=%t/m2/r0.npy --output result1=%t/m2/r1.npy --output result2=%t/m2/r2.npy | FileCheck %s --check-prefix=RAN2
+// RUN: %python %t/scans.py check2d %t/m2 %t/y.npy %t/z.npy | FileCheck %s --check-prefix=VALUES2
 // RUN: shardc %t/mesh2d.mlir --emit=plan | FileCheck %s --check-prefix=PLAN
 // The comparison can fail: the input scaled by 1%.
 // RUN: not %python %t/scans.py check %t %t/x.npy %t/s.npy wrong 2>&1 | FileCheck %s --check-prefix=WRONG
@@ -39,63 +43,70 @@
 // VALUES-NEXT: cummin dim -2 (2, 11, 5): as PyTorch defines it
 // VALUES-NEXT: logcumsumexp dim 1 (2, 11, 5): as PyTorch defines it
 // VALUES-NEXT: cumsum dim 2 (2, 11, 5): as PyTorch defines it
-// VALUES-NEXT: specials: cumsum, cumprod, cummax, cummin, logcumsumexp (20, 6): as PyTorch defines it
+// VALUES-NEXT: specials: cumsum, cumprod, cummax, cummin, logcumsumexp (30, 6): as PyTorch defines it
 // VALUES-NEXT: cumsum of a scalar (): as PyTorch defines it
 // VALUES-NEXT: sqrt(cumsum(x * x)) dim 1 (2, 11, 5): as PyTorch defines it
-// RAN2-COUNT-2: check result{{[0-9]+}}: {{.*}}: ok
+// RAN2-COUNT-3: check result{{[0-9]+}}: {{.*}}: ok
 // VALUES2: cumsum over y, x (3, 10): as PyTorch defines it
 // VALUES2-NEXT: logcumsumexp over y, x (3, 10): as PyTorch defines it
-// Each rank sends its 3 lines' totals (12 bytes) to the 3 other members,
-// once per op, and nothing else moves.
-// PLAN-COUNT-4: halo exchanges: 0, collectives: 2, bytes sent: 72, received: 72
+// VALUES2-NEXT: cumprod over y, rows over x (4, 9): as PyTorch defines it
+// A total is a double packed into 12 bytes. Over y, x each rank sends its 3
+// lines' totals to the 3 other members, once per op (216 bytes); over y
+// alone, its rows' (1 row where x = 0, 3 where x = 1) to its one peer.
+// Nothing else moves.
+// PLAN-COUNT-2: halo exchanges: 0, collectives: 3, bytes sent: 228, received: 228
+// PLAN-COUNT-2: halo exchanges: 0, collectives: 3, bytes sent: 252, received: 252
 // WRONG: cumsum dim 1 at
 
 //--- model.mlir
-sc.mesh @m ["x"=3]
-func.func @main(%x: tensor<2x11x5xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[5, 0, 6], {}]>},
-                %s: tensor<4x6xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[2, 0, 4]]>})
+sc.mesh @m ["x"=4]
+func.func @main(%x: tensor<2x11x5xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[3, 0, 4, 4], {}]>},
+                %s: tensor<6x6xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[0, 2, 1, 3]]>})
     -> (tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>,
-        tensor<2x11x5xf32>, tensor<20x6xf32>, tensor<f32>, tensor<2x11x5xf32>) {
+        tensor<2x11x5xf32>, tensor<30x6xf32>, tensor<f32>, tensor<2x11x5xf32>) {
   %r0 = sc.cumsum %x {dim = 1 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
   %r1 = sc.cumprod %x {dim = 1 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
   %r2 = sc.cummax %x {dim = 1 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
   %r3 = sc.cummin %x {dim = -2 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
   %r4 = sc.logcumsumexp %x {dim = 1 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
   %r5 = sc.cumsum %x {dim = -1 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
-  %s0 = sc.cumsum %s {dim = 1 : i64} : (tensor<4x6xf32>) -> tensor<4x6xf32>
-  %s1 = sc.cumprod %s {dim = 1 : i64} : (tensor<4x6xf32>) -> tensor<4x6xf32>
-  %s2 = sc.cummax %s {dim = 1 : i64} : (tensor<4x6xf32>) -> tensor<4x6xf32>
-  %s3 = sc.cummin %s {dim = 1 : i64} : (tensor<4x6xf32>) -> tensor<4x6xf32>
-  %s4 = sc.logcumsumexp %s {dim = 1 : i64} : (tensor<4x6xf32>) -> tensor<4x6xf32>
-  %r6 = sc.concat %s0, %s1, %s2, %s3, %s4 {dim = 0 : i64} : (tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>, tensor<4x6xf32>) -> tensor<20x6xf32>
+  %s0 = sc.cumsum %s {dim = 1 : i64} : (tensor<6x6xf32>) -> tensor<6x6xf32>
+  %s1 = sc.cumprod %s {dim = 1 : i64} : (tensor<6x6xf32>) -> tensor<6x6xf32>
+  %s2 = sc.cummax %s {dim = 1 : i64} : (tensor<6x6xf32>) -> tensor<6x6xf32>
+  %s3 = sc.cummin %s {dim = 1 : i64} : (tensor<6x6xf32>) -> tensor<6x6xf32>
+  %s4 = sc.logcumsumexp %s {dim = 1 : i64} : (tensor<6x6xf32>) -> tensor<6x6xf32>
+  %r6 = sc.concat %s0, %s1, %s2, %s3, %s4 {dim = 0 : i64} : (tensor<6x6xf32>, tensor<6x6xf32>, tensor<6x6xf32>, tensor<6x6xf32>, tensor<6x6xf32>) -> tensor<30x6xf32>
   %m = sc.amax %x : (tensor<2x11x5xf32>) -> tensor<f32>
   %r7 = sc.cumsum %m {dim = -1 : i64} : (tensor<f32>) -> tensor<f32>
   %sq = sc.mul %x, %x : (tensor<2x11x5xf32>, tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
   %cs = sc.cumsum %sq {dim = 1 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
   %r8 = sc.sqrt %cs : tensor<2x11x5xf32>
   return %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8 : tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>,
-      tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<20x6xf32>, tensor<f32>, tensor<2x11x5xf32>
+      tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<30x6xf32>, tensor<f32>, tensor<2x11x5xf32>
 }
 
 //--- mesh2d.mlir
 sc.mesh @m ["x"=2, "y"=2]
-func.func @main(%y: tensor<3x10xf32> {sc.sharding = #sc.sharding<@m, [{}, {"y", "x"}[3, 2, 4, 1]]>})
+func.func @main(%y: tensor<3x10xf32> {sc.sharding = #sc.sharding<@m, [{}, {"y", "x"}[3, 2, 4, 1]]>},
+                %z: tensor<4x9xf32> {sc.sharding = #sc.sharding<@m, [{"x"}[1, 3], {"y"}[0, 9]]>})
     -> (tensor<3x10xf32> {sc.sharding = #sc.sharding<@m, [{}, {"y", "x"}[3, 2, 4, 1]]>},
-        tensor<3x10xf32> {sc.sharding = #sc.sharding<@m, [{}, {"y", "x"}[3, 2, 4, 1]]>}) {
+        tensor<3x10xf32> {sc.sharding = #sc.sharding<@m, [{}, {"y", "x"}[3, 2, 4, 1]]>},
+        tensor<4x9xf32> {sc.sharding = #sc.sharding<@m, [{"x"}[1, 3], {"y"}[0, 9]]>}) {
   %a = sc.cumsum %y {dim = 1 : i64} : (tensor<3x10xf32>) -> tensor<3x10xf32>
   %b = sc.logcumsumexp %y {dim = -1 : i64} : (tensor<3x10xf32>) -> tensor<3x10xf32>
-  return %a, %b : tensor<3x10xf32>, tensor<3x10xf32>
+  %c = sc.cumprod %z {dim = 1 : i64} : (tensor<4x9xf32>) -> tensor<4x9xf32>
+  return %a, %b, %c : tensor<3x10xf32>, tensor<3x10xf32>, tensor<4x9xf32>
 }
 
 //--- scans.py
 # Pure-Python definitions of torch's cumulative ops: element i along the dim
 # is computed from the whole prefix up to i (never from element i - 1's
 # result), in double.
-# `input F SHAPE STEP`: float32 (i * STEP mod 2) - 1. `special F`: a (4, 6)
-# input with NaN, both infinities and zeros.
+# `input F SHAPE STEP`: float32 (i * STEP mod 2) - 1. `special F`: a (6, 6)
+# input with NaN, both infinities, zeros, cancellation and float overflow.
 # `check DIR X S [wrong]`: DIR/r0.npy .. r8.npy against model.mlir.
-# `check2d DIR Y`: DIR/r0.npy, r1.npy against mesh2d.mlir.
-import itertools, math, sys
+# `check2d DIR Y Z`: DIR/r0.npy .. r2.npy against mesh2d.mlir.
+import itertools, math, struct, sys
 import npy
 
 INF = float("inf")
@@ -146,7 +157,19 @@ def cumulative(t, dim, kind):
     return T(t.shape, out)
 
 
+def to_f32(w):
+    """w as the float32 an output stores: past float's range, an infinity
+    (as PyTorch's double running value becomes when stored)."""
+    if math.isnan(w) or math.isinf(w):
+        return w
+    try:
+        return struct.unpack("f", struct.pack("f", w))[0]
+    except OverflowError:
+        return math.copysign(INF, w)
+
+
 def same(g, w):
+    w = to_f32(w)
     if math.isnan(w):
         return math.isnan(g)
     if math.isinf(w):
@@ -175,8 +198,12 @@ if mode == "special":
     rows = [[0.5, -INF, 2.0, INF, 1.0, -3.0],
             [-INF, -INF, -INF, 1.0, -INF, 2.0],
             [1.0, NAN, 2.0, -1.0, 0.5, 4.0],
-            [INF, 0.0, -INF, 2.0, 0.0, 1.0]]
-    npy.write(sys.argv[2], [4, 6], [v for r in rows for v in r])
+            [INF, 0.0, -INF, 2.0, 0.0, 1.0],
+            # Cancellation across a shard boundary (1e8 + 1 - 1e8), and a
+            # product that leaves float's range and comes back.
+            [1e8, 1.0, -1e8, 2.0, 0.5, -1.0],
+            [1e20, 1e20, 1e-30, 1e-10, 2.0, 1.0]]
+    npy.write(sys.argv[2], [6, 6], [v for r in rows for v in r])
     sys.exit(0)
 out = sys.argv[2]
 if mode == "check2d":
@@ -184,6 +211,9 @@ if mode == "check2d":
     compare("cumsum over y, x", out + "/r0.npy", cumulative(y, 1, "sum"))
     compare("logcumsumexp over y, x", out + "/r1.npy",
             cumulative(y, 1, "logsumexp"))
+    z = T(*npy.read(sys.argv[4]))
+    compare("cumprod over y, rows over x", out + "/r2.npy",
+            cumulative(z, 1, "prod"))
     sys.exit(0)
 x, s = [T(*npy.read(p)) for p in sys.argv[3:5]]
 if sys.argv[-1] == "wrong":
@@ -197,7 +227,7 @@ compare("cumsum dim 2", out + "/r5.npy", cumulative(x, 2, "sum"))
 kinds = ["sum", "prod", "max", "min", "logsumexp"]
 compare("specials: cumsum, cumprod, cummax, cummin, logcumsumexp",
         out + "/r6.npy",
-        T([20, 6], [v for k in kinds for v in cumulative(s, 1, k).data]))
+        T([30, 6], [v for k in kinds for v in cumulative(s, 1, k).data]))
 compare("cumsum of a scalar", out + "/r7.npy", T([], [max(x.data)]))
 compare("sqrt(cumsum(x * x)) dim 1", out + "/r8.npy",
         T(x.shape, [math.sqrt(v) for v in

@@ -1,10 +1,11 @@
 //===- Scan.cpp - Cumulative sums, products, extrema, logsumexp -----------===//
 //
 // Each line along the scanned dim is a chain of dependent folds, so the
-// parallelism is across lines. Lines `inner` elements apart are scanned a
-// block of neighbouring columns at a time: every step along the dim then
-// reads and writes one contiguous run instead of striding through x once
-// per line.
+// parallelism is across lines (a split dim's shards, and the CUDA kernels'
+// chunks, fold totals into carries instead: scanTotals, scanCarries). Lines
+// `inner` elements apart are scanned a block of neighbouring columns at a time:
+// every step along the dim then reads and writes one contiguous run instead of
+// striding through x once per line.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,9 +18,11 @@ namespace {
 
 constexpr int64_t kScanColumns = 64;
 
+/// Writes y (when not null) and each line's packed total (when `totals`
+/// is not null).
 template <ScanKind K>
 void scanLines(const float *x, int64_t outer, int64_t len, int64_t inner,
-               const float *init, float *y) {
+               const double *init, float *y, float *totals) {
   const int64_t blocks = (inner + kScanColumns - 1) / kScanColumns;
 #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t o = 0; o < outer; ++o)
@@ -28,41 +31,72 @@ void scanLines(const float *x, int64_t outer, int64_t len, int64_t inner,
       const int64_t n = std::min(kScanColumns, inner - c0);
       double acc[kScanColumns];
       for (int64_t c = 0; c < n; ++c)
-        acc[c] = init ? double(init[o * inner + c0 + c]) : scanIdentity(K);
+        acc[c] = init ? init[o * inner + c0 + c] : scanIdentity(K);
       for (int64_t l = 0; l < len; ++l) {
         const int64_t at = (o * len + l) * inner + c0;
         for (int64_t c = 0; c < n; ++c) {
           acc[c] = scanFold(K, acc[c], double(x[at + c]));
-          y[at + c] = float(acc[c]);
+          if (y)
+            y[at + c] = float(acc[c]);
         }
       }
+      if (totals)
+        for (int64_t c = 0; c < n; ++c)
+          packScanValue(acc[c],
+                        totals + (o * inner + c0 + c) * kPackedScanFloats);
     }
 }
 
-} // namespace
-
-void scan(ScanKind kind, const float *x, const Shape &shape, int64_t dim,
-          const float *init, float *y) {
+/// x viewed (outer, len, inner) around `dim`, scanned by scanLines.
+void scanView(ScanKind kind, const float *x, const Shape &shape, int64_t dim,
+              const double *init, float *y, float *totals) {
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < dim; ++d)
     outer *= shape[d];
   for (size_t d = size_t(dim) + 1; d < shape.size(); ++d)
     inner *= shape[d];
   const int64_t len = shape[dim];
-  if (outer * len * inner == 0)
+  if (outer * inner == 0)
     return;
   switch (kind) {
   case ScanKind::Sum:
-    return scanLines<ScanKind::Sum>(x, outer, len, inner, init, y);
+    return scanLines<ScanKind::Sum>(x, outer, len, inner, init, y, totals);
   case ScanKind::Prod:
-    return scanLines<ScanKind::Prod>(x, outer, len, inner, init, y);
+    return scanLines<ScanKind::Prod>(x, outer, len, inner, init, y, totals);
   case ScanKind::Max:
-    return scanLines<ScanKind::Max>(x, outer, len, inner, init, y);
+    return scanLines<ScanKind::Max>(x, outer, len, inner, init, y, totals);
   case ScanKind::Min:
-    return scanLines<ScanKind::Min>(x, outer, len, inner, init, y);
+    return scanLines<ScanKind::Min>(x, outer, len, inner, init, y, totals);
   case ScanKind::LogSumExp:
-    return scanLines<ScanKind::LogSumExp>(x, outer, len, inner, init, y);
+    return scanLines<ScanKind::LogSumExp>(x, outer, len, inner, init, y,
+                                          totals);
   }
+}
+
+} // namespace
+
+void scan(ScanKind kind, const float *x, const Shape &shape, int64_t dim,
+          const double *init, float *y) {
+  scanView(kind, x, shape, dim, init, y, nullptr);
+}
+
+void scanTotals(ScanKind kind, const float *x, const Shape &shape, int64_t dim,
+                float *totals) {
+  scanView(kind, x, shape, dim, nullptr, nullptr, totals);
+}
+
+void scanCarries(ScanKind kind, const float *totals, int64_t outer,
+                 int64_t members, int64_t inner, int64_t before, double *init) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < inner; ++c) {
+      double acc = scanIdentity(kind);
+      for (int64_t m = 0; m < before; ++m)
+        acc =
+            scanFold(kind, acc,
+                     unpackScanValue(totals + ((o * members + m) * inner + c) *
+                                                  kPackedScanFloats));
+      init[o * inner + c] = acc;
+    }
 }
 
 } // namespace shardrt::cpu

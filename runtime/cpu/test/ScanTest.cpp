@@ -1,5 +1,4 @@
-//===- ScanTest.cpp - Cumulative ops against their definitions
-//-------------===//
+//===- ScanTest.cpp - Cumulative ops against their definitions ------------===//
 //
 // Each output element is recomputed from its definition over the prefix
 // it covers (O(n^2), in long double): a sum or product of the prefix, its
@@ -95,7 +94,10 @@ void expectClose(float got, long double exact, const std::string &what) {
 void check(ScanKind kind, const std::vector<float> &x, const Shape &shape,
            int64_t dim, const std::vector<float> *init) {
   std::vector<float> y(x.size(), -12345.0f);
-  scan(kind, x.data(), shape, dim, init ? init->data() : nullptr, y.data());
+  std::vector<double> start;
+  if (init)
+    start.assign(init->begin(), init->end());
+  scan(kind, x.data(), shape, dim, init ? start.data() : nullptr, y.data());
   int64_t outer = 1, inner = 1, len = shape[dim];
   for (int64_t d = 0; d < dim; ++d)
     outer *= shape[d];
@@ -175,6 +177,66 @@ TEST(ScanTest, InfinitiesAndNaN) {
   std::vector<float> init = {1.0f, kNaN, -kInf, kInf, -kInf, 0.0f, 3.0f, 2.0f};
   for (ScanKind kind : kKinds)
     check(kind, x, {8, 6}, 1, &init);
+}
+
+TEST(ScanTest, PackedValuesKeepADoublesValueAndRange) {
+  // Cancellation and float overflow are what a float total would lose.
+  for (double v : {1e8 + 1.0, -(1e8 + 1.0), 1e40, -1e-45, 1e-320, 1e308, 0.1,
+                   3.0, 1.0 / 3.0}) {
+    float packed[kPackedScanFloats];
+    packScanValue(v, packed);
+    EXPECT_NEAR(unpackScanValue(packed), v, std::fabs(v) * 0x1p-47) << v;
+  }
+  for (double v : {0.0, -0.0, double(kInf), -double(kInf)}) {
+    float packed[kPackedScanFloats];
+    packScanValue(v, packed);
+    double back = unpackScanValue(packed);
+    EXPECT_EQ(back, v);
+    EXPECT_EQ(std::signbit(back), std::signbit(v));
+  }
+  float packed[kPackedScanFloats];
+  packScanValue(double(kNaN), packed);
+  EXPECT_TRUE(std::isnan(unpackScanValue(packed)));
+}
+
+TEST(ScanTest, TotalsAndCarriesContinueASplitLine) {
+  // A line cut into shards: every shard's packed total, the carries of the
+  // shards before each, and each shard scanned from its carry give the
+  // whole line's scan, including where float totals would not: 1e8 + 1
+  // cancelling across a cut, and a product past float's range.
+  std::vector<float> line = {1e8f,  1.0f,   -1e8f, 2.0f,  1e20f,
+                             1e20f, 1e-30f, 0.5f,  -3.0f, 0.0f};
+  const std::vector<int64_t> cuts = {0, 2, 2, 4, 6, 10}; // an empty shard
+  const int64_t members = int64_t(cuts.size()) - 1;
+  for (ScanKind kind : kKinds) {
+    std::vector<float> whole(line.size());
+    scan(kind, line.data(), {int64_t(line.size())}, 0, nullptr, whole.data());
+    std::vector<float> totals(size_t(members) * kPackedScanFloats);
+    for (int64_t m = 0; m < members; ++m)
+      scanTotals(kind, line.data() + cuts[m], {cuts[m + 1] - cuts[m]}, 0,
+                 totals.data() + m * kPackedScanFloats);
+    // An empty shard's total is the identity.
+    EXPECT_EQ(unpackScanValue(totals.data() + kPackedScanFloats),
+              scanIdentity(kind));
+    for (int64_t m = 1; m < members; ++m) {
+      double init = 0.0;
+      scanCarries(kind, totals.data(), 1, members, 1, m, &init);
+      std::vector<float> y(size_t(cuts[m + 1] - cuts[m]));
+      scan(kind, line.data() + cuts[m], {int64_t(y.size())}, 0, &init,
+           y.data());
+      for (size_t i = 0; i < y.size(); ++i) {
+        float want = whole[size_t(cuts[m]) + i];
+        // Up to the packing's 48 bits, seen through float rounding.
+        if (std::isnan(want))
+          EXPECT_TRUE(std::isnan(y[i]));
+        else if (std::isinf(want))
+          EXPECT_EQ(y[i], want);
+        else
+          EXPECT_NEAR(y[i], want, 1e-6 * std::fabs(want))
+              << "kind " << int(kind) << " shard " << m << " element " << i;
+      }
+    }
+  }
 }
 
 TEST(ScanTest, EmptyShapesWriteNothing) {

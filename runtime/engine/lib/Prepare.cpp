@@ -198,6 +198,7 @@ StatusOr<RunFn> routeToFamily(const fb::Instruction &inst,
   case Opcode::Reduce:
   case Opcode::Softmax:
   case Opcode::Scan:
+  case Opcode::ScanTotals:
   case Opcode::Norm:
     return prepareCompute(inst, ctx);
   case Opcode::Matmul:

@@ -172,8 +172,6 @@ StatusOr<ExchangeTransfers> exchangeTransfers(const fb::Instruction &inst,
 
 /// The CPU kernel of a Unary or Binary mode (the schema's names).
 StatusOr<cpu::UnaryKind> unaryKind(const std::string &mode);
-/// A Scan's fold by its str (sum, prod, max, min, logsumexp).
-StatusOr<cpu::ScanKind> scanKind(const std::string &mode);
 StatusOr<cpu::BinaryKind> binaryKind(const std::string &mode);
 
 //===----------------------------------------------------------------------===//
@@ -210,6 +208,20 @@ struct InterpolateStep {
 };
 StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
                                             const PrepareContext &ctx);
+
+/// A Scan or ScanTotals, checked: its input viewed (outer, len, inner)
+/// around the scanned dim, and for a Scan that starts from earlier shards'
+/// totals, their slot, their count `members` and how many of them
+/// (`before`) it folds. The one reader of both, for the CPU and CUDA steps.
+struct ScanStep {
+  cpu::ScanKind kind{};
+  int64_t outer = 1, len = 0, inner = 1;
+  uint32_t x = 0, y = 0;
+  uint32_t totals = UINT32_MAX; ///< none: start from the identity
+  int64_t members = 0, before = 0;
+};
+StatusOr<ScanStep> decodeScan(const fb::Instruction &inst,
+                              const PrepareContext &ctx);
 
 /// A Conv or ConvTranspose for `cpu::conv` / `cpu::convTranspose`, checked
 /// (shapes, groups, window ranges, a Conv's optional output region, the

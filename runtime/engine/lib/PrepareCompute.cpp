@@ -50,7 +50,7 @@ StatusOr<cpu::BinaryKind> binaryKind(const std::string &mode) {
   return lookup(binaries, mode, "binary op");
 }
 
-StatusOr<cpu::ScanKind> scanKind(const std::string &mode) {
+static StatusOr<cpu::ScanKind> scanKind(const std::string &mode) {
   static const std::map<std::string, cpu::ScanKind> kinds = {
       {"sum", cpu::ScanKind::Sum},
       {"prod", cpu::ScanKind::Prod},
@@ -58,6 +58,48 @@ StatusOr<cpu::ScanKind> scanKind(const std::string &mode) {
       {"min", cpu::ScanKind::Min},
       {"logsumexp", cpu::ScanKind::LogSumExp}};
   return lookup(kinds, mode, "scan");
+}
+
+StatusOr<ScanStep> decodeScan(const fb::Instruction &inst,
+                              const PrepareContext &ctx) {
+  bool totalsOnly = inst.opcode() == Opcode::ScanTotals;
+  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, totalsOnly ? 1 : 2, 1));
+  ScanStep step;
+  SHARDRT_ASSIGN_OR_RETURN(step.kind, scanKind(strAttr(inst)));
+  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
+  const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
+  bool fromTotals = numInputs(inst) == 2;
+  IntReader ints(inst);
+  int64_t dim = ints.next();
+  int64_t before = fromTotals ? ints.next() : 0;
+  SHARDRT_RETURN_IF_ERROR(ints.finish());
+  if (dim < 0 || dim >= int64_t(in.shape.size()))
+    return invalid("scan dim " + std::to_string(dim) +
+                   " is out of range for shape " + shapeStr(in.shape));
+  Shape line = in.shape;
+  line[dim] = 1;
+  line.push_back(cpu::kPackedScanFloats);
+  SHARDRT_RETURN_IF_ERROR(
+      requireShape(out, totalsOnly ? line : in.shape, "the output"));
+  for (int64_t d = 0; d < dim; ++d)
+    step.outer *= in.shape[d];
+  for (size_t d = size_t(dim) + 1; d < in.shape.size(); ++d)
+    step.inner *= in.shape[d];
+  step.len = in.shape[dim];
+  step.x = inIdx(inst, 0);
+  step.y = outIdx(inst, 0);
+  if (fromTotals) {
+    const SlotInfo &totals = inSlot(inst, ctx, 1);
+    step.members = totals.shape.size() == line.size() ? totals.shape[dim] : 0;
+    line[dim] = step.members;
+    SHARDRT_RETURN_IF_ERROR(requireShape(totals, line, "the shards' totals"));
+    if (before < 1 || before > step.members)
+      return invalid("folds the totals of " + std::to_string(before) +
+                     " shards before it, of " + std::to_string(step.members));
+    step.totals = inIdx(inst, 1);
+    step.before = before;
+  }
+  return step;
 }
 
 namespace {
@@ -264,32 +306,25 @@ StatusOr<RunFn> prepareSoftmax(const fb::Instruction &inst,
 
 StatusOr<RunFn> prepareScan(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
-  SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 2, 1));
-  SHARDRT_ASSIGN_OR_RETURN(cpu::ScanKind kind, scanKind(strAttr(inst)));
-  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
-  const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
-  SHARDRT_RETURN_IF_ERROR(requireShape(out, in.shape, "the output"));
-  IntReader ints(inst);
-  int64_t dim = ints.next();
-  SHARDRT_RETURN_IF_ERROR(ints.finish());
-  if (dim < 0 || dim >= int64_t(in.shape.size()))
-    return invalid("scan dim " + std::to_string(dim) +
-                   " is out of range for shape " + shapeStr(in.shape));
-  bool hasInit = numInputs(inst) == 2;
-  if (hasInit) {
-    Shape line = in.shape;
-    line[dim] = 1;
-    SHARDRT_RETURN_IF_ERROR(
-        requireShape(inSlot(inst, ctx, 1), line, "the initial values"));
-  }
-  cpu::ScanKind k = kind;
-  Shape xs = in.shape;
-  uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
-  uint32_t init = hasInit ? inIdx(inst, 1) : UINT32_MAX;
+  SHARDRT_ASSIGN_OR_RETURN(ScanStep step, decodeScan(inst, ctx));
+  Shape xs = inSlot(inst, ctx, 0).shape;
+  int64_t dim = inst.ints()->Get(0);
+  if (inst.opcode() == Opcode::ScanTotals)
+    return RunFn([=](RunContext &rc) {
+      cpu::scanTotals(step.kind, slotPtr<float>(rc, step.x), xs, dim,
+                      slotPtr<float>(rc, step.y));
+      return Status();
+    });
+  // The carries are made each run, from that run's gathered totals.
+  auto init = std::make_shared<std::vector<double>>(
+      step.totals == UINT32_MAX ? 0 : size_t(step.outer * step.inner));
   return RunFn([=](RunContext &rc) {
-    cpu::scan(k, slotPtr<float>(rc, x), xs, dim,
-              init == UINT32_MAX ? nullptr : slotPtr<float>(rc, init),
-              slotPtr<float>(rc, y));
+    if (step.totals != UINT32_MAX)
+      cpu::scanCarries(step.kind, slotPtr<float>(rc, step.totals), step.outer,
+                       step.members, step.inner, step.before, init->data());
+    cpu::scan(step.kind, slotPtr<float>(rc, step.x), xs, dim,
+              init->empty() ? nullptr : init->data(),
+              slotPtr<float>(rc, step.y));
     return Status();
   });
 }
@@ -433,6 +468,7 @@ StatusOr<RunFn> prepareCompute(const fb::Instruction &inst,
   case Opcode::Softmax:
     return prepareSoftmax(inst, ctx);
   case Opcode::Scan:
+  case Opcode::ScanTotals:
     return prepareScan(inst, ctx);
   case Opcode::Norm:
     return prepareNorm(inst, ctx);

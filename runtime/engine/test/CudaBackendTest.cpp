@@ -467,21 +467,24 @@ TEST(CudaBackend, PermutesStridedSlicesAndInterpolationsRunOnTheDevice) {
 
 TEST(CudaBackend, ScansRunOnTheDevice) {
   // A sum along the middle dim of a few long lines (chunked, its carries in
-  // the session's scratch), a logsumexp of the same from initial values, a
-  // max along rows, and a short product a thread per line. Captured in a
-  // CUDA graph, so every one is native.
+  // the session's scratch), its shards' packed totals, a logsumexp that
+  // starts after 2 of 3 shards' totals, a max along rows, and a short
+  // product a thread per line. Captured in a CUDA graph, so every one is
+  // native.
   Model m;
-  uint32_t a = m.input("a", {2, 3000, 3}), init = m.input("init", {2, 1, 3});
+  uint32_t a = m.input("a", {2, 3000, 3}), t = m.input("t", {2, 3, 3, 3});
   uint32_t b = m.input("b", {4, 5000}), c = m.input("c", {3, 7});
   uint32_t sum = m.output("sum", {2, 3000, 3});
   m.op(Opcode::Scan, {a}, {sum}, {1}, {}, "sum");
+  uint32_t totals = m.output("totals", {2, 1, 3, 3});
+  m.op(Opcode::ScanTotals, {a}, {totals}, {1}, {}, "sum");
   uint32_t lse = m.output("lse", {2, 3000, 3});
-  m.op(Opcode::Scan, {a, init}, {lse}, {1}, {}, "logsumexp");
+  m.op(Opcode::Scan, {a, t}, {lse}, {1, 2}, {}, "logsumexp");
   uint32_t max = m.output("max", {4, 5000});
   m.op(Opcode::Scan, {b}, {max}, {1}, {}, "max");
   uint32_t prod = m.output("prod", {3, 7});
   m.op(Opcode::Scan, {c}, {prod}, {0}, {}, "prod");
-  expectNativeAndAgree(m, {randomFloats(18000, 51), randomFloats(6, 52),
+  expectNativeAndAgree(m, {randomFloats(18000, 51), randomFloats(54, 52),
                            randomFloats(20000, 53), randomFloats(21, 54)});
 }
 

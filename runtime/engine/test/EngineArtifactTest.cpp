@@ -410,7 +410,9 @@ TEST(EngineFuzz, SpecMutationsNeverCrash) {
                                          Opcode::Concat,
                                          Opcode::BroadcastTo,
                                          Opcode::NeighborhoodAttention,
-                                         Opcode::Linear};
+                                         Opcode::Linear,
+                                         Opcode::Scan,
+                                         Opcode::ScanTotals};
         inst.opcode = opcodes[rng() % (sizeof(opcodes) / sizeof(opcodes[0]))];
       }
       }

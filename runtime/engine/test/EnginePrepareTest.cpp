@@ -121,17 +121,46 @@ TEST(EnginePrepare, MalformedScans) {
   EXPECT_TRUE(rejected(
       (OpCase{Opcode::Scan, {{s}}, {s}, {1, 0}, {}, "sum"}.prepareStatus()),
       kInvalid, {"(Scan)", "integer attributes"}));
-  // The initial values hold one running value per line: dim 1 of size 1.
-  EXPECT_TRUE(
-      rejected((OpCase{Opcode::Scan, {{s}, {{2, 3}}}, {s}, {1}, {}, "logsumexp"}
-                    .prepareStatus()),
-               kInvalid, {"(Scan)", "the initial values"}));
+  EXPECT_TRUE(rejected(
+      (OpCase{Opcode::Scan, {{s}}, {s}, {}, {}, "sum"}.prepareStatus()),
+      kInvalid, {"(Scan)", "integer attributes"}));
+  // Earlier shards' totals: x's shape with the dim of size M, then 3; and
+  // how many of them to fold, 1 to M.
+  Shape totals = {2, 3, 3};
+  EXPECT_TRUE(rejected(
+      (OpCase{Opcode::Scan, {{s}, {{2, 3}}}, {s}, {1, 1}, {}, "logsumexp"}
+           .prepareStatus()),
+      kInvalid, {"(Scan)", "the shards' totals"}));
   EXPECT_TRUE(rejected(
       (OpCase{
-          Opcode::Scan, {{s}, {{2, 1}, fb::DType::I1}}, {s}, {1}, {}, "prod"}
+          Opcode::Scan, {{s}, {totals, fb::DType::I1}}, {s}, {1, 1}, {}, "prod"}
            .prepareStatus()),
       StatusCode::Unimplemented, {"(Scan)", "input 1 is I1"}));
-  EXPECT_TRUE((OpCase{Opcode::Scan, {{s}, {{2, 1}}}, {s}, {1}, {}, "min"}
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Scan, {{s}, {totals}}, {s}, {1}, {}, "sum"}
+                    .prepareStatus()),
+               kInvalid, {"(Scan)", "integer attributes"}));
+  EXPECT_TRUE(rejected(
+      (OpCase{Opcode::Scan, {{s}, {totals}}, {s}, {1, 0}, {}, "sum"}
+           .prepareStatus()),
+      kInvalid, {"(Scan)", "folds the totals of 0 shards before it, of 3"}));
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::Scan, {{s}, {totals}}, {s}, {1, 4}, {}, "sum"}
+                    .prepareStatus()),
+               kInvalid, {"(Scan)", "of 3"}));
+  EXPECT_TRUE((OpCase{Opcode::Scan, {{s}, {totals}}, {s}, {1, 3}, {}, "min"}
+                   .prepareStatus())
+                  .ok());
+  // ScanTotals writes one packed total per line.
+  EXPECT_TRUE(
+      rejected((OpCase{Opcode::ScanTotals, {{s}}, {{2, 1}}, {1}, {}, "sum"}
+                    .prepareStatus()),
+               kInvalid, {"(ScanTotals)", "the output"}));
+  EXPECT_TRUE(rejected(
+      (OpCase{Opcode::ScanTotals, {{s}, {s}}, {{2, 1, 3}}, {1}, {}, "sum"}
+           .prepareStatus()),
+      kInvalid, {"(ScanTotals)"}));
+  EXPECT_TRUE((OpCase{Opcode::ScanTotals, {{s}}, {{2, 1, 3}}, {1}, {}, "max"}
                    .prepareStatus())
                   .ok());
 }

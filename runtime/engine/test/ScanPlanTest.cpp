@@ -7,7 +7,9 @@
 // kernels, built for the host by hostcuda/, run every kind with and
 // without initial values over shapes on both sides of the chunking rule
 // (and chunks whose last one is short), and must match cpu::scan within
-// float rounding of the reassociated folds.
+// float rounding of the reassociated folds; the shards' packed totals and
+// the carries folded from them must match cpu::scanTotals and
+// cpu::scanCarries.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,8 +57,9 @@ void expectScanMatchesCpu(cpu::ScanKind kind, int64_t outer, int64_t len,
                std::to_string(outer) + ", " + std::to_string(len) + ", " +
                std::to_string(inner) + ")" + (withInit ? " from init" : ""));
   std::vector<float> x = randomValues(size_t(outer * len * inner), 7);
-  std::vector<float> init = randomValues(size_t(outer * inner), 8);
-  const float *start = withInit ? init.data() : nullptr;
+  std::vector<float> values = randomValues(size_t(outer * inner), 8);
+  std::vector<double> init(values.begin(), values.end());
+  const double *start = withInit ? init.data() : nullptr;
   std::vector<float> want(x.size()), got(x.size(), 1234.5f);
   cpu::scan(kind, x.data(), {outer, len, inner}, 1, start, want.data());
   ScanChunking c = planScanChunks(outer, len, inner);
@@ -70,6 +73,51 @@ void expectScanMatchesCpu(cpu::ScanKind kind, int64_t outer, int64_t len,
         << "element " << i;
 }
 
+/// The shards' totals (ScanTotals) and the carries folded from them, on
+/// the host build of the kernels and on the CPU.
+void expectTotalsAndCarriesMatchCpu(cpu::ScanKind kind, int64_t outer,
+                                    int64_t len, int64_t inner) {
+  SCOPED_TRACE("kind " + std::to_string(int(kind)) + " shape (" +
+               std::to_string(outer) + ", " + std::to_string(len) + ", " +
+               std::to_string(inner) + ")");
+  std::vector<float> x = randomValues(size_t(outer * len * inner), 9);
+  size_t packed = size_t(outer * inner) * cpu::kPackedScanFloats;
+  std::vector<float> want(packed), got(packed, 1234.5f);
+  cpu::scanTotals(kind, x.data(), {outer, len, inner}, 1, want.data());
+  ScanChunking c = planScanChunks(outer, len, inner);
+  std::vector<double> scratch(size_t(outer * inner * c.chunks));
+  ASSERT_EQ(launchScanTotals(got.data(), x.data(), scratch.data(), outer, len,
+                             inner, c, kind, nullptr),
+            cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+  for (size_t i = 0; i < packed; i += cpu::kPackedScanFloats) {
+    double w = cpu::unpackScanValue(&want[i]),
+           g = cpu::unpackScanValue(&got[i]);
+    if (std::isinf(w) || std::isnan(w))
+      ASSERT_TRUE(w == g || (std::isnan(w) && std::isnan(g))) << "line " << i;
+    else
+      ASSERT_NEAR(g, w, 1e-9 * (1.0 + std::fabs(w))) << "line " << i;
+  }
+  // The same totals read as `len` shards' (members = len, inner lines):
+  // the carries before shard len / 2.
+  if (len < 2)
+    return;
+  std::vector<float> shards =
+      randomValues(size_t(outer * len * inner) * cpu::kPackedScanFloats, 10);
+  for (size_t i = 2; i < shards.size(); i += cpu::kPackedScanFloats)
+    shards[i] = float(int(shards[i] * 8)); // exponents
+  std::vector<double> wantInit(size_t(outer * inner)),
+      gotInit(size_t(outer * inner), -1.0);
+  cpu::scanCarries(kind, shards.data(), outer, len, inner, len / 2,
+                   wantInit.data());
+  ASSERT_EQ(launchScanCarries(gotInit.data(), shards.data(), outer, len, inner,
+                              len / 2, kind, nullptr),
+            cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
+  for (size_t i = 0; i < wantInit.size(); ++i)
+    ASSERT_EQ(gotInit[i], wantInit[i]) << "line " << i;
+}
+
 TEST(ScanPlan, KernelsMatchTheCpuScan) {
   const cpu::ScanKind kinds[] = {cpu::ScanKind::Sum, cpu::ScanKind::Prod,
                                  cpu::ScanKind::Max, cpu::ScanKind::Min,
@@ -80,6 +128,11 @@ TEST(ScanPlan, KernelsMatchTheCpuScan) {
       expectScanMatchesCpu(kind, 1, 700, 1, withInit);  // chunked, one line
       expectScanMatchesCpu(kind, 3, 9, 5, withInit);    // a thread per line
     }
+  for (cpu::ScanKind kind : kinds) {
+    expectTotalsAndCarriesMatchCpu(kind, 2, 3001, 3); // chunked
+    expectTotalsAndCarriesMatchCpu(kind, 3, 9, 5);    // a thread per line
+    expectTotalsAndCarriesMatchCpu(kind, 2, 0, 3);    // empty lines
+  }
 }
 
 } // namespace

@@ -387,6 +387,7 @@ StatusOr<RunFn> CudaBackend::prepare(const fb::Instruction &inst,
     native = prepareInterpolateStep(inst, ctx, lib_.stream, upload_);
     break;
   case fb::Opcode::Scan:
+  case fb::Opcode::ScanTotals:
     native = prepareScanStep(inst, ctx, lib_.stream, scratch_);
     break;
   case fb::Opcode::Attention:

@@ -194,43 +194,64 @@ __global__ void scanChunkTotalsKernel(double *__restrict__ totals,
 }
 
 /// Each line's chunk totals become, in place, the running value before
-/// each chunk (an exclusive scan from init's value or the identity).
+/// each chunk (an exclusive scan from init's value or the identity); the
+/// line's whole fold goes to `packed` when given (ScanTotals).
 __global__ void scanChunkCarriesKernel(double *__restrict__ totals,
-                                       const float *__restrict__ init,
+                                       const double *__restrict__ init,
+                                       float *__restrict__ packed,
                                        long long inner, long long chunks,
                                        long long lines, cpu::ScanKind kind) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
        i < lines; i += (long long)gridDim.x * blockDim.x) {
     long long c = i % inner, o = i / inner;
-    double acc = init ? double(init[i]) : cpu::scanIdentity(kind);
+    double acc = init ? init[i] : cpu::scanIdentity(kind);
     for (long long k = 0; k < chunks; ++k) {
       double *t = totals + (o * chunks + k) * inner + c;
       double total = *t;
       *t = acc;
       acc = cpu::scanFold(kind, acc, total);
     }
+    if (packed)
+      cpu::packScanValue(acc, packed + i * cpu::kPackedScanFloats);
   }
 }
 
-/// Scans every chunk from its running value: carries[i] (double) when
-/// given, else init's value for the line (float) or the identity.
+/// Scans every chunk from its running value, carries[i], or the identity
+/// when there are none.
 __global__ void scanChunksKernel(float *__restrict__ y,
                                  const float *__restrict__ x,
                                  const double *__restrict__ carries,
-                                 const float *__restrict__ init, long long len,
-                                 long long inner, long long chunk,
-                                 long long chunks, long long n,
-                                 cpu::ScanKind kind) {
+                                 long long len, long long inner,
+                                 long long chunk, long long chunks,
+                                 long long n, cpu::ScanKind kind) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
     ScanChunk s = scanChunkOf(i, len, inner, chunk, chunks);
-    double acc = carries ? carries[i]
-                 : init  ? double(init[i / (inner * chunks) * inner + i % inner])
-                         : cpu::scanIdentity(kind);
+    double acc = carries ? carries[i] : cpu::scanIdentity(kind);
     for (long long l = s.begin; l < s.end; ++l, s.at += inner) {
       acc = cpu::scanFold(kind, acc, double(x[s.at]));
       y[s.at] = float(acc);
     }
+  }
+}
+
+/// Each line's running value after the first `before` of `members`
+/// shards' packed totals (cpu::scanCarries).
+__global__ void scanCarriesKernel(double *__restrict__ init,
+                                  const float *__restrict__ totals,
+                                  long long members, long long inner,
+                                  long long before, long long lines,
+                                  cpu::ScanKind kind) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+       i < lines; i += (long long)gridDim.x * blockDim.x) {
+    long long c = i % inner, o = i / inner;
+    double acc = cpu::scanIdentity(kind);
+    for (long long m = 0; m < before; ++m)
+      acc = cpu::scanFold(
+          kind, acc,
+          cpu::unpackScanValue(totals + ((o * members + m) * inner + c) *
+                                            cpu::kPackedScanFloats));
+    init[i] = acc;
   }
 }
 
@@ -483,31 +504,66 @@ ScanChunking planScanChunks(int64_t outer, int64_t len, int64_t inner) {
   return c;
 }
 
-cudaError_t launchScan(float *y, const float *x, const float *init,
+namespace {
+/// Each chunk's total of x into `totals`, then, in place, the running value
+/// before each chunk from init's (or the identity); each line's whole fold
+/// into `packed` when given.
+cudaError_t foldScanChunks(double *totals, const float *x, const double *init,
+                           float *packed, int64_t lines, int64_t len,
+                           int64_t inner, const ScanChunking &c,
+                           cpu::ScanKind kind, cudaStream_t stream) {
+  int64_t n = lines * c.chunks;
+  if (cudaError_t e = launchOver(n, [&](unsigned grid) {
+        SHARDRT_LAUNCH(scanChunkTotalsKernel, grid, kThreads, stream)
+        (totals, x, len, inner, c.chunk, c.chunks, n, kind);
+        return cudaSuccess;
+      });
+      e != cudaSuccess)
+    return e;
+  return launchOver(lines, [&](unsigned grid) {
+    SHARDRT_LAUNCH(scanChunkCarriesKernel, grid, kThreads, stream)
+    (totals, init, packed, inner, c.chunks, lines, kind);
+    return cudaSuccess;
+  });
+}
+} // namespace
+
+cudaError_t launchScan(float *y, const float *x, const double *init,
                        double *carries, int64_t outer, int64_t len,
                        int64_t inner, const ScanChunking &c,
                        cpu::ScanKind kind, cudaStream_t stream) {
   int64_t lines = len == 0 ? 0 : outer * inner, n = lines * c.chunks;
-  if (c.chunks > 1) {
-    if (cudaError_t e = launchOver(n, [&](unsigned grid) {
-          SHARDRT_LAUNCH(scanChunkTotalsKernel, grid, kThreads, stream)
-          (carries, x, len, inner, c.chunk, c.chunks, n, kind);
-          return cudaSuccess;
-        });
+  if (c.chunks > 1)
+    if (cudaError_t e = foldScanChunks(carries, x, init, nullptr, lines, len,
+                                       inner, c, kind, stream);
         e != cudaSuccess)
       return e;
-    if (cudaError_t e = launchOver(lines, [&](unsigned grid) {
-          SHARDRT_LAUNCH(scanChunkCarriesKernel, grid, kThreads, stream)
-          (carries, init, inner, c.chunks, lines, kind);
-          return cudaSuccess;
-        });
-        e != cudaSuccess)
-      return e;
-  }
-  const double *from = c.chunks > 1 ? carries : nullptr;
+  // One chunk per line: its carry is the line's initial value.
+  const double *from = c.chunks > 1 ? carries : init;
   return launchOver(n, [&](unsigned grid) {
     SHARDRT_LAUNCH(scanChunksKernel, grid, kThreads, stream)
-    (y, x, from, init, len, inner, c.chunk, c.chunks, n, kind);
+    (y, x, from, len, inner, c.chunk, c.chunks, n, kind);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t launchScanTotals(float *packed, const float *x, double *totals,
+                             int64_t outer, int64_t len, int64_t inner,
+                             const ScanChunking &c, cpu::ScanKind kind,
+                             cudaStream_t stream) {
+  // Every line gets a total, the identity's for an empty one.
+  return foldScanChunks(totals, x, nullptr, packed, outer * inner, len, inner,
+                        c, kind, stream);
+}
+
+cudaError_t launchScanCarries(double *init, const float *totals,
+                              int64_t outer, int64_t members, int64_t inner,
+                              int64_t before, cpu::ScanKind kind,
+                              cudaStream_t stream) {
+  int64_t lines = outer * inner;
+  return launchOver(lines, [&](unsigned grid) {
+    SHARDRT_LAUNCH(scanCarriesKernel, grid, kThreads, stream)
+    (init, totals, members, inner, before, lines, kind);
     return cudaSuccess;
   });
 }

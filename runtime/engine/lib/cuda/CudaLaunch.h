@@ -75,15 +75,26 @@ struct ScanChunking {
 /// mostly idle (a cumsum along a long sequence of a few channels).
 ScanChunking planScanChunks(int64_t outer, int64_t len, int64_t inner);
 /// y = x scanned along the middle dim of its (outer, len, inner) view
-/// (cpu::scan's fold), each line starting from init's value (outer,
-/// inner) or, when init is null, the fold's identity. With several chunks
-/// per line, their totals are folded, scanned into carries (`carries`:
-/// chunks x lines doubles of scratch), and each chunk scanned from its
-/// carry: three launches.
-cudaError_t launchScan(float *y, const float *x, const float *init,
+/// (cpu::scan's fold), each line starting from init's value (outer x inner
+/// doubles) or, when init is null, the fold's identity. With several
+/// chunks per line, their totals are folded, scanned into carries
+/// (`carries`: chunks x lines doubles of scratch), and each chunk scanned
+/// from its carry: three launches.
+cudaError_t launchScan(float *y, const float *x, const double *init,
                        double *carries, int64_t outer, int64_t len,
                        int64_t inner, const ScanChunking &chunking,
                        cpu::ScanKind kind, cudaStream_t stream);
+/// cpu::scanTotals: each line's fold, packed into `packed` (outer x inner
+/// x 3 floats), through `totals` (chunks x lines doubles of scratch).
+cudaError_t launchScanTotals(float *packed, const float *x, double *totals,
+                             int64_t outer, int64_t len, int64_t inner,
+                             const ScanChunking &chunking, cpu::ScanKind kind,
+                             cudaStream_t stream);
+/// cpu::scanCarries: init (outer x inner doubles) from the first `before`
+/// of `members` shards' packed totals.
+cudaError_t launchScanCarries(double *init, const float *totals, int64_t outer,
+                              int64_t members, int64_t inner, int64_t before,
+                              cpu::ScanKind kind, cudaStream_t stream);
 /// y = x resampled as `view` (planInterpolate's tables, on the device) says.
 cudaError_t launchInterpolate(float *y, const float *x,
                               const InterpolateView &view, cudaStream_t stream);

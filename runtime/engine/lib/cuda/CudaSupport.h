@@ -172,8 +172,8 @@ StatusOr<RunFn> prepareInterpolateStep(const fb::Instruction &inst,
 
 /// Device scratch of `bytes` bytes that lives as long as the session.
 using ScratchFn = std::function<StatusOr<void *>(size_t)>;
-/// CudaScan.cpp: a Scan (every kind, with or without initial values); a
-/// long line's chunk carries live in `scratch`.
+/// CudaScan.cpp: a Scan (every kind, from earlier shards' totals or not)
+/// or a ScanTotals; carries and chunk totals live in `scratch`.
 StatusOr<RunFn> prepareScanStep(const fb::Instruction &inst,
                                 const PrepareContext &ctx, cudaStream_t stream,
                                 const ScratchFn &scratch);

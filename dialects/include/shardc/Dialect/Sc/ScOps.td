@@ -693,8 +693,9 @@ class Sc_CumulativeOp<string mnemonic, string torchName, string fold>
       "elements up to and including i, as `torch." # torchName # "` "
       "computes it (running values in double, as ATen's CPU kernels keep "
       "them). Over a dim split across ranks one all-gather brings every "
-      "shard's total to every rank, and each rank scans its own shard "
-      "starting from the fold of the totals of the shards before it."
+      "shard's total (a double, packed into three floats) to every rank, and "
+      "each rank scans its own shard starting from the fold of the totals "
+      "of the shards before it, as one device's running value would be."
       "\n\n```mlir\n%y = sc." # mnemonic # " %x {dim = 1 : i64} : "
       "(tensor<2x8xf32>) -> tensor<2x8xf32>\n```";
   let arguments = (ins Sc_FloatTensor:$input, I64Attr:$dim);
@@ -708,7 +709,7 @@ def Sc_CummaxOp : Sc_CumulativeOp<"cummax", "cummax(...).values",
 def Sc_CumminOp : Sc_CumulativeOp<"cummin", "cummin(...).values",
     "the minimum (NaN once a NaN is met)">;
 def Sc_LogcumsumexpOp : Sc_CumulativeOp<"logcumsumexp", "logcumsumexp",
-    "log(sum(exp(.))) (-inf before any finite element)">;
+    "log(sum(exp(.))) (-inf while every element so far is -inf)">;
 
 def Sc_LayerNormOp : Sc_InferredOp<"layer_norm"> {
   let summary = "torch.nn.functional.layer_norm";

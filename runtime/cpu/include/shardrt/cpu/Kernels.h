@@ -125,7 +125,16 @@ void accumulateSerial(double *acc, const float *x, int64_t n);
 /// each line's running value to start from (x's shape with `dim` of size
 /// 1) instead of the identity: the carry of a split dim's earlier shards.
 void scan(ScanKind kind, const float *x, const Shape &shape, int64_t dim,
-          const float *init, float *y);
+          const double *init, float *y);
+/// Each line's fold of x along `dim` from the identity, packed
+/// (packScanValue) into `totals`: x's shape with `dim` of size 1, then 3.
+void scanTotals(ScanKind kind, const float *x, const Shape &shape, int64_t dim,
+                float *totals);
+/// The running value each line starts from after the first `before` of
+/// `members` shards whose packed totals are `totals` ((outer, members,
+/// inner, 3) viewed): their fold, in order, into init (outer, inner).
+void scanCarries(ScanKind kind, const float *totals, int64_t outer,
+                 int64_t members, int64_t inner, int64_t before, double *init);
 
 /// softmax / log_softmax along dim (max-subtracted, like PyTorch).
 void softmax(const float *x, const Shape &shape, int64_t dim, bool log,

@@ -1,5 +1,4 @@
-//===- ScanStep.h - One step of a cumulative op, host and device -*- C++
-//-*-===//
+//===- ScanStep.h - A cumulative op's fold, host and device ---*- C++ -*-===//
 //
 // torch.cumsum, cumprod, cummax, cummin and logcumsumexp fold each element
 // into a running value, in order along the scanned dim. The fold is written
@@ -65,6 +64,35 @@ SHARDRT_SCAN_FN double scanFold(ScanKind kind, double acc, double x) {
   }
   }
   return acc;
+}
+
+/// Floats per packed running value.
+constexpr int kPackedScanFloats = 3;
+
+/// `v` as three floats: the mantissa in [0.5, 1) split into a high and a
+/// low float (48 bits of it) and the binary exponent, so the whole range of
+/// double survives. Zeros (with their sign), infinities and NaN are stored
+/// as themselves with a zero exponent.
+SHARDRT_SCAN_FN void packScanValue(double v, float *out) {
+  if (v == 0.0 || !(v - v == 0.0)) {
+    out[0] = float(v);
+    out[1] = 0.0f;
+    out[2] = 0.0f;
+    return;
+  }
+  int e = 0;
+  double m = ::frexp(v, &e);
+  float hi = float(m);
+  out[0] = hi;
+  out[1] = float(m - double(hi));
+  out[2] = float(e);
+}
+
+/// The double packScanValue packed (to 48 bits of mantissa).
+SHARDRT_SCAN_FN double unpackScanValue(const float *in) {
+  // Adding a zero low part would turn -0 into +0.
+  double m = in[1] == 0.0f ? double(in[0]) : double(in[0]) + double(in[1]);
+  return ::ldexp(m, int(in[2]));
 }
 
 } // namespace shardrt::cpu
