@@ -18,11 +18,33 @@ namespace {
 
 constexpr int64_t kScanColumns = 64;
 
-/// Writes y (when not null) and each line's packed total (when `totals`
-/// is not null).
-template <ScanKind K>
+/// One line of `len` contiguous elements (a scan along the last dim):
+/// no column block to walk.
+template <ScanKind K, bool WriteY>
+double scanRow(const float *x, int64_t len, double acc, float *y) {
+  for (int64_t l = 0; l < len; ++l) {
+    acc = scanFold(K, acc, double(x[l]));
+    if constexpr (WriteY)
+      y[l] = float(acc);
+  }
+  return acc;
+}
+
+/// Writes y (WriteY) or else each line's packed total.
+template <ScanKind K, bool WriteY>
 void scanLines(const float *x, int64_t outer, int64_t len, int64_t inner,
                const double *init, float *y, float *totals) {
+  if (inner == 1) {
+#pragma omp parallel for schedule(static)
+    for (int64_t o = 0; o < outer; ++o) {
+      double acc = scanRow<K, WriteY>(x + o * len, len,
+                                      init ? init[o] : scanIdentity(K),
+                                      y + (WriteY ? o * len : 0));
+      if (!WriteY)
+        packScanValue(acc, totals + o * kPackedScanFloats);
+    }
+    return;
+  }
   const int64_t blocks = (inner + kScanColumns - 1) / kScanColumns;
 #pragma omp parallel for collapse(2) schedule(static)
   for (int64_t o = 0; o < outer; ++o)
@@ -36,15 +58,24 @@ void scanLines(const float *x, int64_t outer, int64_t len, int64_t inner,
         const int64_t at = (o * len + l) * inner + c0;
         for (int64_t c = 0; c < n; ++c) {
           acc[c] = scanFold(K, acc[c], double(x[at + c]));
-          if (y)
+          if constexpr (WriteY)
             y[at + c] = float(acc[c]);
         }
       }
-      if (totals)
+      if constexpr (!WriteY)
         for (int64_t c = 0; c < n; ++c)
           packScanValue(acc[c],
                         totals + (o * inner + c0 + c) * kPackedScanFloats);
     }
+}
+
+template <ScanKind K>
+void scanLines(const float *x, int64_t outer, int64_t len, int64_t inner,
+               const double *init, float *y, float *totals) {
+  if (totals)
+    scanLines<K, false>(x, outer, len, inner, init, nullptr, totals);
+  else
+    scanLines<K, true>(x, outer, len, inner, init, y, nullptr);
 }
 
 /// x viewed (outer, len, inner) around `dim`, scanned by scanLines.
