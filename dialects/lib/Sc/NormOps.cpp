@@ -221,16 +221,18 @@ static LogicalResult checkAffine(OptLoc loc, StringRef name, ValueRange affine,
   return success();
 }
 
-/// The checks every norm ends with: a positive eps and affine parameters of
-/// `affineShape`; the result is the input's type.
+/// The checks every norm ends with: a finite eps that is not negative and
+/// affine parameters of `affineShape`; the result is the input's type.
 static LogicalResult inferNormResult(OptLoc loc, StringRef name, APFloat eps,
                                      ValueRange affine,
                                      ArrayRef<int64_t> affineShape,
                                      RankedTensorType x,
                                      SmallVectorImpl<Type> &types) {
-  // The runtime takes a finite eps only.
-  if (!(eps.convertToDouble() > 0) || !std::isfinite(eps.convertToDouble()))
-    return fail(loc, name, "eps must be positive and finite");
+  // The runtime takes a finite eps only. PyTorch takes eps = 0 (a constant
+  // row then normalises to NaN, as 0 * inf); a negative one would take the
+  // root of a negative variance.
+  if (!(eps.convertToDouble() >= 0) || !std::isfinite(eps.convertToDouble()))
+    return fail(loc, name, "eps must be finite and not negative");
   if (failed(checkAffine(loc, name, affine, affineShape, x.getElementType())))
     return failure();
   types.push_back(x);

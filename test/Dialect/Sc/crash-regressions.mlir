@@ -316,7 +316,7 @@ func.func @layer_norm_weight_type(%a: tensor<4xf32>, %w: tensor<4xf16>) -> tenso
 
 // case: layer_norm eps = NaN
 func.func @layer_norm_nan_eps(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+2 {{eps must be positive}}
+  // expected-error @+2 {{eps must be finite and not negative}}
   // expected-error @+1 {{failed to infer returned types}}
   %c = sc.layer_norm %a {normalized_shape = array<i64: 4>, eps = 0x7FF8000000000000 : f64} : (tensor<4xf32>) -> tensor<4xf32>
   return %c : tensor<4xf32>

@@ -1278,9 +1278,19 @@ func.func @pixel_shuffle_factor(%x: tensor<1x4x4x4xf32>) -> tensor<1x4x4x4xf32> 
 
 // -----
 
+// case: layer_norm with a negative eps (the root of a negative variance)
+func.func @layer_norm_negative_eps(%x: tensor<2x3x5xf32>) -> tensor<2x3x5xf32> {
+  // expected-error @+2 {{'sc.layer_norm' op eps must be finite and not negative}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.layer_norm %x {normalized_shape = array<i64: 5>, eps = -1.0e-05 : f64} : (tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}
+
+// -----
+
 // case: instance_norm with an infinite eps (the runtime takes finite ones)
 func.func @instance_norm_eps_inf(%x: tensor<2x3x5xf32>) -> tensor<2x3x5xf32> {
-  // expected-error @+2 {{'sc.instance_norm' op eps must be positive and finite}}
+  // expected-error @+2 {{'sc.instance_norm' op eps must be finite and not negative}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = sc.instance_norm %x {eps = 0x7FF0000000000000 : f64} : (tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
   return %0 : tensor<2x3x5xf32>
