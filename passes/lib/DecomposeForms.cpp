@@ -445,7 +445,8 @@ struct DecomposeForms
       else if (isa<PixelShuffleOp, PixelUnshuffleOp>(op))
         decomposePixelShuffle(op);
       else if (isa<LogsumexpOp, VectorNormOp, NormalizeOp, GluOp,
-                   AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp>(op))
+                   AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp, ProdOp>(
+                   op))
         shardc::detail::decomposeReductionForm(op);
       else if (auto einsum = dyn_cast<EinsumOp>(op))
         shardc::detail::decomposeEinsum(einsum);

@@ -20,8 +20,9 @@ void replaceKeepingPin(mlir::Operation *from, mlir::Operation *to);
 mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value like,
                    double value);
 
-/// Rewrites sc.logsumexp, sc.vector_norm, sc.normalize, sc.glu and the
-/// adaptive pools into reductions, elementwise ops, pools and slices.
+/// Rewrites sc.logsumexp, sc.vector_norm, sc.normalize, sc.glu, sc.rms_norm,
+/// sc.prod and the adaptive pools into reductions, cumulative and
+/// elementwise ops, pools and slices.
 void decomposeReductionForm(mlir::Operation *op);
 
 /// Rewrites an sc.fft / sc.ifft / sc.rfft / sc.irfft into GEMMs against

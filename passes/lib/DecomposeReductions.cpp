@@ -169,6 +169,38 @@ Value sliceDim(OpBuilder &b, Location loc, Value x, int64_t dim, int64_t start,
                          b.getDenseI64ArrayAttr(hi), DenseI64ArrayAttr());
 }
 
+/// torch.prod: a cumprod along each reduced dim in turn, keeping its last
+/// element, so the product runs in double and a split dim's product comes
+/// from the cumprod's carry (one all-gather of packed shard totals) instead
+/// of an all-reduce of float partial products.
+void decomposeProd(ProdOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value x = op.getInput();
+  auto type = cast<RankedTensorType>(op.getType());
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  SmallVector<int64_t> dims = reducedDims(op.getDims(), rank);
+  if (elementsOver(x, dims) == 0) {
+    Operation *one = ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(type,
+                               b.getFloatAttr(type.getElementType(), 1.0)));
+    return replaceKeepingPin(op, one);
+  }
+  // A scalar's product is itself: a cumprod of it, which keeps the pin.
+  Value v = rank == 0 ? CumprodOp::create(b, loc, x, b.getI64IntegerAttr(0))
+                            .getResult()
+                      : x;
+  for (int64_t d : dims) {
+    int64_t n = cast<RankedTensorType>(v.getType()).getDimSize(d);
+    v = CumprodOp::create(b, loc, v, b.getI64IntegerAttr(d));
+    v = sliceDim(b, loc, v, d, n - 1, n);
+  }
+  if (v.getType() != type)
+    v = ReshapeOp::create(b, loc, type, v);
+  replaceKeepingPin(op, v.getDefiningOp());
+}
+
 /// F.glu: the first half times the sigmoid of the second.
 void decomposeGlu(GluOp op) {
   OpBuilder b(op);
@@ -261,6 +293,8 @@ void shardc::detail::decomposeReductionForm(Operation *op) {
     return decomposeGlu(glu);
   if (auto norm = dyn_cast<RmsNormOp>(op))
     return decomposeRmsNorm(norm);
+  if (auto prod = dyn_cast<ProdOp>(op))
+    return decomposeProd(prod);
   if (auto pool = dyn_cast<AdaptiveAvgPoolOp>(op))
     return decomposeAdaptivePool(op, pool.getOutputSize());
   if (auto pool = dyn_cast<AdaptiveMaxPoolOp>(op))

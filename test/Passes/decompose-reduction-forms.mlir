@@ -1,7 +1,7 @@
 // RUN: shardc-opt %s -split-input-file -sc-decompose-forms -mlir-print-debuginfo | FileCheck %s
 
 // sc-decompose-forms rewrites sc.logsumexp, sc.vector_norm, sc.normalize,
-// sc.glu and the adaptive pools into core ops; each new op keeps the
+// sc.glu, sc.prod and the adaptive pools into core ops; each new op keeps the
 // replaced op's location, the last one its pin.
 
 // glu over the default last dim: two halves, a sigmoid and a product.
@@ -115,4 +115,31 @@ func.func @rms_norm_default_eps(%x: tensor<2x4xbf16>, %y: tensor<2x4xf64>) -> (t
   %a = sc.rms_norm %x {normalized_shape = array<i64: 4>} : (tensor<2x4xbf16>) -> tensor<2x4xbf16>
   %b = sc.rms_norm %y {normalized_shape = array<i64: 4>} : (tensor<2x4xf64>) -> tensor<2x4xf64>
   return %a, %b : tensor<2x4xbf16>, tensor<2x4xf64>
+}
+
+// -----
+
+// prod: per reduced dim a cumprod and a slice of its last element, then a
+// reshape without keepdim; over no elements a constant 1; a scalar's is a
+// cumprod of it (the identity), which keeps the pin.
+sc.mesh @m ["x"=2]
+// CHECK-LABEL: func.func @prod
+// CHECK:      %[[C1:.*]] = sc.cumprod %arg0 {dim = 0 : i64} : (tensor<4x5x3xf32>) -> tensor<4x5x3xf32> loc(#[[LOC:.*]])
+// CHECK-NEXT: %[[S1:.*]] = sc.slice %[[C1]] {end = array<i64: 4, 5, 3>, start = array<i64: 3, 0, 0>} : (tensor<4x5x3xf32>) -> tensor<1x5x3xf32> loc(#[[LOC]])
+// CHECK-NEXT: %[[C2:.*]] = sc.cumprod %[[S1]] {dim = 2 : i64} : (tensor<1x5x3xf32>) -> tensor<1x5x3xf32> loc(#[[LOC]])
+// CHECK-NEXT: %[[S2:.*]] = sc.slice %[[C2]] {end = array<i64: 1, 5, 3>, start = array<i64: 0, 0, 2>} : (tensor<1x5x3xf32>) -> tensor<1x5x1xf32> loc(#[[LOC]])
+// CHECK-NEXT: %[[P:.*]] = sc.reshape %[[S2]] {sc.sharding = #sc.sharding<@m, [{"x"}]>} : (tensor<1x5x1xf32>) -> tensor<5xf32> loc(#[[LOC]])
+// CHECK-NEXT: %[[K:.*]] = sc.cumprod %arg0 {dim = 1 : i64} : (tensor<4x5x3xf32>) -> tensor<4x5x3xf32>
+// CHECK-NEXT: %[[KS:.*]] = sc.slice %[[K]] {end = array<i64: 4, 5, 3>, start = array<i64: 0, 4, 0>} : (tensor<4x5x3xf32>) -> tensor<4x1x3xf32>
+// CHECK-NOT:  sc.reshape
+// CHECK:      %[[E:.*]] = sc.constant dense<1.000000e+00> : tensor<2xf32>
+// CHECK:      %[[Q:.*]] = sc.cumprod %arg2 {dim = 0 : i64, sc.sharding = #sc.sharding<@m, []>} : (tensor<f32>) -> tensor<f32>
+// CHECK:      return %[[P]], %[[KS]], %[[E]], %[[Q]]
+// CHECK:      #[[LOC]] = loc("prod.mlir":1:1)
+func.func @prod(%x: tensor<4x5x3xf32>, %e: tensor<2x0xf32>, %s: tensor<f32>) -> (tensor<5xf32>, tensor<4x1x3xf32>, tensor<2xf32>, tensor<f32>) {
+  %p = sc.prod %x {dims = array<i64: 0, -1>, sc.sharding = #sc.sharding<@m, [{"x"}]>} : (tensor<4x5x3xf32>) -> tensor<5xf32> loc("prod.mlir":1:1)
+  %k = sc.prod %x {dims = array<i64: 1>, keepdim = true} : (tensor<4x5x3xf32>) -> tensor<4x1x3xf32>
+  %z = sc.prod %e {dims = array<i64: 1>} : (tensor<2x0xf32>) -> tensor<2xf32>
+  %q = sc.prod %s {sc.sharding = #sc.sharding<@m, []>} : (tensor<f32>) -> tensor<f32>
+  return %p, %k, %z, %q : tensor<5xf32>, tensor<4x1x3xf32>, tensor<2xf32>, tensor<f32>
 }

@@ -74,6 +74,7 @@ SC_REDUCTION_INFER(AminOp, true)
 SC_REDUCTION_INFER(VarOp, false)
 SC_REDUCTION_INFER(StdOp, false)
 SC_REDUCTION_INFER(LogsumexpOp, false)
+SC_REDUCTION_INFER(ProdOp, false)
 #undef SC_REDUCTION_INFER
 
 LogicalResult VectorNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,

@@ -262,7 +262,7 @@ bool shardc::sc::isCoreForm(Operation *op) {
               HardswishOp, MishOp, VarOp, StdOp, InstanceNormOp, RollOp, FlipOp,
               PixelShuffleOp, PixelUnshuffleOp, FftOp, IfftOp, RfftOp, IrfftOp,
               EinsumOp, LogsumexpOp, VectorNormOp, NormalizeOp, GluOp,
-              AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp>(op);
+              AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp, ProdOp>(op);
 }
 
 LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {

@@ -185,6 +185,7 @@ ShardingRule AmaxOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule AminOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule VarOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule LogsumexpOp::getShardingRule() { return reductionRule(*this); }
+ShardingRule ProdOp::getShardingRule() { return reductionRule(*this); }
 
 ShardingRule PreluOp::getShardingRule() {
   // The weight follows the channel dim when it has one slope per channel.

@@ -1,8 +1,8 @@
 // RUN: shardc-opt %s -split-input-file | shardc-opt -split-input-file | FileCheck %s
 // RUN: shardc-opt %s -split-input-file -mlir-print-op-generic | shardc-opt -split-input-file | FileCheck %s
 
-// sc.logsumexp, sc.vector_norm, sc.normalize, sc.glu, sc.rms_norm and the
-// adaptive pools:
+// sc.logsumexp, sc.vector_norm, sc.normalize, sc.glu, sc.rms_norm, sc.prod
+// and the adaptive pools:
 // shapes and defaults as PyTorch's. An infinite ord is written as its f64
 // bit pattern.
 
@@ -20,6 +20,8 @@
 // CHECK: sc.adaptive_avg_pool %{{.*}} {output_size = array<i64: 10>} : (tensor<2x8x7xf32>) -> tensor<2x8x10xf32>
 // CHECK: sc.rms_norm %{{.*}}, %{{.*}} {normalized_shape = array<i64: 16>} : (tensor<2x8x16xf32>, tensor<16xf32>) -> tensor<2x8x16xf32>
 // CHECK: sc.rms_norm %{{.*}} {eps = 0.000000e+00 : f64, normalized_shape = array<i64: 8, 16>} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+// CHECK: sc.prod %{{.*}} {dims = array<i64: -1>} : (tensor<2x8x16xf32>) -> tensor<2x8xf32>
+// CHECK: sc.prod %{{.*}} : (tensor<2x8x16xf32>) -> tensor<f32>
 func.func @forms(%x: tensor<2x8x16xf32>, %i: tensor<2x8x7x9xf32>, %l: tensor<2x8x7xf32>, %w: tensor<16xf32>) {
   %0 = sc.logsumexp %x {dims = array<i64: -1>} : (tensor<2x8x16xf32>) -> tensor<2x8xf32>
   %1 = sc.logsumexp %x : (tensor<2x8x16xf32>) -> tensor<f32>
@@ -34,5 +36,7 @@ func.func @forms(%x: tensor<2x8x16xf32>, %i: tensor<2x8x7x9xf32>, %l: tensor<2x8
   %10 = sc.adaptive_avg_pool %l {output_size = array<i64: 10>} : (tensor<2x8x7xf32>) -> tensor<2x8x10xf32>
   %11 = sc.rms_norm %x, %w {normalized_shape = array<i64: 16>} : (tensor<2x8x16xf32>, tensor<16xf32>) -> tensor<2x8x16xf32>
   %12 = sc.rms_norm %x {normalized_shape = array<i64: 8, 16>, eps = 0.0} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
+  %13 = sc.prod %x {dims = array<i64: -1>} : (tensor<2x8x16xf32>) -> tensor<2x8xf32>
+  %14 = sc.prod %x : (tensor<2x8x16xf32>) -> tensor<f32>
   return
 }

@@ -576,6 +576,17 @@ def Sc_SumOp : Sc_ReductionOp<"sum", "sum">;
 def Sc_MeanOp : Sc_ReductionOp<"mean", "mean">;
 def Sc_AmaxOp : Sc_ReductionOp<"amax", "amax">;
 def Sc_AminOp : Sc_ReductionOp<"amin", "amin">;
+def Sc_ProdOp : Sc_ReductionOp<"prod", "prod"> {
+  let description = [{
+    The product over `dims` (all dims when absent; negative dims count from
+    the end), keeping size-1 dims when `keepdim` is set; 1 over no elements.
+    `sc-decompose-forms` rewrites it into an `sc.cumprod` along each reduced
+    dim that keeps its last element, so the product runs in double (ATen's
+    CPU and CUDA kernels multiply in float: a product that leaves float's
+    range part way and comes back is inf or 0 there, finite here) and a
+    split dim costs one all-gather of each shard's total.
+  }];
+}
 // torch.var/std; sc-decompose-forms rewrites them into a mean, the squared
 // deviations' sum and a division before sharding propagation, so over split
 // dims they cost the two all-reduces the core reductions already have.
