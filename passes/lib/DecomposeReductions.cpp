@@ -42,6 +42,16 @@ int64_t dimOf(uint64_t attr, int64_t rank) {
   return *normalizeDim(static_cast<int64_t>(attr), rank);
 }
 
+/// An sc.constant of `type` filled with `value`: a reduction over no
+/// elements.
+Operation *filled(OpBuilder &b, Location loc, RankedTensorType type,
+                  double value) {
+  return ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(type,
+                             b.getFloatAttr(type.getElementType(), value)));
+}
+
 int64_t elementsOver(Value x, ArrayRef<int64_t> dims) {
   ArrayRef<int64_t> shape = cast<RankedTensorType>(x.getType()).getShape();
   int64_t n = 1;
@@ -89,11 +99,7 @@ void decomposeLogsumexp(LogsumexpOp op) {
   SmallVector<int64_t> dims = reducedDims(op.getDims(), rank);
   if (elementsOver(x, dims) == 0) {
     // The log of an empty sum.
-    Operation *empty = ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(type,
-                               b.getFloatAttr(type.getElementType(), -kInf)));
-    return replaceKeepingPin(op, empty);
+    return replaceKeepingPin(op, filled(b, loc, type, -kInf));
   }
   DenseI64ArrayAttr dimsAttr = op.getDimsAttr();
   Value max = AmaxOp::create(b, loc, x, dimsAttr, b.getBoolAttr(true));
@@ -180,13 +186,8 @@ void decomposeProd(ProdOp op) {
   auto type = cast<RankedTensorType>(op.getType());
   int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
   SmallVector<int64_t> dims = reducedDims(op.getDims(), rank);
-  if (elementsOver(x, dims) == 0) {
-    Operation *one = ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(type,
-                               b.getFloatAttr(type.getElementType(), 1.0)));
-    return replaceKeepingPin(op, one);
-  }
+  if (elementsOver(x, dims) == 0)
+    return replaceKeepingPin(op, filled(b, loc, type, 1.0));
   // A scalar's product is itself: a cumprod of it, which keeps the pin.
   Value v = rank == 0 ? CumprodOp::create(b, loc, x, b.getI64IntegerAttr(0))
                             .getResult()
@@ -224,13 +225,8 @@ void decomposeAdaptivePool(Operation *op, ArrayRef<int64_t> outputSize) {
   bool average = isa<AdaptiveAvgPoolOp>(op);
   Value x = op->getOperand(0);
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  if (resultType.getNumElements() == 0) {
-    Operation *empty = ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(resultType,
-                               b.getFloatAttr(resultType.getElementType(), 0)));
-    return replaceKeepingPin(op, empty);
-  }
+  if (resultType.getNumElements() == 0)
+    return replaceKeepingPin(op, filled(b, loc, resultType, 0.0));
   ArrayRef<int64_t> in = cast<RankedTensorType>(x.getType()).getShape();
   SmallVector<int64_t> kernel;
   bool pools = false;
