@@ -6,7 +6,7 @@
 // all-gather over the dim's group (members in shard order) gives every
 // rank all of them, and the rank scans its shard starting from the fold of
 // the first g totals (a Scan reading the gathered totals). The totals
-// travel as packed doubles (three floats each: shardrt/cpu/ScanStep.h), so
+// travel as packed doubles (four floats each: shardrt/cpu/ScanStep.h), so
 // the carry enters the running value as the double a single device's scan
 // would hold there: a cumsum's cancellation across a shard boundary
 // (1e8 + 1 - 1e8) and a cumprod past float's range (1e20 * 1e20 * 1e-30)

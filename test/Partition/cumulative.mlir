@@ -44,43 +44,43 @@
 // VALUES-NEXT: cummin dim -2 (2, 11, 5): as PyTorch defines it
 // VALUES-NEXT: logcumsumexp dim 1 (2, 11, 5): as PyTorch defines it
 // VALUES-NEXT: cumsum dim 2 (2, 11, 5): as PyTorch defines it
-// VALUES-NEXT: specials: cumsum, cumprod, cummax, cummin, logcumsumexp (30, 6): as PyTorch defines it
+// VALUES-NEXT: specials: cumsum, cumprod, cummax, cummin, logcumsumexp (35, 6): as PyTorch defines it
 // VALUES-NEXT: cumsum of a scalar (): as PyTorch defines it
 // VALUES-NEXT: sqrt(cumsum(x * x)) dim 1 (2, 11, 5): as PyTorch defines it
 // VALUES-NEXT: prod dim 1 (2, 5): in double
 // VALUES-NEXT: prod dims 0,-1 keepdim (1, 11, 1): in double
-// VALUES-NEXT: prod of the specials' rows (6,): in double
+// VALUES-NEXT: prod of the specials' rows (7,): in double
 // RAN2-COUNT-3: check result{{[0-9]+}}: {{.*}}: ok
 // VALUES2: cumsum over y, x (3, 10): as PyTorch defines it
 // VALUES2-NEXT: logcumsumexp over y, x (3, 10): as PyTorch defines it
 // VALUES2-NEXT: cumprod over y, rows over x (4, 9): as PyTorch defines it
-// A total is a double packed into 12 bytes. Over y, x each rank sends its 3
-// lines' totals to the 3 other members, once per op (216 bytes); over y
+// A total is a double packed into 16 bytes. Over y, x each rank sends its 3
+// lines' totals to the 3 other members, once per op (288 bytes); over y
 // alone, its rows' (1 row where x = 0, 3 where x = 1) to its one peer.
 // Nothing else moves.
-// PLAN-COUNT-2: halo exchanges: 0, collectives: 3, bytes sent: 228, received: 228
-// PLAN-COUNT-2: halo exchanges: 0, collectives: 3, bytes sent: 252, received: 252
+// PLAN-COUNT-2: halo exchanges: 0, collectives: 3, bytes sent: 304, received: 304
+// PLAN-COUNT-2: halo exchanges: 0, collectives: 3, bytes sent: 336, received: 336
 // WRONG: cumsum dim 1 at
 
 //--- model.mlir
 sc.mesh @m ["x"=4]
 func.func @main(%x: tensor<2x11x5xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[3, 0, 4, 4], {}]>},
-                %s: tensor<6x6xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[0, 2, 1, 3]]>})
+                %s: tensor<7x6xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[0, 2, 1, 3]]>})
     -> (tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>,
-        tensor<2x11x5xf32>, tensor<30x6xf32>, tensor<f32>, tensor<2x11x5xf32>,
-        tensor<2x5xf32>, tensor<1x11x1xf32>, tensor<6xf32>) {
+        tensor<2x11x5xf32>, tensor<35x6xf32>, tensor<f32>, tensor<2x11x5xf32>,
+        tensor<2x5xf32>, tensor<1x11x1xf32>, tensor<7xf32>) {
   %r0 = sc.cumsum %x {dim = 1 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
   %r1 = sc.cumprod %x {dim = 1 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
   %r2 = sc.cummax %x {dim = 1 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
   %r3 = sc.cummin %x {dim = -2 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
   %r4 = sc.logcumsumexp %x {dim = 1 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
   %r5 = sc.cumsum %x {dim = -1 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
-  %s0 = sc.cumsum %s {dim = 1 : i64} : (tensor<6x6xf32>) -> tensor<6x6xf32>
-  %s1 = sc.cumprod %s {dim = 1 : i64} : (tensor<6x6xf32>) -> tensor<6x6xf32>
-  %s2 = sc.cummax %s {dim = 1 : i64} : (tensor<6x6xf32>) -> tensor<6x6xf32>
-  %s3 = sc.cummin %s {dim = 1 : i64} : (tensor<6x6xf32>) -> tensor<6x6xf32>
-  %s4 = sc.logcumsumexp %s {dim = 1 : i64} : (tensor<6x6xf32>) -> tensor<6x6xf32>
-  %r6 = sc.concat %s0, %s1, %s2, %s3, %s4 {dim = 0 : i64} : (tensor<6x6xf32>, tensor<6x6xf32>, tensor<6x6xf32>, tensor<6x6xf32>, tensor<6x6xf32>) -> tensor<30x6xf32>
+  %s0 = sc.cumsum %s {dim = 1 : i64} : (tensor<7x6xf32>) -> tensor<7x6xf32>
+  %s1 = sc.cumprod %s {dim = 1 : i64} : (tensor<7x6xf32>) -> tensor<7x6xf32>
+  %s2 = sc.cummax %s {dim = 1 : i64} : (tensor<7x6xf32>) -> tensor<7x6xf32>
+  %s3 = sc.cummin %s {dim = 1 : i64} : (tensor<7x6xf32>) -> tensor<7x6xf32>
+  %s4 = sc.logcumsumexp %s {dim = 1 : i64} : (tensor<7x6xf32>) -> tensor<7x6xf32>
+  %r6 = sc.concat %s0, %s1, %s2, %s3, %s4 {dim = 0 : i64} : (tensor<7x6xf32>, tensor<7x6xf32>, tensor<7x6xf32>, tensor<7x6xf32>, tensor<7x6xf32>) -> tensor<35x6xf32>
   %m = sc.amax %x : (tensor<2x11x5xf32>) -> tensor<f32>
   %r7 = sc.cumsum %m {dim = -1 : i64} : (tensor<f32>) -> tensor<f32>
   %sq = sc.mul %x, %x : (tensor<2x11x5xf32>, tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
@@ -88,10 +88,10 @@ func.func @main(%x: tensor<2x11x5xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"
   %r8 = sc.sqrt %cs : tensor<2x11x5xf32>
   %r9 = sc.prod %x {dims = array<i64: 1>} : (tensor<2x11x5xf32>) -> tensor<2x5xf32>
   %r10 = sc.prod %x {dims = array<i64: 0, -1>, keepdim = true} : (tensor<2x11x5xf32>) -> tensor<1x11x1xf32>
-  %r11 = sc.prod %s {dims = array<i64: 1>} : (tensor<6x6xf32>) -> tensor<6xf32>
+  %r11 = sc.prod %s {dims = array<i64: 1>} : (tensor<7x6xf32>) -> tensor<7xf32>
   return %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11 : tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>,
-      tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<30x6xf32>, tensor<f32>, tensor<2x11x5xf32>,
-      tensor<2x5xf32>, tensor<1x11x1xf32>, tensor<6xf32>
+      tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<35x6xf32>, tensor<f32>, tensor<2x11x5xf32>,
+      tensor<2x5xf32>, tensor<1x11x1xf32>, tensor<7xf32>
 }
 
 //--- mesh2d.mlir
@@ -111,8 +111,9 @@ func.func @main(%y: tensor<3x10xf32> {sc.sharding = #sc.sharding<@m, [{}, {"y", 
 # Pure-Python definitions of torch's cumulative ops: element i along the dim
 # is computed from the whole prefix up to i (never from element i - 1's
 # result), in double.
-# `input F SHAPE STEP`: float32 (i * STEP mod 2) - 1. `special F`: a (6, 6)
-# input with NaN, both infinities, zeros, cancellation and float overflow.
+# `input F SHAPE STEP`: float32 (i * STEP mod 2) - 1. `special F`: a (7, 6)
+# input with NaN, both infinities, zeros, cancellation, float overflow and
+# a shard total that needs every bit of a double.
 # `check DIR X S [wrong]`: DIR/r0.npy .. r11.npy against model.mlir.
 # `check2d DIR Y Z`: DIR/r0.npy .. r2.npy against mesh2d.mlir.
 import itertools, math, struct, sys
@@ -211,8 +212,10 @@ if mode == "special":
             # Cancellation across a shard boundary (1e8 + 1 - 1e8), and a
             # product that leaves float's range and comes back.
             [1e8, 1.0, -1e8, 2.0, 0.5, -1.0],
-            [1e20, 1e20, 1e-30, 1e-10, 2.0, 1.0]]
-    npy.write(sys.argv[2], [6, 6], [v for r in rows for v in r])
+            [1e20, 1e20, 1e-30, 1e-10, 2.0, 1.0],
+            # A shard total that needs all 53 bits of a double (2^52 + 7).
+            [2.0 ** 52, 7.0, 1.0, -2.0 ** 52, 0.5, 0.0]]
+    npy.write(sys.argv[2], [7, 6], [v for r in rows for v in r])
     sys.exit(0)
 out = sys.argv[2]
 if mode == "check2d":
@@ -236,7 +239,7 @@ compare("cumsum dim 2", out + "/r5.npy", cumulative(x, 2, "sum"))
 kinds = ["sum", "prod", "max", "min", "logsumexp"]
 compare("specials: cumsum, cumprod, cummax, cummin, logcumsumexp",
         out + "/r6.npy",
-        T([30, 6], [v for k in kinds for v in cumulative(s, 1, k).data]))
+        T([35, 6], [v for k in kinds for v in cumulative(s, 1, k).data]))
 compare("cumsum of a scalar", out + "/r7.npy", T([], [max(x.data)]))
 compare("sqrt(cumsum(x * x)) dim 1", out + "/r8.npy",
         T(x.shape, [math.sqrt(v) for v in

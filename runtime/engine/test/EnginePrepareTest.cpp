@@ -124,9 +124,9 @@ TEST(EnginePrepare, MalformedScans) {
   EXPECT_TRUE(rejected(
       (OpCase{Opcode::Scan, {{s}}, {s}, {}, {}, "sum"}.prepareStatus()),
       kInvalid, {"(Scan)", "integer attributes"}));
-  // Earlier shards' totals: x's shape with the dim of size M, then 3; and
+  // Earlier shards' totals: x's shape with the dim of size M, then 4; and
   // how many of them to fold, 1 to M.
-  Shape totals = {2, 3, 3};
+  Shape totals = {2, 3, 4};
   EXPECT_TRUE(rejected(
       (OpCase{Opcode::Scan, {{s}, {{2, 3}}}, {s}, {1, 1}, {}, "logsumexp"}
            .prepareStatus()),
@@ -157,10 +157,10 @@ TEST(EnginePrepare, MalformedScans) {
                     .prepareStatus()),
                kInvalid, {"(ScanTotals)", "the output"}));
   EXPECT_TRUE(rejected(
-      (OpCase{Opcode::ScanTotals, {{s}, {s}}, {{2, 1, 3}}, {1}, {}, "sum"}
+      (OpCase{Opcode::ScanTotals, {{s}, {s}}, {{2, 1, 4}}, {1}, {}, "sum"}
            .prepareStatus()),
       kInvalid, {"(ScanTotals)"}));
-  EXPECT_TRUE((OpCase{Opcode::ScanTotals, {{s}}, {{2, 1, 3}}, {1}, {}, "max"}
+  EXPECT_TRUE((OpCase{Opcode::ScanTotals, {{s}}, {{2, 1, 4}}, {1}, {}, "max"}
                    .prepareStatus())
                   .ok());
 }

@@ -85,7 +85,7 @@ cudaError_t launchScan(float *y, const float *x, const double *init,
                        int64_t inner, const ScanChunking &chunking,
                        cpu::ScanKind kind, cudaStream_t stream);
 /// cpu::scanTotals: each line's fold, packed into `packed` (outer x inner
-/// x 3 floats), through `totals` (chunks x lines doubles of scratch).
+/// x 4 floats), through `totals` (chunks x lines doubles of scratch).
 cudaError_t launchScanTotals(float *packed, const float *x, double *totals,
                              int64_t outer, int64_t len, int64_t inner,
                              const ScanChunking &chunking, cpu::ScanKind kind,

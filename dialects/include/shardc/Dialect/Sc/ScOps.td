@@ -704,7 +704,7 @@ class Sc_CumulativeOp<string mnemonic, string torchName, string fold>
       "elements up to and including i, as `torch." # torchName # "` "
       "computes it (running values in double, as ATen's CPU kernels keep "
       "them). Over a dim split across ranks one all-gather brings every "
-      "shard's total (a double, packed into three floats) to every rank, and "
+      "shard's total (a double, packed into four floats) to every rank, and "
       "each rank scans its own shard starting from the fold of the totals "
       "of the shards before it, as one device's running value would be."
       "\n\n```mlir\n%y = sc." # mnemonic # " %x {dim = 1 : i64} : "

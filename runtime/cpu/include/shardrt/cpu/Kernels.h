@@ -127,12 +127,12 @@ void accumulateSerial(double *acc, const float *x, int64_t n);
 void scan(ScanKind kind, const float *x, const Shape &shape, int64_t dim,
           const double *init, float *y);
 /// Each line's fold of x along `dim` from the identity, packed
-/// (packScanValue) into `totals`: x's shape with `dim` of size 1, then 3.
+/// (packScanValue) into `totals`: x's shape with `dim` of size 1, then 4.
 void scanTotals(ScanKind kind, const float *x, const Shape &shape, int64_t dim,
                 float *totals);
 /// The running value each line starts from after the first `before` of
 /// `members` shards whose packed totals are `totals` ((outer, members,
-/// inner, 3) viewed): their fold, in order, into init (outer, inner).
+/// inner, 4) viewed): their fold, in order, into init (outer, inner).
 void scanCarries(ScanKind kind, const float *totals, int64_t outer,
                  int64_t members, int64_t inner, int64_t before, double *init);
 

@@ -67,32 +67,37 @@ SHARDRT_SCAN_FN double scanFold(ScanKind kind, double acc, double x) {
 }
 
 /// Floats per packed running value.
-constexpr int kPackedScanFloats = 3;
+constexpr int kPackedScanFloats = 4;
 
-/// `v` as three floats: the mantissa in [0.5, 1) split into a high and a
-/// low float (48 bits of it) and the binary exponent, so the whole range of
-/// double survives. Zeros (with their sign), infinities and NaN are stored
-/// as themselves with a zero exponent.
+/// `v` as four floats: its mantissa in [0.5, 1) split into three floats
+/// that hold all 53 of its bits (24 + 24 + 5), and its binary exponent, so
+/// a double's value and range survive exactly. Zeros (with their sign),
+/// infinities and NaN are stored as themselves.
 SHARDRT_SCAN_FN void packScanValue(double v, float *out) {
+  out[1] = out[2] = out[3] = 0.0f;
   if (v == 0.0 || !(v - v == 0.0)) {
     out[0] = float(v);
-    out[1] = 0.0f;
-    out[2] = 0.0f;
     return;
   }
   int e = 0;
   double m = ::frexp(v, &e);
   float hi = float(m);
+  double rest = m - double(hi);
+  float mid = float(rest);
   out[0] = hi;
-  out[1] = float(m - double(hi));
-  out[2] = float(e);
+  out[1] = mid;
+  out[2] = float(rest - double(mid));
+  out[3] = float(e);
 }
 
-/// The double packScanValue packed (to 48 bits of mantissa).
+/// The double packScanValue packed.
 SHARDRT_SCAN_FN double unpackScanValue(const float *in) {
-  // Adding a zero low part would turn -0 into +0.
-  double m = in[1] == 0.0f ? double(in[0]) : double(in[0]) + double(in[1]);
-  return ::ldexp(m, int(in[2]));
+  // The parts do not overlap, so these sums are exact; adding zero parts
+  // would turn -0 into +0.
+  double m = double(in[0]);
+  if (in[1] != 0.0f)
+    m += double(in[1]) + double(in[2]);
+  return ::ldexp(m, int(in[3]));
 }
 
 } // namespace shardrt::cpu
