@@ -10,6 +10,8 @@
 #include "DecomposeForms.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 
 #include <cmath>
 #include <limits>
@@ -175,28 +177,48 @@ Value sliceDim(OpBuilder &b, Location loc, Value x, int64_t dim, int64_t start,
                          b.getDenseI64ArrayAttr(hi), DenseI64ArrayAttr());
 }
 
-/// torch.prod: a cumprod along each reduced dim in turn, keeping its last
+/// torch.prod: one cumprod along the reduced dims, keeping its last
 /// element, so the product runs in double and a split dim's product comes
 /// from the cumprod's carry (one all-gather of packed shard totals) instead
-/// of an all-reduce of float partial products.
+/// of an all-reduce of float partial products. Several reduced dims are
+/// moved last and merged first: a cumprod per dim would round each dim's
+/// partial products to float (1e20 * 1e20 would overflow before a 1e-30
+/// in the next dim brought it back).
 void decomposeProd(ProdOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value x = op.getInput();
   auto type = cast<RankedTensorType>(op.getType());
-  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  auto xType = cast<RankedTensorType>(x.getType());
+  int64_t rank = xType.getRank();
   SmallVector<int64_t> dims = reducedDims(op.getDims(), rank);
   if (elementsOver(x, dims) == 0)
     return replaceKeepingPin(op, filled(b, loc, type, 1.0));
   // A scalar's product is itself: a cumprod of it, which keeps the pin.
-  Value v = rank == 0 ? CumprodOp::create(b, loc, x, b.getI64IntegerAttr(0))
-                            .getResult()
-                      : x;
-  for (int64_t d : dims) {
-    int64_t n = cast<RankedTensorType>(v.getType()).getDimSize(d);
-    v = CumprodOp::create(b, loc, v, b.getI64IntegerAttr(d));
-    v = sliceDim(b, loc, v, d, n - 1, n);
+  if (rank == 0)
+    return replaceKeepingPin(
+        op, CumprodOp::create(b, loc, x, b.getI64IntegerAttr(0)));
+  Value v = x;
+  int64_t along = dims.front();
+  if (dims.size() > 1) {
+    llvm::sort(dims);
+    SmallVector<int64_t> perm, merged;
+    for (int64_t d = 0; d < rank; ++d)
+      if (!llvm::is_contained(dims, d)) {
+        perm.push_back(d);
+        merged.push_back(xType.getDimSize(d));
+      }
+    perm.append(dims.begin(), dims.end());
+    merged.push_back(elementsOver(x, dims));
+    if (!llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
+      v = PermuteOp::create(b, loc, v, b.getDenseI64ArrayAttr(perm));
+    v = ReshapeOp::create(
+        b, loc, RankedTensorType::get(merged, xType.getElementType()), v);
+    along = int64_t(merged.size()) - 1;
   }
+  int64_t n = cast<RankedTensorType>(v.getType()).getDimSize(along);
+  v = CumprodOp::create(b, loc, v, b.getI64IntegerAttr(along));
+  v = sliceDim(b, loc, v, along, n - 1, n);
   if (v.getType() != type)
     v = ReshapeOp::create(b, loc, type, v);
   replaceKeepingPin(op, v.getDefiningOp());

@@ -17,18 +17,18 @@
 // RUN: %python %t/scans.py input %t/y.npy 3,10 0.29
 // RUN: %python %t/scans.py input %t/z.npy 4,9 0.43
 // RUN: shardc %t/model.mlir -o %t/model.shardbin
-// RUN: shard-run %t/model.shardbin --input arg0=%t/x.npy --input arg1=%t/s.npy --check --output result0=%t/r0.npy --output result1=%t/r1.npy --output result2=%t/r2.npy --output result3=%t/r3.npy --output result4=%t/r4.npy --output result5=%t/r5.npy --output result6=%t/r6.npy --output result7=%t/r7.npy --output result8=%t/r8.npy --output result9=%t/r9.npy --output result10=%t/r10.npy --output result11=%t/r11.npy | FileCheck %s --check-prefix=RAN
+// RUN: shard-run %t/model.shardbin --input arg0=%t/x.npy --input arg1=%t/s.npy --check --output result0=%t/r0.npy --output result1=%t/r1.npy --output result2=%t/r2.npy --output result3=%t/r3.npy --output result4=%t/r4.npy --output result5=%t/r5.npy --output result6=%t/r6.npy --output result7=%t/r7.npy --output result8=%t/r8.npy --output result9=%t/r9.npy --output result10=%t/r10.npy --output result11=%t/r11.npy --output result12=%t/r12.npy | FileCheck %s --check-prefix=RAN
 // RUN: %python %t/scans.py check %t %t/x.npy %t/s.npy | FileCheck %s --check-prefix=VALUES
 // RUN: shardc %t/model.mlir -O0 -o %t/o0.shardbin
-// RUN: mkdir -p %t/o0 && shard-run %t/o0.shardbin --input arg0=%t/x.npy --input arg1=%t/s.npy --output result0=%t/o0/r0.npy --output result1=%t/o0/r1.npy --output result2=%t/o0/r2.npy --output result3=%t/o0/r3.npy --output result4=%t/o0/r4.npy --output result5=%t/o0/r5.npy --output result6=%t/o0/r6.npy --output result7=%t/o0/r7.npy --output result8=%t/o0/r8.npy --output result9=%t/o0/r9.npy --output result10=%t/o0/r10.npy --output result11=%t/o0/r11.npy
+// RUN: mkdir -p %t/o0 && shard-run %t/o0.shardbin --input arg0=%t/x.npy --input arg1=%t/s.npy --output result0=%t/o0/r0.npy --output result1=%t/o0/r1.npy --output result2=%t/o0/r2.npy --output result3=%t/o0/r3.npy --output result4=%t/o0/r4.npy --output result5=%t/o0/r5.npy --output result6=%t/o0/r6.npy --output result7=%t/o0/r7.npy --output result8=%t/o0/r8.npy --output result9=%t/o0/r9.npy --output result10=%t/o0/r10.npy --output result11=%t/o0/r11.npy --output result12=%t/o0/r12.npy
 // RUN: %python %t/scans.py check %t/o0 %t/x.npy %t/s.npy | FileCheck %s --check-prefix=VALUES
 // RUN: shardc %t/model.mlir -O3 -o %t/o3.shardbin
-// RUN: mkdir -p %t/o3 && shard-run %t/o3.shardbin --input arg0=%t/x.npy --input arg1=%t/s.npy --check --output result0=%t/o3/r0.npy --output result1=%t/o3/r1.npy --output result2=%t/o3/r2.npy --output result3=%t/o3/r3.npy --output result4=%t/o3/r4.npy --output result5=%t/o3/r5.npy --output result6=%t/o3/r6.npy --output result7=%t/o3/r7.npy --output result8=%t/o3/r8.npy --output result9=%t/o3/r9.npy --output result10=%t/o3/r10.npy --output result11=%t/o3/r11.npy | FileCheck %s --check-prefix=RAN
+// RUN: mkdir -p %t/o3 && shard-run %t/o3.shardbin --input arg0=%t/x.npy --input arg1=%t/s.npy --check --output result0=%t/o3/r0.npy --output result1=%t/o3/r1.npy --output result2=%t/o3/r2.npy --output result3=%t/o3/r3.npy --output result4=%t/o3/r4.npy --output result5=%t/o3/r5.npy --output result6=%t/o3/r6.npy --output result7=%t/o3/r7.npy --output result8=%t/o3/r8.npy --output result9=%t/o3/r9.npy --output result10=%t/o3/r10.npy --output result11=%t/o3/r11.npy --output result12=%t/o3/r12.npy | FileCheck %s --check-prefix=RAN
 // RUN: %python %t/scans.py check %t/o3 %t/x.npy %t/s.npy | FileCheck %s --check-prefix=VALUES
 // RUN: shardc %t/model.mlir --target=cuda -o %t/cuda.shardbin
 // RUN: shardc %t/model.mlir --target=cuda --emit=kernels -o %t/cuda.cu
 // RUN: %host_cxx -shared -fPIC -O1 -x c++ -I %hostcuda_include %t/cuda.cu -o %t/cuda.so
-// RUN: mkdir -p %t/cuda && env SHARDRT_HOSTCUDA_KERNELS=%t/cuda.so shard-run-hostcuda %t/cuda.shardbin --backend cuda --input arg0=%t/x.npy --input arg1=%t/s.npy --output result0=%t/cuda/r0.npy --output result1=%t/cuda/r1.npy --output result2=%t/cuda/r2.npy --output result3=%t/cuda/r3.npy --output result4=%t/cuda/r4.npy --output result5=%t/cuda/r5.npy --output result6=%t/cuda/r6.npy --output result7=%t/cuda/r7.npy --output result8=%t/cuda/r8.npy --output result9=%t/cuda/r9.npy --output result10=%t/cuda/r10.npy --output result11=%t/cuda/r11.npy
+// RUN: mkdir -p %t/cuda && env SHARDRT_HOSTCUDA_KERNELS=%t/cuda.so shard-run-hostcuda %t/cuda.shardbin --backend cuda --input arg0=%t/x.npy --input arg1=%t/s.npy --output result0=%t/cuda/r0.npy --output result1=%t/cuda/r1.npy --output result2=%t/cuda/r2.npy --output result3=%t/cuda/r3.npy --output result4=%t/cuda/r4.npy --output result5=%t/cuda/r5.npy --output result6=%t/cuda/r6.npy --output result7=%t/cuda/r7.npy --output result8=%t/cuda/r8.npy --output result9=%t/cuda/r9.npy --output result10=%t/cuda/r10.npy --output result11=%t/cuda/r11.npy --output result12=%t/cuda/r12.npy
 // RUN: %python %t/scans.py check %t/cuda %t/x.npy %t/s.npy | FileCheck %s --check-prefix=VALUES
 // RUN: shardc %t/mesh2d.mlir -o %t/mesh2d.shardbin
 // RUN: mkdir -p %t/m2 && shard-run %t/mesh2d.shardbin --input arg0=%t/y.npy --input arg1=%t/z.npy --check --output result0=%t/m2/r0.npy --output result1=%t/m2/r1.npy --output result2=%t/m2/r2.npy | FileCheck %s --check-prefix=RAN2
@@ -37,7 +37,7 @@
 // The comparison can fail: the input scaled by 1%.
 // RUN: not %python %t/scans.py check %t %t/x.npy %t/s.npy wrong 2>&1 | FileCheck %s --check-prefix=WRONG
 
-// RAN-COUNT-12: check result{{[0-9]+}}: {{.*}}: ok
+// RAN-COUNT-13: check result{{[0-9]+}}: {{.*}}: ok
 // VALUES: cumsum dim 1 (2, 11, 5): as PyTorch defines it
 // VALUES-NEXT: cumprod dim 1 (2, 11, 5): as PyTorch defines it
 // VALUES-NEXT: cummax dim 1 (2, 11, 5): as PyTorch defines it
@@ -50,6 +50,7 @@
 // VALUES-NEXT: prod dim 1 (2, 5): in double
 // VALUES-NEXT: prod dims 0,-1 keepdim (1, 11, 1): in double
 // VALUES-NEXT: prod of the specials' rows (7,): in double
+// VALUES-NEXT: prod over both dims of 1e20, 1e-30; 1e20, 1e-10 (): in double
 // RAN2-COUNT-3: check result{{[0-9]+}}: {{.*}}: ok
 // VALUES2: cumsum over y, x (3, 10): as PyTorch defines it
 // VALUES2-NEXT: logcumsumexp over y, x (3, 10): as PyTorch defines it
@@ -68,7 +69,7 @@ func.func @main(%x: tensor<2x11x5xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"
                 %s: tensor<7x6xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[0, 2, 1, 3]]>})
     -> (tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>,
         tensor<2x11x5xf32>, tensor<35x6xf32>, tensor<f32>, tensor<2x11x5xf32>,
-        tensor<2x5xf32>, tensor<1x11x1xf32>, tensor<7xf32>) {
+        tensor<2x5xf32>, tensor<1x11x1xf32>, tensor<7xf32>, tensor<f32>) {
   %r0 = sc.cumsum %x {dim = 1 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
   %r1 = sc.cumprod %x {dim = 1 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
   %r2 = sc.cummax %x {dim = 1 : i64} : (tensor<2x11x5xf32>) -> tensor<2x11x5xf32>
@@ -89,9 +90,13 @@ func.func @main(%x: tensor<2x11x5xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"
   %r9 = sc.prod %x {dims = array<i64: 1>} : (tensor<2x11x5xf32>) -> tensor<2x5xf32>
   %r10 = sc.prod %x {dims = array<i64: 0, -1>, keepdim = true} : (tensor<2x11x5xf32>) -> tensor<1x11x1xf32>
   %r11 = sc.prod %s {dims = array<i64: 1>} : (tensor<7x6xf32>) -> tensor<7xf32>
-  return %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11 : tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>,
+  %ov = sc.slice %s {start = array<i64: 5, 0>, end = array<i64: 6, 4>} : (tensor<7x6xf32>) -> tensor<1x4xf32>
+  %sq2 = sc.reshape %ov : (tensor<1x4xf32>) -> tensor<2x2xf32>
+  %tr = sc.transpose %sq2 {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %r12 = sc.prod %tr : (tensor<2x2xf32>) -> tensor<f32>
+  return %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11, %r12 : tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>,
       tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<2x11x5xf32>, tensor<35x6xf32>, tensor<f32>, tensor<2x11x5xf32>,
-      tensor<2x5xf32>, tensor<1x11x1xf32>, tensor<7xf32>
+      tensor<2x5xf32>, tensor<1x11x1xf32>, tensor<7xf32>, tensor<f32>
 }
 
 //--- mesh2d.mlir
@@ -114,7 +119,7 @@ func.func @main(%y: tensor<3x10xf32> {sc.sharding = #sc.sharding<@m, [{}, {"y", 
 # `input F SHAPE STEP`: float32 (i * STEP mod 2) - 1. `special F`: a (7, 6)
 # input with NaN, both infinities, zeros, cancellation, float overflow and
 # a shard total that needs every bit of a double.
-# `check DIR X S [wrong]`: DIR/r0.npy .. r11.npy against model.mlir.
+# `check DIR X S [wrong]`: DIR/r0.npy .. r12.npy against model.mlir.
 # `check2d DIR Y Z`: DIR/r0.npy .. r2.npy against mesh2d.mlir.
 import itertools, math, struct, sys
 import npy
@@ -266,3 +271,8 @@ compare("prod dims 0,-1 keepdim", out + "/r10.npy", product(x, [0, 2], True),
         "in double")
 compare("prod of the specials' rows", out + "/r11.npy", product(s, [1], False),
         "in double")
+# Over both dims at once: a dim at a time would overflow float after the
+# first (1e20 * 1e20).
+a, b, c, d = s.data[30:34]
+compare("prod over both dims of 1e20, 1e-30; 1e20, 1e-10", out + "/r12.npy",
+        product(T([2, 2], [a, c, b, d]), [0, 1], False), "in double")

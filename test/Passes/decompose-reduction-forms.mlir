@@ -119,16 +119,17 @@ func.func @rms_norm_default_eps(%x: tensor<2x4xbf16>, %y: tensor<2x4xf64>) -> (t
 
 // -----
 
-// prod: per reduced dim a cumprod and a slice of its last element, then a
-// reshape without keepdim; over no elements a constant 1; a scalar's is a
-// cumprod of it (the identity), which keeps the pin.
+// prod: the reduced dims moved last and merged (so the product stays in
+// double), one cumprod and a slice of its last element, then a reshape to
+// the result; over no elements a constant 1; a scalar's is a cumprod of it
+// (the identity), which keeps the pin.
 sc.mesh @m ["x"=2]
 // CHECK-LABEL: func.func @prod
-// CHECK:      %[[C1:.*]] = sc.cumprod %arg0 {dim = 0 : i64} : (tensor<4x5x3xf32>) -> tensor<4x5x3xf32> loc(#[[LOC:.*]])
-// CHECK-NEXT: %[[S1:.*]] = sc.slice %[[C1]] {end = array<i64: 4, 5, 3>, start = array<i64: 3, 0, 0>} : (tensor<4x5x3xf32>) -> tensor<1x5x3xf32> loc(#[[LOC]])
-// CHECK-NEXT: %[[C2:.*]] = sc.cumprod %[[S1]] {dim = 2 : i64} : (tensor<1x5x3xf32>) -> tensor<1x5x3xf32> loc(#[[LOC]])
-// CHECK-NEXT: %[[S2:.*]] = sc.slice %[[C2]] {end = array<i64: 1, 5, 3>, start = array<i64: 0, 0, 2>} : (tensor<1x5x3xf32>) -> tensor<1x5x1xf32> loc(#[[LOC]])
-// CHECK-NEXT: %[[P:.*]] = sc.reshape %[[S2]] {sc.sharding = #sc.sharding<@m, [{"x"}]>} : (tensor<1x5x1xf32>) -> tensor<5xf32> loc(#[[LOC]])
+// CHECK:      %[[T:.*]] = sc.permute %arg0 {dims = array<i64: 1, 0, 2>} : (tensor<4x5x3xf32>) -> tensor<5x4x3xf32> loc(#[[LOC:.*]])
+// CHECK-NEXT: %[[M:.*]] = sc.reshape %[[T]] : (tensor<5x4x3xf32>) -> tensor<5x12xf32> loc(#[[LOC]])
+// CHECK-NEXT: %[[C:.*]] = sc.cumprod %[[M]] {dim = 1 : i64} : (tensor<5x12xf32>) -> tensor<5x12xf32> loc(#[[LOC]])
+// CHECK-NEXT: %[[S:.*]] = sc.slice %[[C]] {end = array<i64: 5, 12>, start = array<i64: 0, 11>} : (tensor<5x12xf32>) -> tensor<5x1xf32> loc(#[[LOC]])
+// CHECK-NEXT: %[[P:.*]] = sc.reshape %[[S]] {sc.sharding = #sc.sharding<@m, [{"x"}]>} : (tensor<5x1xf32>) -> tensor<5xf32> loc(#[[LOC]])
 // CHECK-NEXT: %[[K:.*]] = sc.cumprod %arg0 {dim = 1 : i64} : (tensor<4x5x3xf32>) -> tensor<4x5x3xf32>
 // CHECK-NEXT: %[[KS:.*]] = sc.slice %[[K]] {end = array<i64: 4, 5, 3>, start = array<i64: 0, 4, 0>} : (tensor<4x5x3xf32>) -> tensor<4x1x3xf32>
 // CHECK-NOT:  sc.reshape

@@ -82,10 +82,11 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
       ops of their order (`sc.normalize` then `sc.maximum` with `eps` and
       `sc.div`); `sc.glu` two `sc.slice`s, `sc.sigmoid` and `sc.mul`;
       `sc.rms_norm` a kept `sc.mean` of squares, `sc.add` of eps,
-      `sc.rsqrt` and `sc.mul`s; `sc.prod`, per reduced dim, an
+      `sc.rsqrt` and `sc.mul`s; `sc.prod` an `sc.permute` and
+      `sc.reshape` that move and merge several reduced dims last, one
       `sc.cumprod` and an `sc.slice` of its last element (a product in
-      double; over a split dim the cumprod's carry), then `sc.reshape`
-      without `keepdim`;
+      double; over a split dim the cumprod's carry), then `sc.reshape` to
+      the result;
     - `sc.adaptive_avg_pool` and `sc.adaptive_max_pool` become a pool of
       kernel and stride `n / out` over the dims the output size divides,
       and, per other dim, a slice and a `sc.mean` (`sc.amax`) per window

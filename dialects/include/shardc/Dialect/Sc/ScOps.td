@@ -580,8 +580,9 @@ def Sc_ProdOp : Sc_ReductionOp<"prod", "prod"> {
   let description = [{
     The product over `dims` (all dims when absent; negative dims count from
     the end), keeping size-1 dims when `keepdim` is set; 1 over no elements.
-    `sc-decompose-forms` rewrites it into an `sc.cumprod` along each reduced
-    dim that keeps its last element, so the product runs in double (ATen's
+    `sc-decompose-forms` moves the reduced dims last, merges them and
+    rewrites it into one `sc.cumprod` whose last element it keeps, so the
+    whole product runs in double (ATen's
     CPU and CUDA kernels multiply in float: a product that leaves float's
     range part way and comes back is inf or 0 there, finite here) and a
     split dim costs one all-gather of each shard's total.

@@ -97,7 +97,14 @@ SHARDRT_SCAN_FN double unpackScanValue(const float *in) {
   double m = double(in[0]);
   if (in[1] != 0.0f)
     m += double(in[1]) + double(in[2]);
-  return ::ldexp(m, int(in[3]));
+  // Clamped, so that totals that no ScanTotals wrote (a malformed program's
+  // input) convert without undefined behaviour: out of range is inf or 0.
+  float e = in[3];
+  int exponent = e > 4096.0f    ? 4096
+                 : e < -4096.0f ? -4096
+                 : e == e       ? int(e)
+                                : 0;
+  return ::ldexp(m, exponent);
 }
 
 } // namespace shardrt::cpu
