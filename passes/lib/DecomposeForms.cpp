@@ -445,8 +445,7 @@ struct DecomposeForms
       else if (isa<PixelShuffleOp, PixelUnshuffleOp>(op))
         decomposePixelShuffle(op);
       else if (isa<LogsumexpOp, VectorNormOp, NormalizeOp, GluOp,
-                   AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp, ProdOp>(
-                   op))
+                   AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp, ProdOp>(op))
         shardc::detail::decomposeReductionForm(op);
       else if (auto einsum = dyn_cast<EinsumOp>(op))
         shardc::detail::decomposeEinsum(einsum);

@@ -37,9 +37,9 @@ void scanLines(const float *x, int64_t outer, int64_t len, int64_t inner,
   if (inner == 1) {
 #pragma omp parallel for schedule(static)
     for (int64_t o = 0; o < outer; ++o) {
-      double acc = scanRow<K, WriteY>(x + o * len, len,
-                                      init ? init[o] : scanIdentity(K),
-                                      y + (WriteY ? o * len : 0));
+      double acc =
+          scanRow<K, WriteY>(x + o * len, len, init ? init[o] : scanIdentity(K),
+                             y + (WriteY ? o * len : 0));
       if (!WriteY)
         packScanValue(acc, totals + o * kPackedScanFloats);
     }

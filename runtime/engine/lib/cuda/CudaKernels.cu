@@ -171,26 +171,9 @@ struct ScanChunk {
 };
 __device__ ScanChunk scanChunkOf(long long i, long long len, long long inner,
                                  long long chunk, long long chunks) {
-  long long c = i % inner, k = (i / inner) % chunks,
-            o = i / (inner * chunks);
+  long long c = i % inner, k = (i / inner) % chunks, o = i / (inner * chunks);
   long long begin = k * chunk, end = begin + chunk < len ? begin + chunk : len;
   return {(o * len + begin) * inner + c, begin, end};
-}
-
-/// Chunk totals, each folded from the identity into totals[i] (double).
-__global__ void scanChunkTotalsKernel(double *__restrict__ totals,
-                                      const float *__restrict__ x,
-                                      long long len, long long inner,
-                                      long long chunk, long long chunks,
-                                      long long n, cpu::ScanKind kind) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-       i += (long long)gridDim.x * blockDim.x) {
-    ScanChunk s = scanChunkOf(i, len, inner, chunk, chunks);
-    double acc = cpu::scanIdentity(kind);
-    for (long long l = s.begin; l < s.end; ++l, s.at += inner)
-      acc = cpu::scanFold(kind, acc, double(x[s.at]));
-    totals[i] = acc;
-  }
 }
 
 /// Each line's chunk totals become, in place, the running value before
@@ -216,22 +199,27 @@ __global__ void scanChunkCarriesKernel(double *__restrict__ totals,
   }
 }
 
-/// Scans every chunk from its running value, carries[i], or the identity
-/// when there are none.
+/// Folds every chunk from its running value (carries[i], or the identity
+/// when there are none), writing the scan into y and/or the chunk's total
+/// into totals[i] (double), whichever is given.
 __global__ void scanChunksKernel(float *__restrict__ y,
+                                 double *__restrict__ totals,
                                  const float *__restrict__ x,
                                  const double *__restrict__ carries,
                                  long long len, long long inner,
-                                 long long chunk, long long chunks,
-                                 long long n, cpu::ScanKind kind) {
+                                 long long chunk, long long chunks, long long n,
+                                 cpu::ScanKind kind) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
     ScanChunk s = scanChunkOf(i, len, inner, chunk, chunks);
     double acc = carries ? carries[i] : cpu::scanIdentity(kind);
     for (long long l = s.begin; l < s.end; ++l, s.at += inner) {
       acc = cpu::scanFold(kind, acc, double(x[s.at]));
-      y[s.at] = float(acc);
+      if (y)
+        y[s.at] = float(acc);
     }
+    if (totals)
+      totals[i] = acc;
   }
 }
 
@@ -513,11 +501,14 @@ cudaError_t foldScanChunks(double *totals, const float *x, const double *init,
                            int64_t inner, const ScanChunking &c,
                            cpu::ScanKind kind, cudaStream_t stream) {
   int64_t n = lines * c.chunks;
-  if (cudaError_t e = launchOver(n, [&](unsigned grid) {
-        SHARDRT_LAUNCH(scanChunkTotalsKernel, grid, kThreads, stream)
-        (totals, x, len, inner, c.chunk, c.chunks, n, kind);
-        return cudaSuccess;
-      });
+  if (cudaError_t e = launchOver(n,
+                                 [&](unsigned grid) {
+                                   SHARDRT_LAUNCH(scanChunksKernel, grid,
+                                                  kThreads, stream)
+                                   (nullptr, totals, x, nullptr, len, inner,
+                                    c.chunk, c.chunks, n, kind);
+                                   return cudaSuccess;
+                                 });
       e != cudaSuccess)
     return e;
   return launchOver(lines, [&](unsigned grid) {
@@ -530,8 +521,8 @@ cudaError_t foldScanChunks(double *totals, const float *x, const double *init,
 
 cudaError_t launchScan(float *y, const float *x, const double *init,
                        double *carries, int64_t outer, int64_t len,
-                       int64_t inner, const ScanChunking &c,
-                       cpu::ScanKind kind, cudaStream_t stream) {
+                       int64_t inner, const ScanChunking &c, cpu::ScanKind kind,
+                       cudaStream_t stream) {
   int64_t lines = len == 0 ? 0 : outer * inner, n = lines * c.chunks;
   if (c.chunks > 1)
     if (cudaError_t e = foldScanChunks(carries, x, init, nullptr, lines, len,
@@ -542,7 +533,7 @@ cudaError_t launchScan(float *y, const float *x, const double *init,
   const double *from = c.chunks > 1 ? carries : init;
   return launchOver(n, [&](unsigned grid) {
     SHARDRT_LAUNCH(scanChunksKernel, grid, kThreads, stream)
-    (y, x, from, len, inner, c.chunk, c.chunks, n, kind);
+    (y, nullptr, x, from, len, inner, c.chunk, c.chunks, n, kind);
     return cudaSuccess;
   });
 }
@@ -556,10 +547,9 @@ cudaError_t launchScanTotals(float *packed, const float *x, double *totals,
                         c, kind, stream);
 }
 
-cudaError_t launchScanCarries(double *init, const float *totals,
-                              int64_t outer, int64_t members, int64_t inner,
-                              int64_t before, cpu::ScanKind kind,
-                              cudaStream_t stream) {
+cudaError_t launchScanCarries(double *init, const float *totals, int64_t outer,
+                              int64_t members, int64_t inner, int64_t before,
+                              cpu::ScanKind kind, cudaStream_t stream) {
   int64_t lines = outer * inner;
   return launchOver(lines, [&](unsigned grid) {
     SHARDRT_LAUNCH(scanCarriesKernel, grid, kThreads, stream)
