@@ -47,7 +47,8 @@ struct KernelEmitter {
     scl::KernelOp::create(b, loc, b.getStringAttr(opcode), ins, ValueRange{out},
                           b.getDenseI64ArrayAttr(ints),
                           b.getDenseF64ArrayAttr(floats),
-                          mode.empty() ? StringAttr() : b.getStringAttr(mode));
+                          mode.empty() ? StringAttr() : b.getStringAttr(mode),
+                          DenseI64ArrayAttr());
   }
   Value unary(StringRef fn, Value x) {
     Value out = alloc(shapeOf(x));

@@ -66,7 +66,8 @@ Value readAs(Value v, const Extents &shape, OpBuilder &b,
   Value copy = memref::AllocOp::create(b, at, type);
   scl::KernelOp::create(b, at, b.getStringAttr("Copy"), ValueRange{v},
                         ValueRange{copy}, b.getDenseI64ArrayAttr({}),
-                        b.getDenseF64ArrayAttr({}), StringAttr());
+                        b.getDenseF64ArrayAttr({}), StringAttr(),
+                        DenseI64ArrayAttr());
   return copy;
 }
 

@@ -186,7 +186,7 @@ struct OverlapHalos : impl::ScOverlapHalosBase<OverlapHalos> {
       scl::KernelOp::create(b, conv.getLoc(), conv.getOpcodeAttr(),
                             conv.getIns(), conv.getOuts(),
                             b.getDenseI64ArrayAttr(ints), conv.getFloatsAttr(),
-                            conv.getModeAttr());
+                            conv.getModeAttr(), conv.getMeshAxesAttr());
     };
     part(interior);
     scl::WaitOp::create(b, conv.getLoc(), started.getPending(),

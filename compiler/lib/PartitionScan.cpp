@@ -12,12 +12,12 @@
 // (1e8 + 1 - 1e8) and a cumprod past float's range (1e20 * 1e20 * 1e-30)
 // come out as on one device.
 //
-// The last member's totals are never read, so it sends zeros. An empty
-// shard's totals are the fold's identity.
-//
-// Each member's Scan names how many totals it folds, so members of one
-// group never share a rank class (a group_norm split one group per rank
-// costs the same): P ranks, P small programs.
+// The instructions name the group (the split's mesh axes, in its order),
+// and the runtime finds how many totals a rank folds from its place in the
+// group, so members of one group run the same program: an even split over
+// P ranks stays one rank class. The last member's totals are never read:
+// its ScanTotals writes zeros without reading the shard. An empty shard's
+// totals are the fold's identity.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,39 +42,30 @@ LogicalResult partition::lowerSplitScan(Partitioner &p, Operation *op,
   int64_t members = split.numShards();
   art::IntList gatherInts =
       collectiveInts(dim, std::vector<int64_t>(members, 1));
+  std::vector<uint32_t> axes(split.axes.begin(), split.axes.end());
   for (int64_t r = 0; r < p.numRanks(); ++r) {
     Emit e{p.ranks[r]};
-    int64_t g = split.shardOf(p.mesh, p.mesh.coords(r));
     Shape shape = e.shape(in[r]), totals = shape;
     totals[dim] = 1;
     totals.push_back(shardrt::cpu::kPackedScanFloats);
-    uint32_t mine;
-    if (g == members - 1) {
-      mine = e.fill(totals, 0.0);
-    } else {
-      mine = e.tmp(totals);
-      art::InstructionSpec &fold =
-          e.b.emit(fb::Opcode::ScanTotals, {in[r]}, {mine});
-      fold.str = kind.str();
-      fold.ints = {dim};
-    }
+    uint32_t mine = e.tmp(totals);
+    art::InstructionSpec &fold =
+        e.b.emit(fb::Opcode::ScanTotals, {in[r]}, {mine});
+    fold.str = kind.str();
+    fold.ints = {dim};
+    fold.meshAxes = axes;
     Shape gathered = totals;
     gathered[dim] = members;
     uint32_t all = e.tmp(gathered);
     art::InstructionSpec &gather =
         p.ranks[r].emit(fb::Opcode::AllGather, {mine}, {all});
     gather.ints = gatherInts;
-    gather.meshAxes.assign(split.axes.begin(), split.axes.end());
+    gather.meshAxes = axes;
     uint32_t y = e.tmp(shape);
-    std::vector<uint32_t> ins = {in[r]};
-    std::vector<int64_t> ints = {dim};
-    if (g > 0) {
-      ins.push_back(all);
-      ints.push_back(g);
-    }
-    art::InstructionSpec &scan = e.b.emit(fb::Opcode::Scan, ins, {y});
+    art::InstructionSpec &scan = e.b.emit(fb::Opcode::Scan, {in[r], all}, {y});
     scan.str = kind.str();
-    scan.ints = ints;
+    scan.ints = {dim};
+    scan.meshAxes = axes;
     p.ranks[r].bind(op->getResult(0), y);
   }
   return success();

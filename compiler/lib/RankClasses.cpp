@@ -422,7 +422,9 @@ LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
           builder, loc, builder.getStringAttr(fb::EnumNameOpcode(inst.opcode)),
           ins, outs, builder.getDenseI64ArrayAttr(inst.ints),
           builder.getDenseF64ArrayAttr(inst.floats),
-          inst.str.empty() ? StringAttr() : builder.getStringAttr(inst.str));
+          inst.str.empty() ? StringAttr() : builder.getStringAttr(inst.str),
+          inst.meshAxes.empty() ? DenseI64ArrayAttr()
+                                : builder.getDenseI64ArrayAttr(axes()));
     }
   }
   allocateUpTo(b.program.size() + b.buffers.size());
@@ -808,6 +810,8 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex,
       inst.ints.assign(k.getInts().begin(), k.getInts().end());
       inst.floats.assign(k.getFloats().begin(), k.getFloats().end());
       inst.str = k.getMode().value_or("").str();
+      if (std::optional<ArrayRef<int64_t>> axes = k.getMeshAxes())
+        inst.meshAxes.assign(axes->begin(), axes->end());
     } else if (auto x = dyn_cast<scl::HaloExchangeOp>(op)) {
       if (x.getPending())
         startedBy[x.getPending()] = b.program.size();

@@ -34,6 +34,12 @@
 // RUN: mkdir -p %t/m2 && shard-run %t/mesh2d.shardbin --input arg0=%t/y.npy --input arg1=%t/z.npy --check --output result0=%t/m2/r0.npy --output result1=%t/m2/r1.npy --output result2=%t/m2/r2.npy | FileCheck %s --check-prefix=RAN2
 // RUN: %python %t/scans.py check2d %t/m2 %t/y.npy %t/z.npy | FileCheck %s --check-prefix=VALUES2
 // RUN: shardc %t/mesh2d.mlir --emit=plan | FileCheck %s --check-prefix=PLAN
+// An even split: every member runs the same program (one rank class).
+// RUN: shardc %t/even.mlir --emit=plan | FileCheck %s --check-prefix=EVEN
+// RUN: shardc %t/even.mlir --emit=partitioned | FileCheck %s --check-prefix=EVENIR
+// RUN: shardc %t/even.mlir -o %t/even.shardbin
+// RUN: %python %t/scans.py input %t/e.npy 4,8 0.31
+// RUN: shard-run %t/even.shardbin --input arg0=%t/e.npy --check | FileCheck %s --check-prefix=RANEVEN
 // The comparison can fail: the input scaled by 1%.
 // RUN: not %python %t/scans.py check %t %t/x.npy %t/s.npy wrong 2>&1 | FileCheck %s --check-prefix=WRONG
 
@@ -62,6 +68,11 @@
 // PLAN-COUNT-2: halo exchanges: 0, collectives: 3, bytes sent: 304, received: 304
 // PLAN-COUNT-2: halo exchanges: 0, collectives: 3, bytes sent: 336, received: 336
 // WRONG: cumsum dim 1 at
+// EVEN: rank class 'class0': ranks [0..3]
+// EVEN-NOT: rank class 'class1'
+// EVENIR: scl.kernel "ScanTotals" mode "prod" over [0]
+// EVENIR: scl.kernel "Scan" mode "prod" over [0] ins({{.*}}, {{.*}} : memref<4x2xf32>, memref<4x4x4xf32>)
+// RANEVEN: check result0: {{.*}}: ok
 
 //--- model.mlir
 sc.mesh @m ["x"=4]
@@ -110,6 +121,14 @@ func.func @main(%y: tensor<3x10xf32> {sc.sharding = #sc.sharding<@m, [{}, {"y", 
   %b = sc.logcumsumexp %y {dim = -1 : i64} : (tensor<3x10xf32>) -> tensor<3x10xf32>
   %c = sc.cumprod %z {dim = 1 : i64} : (tensor<4x9xf32>) -> tensor<4x9xf32>
   return %a, %b, %c : tensor<3x10xf32>, tensor<3x10xf32>, tensor<4x9xf32>
+}
+
+//--- even.mlir
+sc.mesh @m ["x"=4]
+func.func @main(%e: tensor<4x8xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}]>})
+    -> (tensor<4x8xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}]>}) {
+  %c = sc.cumprod %e {dim = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %c : tensor<4x8xf32>
 }
 
 //--- scans.py

@@ -46,6 +46,9 @@ std::optional<shardrt::fb::Opcode> scl::computeOpcode(StringRef name) {
   return std::nullopt;
 }
 
+static LogicalResult verifyGroup(Operation *op, const RankContext &context,
+                                 ArrayRef<int64_t> axes);
+
 LogicalResult KernelOp::verify() {
   if (!computeOpcode(getOpcode())) {
     if (getOpcode() == "Invalid")
@@ -60,6 +63,28 @@ LogicalResult KernelOp::verify() {
   }
   if (getOuts().empty())
     return emitOpError("writes no buffer");
+  if (std::optional<ArrayRef<int64_t>> axes = getMeshAxes()) {
+    if (getOpcode() != "Scan" && getOpcode() != "ScanTotals")
+      return emitOpError("'")
+             << getOpcode() << "' reads no group: only Scan and ScanTotals "
+             << "take mesh_axes";
+    FailureOr<RankContext> context = rankContextOf(*this);
+    if (failed(context) || failed(verifyGroup(*this, *context, *axes)))
+      return failure();
+    // A Scan from totals folds as many as come before its rank in the
+    // group: the totals must be the group's, and no count may be named.
+    if (getOpcode() == "Scan" && getIns().size() == 2) {
+      if (getInts().size() != 1)
+        return emitOpError("names both how many totals it folds and a group");
+      auto totals = cast<MemRefType>(getIns()[1].getType());
+      int64_t dim = getInts()[0], members = context->groupSize(*axes);
+      if (dim >= 0 && dim < totals.getRank() &&
+          totals.getDimSize(dim) != members)
+        return emitOpError("has the totals of ")
+               << totals.getDimSize(dim) << " shards for a group of "
+               << members;
+    }
+  }
   return success();
 }
 

@@ -219,6 +219,9 @@ struct ScanStep {
   uint32_t x = 0, y = 0;
   uint32_t totals = UINT32_MAX; ///< none: start from the identity
   int64_t members = 0, before = 0;
+  /// A ScanTotals on its group's last member: nobody reads its totals, so
+  /// it writes zeros without reading x.
+  bool unread = false;
 };
 StatusOr<ScanStep> decodeScan(const fb::Instruction &inst,
                               const PrepareContext &ctx);

@@ -1,9 +1,11 @@
 //===- PrepareCompute.cpp - Elementwise, reductions, norms, GEMM ----------===//
 
+#include "Collectives.h"
 #include "Prepare.h"
 #include "shardrt/artifact/Artifact.h"
 #include "shardrt/cpu/Kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -71,7 +73,11 @@ StatusOr<ScanStep> decodeScan(const fb::Instruction &inst,
   bool fromTotals = numInputs(inst) == 2;
   IntReader ints(inst);
   int64_t dim = ints.next();
-  int64_t before = fromTotals ? ints.next() : 0;
+  // A Scan from totals names how many it folds, or leaves it to the rank's
+  // place in the group its mesh axes name, so that every member of the
+  // group runs the same instruction.
+  bool named = fromTotals && inst.ints() && inst.ints()->size() == 2;
+  int64_t before = named ? ints.next() : 0;
   SHARDRT_RETURN_IF_ERROR(ints.finish());
   if (dim < 0 || dim >= int64_t(in.shape.size()))
     return invalid("scan dim " + std::to_string(dim) +
@@ -88,14 +94,30 @@ StatusOr<ScanStep> decodeScan(const fb::Instruction &inst,
   step.len = in.shape[dim];
   step.x = inIdx(inst, 0);
   step.y = outIdx(inst, 0);
+  bool grouped = inst.mesh_axes() && inst.mesh_axes()->size() > 0;
+  if (named && grouped)
+    return invalid("names both how many totals it folds and a group");
+  if (totalsOnly && grouped) {
+    // The group's last member's totals are never read.
+    SHARDRT_ASSIGN_OR_RETURN(Group group, groupOf(inst, ctx));
+    step.unread = group.index + 1 == group.ranks.size();
+  }
   if (fromTotals) {
     const SlotInfo &totals = inSlot(inst, ctx, 1);
     step.members = totals.shape.size() == line.size() ? totals.shape[dim] : 0;
     line[dim] = step.members;
     SHARDRT_RETURN_IF_ERROR(requireShape(totals, line, "the shards' totals"));
-    if (before < 1 || before > step.members)
+    if (named && (before < 1 || before > step.members))
       return invalid("folds the totals of " + std::to_string(before) +
                      " shards before it, of " + std::to_string(step.members));
+    if (!named) {
+      SHARDRT_ASSIGN_OR_RETURN(Group group, groupOf(inst, ctx));
+      if (int64_t(group.ranks.size()) != step.members)
+        return invalid("has the totals of " + std::to_string(step.members) +
+                       " shards for a group of " +
+                       std::to_string(group.ranks.size()));
+      before = int64_t(group.index);
+    }
     step.totals = inIdx(inst, 1);
     step.before = before;
   }
@@ -309,6 +331,12 @@ StatusOr<RunFn> prepareScan(const fb::Instruction &inst,
   SHARDRT_ASSIGN_OR_RETURN(ScanStep step, decodeScan(inst, ctx));
   Shape xs = inSlot(inst, ctx, 0).shape;
   int64_t dim = inst.ints()->Get(0);
+  if (step.unread)
+    return RunFn([=](RunContext &rc) {
+      float *y = slotPtr<float>(rc, step.y);
+      std::fill(y, y + step.outer * step.inner * cpu::kPackedScanFloats, 0.f);
+      return Status();
+    });
   if (inst.opcode() == Opcode::ScanTotals)
     return RunFn([=](RunContext &rc) {
       cpu::scanTotals(step.kind, slotPtr<float>(rc, step.x), xs, dim,

@@ -136,10 +136,16 @@ TEST(EnginePrepare, MalformedScans) {
           Opcode::Scan, {{s}, {totals, fb::DType::I1}}, {s}, {1, 1}, {}, "prod"}
            .prepareStatus()),
       StatusCode::Unimplemented, {"(Scan)", "input 1 is I1"}));
-  EXPECT_TRUE(
-      rejected((OpCase{Opcode::Scan, {{s}, {totals}}, {s}, {1}, {}, "sum"}
-                    .prepareStatus()),
-               kInvalid, {"(Scan)", "integer attributes"}));
+  // Without a count, the rank's place in the group of its mesh axes (none:
+  // a group of one) says how many totals it folds: the totals must be the
+  // group's (GroupScanTest runs groups of four).
+  EXPECT_TRUE(rejected(
+      (OpCase{Opcode::Scan, {{s}, {totals}}, {s}, {1}, {}, "sum"}
+           .prepareStatus()),
+      kInvalid, {"(Scan)", "has the totals of 3 shards for a group of 1"}));
+  EXPECT_TRUE((OpCase{Opcode::Scan, {{s}, {{2, 1, 4}}}, {s}, {1}, {}, "sum"}
+                   .prepareStatus())
+                  .ok());
   EXPECT_TRUE(rejected(
       (OpCase{Opcode::Scan, {{s}, {totals}}, {s}, {1, 0}, {}, "sum"}
            .prepareStatus()),

@@ -59,6 +59,50 @@ func.func @kernel_no_outs(%x: memref<4xf32>) {
   return
 }
 
+// -----
+
+// case: a group on an instruction that reads none
+sc.mesh @line ["x"=2]
+func.func @kernel_group_unread(%x: memref<4xf32>, %y: memref<4xf32>)
+    attributes {scl.mesh = @line, scl.ranks = array<i32: 0, 1>} {
+  // expected-error @+1 {{'Unary' reads no group: only Scan and ScanTotals take mesh_axes}}
+  scl.kernel "Unary" mode "relu" over [0] ins(%x : memref<4xf32>) outs(%y : memref<4xf32>)
+  return
+}
+
+// -----
+
+// case: a scan's group names an axis the mesh lacks
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @kernel_group_axis(%x: memref<2x3xf32>, %t: memref<2x1x4xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{mesh_axes must be axes of the mesh (0..1); got 2}}
+  scl.kernel "ScanTotals" mode "sum" over [2] ins(%x : memref<2x3xf32>) outs(%t : memref<2x1x4xf32>) {ints = array<i64: 1>}
+  return
+}
+
+// -----
+
+// case: the totals of 3 shards for a scan over a group of 2
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @kernel_scan_members(%x: memref<2x3xf32>, %all: memref<2x3x4xf32>, %y: memref<2x3xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{has the totals of 3 shards for a group of 2}}
+  scl.kernel "Scan" mode "max" over [1] ins(%x, %all : memref<2x3xf32>, memref<2x3x4xf32>) outs(%y : memref<2x3xf32>) {ints = array<i64: 1>}
+  return
+}
+
+// -----
+
+// case: a scan that names both how many totals it folds and its group
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @kernel_scan_count_and_group(%x: memref<2x3xf32>, %all: memref<2x2x4xf32>, %y: memref<2x3xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{names both how many totals it folds and a group}}
+  scl.kernel "Scan" mode "sum" over [0] ins(%x, %all : memref<2x3xf32>, memref<2x2x4xf32>) outs(%y : memref<2x3xf32>) {ints = array<i64: 1, 1>}
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // scl.halo_exchange
 //===----------------------------------------------------------------------===//

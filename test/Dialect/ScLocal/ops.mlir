@@ -176,3 +176,23 @@ func.func @ring(%q: memref<2x3x4xf32>, %k: memref<1x3x4xf32>, %v: memref<1x5x2xf
       outs(%y : memref<2x3x2xf32>) {values_whole}
   return %y : memref<2x3x2xf32>
 }
+
+// -----
+
+// A split cumsum's instructions over y then x of a 2x2 mesh: every member
+// runs them alike; the runtime finds how many gathered totals a rank folds
+// from its place in the group.
+sc.mesh @grid ["x"=2, "y"=2]
+// CHECK-LABEL: func.func @scan_over_group
+func.func @scan_over_group(%x: memref<2x3xf32>, %all: memref<2x4x4xf32>) -> memref<2x3xf32>
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0, 1, 2, 3>} {
+  %t = memref.alloc() : memref<2x1x4xf32>
+  // CHECK: scl.kernel "ScanTotals" mode "sum" over [1, 0] ins(%{{.*}} : memref<2x3xf32>) outs(%{{.*}} : memref<2x1x4xf32>) {ints = array<i64: 1>}
+  scl.kernel "ScanTotals" mode "sum" over [1, 0] ins(%x : memref<2x3xf32>)
+      outs(%t : memref<2x1x4xf32>) {ints = array<i64: 1>}
+  %y = memref.alloc() : memref<2x3xf32>
+  // CHECK: scl.kernel "Scan" mode "sum" over [1, 0] ins(%{{.*}}, %{{.*}} : memref<2x3xf32>, memref<2x4x4xf32>) outs(%{{.*}} : memref<2x3xf32>) {ints = array<i64: 1>}
+  scl.kernel "Scan" mode "sum" over [1, 0] ins(%x, %all : memref<2x3xf32>, memref<2x4x4xf32>)
+      outs(%y : memref<2x3xf32>) {ints = array<i64: 1>}
+  return %y : memref<2x3xf32>
+}

@@ -16,6 +16,15 @@ StatusOr<RunFn> prepareScanStep(const fb::Instruction &inst,
                                 const PrepareContext &ctx, cudaStream_t stream,
                                 const ScratchFn &scratch) {
   SHARDRT_ASSIGN_OR_RETURN(ScanStep step, decodeScan(inst, ctx));
+  if (step.unread)
+    return RunFn([=](RunContext &rc) -> Status {
+      SHARDRT_CUDA_TRY(cudaMemsetAsync(slotPtr<float>(rc, step.y), 0,
+                                       size_t(step.outer * step.inner) *
+                                           cpu::kPackedScanFloats *
+                                           sizeof(float),
+                                       stream));
+      return Status();
+    });
   ScanChunking chunking = planScanChunks(step.outer, step.len, step.inner);
   bool totalsOnly = inst.opcode() == fb::Opcode::ScanTotals;
   int64_t lines = step.outer * step.inner;

@@ -31,6 +31,17 @@ def Scl_KernelOp : Scl_Op<"kernel", [AttrSizedOperandSegments]> {
     scl.kernel "Binary" mode "add" ins(%a, %b : memref<4xf32>, memref<4xf32>)
         outs(%c : memref<4xf32>)
     ```
+
+    `over` names a group of ranks (mesh axes, as the collectives name theirs)
+    for the instructions that read their rank's place in it: a `Scan` from
+    gathered totals folds the totals of the members before it, and a
+    `ScanTotals` on the group's last member writes zeros, so every member of
+    a split scan runs the same instructions.
+
+    ```mlir
+    scl.kernel "Scan" mode "sum" over [0] ins(%x, %totals : memref<2x3xf32>,
+        memref<2x4x4xf32>) outs(%y : memref<2x3xf32>) {ints = array<i64: 1>}
+    ```
   }];
   let arguments = (ins
     StrAttr:$opcode,
@@ -38,10 +49,12 @@ def Scl_KernelOp : Scl_Op<"kernel", [AttrSizedOperandSegments]> {
     Arg<Variadic<Scl_Buffer>, "", [MemWrite]>:$outs,
     DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$ints,
     DefaultValuedAttr<DenseF64ArrayAttr, "{}">:$floats,
-    OptionalAttr<StrAttr>:$mode
+    OptionalAttr<StrAttr>:$mode,
+    OptionalAttr<DenseI64ArrayAttr>:$mesh_axes
   );
   let assemblyFormat = [{
-    $opcode (`mode` $mode^)? (`ins` `(` $ins^ `:` type($ins) `)`)?
+    $opcode (`mode` $mode^)? (`over` $mesh_axes^)?
+    (`ins` `(` $ins^ `:` type($ins) `)`)?
     `outs` `(` $outs `:` type($outs) `)` attr-dict
   }];
   let hasVerifier = 1;
