@@ -39,9 +39,10 @@ std::string scalarExpr(StringRef fn, ArrayRef<std::string> operands) {
   const std::string &b = operands.size() > 1 ? operands[1] : a;
   // Unary ops that are one CUDA math-library call.
   static constexpr std::pair<const char *, const char *> kCalls[] = {
-      {"abs", "fabsf"},  {"exp", "expf"},     {"log", "logf"},
-      {"sqrt", "sqrtf"}, {"rsqrt", "rsqrtf"}, {"tanh", "tanhf"},
-      {"sin", "sinf"},   {"cos", "cosf"},     {"erf", "erff"}};
+      {"abs", "fabsf"},    {"exp", "expf"},     {"log", "logf"},
+      {"sqrt", "sqrtf"},   {"rsqrt", "rsqrtf"}, {"tanh", "tanhf"},
+      {"sin", "sinf"},     {"cos", "cosf"},     {"erf", "erff"},
+      {"log1p", "log1pf"}, {"expm1", "expm1f"}};
   for (auto [op, call] : kCalls)
     if (fn == op)
       return std::string(call) + "(" + a + ")";

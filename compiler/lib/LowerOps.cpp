@@ -463,6 +463,8 @@ LogicalResult lowerOp(Operation *op, ProgramBuilder &b) {
       .Case([&](SinOp) { return unary("sin"); })
       .Case([&](CosOp) { return unary("cos"); })
       .Case([&](ErfOp) { return unary("erf"); })
+      .Case([&](Log1pOp) { return unary("log1p"); })
+      .Case([&](Expm1Op) { return unary("expm1"); })
       .Case([&](SigmoidOp) { return unary("sigmoid"); })
       .Case([&](ReluOp) { return unary("relu"); })
       .Case([&](SiluOp) { return unary("silu"); })

@@ -123,9 +123,7 @@ void decomposeActivation(Operation *op) {
     Value scaled = MulOp::create(b, loc, x, slope);
     y = SelectOp::create(b, loc, positive, x, scaled);
   } else if (auto elu = dyn_cast<EluOp>(op)) {
-    Value exp = ExpOp::create(b, loc, x);
-    Value one = constant(1.0);
-    Value expm1 = SubOp::create(b, loc, exp, one);
+    Value expm1 = Expm1Op::create(b, loc, x);
     Value alpha = constant(elu.getAlpha().convertToDouble());
     Value negative = MulOp::create(b, loc, expm1, alpha);
     Value positive = greater(x, 0.0);
@@ -134,9 +132,7 @@ void decomposeActivation(Operation *op) {
     Value beta = constant(softplus.getBeta().convertToDouble());
     Value scaled = MulOp::create(b, loc, x, beta);
     Value exp = ExpOp::create(b, loc, scaled);
-    Value one = constant(1.0);
-    Value sum = AddOp::create(b, loc, exp, one);
-    Value log1pExp = LogOp::create(b, loc, sum);
+    Value log1pExp = Log1pOp::create(b, loc, exp);
     Value smooth = DivOp::create(b, loc, log1pExp, beta);
     Value linear = greater(scaled, softplus.getThreshold().convertToDouble());
     y = SelectOp::create(b, loc, linear, x, smooth);
@@ -155,9 +151,7 @@ void decomposeActivation(Operation *op) {
     y = DivOp::create(b, loc, ramp, six);
   } else if (isa<MishOp>(op)) {
     Value exp = ExpOp::create(b, loc, x);
-    Value one = constant(1.0);
-    Value sum = AddOp::create(b, loc, exp, one);
-    Value softplus = LogOp::create(b, loc, sum);
+    Value softplus = Log1pOp::create(b, loc, exp);
     Value tanh = TanhOp::create(b, loc, softplus);
     y = MulOp::create(b, loc, x, tanh);
   } else if (isa<SeluOp, CeluOp>(op)) {
@@ -169,9 +163,7 @@ void decomposeActivation(Operation *op) {
     Value inner = x;
     if (celu)
       inner = DivOp::create(b, loc, x, constant(alpha));
-    Value exp = ExpOp::create(b, loc, inner);
-    Value one = constant(1.0);
-    Value expm1 = SubOp::create(b, loc, exp, one);
+    Value expm1 = Expm1Op::create(b, loc, inner);
     Value negative = MulOp::create(b, loc, expm1, constant(alpha));
     Value positive = greater(x, 0.0);
     y = SelectOp::create(b, loc, positive, x, negative);
@@ -183,9 +175,7 @@ void decomposeActivation(Operation *op) {
     Value magnitude = AbsOp::create(b, loc, x);
     Value negated = NegOp::create(b, loc, magnitude);
     Value exp = ExpOp::create(b, loc, negated);
-    Value one = constant(1.0);
-    Value sum = AddOp::create(b, loc, exp, one);
-    Value log1p = LogOp::create(b, loc, sum);
+    Value log1p = Log1pOp::create(b, loc, exp);
     y = SubOp::create(b, loc, low, log1p);
   } else if (isa<SoftsignOp>(op)) {
     Value magnitude = AbsOp::create(b, loc, x);

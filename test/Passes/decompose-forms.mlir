@@ -80,9 +80,7 @@ func.func @pad_circular_crops(%x: tensor<1x4x6xf32>) -> (tensor<1x6x7xf32>, tens
 // CHECK-NEXT: %[[P:.*]] = sc.compare %arg0, %[[Z]] {predicate = "gt"}
 // CHECK-NEXT: %[[M:.*]] = sc.mul %arg0, %[[S]]
 // CHECK-NEXT: %[[L:.*]] = sc.select %[[P]], %arg0, %[[M]] {sc.sharding = #sc.sharding<@m, [{"x"}]>} : (tensor<8xi1>, tensor<8xbf16>, tensor<8xbf16>) -> tensor<8xbf16>
-// CHECK-NEXT: %[[E:.*]] = sc.exp %arg1
-// CHECK-NEXT: %[[ONE:.*]] = sc.constant dense<1.000000e+00> : tensor<f32>
-// CHECK-NEXT: %[[E1:.*]] = sc.sub %[[E]], %[[ONE]]
+// CHECK-NEXT: %[[E1:.*]] = sc.expm1 %arg1
 // CHECK-NEXT: %[[A:.*]] = sc.constant dense<1.500000e+00> : tensor<f32>
 // CHECK-NEXT: %[[EA:.*]] = sc.mul %[[E1]], %[[A]]
 // CHECK-NEXT: %[[Z2:.*]] = sc.constant dense<0.000000e+00> : tensor<f32>
@@ -91,9 +89,7 @@ func.func @pad_circular_crops(%x: tensor<1x4x6xf32>) -> (tensor<1x6x7xf32>, tens
 // CHECK-NEXT: %[[B:.*]] = sc.constant dense<2.000000e+00> : tensor<f32>
 // CHECK-NEXT: %[[BX:.*]] = sc.mul %arg1, %[[B]]
 // CHECK-NEXT: %[[EX:.*]] = sc.exp %[[BX]]
-// CHECK-NEXT: %[[ONE2:.*]] = sc.constant dense<1.000000e+00> : tensor<f32>
-// CHECK-NEXT: %[[AD:.*]] = sc.add %[[EX]], %[[ONE2]]
-// CHECK-NEXT: %[[LG:.*]] = sc.log %[[AD]]
+// CHECK-NEXT: %[[LG:.*]] = sc.log1p %[[EX]]
 // CHECK-NEXT: %[[DV:.*]] = sc.div %[[LG]], %[[B]]
 // CHECK-NEXT: %[[T:.*]] = sc.constant dense<1.000000e+01> : tensor<f32>
 // CHECK-NEXT: %[[TH:.*]] = sc.compare %[[BX]], %[[T]] {predicate = "gt"}
@@ -239,7 +235,7 @@ func.func @roll_flat(%x: tensor<3x5xf32>, %s: tensor<f32>) -> (tensor<3x5xf32>, 
 
 // hardtanh clamps; hardsigmoid and hardswish are PyTorch's
 // min(max(x + 3, 0), 6) / 6 (times x first for hardswish); mish is
-// x * tanh(log(1 + exp(x))). The pin moves to the last op.
+// x * tanh(log1p(exp(x))). The pin moves to the last op.
 // CHECK-LABEL: func.func @hard_activations
 // CHECK:      %[[LO:.*]] = sc.constant dense<0.000000e+00> : tensor<f32>
 // CHECK-NEXT: %[[F:.*]] = sc.maximum %arg0, %[[LO]]
@@ -256,9 +252,7 @@ func.func @roll_flat(%x: tensor<3x5xf32>, %s: tensor<f32>) -> (tensor<3x5xf32>, 
 // CHECK-NEXT: %[[XR:.*]] = sc.mul %arg0, %[[RAMP2]]
 // CHECK-NEXT: %[[HW:.*]] = sc.div %[[XR]], %{{.*}}
 // CHECK-NEXT: %[[E:.*]] = sc.exp %arg0
-// CHECK-NEXT: %[[ONE:.*]] = sc.constant dense<1.000000e+00> : tensor<f32>
-// CHECK-NEXT: %[[SUM:.*]] = sc.add %[[E]], %[[ONE]]
-// CHECK-NEXT: %[[SP:.*]] = sc.log %[[SUM]]
+// CHECK-NEXT: %[[SP:.*]] = sc.log1p %[[E]]
 // CHECK-NEXT: %[[TH:.*]] = sc.tanh %[[SP]]
 // CHECK-NEXT: %[[MISH:.*]] = sc.mul %arg0, %[[TH]]
 // CHECK-NEXT: return %[[R6]], %[[HS]], %[[HW]], %[[MISH]]

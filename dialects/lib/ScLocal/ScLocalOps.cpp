@@ -102,7 +102,7 @@ int scl::scalarArity(StringRef fn) {
   return llvm::StringSwitch<int>(fn)
       .Cases({"neg", "abs", "exp", "log", "sqrt", "rsqrt"}, 1)
       .Cases({"tanh", "sigmoid", "relu", "silu", "gelu", "gelu_tanh"}, 1)
-      .Cases({"sin", "cos", "erf"}, 1)
+      .Cases({"sin", "cos", "erf", "log1p", "expm1"}, 1)
       .Cases({"add", "sub", "mul", "div", "maximum", "minimum", "pow"}, 2)
       .Case("select", 3)
       .Case("bool", 1)

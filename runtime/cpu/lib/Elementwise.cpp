@@ -262,6 +262,10 @@ template <typename Apply> void withUnaryFn(UnaryKind kind, Apply &&apply) {
     return apply([](float v) { return std::cos(v); });
   case UnaryKind::Erf:
     return apply([](float v) { return std::erf(v); });
+  case UnaryKind::Log1p:
+    return apply([](float v) { return std::log1p(v); });
+  case UnaryKind::Expm1:
+    return apply([](float v) { return std::expm1(v); });
   }
 }
 

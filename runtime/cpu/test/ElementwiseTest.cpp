@@ -22,6 +22,7 @@ using namespace shardrt::cpu;
 namespace {
 
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
+const float kInf = std::numeric_limits<float>::infinity();
 
 int64_t product(const Shape &s) {
   int64_t n = 1;
@@ -182,6 +183,21 @@ double refUnary(UnaryKind kind, double x) {
     return std::cos(x);
   case UnaryKind::Erf:
     return std::erf(x);
+  // From the definitions in long double, not from the library's log1p and
+  // expm1 that the kernel calls: near 0 by their series (four terms leave
+  // an error under x^5), elsewhere 1 + x keeps enough of x's bits.
+  case UnaryKind::Log1p: {
+    long double v = x;
+    if (std::fabs(x) < 1e-4)
+      return double(v - v * v / 2 + v * v * v / 3 - v * v * v * v / 4);
+    return double(std::log(1.0L + v));
+  }
+  case UnaryKind::Expm1: {
+    long double v = x;
+    if (std::fabs(x) < 1e-4)
+      return double(v + v * v / 2 + v * v * v / 6 + v * v * v * v / 24);
+    return double(std::exp(v) - 1.0L);
+  }
   }
   return 0;
 }
@@ -190,7 +206,8 @@ const UnaryKind kUnaryKinds[] = {
     UnaryKind::Neg,  UnaryKind::Abs,   UnaryKind::Exp,  UnaryKind::Log,
     UnaryKind::Sqrt, UnaryKind::Rsqrt, UnaryKind::Tanh, UnaryKind::Sigmoid,
     UnaryKind::Relu, UnaryKind::Silu,  UnaryKind::Gelu, UnaryKind::GeluTanh,
-    UnaryKind::Sin,  UnaryKind::Cos,   UnaryKind::Erf};
+    UnaryKind::Sin,  UnaryKind::Cos,   UnaryKind::Erf,  UnaryKind::Log1p,
+    UnaryKind::Expm1};
 
 const BinaryKind kBinaryKinds[] = {
     BinaryKind::Add,     BinaryKind::Sub,     BinaryKind::Mul, BinaryKind::Div,
@@ -209,7 +226,7 @@ TEST(ElementwiseUnaryTest, EveryKindMatchesReference) {
   std::mt19937 g(11);
   for (UnaryKind kind : kUnaryKinds) {
     bool positive = kind == UnaryKind::Log || kind == UnaryKind::Sqrt ||
-                    kind == UnaryKind::Rsqrt;
+                    kind == UnaryKind::Rsqrt || kind == UnaryKind::Log1p;
     for (int64_t n : {0, 1, 13, 1000, 40000}) {
       std::vector<float> x = randFloats(g, n, positive ? 0.01f : -6, 6);
       std::vector<float> y(n);
@@ -236,6 +253,31 @@ TEST(ElementwiseUnaryTest, SpecialValues) {
     EXPECT_NEAR(y[3], 0.0f, 1e-6);
     EXPECT_NEAR(y[4], kind == UnaryKind::Sigmoid ? 1.0f : 100.0f, 1e-4);
   }
+}
+
+TEST(ElementwiseUnaryTest, Log1pAndExpm1KeepWhatTinyArgumentsAdd) {
+  // log(1 + x) and exp(x) - 1 give 0 for these: 1 + x rounds to 1 in float.
+  std::vector<float> x = {1e-10f, -3e-8f, 1e-30f, 2e-4f, -0.5f, 5e-39f};
+  std::vector<float> y(x.size());
+  for (UnaryKind kind : {UnaryKind::Log1p, UnaryKind::Expm1}) {
+    unary(kind, x.data(), y.data(), int64_t(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      double want = refUnary(kind, x[i]);
+      EXPECT_NEAR(y[i], want, 2e-7 * std::fabs(want))
+          << "kind " << int(kind) << " x " << x[i];
+    }
+  }
+  std::vector<float> edges = {-1.0f, -2.0f, -kInf, kInf, 100.0f, kNaN};
+  y.resize(edges.size());
+  unary(UnaryKind::Log1p, edges.data(), y.data(), int64_t(edges.size()));
+  EXPECT_EQ(y[0], -kInf);
+  EXPECT_TRUE(std::isnan(y[1]) && std::isnan(y[2]) && std::isnan(y[5]));
+  EXPECT_EQ(y[3], kInf);
+  unary(UnaryKind::Expm1, edges.data(), y.data(), int64_t(edges.size()));
+  EXPECT_EQ(y[2], -1.0f);
+  EXPECT_EQ(y[3], kInf);
+  EXPECT_EQ(y[4], kInf);
+  EXPECT_TRUE(std::isnan(y[5]));
 }
 
 /// Distance in units in the last place between two floats of the same sign

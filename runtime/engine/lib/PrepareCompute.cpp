@@ -29,14 +29,15 @@ StatusOr<E> lookup(const std::map<std::string, E> &table,
 
 StatusOr<cpu::UnaryKind> unaryKind(const std::string &mode) {
   static const std::map<std::string, cpu::UnaryKind> kinds = {
-      {"neg", cpu::UnaryKind::Neg},   {"abs", cpu::UnaryKind::Abs},
-      {"exp", cpu::UnaryKind::Exp},   {"log", cpu::UnaryKind::Log},
-      {"sqrt", cpu::UnaryKind::Sqrt}, {"rsqrt", cpu::UnaryKind::Rsqrt},
-      {"tanh", cpu::UnaryKind::Tanh}, {"sigmoid", cpu::UnaryKind::Sigmoid},
-      {"relu", cpu::UnaryKind::Relu}, {"silu", cpu::UnaryKind::Silu},
-      {"gelu", cpu::UnaryKind::Gelu}, {"gelu_tanh", cpu::UnaryKind::GeluTanh},
-      {"sin", cpu::UnaryKind::Sin},   {"cos", cpu::UnaryKind::Cos},
-      {"erf", cpu::UnaryKind::Erf}};
+      {"neg", cpu::UnaryKind::Neg},    {"abs", cpu::UnaryKind::Abs},
+      {"exp", cpu::UnaryKind::Exp},    {"log", cpu::UnaryKind::Log},
+      {"sqrt", cpu::UnaryKind::Sqrt},  {"rsqrt", cpu::UnaryKind::Rsqrt},
+      {"tanh", cpu::UnaryKind::Tanh},  {"sigmoid", cpu::UnaryKind::Sigmoid},
+      {"relu", cpu::UnaryKind::Relu},  {"silu", cpu::UnaryKind::Silu},
+      {"gelu", cpu::UnaryKind::Gelu},  {"gelu_tanh", cpu::UnaryKind::GeluTanh},
+      {"sin", cpu::UnaryKind::Sin},    {"cos", cpu::UnaryKind::Cos},
+      {"erf", cpu::UnaryKind::Erf},    {"log1p", cpu::UnaryKind::Log1p},
+      {"expm1", cpu::UnaryKind::Expm1}};
   return lookup(kinds, mode, "unary op");
 }
 

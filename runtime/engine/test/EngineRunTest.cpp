@@ -173,6 +173,10 @@ TEST(EngineRun, UnaryKinds) {
       {"sin", [](double v) { return std::sin(v); }, false},
       {"cos", [](double v) { return std::cos(v); }, false},
       {"erf", [](double v) { return std::erf(v); }, false},
+      {"log1p",
+       [](double v) { return double(std::log(1.0L + (long double)v)); }, true},
+      {"expm1",
+       [](double v) { return double(std::exp((long double)v) - 1.0L); }, false},
   };
   for (const Kind &k : kinds) {
     Floats in = x;

@@ -118,6 +118,18 @@ func.func @trig(%arg0: tensor<2x3xf32>, %arg1: tensor<4xbf16>) -> (tensor<2x3xf3
 
 // -----
 
+// log1p and expm1 (what the activations built on exp and log need near 0).
+// CHECK-LABEL: func.func @log1p_expm1
+// CHECK: sc.log1p %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.expm1 %{{[^ ]*}} : tensor<4xbf16>
+func.func @log1p_expm1(%arg0: tensor<2x3xf32>, %arg1: tensor<4xbf16>) -> (tensor<2x3xf32>, tensor<4xbf16>) {
+  %0 = sc.log1p %arg0 : tensor<2x3xf32>
+  %1 = sc.expm1 %arg1 : tensor<4xbf16>
+  return %0, %1 : tensor<2x3xf32>, tensor<4xbf16>
+}
+
+// -----
+
 // Activations with parameters, defaults elided when printed.
 // CHECK-LABEL: func.func @activations
 // CHECK: sc.leaky_relu %{{[^ ]*}} : tensor<2x3xf32>

@@ -62,7 +62,8 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
       `sc.logsigmoid`, `sc.softsign` and `sc.prelu` (its per-channel
       slopes viewed along dim 1) become
       `sc.compare`/`sc.select`, `sc.maximum`/`sc.minimum` and arithmetic on
-      rank-0 constants, as PyTorch's kernels compute them; they shard as
+      rank-0 constants, as PyTorch's kernels compute them (with `sc.expm1`
+      and `sc.log1p` where they call expm1 and log1p); they shard as
       elementwise ops and fuse into one kernel;
     - `sc.var` and `sc.std` become a mean kept for broadcasting, the
       squared deviations' sum and a division by `max(0, N - correction)`

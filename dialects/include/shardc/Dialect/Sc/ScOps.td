@@ -165,6 +165,9 @@ def Sc_TanhOp : Sc_UnaryOp<"tanh", "tanh">;
 def Sc_SinOp : Sc_UnaryOp<"sin", "sin">;
 def Sc_CosOp : Sc_UnaryOp<"cos", "cos">;
 def Sc_ErfOp : Sc_UnaryOp<"erf", "erf">;
+// Accurate where log(1 + x) and exp(x) - 1 round away what x adds.
+def Sc_Log1pOp : Sc_UnaryOp<"log1p", "log1p">;
+def Sc_Expm1Op : Sc_UnaryOp<"expm1", "expm1">;
 def Sc_SigmoidOp : Sc_UnaryOp<"sigmoid", "sigmoid">;
 def Sc_ReluOp : Sc_UnaryOp<"relu", "relu">;
 def Sc_SiluOp : Sc_UnaryOp<"silu", "silu">;

@@ -136,7 +136,8 @@ def Scl_ScalarOp : Scl_Op<"scalar",
   let summary = "one elementwise function on f32 scalars";
   let description = [{
     `fn` is a mode of the runtime's `Unary` (one operand: neg, abs, exp, log,
-    sqrt, rsqrt, tanh, sin, cos, erf, sigmoid, relu, silu, gelu, gelu_tanh)
+    sqrt, rsqrt, tanh, sin, cos, erf, log1p, expm1, sigmoid, relu, silu, gelu,
+    gelu_tanh)
     or `Binary`
     (two operands: add, sub, mul, div, maximum, minimum, pow) instruction,
     with the same semantics (PyTorch's), or works on bools held as 1.0 and

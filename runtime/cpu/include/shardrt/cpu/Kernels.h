@@ -52,6 +52,8 @@ enum class UnaryKind {
   Sin,
   Cos,
   Erf,
+  Log1p,
+  Expm1,
 };
 /// Exp, Sigmoid and Silu use an exp that vectorises, within 1 ulp of the
 /// correctly rounded exp (lib/VectorExp.h).
