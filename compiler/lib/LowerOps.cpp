@@ -236,7 +236,8 @@ FailureOr<uint32_t> fillSplat(ProgramBuilder &b, ConstantOp splat) {
 std::vector<int64_t> reducedDims(int64_t rank,
                                  std::optional<ArrayRef<int64_t>> dims) {
   std::vector<int64_t> ints;
-  if (!dims || dims->empty()) {
+  // A rank-0 input's dim 0 (or -1) is its one element: no dim to list.
+  if (!dims || dims->empty() || rank == 0) {
     for (int64_t d = 0; d < rank; ++d)
       ints.push_back(d);
     return ints;

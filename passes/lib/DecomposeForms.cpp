@@ -252,7 +252,7 @@ void decomposeVariance(Operation *op) {
   ArrayRef<int64_t> shape = cast<RankedTensorType>(x.getType()).getShape();
   int64_t rank = shape.size();
   llvm::SmallBitVector reduced(rank, !dims || dims.empty());
-  if (dims)
+  if (dims && rank > 0) // a rank-0 input's dim 0 is its one element
     for (int64_t dim : dims.asArrayRef())
       reduced.set(*normalizeDim(dim, rank));
   double count = 1;

@@ -29,7 +29,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 SmallVector<int64_t> reducedDims(std::optional<ArrayRef<int64_t>> dims,
                                  int64_t rank) {
   SmallVector<int64_t> out;
-  if (!dims || dims->empty()) {
+  // A rank-0 input's dim 0 (or -1) is its one element: no dim to list.
+  if (!dims || dims->empty() || rank == 0) {
     for (int64_t d = 0; d < rank; ++d)
       out.push_back(d);
     return out;

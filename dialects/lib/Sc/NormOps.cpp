@@ -5,6 +5,7 @@
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace mlir;
@@ -20,15 +21,18 @@ reducedDims(OptLoc loc, StringRef name, std::optional<ArrayRef<int64_t>> dims,
   llvm::SmallBitVector reduced(rank, all);
   if (all)
     return reduced;
+  // As PyTorch wraps a dim of a rank-0 tensor: 0 or -1 name its one
+  // element, and reduce it as a reduction over every dim does.
+  llvm::SmallBitVector listed(std::max<int64_t>(rank, 1));
   for (int64_t dim : *dims) {
-    std::optional<int64_t> d = normalizeDim(dim, rank);
+    std::optional<int64_t> d = normalizeDim(dim, listed.size());
     if (!d)
       return fail(loc, name, "dim ", dim, " is out of range for rank ", rank);
-    if (reduced.test(*d))
+    if (listed.test(*d))
       return fail(loc, name, "dim ", dim, " is listed twice");
-    reduced.set(*d);
+    listed.set(*d);
   }
-  return reduced;
+  return rank == 0 ? reduced : listed;
 }
 
 /// `needsElements`: amax/amin, which have no value over no elements.

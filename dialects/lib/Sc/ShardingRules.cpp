@@ -164,7 +164,7 @@ template <typename OpT> static ShardingRule reductionRule(OpT op) {
   ArrayRef<int64_t> in = shapeOf(op.getInput());
   int64_t rank = in.size();
   llvm::SmallBitVector reduced(rank, !op.getDims() || op.getDims()->empty());
-  if (auto dims = op.getDims())
+  if (auto dims = op.getDims(); dims && rank > 0)
     for (int64_t dim : *dims)
       reduced.set(*normalizeDim(dim, rank));
   ShardingRule rule(1, 1);

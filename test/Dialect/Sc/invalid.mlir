@@ -835,6 +835,26 @@ func.func @var_dim(%x: tensor<2x3x4xf32>) -> tensor<2x3xf32> {
 
 // -----
 
+// case: a scalar's dims are 0 and -1 only (PyTorch wraps them as for rank 1)
+func.func @sum_scalar_dim(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+2 {{'sc.sum' op dim 1 is out of range for rank 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.sum %x {dims = array<i64: 1>} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// case: a scalar's dim 0 listed twice (as 0 and -1), as torch.sum refuses
+func.func @amax_scalar_dup(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+2 {{dim -1 is listed twice}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.amax %x {dims = array<i64: 0, -1>} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
 // case: std correction not finite
 func.func @std_correction(%x: tensor<2x3x4xf32>) -> tensor<f32> {
   // expected-error @+1 {{'sc.std' op correction must be finite}}

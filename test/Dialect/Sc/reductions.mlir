@@ -153,3 +153,18 @@ func.func @variance(%x: tensor<2x3x4xf32>, %h: tensor<2x3x4xbf16>) {
   %3 = sc.std %h {dims = array<i64: -2>, correction = 5.0} : (tensor<2x3x4xbf16>) -> tensor<2x4xbf16>
   return
 }
+
+// -----
+
+// A scalar reduces over dim 0 or -1 (its one element), keepdim or not, to a
+// scalar, as torch.sum(torch.tensor(2.), dim=0, keepdim=True).
+// CHECK-LABEL: func.func @scalar_dims
+// CHECK: sc.sum %{{[^ ]*}} {dims = array<i64: 0>} : (tensor<f32>) -> tensor<f32>
+// CHECK: sc.amax %{{[^ ]*}} {dims = array<i64: -1>, keepdim = true} : (tensor<f32>) -> tensor<f32>
+// CHECK: sc.var %{{[^ ]*}} {dims = array<i64: 0>} : (tensor<f32>) -> tensor<f32>
+func.func @scalar_dims(%x: tensor<f32>) {
+  %0 = sc.sum %x {dims = array<i64: 0>} : (tensor<f32>) -> tensor<f32>
+  %1 = sc.amax %x {dims = array<i64: -1>, keepdim = true} : (tensor<f32>) -> tensor<f32>
+  %2 = sc.var %x {dims = array<i64: 0>} : (tensor<f32>) -> tensor<f32>
+  return
+}
