@@ -282,6 +282,17 @@ void decomposeVariance(Operation *op) {
   replaceKeepingPin(op, last);
 }
 
+/// Softmax over a scalar's one element: exp(x - x) (1, or NaN where x is
+/// not finite, as exp(x - max) / sum gives); log_softmax is x - x.
+void decomposeScalarSoftmax(Operation *op) {
+  OpBuilder b(op);
+  Value x = op->getOperand(0);
+  Operation *last = SubOp::create(b, op->getLoc(), x, x);
+  if (isa<SoftmaxOp>(op))
+    last = ExpOp::create(b, op->getLoc(), last->getResult(0));
+  replaceKeepingPin(op, last);
+}
+
 /// An instance norm is a group norm with a group per channel.
 void decomposeInstanceNorm(InstanceNormOp norm) {
   OpBuilder b(norm);
@@ -426,6 +437,8 @@ struct DecomposeForms
         decomposeCircularCrop(pad);
       else if (isa<VarOp, StdOp>(op))
         decomposeVariance(op);
+      else if (isa<SoftmaxOp, LogSoftmaxOp>(op))
+        decomposeScalarSoftmax(op);
       else if (auto norm = dyn_cast<InstanceNormOp>(op))
         decomposeInstanceNorm(norm);
       else if (auto roll = dyn_cast<RollOp>(op))

@@ -68,3 +68,13 @@ func.func @einsum(%x: tensor<2x8xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}
   %z = sc.einsum %x, %y {equation = "ij,jk->ik"} : (tensor<2x8xf32>, tensor<8x3xf32>) -> tensor<2x3xf32>
   return %z : tensor<2x3xf32>
 }
+
+// -----
+
+sc.mesh @m ["x"=2]
+func.func @softmax_scalar(%v: tensor<4xf32> {sc.sharding = #sc.sharding<@m, [{"x"}]>}) -> tensor<f32> {
+  %x = sc.amax %v : (tensor<4xf32>) -> tensor<f32>
+  // expected-error @+1 {{'sc.softmax' op of a rank-0 tensor is not taken by sharding propagation; run -sc-decompose-forms first (shardc runs it)}}
+  %y = sc.softmax %x {dim = 0 : i64} : (tensor<f32>) -> tensor<f32>
+  return %y : tensor<f32>
+}

@@ -330,3 +330,19 @@ func.func @prelu_scalar(%x: tensor<f32>, %w: tensor<1xf32>) -> tensor<f32> {
   %y = sc.prelu %x, %w : (tensor<f32>, tensor<1xf32>) -> tensor<f32>
   return %y : tensor<f32>
 }
+
+// -----
+
+// Softmax over a scalar's one element is exp(x - x) (1, NaN where x is not
+// finite) and log_softmax x - x; the pin moves to the last op.
+// CHECK-LABEL: func.func @softmax_scalar
+// CHECK-NEXT: %[[D:.*]] = sc.sub %arg0, %arg0 : (tensor<f32>, tensor<f32>) -> tensor<f32>
+// CHECK-NEXT: %[[S:.*]] = sc.exp %[[D]] {sc.sharding = #sc.sharding<@m, []>} : tensor<f32>
+// CHECK-NEXT: %[[L:.*]] = sc.sub %arg0, %arg0 : (tensor<f32>, tensor<f32>) -> tensor<f32>
+// CHECK-NEXT: return %[[S]], %[[L]]
+sc.mesh @m ["x"=2]
+func.func @softmax_scalar(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %y = sc.softmax %x {dim = -1 : i64, sc.sharding = #sc.sharding<@m, []>} : (tensor<f32>) -> tensor<f32>
+  %z = sc.log_softmax %x {dim = 0 : i64} : (tensor<f32>) -> tensor<f32>
+  return %y, %z : tensor<f32>, tensor<f32>
+}

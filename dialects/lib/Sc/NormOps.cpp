@@ -139,7 +139,8 @@ static LogicalResult inferSoftmax(OptLoc loc, StringRef name, Adaptor adaptor,
   RankedTensorType x = tensorTypeOf(adaptor.getInput());
   if (!x)
     return fail(loc, name, "needs a ranked tensor");
-  if (!normalizeDim(adaptor.getDim(), x.getRank()))
+  // A rank-0 input takes dim 0 or -1, as PyTorch wraps its dims.
+  if (!normalizeDim(adaptor.getDim(), std::max<int64_t>(x.getRank(), 1)))
     return fail(loc, name, "dim ", static_cast<int64_t>(adaptor.getDim()),
                 " is out of range for rank ", x.getRank());
   types.push_back(x);

@@ -257,6 +257,9 @@ bool shardc::sc::isCoreForm(Operation *op) {
     return linear.isCoreForm();
   if (auto pad = dyn_cast<PadOp>(op))
     return pad.isCoreForm();
+  // Softmax over a scalar's one element has no dim for the runtime's step.
+  if (isa<SoftmaxOp, LogSoftmaxOp>(op))
+    return cast<RankedTensorType>(op->getResult(0).getType()).getRank() > 0;
   return !isa<LeakyReluOp, EluOp, SoftplusOp, ClampOp, HardtanhOp, SeluOp,
               CeluOp, LogsigmoidOp, SoftsignOp, PreluOp, HardsigmoidOp,
               HardswishOp, MishOp, VarOp, StdOp, InstanceNormOp, RollOp, FlipOp,
@@ -273,6 +276,8 @@ LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {
     diag << "with a 1-D weight or a broadcast bias ";
   else if (isa<PadOp>(op))
     diag << "in circular mode with crops ";
+  else if (isa<SoftmaxOp, LogSoftmaxOp>(op))
+    diag << "of a rank-0 tensor ";
   return diag << "is not taken by " << consumer
               << "; run -sc-decompose-forms first (shardc runs it)";
 }

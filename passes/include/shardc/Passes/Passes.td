@@ -69,6 +69,8 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
       squared deviations' sum and a division by `max(0, N - correction)`
       (then `sc.sqrt`);
     - `sc.instance_norm` becomes `sc.group_norm` with a group per channel;
+    - `sc.softmax` and `sc.log_softmax` of a rank-0 tensor become
+      `exp(x - x)` and `x - x` (1 and 0, NaN where x is not finite);
     - `sc.roll` becomes a circular `sc.pad` that wraps the shifted-in rows
       and a constant-mode `sc.pad` that crops as many on the other side
       (the shorter way round; flattened through `sc.reshape` without
