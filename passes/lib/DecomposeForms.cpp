@@ -155,20 +155,25 @@ void decomposeActivation(Operation *op) {
     Value tanh = TanhOp::create(b, loc, softplus);
     y = MulOp::create(b, loc, x, tanh);
   } else if (isa<SeluOp, CeluOp>(op)) {
-    // PyTorch's elu kernel with its scales: selu is scale * elu(x, alpha),
-    // celu elu(x / alpha) * alpha on the negative side.
+    // PyTorch's elu kernel with its coefficients, each rounded to float as
+    // the kernel takes them: x > 0 ? x * scale : expm1(x * input_scale) *
+    // (alpha * scale); selu has scale 1.0507..., celu input_scale 1 / alpha
+    // (computed in double first).
     auto celu = dyn_cast<CeluOp>(op);
-    double alpha = celu ? celu.getAlpha().convertToDouble()
-                        : 1.6732632423543772848170429916717;
+    float alpha = celu ? float(celu.getAlpha().convertToDouble())
+                       : 1.6732632423543772848170429916717f;
+    float scale = celu ? 1.0f : 1.0507009873554804934193349852946f;
     Value inner = x;
     if (celu)
-      inner = DivOp::create(b, loc, x, constant(alpha));
+      inner = MulOp::create(
+          b, loc, x, constant(float(1.0 / celu.getAlpha().convertToDouble())));
     Value expm1 = Expm1Op::create(b, loc, inner);
-    Value negative = MulOp::create(b, loc, expm1, constant(alpha));
-    Value positive = greater(x, 0.0);
-    y = SelectOp::create(b, loc, positive, x, negative);
+    Value negative = MulOp::create(b, loc, expm1, constant(alpha * scale));
+    Value linear = x;
     if (!celu)
-      y = MulOp::create(b, loc, y, constant(1.0507009873554804934193349852946));
+      linear = MulOp::create(b, loc, x, constant(scale));
+    Value positive = greater(x, 0.0);
+    y = SelectOp::create(b, loc, positive, linear, negative);
   } else if (isa<LogsigmoidOp>(op)) {
     Value zero = constant(0.0);
     Value low = MinimumOp::create(b, loc, x, zero);

@@ -133,7 +133,9 @@ void decomposeNormalize(NormalizeOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value x = op.getInput();
-  int64_t dim = dimOf(op.getDim(), op.getType().getRank());
+  // A rank-0 input's dim 0 (or -1) names its one element.
+  int64_t dim =
+      dimOf(op.getDim(), std::max<int64_t>(op.getType().getRank(), 1));
   Value norm = vectorNorm(b, loc, x, op.getP().convertToDouble(),
                           b.getDenseI64ArrayAttr({dim}), true);
   Value floor = MaximumOp::create(

@@ -346,3 +346,32 @@ func.func @softmax_scalar(%x: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
   %z = sc.log_softmax %x {dim = 0 : i64} : (tensor<f32>) -> tensor<f32>
   return %y, %z : tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// selu and celu as PyTorch's elu kernel computes them, its coefficients
+// rounded to float: selu x > 0 ? x * scale : expm1(x) * (alpha * scale)
+// (the float product 1.75809932); celu expm1(x * (1 / alpha)) * alpha.
+// CHECK-LABEL: func.func @selu_celu
+// CHECK-NEXT: %[[E:.*]] = sc.expm1 %arg0
+// CHECK-NEXT: %[[NC:.*]] = sc.constant dense<1.75809932> : tensor<f32>
+// CHECK-NEXT: %[[N:.*]] = sc.mul %[[E]], %[[NC]]
+// CHECK-NEXT: %[[PC:.*]] = sc.constant dense<1.05070102> : tensor<f32>
+// CHECK-NEXT: %[[P:.*]] = sc.mul %arg0, %[[PC]]
+// CHECK-NEXT: sc.constant dense<0.000000e+00>
+// CHECK-NEXT: %[[G:.*]] = sc.compare %arg0
+// CHECK-NEXT: %[[SELU:.*]] = sc.select %[[G]], %[[P]], %[[N]]
+// CHECK-NEXT: %[[IC:.*]] = sc.constant dense<1.42857146> : tensor<f32>
+// CHECK-NEXT: %[[I:.*]] = sc.mul %arg0, %[[IC]]
+// CHECK-NEXT: %[[E2:.*]] = sc.expm1 %[[I]]
+// CHECK-NEXT: %[[AC:.*]] = sc.constant dense<0.699999988> : tensor<f32>
+// CHECK-NEXT: %[[N2:.*]] = sc.mul %[[E2]], %[[AC]]
+// CHECK-NEXT: sc.constant dense<0.000000e+00>
+// CHECK-NEXT: %[[G2:.*]] = sc.compare %arg0
+// CHECK-NEXT: %[[CELU:.*]] = sc.select %[[G2]], %arg0, %[[N2]]
+// CHECK-NEXT: return %[[SELU]], %[[CELU]]
+func.func @selu_celu(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %0 = sc.selu %x : tensor<8xf32>
+  %1 = sc.celu %x {alpha = 0.7} : tensor<8xf32>
+  return %0, %1 : tensor<8xf32>, tensor<8xf32>
+}

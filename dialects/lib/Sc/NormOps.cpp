@@ -95,7 +95,7 @@ LogicalResult VectorNormOp::inferReturnTypes(MLIRContext *, OptLoc loc,
 
 LogicalResult NormalizeOp::verify() {
   int64_t rank = getType().getRank();
-  if (!normalizeDim(getDim(), rank))
+  if (!normalizeDim(getDim(), std::max<int64_t>(rank, 1)))
     return emitOpError("dim ")
            << getDim() << " is out of range for rank " << rank;
   if (std::isnan(getP().convertToDouble()) ||

@@ -63,7 +63,9 @@ LogicalResult KernelOp::verify() {
   }
   if (getOuts().empty())
     return emitOpError("writes no buffer");
-  if (std::optional<ArrayRef<int64_t>> axes = getMeshAxes()) {
+  std::optional<ArrayRef<int64_t>> axes = getMeshAxes();
+  int64_t members = 1; // no group: the rank alone
+  if (axes) {
     if (getOpcode() != "Scan" && getOpcode() != "ScanTotals")
       return emitOpError("'")
              << getOpcode() << "' reads no group: only Scan and ScanTotals "
@@ -71,19 +73,19 @@ LogicalResult KernelOp::verify() {
     FailureOr<RankContext> context = rankContextOf(*this);
     if (failed(context) || failed(verifyGroup(*this, *context, *axes)))
       return failure();
-    // A Scan from totals folds as many as come before its rank in the
-    // group: the totals must be the group's, and no count may be named.
-    if (getOpcode() == "Scan" && getIns().size() == 2) {
-      if (getInts().size() != 1)
-        return emitOpError("names both how many totals it folds and a group");
-      auto totals = cast<MemRefType>(getIns()[1].getType());
-      int64_t dim = getInts()[0], members = context->groupSize(*axes);
-      if (dim >= 0 && dim < totals.getRank() &&
-          totals.getDimSize(dim) != members)
-        return emitOpError("has the totals of ")
-               << totals.getDimSize(dim) << " shards for a group of "
-               << members;
-    }
+    members = context->groupSize(*axes);
+  }
+  // A Scan from totals folds as many as it names, or as come before its
+  // rank in its group: then the totals must be the group's.
+  if (getOpcode() == "Scan" && getIns().size() == 2) {
+    if (axes && getInts().size() == 2)
+      return emitOpError("names both how many totals it folds and a group");
+    auto totals = cast<MemRefType>(getIns()[1].getType());
+    int64_t dim = getInts().empty() ? -1 : getInts()[0];
+    if (getInts().size() == 1 && dim >= 0 && dim < totals.getRank() &&
+        totals.getDimSize(dim) != members)
+      return emitOpError("has the totals of ")
+             << totals.getDimSize(dim) << " shards for a group of " << members;
   }
   return success();
 }

@@ -119,3 +119,12 @@ func.func @rms_eps(%x: tensor<2x8x16xf32>) {
   %0 = sc.rms_norm %x {normalized_shape = array<i64: 16>, eps = -1.0} : (tensor<2x8x16xf32>) -> tensor<2x8x16xf32>
   return
 }
+
+// -----
+
+// case: a scalar's dims are 0 and -1 only
+func.func @normalize_scalar_dim(%x: tensor<f32>) {
+  // expected-error @+1 {{'sc.normalize' op dim 1 is out of range for rank 0}}
+  %0 = sc.normalize %x : tensor<f32>
+  return
+}

@@ -103,6 +103,18 @@ func.func @kernel_scan_count_and_group(%x: memref<2x3xf32>, %all: memref<2x2x4xf
   return
 }
 
+// -----
+
+// case: totals of 4 shards for a scan that names no group (the rank alone)
+// and no count
+sc.mesh @grid ["x"=2, "y"=2]
+func.func @kernel_scan_no_group(%x: memref<2x3xf32>, %all: memref<2x4x4xf32>, %y: memref<2x3xf32>)
+    attributes {scl.mesh = @grid, scl.ranks = array<i32: 0>} {
+  // expected-error @+1 {{has the totals of 4 shards for a group of 1}}
+  scl.kernel "Scan" mode "sum" ins(%x, %all : memref<2x3xf32>, memref<2x4x4xf32>) outs(%y : memref<2x3xf32>) {ints = array<i64: 1>}
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // scl.halo_exchange
 //===----------------------------------------------------------------------===//
