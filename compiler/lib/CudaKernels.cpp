@@ -42,7 +42,13 @@ std::string scalarExpr(StringRef fn, ArrayRef<std::string> operands) {
       {"abs", "fabsf"},    {"exp", "expf"},     {"log", "logf"},
       {"sqrt", "sqrtf"},   {"rsqrt", "rsqrtf"}, {"tanh", "tanhf"},
       {"sin", "sinf"},     {"cos", "cosf"},     {"erf", "erff"},
-      {"log1p", "log1pf"}, {"expm1", "expm1f"}};
+      {"log1p", "log1pf"}, {"expm1", "expm1f"}, {"tan", "tanf"},
+      {"asin", "asinf"},   {"acos", "acosf"},   {"atan", "atanf"},
+      {"sinh", "sinhf"},   {"cosh", "coshf"},   {"asinh", "asinhf"},
+      {"acosh", "acoshf"}, {"atanh", "atanhf"}, {"log2", "log2f"},
+      {"log10", "log10f"}, {"exp2", "exp2f"},   {"erfc", "erfcf"},
+      {"floor", "floorf"}, {"ceil", "ceilf"},   {"trunc", "truncf"},
+      {"round", "rintf"}};
   for (auto [op, call] : kCalls)
     if (fn == op)
       return std::string(call) + "(" + a + ")";
@@ -71,8 +77,15 @@ std::string scalarExpr(StringRef fn, ArrayRef<std::string> operands) {
     return "(" + a + " != " + a + " || " + b + " != " + b + ") ? " + a + " + " +
            b + " : " + (fn == "maximum" ? "fmaxf(" : "fminf(") + a + ", " + b +
            ")";
-  if (fn == "pow")
-    return "powf(" + a + ", " + b + ")";
+  if (fn == "reciprocal")
+    return "1.0f / " + a;
+  if (fn == "pow" || fn == "atan2" || fn == "fmod")
+    return std::string(fn == "pow"     ? "powf("
+                       : fn == "atan2" ? "atan2f("
+                                       : "fmodf(") +
+           a + ", " + b + ")";
+  if (fn == "remainder") // ATen's: fmod moved into the divisor's sign
+    return "shardc_remainder(" + a + ", " + b + ")";
   // Comparisons are false on NaN, except ne (C's rules are IEEE's).
   std::string predicate = llvm::StringSwitch<std::string>(fn)
                               .Case("eq", "==")
@@ -425,6 +438,16 @@ std::string cudaKernelSource(ModuleOp module) {
      << "// a reduction kernel also takes per-output partials and zeroed\n"
      << "// arrival counters, and how many chunks split each output.\n"
      << "#include <cuda_runtime.h>\n#include <math.h>\n\n";
+  // A helper only where a body uses it (nvcc warns of unused ones).
+  bool remainder = false;
+  module.walk([&](scl::ScalarOp s) { remainder |= s.getFn() == "remainder"; });
+  if (remainder)
+    os << "// torch.remainder: fmod moved into the divisor's sign (ATen's).\n"
+       << "static __device__ __forceinline__ float shardc_remainder(float a, "
+          "float b) {\n"
+       << "  float r = fmodf(a, b);\n"
+       << "  return r != 0.0f && (b < 0.0f) != (r < 0.0f) ? r + b : r;\n"
+       << "}\n\n";
   std::vector<KernelSignature> kernels;
   for (auto f : module.getOps<func::FuncOp>()) {
     if (!f->hasAttr(scl::SclDialect::kRanksAttrName))

@@ -60,6 +60,9 @@ SC_BINARY_INFER(DivOp)
 SC_BINARY_INFER(MaximumOp)
 SC_BINARY_INFER(MinimumOp)
 SC_BINARY_INFER(PowOp)
+SC_BINARY_INFER(Atan2Op)
+SC_BINARY_INFER(FmodOp)
+SC_BINARY_INFER(RemainderOp)
 #undef SC_BINARY_INFER
 
 LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx, OptLoc loc,

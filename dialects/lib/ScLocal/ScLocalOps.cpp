@@ -105,7 +105,14 @@ int scl::scalarArity(StringRef fn) {
       .Cases({"neg", "abs", "exp", "log", "sqrt", "rsqrt"}, 1)
       .Cases({"tanh", "sigmoid", "relu", "silu", "gelu", "gelu_tanh"}, 1)
       .Cases({"sin", "cos", "erf", "log1p", "expm1"}, 1)
+      .Cases({"tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+              "atanh"},
+             1)
+      .Cases({"log2", "log10", "exp2", "erfc", "floor", "ceil", "trunc",
+              "round", "reciprocal"},
+             1)
       .Cases({"add", "sub", "mul", "div", "maximum", "minimum", "pow"}, 2)
+      .Cases({"atan2", "fmod", "remainder"}, 2)
       .Case("select", 3)
       .Case("bool", 1)
       .Default(0);

@@ -266,6 +266,42 @@ template <typename Apply> void withUnaryFn(UnaryKind kind, Apply &&apply) {
     return apply([](float v) { return std::log1p(v); });
   case UnaryKind::Expm1:
     return apply([](float v) { return std::expm1(v); });
+  case UnaryKind::Tan:
+    return apply([](float v) { return std::tan(v); });
+  case UnaryKind::Asin:
+    return apply([](float v) { return std::asin(v); });
+  case UnaryKind::Acos:
+    return apply([](float v) { return std::acos(v); });
+  case UnaryKind::Atan:
+    return apply([](float v) { return std::atan(v); });
+  case UnaryKind::Sinh:
+    return apply([](float v) { return std::sinh(v); });
+  case UnaryKind::Cosh:
+    return apply([](float v) { return std::cosh(v); });
+  case UnaryKind::Asinh:
+    return apply([](float v) { return std::asinh(v); });
+  case UnaryKind::Acosh:
+    return apply([](float v) { return std::acosh(v); });
+  case UnaryKind::Atanh:
+    return apply([](float v) { return std::atanh(v); });
+  case UnaryKind::Log2:
+    return apply([](float v) { return std::log2(v); });
+  case UnaryKind::Log10:
+    return apply([](float v) { return std::log10(v); });
+  case UnaryKind::Exp2:
+    return apply([](float v) { return std::exp2(v); });
+  case UnaryKind::Erfc:
+    return apply([](float v) { return std::erfc(v); });
+  case UnaryKind::Floor:
+    return apply([](float v) { return std::floor(v); });
+  case UnaryKind::Ceil:
+    return apply([](float v) { return std::ceil(v); });
+  case UnaryKind::Trunc:
+    return apply([](float v) { return std::trunc(v); });
+  case UnaryKind::Round:
+    return apply([](float v) { return std::nearbyint(v); });
+  case UnaryKind::Reciprocal:
+    return apply([](float v) { return 1.0f / v; });
   }
 }
 
@@ -288,6 +324,16 @@ template <typename Apply> void withBinaryFn(BinaryKind kind, Apply &&apply) {
     return apply([](float u, float v) { return u < v || u != u ? u : v; });
   case BinaryKind::Pow:
     return apply([](float u, float v) { return std::pow(u, v); });
+  case BinaryKind::Atan2:
+    return apply([](float u, float v) { return std::atan2(u, v); });
+  case BinaryKind::Fmod:
+    return apply([](float u, float v) { return std::fmod(u, v); });
+  case BinaryKind::Remainder:
+    // ATen's: fmod, moved into the divisor's sign when they differ.
+    return apply([](float u, float v) {
+      float r = std::fmod(u, v);
+      return r != 0 && (v < 0) != (r < 0) ? r + v : r;
+    });
   }
 }
 

@@ -113,6 +113,15 @@ double refBinary(BinaryKind kind, double a, double b) {
     return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
   case BinaryKind::Pow:
     return std::pow(a, b);
+  case BinaryKind::Atan2:
+    return double(std::atan2((long double)a, (long double)b));
+  case BinaryKind::Fmod:
+    return double(std::fmod((long double)a, (long double)b));
+  case BinaryKind::Remainder: {
+    // Python's float %, from the floored quotient (not from fmod).
+    long double q = std::floor((long double)a / (long double)b);
+    return double((long double)a - q * (long double)b);
+  }
   }
   return 0;
 }
@@ -134,7 +143,8 @@ void checkBinary(BinaryKind kind, const BroadcastCase &c, std::mt19937 &g) {
   bool pow = kind == BinaryKind::Pow;
   std::vector<float> a = randFloats(g, product(as), pow ? 0.1f : -3, 3);
   std::vector<float> b = randFloats(g, product(bs), pow ? -2 : -3, pow ? 2 : 3);
-  if (kind == BinaryKind::Div)
+  if (kind == BinaryKind::Div || kind == BinaryKind::Fmod ||
+      kind == BinaryKind::Remainder)
     for (float &v : b)
       v = v < 0 ? v - 0.5f : v + 0.5f;
   const int64_t n = product(c.out);
@@ -198,20 +208,100 @@ double refUnary(UnaryKind kind, double x) {
       return double(v + v * v / 2 + v * v * v / 6 + v * v * v * v / 24);
     return double(std::exp(v) - 1.0L);
   }
+  default:
+    break;
+  }
+  // The rest from the long double functions.
+  long double v = x;
+  switch (kind) {
+  case UnaryKind::Tan:
+    return double(std::tan(v));
+  case UnaryKind::Asin:
+    return double(std::asin(v));
+  case UnaryKind::Acos:
+    return double(std::acos(v));
+  case UnaryKind::Atan:
+    return double(std::atan(v));
+  case UnaryKind::Sinh:
+    return double(std::sinh(v));
+  case UnaryKind::Cosh:
+    return double(std::cosh(v));
+  case UnaryKind::Asinh:
+    return double(std::asinh(v));
+  case UnaryKind::Acosh:
+    return double(std::acosh(v));
+  case UnaryKind::Atanh:
+    return double(std::atanh(v));
+  case UnaryKind::Log2:
+    return double(std::log2(v));
+  case UnaryKind::Log10:
+    return double(std::log10(v));
+  case UnaryKind::Exp2:
+    return double(std::exp2(v));
+  case UnaryKind::Erfc:
+    return double(std::erfc(v));
+  case UnaryKind::Floor:
+    return double(std::floor(v));
+  case UnaryKind::Ceil:
+    return double(std::ceil(v));
+  case UnaryKind::Trunc:
+    return double(std::trunc(v));
+  case UnaryKind::Round: {
+    // Half to even, from the definition.
+    long double f = std::floor(v), d = v - f;
+    if (d != 0.5L)
+      return double(d < 0.5L ? f : f + 1);
+    return double(std::fmod(f, 2.0L) == 0 ? f : f + 1);
+  }
+  case UnaryKind::Reciprocal:
+    return double(1.0L / v);
+  default:
+    break;
   }
   return 0;
 }
 
 const UnaryKind kUnaryKinds[] = {
-    UnaryKind::Neg,  UnaryKind::Abs,   UnaryKind::Exp,  UnaryKind::Log,
-    UnaryKind::Sqrt, UnaryKind::Rsqrt, UnaryKind::Tanh, UnaryKind::Sigmoid,
-    UnaryKind::Relu, UnaryKind::Silu,  UnaryKind::Gelu, UnaryKind::GeluTanh,
-    UnaryKind::Sin,  UnaryKind::Cos,   UnaryKind::Erf,  UnaryKind::Log1p,
-    UnaryKind::Expm1};
+    UnaryKind::Neg,   UnaryKind::Abs,       UnaryKind::Exp,
+    UnaryKind::Log,   UnaryKind::Sqrt,      UnaryKind::Rsqrt,
+    UnaryKind::Tanh,  UnaryKind::Sigmoid,   UnaryKind::Relu,
+    UnaryKind::Silu,  UnaryKind::Gelu,      UnaryKind::GeluTanh,
+    UnaryKind::Sin,   UnaryKind::Cos,       UnaryKind::Erf,
+    UnaryKind::Log1p, UnaryKind::Expm1,     UnaryKind::Tan,
+    UnaryKind::Asin,  UnaryKind::Acos,      UnaryKind::Atan,
+    UnaryKind::Sinh,  UnaryKind::Cosh,      UnaryKind::Asinh,
+    UnaryKind::Acosh, UnaryKind::Atanh,     UnaryKind::Log2,
+    UnaryKind::Log10, UnaryKind::Exp2,      UnaryKind::Erfc,
+    UnaryKind::Floor, UnaryKind::Ceil,      UnaryKind::Trunc,
+    UnaryKind::Round, UnaryKind::Reciprocal};
 
-const BinaryKind kBinaryKinds[] = {
-    BinaryKind::Add,     BinaryKind::Sub,     BinaryKind::Mul, BinaryKind::Div,
-    BinaryKind::Maximum, BinaryKind::Minimum, BinaryKind::Pow};
+/// Where each function is defined (and well conditioned enough for the
+/// tolerance): [lo, hi).
+std::pair<float, float> unaryDomain(UnaryKind kind) {
+  switch (kind) {
+  case UnaryKind::Log:
+  case UnaryKind::Sqrt:
+  case UnaryKind::Rsqrt:
+  case UnaryKind::Log1p:
+  case UnaryKind::Log2:
+  case UnaryKind::Log10:
+    return {0.01f, 6};
+  case UnaryKind::Asin:
+  case UnaryKind::Acos:
+  case UnaryKind::Atanh:
+    return {-0.99f, 0.99f};
+  case UnaryKind::Acosh:
+    return {1, 6};
+  default:
+    return {-6, 6};
+  }
+}
+
+const BinaryKind kBinaryKinds[] = {BinaryKind::Add,     BinaryKind::Sub,
+                                   BinaryKind::Mul,     BinaryKind::Div,
+                                   BinaryKind::Maximum, BinaryKind::Minimum,
+                                   BinaryKind::Pow,     BinaryKind::Atan2,
+                                   BinaryKind::Fmod,    BinaryKind::Remainder};
 
 } // namespace
 
@@ -225,10 +315,9 @@ TEST(ElementwiseTest, NumElements) {
 TEST(ElementwiseUnaryTest, EveryKindMatchesReference) {
   std::mt19937 g(11);
   for (UnaryKind kind : kUnaryKinds) {
-    bool positive = kind == UnaryKind::Log || kind == UnaryKind::Sqrt ||
-                    kind == UnaryKind::Rsqrt || kind == UnaryKind::Log1p;
+    auto [lo, hi] = unaryDomain(kind);
     for (int64_t n : {0, 1, 13, 1000, 40000}) {
-      std::vector<float> x = randFloats(g, n, positive ? 0.01f : -6, 6);
+      std::vector<float> x = randFloats(g, n, lo, hi);
       std::vector<float> y(n);
       unary(kind, x.data(), y.data(), n);
       for (int64_t i = 0; i < n; ++i)
@@ -278,6 +367,31 @@ TEST(ElementwiseUnaryTest, Log1pAndExpm1KeepWhatTinyArgumentsAdd) {
   EXPECT_EQ(y[3], kInf);
   EXPECT_EQ(y[4], kInf);
   EXPECT_TRUE(std::isnan(y[5]));
+}
+
+TEST(ElementwiseUnaryTest, RoundingFunctionsAtTheirEdges) {
+  // torch.round rounds halves to even; floor, ceil and trunc keep -0.
+  std::vector<float> x = {0.5f, 1.5f, 2.5f, -0.5f, -2.5f, -0.0f, 2.4999998f};
+  std::vector<float> y(x.size());
+  unary(UnaryKind::Round, x.data(), y.data(), int64_t(x.size()));
+  EXPECT_EQ(y, (std::vector<float>{0, 2, 2, -0.0f, -2, -0.0f, 2}));
+  EXPECT_TRUE(std::signbit(y[3]) && std::signbit(y[5]));
+  for (UnaryKind kind : {UnaryKind::Floor, UnaryKind::Ceil, UnaryKind::Trunc}) {
+    unary(kind, x.data(), y.data(), int64_t(x.size()));
+    EXPECT_TRUE(std::signbit(y[5])) << int(kind);
+  }
+}
+
+TEST(ElementwiseBinaryTest, RemainderTakesTheDivisorsSign) {
+  // torch.remainder as Python's %; torch.fmod keeps the dividend's sign.
+  std::vector<float> a = {5.5f, -5.5f, 5.5f, -5.5f, 6.0f, 1.0f};
+  std::vector<float> b = {2.0f, 2.0f, -2.0f, -2.0f, 3.0f, kInf};
+  std::vector<float> y(a.size());
+  Shape s = {int64_t(a.size())};
+  binary(BinaryKind::Remainder, a.data(), s, b.data(), s, y.data(), s);
+  EXPECT_EQ(y, (std::vector<float>{1.5f, 0.5f, -0.5f, -1.5f, 0.0f, 1.0f}));
+  binary(BinaryKind::Fmod, a.data(), s, b.data(), s, y.data(), s);
+  EXPECT_EQ(y, (std::vector<float>{1.5f, -1.5f, 1.5f, -1.5f, 0.0f, 1.0f}));
 }
 
 /// Distance in units in the last place between two floats of the same sign

@@ -41,8 +41,8 @@ TEST(EnginePrepare, FusedBodiesAreChecked) {
   };
   EXPECT_TRUE(fused("relu neg", {0, 1, 2}).ok());
   EXPECT_TRUE(fused("mul", {0, 0, 1}, {3}).ok()); // broadcast input
-  EXPECT_TRUE(rejected(fused("relu cosh", {0, 1, 2}), kInvalid,
-                       {"(ElementwiseFused)", "unknown function 'cosh'"}));
+  EXPECT_TRUE(rejected(fused("relu coth", {0, 1, 2}), kInvalid,
+                       {"(ElementwiseFused)", "unknown function 'coth'"}));
   EXPECT_TRUE(rejected(fused("relu neg", {0, 2, 2}), kInvalid,
                        {"step 1 reads register 2 of 2 defined"}));
   EXPECT_TRUE(

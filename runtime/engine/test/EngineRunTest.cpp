@@ -177,6 +177,13 @@ TEST(EngineRun, UnaryKinds) {
        [](double v) { return double(std::log(1.0L + (long double)v)); }, true},
       {"expm1",
        [](double v) { return double(std::exp((long double)v) - 1.0L); }, false},
+      {"atan", [](double v) { return std::atan(v); }, false},
+      {"sinh", [](double v) { return std::sinh(v); }, false},
+      {"log2", [](double v) { return std::log2(v); }, true},
+      {"erfc", [](double v) { return std::erfc(v); }, false},
+      {"floor", [](double v) { return std::floor(v); }, false},
+      {"round", [](double v) { return std::nearbyint(v); }, false},
+      {"reciprocal", [](double v) { return 1 / v; }, false},
   };
   for (const Kind &k : kinds) {
     Floats in = x;

@@ -420,3 +420,22 @@ func.func @mixed_precision(%arg0: tensor<2x16xf32>, %arg1: tensor<16xbf16>) -> t
   %3 = sc.cast %2 : tensor<2x16xbf16> to tensor<2x16xf32>
   return %3 : tensor<2x16xf32>
 }
+
+// -----
+
+// The rest of torch's float math: unary functions keep the type, binary
+// ones broadcast.
+// CHECK-LABEL: func.func @math_functions
+// CHECK: sc.atanh %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.round %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.reciprocal %{{[^ ]*}} : tensor<4xbf16>
+// CHECK: sc.remainder %{{[^ ]*}}, %{{[^ ]*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK: sc.atan2 %{{[^ ]*}}, %{{[^ ]*}} : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+func.func @math_functions(%x: tensor<2x3xf32>, %h: tensor<4xbf16>, %r: tensor<3xf32>, %s: tensor<f32>) {
+  %0 = sc.atanh %x : tensor<2x3xf32>
+  %1 = sc.round %0 : tensor<2x3xf32>
+  %2 = sc.reciprocal %h : tensor<4xbf16>
+  %3 = sc.remainder %1, %r : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %4 = sc.atan2 %3, %s : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  return
+}

@@ -1369,8 +1369,8 @@ func.func @scalar_unknown(%x: memref<4xf32>, %y: memref<4xf32>)
     attributes {scl.mesh = @pair, scl.ranks = array<i32: 0, 1>} {
   scl.fused_elementwise ins(%x : memref<4xf32>) outs(%y : memref<4xf32>) {
   ^bb0(%a: f32):
-    // expected-error @+1 {{unknown elementwise function 'cosh'}}
-    %r = scl.scalar "cosh"(%a) : f32
+    // expected-error @+1 {{unknown elementwise function 'coth'}}
+    %r = scl.scalar "coth"(%a) : f32
     scl.yield %r : f32
   }
   return

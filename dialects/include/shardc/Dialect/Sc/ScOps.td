@@ -168,6 +168,26 @@ def Sc_ErfOp : Sc_UnaryOp<"erf", "erf">;
 // Accurate where log(1 + x) and exp(x) - 1 round away what x adds.
 def Sc_Log1pOp : Sc_UnaryOp<"log1p", "log1p">;
 def Sc_Expm1Op : Sc_UnaryOp<"expm1", "expm1">;
+// The rest of torch's math functions on floats, as the C library computes
+// them (round: half to even, as torch.round).
+def Sc_TanOp : Sc_UnaryOp<"tan", "tan">;
+def Sc_AsinOp : Sc_UnaryOp<"asin", "asin">;
+def Sc_AcosOp : Sc_UnaryOp<"acos", "acos">;
+def Sc_AtanOp : Sc_UnaryOp<"atan", "atan">;
+def Sc_SinhOp : Sc_UnaryOp<"sinh", "sinh">;
+def Sc_CoshOp : Sc_UnaryOp<"cosh", "cosh">;
+def Sc_AsinhOp : Sc_UnaryOp<"asinh", "asinh">;
+def Sc_AcoshOp : Sc_UnaryOp<"acosh", "acosh">;
+def Sc_AtanhOp : Sc_UnaryOp<"atanh", "atanh">;
+def Sc_Log2Op : Sc_UnaryOp<"log2", "log2">;
+def Sc_Log10Op : Sc_UnaryOp<"log10", "log10">;
+def Sc_Exp2Op : Sc_UnaryOp<"exp2", "exp2">;
+def Sc_ErfcOp : Sc_UnaryOp<"erfc", "erfc">;
+def Sc_FloorOp : Sc_UnaryOp<"floor", "floor">;
+def Sc_CeilOp : Sc_UnaryOp<"ceil", "ceil">;
+def Sc_TruncOp : Sc_UnaryOp<"trunc", "trunc">;
+def Sc_RoundOp : Sc_UnaryOp<"round", "round">;
+def Sc_ReciprocalOp : Sc_UnaryOp<"reciprocal", "reciprocal">;
 def Sc_SigmoidOp : Sc_UnaryOp<"sigmoid", "sigmoid">;
 def Sc_ReluOp : Sc_UnaryOp<"relu", "relu">;
 def Sc_SiluOp : Sc_UnaryOp<"silu", "silu">;
@@ -311,6 +331,9 @@ def Sc_DivOp : Sc_BinaryOp<"div", "div">;
 def Sc_MaximumOp : Sc_BinaryOp<"maximum", "maximum">;
 def Sc_MinimumOp : Sc_BinaryOp<"minimum", "minimum">;
 def Sc_PowOp : Sc_BinaryOp<"pow", "pow">;
+def Sc_Atan2Op : Sc_BinaryOp<"atan2", "atan2">;
+def Sc_FmodOp : Sc_BinaryOp<"fmod", "fmod">;
+def Sc_RemainderOp : Sc_BinaryOp<"remainder", "remainder">;
 
 def Sc_CompareOp : Sc_InferredOp<"compare"> {
   let summary = "Elementwise comparison with broadcasting, giving i1";

@@ -136,10 +136,12 @@ def Scl_ScalarOp : Scl_Op<"scalar",
   let summary = "one elementwise function on f32 scalars";
   let description = [{
     `fn` is a mode of the runtime's `Unary` (one operand: neg, abs, exp, log,
-    sqrt, rsqrt, tanh, sin, cos, erf, log1p, expm1, sigmoid, relu, silu, gelu,
-    gelu_tanh)
+    sqrt, rsqrt, tanh, sin, cos, erf, log1p, expm1, tan, asin, acos, atan,
+    sinh, cosh, asinh, acosh, atanh, log2, log10, exp2, erfc, floor, ceil,
+    trunc, round, reciprocal, sigmoid, relu, silu, gelu, gelu_tanh)
     or `Binary`
-    (two operands: add, sub, mul, div, maximum, minimum, pow) instruction,
+    (two operands: add, sub, mul, div, maximum, minimum, pow, atan2, fmod,
+    remainder) instruction,
     with the same semantics (PyTorch's), or works on bools held as 1.0 and
     0.0, so that a mask only the body reads is never a buffer:
 

@@ -54,6 +54,24 @@ enum class UnaryKind {
   Erf,
   Log1p,
   Expm1,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Log2,
+  Log10,
+  Exp2,
+  Erfc,
+  Floor,
+  Ceil,
+  Trunc,
+  Round,
+  Reciprocal,
 };
 /// Exp, Sigmoid and Silu use an exp that vectorises, within 1 ulp of the
 /// correctly rounded exp (lib/VectorExp.h).
@@ -62,7 +80,18 @@ void unary(UnaryKind kind, const float *x, float *y, int64_t n);
 /// that split the work themselves, such as the fused evaluator's tiles.
 void unarySerial(UnaryKind kind, const float *x, float *y, int64_t n);
 
-enum class BinaryKind { Add, Sub, Mul, Div, Maximum, Minimum, Pow };
+enum class BinaryKind {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Maximum,
+  Minimum,
+  Pow,
+  Atan2,
+  Fmod,
+  Remainder, // torch.remainder: the sign of the divisor (Python's %)
+};
 enum class CompareKind { Eq, Ne, Lt, Le, Gt, Ge };
 
 /// Broadcasting (numpy rules). aShape and bShape have the same rank as
