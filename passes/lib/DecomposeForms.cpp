@@ -212,6 +212,65 @@ void decomposeActivation(Operation *op) {
   replaceKeepingPin(op, y.getDefiningOp());
 }
 
+/// torch.square, sign, logaddexp, nan_to_num, isnan, isinf and isfinite as
+/// ATen computes them, in comparisons, selects and arithmetic.
+void decomposeFloatForm(Operation *op) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value x = op->getOperand(0);
+  auto constant = [&](double v) { return scalar(b, loc, x, v); };
+  auto compare = [&](Value u, Value v, StringRef predicate) -> Value {
+    return CompareOp::create(b, loc, u, v, b.getStringAttr(predicate));
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  Operation *last;
+  if (isa<SquareOp>(op)) {
+    last = MulOp::create(b, loc, x, x);
+  } else if (isa<SignOp>(op)) {
+    // (0 < x) - (x < 0): both zeros and NaN give 0.
+    Value zero = constant(0.0);
+    Value negative =
+        SelectOp::create(b, loc, compare(x, zero, "lt"), constant(-1.0), zero);
+    last = SelectOp::create(b, loc, compare(x, zero, "gt"), constant(1.0),
+                            negative);
+  } else if (isa<LogaddexpOp>(op)) {
+    // max + log1p(exp(-|a - b|)), and a itself where a == b is infinite
+    // (the difference would be NaN).
+    Value y = op->getOperand(1);
+    Value high = MaximumOp::create(b, loc, x, y);
+    Value gap = AbsOp::create(b, loc, SubOp::create(b, loc, x, y));
+    Value tail = Log1pOp::create(
+        b, loc, ExpOp::create(b, loc, NegOp::create(b, loc, gap)));
+    Value general = AddOp::create(b, loc, high, tail);
+    Value infinite = compare(AbsOp::create(b, loc, x), constant(inf), "eq");
+    Value same = SelectOp::create(b, loc, infinite, x, general);
+    last = SelectOp::create(b, loc, compare(x, y, "eq"), same, general);
+  } else if (auto clean = dyn_cast<NanToNumOp>(op)) {
+    auto element =
+        cast<FloatType>(cast<RankedTensorType>(x.getType()).getElementType());
+    double largest =
+        APFloat::getLargest(element.getFloatSemantics()).convertToDouble();
+    double posinf =
+        clean.getPosinf() ? clean.getPosinf()->convertToDouble() : largest;
+    double neginf =
+        clean.getNeginf() ? clean.getNeginf()->convertToDouble() : -largest;
+    Value low = SelectOp::create(b, loc, compare(x, constant(-inf), "eq"),
+                                 constant(neginf), x);
+    Value high = SelectOp::create(b, loc, compare(x, constant(inf), "eq"),
+                                  constant(posinf), low);
+    last = SelectOp::create(b, loc, compare(x, x, "ne"),
+                            constant(clean.getNan().convertToDouble()), high);
+  } else if (isa<IsnanOp>(op)) {
+    last = compare(x, x, "ne").getDefiningOp();
+  } else {
+    // |x| == inf, or |x| < inf (false for NaN and both infinities).
+    Value magnitude = AbsOp::create(b, loc, x);
+    last = compare(magnitude, constant(inf), isa<IsinfOp>(op) ? "eq" : "lt")
+               .getDefiningOp();
+  }
+  replaceKeepingPin(op, last);
+}
+
 /// F.pad's circular mode crops first and wraps what is left: a constant
 /// pad that only crops, then a circular pad that only grows.
 void decomposeCircularCrop(PadOp pad) {
@@ -444,6 +503,9 @@ struct DecomposeForms
         decomposeVariance(op);
       else if (isa<SoftmaxOp, LogSoftmaxOp>(op))
         decomposeScalarSoftmax(op);
+      else if (isa<SquareOp, SignOp, LogaddexpOp, NanToNumOp, IsnanOp, IsinfOp,
+                   IsfiniteOp>(op))
+        decomposeFloatForm(op);
       else if (auto norm = dyn_cast<InstanceNormOp>(op))
         decomposeInstanceNorm(norm);
       else if (auto roll = dyn_cast<RollOp>(op))

@@ -375,3 +375,44 @@ func.func @selu_celu(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %1 = sc.celu %x {alpha = 0.7} : tensor<8xf32>
   return %0, %1 : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// torch.square, sign ((0 < x) - (x < 0): 0 for NaN), logaddexp (a where
+// both are the same infinity), nan_to_num (the type's largest finite values
+// by default) and isnan / isinf / isfinite as comparisons.
+// CHECK-LABEL: func.func @float_forms
+// CHECK-NEXT: %[[SQ:.*]] = sc.mul %arg0, %arg0
+// CHECK:      %[[LT:.*]] = sc.compare %arg0, %{{.*}} {predicate = "lt"}
+// CHECK:      %[[NEG:.*]] = sc.select %[[LT]]
+// CHECK:      %[[GT:.*]] = sc.compare %arg0, %{{.*}} {predicate = "gt"}
+// CHECK-NEXT: %[[SIGN:.*]] = sc.select %[[GT]], %{{.*}}, %[[NEG]]
+// CHECK-NEXT: %[[HI:.*]] = sc.maximum %arg0, %arg1
+// CHECK-NEXT: %[[D:.*]] = sc.sub %arg0, %arg1
+// CHECK-NEXT: %[[G:.*]] = sc.abs %[[D]]
+// CHECK-NEXT: %[[N:.*]] = sc.neg %[[G]]
+// CHECK-NEXT: %[[E:.*]] = sc.exp %[[N]]
+// CHECK-NEXT: %[[T:.*]] = sc.log1p %[[E]]
+// CHECK-NEXT: %[[GEN:.*]] = sc.add %[[HI]], %[[T]]
+// CHECK:      %[[INF:.*]] = sc.compare %{{.*}}, %{{.*}} {predicate = "eq"}
+// CHECK-NEXT: %[[SAME:.*]] = sc.select %[[INF]], %arg0, %[[GEN]]
+// CHECK-NEXT: %[[EQ:.*]] = sc.compare %arg0, %arg1 {predicate = "eq"}
+// CHECK-NEXT: %[[LAE:.*]] = sc.select %[[EQ]], %[[SAME]], %[[GEN]]
+// CHECK:      sc.constant dense<-3.40282347E+38> : tensor<f32>
+// CHECK:      sc.constant dense<3.40282347E+38> : tensor<f32>
+// CHECK:      %[[ISNAN:.*]] = sc.compare %arg0, %arg0 {predicate = "ne"}
+// CHECK-NEXT: %[[CLEAN:.*]] = sc.select %[[ISNAN]]
+// CHECK-NEXT: %[[NAN:.*]] = sc.compare %arg0, %arg0 {predicate = "ne"}
+// CHECK:      %[[ISINF:.*]] = sc.compare %{{.*}}, %{{.*}} {predicate = "eq"}
+// CHECK:      %[[FIN:.*]] = sc.compare %{{.*}}, %{{.*}} {predicate = "lt"} {{.*}} -> tensor<4xi1>
+// CHECK-NEXT: return %[[SQ]], %[[SIGN]], %[[LAE]], %[[CLEAN]], %[[NAN]], %[[ISINF]], %[[FIN]]
+func.func @float_forms(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %0 = sc.square %x : tensor<4xf32>
+  %1 = sc.sign %x : tensor<4xf32>
+  %2 = sc.logaddexp %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %3 = sc.nan_to_num %x : tensor<4xf32>
+  %4 = sc.isnan %x : (tensor<4xf32>) -> tensor<4xi1>
+  %5 = sc.isinf %x : (tensor<4xf32>) -> tensor<4xi1>
+  %6 = sc.isfinite %x : (tensor<4xf32>) -> tensor<4xi1>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}

@@ -60,6 +60,7 @@ SC_BINARY_INFER(DivOp)
 SC_BINARY_INFER(MaximumOp)
 SC_BINARY_INFER(MinimumOp)
 SC_BINARY_INFER(PowOp)
+SC_BINARY_INFER(LogaddexpOp)
 SC_BINARY_INFER(Atan2Op)
 SC_BINARY_INFER(FmodOp)
 SC_BINARY_INFER(RemainderOp)
@@ -71,6 +72,21 @@ LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx, OptLoc loc,
   return inferBinary(loc, getOperationName(), adaptor.getLhs(),
                      adaptor.getRhs(), IntegerType::get(ctx, 1), types);
 }
+
+#define SC_FLOAT_CLASS_INFER(OP)                                               \
+  LogicalResult OP::inferReturnTypes(MLIRContext *ctx, OptLoc loc,             \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    RankedTensorType x = tensorTypeOf(adaptor.getInput());                     \
+    if (!x)                                                                    \
+      return fail(loc, getOperationName(), "needs a ranked tensor");           \
+    types.push_back(x.clone(IntegerType::get(ctx, 1)));                        \
+    return success();                                                          \
+  }
+SC_FLOAT_CLASS_INFER(IsnanOp)
+SC_FLOAT_CLASS_INFER(IsinfOp)
+SC_FLOAT_CLASS_INFER(IsfiniteOp)
+#undef SC_FLOAT_CLASS_INFER
 
 LogicalResult SelectOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                          Adaptor adaptor,

@@ -265,7 +265,9 @@ bool shardc::sc::isCoreForm(Operation *op) {
               HardswishOp, MishOp, VarOp, StdOp, InstanceNormOp, RollOp, FlipOp,
               PixelShuffleOp, PixelUnshuffleOp, FftOp, IfftOp, RfftOp, IrfftOp,
               EinsumOp, LogsumexpOp, VectorNormOp, NormalizeOp, GluOp,
-              AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp, ProdOp>(op);
+              AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp, ProdOp, SquareOp,
+              SignOp, LogaddexpOp, NanToNumOp, IsnanOp, IsinfOp, IsfiniteOp>(
+      op);
 }
 
 LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {

@@ -439,3 +439,20 @@ func.func @math_functions(%x: tensor<2x3xf32>, %h: tensor<4xbf16>, %r: tensor<3x
   %4 = sc.atan2 %3, %s : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+// Forms sc-decompose-forms rewrites: square, sign, logaddexp, nan_to_num and
+// the float class predicates (i1 results).
+// CHECK-LABEL: func.func @float_forms
+// CHECK: sc.square %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.logaddexp %{{[^ ]*}}, %{{[^ ]*}} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK: sc.nan_to_num %{{[^ ]*}} {posinf = 1.000000e+04 : f64} : tensor<2x3xf32>
+// CHECK: sc.isfinite %{{[^ ]*}} : (tensor<2x3xf32>) -> tensor<2x3xi1>
+func.func @float_forms(%x: tensor<2x3xf32>, %r: tensor<3xf32>) {
+  %0 = sc.square %x : tensor<2x3xf32>
+  %1 = sc.logaddexp %0, %r : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %2 = sc.nan_to_num %1 {posinf = 1.0e4} : tensor<2x3xf32>
+  %3 = sc.isfinite %2 : (tensor<2x3xf32>) -> tensor<2x3xi1>
+  return
+}

@@ -69,6 +69,9 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
       squared deviations' sum and a division by `max(0, N - correction)`
       (then `sc.sqrt`);
     - `sc.instance_norm` becomes `sc.group_norm` with a group per channel;
+    - `sc.square`, `sc.sign`, `sc.logaddexp`, `sc.nan_to_num`, `sc.isnan`,
+      `sc.isinf` and `sc.isfinite` become products, comparisons, selects
+      and `sc.log1p` as ATen computes them (`sign(NaN)` is 0);
     - `sc.softmax` and `sc.log_softmax` of a rank-0 tensor become
       `exp(x - x)` and `x - x` (1 and 0, NaN where x is not finite);
     - `sc.roll` becomes a circular `sc.pad` that wraps the shifted-in rows

@@ -335,6 +335,48 @@ def Sc_Atan2Op : Sc_BinaryOp<"atan2", "atan2">;
 def Sc_FmodOp : Sc_BinaryOp<"fmod", "fmod">;
 def Sc_RemainderOp : Sc_BinaryOp<"remainder", "remainder">;
 
+// Forms `sc-decompose-forms` rewrites into the ops above.
+def Sc_SquareOp : Sc_UnaryOp<"square", "square"> {
+  let description = "`x * x`, as torch.square.";
+}
+def Sc_SignOp : Sc_UnaryOp<"sign", "sign"> {
+  let description = [{
+    1, -1 or 0 (for both zeros), as ATen's kernel `(0 < x) - (x < 0)`
+    computes torch.sign: NaN gives 0 (PyTorch issue 41245).
+  }];
+}
+def Sc_LogaddexpOp : Sc_BinaryOp<"logaddexp", "logaddexp"> {
+  let description = [{
+    `log(exp(a) + exp(b))` with numpy/PyTorch broadcasting, as ATen computes
+    torch.logaddexp: `max(a, b) + log1p(exp(-|a - b|))`, and `a` where both
+    are the same infinity.
+  }];
+}
+
+def Sc_NanToNumOp : Sc_ActivationOp<"nan_to_num", "nan_to_num"> {
+  let summary = "torch.nan_to_num";
+  let description = [{
+    NaN becomes `nan` (0.0), +inf `posinf` and -inf `neginf` (absent: the
+    element type's largest and lowest finite values), as torch.nan_to_num.
+    ```mlir
+    %y = sc.nan_to_num %x {posinf = 1.0e4} : tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Sc_FloatTensor:$input,
+      DefaultValuedAttr<F64Attr, "0.0">:$nan, OptionalAttr<F64Attr>:$posinf,
+      OptionalAttr<F64Attr>:$neginf);
+}
+
+// torch.isnan, isinf, isfinite: an i1 tensor of the input's shape.
+class Sc_FloatClassOp<string mnemonic> : Sc_InferredOp<mnemonic> {
+  let summary = "torch." # mnemonic;
+  let arguments = (ins Sc_FloatTensor:$input);
+  let results = (outs Sc_BoolTensor:$result);
+}
+def Sc_IsnanOp : Sc_FloatClassOp<"isnan">;
+def Sc_IsinfOp : Sc_FloatClassOp<"isinf">;
+def Sc_IsfiniteOp : Sc_FloatClassOp<"isfinite">;
+
 def Sc_CompareOp : Sc_InferredOp<"compare"> {
   let summary = "Elementwise comparison with broadcasting, giving i1";
   let description = "`predicate` is one of eq, ne, lt, le, gt, ge.";
