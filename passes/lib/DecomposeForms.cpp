@@ -212,26 +212,80 @@ void decomposeActivation(Operation *op) {
   replaceKeepingPin(op, y.getDefiningOp());
 }
 
+/// A rewrite of an elementwise form: a builder at the op, its location and
+/// first operand, rank-0 constants of its element type, and comparisons.
+struct FormRewriter {
+  explicit FormRewriter(Operation *op)
+      : b(op), loc(op->getLoc()), x(op->getOperand(0)) {}
+  Value constant(double v) { return scalar(b, loc, x, v); }
+  Value compare(Value u, Value v, StringRef predicate) {
+    return CompareOp::create(b, loc, u, v, b.getStringAttr(predicate));
+  }
+  Value compare(Value u, double bound, StringRef predicate) {
+    return compare(u, constant(bound), predicate);
+  }
+  OpBuilder b;
+  Location loc;
+  Value x;
+};
+
+/// F.hardshrink, F.softshrink, F.tanhshrink, F.threshold and F.softmin as
+/// ATen's kernels compute them: comparisons pick the branch (false on NaN,
+/// which the other branch keeps).
+void decomposeShrinkForm(Operation *op) {
+  FormRewriter f(op);
+  OpBuilder &b = f.b;
+  Location loc = f.loc;
+  Value x = f.x;
+  Value y;
+  if (auto shrink = dyn_cast<HardshrinkOp>(op)) {
+    double lambd = shrink.getLambd().convertToDouble();
+    Value inside =
+        SelectOp::create(b, loc, f.compare(x, lambd, "le"), f.constant(0.0), x);
+    Value above = f.compare(x, -lambd, "ge");
+    y = SelectOp::create(b, loc, above, inside, x);
+  } else if (auto shrink = dyn_cast<SoftshrinkOp>(op)) {
+    double lambd = shrink.getLambd().convertToDouble();
+    Value zeroed = MulOp::create(b, loc, x, f.constant(0.0));
+    Value low = f.compare(x, -lambd, "lt");
+    Value raised = AddOp::create(b, loc, x, f.constant(lambd));
+    Value notHigh = SelectOp::create(b, loc, low, raised, zeroed);
+    Value lowered = SubOp::create(b, loc, x, f.constant(lambd));
+    y = SelectOp::create(b, loc, f.compare(x, lambd, "gt"), lowered, notHigh);
+  } else if (isa<TanhshrinkOp>(op)) {
+    y = SubOp::create(b, loc, x, TanhOp::create(b, loc, x));
+  } else if (auto threshold = dyn_cast<ThresholdOp>(op)) {
+    Value at = f.compare(x, threshold.getThreshold().convertToDouble(), "le");
+    y = SelectOp::create(b, loc, at,
+                         f.constant(threshold.getValue().convertToDouble()), x);
+  } else if (auto softmin = dyn_cast<SoftminOp>(op)) {
+    // A scalar's softmax is exp(v - v) (see decomposeScalarSoftmax).
+    Value negated = NegOp::create(b, loc, x);
+    if (softmin.getType().getRank() == 0)
+      y = ExpOp::create(b, loc, SubOp::create(b, loc, negated, negated));
+    else
+      y = SoftmaxOp::create(b, loc, negated, softmin.getDimAttr());
+  }
+  replaceKeepingPin(op, y.getDefiningOp());
+}
+
 /// torch.square, sign, logaddexp, nan_to_num, isnan, isinf and isfinite as
 /// ATen computes them, in comparisons, selects and arithmetic.
 void decomposeFloatForm(Operation *op) {
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  Value x = op->getOperand(0);
-  auto constant = [&](double v) { return scalar(b, loc, x, v); };
-  auto compare = [&](Value u, Value v, StringRef predicate) -> Value {
-    return CompareOp::create(b, loc, u, v, b.getStringAttr(predicate));
-  };
+  FormRewriter f(op);
+  OpBuilder &b = f.b;
+  Location loc = f.loc;
+  Value x = f.x;
   const double inf = std::numeric_limits<double>::infinity();
   Operation *last;
   if (isa<SquareOp>(op)) {
     last = MulOp::create(b, loc, x, x);
   } else if (isa<SignOp>(op)) {
     // (0 < x) - (x < 0): both zeros and NaN give 0.
-    Value zero = constant(0.0);
-    Value negative =
-        SelectOp::create(b, loc, compare(x, zero, "lt"), constant(-1.0), zero);
-    last = SelectOp::create(b, loc, compare(x, zero, "gt"), constant(1.0),
+    Value zero = f.constant(0.0);
+    Value negative = SelectOp::create(b, loc, f.compare(x, zero, "lt"),
+                                      f.constant(-1.0), zero);
+    last = SelectOp::create(b, loc, f.compare(x, zero, "gt"), f.constant(1.0),
                             negative);
   } else if (isa<LogaddexpOp>(op)) {
     // max + log1p(exp(-|a - b|)), and a itself where a == b is infinite
@@ -242,9 +296,9 @@ void decomposeFloatForm(Operation *op) {
     Value tail = Log1pOp::create(
         b, loc, ExpOp::create(b, loc, NegOp::create(b, loc, gap)));
     Value general = AddOp::create(b, loc, high, tail);
-    Value infinite = compare(AbsOp::create(b, loc, x), constant(inf), "eq");
+    Value infinite = f.compare(AbsOp::create(b, loc, x), f.constant(inf), "eq");
     Value same = SelectOp::create(b, loc, infinite, x, general);
-    last = SelectOp::create(b, loc, compare(x, y, "eq"), same, general);
+    last = SelectOp::create(b, loc, f.compare(x, y, "eq"), same, general);
   } else if (auto clean = dyn_cast<NanToNumOp>(op)) {
     auto element =
         cast<FloatType>(cast<RankedTensorType>(x.getType()).getElementType());
@@ -254,18 +308,18 @@ void decomposeFloatForm(Operation *op) {
         clean.getPosinf() ? clean.getPosinf()->convertToDouble() : largest;
     double neginf =
         clean.getNeginf() ? clean.getNeginf()->convertToDouble() : -largest;
-    Value low = SelectOp::create(b, loc, compare(x, constant(-inf), "eq"),
-                                 constant(neginf), x);
-    Value high = SelectOp::create(b, loc, compare(x, constant(inf), "eq"),
-                                  constant(posinf), low);
-    last = SelectOp::create(b, loc, compare(x, x, "ne"),
-                            constant(clean.getNan().convertToDouble()), high);
+    Value low = SelectOp::create(b, loc, f.compare(x, f.constant(-inf), "eq"),
+                                 f.constant(neginf), x);
+    Value high = SelectOp::create(b, loc, f.compare(x, f.constant(inf), "eq"),
+                                  f.constant(posinf), low);
+    last = SelectOp::create(b, loc, f.compare(x, x, "ne"),
+                            f.constant(clean.getNan().convertToDouble()), high);
   } else if (isa<IsnanOp>(op)) {
-    last = compare(x, x, "ne").getDefiningOp();
+    last = f.compare(x, x, "ne").getDefiningOp();
   } else {
     // |x| == inf, or |x| < inf (false for NaN and both infinities).
     Value magnitude = AbsOp::create(b, loc, x);
-    last = compare(magnitude, constant(inf), isa<IsinfOp>(op) ? "eq" : "lt")
+    last = f.compare(magnitude, f.constant(inf), isa<IsinfOp>(op) ? "eq" : "lt")
                .getDefiningOp();
   }
   replaceKeepingPin(op, last);
@@ -506,6 +560,9 @@ struct DecomposeForms
       else if (isa<SquareOp, SignOp, LogaddexpOp, NanToNumOp, IsnanOp, IsinfOp,
                    IsfiniteOp>(op))
         decomposeFloatForm(op);
+      else if (isa<HardshrinkOp, SoftshrinkOp, TanhshrinkOp, ThresholdOp,
+                   SoftminOp>(op))
+        decomposeShrinkForm(op);
       else if (auto norm = dyn_cast<InstanceNormOp>(op))
         decomposeInstanceNorm(norm);
       else if (auto roll = dyn_cast<RollOp>(op))

@@ -416,3 +416,38 @@ func.func @float_forms(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, 
   %6 = sc.isfinite %x : (tensor<4xf32>) -> tensor<4xi1>
   return %0, %1, %2, %3, %4, %5, %6 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
 }
+
+// -----
+
+// F.hardshrink (-lambd <= x <= lambd ? 0 : x), F.softshrink (x * 0 between
+// the bounds keeps -0 and NaN), F.tanhshrink, F.threshold (x <= threshold ?
+// value : x) and F.softmin (softmax of -x), as ATen's kernels.
+// CHECK-LABEL: func.func @shrink
+// CHECK:      %[[LE:.*]] = sc.compare %arg0, %{{.*}} {predicate = "le"}
+// CHECK-NEXT: %[[IN:.*]] = sc.select %[[LE]], %{{.*}}, %arg0
+// CHECK:      %[[GE:.*]] = sc.compare %arg0, %{{.*}} {predicate = "ge"}
+// CHECK-NEXT: %[[HARD:.*]] = sc.select %[[GE]], %[[IN]], %arg0
+// CHECK:      %[[ZEROED:.*]] = sc.mul %arg0, %{{.*}}
+// CHECK:      sc.constant dense<-2.500000e-01>
+// CHECK-NEXT: %[[LT:.*]] = sc.compare %arg0, %{{.*}} {predicate = "lt"}
+// CHECK:      %[[UP:.*]] = sc.add %arg0
+// CHECK-NEXT: %[[MID:.*]] = sc.select %[[LT]], %[[UP]], %[[ZEROED]]
+// CHECK:      %[[DOWN:.*]] = sc.sub %arg0
+// CHECK:      %[[GT:.*]] = sc.compare %arg0, %{{.*}} {predicate = "gt"}
+// CHECK-NEXT: %[[SOFT:.*]] = sc.select %[[GT]], %[[DOWN]], %[[MID]]
+// CHECK-NEXT: %[[T:.*]] = sc.tanh %arg0
+// CHECK-NEXT: %[[TANH:.*]] = sc.sub %arg0, %[[T]]
+// CHECK:      %[[AT:.*]] = sc.compare %arg0, %{{.*}} {predicate = "le"}
+// CHECK-NEXT: sc.constant dense<2.000000e+01>
+// CHECK-NEXT: %[[TH:.*]] = sc.select %[[AT]], %{{.*}}, %arg0
+// CHECK-NEXT: %[[NEG:.*]] = sc.neg %arg0
+// CHECK-NEXT: %[[MIN:.*]] = sc.softmax %[[NEG]] {dim = -1 : i64}
+// CHECK-NEXT: return %[[HARD]], %[[SOFT]], %[[TANH]], %[[TH]], %[[MIN]]
+func.func @shrink(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = sc.hardshrink %x : tensor<4xf32>
+  %1 = sc.softshrink %x {lambd = 0.25} : tensor<4xf32>
+  %2 = sc.tanhshrink %x : tensor<4xf32>
+  %3 = sc.threshold %x {threshold = 0.1, value = 20.0} : tensor<4xf32>
+  %4 = sc.softmin %x {dim = -1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

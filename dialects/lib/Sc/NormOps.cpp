@@ -153,6 +153,12 @@ LogicalResult SoftmaxOp::inferReturnTypes(MLIRContext *, OptLoc loc,
   return inferSoftmax(loc, getOperationName(), adaptor, types);
 }
 
+LogicalResult SoftminOp::inferReturnTypes(MLIRContext *, OptLoc loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  return inferSoftmax(loc, getOperationName(), adaptor, types);
+}
+
 LogicalResult LogSoftmaxOp::inferReturnTypes(MLIRContext *, OptLoc loc,
                                              Adaptor adaptor,
                                              SmallVectorImpl<Type> &types) {

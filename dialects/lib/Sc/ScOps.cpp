@@ -266,7 +266,8 @@ bool shardc::sc::isCoreForm(Operation *op) {
               PixelShuffleOp, PixelUnshuffleOp, FftOp, IfftOp, RfftOp, IrfftOp,
               EinsumOp, LogsumexpOp, VectorNormOp, NormalizeOp, GluOp,
               AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp, ProdOp, SquareOp,
-              SignOp, LogaddexpOp, NanToNumOp, IsnanOp, IsinfOp, IsfiniteOp>(
+              SignOp, LogaddexpOp, NanToNumOp, IsnanOp, IsinfOp, IsfiniteOp,
+              HardshrinkOp, SoftshrinkOp, TanhshrinkOp, ThresholdOp, SoftminOp>(
       op);
 }
 

@@ -159,6 +159,10 @@ SC_ELEMENTWISE_RULE(SeluOp)
 SC_ELEMENTWISE_RULE(CeluOp)
 SC_ELEMENTWISE_RULE(LogsigmoidOp)
 SC_ELEMENTWISE_RULE(SoftsignOp)
+SC_ELEMENTWISE_RULE(HardshrinkOp)
+SC_ELEMENTWISE_RULE(SoftshrinkOp)
+SC_ELEMENTWISE_RULE(TanhshrinkOp)
+SC_ELEMENTWISE_RULE(ThresholdOp)
 SC_ELEMENTWISE_RULE(AddOp)
 SC_ELEMENTWISE_RULE(SubOp)
 SC_ELEMENTWISE_RULE(MulOp)
@@ -302,6 +306,13 @@ ShardingRule StdOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule SoftmaxOp::getShardingRule() {
   return pointwiseRule(*this, {{*normalizeDim(getDim(), getType().getRank()),
                                 FactorKind::Statistic}});
+}
+
+ShardingRule SoftminOp::getShardingRule() {
+  return pointwiseRule(
+      *this,
+      {{*normalizeDim(getDim(), std::max<int64_t>(getType().getRank(), 1)),
+        FactorKind::Statistic}});
 }
 
 ShardingRule LogSoftmaxOp::getShardingRule() {

@@ -456,3 +456,19 @@ func.func @float_forms(%x: tensor<2x3xf32>, %r: tensor<3xf32>) {
   %3 = sc.isfinite %2 : (tensor<2x3xf32>) -> tensor<2x3xi1>
   return
 }
+
+// -----
+
+// F.hardshrink, softshrink, tanhshrink, threshold (attributes) and softmin.
+// CHECK-LABEL: func.func @shrink_forms
+// CHECK: sc.hardshrink %{{[^ ]*}} : tensor<2x3xf32>
+// CHECK: sc.softshrink %{{[^ ]*}} {lambd = 2.500000e-01 : f64} : tensor<2x3xf32>
+// CHECK: sc.threshold %{{[^ ]*}} {threshold = 1.000000e-01 : f64, value = 2.000000e+01 : f64} : tensor<2x3xf32>
+// CHECK: sc.softmin %{{[^ ]*}} {dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+func.func @shrink_forms(%x: tensor<2x3xf32>) {
+  %0 = sc.hardshrink %x : tensor<2x3xf32>
+  %1 = sc.softshrink %0 {lambd = 0.25} : tensor<2x3xf32>
+  %2 = sc.threshold %1 {threshold = 0.1, value = 20.0} : tensor<2x3xf32>
+  %3 = sc.softmin %2 {dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}

@@ -69,6 +69,9 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
       squared deviations' sum and a division by `max(0, N - correction)`
       (then `sc.sqrt`);
     - `sc.instance_norm` becomes `sc.group_norm` with a group per channel;
+    - `sc.hardshrink`, `sc.softshrink`, `sc.tanhshrink` and
+      `sc.threshold` become comparisons, selects and arithmetic as ATen's
+      kernels compute them, and `sc.softmin` a softmax of `-x`;
     - `sc.square`, `sc.sign`, `sc.logaddexp`, `sc.nan_to_num`, `sc.isnan`,
       `sc.isinf` and `sc.isfinite` become products, comparisons, selects
       and `sc.log1p` as ATen computes them (`sign(NaN)` is 0);

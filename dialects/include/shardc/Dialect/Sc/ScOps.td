@@ -309,6 +309,37 @@ def Sc_SoftsignOp : Sc_ActivationOp<"softsign", "softsign"> {
   let arguments = (ins Sc_FloatTensor:$input);
 }
 
+def Sc_HardshrinkOp : Sc_ActivationOp<"hardshrink", "hardshrink"> {
+  let description = "`-lambd <= x <= lambd ? 0 : x`, as F.hardshrink.";
+  let arguments = (ins Sc_FloatTensor:$input,
+      DefaultValuedAttr<F64Attr, "0.5">:$lambd);
+}
+
+def Sc_SoftshrinkOp : Sc_ActivationOp<"softshrink", "softshrink"> {
+  let description = [{
+    `x > lambd ? x - lambd : x < -lambd ? x + lambd : x * 0`, as
+    F.softshrink (a small negative x gives -0; NaN stays NaN).
+  }];
+  let arguments = (ins Sc_FloatTensor:$input,
+      DefaultValuedAttr<F64Attr, "0.5">:$lambd);
+}
+
+def Sc_TanhshrinkOp : Sc_ActivationOp<"tanhshrink", "tanhshrink"> {
+  let description = "`x - tanh(x)`, as F.tanhshrink.";
+  let arguments = (ins Sc_FloatTensor:$input);
+}
+
+def Sc_ThresholdOp : Sc_ActivationOp<"threshold", "threshold"> {
+  let description = [{
+    `x <= threshold ? value : x`, as F.threshold (NaN stays NaN).
+    ```mlir
+    %y = sc.threshold %x {threshold = 0.1, value = 20.0} : tensor<4x4xf32>
+    ```
+  }];
+  let arguments = (ins Sc_FloatTensor:$input, F64Attr:$threshold,
+      F64Attr:$value);
+}
+
 def Sc_PreluOp : Sc_InferredOp<"prelu"> {
   let summary = "torch.nn.functional.prelu";
   let description = [{
@@ -762,6 +793,8 @@ def Sc_GluOp : Sc_InferredOp<"glu"> {
 
 def Sc_SoftmaxOp : Sc_SoftmaxLikeOp<"softmax", "softmax">;
 def Sc_LogSoftmaxOp : Sc_SoftmaxLikeOp<"log_softmax", "log_softmax">;
+// F.softmin: softmax of -x (`sc-decompose-forms` rewrites it so).
+def Sc_SoftminOp : Sc_SoftmaxLikeOp<"softmin", "softmin">;
 
 // torch's cumulative ops. PyTorch's cummax/cummin also return indices;
 // these give the values (integer tensors are not in the dialect).
