@@ -37,21 +37,16 @@ namespace {
 std::string scalarExpr(StringRef fn, ArrayRef<std::string> operands) {
   const std::string &a = operands[0];
   const std::string &b = operands.size() > 1 ? operands[1] : a;
-  // Unary ops that are one CUDA math-library call.
+  // Functions that are one CUDA math-library call.
   static constexpr std::pair<const char *, const char *> kCalls[] = {
-      {"abs", "fabsf"},    {"exp", "expf"},     {"log", "logf"},
-      {"sqrt", "sqrtf"},   {"rsqrt", "rsqrtf"}, {"tanh", "tanhf"},
-      {"sin", "sinf"},     {"cos", "cosf"},     {"erf", "erff"},
-      {"log1p", "log1pf"}, {"expm1", "expm1f"}, {"tan", "tanf"},
-      {"asin", "asinf"},   {"acos", "acosf"},   {"atan", "atanf"},
-      {"sinh", "sinhf"},   {"cosh", "coshf"},   {"asinh", "asinhf"},
-      {"acosh", "acoshf"}, {"atanh", "atanhf"}, {"log2", "log2f"},
-      {"log10", "log10f"}, {"exp2", "exp2f"},   {"erfc", "erfcf"},
-      {"floor", "floorf"}, {"ceil", "ceilf"},   {"trunc", "truncf"},
-      {"round", "rintf"}};
+#define SHARDRT_UNARY_FUNCTION(name, kind, call) {#name, call},
+#define SHARDRT_BINARY_FUNCTION(name, kind, call) {#name, call},
+#include "shardrt/artifact/ElementwiseFunctions.def"
+  };
   for (auto [op, call] : kCalls)
-    if (fn == op)
-      return std::string(call) + "(" + a + ")";
+    if (call && fn == op)
+      return std::string(call) + "(" + a +
+             (operands.size() > 1 ? ", " + b : std::string()) + ")";
   if (fn == "neg")
     return "-" + a;
   if (fn == "sigmoid")
@@ -79,11 +74,6 @@ std::string scalarExpr(StringRef fn, ArrayRef<std::string> operands) {
            ")";
   if (fn == "reciprocal")
     return "1.0f / " + a;
-  if (fn == "pow" || fn == "atan2" || fn == "fmod")
-    return std::string(fn == "pow"     ? "powf("
-                       : fn == "atan2" ? "atan2f("
-                                       : "fmodf(") +
-           a + ", " + b + ")";
   if (fn == "remainder") // ATen's: fmod moved into the divisor's sign
     return "shardc_remainder(" + a + ", " + b + ")";
   // Comparisons are false on NaN, except ne (C's rules are IEEE's).

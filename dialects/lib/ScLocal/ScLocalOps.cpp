@@ -102,17 +102,9 @@ int scl::scalarArity(StringRef fn) {
   if (llvm::is_contained(kComparePredicates, fn))
     return 2;
   return llvm::StringSwitch<int>(fn)
-      .Cases({"neg", "abs", "exp", "log", "sqrt", "rsqrt"}, 1)
-      .Cases({"tanh", "sigmoid", "relu", "silu", "gelu", "gelu_tanh"}, 1)
-      .Cases({"sin", "cos", "erf", "log1p", "expm1"}, 1)
-      .Cases({"tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
-              "atanh"},
-             1)
-      .Cases({"log2", "log10", "exp2", "erfc", "floor", "ceil", "trunc",
-              "round", "reciprocal"},
-             1)
-      .Cases({"add", "sub", "mul", "div", "maximum", "minimum", "pow"}, 2)
-      .Cases({"atan2", "fmod", "remainder"}, 2)
+#define SHARDRT_UNARY_FUNCTION(name, kind, call) .Case(#name, 1)
+#define SHARDRT_BINARY_FUNCTION(name, kind, call) .Case(#name, 2)
+#include "shardrt/artifact/ElementwiseFunctions.def"
       .Case("select", 3)
       .Case("bool", 1)
       .Default(0);

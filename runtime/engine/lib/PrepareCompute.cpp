@@ -29,56 +29,18 @@ StatusOr<E> lookup(const std::map<std::string, E> &table,
 
 StatusOr<cpu::UnaryKind> unaryKind(const std::string &mode) {
   static const std::map<std::string, cpu::UnaryKind> kinds = {
-      {"neg", cpu::UnaryKind::Neg},
-      {"abs", cpu::UnaryKind::Abs},
-      {"exp", cpu::UnaryKind::Exp},
-      {"log", cpu::UnaryKind::Log},
-      {"sqrt", cpu::UnaryKind::Sqrt},
-      {"rsqrt", cpu::UnaryKind::Rsqrt},
-      {"tanh", cpu::UnaryKind::Tanh},
-      {"sigmoid", cpu::UnaryKind::Sigmoid},
-      {"relu", cpu::UnaryKind::Relu},
-      {"silu", cpu::UnaryKind::Silu},
-      {"gelu", cpu::UnaryKind::Gelu},
-      {"gelu_tanh", cpu::UnaryKind::GeluTanh},
-      {"sin", cpu::UnaryKind::Sin},
-      {"cos", cpu::UnaryKind::Cos},
-      {"erf", cpu::UnaryKind::Erf},
-      {"log1p", cpu::UnaryKind::Log1p},
-      {"expm1", cpu::UnaryKind::Expm1},
-      {"tan", cpu::UnaryKind::Tan},
-      {"asin", cpu::UnaryKind::Asin},
-      {"acos", cpu::UnaryKind::Acos},
-      {"atan", cpu::UnaryKind::Atan},
-      {"sinh", cpu::UnaryKind::Sinh},
-      {"cosh", cpu::UnaryKind::Cosh},
-      {"asinh", cpu::UnaryKind::Asinh},
-      {"acosh", cpu::UnaryKind::Acosh},
-      {"atanh", cpu::UnaryKind::Atanh},
-      {"log2", cpu::UnaryKind::Log2},
-      {"log10", cpu::UnaryKind::Log10},
-      {"exp2", cpu::UnaryKind::Exp2},
-      {"erfc", cpu::UnaryKind::Erfc},
-      {"floor", cpu::UnaryKind::Floor},
-      {"ceil", cpu::UnaryKind::Ceil},
-      {"trunc", cpu::UnaryKind::Trunc},
-      {"round", cpu::UnaryKind::Round},
-      {"reciprocal", cpu::UnaryKind::Reciprocal}};
+#define SHARDRT_UNARY_FUNCTION(name, kind, call) {#name, cpu::UnaryKind::kind},
+#include "shardrt/artifact/ElementwiseFunctions.def"
+  };
   return lookup(kinds, mode, "unary op");
 }
 
 StatusOr<cpu::BinaryKind> binaryKind(const std::string &mode) {
   static const std::map<std::string, cpu::BinaryKind> binaries = {
-      {"add", cpu::BinaryKind::Add},
-      {"sub", cpu::BinaryKind::Sub},
-      {"mul", cpu::BinaryKind::Mul},
-      {"div", cpu::BinaryKind::Div},
-      {"maximum", cpu::BinaryKind::Maximum},
-      {"minimum", cpu::BinaryKind::Minimum},
-      {"pow", cpu::BinaryKind::Pow},
-      {"atan2", cpu::BinaryKind::Atan2},
-      {"fmod", cpu::BinaryKind::Fmod},
-      {"remainder", cpu::BinaryKind::Remainder}};
+#define SHARDRT_BINARY_FUNCTION(name, kind, call)                              \
+  {#name, cpu::BinaryKind::kind},
+#include "shardrt/artifact/ElementwiseFunctions.def"
+  };
   return lookup(binaries, mode, "binary op");
 }
 
