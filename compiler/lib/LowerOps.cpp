@@ -500,6 +500,8 @@ LogicalResult lowerOp(Operation *op, ProgramBuilder &b) {
       .Case([&](Atan2Op) { return binary("atan2"); })
       .Case([&](FmodOp) { return binary("fmod"); })
       .Case([&](RemainderOp) { return binary("remainder"); })
+      .Case([&](HypotOp) { return binary("hypot"); })
+      .Case([&](CopysignOp) { return binary("copysign"); })
       .Case([&](CompareOp c) {
         return simple(op, b, fb::Opcode::Compare, c.getPredicate().str());
       })

@@ -1,36 +1,37 @@
 // torch's other math functions on floats: tan, asin, acos, atan, sinh,
 // cosh, asinh, acosh, atanh, log2, log10, exp2, erfc, floor, ceil, trunc,
-// round (half to even), reciprocal, and atan2, fmod (the dividend's sign)
-// and remainder (the divisor's sign, Python's %), on values that include
+// round (half to even), reciprocal, and atan2, fmod (the dividend's sign),
+// remainder (the divisor's sign, Python's %), hypot and copysign (-0's sign
+// included), on values that include
 // halves, -0, NaN, both infinities and arguments outside a domain, split
 // unevenly over 3 ranks (one empty): unfused, fused on the CPU (-O3) and as
 // generated CUDA kernels built for the host, against Python's math.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // RUN: %python %t/ref.py input %t/w.npy %t/d.npy
 // RUN: shardc %t/model.mlir -o %t/model.shardbin
-// RUN: shard-run %t/model.shardbin --input arg0=%t/w.npy --input arg1=%t/d.npy --check --output result0=%t/r0.npy --output result1=%t/r1.npy --output result2=%t/r2.npy --output result3=%t/r3.npy --output result4=%t/r4.npy --output result5=%t/r5.npy --output result6=%t/r6.npy --output result7=%t/r7.npy --output result8=%t/r8.npy --output result9=%t/r9.npy --output result10=%t/r10.npy --output result11=%t/r11.npy --output result12=%t/r12.npy --output result13=%t/r13.npy --output result14=%t/r14.npy --output result15=%t/r15.npy --output result16=%t/r16.npy --output result17=%t/r17.npy --output result18=%t/r18.npy --output result19=%t/r19.npy --output result20=%t/r20.npy | FileCheck %s --check-prefix=RAN
+// RUN: shard-run %t/model.shardbin --input arg0=%t/w.npy --input arg1=%t/d.npy --check --output result0=%t/r0.npy --output result1=%t/r1.npy --output result2=%t/r2.npy --output result3=%t/r3.npy --output result4=%t/r4.npy --output result5=%t/r5.npy --output result6=%t/r6.npy --output result7=%t/r7.npy --output result8=%t/r8.npy --output result9=%t/r9.npy --output result10=%t/r10.npy --output result11=%t/r11.npy --output result12=%t/r12.npy --output result13=%t/r13.npy --output result14=%t/r14.npy --output result15=%t/r15.npy --output result16=%t/r16.npy --output result17=%t/r17.npy --output result18=%t/r18.npy --output result19=%t/r19.npy --output result20=%t/r20.npy --output result21=%t/r21.npy --output result22=%t/r22.npy | FileCheck %s --check-prefix=RAN
 // RUN: %python %t/ref.py check %t/w.npy %t/d.npy %t | FileCheck %s --check-prefix=VALUES
 // RUN: shardc %t/model.mlir -O3 -o %t/fused.shardbin
-// RUN: mkdir -p %t/o3 && shard-run %t/fused.shardbin --input arg0=%t/w.npy --input arg1=%t/d.npy --output result0=%t/o3/r0.npy --output result1=%t/o3/r1.npy --output result2=%t/o3/r2.npy --output result3=%t/o3/r3.npy --output result4=%t/o3/r4.npy --output result5=%t/o3/r5.npy --output result6=%t/o3/r6.npy --output result7=%t/o3/r7.npy --output result8=%t/o3/r8.npy --output result9=%t/o3/r9.npy --output result10=%t/o3/r10.npy --output result11=%t/o3/r11.npy --output result12=%t/o3/r12.npy --output result13=%t/o3/r13.npy --output result14=%t/o3/r14.npy --output result15=%t/o3/r15.npy --output result16=%t/o3/r16.npy --output result17=%t/o3/r17.npy --output result18=%t/o3/r18.npy --output result19=%t/o3/r19.npy --output result20=%t/o3/r20.npy
+// RUN: mkdir -p %t/o3 && shard-run %t/fused.shardbin --input arg0=%t/w.npy --input arg1=%t/d.npy --output result0=%t/o3/r0.npy --output result1=%t/o3/r1.npy --output result2=%t/o3/r2.npy --output result3=%t/o3/r3.npy --output result4=%t/o3/r4.npy --output result5=%t/o3/r5.npy --output result6=%t/o3/r6.npy --output result7=%t/o3/r7.npy --output result8=%t/o3/r8.npy --output result9=%t/o3/r9.npy --output result10=%t/o3/r10.npy --output result11=%t/o3/r11.npy --output result12=%t/o3/r12.npy --output result13=%t/o3/r13.npy --output result14=%t/o3/r14.npy --output result15=%t/o3/r15.npy --output result16=%t/o3/r16.npy --output result17=%t/o3/r17.npy --output result18=%t/o3/r18.npy --output result19=%t/o3/r19.npy --output result20=%t/o3/r20.npy --output result21=%t/o3/r21.npy --output result22=%t/o3/r22.npy
 // RUN: %python %t/ref.py check %t/w.npy %t/d.npy %t/o3 | FileCheck %s --check-prefix=VALUES
 // RUN: shardc %t/model.mlir --target=cuda -o %t/cuda.shardbin
 // RUN: shardc %t/model.mlir --target=cuda --emit=kernels -o %t/cuda.cu
 // RUN: %host_cxx -shared -fPIC -O1 -x c++ -I %hostcuda_include %t/cuda.cu -o %t/cuda.so
-// RUN: mkdir -p %t/cuda && env SHARDRT_HOSTCUDA_KERNELS=%t/cuda.so shard-run-hostcuda %t/cuda.shardbin --backend cuda --input arg0=%t/w.npy --input arg1=%t/d.npy --output result0=%t/cuda/r0.npy --output result1=%t/cuda/r1.npy --output result2=%t/cuda/r2.npy --output result3=%t/cuda/r3.npy --output result4=%t/cuda/r4.npy --output result5=%t/cuda/r5.npy --output result6=%t/cuda/r6.npy --output result7=%t/cuda/r7.npy --output result8=%t/cuda/r8.npy --output result9=%t/cuda/r9.npy --output result10=%t/cuda/r10.npy --output result11=%t/cuda/r11.npy --output result12=%t/cuda/r12.npy --output result13=%t/cuda/r13.npy --output result14=%t/cuda/r14.npy --output result15=%t/cuda/r15.npy --output result16=%t/cuda/r16.npy --output result17=%t/cuda/r17.npy --output result18=%t/cuda/r18.npy --output result19=%t/cuda/r19.npy --output result20=%t/cuda/r20.npy
+// RUN: mkdir -p %t/cuda && env SHARDRT_HOSTCUDA_KERNELS=%t/cuda.so shard-run-hostcuda %t/cuda.shardbin --backend cuda --input arg0=%t/w.npy --input arg1=%t/d.npy --output result0=%t/cuda/r0.npy --output result1=%t/cuda/r1.npy --output result2=%t/cuda/r2.npy --output result3=%t/cuda/r3.npy --output result4=%t/cuda/r4.npy --output result5=%t/cuda/r5.npy --output result6=%t/cuda/r6.npy --output result7=%t/cuda/r7.npy --output result8=%t/cuda/r8.npy --output result9=%t/cuda/r9.npy --output result10=%t/cuda/r10.npy --output result11=%t/cuda/r11.npy --output result12=%t/cuda/r12.npy --output result13=%t/cuda/r13.npy --output result14=%t/cuda/r14.npy --output result15=%t/cuda/r15.npy --output result16=%t/cuda/r16.npy --output result17=%t/cuda/r17.npy --output result18=%t/cuda/r18.npy --output result19=%t/cuda/r19.npy --output result20=%t/cuda/r20.npy --output result21=%t/cuda/r21.npy --output result22=%t/cuda/r22.npy
 // RUN: %python %t/ref.py check %t/w.npy %t/d.npy %t/cuda | FileCheck %s --check-prefix=VALUES
 // The comparison can fail: round half away from zero, fmod for remainder.
 // RUN: not %python %t/ref.py check %t/w.npy %t/d.npy %t wrong-round 2>&1 | FileCheck %s --check-prefix=WRONG-ROUND
 // RUN: not %python %t/ref.py check %t/w.npy %t/d.npy %t wrong-remainder 2>&1 | FileCheck %s --check-prefix=WRONG-REM
 
-// RAN-COUNT-21: check result{{[0-9]+}}: {{.*}}: ok
-// VALUES: tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, log2, log10, exp2, erfc, floor, ceil, trunc, round, reciprocal, atan2, fmod, remainder: 21 x 14 values as PyTorch
+// RAN-COUNT-23: check result{{[0-9]+}}: {{.*}}: ok
+// VALUES: tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, log2, log10, exp2, erfc, floor, ceil, trunc, round, reciprocal, atan2, fmod, remainder, hypot, copysign: 23 x 14 values as PyTorch
 // WRONG-ROUND: round at 1
 // WRONG-REM: remainder at 0
 
 //--- model.mlir
 sc.mesh @m ["x"=3]
 func.func @main(%w: tensor<14xf32> {sc.sharding = #sc.sharding<@m, [{"x"}[5, 0, 9]]>}, %d: tensor<14xf32>)
-    -> (tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) {
+    -> (tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>) {
   %r0 = sc.tan %w : tensor<14xf32>
   %r1 = sc.asin %w : tensor<14xf32>
   %r2 = sc.acos %w : tensor<14xf32>
@@ -52,7 +53,9 @@ func.func @main(%w: tensor<14xf32> {sc.sharding = #sc.sharding<@m, [{"x"}[5, 0, 
   %r18 = sc.atan2 %w, %d : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
   %r19 = sc.fmod %w, %d : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
   %r20 = sc.remainder %w, %d : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
-  return %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19, %r20 : tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>
+  %r21 = sc.hypot %w, %d : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
+  %r22 = sc.copysign %w, %d : (tensor<14xf32>, tensor<14xf32>) -> tensor<14xf32>
+  return %r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8, %r9, %r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17, %r18, %r19, %r20, %r21, %r22 : tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>, tensor<14xf32>
 }
 
 //--- ref.py
@@ -132,7 +135,8 @@ unary = [
     ("reciprocal", lambda v: math.copysign(INF, v) if v == 0 else 1 / v),
 ]
 binary = [("atan2", math.atan2), ("fmod", lambda a, b: safe(lambda x: math.fmod(x, b), a)),
-          ("remainder", remainder)]
+          ("remainder", remainder), ("hypot", math.hypot),
+          ("copysign", math.copysign)]
 refs = [(n, f, False) for n, f in unary] + [(n, f, True) for n, f in binary]
 for k, (name, f, two) in enumerate(refs):
     _, y = npy.read("%s/r%d.npy" % (out, k))

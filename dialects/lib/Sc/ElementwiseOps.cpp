@@ -64,6 +64,8 @@ SC_BINARY_INFER(LogaddexpOp)
 SC_BINARY_INFER(Atan2Op)
 SC_BINARY_INFER(FmodOp)
 SC_BINARY_INFER(RemainderOp)
+SC_BINARY_INFER(HypotOp)
+SC_BINARY_INFER(CopysignOp)
 #undef SC_BINARY_INFER
 
 LogicalResult CompareOp::inferReturnTypes(MLIRContext *ctx, OptLoc loc,

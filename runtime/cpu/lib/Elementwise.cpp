@@ -334,6 +334,10 @@ template <typename Apply> void withBinaryFn(BinaryKind kind, Apply &&apply) {
       float r = std::fmod(u, v);
       return r != 0 && (v < 0) != (r < 0) ? r + v : r;
     });
+  case BinaryKind::Hypot:
+    return apply([](float u, float v) { return std::hypot(u, v); });
+  case BinaryKind::Copysign:
+    return apply([](float u, float v) { return std::copysign(u, v); });
   }
 }
 

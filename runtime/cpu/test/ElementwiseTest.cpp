@@ -117,6 +117,10 @@ double refBinary(BinaryKind kind, double a, double b) {
     return double(std::atan2((long double)a, (long double)b));
   case BinaryKind::Fmod:
     return double(std::fmod((long double)a, (long double)b));
+  case BinaryKind::Hypot:
+    return double(std::sqrt((long double)a * a + (long double)b * b));
+  case BinaryKind::Copysign:
+    return std::signbit(b) ? -std::fabs(a) : std::fabs(a);
   case BinaryKind::Remainder: {
     // Python's float %, from the floored quotient (not from fmod).
     long double q = std::floor((long double)a / (long double)b);
@@ -297,11 +301,11 @@ std::pair<float, float> unaryDomain(UnaryKind kind) {
   }
 }
 
-const BinaryKind kBinaryKinds[] = {BinaryKind::Add,     BinaryKind::Sub,
-                                   BinaryKind::Mul,     BinaryKind::Div,
-                                   BinaryKind::Maximum, BinaryKind::Minimum,
-                                   BinaryKind::Pow,     BinaryKind::Atan2,
-                                   BinaryKind::Fmod,    BinaryKind::Remainder};
+const BinaryKind kBinaryKinds[] = {
+    BinaryKind::Add,       BinaryKind::Sub,     BinaryKind::Mul,
+    BinaryKind::Div,       BinaryKind::Maximum, BinaryKind::Minimum,
+    BinaryKind::Pow,       BinaryKind::Atan2,   BinaryKind::Fmod,
+    BinaryKind::Remainder, BinaryKind::Hypot,   BinaryKind::Copysign};
 
 } // namespace
 

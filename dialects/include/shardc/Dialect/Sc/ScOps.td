@@ -365,6 +365,8 @@ def Sc_PowOp : Sc_BinaryOp<"pow", "pow">;
 def Sc_Atan2Op : Sc_BinaryOp<"atan2", "atan2">;
 def Sc_FmodOp : Sc_BinaryOp<"fmod", "fmod">;
 def Sc_RemainderOp : Sc_BinaryOp<"remainder", "remainder">;
+def Sc_HypotOp : Sc_BinaryOp<"hypot", "hypot">;
+def Sc_CopysignOp : Sc_BinaryOp<"copysign", "copysign">;
 
 // Forms `sc-decompose-forms` rewrites into the ops above.
 def Sc_SquareOp : Sc_UnaryOp<"square", "square"> {

@@ -141,7 +141,7 @@ def Scl_ScalarOp : Scl_Op<"scalar",
     trunc, round, reciprocal, sigmoid, relu, silu, gelu, gelu_tanh)
     or `Binary`
     (two operands: add, sub, mul, div, maximum, minimum, pow, atan2, fmod,
-    remainder) instruction,
+    remainder, hypot, copysign) instruction,
     with the same semantics (PyTorch's), or works on bools held as 1.0 and
     0.0, so that a mask only the body reads is never a buffer:
 

@@ -91,6 +91,8 @@ enum class BinaryKind {
   Atan2,
   Fmod,
   Remainder, // torch.remainder: the sign of the divisor (Python's %)
+  Hypot,
+  Copysign,
 };
 enum class CompareKind { Eq, Ne, Lt, Le, Gt, Ge };
 
