@@ -442,66 +442,35 @@ LogicalResult lowerSlice(SliceOp op, ProgramBuilder &b) {
   return simple(op, b, fb::Opcode::Slice, "", ints);
 }
 
+/// The runtime instruction of an elementwise function's name
+/// (shardrt/artifact/ElementwiseFunctions.def), if it is one.
+std::optional<fb::Opcode> elementwiseOpcode(StringRef name) {
+#define SHARDRT_UNARY_FUNCTION(fn, kind, call)                                 \
+  if (name == #fn)                                                             \
+    return fb::Opcode::Unary;
+#define SHARDRT_BINARY_FUNCTION(fn, kind, call)                                \
+  if (name == #fn)                                                             \
+    return fb::Opcode::Binary;
+#include "shardrt/artifact/ElementwiseFunctions.def"
+  return std::nullopt;
+}
+
 } // namespace
 
 LogicalResult lowerOp(Operation *op, ProgramBuilder &b) {
   b.currentOp = op->getName().getStringRef().str();
   b.currentLoc = op->getLoc();
-  auto unary = [&](const char *name) {
-    return simple(op, b, fb::Opcode::Unary, name);
-  };
-  auto binary = [&](const char *name) {
-    return simple(op, b, fb::Opcode::Binary, name);
-  };
+  // An sc op named as one of the runtime's Unary or Binary functions is
+  // that instruction (gelu's tanh form is named by its attribute).
+  StringRef fn = op->getName().stripDialect();
+  if (std::optional<fb::Opcode> opcode = elementwiseOpcode(fn);
+      opcode && isa<ScDialect>(op->getDialect()) && !isa<GeluOp>(op))
+    return simple(op, b, *opcode, fn.str());
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case([&](NegOp) { return unary("neg"); })
-      .Case([&](AbsOp) { return unary("abs"); })
-      .Case([&](ExpOp) { return unary("exp"); })
-      .Case([&](LogOp) { return unary("log"); })
-      .Case([&](SqrtOp) { return unary("sqrt"); })
-      .Case([&](RsqrtOp) { return unary("rsqrt"); })
-      .Case([&](TanhOp) { return unary("tanh"); })
-      .Case([&](SinOp) { return unary("sin"); })
-      .Case([&](CosOp) { return unary("cos"); })
-      .Case([&](ErfOp) { return unary("erf"); })
-      .Case([&](Log1pOp) { return unary("log1p"); })
-      .Case([&](Expm1Op) { return unary("expm1"); })
-      .Case([&](TanOp) { return unary("tan"); })
-      .Case([&](AsinOp) { return unary("asin"); })
-      .Case([&](AcosOp) { return unary("acos"); })
-      .Case([&](AtanOp) { return unary("atan"); })
-      .Case([&](SinhOp) { return unary("sinh"); })
-      .Case([&](CoshOp) { return unary("cosh"); })
-      .Case([&](AsinhOp) { return unary("asinh"); })
-      .Case([&](AcoshOp) { return unary("acosh"); })
-      .Case([&](AtanhOp) { return unary("atanh"); })
-      .Case([&](Log2Op) { return unary("log2"); })
-      .Case([&](Log10Op) { return unary("log10"); })
-      .Case([&](Exp2Op) { return unary("exp2"); })
-      .Case([&](ErfcOp) { return unary("erfc"); })
-      .Case([&](FloorOp) { return unary("floor"); })
-      .Case([&](CeilOp) { return unary("ceil"); })
-      .Case([&](TruncOp) { return unary("trunc"); })
-      .Case([&](RoundOp) { return unary("round"); })
-      .Case([&](ReciprocalOp) { return unary("reciprocal"); })
-      .Case([&](SigmoidOp) { return unary("sigmoid"); })
-      .Case([&](ReluOp) { return unary("relu"); })
-      .Case([&](SiluOp) { return unary("silu"); })
       .Case([&](GeluOp g) {
-        return unary(g.getApproximate() == "tanh" ? "gelu_tanh" : "gelu");
+        return simple(op, b, fb::Opcode::Unary,
+                      g.getApproximate() == "tanh" ? "gelu_tanh" : "gelu");
       })
-      .Case([&](AddOp) { return binary("add"); })
-      .Case([&](SubOp) { return binary("sub"); })
-      .Case([&](MulOp) { return binary("mul"); })
-      .Case([&](DivOp) { return binary("div"); })
-      .Case([&](MaximumOp) { return binary("maximum"); })
-      .Case([&](MinimumOp) { return binary("minimum"); })
-      .Case([&](PowOp) { return binary("pow"); })
-      .Case([&](Atan2Op) { return binary("atan2"); })
-      .Case([&](FmodOp) { return binary("fmod"); })
-      .Case([&](RemainderOp) { return binary("remainder"); })
-      .Case([&](HypotOp) { return binary("hypot"); })
-      .Case([&](CopysignOp) { return binary("copysign"); })
       .Case([&](CompareOp c) {
         return simple(op, b, fb::Opcode::Compare, c.getPredicate().str());
       })
