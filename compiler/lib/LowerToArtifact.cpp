@@ -28,20 +28,29 @@ namespace art = shardrt::artifact;
 
 namespace shardc {
 
-FailureOr<fb::DType> artifactDType(Operation *op, Type type) {
-  if (type.isF32())
-    return fb::DType::F32;
-  if (type.isInteger(1))
+fb::DType storedDType(Type element) {
+  if (element.isInteger(1))
     return fb::DType::I1;
-  return op->emitOpError("computes in ")
-         << type
-         << "; shardc computes in f32 and i1 tensors only (cpu and cuda "
-            "targets)";
+  if (element.isBF16())
+    return fb::DType::BF16;
+  if (element.isF16())
+    return fb::DType::F16;
+  return fb::DType::F32;
 }
 
-/// The element types the targets compute in.
+FailureOr<fb::DType> artifactDType(Operation *op, Type type) {
+  if (type.isF32() || type.isInteger(1) || type.isBF16() || type.isF16())
+    return storedDType(type);
+  return op->emitOpError("computes in ")
+         << type
+         << "; shardc holds f32, bf16, f16 and i1 tensors (bf16 and f16 "
+            "compute in f32; cpu and cuda targets)";
+}
+
+/// The element types the targets hold; sc-compute-in-f32 makes bf16 and
+/// f16 compute in f32.
 static bool computableElement(Type elem) {
-  return elem.isF32() || elem.isInteger(1);
+  return elem.isF32() || elem.isInteger(1) || elem.isBF16() || elem.isF16();
 }
 
 static bool computable(Type type) {
@@ -91,8 +100,8 @@ FailureOr<uint32_t> ProgramBuilder::define(Operation *op, Value value) {
         !computableElement(elem))
       return emitError(arg.getLoc())
              << "model input " << arg.getArgNumber() << " is " << arg.getType()
-             << "; shardc takes statically shaped f32 and i1 tensors without "
-                "an encoding (cpu and cuda targets)";
+             << "; shardc takes statically shaped f32, bf16, f16 and i1 "
+                "tensors without an encoding (cpu and cuda targets)";
   }
   FailureOr<uint32_t> id = temporary(op, value.getType());
   if (succeeded(id)) {
@@ -320,8 +329,7 @@ LogicalResult checkReference(func::FuncOp f,
            << ref.status().message();
   auto matches = [](Type type, const fb::TensorDesc &desc) {
     auto tensor = cast<RankedTensorType>(type);
-    fb::DType dtype =
-        tensor.getElementType().isInteger(1) ? fb::DType::I1 : fb::DType::F32;
+    fb::DType dtype = storedDType(tensor.getElementType());
     // A 0-d tensor's shape may be stored as no vector at all.
     if (!desc.shape())
       return desc.dtype() == dtype && tensor.getRank() == 0;
@@ -349,8 +357,7 @@ art::TensorDescSpec tensorDesc(std::string name, Type type,
   auto tensor = cast<RankedTensorType>(type);
   art::TensorDescSpec t;
   t.name = std::move(name);
-  t.dtype =
-      tensor.getElementType().isInteger(1) ? fb::DType::I1 : fb::DType::F32;
+  t.dtype = storedDType(tensor.getElementType());
   t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
   ValueSharding s = mesh && sharding ? materialize(sharding, type, mesh)
                                      : replicatedSharding(type);

@@ -129,6 +129,9 @@ double coordinateScale(const sc::WindowSpec &spec);
 
 /// The artifact dtype of an element type, or failure with a diagnostic.
 llvm::FailureOr<fb::DType> artifactDType(mlir::Operation *op, mlir::Type type);
+/// The artifact dtype of an element type the targets hold (i1, bf16, f16;
+/// anything else is f32, which the verifiers have made it).
+fb::DType storedDType(mlir::Type element);
 
 } // namespace shardc
 

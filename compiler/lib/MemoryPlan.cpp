@@ -204,6 +204,15 @@ MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers,
           return length(a) > length(b);
         return buffers[a].bytes > buffers[b].bytes;
       },
+      // Program order (a linear scan): where buffers of two sizes alternate
+      // (bf16 activations beside their f32 casts), the orders by size or
+      // pressure leave the small ones' holes unused (UNet-2D in bf16:
+      // 1.21x the peak; this order: 1.05x).
+      [&](size_t a, size_t b) {
+        if (buffers[a].first != buffers[b].first)
+          return buffers[a].first < buffers[b].first;
+        return buffers[a].bytes > buffers[b].bytes;
+      },
   };
   std::vector<size_t> order(buffers.size());
   std::vector<uint64_t> offsets;

@@ -209,9 +209,16 @@ std::string programKey(const ProgramBuilder &b,
 }
 
 Type elementType(MLIRContext *ctx, fb::DType dtype) {
-  if (dtype == fb::DType::I1)
+  switch (dtype) {
+  case fb::DType::I1:
     return IntegerType::get(ctx, 1);
-  return Float32Type::get(ctx);
+  case fb::DType::BF16:
+    return BFloat16Type::get(ctx);
+  case fb::DType::F16:
+    return Float16Type::get(ctx);
+  default:
+    return Float32Type::get(ctx);
+  }
 }
 
 MemRefType bufferType(MLIRContext *ctx, const Buffer &b) {
@@ -529,7 +536,7 @@ LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
 namespace {
 
 fb::DType dtypeOf(MemRefType type) {
-  return type.getElementType().isInteger(1) ? fb::DType::I1 : fb::DType::F32;
+  return storedDType(type.getElementType());
 }
 
 fb::ReduceKind reduceKind(scl::Reduction r) {
@@ -784,10 +791,12 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex,
     };
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       MemRefType type = alloc.getType();
-      if (!type.hasStaticShape() || !(type.getElementType().isF32() ||
-                                      type.getElementType().isInteger(1)))
+      Type element = type.getElementType();
+      if (!type.hasStaticShape() || !(element.isF32() || element.isInteger(1) ||
+                                      element.isBF16() || element.isF16()))
         return alloc.emitOpError("allocates ")
-               << type << "; rank programs hold static f32 or i1 buffers";
+               << type
+               << "; rank programs hold static f32, bf16, f16 or i1 buffers";
       define(alloc.getResult());
     } else if (auto view = dyn_cast<scl::ViewOp>(op)) {
       uint32_t source = ids.lookup(view.getSource());

@@ -47,7 +47,9 @@ LowerOptions targetDefaults(Target target, unsigned optLevel) {
 }
 
 void addGlobalPasses(OpPassManager &pm, unsigned optLevel, bool unpartitioned) {
-  // Not an optimisation: the partitioner takes core forms only.
+  // Not optimisations: the kernels compute in f32, and the partitioner
+  // takes core forms only.
+  pm.addPass(createScComputeInF32());
   pm.addPass(createScDecomposeForms());
   if (optLevel > 0) {
     pm.addPass(createCanonicalizerPass());

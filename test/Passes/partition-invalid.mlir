@@ -45,7 +45,7 @@ func.func @main(%q: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh
 // f32 and i1 only): refused where it is defined, before its value is read
 sc.mesh @mesh ["x"=2]
 func.func @main(%x: tensor<4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}]>}) -> tensor<4xf32> {
-  // expected-error @+1 {{computes in 'i32'; shardc computes in f32 and i1 tensors only}}
+  // expected-error @+1 {{computes in 'i32'; shardc holds f32, bf16, f16 and i1 tensors}}
   %c = sc.constant dense<3> : tensor<4xi32>
   %f = sc.cast %c : tensor<4xi32> to tensor<4xf32>
   %y = sc.add %x, %f : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
@@ -56,7 +56,7 @@ func.func @main(%x: tensor<4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}]>}) 
 
 // case: the same on one rank
 func.func @main() -> tensor<4xi32> {
-  // expected-error @+1 {{computes in 'i32'; shardc computes in f32 and i1 tensors only}}
+  // expected-error @+1 {{computes in 'i32'; shardc holds f32, bf16, f16 and i1 tensors}}
   %c = sc.constant dense<3> : tensor<4xi32>
   return %c : tensor<4xi32>
 }

@@ -8,6 +8,9 @@
 // RUN: not shardc %t/clash.mlir --emit=plan 2>&1 | FileCheck %s --check-prefix=CLASH
 // RUN: not shardc %t/missing.mlir --emit=plan 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: for m in unet2d convnet3d attention; do shardc %S/../../examples/$m.mlir --emit=plan; done > %t.plans
+// The UNet in bf16 alternates 2- and 4-byte buffers (activations and their
+// f32 casts), which the orders by size leave full of holes.
+// RUN: sed 's/xf32>/xbf16>/g' %S/../../examples/unet2d.mlir | shardc - --emit=plan >> %t.plans
 // RUN: FileCheck %s --check-prefix=RATIO --input-file %t.plans
 // RUN: grep 'arena:' %t.plans | not grep -vE ', 1\.0[0-9]+x\)$'
 // RUN: shardc-opt -sc-partition-pipeline %S/../../examples/unet2d.mlir | FileCheck %s --check-prefix=PIPE

@@ -109,7 +109,7 @@ func.func @class0(%x: memref<1x8xf32>, %w: memref<2x2x1x1xf32>) -> (memref<4x8xf
 //--- model.mlir
 sc.mesh @m ["x"=3]
 // 10 rows over 3 ranks: 4/3/3. Each splat is 4 x 64 elements on the
-// first rank, and one element once shrunk: its arena goes from 5632 bytes
+// first rank, and one element once shrunk: its arena goes from 5376 bytes
 // to 4416.
 func.func @main(%x: tensor<10x64xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}]>}) -> tensor<10x64xf32> {
   %off = sc.constant dense<0.5> : tensor<10x64xf32>
@@ -130,7 +130,7 @@ func.func @main(%x: tensor<10x64xf32> {sc.sharding = #sc.sharding<@m, [{"x"}, {}
 // PLAN-NOT: rank class
 // PLAN: I1(1,1) 1 B
 // FULL: rank class 'class0': ranks [0]
-// FULL: arena: 5632 bytes
+// FULL: arena: 5376 bytes
 // FULL-NOT: rank class
 // FULL: I1(4,64) 256 B
 // FULL-NOT: (1,1)

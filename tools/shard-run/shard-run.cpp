@@ -28,6 +28,7 @@
 #include "shardrt/Engine.h"
 #include "shardrt/Npy.h"
 #include "shardrt/artifact/Artifact.h"
+#include "shardrt/cpu/HalfFloats.h"
 
 #ifdef SHARDRUN_HAVE_MPI
 #include "shardrt/comm/Mpi.h"
@@ -324,6 +325,11 @@ GlobalTensor randomTensor(const TensorInfo &t, uint64_t seed, size_t index,
     if (t.dtype == DType::F32) {
       float f = dist(rng);
       std::memcpy(g.data.data() + 4 * i, &f, 4);
+    } else if (t.dtype == DType::BF16 || t.dtype == DType::F16) {
+      float f = dist(rng);
+      uint16_t h =
+          t.dtype == DType::BF16 ? cpu::floatToBf16(f) : cpu::floatToF16(f);
+      std::memcpy(g.data.data() + 2 * i, &h, 2);
     } else if (t.dtype == DType::Bool) {
       g.data[size_t(i)] = rng() & 1;
     }
@@ -356,7 +362,10 @@ Status loadInputs(const Engine &engine, const Args &args,
       continue;
     }
     SHARDRT_ASSIGN_OR_RETURN(NpyArray a, readNpy(it->second));
-    NpyArray arr = t.dtype == DType::F32 ? toF32(std::move(a)) : std::move(a);
+    // NumPy's default float is f64 and it has no bfloat16: float data is
+    // rounded to a float input's type.
+    NpyArray arr = t.dtype == DType::F32 ? toF32(std::move(a))
+                                         : toHalfFloat(std::move(a), t.dtype);
     if (arr.dtype != t.dtype || arr.shape != t.shape)
       return Status::invalidArgument(
           it->second + " holds " + dtypeName(arr.dtype) + " " +

@@ -237,9 +237,11 @@ static LogicalResult verifyRankClasses(Operation *op, Attribute attr) {
       auto buffer = dyn_cast<MemRefType>(local);
       Type element = tensor ? tensor.getElementType() : Type();
       if (!tensor || !tensor.hasStaticShape() ||
-          !(element.isF32() || element.isInteger(1)))
+          !(element.isF32() || element.isInteger(1) || element.isBF16() ||
+            element.isF16()))
         return op->emitError("the entry's inputs and outputs must be "
-                             "statically shaped f32 or i1 tensors; got ")
+                             "statically shaped f32, bf16, f16 or i1 "
+                             "tensors; got ")
                << global;
       if (!buffer || !buffer.hasStaticShape() ||
           buffer.getElementType() != element ||

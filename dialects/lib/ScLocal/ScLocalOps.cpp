@@ -49,6 +49,14 @@ std::optional<shardrt::fb::Opcode> scl::computeOpcode(StringRef name) {
 static LogicalResult verifyGroup(Operation *op, const RankContext &context,
                                  ArrayRef<int64_t> axes);
 
+/// The instructions that only move, fill or convert elements, which the
+/// runtime runs on bf16 and f16 buffers as well.
+static bool movesElements(StringRef opcode) {
+  return llvm::is_contained({"Copy", "Fill", "Pad", "Permute", "Slice",
+                             "Concat", "BroadcastTo", "Cast"},
+                            opcode);
+}
+
 LogicalResult KernelOp::verify() {
   if (!computeOpcode(getOpcode())) {
     if (getOpcode() == "Invalid")
@@ -63,6 +71,16 @@ LogicalResult KernelOp::verify() {
   }
   if (getOuts().empty())
     return emitOpError("writes no buffer");
+  if (!movesElements(getOpcode()))
+    for (Value buffer : getOperands())
+      if (cast<MemRefType>(buffer.getType())
+              .getElementType()
+              .getIntOrFloatBitWidth() == 16)
+        return emitOpError("'")
+               << getOpcode() << "' computes in f32 but reads or writes "
+               << buffer.getType()
+               << "; bf16 and f16 buffers are only moved and cast "
+                  "(sc-compute-in-f32 casts around computing ops)";
   std::optional<ArrayRef<int64_t>> axes = getMeshAxes();
   int64_t members = 1; // no group: the rank alone
   if (axes) {

@@ -12,6 +12,8 @@
 
 #include "shardrt/cpu/Kernels.h"
 
+#include "shardrt/cpu/HalfFloats.h"
+
 #include "KernelSupport.h"
 #include "VectorExp.h"
 
@@ -531,26 +533,73 @@ void broadcastTo(const void *x, const Shape &xShape, void *y,
   detail::withByteUnit(unit, run);
 }
 
+namespace {
+
+size_t elemBytes(ElemType t) {
+  switch (t) {
+  case ElemType::F32:
+    return sizeof(float);
+  case ElemType::Bool:
+    return 1;
+  case ElemType::BF16:
+  case ElemType::F16:
+    return 2;
+  }
+  return 0;
+}
+
+} // namespace
+
 void cast(ElemType from, const void *x, ElemType to, void *y, int64_t n) {
   if (from == to) {
-    size_t bytes = from == ElemType::F32 ? sizeof(float) : sizeof(uint8_t);
-    std::memcpy(y, x, static_cast<size_t>(n) * bytes);
+    std::memcpy(y, x, static_cast<size_t>(n) * elemBytes(from));
     return;
   }
-  if (from == ElemType::F32) {
-    const float *src = static_cast<const float *>(x);
-    uint8_t *dst = static_cast<uint8_t *>(y);
-    // NaN != 0 holds, so NaN casts to true as in PyTorch.
+  // Every type here widens to f32 exactly, so one pass through f32 is each
+  // pair's direct conversion (bool -> bf16 gives 1.0, f16 -> bf16 rounds once).
+  // The switches stay outside the loop so that each pair's loop vectorises.
+  auto run = [&](auto load, auto store) {
 #pragma omp parallel for if (n >= kParallelMin) schedule(static)
     for (int64_t i = 0; i < n; ++i)
-      dst[i] = src[i] != 0.0f;
-    return;
+      store(i, load(i));
+  };
+  auto withStore = [&](auto load) {
+    switch (to) {
+    case ElemType::F32:
+      return run(load,
+                 [y](int64_t i, float v) { static_cast<float *>(y)[i] = v; });
+    case ElemType::Bool:
+      // NaN != 0 holds, so NaN casts to true as in PyTorch.
+      return run(load, [y](int64_t i, float v) {
+        static_cast<uint8_t *>(y)[i] = v != 0.0f;
+      });
+    case ElemType::BF16:
+      return run(load, [y](int64_t i, float v) {
+        static_cast<uint16_t *>(y)[i] = floatToBf16(v);
+      });
+    case ElemType::F16:
+      return run(load, [y](int64_t i, float v) {
+        static_cast<uint16_t *>(y)[i] = floatToF16(v);
+      });
+    }
+  };
+  switch (from) {
+  case ElemType::F32:
+    return withStore(
+        [x](int64_t i) { return static_cast<const float *>(x)[i]; });
+  case ElemType::Bool:
+    return withStore([x](int64_t i) {
+      return static_cast<const uint8_t *>(x)[i] ? 1.0f : 0.0f;
+    });
+  case ElemType::BF16:
+    return withStore([x](int64_t i) {
+      return bf16ToFloat(static_cast<const uint16_t *>(x)[i]);
+    });
+  case ElemType::F16:
+    return withStore([x](int64_t i) {
+      return f16ToFloat(static_cast<const uint16_t *>(x)[i]);
+    });
   }
-  const uint8_t *src = static_cast<const uint8_t *>(x);
-  float *dst = static_cast<float *>(y);
-#pragma omp parallel for if (n >= kParallelMin) schedule(static)
-  for (int64_t i = 0; i < n; ++i)
-    dst[i] = src[i] ? 1.0f : 0.0f;
 }
 
 } // namespace shardrt::cpu

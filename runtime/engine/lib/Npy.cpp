@@ -3,6 +3,8 @@
 
 #include "shardrt/Npy.h"
 
+#include "shardrt/cpu/Kernels.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -10,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 
 #include <sys/stat.h>
 
@@ -318,6 +321,29 @@ Status writeNpy(const std::string &path, const NpyArray &array) {
   if (std::fclose(f) != 0 && wrote)
     wrote = false, error = errno;
   return wrote ? Status() : failure(error);
+}
+
+NpyArray toHalfFloat(NpyArray array, DType target) {
+  bool half = target == DType::BF16 || target == DType::F16;
+  if (!half || array.dtype == target)
+    return array;
+  std::optional<cpu::ElemType> from;
+  if (array.dtype == DType::F64 || array.dtype == DType::F32)
+    array = toF32(std::move(array)), from = cpu::ElemType::F32;
+  else if (array.dtype == DType::BF16)
+    from = cpu::ElemType::BF16;
+  else if (array.dtype == DType::F16)
+    from = cpu::ElemType::F16;
+  if (!from)
+    return array;
+  int64_t n = int64_t(array.data.size() / dtypeSize(array.dtype));
+  std::vector<uint8_t> out(size_t(n) * 2);
+  cpu::cast(*from, array.data.data(),
+            target == DType::BF16 ? cpu::ElemType::BF16 : cpu::ElemType::F16,
+            out.data(), n);
+  array.data = std::move(out);
+  array.dtype = target;
+  return array;
 }
 
 NpyArray toF32(NpyArray array) {

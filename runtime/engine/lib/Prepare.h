@@ -254,6 +254,8 @@ StatusOr<PoolStep> decodePool(const fb::Instruction &inst,
 StatusOr<cpu::PadMode> padMode(const std::string &name);
 /// A Compare's predicate by its name (eq, ne, lt, le, gt, ge).
 StatusOr<cpu::CompareKind> compareKind(const std::string &name);
+/// A Cast's operand type: f32, i1, bf16 or f16.
+StatusOr<cpu::ElemType> castElemType(fb::DType dtype);
 
 /// An Attention (scaled dot-product attention) for `cpu::sdpa`, checked:
 /// `batch` problems of q (l, e), k (s, e), v (s, ev) -> y (l, ev).

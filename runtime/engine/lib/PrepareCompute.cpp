@@ -209,25 +209,14 @@ StatusOr<RunFn> prepareSelect(const fb::Instruction &inst,
 StatusOr<RunFn> prepareCast(const fb::Instruction &inst,
                             const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
-  auto elemType = [](DType d) -> StatusOr<cpu::ElemType> {
-    if (d == DType::F32)
-      return cpu::ElemType::F32;
-    if (d == DType::I1)
-      return cpu::ElemType::Bool;
-    return Status::unimplemented("cast from or to " +
-                                 std::string(fb::EnumNameDType(d)));
-  };
-  StatusOr<cpu::ElemType> from = elemType(inSlot(inst, ctx, 0).dtype);
-  StatusOr<cpu::ElemType> to = elemType(outSlot(inst, ctx, 0).dtype);
-  if (!from.ok())
-    return from.status();
-  if (!to.ok())
-    return to.status();
+  SHARDRT_ASSIGN_OR_RETURN(cpu::ElemType f,
+                           castElemType(inSlot(inst, ctx, 0).dtype));
+  SHARDRT_ASSIGN_OR_RETURN(cpu::ElemType t,
+                           castElemType(outSlot(inst, ctx, 0).dtype));
   SHARDRT_RETURN_IF_ERROR(requireShape(
       outSlot(inst, ctx, 0), inSlot(inst, ctx, 0).shape, "the output"));
   int64_t n = numElements(inSlot(inst, ctx, 0).shape);
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
-  cpu::ElemType f = *from, t = *to;
   return RunFn([=](RunContext &rc) {
     cpu::cast(f, rc.slots[x], t, rc.slots[y], n);
     return Status();
@@ -460,6 +449,22 @@ StatusOr<RunFn> prepareNorm(const fb::Instruction &inst,
 }
 
 } // namespace
+
+StatusOr<cpu::ElemType> castElemType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return cpu::ElemType::F32;
+  case DType::I1:
+    return cpu::ElemType::Bool;
+  case DType::BF16:
+    return cpu::ElemType::BF16;
+  case DType::F16:
+    return cpu::ElemType::F16;
+  default:
+    return Status::unimplemented("cast from or to " +
+                                 std::string(fb::EnumNameDType(dtype)));
+  }
+}
 
 StatusOr<cpu::CompareKind> compareKind(const std::string &name) {
   static const std::map<std::string, cpu::CompareKind> compares = {

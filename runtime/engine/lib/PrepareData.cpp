@@ -47,19 +47,26 @@ StatusOr<RunFn> prepareFill(const fb::Instruction &inst,
   std::vector<double> v = floatAttrs(inst);
   if (v.size() != 1)
     return invalid("needs one fill value");
-  if (out.dtype != DType::F32 && out.dtype != DType::I1)
-    return Status::unimplemented("fill of " +
-                                 std::string(fb::EnumNameDType(out.dtype)));
+  // A 16-bit fill is +0.0 (zero bytes); other values compute in f32.
+  bool zero16 = (out.dtype == DType::BF16 || out.dtype == DType::F16) &&
+                v[0] == 0.0 && !std::signbit(v[0]);
+  if (out.dtype != DType::F32 && out.dtype != DType::I1 && !zero16)
+    return Status::unimplemented(
+        "fill of " + std::string(fb::EnumNameDType(out.dtype)) +
+        (out.dtype == DType::BF16 || out.dtype == DType::F16
+             ? " with a value other than +0.0"
+             : ""));
   int64_t n = numElements(out.shape);
   bool isFloat = out.dtype == DType::F32;
   float f = float(v[0]);
   uint8_t b = v[0] != 0;
+  size_t bytes = out.tensorBytes();
   uint32_t y = outIdx(inst, 0);
   return RunFn([=](RunContext &rc) {
     if (isFloat)
       std::fill_n(slotPtr<float>(rc, y), n, f);
     else
-      std::memset(rc.slots[y], b, size_t(n));
+      std::memset(rc.slots[y], b, bytes);
     return Status();
   });
 }

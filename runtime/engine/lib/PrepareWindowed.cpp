@@ -288,8 +288,9 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
                            const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
+  bool half = in.dtype == DType::BF16 || in.dtype == DType::F16;
   if (in.dtype != out.dtype ||
-      (in.dtype != DType::F32 && in.dtype != DType::I1))
+      (in.dtype != DType::F32 && in.dtype != DType::I1 && !half))
     return Status::unimplemented("pad of " +
                                  std::string(fb::EnumNameDType(in.dtype)) +
                                  " to " + fb::EnumNameDType(out.dtype));
@@ -302,6 +303,12 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
   std::vector<double> value = floatAttrs(inst);
   if (value.size() != 1)
     return invalid("needs one fill value");
+  // A 16-bit pad fills with +0.0, whose pattern is zero bytes; others compute
+  // in f32 (sc-compute-in-f32).
+  if (half && (value[0] != 0.0 || std::signbit(value[0])))
+    return Status::unimplemented("pad of " +
+                                 std::string(fb::EnumNameDType(in.dtype)) +
+                                 " with a fill other than +0.0");
   Shape expected = in.shape;
   for (size_t d = 0; d < rank; ++d) {
     int64_t n = in.shape[d];

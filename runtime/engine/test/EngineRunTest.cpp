@@ -275,6 +275,70 @@ TEST(EngineRun, BinaryCompareSelectCastBroadcast) {
   EXPECT_EQ(bto.run({small}), bexp);
 }
 
+TEST(EngineRun, HalfFloatBuffersAreCastMovedAndZeroFilled) {
+  // f32 -> bf16 (rounded) -> zero-padded bf16 -> f32, and -> f16; a bf16
+  // zero fill. Expected patterns are IEEE/bfloat16 constants.
+  Floats values = {1.00390625f, 1.01171875f, -3.0f, 65520.0f, 1e-8f};
+  Model m;
+  uint32_t x = m.input("x", {5});
+  uint32_t narrow = m.slot({5}, fb::DType::BF16);
+  uint32_t padded = m.slot({8}, fb::DType::BF16);
+  uint32_t wide = m.output("wide", {8});
+  uint32_t half = m.output("half", {5}, fb::DType::F16);
+  uint32_t zeros = m.output("zeros", {3}, fb::DType::BF16);
+  m.op(Opcode::Cast, {x}, {narrow});
+  m.op(Opcode::Pad, {narrow}, {padded}, {1, 2}, {0.0}, "constant");
+  m.op(Opcode::Cast, {padded}, {wide});
+  m.op(Opcode::Cast, {x}, {half});
+  m.op(Opcode::Fill, {}, {zeros}, {}, {0.0});
+  StatusOr<std::vector<Floats>> out = runModel(m, {values});
+  ASSERT_TRUE(out.ok()) << out.status().toString();
+  // 1 + 2^-8 and 1 + 3 * 2^-8 are ties: to the even neighbours 1 and
+  // 1 + 2^-6; 65520 rounds up to 65536; 1e-8 (f32 0x322bcc77) rounds up
+  // to bf16 0x322c.
+  EXPECT_EQ((*out)[0], (Floats{0.0f, 1.0f, 1.015625f, -3.0f, 65536.0f,
+                               cpu::bf16ToFloat(0x322c), 0.0f, 0.0f}));
+  // f16 keeps 11 significant bits; 65520 rounds to infinity, 1e-8 (below
+  // half the smallest subnormal) to zero.
+  EXPECT_EQ((*out)[1],
+            (Floats{1.00390625f, 1.01171875f, -3.0f, INFINITY, 0.0f}));
+  EXPECT_EQ((*out)[2], (Floats{0.0f, 0.0f, 0.0f}));
+}
+
+TEST(EngineRun, HalfFloatBuffersRefuseComputeAndOtherFills) {
+  // Kernels compute in f32; a 16-bit pad or fill writes +0.0 only.
+  OpCase relu{
+      Opcode::Unary, {{{4}, fb::DType::BF16}}, {{4}, fb::DType::BF16}, {}, {},
+      "relu"};
+  EXPECT_FALSE(prepare(relu.model().bytes()).ok());
+  OpCase pad{Opcode::Pad,
+             {{{4}, fb::DType::F16}},
+             {{5}, fb::DType::F16},
+             {0, 1},
+             {1.0},
+             "constant"};
+  Status padded = prepare(pad.model().bytes());
+  EXPECT_EQ(padded.code(), StatusCode::Unimplemented) << padded.toString();
+  EXPECT_NE(padded.message().find("a fill other than +0.0"), std::string::npos);
+  OpCase negativeZero{Opcode::Pad,
+                      {{{4}, fb::DType::BF16}},
+                      {{5}, fb::DType::BF16},
+                      {0, 1},
+                      {-0.0},
+                      "constant"};
+  EXPECT_FALSE(prepare(negativeZero.model().bytes()).ok());
+  OpCase fill{Opcode::Fill, {}, {{3}, fb::DType::BF16}, {}, {0.5}};
+  Status filled = prepare(fill.model().bytes());
+  EXPECT_EQ(filled.code(), StatusCode::Unimplemented) << filled.toString();
+  OpCase reflect{Opcode::Pad,
+                 {{{4}, fb::DType::BF16}},
+                 {{6}, fb::DType::BF16},
+                 {1, 1},
+                 {0.0},
+                 "reflect"};
+  EXPECT_TRUE(prepare(reflect.model().bytes()).ok());
+}
+
 TEST(EngineRun, Reductions) {
   std::mt19937 rng(5);
   Shape xs = {2, 3, 4};

@@ -402,6 +402,39 @@ TEST(Npy, ToF32) {
   }
 }
 
+TEST(Npy, ToHalfFloat) {
+  // f64 data rounds through f32 to bf16 and f16 (IEEE / bfloat16 patterns).
+  NpyArray d;
+  d.dtype = DType::F64;
+  d.shape = {4};
+  const double values[] = {1.00390625, -3.0, 65520.0, 0.1};
+  d.data.resize(sizeof(values));
+  std::memcpy(d.data.data(), values, sizeof(values));
+  auto patterns = [](const NpyArray &a) {
+    std::vector<uint16_t> p(a.data.size() / 2);
+    std::memcpy(p.data(), a.data.data(), a.data.size());
+    return p;
+  };
+  NpyArray b = toHalfFloat(d, DType::BF16);
+  EXPECT_EQ(b.dtype, DType::BF16);
+  EXPECT_EQ(b.shape, (Shape{4}));
+  EXPECT_EQ(patterns(b),
+            (std::vector<uint16_t>{0x3f80, 0xc040, 0x4780, 0x3dcd}));
+  NpyArray h = toHalfFloat(d, DType::F16);
+  EXPECT_EQ(h.dtype, DType::F16);
+  EXPECT_EQ(patterns(h),
+            (std::vector<uint16_t>{0x3c04, 0xc200, 0x7c00, 0x2e66}));
+  // f16 data to bf16 rounds once; the same type, non-float data and other
+  // targets pass unchanged.
+  EXPECT_EQ(patterns(toHalfFloat(h, DType::BF16)),
+            (std::vector<uint16_t>{0x3f80, 0xc040, 0x7f80, 0x3dcd}));
+  EXPECT_EQ(toHalfFloat(h, DType::F16).data, h.data);
+  std::mt19937 rng(4);
+  NpyArray i = randomArray(DType::I32, {3}, rng);
+  EXPECT_EQ(toHalfFloat(i, DType::BF16).data, i.data);
+  EXPECT_EQ(toHalfFloat(d, DType::F32).dtype, DType::F64);
+}
+
 TEST(Npy, Files) {
   std::mt19937 rng(5);
   NpyArray a = randomArray(DType::I32, {4, 3}, rng);

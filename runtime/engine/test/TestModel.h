@@ -12,6 +12,7 @@
 
 #include "shardrt/Engine.h"
 #include "shardrt/artifact/ArtifactWriter.h"
+#include "shardrt/cpu/HalfFloats.h"
 
 #include <gtest/gtest.h>
 
@@ -142,14 +143,23 @@ inline Bytes bytesOf(const Floats &values) {
   return b;
 }
 
-/// Input values as the bytes of `dtype`: f32, or bool from v != 0 (the
-/// only dtypes these tests bind; any other fails the test).
+/// Input values as the bytes of `dtype`: f32, bool from v != 0, or bf16 /
+/// f16 rounded to nearest even (the only dtypes these tests bind; any other
+/// fails the test).
 inline Bytes encode(const Floats &values, DType dtype) {
   if (dtype == DType::F32)
     return bytesOf(values);
   Bytes b(values.size() * dtypeSize(dtype));
+  if (dtype == DType::BF16 || dtype == DType::F16) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      uint16_t h = dtype == DType::BF16 ? cpu::floatToBf16(values[i])
+                                        : cpu::floatToF16(values[i]);
+      std::memcpy(b.data() + 2 * i, &h, 2);
+    }
+    return b;
+  }
   if (dtype != DType::Bool) {
-    ADD_FAILURE() << "encode: only f32 and bool inputs";
+    ADD_FAILURE() << "encode: only f32, bf16, f16 and bool inputs";
     return b;
   }
   for (size_t i = 0; i < values.size(); ++i)
@@ -157,14 +167,20 @@ inline Bytes encode(const Floats &values, DType dtype) {
   return b;
 }
 
-/// `n` elements of `dtype` (f32 or bool) at `data` as floats.
+/// `n` elements of `dtype` (f32, bf16, f16 or bool) at `data` as floats.
 inline Floats decode(const void *data, int64_t n, DType dtype) {
   Floats v(size_t(std::max<int64_t>(n, 0)));
   if (dtype == DType::Bool)
     for (size_t i = 0; i < v.size(); ++i)
       v[i] = static_cast<const uint8_t *>(data)[i];
+  else if (dtype == DType::BF16 || dtype == DType::F16)
+    for (size_t i = 0; i < v.size(); ++i) {
+      uint16_t h;
+      std::memcpy(&h, static_cast<const uint8_t *>(data) + 2 * i, 2);
+      v[i] = dtype == DType::BF16 ? cpu::bf16ToFloat(h) : cpu::f16ToFloat(h);
+    }
   else if (dtype != DType::F32)
-    ADD_FAILURE() << "decode: only f32 and bool outputs";
+    ADD_FAILURE() << "decode: only f32, bf16, f16 and bool outputs";
   else if (!v.empty())
     std::memcpy(v.data(), data, v.size() * sizeof(float));
   return v;

@@ -925,7 +925,7 @@ func.func @f_class1(%x: memref<1xf32>) -> memref<1xf32>
 // -----
 
 // case: an entry that declares a buffer instead of a global tensor
-// expected-error @+1 {{the entry's inputs and outputs must be statically shaped f32 or i1 tensors; got 'memref<4xf32>'}}
+// expected-error @+1 {{the entry's inputs and outputs must be statically shaped f32, bf16, f16 or i1 tensors; got 'memref<4xf32>'}}
 func.func private @f(memref<4xf32>) -> tensor<4xf32>
     attributes {scl.rank_classes = [@f_all]}
 func.func @f_all(%x: memref<4xf32>) -> memref<4xf32>
@@ -1570,4 +1570,24 @@ func.func @ring_query_block(%q: memref<3x4xf32>, %k: memref<3x4xf32>, %v: memref
   // expected-error @+1 {{rank 2 holds queries [3, 5) but its query block 'memref<3x4xf32>' has 3 rows}}
   scl.ring_attention over [1] starts [0, 3, 6] scale 1.0 causal queries over [0] starts [0, 3, 5] ins(%q, %k, %v : memref<3x4xf32>, memref<3x4xf32>, memref<3x4xf32>) outs(%y : memref<3x4xf32>)
   return
+}
+
+// -----
+
+// case: a computing kernel on a bf16 buffer (kernels compute in f32)
+func.func @f(%x: memref<2xbf16>) -> memref<2xbf16> {
+  %y = memref.alloc() : memref<2xbf16>
+  // expected-error @+1 {{'Unary' computes in f32 but reads or writes 'memref<2xbf16>'; bf16 and f16 buffers are only moved and cast}}
+  scl.kernel "Unary" mode "relu" ins(%x : memref<2xbf16>) outs(%y : memref<2xbf16>)
+  return %y : memref<2xbf16>
+}
+
+// -----
+
+// case: a reduction writing an f16 buffer
+func.func @f(%x: memref<2x3xf32>) -> memref<2xf16> {
+  %y = memref.alloc() : memref<2xf16>
+  // expected-error @+1 {{'Reduce' computes in f32 but reads or writes 'memref<2xf16>'}}
+  scl.kernel "Reduce" mode "sum" ins(%x : memref<2x3xf32>) outs(%y : memref<2xf16>) {ints = array<i64: 1>}
+  return %y : memref<2xf16>
 }

@@ -196,3 +196,31 @@ func.func @scan_over_group(%x: memref<2x3xf32>, %all: memref<2x4x4xf32>) -> memr
       outs(%y : memref<2x3xf32>) {ints = array<i64: 1>}
   return %y : memref<2x3xf32>
 }
+
+// -----
+
+// bf16 and f16 buffers are held, exchanged, moved and cast; kernels that
+// compute read their f32 casts.
+sc.mesh @mesh ["x"=2]
+// CHECK-LABEL: func.func @half_floats
+func.func @half_floats(%x: memref<1x1x4xbf16>) -> memref<1x1x5xf16>
+    attributes {scl.mesh = @mesh, scl.ranks = array<i32: 0>} {
+  %h = memref.alloc() : memref<1x1x5xbf16>
+  // CHECK: scl.kernel "Pad" mode "constant" ins(%{{.*}} : memref<1x1x4xbf16>) outs(%{{.*}} : memref<1x1x5xbf16>)
+  scl.kernel "Pad" mode "constant" ins(%x : memref<1x1x4xbf16>)
+      outs(%h : memref<1x1x5xbf16>)
+      {ints = array<i64: 0, 0, 0, 0, 0, 1>, floats = array<f64: 0.0>}
+  // CHECK: scl.halo_exchange ins(%{{.*}} : memref<1x1x4xbf16>) outs(%{{.*}} : memref<1x1x5xbf16>)
+  scl.halo_exchange ins(%x : memref<1x1x4xbf16>) outs(%h : memref<1x1x5xbf16>)
+      [#scl.transfer<send 0 peer [1] box [0:1, 0:1, 3:4] tag 0>,
+       #scl.transfer<recv 0 peer [1] box [0:1, 0:1, 4:5] tag 1>]
+  %f = memref.alloc() : memref<1x1x5xf32>
+  // CHECK: scl.kernel "Cast" ins(%{{.*}} : memref<1x1x5xbf16>) outs(%{{.*}} : memref<1x1x5xf32>)
+  scl.kernel "Cast" ins(%h : memref<1x1x5xbf16>) outs(%f : memref<1x1x5xf32>)
+  %e = memref.alloc() : memref<1x1x5xf32>
+  scl.kernel "Unary" mode "exp" ins(%f : memref<1x1x5xf32>) outs(%e : memref<1x1x5xf32>)
+  %y = memref.alloc() : memref<1x1x5xf16>
+  // CHECK: scl.kernel "Cast" ins(%{{.*}} : memref<1x1x5xf32>) outs(%{{.*}} : memref<1x1x5xf16>)
+  scl.kernel "Cast" ins(%e : memref<1x1x5xf32>) outs(%y : memref<1x1x5xf16>)
+  return %y : memref<1x1x5xf16>
+}

@@ -44,6 +44,49 @@ def ScModelSummary : Pass<"sc-model-summary", "mlir::ModuleOp"> {
   }];
 }
 
+def ScComputeInF32 : Pass<"sc-compute-in-f32", "mlir::ModuleOp"> {
+  let summary = "Computes bf16 and f16 ops in f32, rounding each result back";
+  let description = [{
+    A model in bf16 or f16 keeps its tensors in 16 bits: every activation a
+    rank holds, and every halo or gather it sends, takes half the bytes of
+    f32. The kernels compute in f32, as PyTorch's eager kernels compute
+    these types in float: this pass casts each computing op's 16-bit
+    operands to f32 and its result back, so each op's result is rounded
+    once, to nearest even, exactly where PyTorch rounds it.
+
+    - Ops that only move elements (reshape, permute, transpose, slice,
+      concat, broadcast_to, squeeze/unsqueeze, roll, flip, pixel
+      (un)shuffle, reflect/replicate/circular pads and zero pads, sharding
+      constraints and reshards) stay in 16 bits: they are exact in any
+      type.
+    - A 16-bit constant becomes an f32 constant, which computing ops read
+      directly (exact: every bf16 and f16 value is an f32 value).
+    - `sc.nan_to_num` without bounds gets the 16-bit type's largest finite
+      values, its default.
+    - A value read by several ops is cast up once; a `sc.sharding` pin moves
+      to the cast that gives the op's result its type.
+
+    f64 is not narrowed: it stays an error at lowering. shardc runs the pass
+    first, at every -O level, so that every later pass sees f32 compute.
+
+    Before:
+    ```mlir
+    %y = sc.conv %x, %w : (tensor<1x4x8x8xbf16>, tensor<4x4x3x3xbf16>) -> tensor<1x4x6x6xbf16>
+    %z = sc.silu %y : tensor<1x4x6x6xbf16>
+    ```
+    After:
+    ```mlir
+    %0 = sc.cast %x : tensor<1x4x8x8xbf16> to tensor<1x4x8x8xf32>
+    %1 = sc.cast %w : tensor<4x4x3x3xbf16> to tensor<4x4x3x3xf32>
+    %2 = sc.conv %0, %1 : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32>
+    %y = sc.cast %2 : tensor<1x4x6x6xf32> to tensor<1x4x6x6xbf16>
+    %3 = sc.cast %y : tensor<1x4x6x6xbf16> to tensor<1x4x6x6xf32>
+    %4 = sc.silu %3 : tensor<1x4x6x6xf32>
+    %z = sc.cast %4 : tensor<1x4x6x6xf32> to tensor<1x4x6x6xbf16>
+    ```
+  }];
+}
+
 def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
   let summary = "Rewrites PyTorch op forms the partitioner lacks into core ones";
   let description = [{

@@ -34,6 +34,10 @@ Status writeNpy(const std::string &path, const NpyArray &array);
 /// Converts f64 data to f32 (NumPy's default float is f64); other dtypes
 /// are returned unchanged.
 NpyArray toF32(NpyArray array);
+/// Rounds f64, f32, f16 or bf16 data to `target` (bf16 or f16; NumPy has no
+/// bfloat16) to nearest even, through f32 as torch's .to() does; other
+/// dtypes and targets are returned unchanged.
+NpyArray toHalfFloat(NpyArray array, DType target);
 
 } // namespace shardrt
 

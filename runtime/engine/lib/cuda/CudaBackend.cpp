@@ -533,6 +533,14 @@ RunFn CudaBackend::prepareFill(const fb::Instruction &inst,
       return Status();
     });
   }
+  if (out.dtype == fb::DType::BF16 || out.dtype == fb::DType::F16) {
+    // +0.0, the one 16-bit fill the CPU decoder lets through: zero bytes.
+    size_t bytes = size_t(out.tensorBytes());
+    return RunFn([=](RunContext &rc) -> Status {
+      SHARDRT_CUDA_TRY(cudaMemsetAsync(rc.slots[y], 0, bytes, stream));
+      return Status();
+    });
+  }
   if (out.dtype != fb::DType::F32)
     return RunFn();
   float value = float(floatAttrs(inst).at(0));

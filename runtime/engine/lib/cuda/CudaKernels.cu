@@ -14,6 +14,8 @@
 #include "PoolPlan.h"
 #include "RingPlan.h"
 
+#include "shardrt/cpu/HalfFloats.h"
+
 #include <algorithm>
 
 // The device build launches with <<<>>>; the host build of the tests
@@ -149,16 +151,42 @@ __global__ void selectKernel(T *__restrict__ y, const uint8_t *__restrict__ c,
                                   : f[gatherSource(vf, i)];
 }
 
-/// f32 -> bool (x != 0: NaN is true) or bool -> f32 (0 or 1).
+/// Element i of a buffer of type `t` as f32 (exact for each of these types).
+__device__ float castLoad(const void *x, long long i, cpu::ElemType t) {
+  switch (t) {
+  case cpu::ElemType::F32:
+    return static_cast<const float *>(x)[i];
+  case cpu::ElemType::Bool:
+    return static_cast<const uint8_t *>(x)[i] ? 1.0f : 0.0f;
+  case cpu::ElemType::BF16:
+    return cpu::bf16ToFloat(static_cast<const uint16_t *>(x)[i]);
+  case cpu::ElemType::F16:
+    return cpu::f16ToFloat(static_cast<const uint16_t *>(x)[i]);
+  }
+  return 0.0f;
+}
+
+/// Casts through f32 with the CPU kernel's rules: to bool x != 0 (NaN is
+/// true), to bf16 and f16 rounded to nearest even (cpu/HalfFloats.h).
 __global__ void castKernel(void *__restrict__ y, const void *__restrict__ x,
-                           long long n, bool toBool) {
+                           long long n, cpu::ElemType from, cpu::ElemType to) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
-    if (toBool)
-      static_cast<uint8_t *>(y)[i] = static_cast<const float *>(x)[i] != 0.0f;
-    else
-      static_cast<float *>(y)[i] =
-          static_cast<const uint8_t *>(x)[i] ? 1.0f : 0.0f;
+    float v = castLoad(x, i, from);
+    switch (to) {
+    case cpu::ElemType::F32:
+      static_cast<float *>(y)[i] = v;
+      break;
+    case cpu::ElemType::Bool:
+      static_cast<uint8_t *>(y)[i] = v != 0.0f;
+      break;
+    case cpu::ElemType::BF16:
+      static_cast<uint16_t *>(y)[i] = cpu::floatToBf16(v);
+      break;
+    case cpu::ElemType::F16:
+      static_cast<uint16_t *>(y)[i] = cpu::floatToF16(v);
+      break;
+    }
   }
 }
 
@@ -468,10 +496,10 @@ cudaError_t launchSelect(void *y, const uint8_t *c, const void *t,
   });
 }
 
-cudaError_t launchCast(void *y, const void *x, int64_t n, bool toBool,
-                       cudaStream_t stream) {
+cudaError_t launchCast(void *y, const void *x, int64_t n, cpu::ElemType from,
+                       cpu::ElemType to, cudaStream_t stream) {
   return launchOver(n, [&](unsigned grid) {
-    SHARDRT_LAUNCH(castKernel, grid, kThreads, stream)(y, x, n, toBool);
+    SHARDRT_LAUNCH(castKernel, grid, kThreads, stream)(y, x, n, from, to);
     return cudaSuccess;
   });
 }

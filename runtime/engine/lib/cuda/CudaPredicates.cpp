@@ -1,8 +1,8 @@
 //===- CudaPredicates.cpp - Compare, Select and Cast on the device --------===//
 //
 // The masks a causal ring builds (Compare, Select) and dtype casts between
-// f32 and bool, as one small kernel each. Broadcast operands are read in
-// place through a GatherPlan view each (stride 0 where they repeat), so
+// f32, bool, bf16 and f16, as one small kernel each. Broadcast operands are
+// read in place through a GatherPlan view each (stride 0 where they repeat), so
 // nothing is materialised; the CPU decoder has checked every operand.
 //
 //===----------------------------------------------------------------------===//
@@ -66,13 +66,14 @@ StatusOr<RunFn> prepareCast(const fb::Instruction &inst,
   int64_t n = numElements(inSlot(inst, ctx, 0).shape);
   size_t bytes = size_t(n) * artifact::dtypeSize(from);
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
-  bool toBool = to == fb::DType::I1;
+  SHARDRT_ASSIGN_OR_RETURN(cpu::ElemType f, castElemType(from));
+  SHARDRT_ASSIGN_OR_RETURN(cpu::ElemType t, castElemType(to));
   return RunFn([=](RunContext &rc) -> Status {
     if (from == to)
       SHARDRT_CUDA_TRY(cudaMemcpyAsync(rc.slots[y], rc.slots[x], bytes,
                                        cudaMemcpyDeviceToDevice, stream));
     else
-      SHARDRT_CUDA_TRY(launchCast(rc.slots[y], rc.slots[x], n, toBool, stream));
+      SHARDRT_CUDA_TRY(launchCast(rc.slots[y], rc.slots[x], n, f, t, stream));
     return Status();
   });
 }

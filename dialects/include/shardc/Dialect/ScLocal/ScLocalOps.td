@@ -11,8 +11,9 @@ class Scl_Op<string mnemonic, list<Trait> traits = []>
     : Op<Scl_Dialect, mnemonic, traits>;
 
 // The buffers a rank program computes on: static shapes, the element types
-// the runtime stores.
-def Scl_Buffer : StaticShapeMemRefOf<[F32, I1]>;
+// the runtime stores. bf16 and f16 buffers are only moved and cast (kernels
+// compute in f32; see sc-compute-in-f32).
+def Scl_Buffer : StaticShapeMemRefOf<[F32, BF16, F16, I1]>;
 
 def Scl_TransferArrayAttr
     : TypedArrayAttrBase<Scl_TransferAttr, "array of #scl.transfer">;

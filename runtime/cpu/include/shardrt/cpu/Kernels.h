@@ -128,9 +128,10 @@ void select(const uint8_t *cond, const Shape &condShape, const void *t,
 void broadcastTo(const void *x, const Shape &xShape, void *y,
                  const Shape &outShape, size_t elemBytes);
 
-enum class ElemType { F32, Bool };
+enum class ElemType { F32, Bool, BF16, F16 };
 /// Element-type conversion with PyTorch's rules (float -> bool: x != 0;
-/// bool -> float: 0/1). Same type: a copy.
+/// bool -> float: 0/1; to bf16 or f16: rounded to nearest even, see
+/// HalfFloats.h). Same type: a copy.
 void cast(ElemType from, const void *x, ElemType to, void *y, int64_t n);
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,168 @@
+//===- ComputeInF32.cpp - sc-compute-in-f32 -------------------------------===//
+//
+// bf16 and f16 models keep their tensors in 16 bits, which halves the bytes
+// of every activation a rank holds and moves, but compute each op in f32:
+// the runtime's kernels are f32, and PyTorch's eager kernels compute these
+// types in float (its opmath type) and round each op's result back. Casting
+// around every computing op reproduces exactly that rounding, op by op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "shardc/Passes/Passes.h"
+
+#include "shardc/Dialect/Sc/ScDialect.h"
+#include "shardc/Dialect/Sc/ScOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/APFloat.h"
+
+namespace shardc {
+#define GEN_PASS_DEF_SCCOMPUTEINF32
+#include "shardc/Passes/Passes.h.inc"
+} // namespace shardc
+
+using namespace mlir;
+using namespace shardc::sc;
+
+namespace {
+
+bool isHalfFloat(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  return element.isBF16() || element.isF16();
+}
+
+Type widened(Type type) {
+  if (!isHalfFloat(type))
+    return type;
+  auto tensor = cast<RankedTensorType>(type);
+  return RankedTensorType::get(tensor.getShape(),
+                               Float32Type::get(type.getContext()));
+}
+
+/// Ops that only move, repeat or drop elements, which is exact in any type:
+/// they stay in 16 bits and move half the bytes. A constant pad fills with
+/// +0.0 only, whose pattern is zero bytes in every float type.
+bool movesOnly(Operation *op) {
+  if (auto pad = dyn_cast<PadOp>(op))
+    return pad.getMode() != "constant" ||
+           (pad.getValue().isZero() && !pad.getValue().isNegative());
+  return isa<ShardingConstraintOp, ReshardOp, ConcatOp, SliceOp, RollOp, FlipOp,
+             PixelShuffleOp, PixelUnshuffleOp, ReshapeOp, PermuteOp,
+             TransposeOp, BroadcastToOp, UnsqueezeOp, SqueezeOp, CastOp>(op);
+}
+
+/// torch.nan_to_num's default bounds are the input type's largest finite
+/// values; computing in f32 must keep those of bf16 or f16, not f32's
+/// (which would round to infinity in bf16).
+void pinNanToNumBounds(NanToNumOp op) {
+  Type element = getElementTypeOrSelf(op.getInput().getType());
+  if (!isHalfFloat(element))
+    return;
+  auto semantics = &cast<FloatType>(element).getFloatSemantics();
+  double largest = llvm::APFloat::getLargest(*semantics).convertToDouble();
+  Builder b(op.getContext());
+  if (!op.getPosinfAttr())
+    op.setPosinfAttr(b.getF64FloatAttr(largest));
+  if (!op.getNeginfAttr())
+    op.setNeginfAttr(b.getF64FloatAttr(-largest));
+}
+
+class Widener {
+public:
+  /// A 16-bit constant becomes an f32 constant (exactly: every bf16 and f16
+  /// value is an f32 value) cast down for ops that keep 16 bits; computing
+  /// ops read the f32 constant itself.
+  void widenConstant(ConstantOp op) {
+    auto dense = dyn_cast<DenseFPElementsAttr>(op.getValue());
+    if (!dense)
+      return;
+    OpBuilder b(op);
+    auto type = cast<RankedTensorType>(widened(op.getType()));
+    Attribute wide = dense.mapValues(
+        Float32Type::get(op.getContext()), [](const APFloat &v) {
+          APFloat f = v;
+          bool lost;
+          f.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+          return f.bitcastToAPInt();
+        });
+    Value f32 =
+        ConstantOp::create(b, op.getLoc(), type, cast<ElementsAttr>(wide));
+    auto narrow = CastOp::create(b, op.getLoc(), op.getType(), f32);
+    moveAttrs(op, narrow);
+    wideOf[narrow.getResult()] = f32;
+    op.getResult().replaceAllUsesWith(narrow.getResult());
+    op.erase();
+  }
+
+  /// `op` on f32 operands, each 16-bit result cast back.
+  void widenOp(Operation *op) {
+    if (auto nanToNum = dyn_cast<NanToNumOp>(op))
+      pinNanToNumBounds(nanToNum);
+    OpBuilder b(op);
+    IRMapping operands;
+    for (Value operand : op->getOperands())
+      if (isHalfFloat(operand.getType()))
+        operands.map(operand, wide(b, operand));
+    // A clone keeps the op's attributes and properties as they are.
+    Operation *computed = b.clone(*op, operands);
+    for (Value result : computed->getResults())
+      result.setType(widened(result.getType()));
+    for (auto [old, now] :
+         llvm::zip_equal(op->getResults(), computed->getResults())) {
+      Value result = now;
+      if (old.getType() != now.getType()) {
+        auto narrow = CastOp::create(b, op->getLoc(), old.getType(), now);
+        if (Attribute pin = op->getAttr(ScDialect::kShardingAttrName))
+          narrow->setAttr(ScDialect::kShardingAttrName, pin);
+        result = narrow;
+      }
+      old.replaceAllUsesWith(result);
+    }
+    op->erase();
+  }
+
+private:
+  /// The f32 value of a 16-bit operand, cast once per value.
+  Value wide(OpBuilder &b, Value narrow) {
+    Value &w = wideOf[narrow];
+    if (!w) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfterValue(narrow);
+      w = CastOp::create(b, narrow.getLoc(), widened(narrow.getType()), narrow);
+    }
+    return w;
+  }
+
+  static void moveAttrs(Operation *from, Operation *to) {
+    if (Attribute pin = from->getAttr(ScDialect::kShardingAttrName))
+      to->setAttr(ScDialect::kShardingAttrName, pin);
+  }
+
+  llvm::DenseMap<Value, Value> wideOf;
+};
+
+struct ComputeInF32 : public shardc::impl::ScComputeInF32Base<ComputeInF32> {
+  void runOnOperation() override {
+    SmallVector<Operation *> todo;
+    getOperation().walk([&](Operation *op) {
+      if (!isa<ScDialect>(op->getDialect()) || movesOnly(op))
+        return;
+      if (llvm::any_of(op->getOperandTypes(), isHalfFloat) ||
+          llvm::any_of(op->getResultTypes(), isHalfFloat))
+        todo.push_back(op);
+    });
+    Widener widener;
+    for (Operation *op : todo) {
+      if (auto constant = dyn_cast<ConstantOp>(op))
+        widener.widenConstant(constant);
+      else
+        widener.widenOp(op);
+    }
+  }
+};
+
+} // namespace
