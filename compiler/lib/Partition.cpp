@@ -5,6 +5,7 @@
 #include "shardc/Dialect/Sc/ScOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cstring>
@@ -53,6 +54,42 @@ art::TransferSpec transfer(fb::TransferKind kind, std::vector<int32_t> peer,
 
 } // namespace
 
+/// An f32 cast of a bf16 or f16 value laid out as the cast.
+static Value narrowSource(Value v, const ValueSharding &s,
+                          const Partitioner &p) {
+  auto widen = v.getDefiningOp<sc::CastOp>();
+  if (!widen || !getElementTypeOrSelf(v.getType()).isF32())
+    return {};
+  Value narrow = widen.getInput();
+  Type element = getElementTypeOrSelf(narrow.getType());
+  if (!(element.isBF16() || element.isF16()) || p.shardingOf(narrow) != s)
+    return {};
+  return narrow;
+}
+
+FailureOr<bool> Partitioner::fetchNarrow(Operation *op, Value v,
+                                         const std::vector<plan::Need> &needs,
+                                         const std::vector<plan::Need> &moving,
+                                         std::vector<uint32_t> &result) {
+  // Casting commutes with moving elements: the boxes of a 16-bit value's f32
+  // cast are assembled in 16 bits and cast after. Halos then move half the
+  // bytes, and the f32 copy of the whole shard, made only to be padded, has
+  // no reader left (RankClasses drops it).
+  Value narrow = narrowSource(v, shardingOf(v), *this);
+  if (!narrow)
+    return false;
+  FailureOr<std::vector<uint32_t>> boxes = fetch(op, narrow, needs);
+  if (failed(boxes))
+    return failure();
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    if (moving[r].dims.empty())
+      continue;
+    result[r] = ranks[r].temporary(fb::DType::F32, moving[r].shape());
+    ranks[r].emit(fb::Opcode::Cast, {(*boxes)[r]}, {result[r]});
+  }
+  return true;
+}
+
 FailureOr<std::vector<uint32_t>>
 Partitioner::fetch(Operation *op, Value v,
                    const std::vector<plan::Need> &needs) {
@@ -69,6 +106,11 @@ Partitioner::fetch(Operation *op, Value v,
       moving[r] = needs[r], anyMoves = true;
   }
   if (!anyMoves)
+    return result;
+  FailureOr<bool> narrowed = fetchNarrow(op, v, needs, moving, result);
+  if (failed(narrowed))
+    return failure();
+  if (*narrowed)
     return result;
   // Destination buffers.
   for (int64_t r = 0; r < numRanks(); ++r)

@@ -46,6 +46,13 @@ public:
   mlir::FailureOr<std::vector<uint32_t>>
   fetch(mlir::Operation *op, mlir::Value v,
         const std::vector<plan::Need> &needs);
+  /// fetch's boxes of an f32 cast of a bf16/f16 value: moved in 16 bits and
+  /// cast on arrival into `result` (the ranks with `moving` boxes). False
+  /// when `v` is no such cast.
+  mlir::FailureOr<bool> fetchNarrow(mlir::Operation *op, mlir::Value v,
+                                    const std::vector<plan::Need> &needs,
+                                    const std::vector<plan::Need> &moving,
+                                    std::vector<uint32_t> &result);
   /// Resolves a partial value with one all-reduce over its partial axes.
   mlir::FailureOr<std::vector<uint32_t>> resolvePartial(mlir::Operation *op,
                                                         mlir::Value v);

@@ -83,15 +83,22 @@ func::FuncOp partitionedEntry(ModuleOp module) {
 
 namespace {
 
-/// The buffers written by a Fill nothing reads: a splat is filled where it
-/// is defined, and again wherever a consumer needs it in another box, so
-/// the first fill may have no reader left. Neither the fill nor its buffer
-/// is written out, and neither tells rank classes apart.
-std::vector<bool> unreadFills(const ProgramBuilder &b) {
+/// Fills and Casts: the instructions the partitioner may repeat where a
+/// consumer needs their value in another box, leaving the first unread.
+bool dropsUnread(fb::Opcode opcode) {
+  return opcode == fb::Opcode::Fill || opcode == fb::Opcode::Cast;
+}
+
+/// The buffers written by a Fill or Cast nothing reads: a splat is filled
+/// where it is defined, and again wherever a consumer needs it in another
+/// box; a cast of a 16-bit value is cast again after its halo moved in 16
+/// bits. The first may then have no reader left. Neither the instruction
+/// nor its buffer is written out, and neither tells rank classes apart.
+std::vector<bool> unreadOutputs(const ProgramBuilder &b) {
   std::vector<bool> unread(b.buffers.size(), false);
   for (size_t i = 0; i < b.program.size(); ++i) {
     const art::InstructionSpec &inst = b.program[i];
-    if (inst.opcode != fb::Opcode::Fill || inst.outputs.size() != 1)
+    if (!dropsUnread(inst.opcode) || inst.outputs.size() != 1)
       continue;
     const Buffer &out = b.buffers[inst.outputs[0]];
     if (!out.pinned && out.constant < 0 && out.last == int64_t(i))
@@ -103,10 +110,10 @@ std::vector<bool> unreadFills(const ProgramBuilder &b) {
   return unread;
 }
 
-/// Whether `inst` is a Fill of a buffer in `unread`.
+/// Whether `inst` is a Fill or Cast of a buffer in `unread`.
 bool writesUnread(const art::InstructionSpec &inst,
                   const std::vector<bool> &unread) {
-  return inst.opcode == fb::Opcode::Fill && inst.outputs.size() == 1 &&
+  return dropsUnread(inst.opcode) && inst.outputs.size() == 1 &&
          unread[inst.outputs[0]];
 }
 
@@ -171,7 +178,7 @@ struct KeyWriter {
 };
 
 /// Everything that makes two ranks' programs interchangeable: equal keys,
-/// one rank class. `unread` is unreadFills(b), left out as writeProgram
+/// one rank class. `unread` is unreadOutputs(b), left out as writeProgram
 /// leaves it out.
 std::string programKey(const ProgramBuilder &b,
                        const std::vector<uint32_t> &inputs,
@@ -298,7 +305,7 @@ FailureOr<RingAttrs> ringAttrs(Builder &builder, Location loc,
 }
 
 /// Writes rank `r`'s program as the body of `f`, without the fills in
-/// `unread` (unreadFills of it) and their buffers.
+/// `unread` (unreadOutputs of it) and their buffers.
 LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
                            const RankPrograms &programs, int64_t r,
                            const std::vector<bool> &unread,
@@ -454,7 +461,7 @@ LogicalResult writeRankClasses(func::FuncOp entry, RankPrograms &programs) {
   ListNumbers numbers;
   size_t keySize = 0;
   for (size_t r = 0; r < programs.ranks.size(); ++r) {
-    std::vector<bool> unread = unreadFills(programs.ranks[r]);
+    std::vector<bool> unread = unreadOutputs(programs.ranks[r]);
     std::string key =
         programKey(programs.ranks[r], programs.inputs[r], programs.outputs[r],
                    unread, numbers, keySize + keySize / 8);

@@ -126,14 +126,14 @@ public:
   }
 
 private:
-  /// The f32 value of a 16-bit operand, cast once per value.
+  /// The f32 value of a 16-bit operand, cast once per value, just before
+  /// its first computing reader (ops are widened in program order, so that
+  /// reader comes before every later one). Cast where the value is defined,
+  /// a weight's f32 copy would be live from the program's start.
   Value wide(OpBuilder &b, Value narrow) {
     Value &w = wideOf[narrow];
-    if (!w) {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointAfterValue(narrow);
+    if (!w)
       w = CastOp::create(b, narrow.getLoc(), widened(narrow.getType()), narrow);
-    }
     return w;
   }
 

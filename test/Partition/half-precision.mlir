@@ -8,6 +8,7 @@
 // RUN: %python %t/ref.py input %t
 // RUN: shardc %t/model.mlir -o %t/model.shardbin
 // RUN: shardc %t/model.mlir --emit=plan | FileCheck %s --check-prefix=PLAN
+// RUN: shardc %t/model.mlir --emit=partitioned | FileCheck %s --check-prefix=HALO
 // RUN: shard-run %t/model.shardbin --input arg0=%t/x.npy --input arg1=%t/w.npy --input arg2=%t/b.npy --input arg3=%t/g.npy --input arg4=%t/be.npy --check --output result0=%t/r0.npy --output result1=%t/r1.npy --output result2=%t/r2.npy | FileCheck %s --check-prefix=RAN
 // RUN: %python %t/ref.py check %t %t | FileCheck %s --check-prefix=VALUES
 // RUN: shard-run %t/model.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
@@ -28,6 +29,16 @@
 // PLAN: rank class 'class0': ranks [0]
 // PLAN: %0 BF16(1,2,5,6) 120 B
 // PLAN: BF16(1,3,5,6) 180 B
+// The conv's halo moves in bf16 and is cast on arrival; the f32 copy of the
+// whole shard that only the padding read is gone.
+// HALO-LABEL: func.func @main_class0
+// HALO-NOT: ins(%arg0 : memref<1x2x5x6xbf16>) outs(%{{.*}} : memref<1x2x5x6xf32>)
+// HALO: scl.kernel "Pad" mode "constant" ins(%arg0 : memref<1x2x5x6xbf16>) outs(%[[P:.*]] : memref<1x2x6x6xbf16>)
+// HALO-NEXT: scl.halo_exchange ins(%arg0 : memref<1x2x5x6xbf16>) outs(%[[P]] : memref<1x2x6x6xbf16>)
+// HALO-NEXT: %[[F:.*]] = memref.alloc() : memref<1x2x6x6xf32>
+// HALO-NEXT: scl.kernel "Cast" ins(%[[P]] : memref<1x2x6x6xbf16>) outs(%[[F]] : memref<1x2x6x6xf32>)
+// HALO-NEXT: memref.alloc
+// HALO-NEXT: scl.kernel "Conv" ins(%[[F]],
 // RAN-COUNT-3: check result{{[0-9]+}}: {{.*}}: ok
 // VALUES: conv, group_norm, silu, add, sum, f16 scale: as PyTorch's eager bf16/f16
 // WRONG: differ from PyTorch's eager rounding

@@ -5,11 +5,12 @@
 // 16 bits.
 
 // A conv and its activation: the 16-bit operands are cast up (each value
-// once, right after it is defined), each result cast back with the op's
+// once, just before its first computing reader, so that a weight's f32
+// copy is not live from the start), each result cast back with the op's
 // location and pin.
 // CHECK-LABEL: func.func @conv_silu
-// CHECK-NEXT: %[[W:.*]] = sc.cast %arg1 : tensor<4x4x3x3xbf16> to tensor<4x4x3x3xf32>
 // CHECK-NEXT: %[[X:.*]] = sc.cast %arg0 : tensor<1x4x8x8xbf16> to tensor<1x4x8x8xf32>
+// CHECK-NEXT: %[[W:.*]] = sc.cast %arg1 : tensor<4x4x3x3xbf16> to tensor<4x4x3x3xf32>
 // CHECK-NEXT: %[[C:.*]] = sc.conv %[[X]], %[[W]] {sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}, {}]>} : (tensor<1x4x8x8xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x6x6xf32> loc(#[[CONV:.*]])
 // CHECK-NEXT: %[[Y:.*]] = sc.cast %[[C]] {sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}, {}]>} : tensor<1x4x6x6xf32> to tensor<1x4x6x6xbf16> loc(#[[CONV]])
 // CHECK-NEXT: %[[YW:.*]] = sc.cast %[[Y]] : tensor<1x4x6x6xbf16> to tensor<1x4x6x6xf32>
@@ -65,9 +66,9 @@ func.func @moves(%x: tensor<2x6xf16>) -> tensor<4x10xf16> {
 // A 16-bit constant: computing ops read an exact f32 copy; a move reads it
 // cast down (exact too).
 // CHECK-LABEL: func.func @constants
-// CHECK-NEXT: %[[X:.*]] = sc.cast %arg0 : tensor<3xbf16> to tensor<3xf32>
 // CHECK-NEXT: %[[C:.*]] = sc.constant dense<[1.000000e+00, 3.140625, -2.500000e-01]> : tensor<3xf32>
 // CHECK-NEXT: %[[CN:.*]] = sc.cast %[[C]] : tensor<3xf32> to tensor<3xbf16>
+// CHECK-NEXT: %[[X:.*]] = sc.cast %arg0 : tensor<3xbf16> to tensor<3xf32>
 // CHECK-NEXT: %[[M:.*]] = sc.mul %[[X]], %[[C]] : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
 // CHECK-NEXT: %[[MN:.*]] = sc.cast %[[M]] : tensor<3xf32> to tensor<3xbf16>
 // CHECK-NEXT: %[[R:.*]] = sc.concat %[[MN]], %[[CN]]

@@ -101,6 +101,13 @@ MemoryPlan plainPlan(const std::vector<BufferLifetime> &buffers,
           return length(a) > length(b);
         return buffers[a].bytes > buffers[b].bytes;
       },
+      [&](size_t a, size_t b) {
+        if (pressure[a] != pressure[b])
+          return pressure[a] > pressure[b];
+        if (buffers[a].first != buffers[b].first)
+          return buffers[a].first < buffers[b].first;
+        return buffers[a].bytes > buffers[b].bytes;
+      },
   };
   bool first = true;
   for (auto &before : orderings) {
