@@ -81,9 +81,16 @@ FailureOr<bool> Partitioner::fetchNarrow(Operation *op, Value v,
   FailureOr<std::vector<uint32_t>> boxes = fetch(op, narrow, needs);
   if (failed(boxes))
     return failure();
+  // The CPU conv widens its input as it packs it: no f32 box at all.
+  bool readNarrow =
+      convReadsHalfFloats && isa<sc::ConvOp>(op) && op->getOperand(0) == v;
   for (int64_t r = 0; r < numRanks(); ++r) {
     if (moving[r].dims.empty())
       continue;
+    if (readNarrow) {
+      result[r] = (*boxes)[r];
+      continue;
+    }
     result[r] = ranks[r].temporary(fb::DType::F32, moving[r].shape());
     ranks[r].emit(fb::Opcode::Cast, {(*boxes)[r]}, {result[r]});
   }

@@ -32,6 +32,8 @@ public:
   /// Attention rings become one exchange and one block per member on every
   /// rank instead of one RingAttention instruction.
   bool unrollRings = false;
+  /// A conv reads a 16-bit halo box itself (see fetchNarrow).
+  bool convReadsHalfFloats = false;
   std::vector<ProgramBuilder> ranks;
   std::vector<std::vector<uint32_t>> inputs, outputs; ///< per rank
   std::vector<ValueSharding> inputShardings, outputShardings;

@@ -94,9 +94,11 @@ FailureOr<RankPrograms> worldOfOne(func::FuncOp f) {
 }
 
 FailureOr<RankPrograms> partitioned(func::FuncOp f, MeshOp mesh,
-                                    bool unrollRings) {
+                                    bool unrollRings,
+                                    bool convReadsHalfFloats) {
   Partitioner partitioner(f, mesh);
   partitioner.unrollRings = unrollRings;
+  partitioner.convReadsHalfFloats = convReadsHalfFloats;
   if (failed(partitioner.run()))
     return failure();
   RankPrograms p;
@@ -146,7 +148,7 @@ struct ScPartitionPass : impl::ScPartitionBase<ScPartitionPass> {
       FailureOr<MeshOp> mesh = functionMesh(*entry);
       if (failed(mesh))
         return signalPassFailure();
-      programs = partitioned(*entry, *mesh, unrollRings);
+      programs = partitioned(*entry, *mesh, unrollRings, convReadsHalfFloats);
     }
     if (failed(programs) || failed(writeRankClasses(*entry, *programs)))
       return signalPassFailure();

@@ -36,6 +36,9 @@ LowerOptions targetDefaults(Target target, unsigned optLevel) {
   // Both backends run the RingAttention instruction natively; unrolled, a
   // ring costs ranks x members of compile time and memory.
   options.unrollRings = false;
+  // The CPU conv widens a bf16/f16 input as it packs it; cuDNN takes x in
+  // the conv's own type.
+  options.convReadsHalfFloats = !cuda;
   // The rates the cost model weighs: NCCL between GPUs, or in-process / MPI
   // ranks on CPU cores.
   if (!cuda) {
@@ -65,6 +68,7 @@ void addLocalPasses(OpPassManager &pm, const LowerOptions &options) {
   ScPartitionOptions partitionOptions;
   partitionOptions.unpartitioned = options.unpartitioned;
   partitionOptions.unrollRings = options.unrollRings;
+  partitionOptions.convReadsHalfFloats = options.convReadsHalfFloats;
   pm.addPass(createScPartition(partitionOptions));
   if (options.deepenHalos) {
     ScDeepenHalosOptions rates;

@@ -50,6 +50,10 @@ bool movesOnly(Operation *op) {
   if (auto pad = dyn_cast<PadOp>(op))
     return pad.getMode() != "constant" ||
            (pad.getValue().isZero() && !pad.getValue().isNegative());
+  // Nearest resampling copies elements (PyTorch's nearest upsample of a
+  // bf16 tensor is bit-exact too).
+  if (auto resize = dyn_cast<InterpolateOp>(op))
+    return resize.getMode() != "linear";
   return isa<ShardingConstraintOp, ReshardOp, ConcatOp, SliceOp, RollOp, FlipOp,
              PixelShuffleOp, PixelUnshuffleOp, ReshapeOp, PermuteOp,
              TransposeOp, BroadcastToOp, UnsqueezeOp, SqueezeOp, CastOp>(op);

@@ -9,16 +9,17 @@
 // RUN: shardc %t/model.mlir -o %t/model.shardbin
 // RUN: shardc %t/model.mlir --emit=plan | FileCheck %s --check-prefix=PLAN
 // RUN: shardc %t/model.mlir --emit=partitioned | FileCheck %s --check-prefix=HALO
-// RUN: shard-run %t/model.shardbin --input arg0=%t/x.npy --input arg1=%t/w.npy --input arg2=%t/b.npy --input arg3=%t/g.npy --input arg4=%t/be.npy --check --output result0=%t/r0.npy --output result1=%t/r1.npy --output result2=%t/r2.npy | FileCheck %s --check-prefix=RAN
+// RUN: shardc %t/model.mlir --target=cuda --emit=partitioned | FileCheck %s --check-prefix=CUDAHALO
+// RUN: shard-run %t/model.shardbin --input arg0=%t/x.npy --input arg1=%t/w.npy --input arg2=%t/b.npy --input arg3=%t/g.npy --input arg4=%t/be.npy --check --output result0=%t/r0.npy --output result1=%t/r1.npy --output result2=%t/r2.npy --output result3=%t/r3.npy | FileCheck %s --check-prefix=RAN
 // RUN: %python %t/ref.py check %t %t | FileCheck %s --check-prefix=VALUES
 // RUN: shard-run %t/model.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
 // RUN: shardc %t/model.mlir -O3 -o %t/fused.shardbin
-// RUN: mkdir -p %t/o3 && shard-run %t/fused.shardbin --input arg0=%t/x.npy --input arg1=%t/w.npy --input arg2=%t/b.npy --input arg3=%t/g.npy --input arg4=%t/be.npy --output result0=%t/o3/r0.npy --output result1=%t/o3/r1.npy --output result2=%t/o3/r2.npy
+// RUN: mkdir -p %t/o3 && shard-run %t/fused.shardbin --input arg0=%t/x.npy --input arg1=%t/w.npy --input arg2=%t/b.npy --input arg3=%t/g.npy --input arg4=%t/be.npy --output result0=%t/o3/r0.npy --output result1=%t/o3/r1.npy --output result2=%t/o3/r2.npy --output result3=%t/o3/r3.npy
 // RUN: %python %t/ref.py check %t %t/o3 | FileCheck %s --check-prefix=VALUES
 // RUN: shardc %t/model.mlir --target=cuda -o %t/cuda.shardbin
 // RUN: shardc %t/model.mlir --target=cuda --emit=kernels -o %t/cuda.cu
 // RUN: %host_cxx -shared -fPIC -O1 -x c++ -I %hostcuda_include %t/cuda.cu -o %t/cuda.so
-// RUN: mkdir -p %t/cuda && env SHARDRT_HOSTCUDA_KERNELS=%t/cuda.so shard-run-hostcuda %t/cuda.shardbin --backend cuda --input arg0=%t/x.npy --input arg1=%t/w.npy --input arg2=%t/b.npy --input arg3=%t/g.npy --input arg4=%t/be.npy --output result0=%t/cuda/r0.npy --output result1=%t/cuda/r1.npy --output result2=%t/cuda/r2.npy
+// RUN: mkdir -p %t/cuda && env SHARDRT_HOSTCUDA_KERNELS=%t/cuda.so shard-run-hostcuda %t/cuda.shardbin --backend cuda --input arg0=%t/x.npy --input arg1=%t/w.npy --input arg2=%t/b.npy --input arg3=%t/g.npy --input arg4=%t/be.npy --output result0=%t/cuda/r0.npy --output result1=%t/cuda/r1.npy --output result2=%t/cuda/r2.npy --output result3=%t/cuda/r3.npy
 // RUN: %python %t/ref.py check %t %t/cuda | FileCheck %s --check-prefix=VALUES
 // The comparison can fail: without the rounding after each op (one rounding
 // at the end, as a fused f32 computation would give) values differ.
@@ -29,25 +30,33 @@
 // PLAN: rank class 'class0': ranks [0]
 // PLAN: %0 BF16(1,2,5,6) 120 B
 // PLAN: BF16(1,3,5,6) 180 B
-// The conv's halo moves in bf16 and is cast on arrival; the f32 copy of the
-// whole shard that only the padding read is gone.
+// The conv's halo moves in bf16, and the CPU conv reads the bf16 box
+// itself (widening it as im2col packs it): no f32 copy of the input at all.
 // HALO-LABEL: func.func @main_class0
-// HALO-NOT: ins(%arg0 : memref<1x2x5x6xbf16>) outs(%{{.*}} : memref<1x2x5x6xf32>)
+// HALO-NOT: memref<1x2x5x6xf32>
 // HALO: scl.kernel "Pad" mode "constant" ins(%arg0 : memref<1x2x5x6xbf16>) outs(%[[P:.*]] : memref<1x2x6x6xbf16>)
 // HALO-NEXT: scl.halo_exchange ins(%arg0 : memref<1x2x5x6xbf16>) outs(%[[P]] : memref<1x2x6x6xbf16>)
-// HALO-NEXT: %[[F:.*]] = memref.alloc() : memref<1x2x6x6xf32>
-// HALO-NEXT: scl.kernel "Cast" ins(%[[P]] : memref<1x2x6x6xbf16>) outs(%[[F]] : memref<1x2x6x6xf32>)
-// HALO-NEXT: memref.alloc
-// HALO-NEXT: scl.kernel "Conv" ins(%[[F]],
-// RAN-COUNT-3: check result{{[0-9]+}}: {{.*}}: ok
-// VALUES: conv, group_norm, silu, add, sum, f16 scale: as PyTorch's eager bf16/f16
+// HALO-NOT: memref<1x2x6x6xf32>
+// HALO: scl.kernel "Conv" ins(%[[P]], %{{.*}}, %{{.*}} : memref<1x2x6x6xbf16>, memref<3x2x3x3xf32>, memref<3xf32>)
+// A nearest upsample only gathers: bf16 in and out.
+// HALO: scl.kernel "Interpolate" mode "nearest" ins(%{{.*}} : memref<1x3x{{[0-9]+}}x6xbf16>) outs(%{{.*}} : memref<1x3x{{[0-9]+}}x12xbf16>)
+// cuDNN takes x in the conv's type: on the cuda target the box is cast on
+// arrival.
+// CUDAHALO-LABEL: func.func @main_class0
+// CUDAHALO-NOT: memref<1x2x5x6xf32>
+// CUDAHALO: scl.halo_exchange ins(%arg0 : memref<1x2x5x6xbf16>) outs(%[[P:.*]] : memref<1x2x6x6xbf16>)
+// CUDAHALO: %[[F:.*]] = memref.alloc() : memref<1x2x6x6xf32>
+// CUDAHALO-NEXT: scl.kernel "Cast" ins(%[[P]] : memref<1x2x6x6xbf16>) outs(%[[F]] : memref<1x2x6x6xf32>)
+// CUDAHALO: scl.kernel "Conv" ins(%[[F]],
+// RAN-COUNT-4: check result{{[0-9]+}}: {{.*}}: ok
+// VALUES: conv, group_norm, silu, add, sum, f16 scale, nearest upsample: as PyTorch's eager bf16/f16
 // WRONG: differ from PyTorch's eager rounding
 
 //--- model.mlir
 sc.mesh @m ["x"=3]
 func.func @main(%x: tensor<1x2x13x6xbf16> {sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}[5, 4, 4], {}]>},
                 %w: tensor<3x2x3x3xbf16>, %b: tensor<3xbf16>, %g: tensor<3xbf16>, %be: tensor<3xbf16>)
-    -> (tensor<1x3x13x6xbf16>, tensor<1x3xbf16>, tensor<1x3x13x6xf16>) {
+    -> (tensor<1x3x13x6xbf16>, tensor<1x3xbf16>, tensor<1x3x13x6xf16>, tensor<1x3x26x12xbf16>) {
   %y = sc.conv %x, %w, %b {padding = array<i64: 1, 1>} : (tensor<1x2x13x6xbf16>, tensor<3x2x3x3xbf16>, tensor<3xbf16>) -> tensor<1x3x13x6xbf16>
   %n = sc.group_norm %y, %g, %be {num_groups = 1} : (tensor<1x3x13x6xbf16>, tensor<3xbf16>, tensor<3xbf16>) -> tensor<1x3x13x6xbf16>
   %s = sc.silu %n : tensor<1x3x13x6xbf16>
@@ -56,7 +65,8 @@ func.func @main(%x: tensor<1x2x13x6xbf16> {sc.sharding = #sc.sharding<@m, [{}, {
   %h = sc.cast %z : tensor<1x3x13x6xbf16> to tensor<1x3x13x6xf16>
   %tenth = sc.constant dense<0.1> : tensor<f16>
   %t = sc.mul %h, %tenth : (tensor<1x3x13x6xf16>, tensor<f16>) -> tensor<1x3x13x6xf16>
-  return %z, %m, %t : tensor<1x3x13x6xbf16>, tensor<1x3xbf16>, tensor<1x3x13x6xf16>
+  %u = sc.interpolate %z {mode = "nearest", scale_factors = array<f64: 2.0, 2.0>} : (tensor<1x3x13x6xbf16>) -> tensor<1x3x26x12xbf16>
+  return %z, %m, %t, %u : tensor<1x3x13x6xbf16>, tensor<1x3xbf16>, tensor<1x3x13x6xf16>, tensor<1x3x26x12xbf16>
 }
 
 //--- ref.py
@@ -116,9 +126,10 @@ s = [rnd(v / (1 + math.exp(-v))) for v in n]
 z = [bf16(a + v) for a, v in zip(s, y)]
 m = [bf16(sum(z[o * H * W:(o + 1) * H * W])) for o in range(O)]
 t = [f16(f16(v) * f16(0.1)) for v in z]
+u = [z[(o * H + i // 2) * W + j // 2] for o in range(O) for i in range(2 * H) for j in range(2 * W)]
 
 exact = total = 0
-for k, (name, want) in enumerate([("z", z), ("sum", m), ("f16 scale", t)]):
+for k, (name, want) in enumerate([("z", z), ("sum", m), ("f16 scale", t), ("nearest upsample", u)]):
     got = npy.read("%s/r%d.npy" % (out, k))[1]
     for i, (wv, gv) in enumerate(zip(want, got)):
         total += 1
@@ -130,4 +141,4 @@ for k, (name, want) in enumerate([("z", z), ("sum", m), ("f16 scale", t)]):
             sys.exit("%s at %d: got %r, expected %r" % (name, i, gv, wv))
 if exact < 0.97 * total:
     sys.exit("%d of %d values differ from PyTorch's eager rounding" % (total - exact, total))
-print("conv, group_norm, silu, add, sum, f16 scale: as PyTorch's eager bf16/f16")
+print("conv, group_norm, silu, add, sum, f16 scale, nearest upsample: as PyTorch's eager bf16/f16")

@@ -11,12 +11,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "Blas.h"
+#include "shardrt/cpu/HalfFloats.h"
 #include "shardrt/cpu/Kernels.h"
 
 #include "KernelSupport.h"
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -101,13 +103,15 @@ int64_t tapOffsets(const Geometry &g, int64_t row, int64_t off[3]) {
 }
 
 /// Writes the im2col rows of one group's channels (x points at its first
-/// channel) for output positions [begin, end) into col (row stride ldc).
-void im2col(const Geometry &g, int64_t channels, const float *x, int64_t begin,
-            int64_t end, float *col, int64_t ldc) {
+/// channel) for output positions [begin, end) into col (row stride ldc),
+/// widening each element to f32 with `widen`.
+template <typename T, typename Widen>
+void im2col(const Geometry &g, int64_t channels, const T *x, int64_t begin,
+            int64_t end, float *col, int64_t ldc, Widen widen) {
   for (int64_t row = 0; row < channels * g.kernelVol; ++row) {
     int64_t off[3];
     int64_t c = tapOffsets(g, row, off);
-    const float *xc = x + c * g.inVol;
+    const T *xc = x + c * g.inVol;
     float *dst = col + row * ldc;
     forEachRun(
         g.out, begin, end,
@@ -122,13 +126,16 @@ void im2col(const Geometry &g, int64_t channels, const float *x, int64_t begin,
           }
           clipRange(g.stride[2], off[2], g.in[2], lo, hi);
           std::fill(seg, seg + (lo - o2), 0.0f);
-          const float *xrow = xc + (t0 * g.in[1] + t1) * g.in[2];
-          if (g.stride[2] == 1 && hi > lo)
-            std::memcpy(seg + (lo - o2), xrow + lo + off[2],
-                        (hi - lo) * sizeof(float));
-          else
-            for (int64_t o = lo; o < hi; ++o)
-              seg[o - o2] = xrow[o * g.stride[2] + off[2]];
+          const T *xrow = xc + (t0 * g.in[1] + t1) * g.in[2];
+          if constexpr (std::is_same_v<T, float>) {
+            if (g.stride[2] == 1 && hi > lo) {
+              std::memcpy(seg + (lo - o2), xrow + lo + off[2],
+                          (hi - lo) * sizeof(float));
+              lo = hi;
+            }
+          }
+          for (int64_t o = lo; o < hi; ++o)
+            seg[o - o2] = widen(xrow[o * g.stride[2] + off[2]]);
           std::fill(seg + (hi - o2), seg + len, 0.0f);
         });
   }
@@ -210,8 +217,11 @@ std::vector<std::pair<int64_t, int64_t>> regionRuns(const ConvParams &p,
 
 } // namespace
 
-void conv(const ConvParams &p, const float *x, const float *w,
-          const float *bias, float *y) {
+namespace {
+
+template <typename T, typename Widen>
+void convOf(const ConvParams &p, const T *x, Widen widen, const float *w,
+            const float *bias, float *y) {
   Geometry g(p);
   int64_t cinG = p.cin / p.groups, coutG = p.cout / p.groups;
   int64_t rows = cinG * g.kernelVol;
@@ -230,24 +240,51 @@ void conv(const ConvParams &p, const float *x, const float *w,
     for (int64_t at = begin; at < end; at += tile)
       tiles.push_back({at, std::min(tile, end - at)});
   int64_t numTiles = int64_t(tiles.size());
-  bool direct = g.pointwise();
+  // A pointwise conv reads f32 x in place as its im2col matrix; 16-bit x is
+  // widened tile by tile like any other.
+  bool direct = g.pointwise() && std::is_same_v<T, float>;
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (int64_t item = 0; item < units * numTiles; ++item) {
     int64_t unit = item / numTiles, grp = unit % p.groups;
     auto [begin, width] = tiles[size_t(item % numTiles)];
-    const float *xg = x + unit * cinG * g.inVol;
+    const T *xg = x + unit * cinG * g.inVol;
     float *yg = y + unit * coutG * g.outVol + begin;
     fillBias(bias ? bias + grp * coutG : nullptr, coutG, width, g.outVol, yg);
-    const float *cols = xg + begin;
-    int64_t ldCols = g.inVol;
+    const float *cols = nullptr;
+    int64_t ldCols = width;
+    if constexpr (std::is_same_v<T, float>) {
+      cols = xg + begin;
+      ldCols = g.inVol;
+    }
     if (!direct) {
       float *scratch = threadScratch(0, rows * width);
-      im2col(g, cinG, xg, begin, begin + width, scratch, width);
+      im2col(g, cinG, xg, begin, begin + width, scratch, width, widen);
       cols = scratch;
       ldCols = width;
     }
     gemmSerial(false, false, coutG, width, rows, 1.0f, w + grp * coutG * rows,
                rows, cols, ldCols, 1.0f, yg, g.outVol);
+  }
+}
+
+} // namespace
+
+void conv(const ConvParams &p, const float *x, const float *w,
+          const float *bias, float *y) {
+  convOf(
+      p, x, [](float v) { return v; }, w, bias, y);
+}
+
+void conv(const ConvParams &p, const void *x, ElemType xType, const float *w,
+          const float *bias, float *y) {
+  switch (xType) {
+  case ElemType::BF16:
+    return convOf(p, static_cast<const uint16_t *>(x), bf16ToFloat, w, bias, y);
+  case ElemType::F16:
+    return convOf(p, static_cast<const uint16_t *>(x), f16ToFloat, w, bias, y);
+  case ElemType::F32:
+  case ElemType::Bool: // not a conv input: the decoder refuses it
+    return conv(p, static_cast<const float *>(x), w, bias, y);
   }
 }
 

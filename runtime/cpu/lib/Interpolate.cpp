@@ -141,4 +141,41 @@ void interpolate(InterpMode mode, const InterpParams &p, const float *x,
   }
 }
 
+namespace {
+
+template <typename T>
+void gatherNearest(const InterpAxes &tables, int64_t channels, const T *x,
+                   T *y) {
+  const InterpAxis *axes = tables.axis;
+  const int64_t *in = tables.in, *out = tables.out;
+  int64_t inVol = in[0] * in[1] * in[2];
+  int64_t rowsPerChannel = out[0] * out[1], rows = channels * rowsPerChannel;
+  int threads = threadsFor(2.0 * rows * out[2]);
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t c = row / rowsPerChannel, r = row % rowsPerChannel;
+    int64_t o0 = r / out[1], o1 = r % out[1];
+    const T *xr = x + c * inVol +
+                  (axes[0].index0[o0] * in[1] + axes[1].index0[o1]) * in[2];
+    T *yrow = y + row * out[2];
+    for (int64_t o2 = 0; o2 < out[2]; ++o2)
+      yrow[o2] = xr[axes[2].index0[o2]];
+  }
+}
+
+} // namespace
+
+void interpolateNearest(InterpMode mode, const InterpParams &p, const void *x,
+                        void *y, size_t elemBytes) {
+  InterpAxes tables = interpolationAxes(mode, p);
+  if (p.channels <= 0 || tables.out[0] * tables.out[1] * tables.out[2] <= 0)
+    return;
+  if (elemBytes == 2)
+    gatherNearest(tables, p.channels, static_cast<const uint16_t *>(x),
+                  static_cast<uint16_t *>(y));
+  else
+    gatherNearest(tables, p.channels, static_cast<const uint32_t *>(x),
+                  static_cast<uint32_t *>(y));
+}
+
 } // namespace shardrt::cpu

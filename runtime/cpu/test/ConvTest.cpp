@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "shardrt/cpu/HalfFloats.h"
 #include "shardrt/cpu/Kernels.h"
 
 #include <gtest/gtest.h>
@@ -284,6 +285,40 @@ TEST(CpuConv, PointwiseAndTiledImages) {
   checkConv(rng, p, true);
   // Many input channels: tiles narrower than one output row.
   checkConv(rng, params1d(600, 3, 300, 148, 5, 2, 0), false);
+}
+
+TEST(CpuConv, HalfFloatInputIsItsF32Cast) {
+  // bf16 or f16 x, widened as im2col packs it: the definition's values on
+  // the widened x, and (im2col on both sides) the f32 conv's very bits.
+  std::mt19937 rng(16);
+  for (int trial = 0; trial < 60; ++trial) {
+    ConvParams p = randomParams(rng, false);
+    if (trial == 0) { // pointwise: read in place in f32, packed in 16 bits
+      p = ConvParams();
+      p.rank = 2;
+      p.n = 1;
+      p.cin = 5;
+      p.cout = 3;
+      p.in[0] = p.out[0] = 9;
+      p.in[1] = p.out[1] = 7;
+    }
+    SCOPED_TRACE(::testing::Message() << "trial " << trial);
+    Problem pr = makeProblem(rng, p, false, true);
+    bool bf16 = trial % 2 == 0;
+    std::vector<uint16_t> narrow(pr.x.size());
+    std::vector<float> wide(pr.x.size());
+    for (size_t i = 0; i < pr.x.size(); ++i) {
+      narrow[i] = bf16 ? floatToBf16(pr.x[i]) : floatToF16(pr.x[i]);
+      wide[i] = bf16 ? bf16ToFloat(narrow[i]) : f16ToFloat(narrow[i]);
+    }
+    std::vector<float> fromWide = pr.y;
+    conv(p, narrow.data(), bf16 ? ElemType::BF16 : ElemType::F16, pr.w.data(),
+         pr.bias.data(), pr.y.data());
+    conv(p, wide.data(), pr.w.data(), pr.bias.data(), fromWide.data());
+    expectClose(referenceConv(p, wide, pr.w, pr.bias), pr.y);
+    if (trial > 0)
+      ASSERT_EQ(pr.y, fromWide);
+  }
 }
 
 TEST(CpuConv, RegionWritesOnlyItsBox) {

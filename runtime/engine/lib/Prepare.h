@@ -205,6 +205,8 @@ Status readReductionHeader(IntReader &ints, Shape &domain,
 struct InterpolateStep {
   cpu::InterpMode mode{};
   cpu::InterpParams params;
+  /// bf16 or f16 in and out: a nearest mode, which only gathers.
+  bool halfFloats = false;
 };
 StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
                                             const PrepareContext &ctx);
@@ -237,6 +239,8 @@ struct ConvStep {
   /// one the step writes the whole output.
   bool hasRegion = false;
   uint32_t x = 0, w = 0, y = 0, bias = UINT32_MAX; ///< bias: none
+  /// A Conv's input may be bf16 or f16 (widened as im2col packs it).
+  cpu::ElemType xType = cpu::ElemType::F32;
 };
 StatusOr<ConvStep> decodeConv(const fb::Instruction &inst,
                               const PrepareContext &ctx);

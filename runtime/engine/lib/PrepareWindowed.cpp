@@ -53,8 +53,8 @@ StatusOr<RunFn> prepareConv(const fb::Instruction &inst,
                          slotPtr<float>(rc, c.w), bias,
                          slotPtr<float>(rc, c.y));
     else
-      cpu::conv(c.params, slotPtr<float>(rc, c.x), slotPtr<float>(rc, c.w),
-                bias, slotPtr<float>(rc, c.y));
+      cpu::conv(c.params, rc.slots[c.x], c.xType, slotPtr<float>(rc, c.w), bias,
+                slotPtr<float>(rc, c.y));
     return Status();
   });
 }
@@ -76,10 +76,19 @@ StatusOr<RunFn> preparePool(const fb::Instruction &inst,
 StatusOr<ConvStep> decodeConv(const fb::Instruction &inst,
                               const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 2, 3, 1));
-  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
+  bool transposed = inst.opcode() == Opcode::ConvTranspose;
+  // A Conv's input may be bf16 or f16: im2col widens it as it packs.
+  DType xType = inSlot(inst, ctx, 0).dtype;
+  bool halfInput = !transposed && (xType == DType::BF16 || xType == DType::F16);
+  if (halfInput)
+    for (size_t i = 1; i < numInputs(inst); ++i)
+      SHARDRT_RETURN_IF_ERROR(requireDType(inSlot(inst, ctx, i), DType::F32,
+                                           "input " + std::to_string(i)));
+  SHARDRT_RETURN_IF_ERROR(
+      halfInput ? requireDType(outSlot(inst, ctx, 0), DType::F32, "the output")
+                : requireF32(inst, ctx));
   const Shape &x = inSlot(inst, ctx, 0).shape, &w = inSlot(inst, ctx, 1).shape,
               &y = outSlot(inst, ctx, 0).shape;
-  bool transposed = inst.opcode() == Opcode::ConvTranspose;
   IntReader ints(inst);
   SHARDRT_ASSIGN_OR_RETURN(int r, spatialRank(ints, x, y));
   std::vector<int64_t> stride = ints.next(r), padLo = ints.next(r),
@@ -147,6 +156,9 @@ StatusOr<ConvStep> decodeConv(const fb::Instruction &inst,
   step.x = inIdx(inst, 0);
   step.w = inIdx(inst, 1);
   step.y = outIdx(inst, 0);
+  if (halfInput)
+    step.xType =
+        xType == DType::BF16 ? cpu::ElemType::BF16 : cpu::ElemType::F16;
   if (numInputs(inst) == 3)
     step.bias = inIdx(inst, 2);
   return step;
@@ -226,9 +238,14 @@ StatusOr<PoolStep> decodePool(const fb::Instruction &inst,
 StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
                                             const PrepareContext &ctx) {
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
-  SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
   const Shape &x = inSlot(inst, ctx, 0).shape, &y = outSlot(inst, ctx, 0).shape;
   std::string mode = strAttr(inst);
+  // The nearest modes only gather: bf16 and f16 stay as they are.
+  DType dtype = inSlot(inst, ctx, 0).dtype;
+  bool half = (dtype == DType::BF16 || dtype == DType::F16) &&
+              mode != "linear" && outSlot(inst, ctx, 0).dtype == dtype;
+  if (!half)
+    SHARDRT_RETURN_IF_ERROR(requireF32(inst, ctx));
   cpu::InterpMode m;
   if (mode == "nearest")
     m = cpu::InterpMode::Nearest;
@@ -267,7 +284,7 @@ StatusOr<InterpolateStep> decodeInterpolate(const fb::Instruction &inst,
   copyTo(p.outOffset, outOffset);
   copyTo(p.inOffset, inOffset);
   copyTo(p.inGlobal, inGlobal);
-  return InterpolateStep{m, p};
+  return InterpolateStep{m, p, half};
 }
 
 namespace {
@@ -278,6 +295,11 @@ StatusOr<RunFn> prepareInterpolate(const fb::Instruction &inst,
   cpu::InterpMode m = step.mode;
   cpu::InterpParams p = step.params;
   uint32_t xi = inIdx(inst, 0), yi = outIdx(inst, 0);
+  if (step.halfFloats)
+    return RunFn([=](RunContext &rc) {
+      cpu::interpolateNearest(m, p, rc.slots[xi], rc.slots[yi], 2);
+      return Status();
+    });
   return RunFn([=](RunContext &rc) {
     cpu::interpolate(m, p, slotPtr<float>(rc, xi), slotPtr<float>(rc, yi));
     return Status();

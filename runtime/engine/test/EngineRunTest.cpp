@@ -305,6 +305,33 @@ TEST(EngineRun, HalfFloatBuffersAreCastMovedAndZeroFilled) {
   EXPECT_EQ((*out)[2], (Floats{0.0f, 0.0f, 0.0f}));
 }
 
+TEST(EngineRun, ConvReadsAHalfFloatInput) {
+  // y = conv1d(x, [1, 2, -1], padding 1) on bf16 x: the taps of the
+  // bf16-rounded values (1.00390625 rounds to 1, 3.01171875 to 3.015625).
+  Model m;
+  uint32_t x = m.input("x", {1, 1, 4}, fb::DType::BF16);
+  uint32_t w = m.input("w", {1, 1, 3});
+  uint32_t y = m.output("y", {1, 1, 4});
+  m.op(Opcode::Conv, {x, w}, {y}, {1, 1, 1, 1, 1});
+  StatusOr<std::vector<Floats>> out =
+      runModel(m, {{1.00390625f, 3.01171875f, -2.0f, 0.5f}, {1, 2, -1}});
+  ASSERT_TRUE(out.ok()) << out.status().toString();
+  float a = 1.0f, b = 3.015625f, c = -2.0f, d = 0.5f;
+  EXPECT_EQ((*out)[0],
+            (Floats{2 * a - b, a + 2 * b - c, b + 2 * c - d, c + 2 * d}));
+  // Only a Conv's input: a transposed conv's or a weight's is refused.
+  OpCase transposed{Opcode::ConvTranspose,
+                    {{{1, 1, 4}, fb::DType::BF16}, {{1, 1, 3}}},
+                    {{1, 1, 6}},
+                    {1, 1, 0, 1, 1}};
+  EXPECT_FALSE(prepare(transposed.model().bytes()).ok());
+  OpCase weight{Opcode::Conv,
+                {{{1, 1, 4}}, {{1, 1, 3}, fb::DType::BF16}},
+                {{1, 1, 4}},
+                {1, 1, 1, 1, 1}};
+  EXPECT_FALSE(prepare(weight.model().bytes()).ok());
+}
+
 TEST(EngineRun, HalfFloatBuffersRefuseComputeAndOtherFills) {
   // Kernels compute in f32; a 16-bit pad or fill writes +0.0 only.
   OpCase relu{

@@ -70,6 +70,20 @@ TEST(InterpolatePlan, DeviceEvaluationMatchesTheCpuKernel) {
     for (long long i = 0; i < view.count; ++i)
       ASSERT_FLOAT_EQ(interpolateAt(view, x.data(), i), want[size_t(i)])
           << "element " << i;
+    if (mode == cpu::InterpMode::Linear)
+      continue;
+    // The nearest modes as gathers of 16-bit patterns: on the device
+    // (nearestSourceOf) and on the CPU (interpolateNearest), the f32
+    // kernel's very elements.
+    std::vector<uint16_t> bits(x.size()), cpuBits(want.size(), 0xffff);
+    for (size_t i = 0; i < x.size(); ++i)
+      bits[i] = cpu::floatToBf16(x[i]); // exact: quarters of small ints
+    cpu::interpolateNearest(mode, p, bits.data(), cpuBits.data(), 2);
+    for (long long i = 0; i < view.count; ++i) {
+      uint16_t expected = cpu::floatToBf16(want[size_t(i)]);
+      ASSERT_EQ(bits[size_t(nearestSourceOf(view, i))], expected) << i;
+      ASSERT_EQ(cpuBits[size_t(i)], expected) << i;
+    }
   }
 }
 

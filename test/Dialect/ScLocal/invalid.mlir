@@ -1591,3 +1591,13 @@ func.func @f(%x: memref<2x3xf32>) -> memref<2xf16> {
   scl.kernel "Reduce" mode "sum" ins(%x : memref<2x3xf32>) outs(%y : memref<2xf16>) {ints = array<i64: 1>}
   return %y : memref<2xf16>
 }
+
+// -----
+
+// case: a Conv whose weight is bf16 (only its input may be 16-bit)
+func.func @f(%x: memref<1x1x4xf32>, %w: memref<1x1x1xbf16>) -> memref<1x1x4xf32> {
+  %y = memref.alloc() : memref<1x1x4xf32>
+  // expected-error @+1 {{'Conv' computes in f32 but reads or writes 'memref<1x1x1xbf16>'}}
+  scl.kernel "Conv" ins(%x, %w : memref<1x1x4xf32>, memref<1x1x1xbf16>) outs(%y : memref<1x1x4xf32>) {ints = array<i64: 1, 1, 0, 1, 1>}
+  return %y : memref<1x1x4xf32>
+}

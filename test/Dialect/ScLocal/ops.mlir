@@ -219,6 +219,11 @@ func.func @half_floats(%x: memref<1x1x4xbf16>) -> memref<1x1x5xf16>
   scl.kernel "Cast" ins(%h : memref<1x1x5xbf16>) outs(%f : memref<1x1x5xf32>)
   %e = memref.alloc() : memref<1x1x5xf32>
   scl.kernel "Unary" mode "exp" ins(%f : memref<1x1x5xf32>) outs(%e : memref<1x1x5xf32>)
+  // A Conv reads a 16-bit input itself (its weights and output are f32).
+  %w = memref.alloc() : memref<1x1x1xf32>
+  %c = memref.alloc() : memref<1x1x5xf32>
+  // CHECK: scl.kernel "Conv" ins(%{{.*}}, %{{.*}} : memref<1x1x5xbf16>, memref<1x1x1xf32>) outs(%{{.*}} : memref<1x1x5xf32>)
+  scl.kernel "Conv" ins(%h, %w : memref<1x1x5xbf16>, memref<1x1x1xf32>) outs(%c : memref<1x1x5xf32>) {ints = array<i64: 1, 1, 0, 1, 1>}
   %y = memref.alloc() : memref<1x1x5xf16>
   // CHECK: scl.kernel "Cast" ins(%{{.*}} : memref<1x1x5xf32>) outs(%{{.*}} : memref<1x1x5xf16>)
   scl.kernel "Cast" ins(%e : memref<1x1x5xf32>) outs(%y : memref<1x1x5xf16>)

@@ -43,6 +43,9 @@ struct LowerOptions {
   /// ring member on every rank instead of one RingAttention instruction
   /// (which the CUDA backend would stage through the host).
   bool unrollRings = false;
+  /// sc-partition's conv-reads-half-floats: a conv reads a 16-bit halo box
+  /// itself (the CPU kernel widens it as it packs) instead of its f32 cast.
+  bool convReadsHalfFloats = false;
   /// Run sc-deepen-halos right after sc-partition, weighing each exchange
   /// pair with these rates: an exchange's fixed cost, the halo bandwidth and
   /// the compute rate of the recomputed convolution rows.

@@ -27,6 +27,10 @@ def ScPartition : Pass<"sc-partition", "mlir::ModuleOp"> {
     Without a split over several ranks (or with `unpartitioned`) the result
     is one class `@<entry>_all` for rank 0: the unpartitioned model.
 
+    The halo of an f32 cast of a bf16 or f16 value (what `sc-compute-in-f32`
+    makes) moves in 16 bits and is cast on arrival; with
+    `conv-reads-half-floats` a conv reads the 16-bit box itself.
+
     Input:
     ```mlir
     sc.mesh @mesh ["x"=2]
@@ -61,7 +65,12 @@ def ScPartition : Pass<"sc-partition", "mlir::ModuleOp"> {
     Option<"unrollRings", "unroll-rings", "bool", /*default=*/"false",
            "Lower attention rings to one exchange and one block of attention "
            "per member on every rank instead of one scl.ring_attention "
-           "(ranks x members instructions)">
+           "(ranks x members instructions)">,
+    Option<"convReadsHalfFloats", "conv-reads-half-floats", "bool",
+           /*default=*/"false",
+           "A conv reads the bf16/f16 halo box of its input's f32 cast "
+           "directly instead of a cast of it (the CPU kernel widens as it "
+           "packs; cuDNN would need the cast)">
   ];
   let dependentDialects = ["::shardc::scl::SclDialect",
                            "::mlir::memref::MemRefDialect"];

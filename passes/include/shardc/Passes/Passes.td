@@ -56,9 +56,9 @@ def ScComputeInF32 : Pass<"sc-compute-in-f32", "mlir::ModuleOp"> {
 
     - Ops that only move elements (reshape, permute, transpose, slice,
       concat, broadcast_to, squeeze/unsqueeze, roll, flip, pixel
-      (un)shuffle, reflect/replicate/circular pads and zero pads, sharding
-      constraints and reshards) stay in 16 bits: they are exact in any
-      type.
+      (un)shuffle, reflect/replicate/circular pads and zero pads, nearest
+      interpolation, sharding constraints and reshards) stay in 16 bits:
+      they are exact in any type.
     - A 16-bit constant becomes an f32 constant, which computing ops read
       directly (exact: every bf16 and f16 value is an f32 value).
     - `sc.nan_to_num` without bounds gets the 16-bit type's largest finite

@@ -3,7 +3,8 @@
 // The CPU decoder's parameters become the CPU kernel's per-axis tables
 // (InterpolatePlan.h), uploaded once; each run is one kernel launch. Every
 // mode the CPU backend takes (nearest, nearest-exact, linear of rank 1 to 3,
-// align_corners either way, sharded offsets) runs here.
+// align_corners either way, sharded offsets) runs here; the nearest modes
+// on bf16 and f16 as a gather of 16-bit elements.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,12 @@ StatusOr<RunFn> prepareInterpolateStep(const fb::Instruction &inst,
                            upload(plan.bytes.data(), plan.bytes.size()));
   InterpolateView view = plan.at(tables);
   uint32_t x = inIdx(inst, 0), y = outIdx(inst, 0);
+  if (step.halfFloats)
+    return RunFn([=](RunContext &rc) -> Status {
+      SHARDRT_CUDA_TRY(launchGatherNearest(
+          slotPtr<uint16_t>(rc, y), slotPtr<uint16_t>(rc, x), view, stream));
+      return Status();
+    });
   return RunFn([=](RunContext &rc) -> Status {
     SHARDRT_CUDA_TRY(launchInterpolate(slotPtr<float>(rc, y),
                                        slotPtr<float>(rc, x), view, stream));

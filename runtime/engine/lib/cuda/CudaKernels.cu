@@ -279,6 +279,15 @@ __global__ void interpolateKernel(float *__restrict__ y,
     y[i] = interpolateAt(v, x, i);
 }
 
+/// A nearest resampling of 16-bit elements: a gather.
+__global__ void gatherNearestKernel(uint16_t *__restrict__ y,
+                                    const uint16_t *__restrict__ x,
+                                    InterpolateView v) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+       i < v.count; i += (long long)gridDim.x * blockDim.x)
+    y[i] = x[nearestSourceOf(v, i)];
+}
+
 /// One thread per (query, head) row.
 __global__ void neighborhoodKernel(float *__restrict__ y,
                                    const float *__restrict__ q,
@@ -607,6 +616,15 @@ cudaError_t launchInterpolate(float *y, const float *x,
                               cudaStream_t stream) {
   return launchOver(view.count, [&](unsigned grid) {
     SHARDRT_LAUNCH(interpolateKernel, grid, kThreads, stream)(y, x, view);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t launchGatherNearest(uint16_t *y, const uint16_t *x,
+                                const InterpolateView &view,
+                                cudaStream_t stream) {
+  return launchOver(view.count, [&](unsigned grid) {
+    SHARDRT_LAUNCH(gatherNearestKernel, grid, kThreads, stream)(y, x, view);
     return cudaSuccess;
   });
 }

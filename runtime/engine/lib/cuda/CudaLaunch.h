@@ -99,6 +99,10 @@ cudaError_t launchScanCarries(double *init, const float *totals, int64_t outer,
 /// y = x resampled as `view` (planInterpolate's tables, on the device) says.
 cudaError_t launchInterpolate(float *y, const float *x,
                               const InterpolateView &view, cudaStream_t stream);
+/// A nearest-mode `view` over bf16 or f16 elements: y[i] = x[source of i].
+cudaError_t launchGatherNearest(uint16_t *y, const uint16_t *x,
+                                const InterpolateView &view,
+                                cudaStream_t stream);
 /// Neighbourhood attention as `view` (planNeighborhood's tables, on the
 /// device) says; q, k, v and y heads-last.
 cudaError_t launchNeighborhoodAttention(float *y, const float *q,

@@ -638,6 +638,10 @@ StatusOr<RunFn> prepareDnnStep(const fb::Instruction &inst,
       !allFitInt(outSlot(inst, ctx, 0).shape))
     return RunFn(); // empty or huge tensors: the host handles them
   SHARDRT_ASSIGN_OR_RETURN(ConvStep step, decodeConv(inst, ctx));
+  // cuDNN takes x in the conv's own type: a 16-bit x (which shardc emits
+  // for the cpu target only) runs on the host.
+  if (step.xType != cpu::ElemType::F32)
+    return RunFn();
   ConvAttrs a = convAttrs(step);
   return transposed ? prepareConvTranspose(inst, ctx, a, lib)
                     : prepareConv(inst, ctx, a, lib);

@@ -112,6 +112,20 @@ SHARDRT_HOST_DEVICE inline float interpolateAt(const InterpolateView &v,
   return r;
 }
 
+/// The source element of output `i` when every axis takes one tap of
+/// weight 1 (the nearest modes): resampling is then a gather, exact for
+/// elements of any type.
+SHARDRT_HOST_DEVICE inline long long nearestSourceOf(const InterpolateView &v,
+                                                     long long i) {
+  long long o2 = i % v.out[2], rest = i / v.out[2];
+  long long o1 = rest % v.out[1];
+  rest /= v.out[1];
+  long long o0 = rest % v.out[0], c = rest / v.out[0];
+  return ((c * v.in[0] + v.index0[0][o0]) * v.in[1] + v.index0[1][o1]) *
+             v.in[2] +
+         v.index0[2][o2];
+}
+
 } // namespace shardrt::exec::cuda
 
 #endif // SHARDRT_ENGINE_CUDA_INTERPOLATEPLAN_H

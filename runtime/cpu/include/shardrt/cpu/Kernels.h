@@ -230,6 +230,11 @@ struct ConvParams {
 /// positions inside p's region are written.
 void conv(const ConvParams &p, const float *x, const float *w,
           const float *bias, float *y);
+/// The same with x of element type `xType` (f32, bf16 or f16), widened to
+/// f32 as im2col packs it: the same sums as conv on x's f32 cast, without
+/// the cast's f32 copy of x.
+void conv(const ConvParams &p, const void *x, ElemType xType, const float *w,
+          const float *bias, float *y);
 /// conv_transpose{1,2,3}d: x (n, cin, in...), w (cin, cout/groups,
 /// kernel...), bias (cout) or null, y (n, cout, out...). padLo is PyTorch's
 /// `padding`; out (which includes output_padding) fixes the high side.
@@ -283,6 +288,10 @@ struct InterpParams {
 /// linear = linear/bilinear/trilinear by rank.
 void interpolate(InterpMode mode, const InterpParams &p, const float *x,
                  float *y);
+/// The nearest modes (one tap of weight 1 per axis) as the gather they are,
+/// exact for elements of any type: elemBytes 2 (bf16, f16) or 4.
+void interpolateNearest(InterpMode mode, const InterpParams &p, const void *x,
+                        void *y, size_t elemBytes);
 
 /// What `interpolate` reads for one output index along one dim: up to two
 /// local source indices and their weights (taps == 1: only index0, weight 1).
