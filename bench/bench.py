@@ -4,6 +4,9 @@ mesh against the same model on 1 rank, side by side in one run.
 
     python3 bench/bench.py [--build build] [--runs 3] [--models unet2d,...]
 
+Models: unet2d, convnet3d, attention (examples/) and unet2d-bf16 (the UNet
+in bf16).
+
 Prints a Markdown table. A model the partitioner refuses gets shardc's
 first diagnostic line instead of a number; the 1-rank row is always
 measured.
@@ -20,7 +23,22 @@ MODELS = {
     "unet2d": "examples/unet2d.mlir",
     "convnet3d": "examples/convnet3d.mlir",
     "attention": "examples/attention.mlir",
+    # The UNet with every f32 tensor bf16 (stored in 16 bits, computed in
+    # f32 with eager PyTorch's rounding): written out by `model_source`.
+    "unet2d-bf16": "examples/unet2d.mlir",
 }
+BF16 = {"unet2d-bf16"}
+
+
+def model_source(name, tmp):
+    """The model file of `name`: an example, or its bf16 version."""
+    src = os.path.join(ROOT, MODELS[name])
+    if name not in BF16:
+        return src
+    out = os.path.join(tmp, name + ".mlir")
+    with open(src) as f, open(out, "w") as g:
+        g.write(re.sub(r"xf32>", "xbf16>", f.read()))
+    return out
 
 
 def run(cmd):
@@ -58,7 +76,7 @@ def main():
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.models.split(","):
-            src = os.path.join(ROOT, MODELS[name])
+            src = model_source(name, tmp)
             one = os.path.join(tmp, name + "-1.shardbin")
             c = run([shardc, src, "--unpartitioned", "-o", one])
             if c.returncode != 0:

@@ -88,17 +88,34 @@ void decomposeLinear(LinearOp linear) {
   replaceKeepingPin(linear, last);
 }
 
+/// A rewrite of an elementwise form: a builder at the op, its location and
+/// first operand, rank-0 constants of its element type, and comparisons.
+struct FormRewriter {
+  explicit FormRewriter(Operation *op)
+      : b(op), loc(op->getLoc()), x(op->getOperand(0)) {}
+  Value constant(double v) { return scalar(b, loc, x, v); }
+  Value compare(Value u, Value v, StringRef predicate) {
+    return CompareOp::create(b, loc, u, v, b.getStringAttr(predicate));
+  }
+  Value compare(Value u, double bound, StringRef predicate) {
+    return compare(u, constant(bound), predicate);
+  }
+  OpBuilder b;
+  Location loc;
+  Value x;
+};
+
 /// The parameterised activations as PyTorch's kernels define them, in ops
 /// that have sharding rules and fuse: a comparison picks the branch (false
 /// on NaN, whose other branch keeps it NaN).
 void decomposeActivation(Operation *op) {
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  Value x = op->getOperand(0);
-  auto constant = [&](double v) { return scalar(b, loc, x, v); };
-  auto greater = [&](Value v, double bound) -> Value {
-    Value c = constant(bound);
-    return CompareOp::create(b, loc, v, c, b.getStringAttr("gt"));
+  FormRewriter f(op);
+  OpBuilder &b = f.b;
+  Location loc = f.loc;
+  Value x = f.x;
+  auto constant = [&](double v) { return f.constant(v); };
+  auto greater = [&](Value v, double bound) {
+    return f.compare(v, bound, "gt");
   };
   // max(x, low) then min(., high), as torch.clamp: NaN stays NaN.
   auto clampBetween = [&](std::optional<APFloat> low,
@@ -212,22 +229,16 @@ void decomposeActivation(Operation *op) {
   replaceKeepingPin(op, y.getDefiningOp());
 }
 
-/// A rewrite of an elementwise form: a builder at the op, its location and
-/// first operand, rank-0 constants of its element type, and comparisons.
-struct FormRewriter {
-  explicit FormRewriter(Operation *op)
-      : b(op), loc(op->getLoc()), x(op->getOperand(0)) {}
-  Value constant(double v) { return scalar(b, loc, x, v); }
-  Value compare(Value u, Value v, StringRef predicate) {
-    return CompareOp::create(b, loc, u, v, b.getStringAttr(predicate));
-  }
-  Value compare(Value u, double bound, StringRef predicate) {
-    return compare(u, constant(bound), predicate);
-  }
-  OpBuilder b;
-  Location loc;
-  Value x;
-};
+/// Softmax over a scalar's one element: exp(x - x) (1, or NaN where x is
+/// not finite, as exp(x - max) / sum gives); log_softmax is x - x.
+void decomposeScalarSoftmax(Operation *op) {
+  OpBuilder b(op);
+  Value x = op->getOperand(0);
+  Operation *last = SubOp::create(b, op->getLoc(), x, x);
+  if (isa<SoftmaxOp>(op))
+    last = ExpOp::create(b, op->getLoc(), last->getResult(0));
+  replaceKeepingPin(op, last);
+}
 
 /// F.hardshrink, F.softshrink, F.tanhshrink, F.threshold and F.softmin as
 /// ATen's kernels compute them: comparisons pick the branch (false on NaN,
@@ -259,12 +270,13 @@ void decomposeShrinkForm(Operation *op) {
     y = SelectOp::create(b, loc, at,
                          f.constant(threshold.getValue().convertToDouble()), x);
   } else if (auto softmin = dyn_cast<SoftminOp>(op)) {
-    // A scalar's softmax is exp(v - v) (see decomposeScalarSoftmax).
     Value negated = NegOp::create(b, loc, x);
-    if (softmin.getType().getRank() == 0)
-      y = ExpOp::create(b, loc, SubOp::create(b, loc, negated, negated));
-    else
-      y = SoftmaxOp::create(b, loc, negated, softmin.getDimAttr());
+    auto softmax = SoftmaxOp::create(b, loc, negated, softmin.getDimAttr());
+    replaceKeepingPin(op, softmax);
+    // A scalar's softmax is no core form: rewritten here, as the pass would.
+    if (softmax.getType().getRank() == 0)
+      decomposeScalarSoftmax(softmax);
+    return;
   }
   replaceKeepingPin(op, y.getDefiningOp());
 }
@@ -397,17 +409,6 @@ void decomposeVariance(Operation *op) {
   }
   if (stdev)
     last = SqrtOp::create(b, loc, last->getResult(0));
-  replaceKeepingPin(op, last);
-}
-
-/// Softmax over a scalar's one element: exp(x - x) (1, or NaN where x is
-/// not finite, as exp(x - max) / sum gives); log_softmax is x - x.
-void decomposeScalarSoftmax(Operation *op) {
-  OpBuilder b(op);
-  Value x = op->getOperand(0);
-  Operation *last = SubOp::create(b, op->getLoc(), x, x);
-  if (isa<SoftmaxOp>(op))
-    last = ExpOp::create(b, op->getLoc(), last->getResult(0));
   replaceKeepingPin(op, last);
 }
 
