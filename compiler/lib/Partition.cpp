@@ -81,16 +81,9 @@ FailureOr<bool> Partitioner::fetchNarrow(Operation *op, Value v,
   FailureOr<std::vector<uint32_t>> boxes = fetch(op, narrow, needs);
   if (failed(boxes))
     return failure();
-  // The CPU conv widens its input as it packs it: no f32 box at all.
-  bool readNarrow =
-      convReadsHalfFloats && isa<sc::ConvOp>(op) && op->getOperand(0) == v;
   for (int64_t r = 0; r < numRanks(); ++r) {
     if (moving[r].dims.empty())
       continue;
-    if (readNarrow) {
-      result[r] = (*boxes)[r];
-      continue;
-    }
     result[r] = ranks[r].temporary(fb::DType::F32, moving[r].shape());
     ranks[r].emit(fb::Opcode::Cast, {(*boxes)[r]}, {result[r]});
   }
@@ -104,6 +97,11 @@ Partitioner::fetch(Operation *op, Value v,
   if (s.isPartial())
     return op->emitOpError("internal error: reads a partial value that was "
                            "not resolved");
+  // The CPU conv widens its input as it packs it: it reads the 16-bit
+  // boxes, halo or not, and no f32 copy of its input is made.
+  if (convReadsHalfFloats && isa<sc::ConvOp>(op) && op->getOperand(0) == v)
+    if (Value narrow = narrowSource(v, s, *this))
+      return fetch(op, narrow, needs);
   std::vector<uint32_t> result(numRanks());
   std::vector<plan::Need> moving(numRanks());
   bool anyMoves = false;

@@ -10,6 +10,9 @@
 // RUN: shardc %t/model.mlir --emit=plan | FileCheck %s --check-prefix=PLAN
 // RUN: shardc %t/model.mlir --emit=partitioned | FileCheck %s --check-prefix=HALO
 // RUN: shardc %t/model.mlir --target=cuda --emit=partitioned | FileCheck %s --check-prefix=CUDAHALO
+// RUN: shardc %t/pointwise.mlir --emit=partitioned | FileCheck %s --check-prefix=POINTWISE
+// RUN: shardc %t/pointwise.mlir -o %t/pointwise.shardbin
+// RUN: shard-run %t/pointwise.shardbin --random-inputs --check --atol 0 --rtol 0 | FileCheck %s --check-prefix=RAN1
 // RUN: shard-run %t/model.shardbin --input arg0=%t/x.npy --input arg1=%t/w.npy --input arg2=%t/b.npy --input arg3=%t/g.npy --input arg4=%t/be.npy --check --output result0=%t/r0.npy --output result1=%t/r1.npy --output result2=%t/r2.npy --output result3=%t/r3.npy | FileCheck %s --check-prefix=RAN
 // RUN: %python %t/ref.py check %t %t | FileCheck %s --check-prefix=VALUES
 // RUN: shard-run %t/model.shardbin --random-inputs --check | FileCheck %s --check-prefix=RAN
@@ -38,6 +41,10 @@
 // HALO-NEXT: scl.halo_exchange ins(%arg0 : memref<1x2x5x6xbf16>) outs(%[[P]] : memref<1x2x6x6xbf16>)
 // HALO-NOT: memref<1x2x6x6xf32>
 // HALO: scl.kernel "Conv" ins(%[[P]], %{{.*}}, %{{.*}} : memref<1x2x6x6xbf16>, memref<3x2x3x3xf32>, memref<3xf32>)
+// A conv that needs no halo reads its bf16 shard in place, not a cast of it.
+// POINTWISE-LABEL: func.func @main_class0
+// POINTWISE-NOT: scl.kernel "Cast" ins(%arg0
+// POINTWISE: scl.kernel "Conv" ins(%arg0, %{{.*}} : memref<1x4x3x5xbf16>, memref<2x4x1x1xf32>)
 // A nearest upsample only gathers: bf16 in and out.
 // HALO: scl.kernel "Interpolate" mode "nearest" ins(%{{.*}} : memref<1x3x{{[0-9]+}}x6xbf16>) outs(%{{.*}} : memref<1x3x{{[0-9]+}}x12xbf16>)
 // cuDNN takes x in the conv's type: on the cuda target the box is cast on
@@ -48,6 +55,7 @@
 // CUDAHALO: %[[F:.*]] = memref.alloc() : memref<1x2x6x6xf32>
 // CUDAHALO-NEXT: scl.kernel "Cast" ins(%[[P]] : memref<1x2x6x6xbf16>) outs(%[[F]] : memref<1x2x6x6xf32>)
 // CUDAHALO: scl.kernel "Conv" ins(%[[F]],
+// RAN1: check result0: max abs error 0, {{.*}}: ok
 // RAN-COUNT-4: check result{{[0-9]+}}: {{.*}}: ok
 // VALUES: conv, group_norm, silu, add, sum, f16 scale, nearest upsample: as PyTorch's eager bf16/f16
 // WRONG: differ from PyTorch's eager rounding
@@ -67,6 +75,14 @@ func.func @main(%x: tensor<1x2x13x6xbf16> {sc.sharding = #sc.sharding<@m, [{}, {
   %t = sc.mul %h, %tenth : (tensor<1x3x13x6xf16>, tensor<f16>) -> tensor<1x3x13x6xf16>
   %u = sc.interpolate %z {mode = "nearest", scale_factors = array<f64: 2.0, 2.0>} : (tensor<1x3x13x6xbf16>) -> tensor<1x3x26x12xbf16>
   return %z, %m, %t, %u : tensor<1x3x13x6xbf16>, tensor<1x3xbf16>, tensor<1x3x13x6xf16>, tensor<1x3x26x12xbf16>
+}
+
+//--- pointwise.mlir
+sc.mesh @m ["x"=2]
+func.func @main(%x: tensor<1x4x6x5xbf16> {sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}, {}]>},
+                %w: tensor<2x4x1x1xbf16>) -> tensor<1x2x6x5xbf16> {
+  %y = sc.conv %x, %w : (tensor<1x4x6x5xbf16>, tensor<2x4x1x1xbf16>) -> tensor<1x2x6x5xbf16>
+  return %y : tensor<1x2x6x5xbf16>
 }
 
 //--- ref.py
