@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -31,6 +32,16 @@ using namespace mlir;
 
 namespace shardc {
 namespace {
+
+/// "bf16" or "f16" for a buffer of that type.
+std::optional<StringRef> halfFloatName(Value buffer) {
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  if (element.isBF16())
+    return StringRef("bf16");
+  if (element.isF16())
+    return StringRef("f16");
+  return std::nullopt;
+}
 
 /// The CUDA expression of `fn` on its operands' names (bools are 1.0f and
 /// 0.0f, as scl.scalar holds them).
@@ -89,6 +100,9 @@ std::string scalarExpr(StringRef fn, ArrayRef<std::string> operands) {
     return "(" + a + " " + predicate + " " + b + ") ? 1.0f : 0.0f";
   if (fn == "bool")
     return "(" + a + " != 0.0f) ? 1.0f : 0.0f";
+  if (fn == "bf16" || fn == "f16") // rounds to the 16-bit type's values
+    return "shardc_" + fn.str() + "_to_float(shardc_float_to_" + fn.str() +
+           "(" + a + "))";
   if (fn == "select")
     return "(" + a + " != 0.0f) ? " + b + " : " + operands[2];
   return "";
@@ -109,8 +123,11 @@ std::string emitBody(Block &body, ValueRange ins, ArrayRef<int64_t> domain,
                              onto),
               "i");
     std::string load = readOnly ? "__ldg(" + at + ")" : "*(" + at + ")";
-    // A bool reads as 1.0f or 0.0f, as scl.scalar holds it.
-    if (!isF32(in))
+    // A bool reads as 1.0f or 0.0f, as scl.scalar holds it; a 16-bit float
+    // as its value.
+    if (std::optional<StringRef> half = halfFloatName(in))
+      load = "shardc_" + half->str() + "_to_float(" + load + ")";
+    else if (!isF32(in))
       load = "(" + load + " != 0) ? 1.0f : 0.0f";
     os << indent << "const float " << v << " = " << load << ";\n";
   }
@@ -128,9 +145,12 @@ std::string emitBody(Block &body, ValueRange ins, ArrayRef<int64_t> domain,
   return names.lookup(cast<scl::YieldOp>(body.back()).getValue());
 }
 
-/// The C type of a buffer's elements: bools are bytes holding 0 or 1.
+/// The C type of a buffer's elements: bools are bytes holding 0 or 1,
+/// bf16 and f16 their bits.
 StringRef elementType(Value buffer) {
-  return isF32(buffer) ? "float" : "unsigned char";
+  if (isF32(buffer))
+    return "float";
+  return halfFloatName(buffer) ? "unsigned short" : "unsigned char";
 }
 
 /// `extra` follows the output parameter (a reduction's scratch). The
@@ -162,6 +182,8 @@ void emitKernel(scl::FusedElementwiseOp fused, const std::string &name,
                                 outShape, !aliased, "    ", os);
   if (isF32(fused.getOutput()))
     os << "    out[i] = " << result << ";\n";
+  else if (std::optional<StringRef> half = halfFloatName(fused.getOutput()))
+    os << "    out[i] = shardc_float_to_" << *half << "(" << result << ");\n";
   else // a bool stores whether the value is not 0 (NaN included)
     os << "    out[i] = " << result << " != 0.0f;\n";
   os << "  }\n}\n\n";
@@ -420,6 +442,88 @@ void emitHostLaunchers(ArrayRef<KernelSignature> kernels,
   os << "#endif\n";
 }
 
+/// The bf16 and f16 conversions the fused kernels use (the runtime's
+/// cpu/HalfFloats.h algorithms: widening exact, narrowing to nearest even,
+/// NaN kept quiet), each only where used: nvcc warns of unused ones.
+void emitHalfFloatHelpers(ModuleOp module, llvm::raw_ostream &os) {
+  llvm::StringSet<> widen, narrow; // "bf16" / "f16"
+  auto note = [&](Value buffer, llvm::StringSet<> &set) {
+    if (std::optional<StringRef> half = halfFloatName(buffer))
+      set.insert(*half);
+  };
+  module.walk([&](Operation *op) {
+    if (auto fused = dyn_cast<scl::FusedElementwiseOp>(op)) {
+      for (Value in : fused.getIns())
+        note(in, widen);
+      note(fused.getOutput(), narrow);
+    } else if (auto fused = dyn_cast<scl::FusedReductionOp>(op)) {
+      for (Value in : fused.getIns())
+        note(in, widen);
+    } else if (auto s = dyn_cast<scl::ScalarOp>(op)) {
+      if (s.getFn() == "bf16" || s.getFn() == "f16")
+        widen.insert(s.getFn()), narrow.insert(s.getFn());
+    }
+  });
+  if (widen.empty() && narrow.empty())
+    return;
+  os << "#include <string.h>\n\n";
+  if (!narrow.empty())
+    os << "static __device__ __forceinline__ unsigned int shardc_bits(float "
+          "f) {\n"
+       << "  unsigned int b;\n  memcpy(&b, &f, 4);\n  return b;\n}\n";
+  if (!widen.empty())
+    os << "static __device__ __forceinline__ float shardc_float(unsigned int "
+          "b) {\n"
+       << "  float f;\n  memcpy(&f, &b, 4);\n  return f;\n}\n";
+  if (widen.contains("bf16"))
+    os << "static __device__ __forceinline__ float "
+          "shardc_bf16_to_float(unsigned short h) {\n"
+       << "  return shardc_float((unsigned int)h << 16);\n}\n";
+  if (narrow.contains("bf16"))
+    os << "// Nearest even: add 0x7fff plus the kept part's lowest bit.\n"
+       << "static __device__ __forceinline__ unsigned short "
+          "shardc_float_to_bf16(float f) {\n"
+       << "  unsigned int b = shardc_bits(f);\n"
+       << "  if ((b & 0x7fffffffu) > 0x7f800000u)\n"
+       << "    return (unsigned short)((b >> 16) | 0x0040u);\n"
+       << "  b += 0x7fffu + ((b >> 16) & 1u);\n"
+       << "  return (unsigned short)(b >> 16);\n}\n";
+  if (widen.contains("f16"))
+    os << "static __device__ __forceinline__ float "
+          "shardc_f16_to_float(unsigned short h) {\n"
+       << "  unsigned int sign = (unsigned int)(h & 0x8000u) << 16;\n"
+       << "  unsigned int e = (h >> 10) & 0x1fu, m = h & 0x3ffu;\n"
+       << "  if (e == 0x1fu)\n"
+       << "    return shardc_float(sign | 0x7f800000u | (m << 13));\n"
+       << "  if (e == 0u) {\n"
+       << "    float v = (float)m * (1.0f / 16777216.0f);\n"
+       << "    return sign ? -v : v;\n  }\n"
+       << "  return shardc_float(sign | ((e + 112u) << 23) | (m << 13));\n}\n";
+  if (narrow.contains("f16"))
+    os << "static __device__ __forceinline__ unsigned short "
+          "shardc_float_to_f16(float f) {\n"
+       << "  unsigned int b = shardc_bits(f);\n"
+       << "  unsigned short sign = (unsigned short)((b >> 16) & 0x8000u);\n"
+       << "  unsigned int x = b & 0x7fffffffu;\n"
+       << "  if (x > 0x7f800000u)\n"
+       << "    return (unsigned short)(sign | 0x7e00u | ((x >> 13) & "
+          "0x3ffu));\n"
+       << "  if (x >= 0x477ff000u)\n"
+       << "    return (unsigned short)(sign | 0x7c00u);\n"
+       << "  if (x >= 0x38800000u) {\n"
+       << "    x -= 112u << 23;\n"
+       << "    x += 0x0fffu + ((x >> 13) & 1u);\n"
+       << "    return (unsigned short)(sign | (x >> 13));\n  }\n"
+       << "  if (x < 0x33000000u)\n    return sign;\n"
+       << "  unsigned int shift = 126u - (x >> 23);\n"
+       << "  unsigned int s = (x & 0x7fffffu) | 0x800000u;\n"
+       << "  unsigned int q = s >> shift, rest = s & ((1u << shift) - 1u);\n"
+       << "  unsigned int half = 1u << (shift - 1u);\n"
+       << "  if (rest > half || (rest == half && (q & 1u)))\n    ++q;\n"
+       << "  return (unsigned short)(sign | q);\n}\n";
+  os << "\n";
+}
+
 std::string cudaKernelSource(ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -438,6 +542,7 @@ std::string cudaKernelSource(ModuleOp module) {
        << "  float r = fmodf(a, b);\n"
        << "  return r != 0.0f && (b < 0.0f) != (r < 0.0f) ? r + b : r;\n"
        << "}\n\n";
+  emitHalfFloatHelpers(module, os);
   std::vector<KernelSignature> kernels;
   for (auto f : module.getOps<func::FuncOp>()) {
     if (!f->hasAttr(scl::SclDialect::kRanksAttrName))

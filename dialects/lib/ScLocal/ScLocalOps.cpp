@@ -134,6 +134,8 @@ int scl::scalarArity(StringRef fn) {
 #include "shardrt/artifact/ElementwiseFunctions.def"
       .Case("select", 3)
       .Case("bool", 1)
+      .Case("bf16", 1)
+      .Case("f16", 1)
       .Default(0);
 }
 
@@ -143,6 +145,12 @@ static bool isBoolBuffer(Value v) {
 
 static bool isF32Buffer(Value v) {
   return cast<MemRefType>(v.getType()).getElementType().isF32();
+}
+
+/// A bf16 or f16 buffer: fused kernels widen it as they read it.
+static bool isHalfFloatBuffer(Value v) {
+  Type element = cast<MemRefType>(v.getType()).getElementType();
+  return element.isBF16() || element.isF16();
 }
 
 std::optional<std::string> scl::elementwiseFunction(KernelOp k) {
@@ -182,6 +190,16 @@ std::optional<std::string> scl::fusableFunction(KernelOp k) {
   if (opcode == "Cast" && ins.size() == 1 && isBoolBuffer(ins[0]) &&
       isF32Buffer(out))
     return std::string();
+  // A bf16/f16 input is widened where it is read; a cast down rounds to the
+  // 16-bit grid in registers (and a 16-bit output stores that exactly).
+  if (opcode == "Cast" && ins.size() == 1 && isHalfFloatBuffer(ins[0]) &&
+      isF32Buffer(out))
+    return std::string();
+  if (opcode == "Cast" && ins.size() == 1 && isF32Buffer(ins[0]) &&
+      isHalfFloatBuffer(out))
+    return std::string(cast<MemRefType>(out.getType()).getElementType().isBF16()
+                           ? "bf16"
+                           : "f16");
   return std::nullopt;
 }
 
@@ -205,9 +223,9 @@ LogicalResult ScalarOp::verify() {
   return success();
 }
 
-/// The checks every fused op's inputs and body share: f32 or i1 inputs that
-/// broadcast (numpy rules) to `domain`, one f32 body argument per input (a
-/// bool reads as 1.0 or 0.0), a
+/// The checks every fused op's inputs and body share: f32, i1, bf16 or f16
+/// inputs that broadcast (numpy rules) to `domain`, one f32 body argument
+/// per input (a bool reads as 1.0 or 0.0, a 16-bit float as its value), a
 /// body of scl.scalar ending in scl.yield, using only its own values (the
 /// kernels see nothing else).
 static LogicalResult verifyFusedBody(Operation *op, ValueRange ins,
@@ -215,12 +233,12 @@ static LogicalResult verifyFusedBody(Operation *op, ValueRange ins,
                                      const std::string &domainText) {
   for (auto [i, value] : llvm::enumerate(ins)) {
     auto in = cast<MemRefType>(value.getType());
-    bool typed =
-        in.getElementType().isF32() || in.getElementType().isInteger(1);
+    bool typed = in.getElementType().isF32() ||
+                 in.getElementType().isInteger(1) || isHalfFloatBuffer(value);
     if (!typed || !broadcastsTo(in.getShape(), domain))
       return op->emitOpError("input ")
              << i << " " << in << " does not broadcast to " << domainText
-             << " (f32 or i1, numpy rules)";
+             << " (f32, i1, bf16 or f16, numpy rules)";
   }
   Block &body = region.front();
   if (body.getNumArguments() != ins.size())
@@ -335,7 +353,8 @@ LogicalResult ViewOp::verify() {
 }
 
 LogicalResult FusedElementwiseOp::verify() {
-  // The output is f32 or i1 (Scl_Buffer): an i1 output stores value != 0.
+  // The output is any Scl_Buffer: an i1 output stores value != 0, a bf16 or
+  // f16 output the value rounded to nearest even.
   MemRefType out = getOutput().getType();
   std::string text;
   llvm::raw_string_ostream os(text);

@@ -2,6 +2,8 @@
 
 #include "FusedBody.h"
 
+#include "shardrt/cpu/HalfFloats.h"
+
 #include <algorithm>
 #include <cstring>
 #include <sstream>
@@ -40,6 +42,11 @@ StatusOr<Step> stepOf(const std::string &fn) {
   }
   if (fn == "bool") {
     step.kind = StepKind::Bool;
+    return step;
+  }
+  if (fn == "bf16" || fn == "f16") {
+    step.kind = StepKind::Round;
+    step.roundTo = fn == "bf16" ? cpu::ElemType::BF16 : cpu::ElemType::F16;
     return step;
   }
   return invalid("has an unknown function '" + fn + "' in its body");
@@ -87,17 +94,14 @@ StatusOr<std::vector<InputRead>> broadcastReads(const fb::Instruction &inst,
   std::vector<InputRead> reads;
   for (size_t i = 0; i < numInputs(inst); ++i) {
     const SlotInfo &in = inSlot(inst, ctx, i);
-    bool bools = in.dtype == fb::DType::I1;
-    if (!bools)
-      SHARDRT_RETURN_IF_ERROR(
-          requireDType(in, fb::DType::F32, "input " + std::to_string(i)));
+    SHARDRT_ASSIGN_OR_RETURN(cpu::ElemType type, castElemType(in.dtype));
     if (in.shape.size() > domain.size())
       return invalid("input " + std::to_string(i) + " " + shapeStr(in.shape) +
                      " has more dims than " + what + " " + shapeStr(domain));
     Shape padded = padShape(in.shape, domain.size());
     InputRead r;
     r.slot = inIdx(inst, i);
-    r.bools = bools;
+    r.type = type;
     r.direct = padded == domain;
     r.strides.assign(domain.size(), 0);
     int64_t stride = 1;
@@ -153,6 +157,14 @@ void runSteps(const std::vector<Step> &steps, size_t inputs,
       cpu::selectSerial(x[0].data, stride(x[0]), x[1].data, stride(x[1]),
                         x[2].data, stride(x[2]), dst, n);
       break;
+    case StepKind::Round:
+      for (int64_t e = 0; e < n; ++e) {
+        float v = x[0].data[e * stride(x[0])];
+        dst[e] = step.roundTo == cpu::ElemType::BF16
+                     ? cpu::bf16ToFloat(cpu::floatToBf16(v))
+                     : cpu::f16ToFloat(cpu::floatToF16(v));
+      }
+      break;
     }
     reg[r] = {dst, single};
     if (last && single)
@@ -163,7 +175,7 @@ void runSteps(const std::vector<Step> &steps, size_t inputs,
 TileRead tileRead(const InputRead &in, const Shape &space) {
   TileRead t;
   t.slot = in.slot;
-  t.bools = in.bools;
+  t.type = in.type;
   t.direct = in.direct;
   for (size_t d = 0; d < space.size(); ++d) {
     if (space[d] == 1)
@@ -181,36 +193,70 @@ TileRead tileRead(const InputRead &in, const Shape &space) {
   return t;
 }
 
-void boolsAsFloats(const uint8_t *src, int64_t stride, float *dst, int64_t n) {
-  if (stride == 0) {
-    std::fill(dst, dst + n, src[0] != 0 ? 1.0f : 0.0f);
-    return;
-  }
-  for (int64_t e = 0; e < n; ++e)
-    dst[e] = src[e * stride] != 0 ? 1.0f : 0.0f;
-}
-
 namespace {
 
-/// n values of `src` as the body's f32: bools as 1.0f and 0.0f.
-void copyAsFloat(const float *src, float *dst, int64_t n) {
-  std::memcpy(dst, src, size_t(n) * sizeof(float));
+/// One element of a converted input as the body's f32.
+float widen(cpu::ElemType type, const void *src, int64_t i) {
+  switch (type) {
+  case cpu::ElemType::Bool:
+    return static_cast<const uint8_t *>(src)[i] != 0 ? 1.0f : 0.0f;
+  case cpu::ElemType::BF16:
+    return cpu::bf16ToFloat(static_cast<const uint16_t *>(src)[i]);
+  case cpu::ElemType::F16:
+    return cpu::f16ToFloat(static_cast<const uint16_t *>(src)[i]);
+  case cpu::ElemType::F32:
+    break;
+  }
+  return static_cast<const float *>(src)[i];
 }
-void copyAsFloat(const uint8_t *src, float *dst, int64_t n) {
-  boolsAsFloats(src, 1, dst, n);
-}
-float asFloat(float v) { return v; }
-float asFloat(uint8_t v) { return v != 0 ? 1.0f : 0.0f; }
 
-template <typename T>
-Register gatherTileOf(const T *src, const TileRead &read, int64_t lo,
-                      int64_t len, std::vector<int64_t> &index, float *dst) {
-  // f32 is read in place where it can be; a bool is always converted.
-  constexpr bool inPlace = std::is_same_v<T, float>;
+const void *elementAt(cpu::ElemType type, const void *src, int64_t i) {
+  size_t bytes = type == cpu::ElemType::F32    ? 4
+                 : type == cpu::ElemType::Bool ? 1
+                                               : 2;
+  return static_cast<const uint8_t *>(src) + size_t(i) * bytes;
+}
+
+} // namespace
+
+const void *elementAt(RunContext &rc, const InputRead &read, int64_t i) {
+  return elementAt(read.type, rc.slots[read.slot], i);
+}
+
+void widenedValues(cpu::ElemType type, const void *src, int64_t stride,
+                   float *dst, int64_t n) {
+  if (stride == 0) {
+    std::fill(dst, dst + n, widen(type, src, 0));
+    return;
+  }
+  // One loop per type, the switch outside it.
+  auto convert = [&](auto *typed, auto fn) {
+    for (int64_t e = 0; e < n; ++e)
+      dst[e] = fn(typed[e * stride]);
+  };
+  switch (type) {
+  case cpu::ElemType::Bool:
+    return convert(static_cast<const uint8_t *>(src),
+                   [](uint8_t v) { return v != 0 ? 1.0f : 0.0f; });
+  case cpu::ElemType::BF16:
+    return convert(static_cast<const uint16_t *>(src), cpu::bf16ToFloat);
+  case cpu::ElemType::F16:
+    return convert(static_cast<const uint16_t *>(src), cpu::f16ToFloat);
+  case cpu::ElemType::F32:
+    return convert(static_cast<const float *>(src), [](float v) { return v; });
+  }
+}
+
+Register gatherTile(RunContext &rc, const TileRead &read, int64_t lo,
+                    int64_t len, std::vector<int64_t> &index, float *dst) {
+  // f32 is read in place where it can be; other types are always
+  // converted.
+  const void *src = rc.slots[read.slot];
+  bool inPlace = read.type == cpu::ElemType::F32;
   if (read.direct) {
-    if constexpr (inPlace)
-      return {src + lo, false};
-    copyAsFloat(src + lo, dst, len);
+    if (inPlace)
+      return {static_cast<const float *>(src) + lo, false};
+    widenedValues(read.type, elementAt(read.type, src, lo), 1, dst, len);
     return {dst, false};
   }
   const Shape &dims = read.dims;
@@ -222,9 +268,9 @@ Register gatherTileOf(const T *src, const TileRead &read, int64_t lo,
     at += index[d] * read.strides[d];
   }
   if (read.strides[inner] == 0 && dims[inner] - index[inner] >= len) {
-    if constexpr (inPlace)
-      return {src + at, true};
-    dst[0] = asFloat(src[at]);
+    if (inPlace)
+      return {static_cast<const float *>(src) + at, true};
+    dst[0] = widen(read.type, src, at);
     return {dst, true};
   }
   // Walk the tile in runs along the innermost dim: each run is a copy
@@ -232,9 +278,12 @@ Register gatherTileOf(const T *src, const TileRead &read, int64_t lo,
   for (int64_t e = 0; e < len;) {
     int64_t run = std::min(len - e, dims[inner] - index[inner]);
     if (read.strides[inner] == 0)
-      std::fill(dst + e, dst + e + run, asFloat(src[at]));
+      std::fill(dst + e, dst + e + run, widen(read.type, src, at));
+    else if (inPlace)
+      std::memcpy(dst + e, static_cast<const float *>(src) + at,
+                  size_t(run) * sizeof(float));
     else
-      copyAsFloat(src + at, dst + e, run);
+      widenedValues(read.type, elementAt(read.type, src, at), 1, dst + e, run);
     e += run;
     at += run * read.strides[inner];
     index[inner] += run;
@@ -245,16 +294,6 @@ Register gatherTileOf(const T *src, const TileRead &read, int64_t lo,
     }
   }
   return {dst, false};
-}
-
-} // namespace
-
-Register gatherTile(RunContext &rc, const TileRead &read, int64_t lo,
-                    int64_t len, std::vector<int64_t> &index, float *dst) {
-  if (read.bools)
-    return gatherTileOf(slotPtr<uint8_t>(rc, read.slot), read, lo, len, index,
-                        dst);
-  return gatherTileOf(slotPtr<float>(rc, read.slot), read, lo, len, index, dst);
 }
 
 } // namespace shardrt::exec::fused

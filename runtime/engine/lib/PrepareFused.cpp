@@ -51,9 +51,10 @@ struct FusedElementwise {
   std::vector<Step> steps;
   int64_t n = 0;
   uint32_t y = 0;
-  /// An i1 output: the body's values go to a tile of scratch, and each
-  /// element stores whether its value is not 0 (NaN included).
-  bool boolOutput = false;
+  /// Not f32: the body's values go to a tile of scratch, and each element
+  /// stores as an i1 whether its value is not 0 (NaN included), as a bf16
+  /// or f16 the value rounded to nearest even.
+  cpu::ElemType outType = cpu::ElemType::F32;
 
   Status run(RunContext &rc) const;
 };
@@ -75,15 +76,17 @@ Status FusedElementwise::run(RunContext &rc) const {
         reg[i] = gatherTile(rc, reads[i], lo, len, index,
                             scratch.data() + i * kTile);
       }
-      if (!boolOutput) {
+      if (outType == cpu::ElemType::F32) {
         runSteps(steps, reads.size(), reg, scratch.data(),
                  slotPtr<float>(rc, y) + lo, len);
         continue;
       }
       runSteps(steps, reads.size(), reg, scratch.data(), values, len);
-      uint8_t *out = slotPtr<uint8_t>(rc, y) + lo;
-      for (int64_t e = 0; e < len; ++e)
-        out[e] = values[e] != 0.0f;
+      // cpu::cast's rules: bool is value != 0, 16 bits round to nearest. A
+      // tile is below the cast's parallel threshold: it runs on this thread.
+      size_t bytes = outType == cpu::ElemType::Bool ? 1 : 2;
+      cpu::cast(cpu::ElemType::F32, values, outType,
+                static_cast<uint8_t *>(rc.slots[y]) + size_t(lo) * bytes, len);
     }
   }
   return Status();
@@ -100,9 +103,7 @@ StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
   SHARDRT_RETURN_IF_ERROR(
       checkOperands(inst, ctx, 1, artifact::kMaxFusedInputs, 1));
   const SlotInfo &out = outSlot(inst, ctx, 0);
-  bool boolOutput = out.dtype == fb::DType::I1;
-  if (!boolOutput)
-    SHARDRT_RETURN_IF_ERROR(requireDType(out, fb::DType::F32, "the output"));
+  SHARDRT_ASSIGN_OR_RETURN(cpu::ElemType outType, castElemType(out.dtype));
   Shape outShape = out.shape;
   SHARDRT_ASSIGN_OR_RETURN(std::vector<InputRead> inputReads,
                            broadcastReads(inst, ctx, outShape, "the output"));
@@ -120,7 +121,7 @@ StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
   plan.steps = std::move(body.steps);
   plan.n = numElements(outShape);
   plan.y = outIdx(inst, 0);
-  plan.boolOutput = boolOutput;
+  plan.outType = outType;
   return RunFn([plan = std::move(plan)](RunContext &rc) -> Status {
     return plan.run(rc);
   });
@@ -361,9 +362,9 @@ void FusedReduction::reduceRow(RunContext &rc, ReductionScratch &s, int64_t o,
     for (size_t i = 0; i < reads.size(); ++i) {
       bool single = reads[i].strides[size_t(rowDim)] == 0;
       size_t at = size_t(s.base[i] + s.at[i]);
-      if (reads[i].bools) {
+      if (reads[i].type != cpu::ElemType::F32) {
         float *dst = s.tile.data() + i * kTile;
-        boolsAsFloats(slotPtr<uint8_t>(rc, reads[i].slot) + at, 1, dst,
+        widenedValues(reads[i].type, elementAt(rc, reads[i], at), 1, dst,
                       single ? 1 : len);
         s.reg[i] = {dst, single};
       } else {
@@ -410,8 +411,8 @@ void FusedReduction::gather(RunContext &rc, ReductionScratch &s,
       size_t offset = size_t(s.base[i] + s.at[i]);
       float *dst = s.tile.data() + i * kTile + e;
       int64_t step = reducedDims.empty() ? 0 : reads[i].strides[innerDim];
-      if (reads[i].bools) {
-        boolsAsFloats(slotPtr<uint8_t>(rc, reads[i].slot) + offset, step, dst,
+      if (reads[i].type != cpu::ElemType::F32) {
+        widenedValues(reads[i].type, elementAt(rc, reads[i], offset), step, dst,
                       run);
         continue;
       }
@@ -602,11 +603,11 @@ StatusOr<RunFn> prepareReductionFused(const fb::Instruction &inst,
       expected *= plan.domain[d];
     }
     using RangeRead = FusedReduction::RangeRead;
-    plan.rangeReads.push_back(in.bools     ? RangeRead::Gathered
-                              : contiguous ? RangeRead::Contiguous
-                              : uniform && !body.steps.empty()
-                                  ? RangeRead::Uniform
-                                  : RangeRead::Gathered);
+    plan.rangeReads.push_back(
+        in.type != cpu::ElemType::F32    ? RangeRead::Gathered
+        : contiguous                     ? RangeRead::Contiguous
+        : uniform && !body.steps.empty() ? RangeRead::Uniform
+                                         : RangeRead::Gathered);
   }
   plan.gathers = std::count(plan.rangeReads.begin(), plan.rangeReads.end(),
                             FusedReduction::RangeRead::Gathered) > 0;
