@@ -16,6 +16,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 
+#include <cmath>
 #include <numeric>
 
 using namespace mlir;
@@ -90,6 +91,18 @@ LogicalResult KernelOp::verify() {
                   "read as a Conv's input or resampled by nearest): "
                   "sc-compute-in-f32 casts around computing ops";
     }
+  // A 16-bit Pad or Fill writes +0.0 only, whose pattern is zero bytes in
+  // both types (the runtime refuses other values; others compute in f32).
+  if ((getOpcode() == "Pad" || getOpcode() == "Fill") && !getOuts().empty() &&
+      cast<MemRefType>(getOuts()[0].getType())
+              .getElementType()
+              .getIntOrFloatBitWidth() == 16 &&
+      llvm::any_of(getFloats(),
+                   [](double v) { return v != 0.0 || std::signbit(v); }))
+    return emitOpError("'")
+           << getOpcode() << "' fills " << getOuts()[0].getType()
+           << " with a value other than +0.0; a 16-bit buffer is padded or "
+              "filled with zeros only (other values are padded in f32)";
   std::optional<ArrayRef<int64_t>> axes = getMeshAxes();
   int64_t members = 1; // no group: the rank alone
   if (axes) {

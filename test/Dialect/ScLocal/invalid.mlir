@@ -1601,3 +1601,23 @@ func.func @f(%x: memref<1x1x4xf32>, %w: memref<1x1x1xbf16>) -> memref<1x1x4xf32>
   scl.kernel "Conv" ins(%x, %w : memref<1x1x4xf32>, memref<1x1x1xbf16>) outs(%y : memref<1x1x4xf32>) {ints = array<i64: 1, 1, 0, 1, 1>}
   return %y : memref<1x1x4xf32>
 }
+
+// -----
+
+// case: a bf16 Pad filling with 0.1 (16-bit buffers pad with +0.0 only)
+func.func @f(%x: memref<4xbf16>) -> memref<5xbf16> {
+  %y = memref.alloc() : memref<5xbf16>
+  // expected-error @+1 {{'Pad' fills 'memref<5xbf16>' with a value other than +0.0}}
+  scl.kernel "Pad" mode "constant" ins(%x : memref<4xbf16>) outs(%y : memref<5xbf16>) {ints = array<i64: 0, 1>, floats = array<f64: 0.1>}
+  return %y : memref<5xbf16>
+}
+
+// -----
+
+// case: an f16 Fill with -0.0 (its pattern is not zero bytes)
+func.func @f() -> memref<3xf16> {
+  %y = memref.alloc() : memref<3xf16>
+  // expected-error @+1 {{'Fill' fills 'memref<3xf16>' with a value other than +0.0}}
+  scl.kernel "Fill" outs(%y : memref<3xf16>) {floats = array<f64: -0.0>}
+  return %y : memref<3xf16>
+}
