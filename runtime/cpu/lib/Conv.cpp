@@ -278,10 +278,16 @@ void conv(const ConvParams &p, const float *x, const float *w,
 void conv(const ConvParams &p, const void *x, ElemType xType, const float *w,
           const float *bias, float *y) {
   switch (xType) {
+  // Lambdas, not the functions themselves: a function pointer could be an
+  // indirect call per packed element.
   case ElemType::BF16:
-    return convOf(p, static_cast<const uint16_t *>(x), bf16ToFloat, w, bias, y);
+    return convOf(
+        p, static_cast<const uint16_t *>(x),
+        [](uint16_t h) { return bf16ToFloat(h); }, w, bias, y);
   case ElemType::F16:
-    return convOf(p, static_cast<const uint16_t *>(x), f16ToFloat, w, bias, y);
+    return convOf(
+        p, static_cast<const uint16_t *>(x),
+        [](uint16_t h) { return f16ToFloat(h); }, w, bias, y);
   case ElemType::F32:
   case ElemType::Bool: // not a conv input: the decoder refuses it
     return conv(p, static_cast<const float *>(x), w, bias, y);

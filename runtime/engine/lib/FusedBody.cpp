@@ -157,14 +157,17 @@ void runSteps(const std::vector<Step> &steps, size_t inputs,
       cpu::selectSerial(x[0].data, stride(x[0]), x[1].data, stride(x[1]),
                         x[2].data, stride(x[2]), dst, n);
       break;
-    case StepKind::Round:
-      for (int64_t e = 0; e < n; ++e) {
-        float v = x[0].data[e * stride(x[0])];
-        dst[e] = step.roundTo == cpu::ElemType::BF16
-                     ? cpu::bf16ToFloat(cpu::floatToBf16(v))
-                     : cpu::f16ToFloat(cpu::floatToF16(v));
-      }
+    case StepKind::Round: {
+      const float *src = x[0].data;
+      int64_t s = stride(x[0]);
+      if (step.roundTo == cpu::ElemType::BF16)
+        for (int64_t e = 0; e < n; ++e)
+          dst[e] = cpu::bf16ToFloat(cpu::floatToBf16(src[e * s]));
+      else
+        for (int64_t e = 0; e < n; ++e)
+          dst[e] = cpu::f16ToFloat(cpu::floatToF16(src[e * s]));
       break;
+    }
     }
     reg[r] = {dst, single};
     if (last && single)
@@ -238,10 +241,12 @@ void widenedValues(cpu::ElemType type, const void *src, int64_t stride,
   case cpu::ElemType::Bool:
     return convert(static_cast<const uint8_t *>(src),
                    [](uint8_t v) { return v != 0 ? 1.0f : 0.0f; });
-  case cpu::ElemType::BF16:
-    return convert(static_cast<const uint16_t *>(src), cpu::bf16ToFloat);
+  case cpu::ElemType::BF16: // lambdas: inlined, not called through a pointer
+    return convert(static_cast<const uint16_t *>(src),
+                   [](uint16_t h) { return cpu::bf16ToFloat(h); });
   case cpu::ElemType::F16:
-    return convert(static_cast<const uint16_t *>(src), cpu::f16ToFloat);
+    return convert(static_cast<const uint16_t *>(src),
+                   [](uint16_t h) { return cpu::f16ToFloat(h); });
   case cpu::ElemType::F32:
     return convert(static_cast<const float *>(src), [](float v) { return v; });
   }
