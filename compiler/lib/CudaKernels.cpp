@@ -518,8 +518,9 @@ void emitHalfFloatHelpers(ModuleOp module, llvm::raw_ostream &os) {
        << "  unsigned int shift = 126u - (x >> 23);\n"
        << "  unsigned int s = (x & 0x7fffffu) | 0x800000u;\n"
        << "  unsigned int q = s >> shift, rest = s & ((1u << shift) - 1u);\n"
-       << "  unsigned int half = 1u << (shift - 1u);\n"
-       << "  if (rest > half || (rest == half && (q & 1u)))\n    ++q;\n"
+       << "  unsigned int halfway = 1u << (shift - 1u);\n"
+       << "  if (rest > halfway || (rest == halfway && (q & 1u)))\n"
+       << "    ++q;\n"
        << "  return (unsigned short)(sign | q);\n}\n";
   os << "\n";
 }

@@ -228,7 +228,8 @@ FailureOr<uint32_t> fillSplat(ProgramBuilder &b, ConstantOp splat) {
   if (failed(id))
     return failure();
   std::optional<double> value = splatValue(splat.getResult());
-  assert(value && "fillSplat takes a splat constant of an f32 or i1 tensor");
+  assert(value && "fillSplat takes a splat constant (f32 or i1: 16-bit "
+                  "constants are made f32 by sc-compute-in-f32)");
   b.emit(fb::Opcode::Fill, {}, {*id}).floats = {*value};
   return id;
 }

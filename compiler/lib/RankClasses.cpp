@@ -304,8 +304,8 @@ FailureOr<RingAttrs> ringAttrs(Builder &builder, Location loc,
   return attrs;
 }
 
-/// Writes rank `r`'s program as the body of `f`, without the fills in
-/// `unread` (unreadOutputs of it) and their buffers.
+/// Writes rank `r`'s program as the body of `f`, without the Fills and
+/// Casts of buffers in `unread` (unreadOutputs of it) and those buffers.
 LogicalResult writeProgram(OpBuilder &builder, func::FuncOp f,
                            const RankPrograms &programs, int64_t r,
                            const std::vector<bool> &unread,

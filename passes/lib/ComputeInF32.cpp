@@ -80,10 +80,14 @@ public:
   /// A 16-bit constant becomes an f32 constant (exactly: every bf16 and f16
   /// value is an f32 value) cast down for ops that keep 16 bits; computing
   /// ops read the f32 constant itself.
-  void widenConstant(ConstantOp op) {
+  LogicalResult widenConstant(ConstantOp op) {
     auto dense = dyn_cast<DenseFPElementsAttr>(op.getValue());
     if (!dense)
-      return;
+      return op.emitOpError("holds a ")
+             << op.getType()
+             << " that is not a dense float attribute; shardc takes bf16 and "
+                "f16 constants as dense<...> (sc-compute-in-f32 widens them "
+                "to f32)";
     OpBuilder b(op);
     auto type = cast<RankedTensorType>(widened(op.getType()));
     Attribute wide = dense.mapValues(
@@ -100,6 +104,7 @@ public:
     wideOf[narrow.getResult()] = f32;
     op.getResult().replaceAllUsesWith(narrow.getResult());
     op.erase();
+    return success();
   }
 
   /// `op` on f32 operands, each 16-bit result cast back.
@@ -161,10 +166,12 @@ struct ComputeInF32 : public shardc::impl::ScComputeInF32Base<ComputeInF32> {
     });
     Widener widener;
     for (Operation *op : todo) {
-      if (auto constant = dyn_cast<ConstantOp>(op))
-        widener.widenConstant(constant);
-      else
+      if (auto constant = dyn_cast<ConstantOp>(op)) {
+        if (failed(widener.widenConstant(constant)))
+          return signalPassFailure();
+      } else {
         widener.widenOp(op);
+      }
     }
   }
 };

@@ -41,8 +41,8 @@ func.func @main(%q: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh
 
 // -----
 
-// case: an integer splat constant on a split program (shardc computes in
-// f32 and i1 only): refused where it is defined, before its value is read
+// case: an integer splat constant on a split program (shardc holds f32,
+// bf16, f16 and i1): refused where it is defined, before its value is read
 sc.mesh @mesh ["x"=2]
 func.func @main(%x: tensor<4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}]>}) -> tensor<4xf32> {
   // expected-error @+1 {{computes in 'i32'; shardc holds f32, bf16, f16 and i1 tensors}}

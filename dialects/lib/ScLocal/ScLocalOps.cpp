@@ -79,7 +79,10 @@ LogicalResult KernelOp::verify() {
       if (getOpcode() == "Conv" && !getIns().empty() && buffer == getIns()[0])
         continue;
       if (getOpcode() == "Interpolate" && getMode() &&
-          getMode()->starts_with("nearest"))
+          getMode()->starts_with("nearest") && getIns().size() == 1 &&
+          getOuts().size() == 1 &&
+          cast<MemRefType>(getIns()[0].getType()).getElementType() ==
+              cast<MemRefType>(getOuts()[0].getType()).getElementType())
         continue;
       if (cast<MemRefType>(buffer.getType())
               .getElementType()
@@ -853,7 +856,10 @@ LogicalResult GlobalOp::verify() {
   for (ShardAttr s : getShards().getAsRange<ShardAttr>()) {
     Type elem = s.getValue().getElementType();
     if (!elem.isF32() && !elem.isInteger(1))
-      return emitOpError("holds ") << elem << "; buffers are f32 or i1";
+      return emitOpError("holds ")
+             << elem
+             << "; constants are f32 or i1 (sc-compute-in-f32 makes a 16-bit "
+                "constant an f32 one)";
     if (s.getRanks().empty())
       return emitOpError("has a shard held by no rank");
     for (int32_t r : s.getRanks()) {

@@ -970,8 +970,8 @@ scl.global @c [#scl.shard<[-1], dense<1.0> : tensor<2xf32>>]
 
 // -----
 
-// case: global of i32, which no buffer holds (f32 or i1 only)
-// expected-error @+1 {{holds 'i32'; buffers are f32 or i1}}
+// case: global of i32, which no constant holds (f32 or i1 only)
+// expected-error @+1 {{holds 'i32'; constants are f32 or i1}}
 scl.global @c [#scl.shard<[0], dense<1> : tensor<2xi32>>]
 
 // -----
@@ -1620,4 +1620,14 @@ func.func @f() -> memref<3xf16> {
   // expected-error @+1 {{'Fill' fills 'memref<3xf16>' with a value other than +0.0}}
   scl.kernel "Fill" outs(%y : memref<3xf16>) {floats = array<f64: -0.0>}
   return %y : memref<3xf16>
+}
+
+// -----
+
+// case: a nearest Interpolate from bf16 to f32 (a gather keeps the type)
+func.func @f(%x: memref<1x1x4xbf16>) -> memref<1x1x8xf32> {
+  %y = memref.alloc() : memref<1x1x8xf32>
+  // expected-error @+1 {{'Interpolate' computes in f32 but reads or writes 'memref<1x1x4xbf16>'}}
+  scl.kernel "Interpolate" mode "nearest" ins(%x : memref<1x1x4xbf16>) outs(%y : memref<1x1x8xf32>) {ints = array<i64: 1, 0, 0, 0, 4>, floats = array<f64: 0.5>}
+  return %y : memref<1x1x8xf32>
 }

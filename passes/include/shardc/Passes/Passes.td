@@ -60,7 +60,11 @@ def ScComputeInF32 : Pass<"sc-compute-in-f32", "mlir::ModuleOp"> {
       interpolation, sharding constraints and reshards) stay in 16 bits:
       they are exact in any type.
     - A 16-bit constant becomes an f32 constant, which computing ops read
-      directly (exact: every bf16 and f16 value is an f32 value).
+      directly (exact: every bf16 and f16 value is an f32 value). Constants
+      are small (model weights are function arguments, which stay 16-bit);
+      one that is not a dense attribute is refused at the op. A 0-d bf16
+      constant is a bf16 tensor (`torch.tensor(0.1, dtype=bfloat16)`), not
+      a Python scalar, which PyTorch's kernels apply in float.
     - `sc.nan_to_num` without bounds gets the 16-bit type's largest finite
       values, its default.
     - A value read by several ops is cast up once; a `sc.sharding` pin moves

@@ -159,7 +159,7 @@ using UploadFn = std::function<StatusOr<void *>(const void *, size_t)>;
 StatusOr<RunFn> prepareMoveStep(const fb::Instruction &inst,
                                 const PrepareContext &ctx, cudaStream_t stream,
                                 const UploadFn &upload);
-/// CudaPredicates.cpp: a Compare, a Select or a Cast (f32 and bool).
+/// CudaPredicates.cpp: a Compare, a Select or a Cast (f32, bool, bf16, f16).
 StatusOr<RunFn> preparePredicateStep(const fb::Instruction &inst,
                                      const PrepareContext &ctx,
                                      cudaStream_t stream);
