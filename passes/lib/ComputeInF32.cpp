@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DecomposeForms.h"
+
 #include "shardc/Passes/Passes.h"
 
 #include "shardc/Dialect/Sc/ScDialect.h"
@@ -156,6 +158,16 @@ private:
 
 struct ComputeInF32 : public shardc::impl::ScComputeInF32Base<ComputeInF32> {
   void runOnOperation() override {
+    // torch.einsum runs as its own sums, permutes and one bmm per pair of
+    // operands, each rounded: a 16-bit einsum is decomposed first, so that
+    // each of those ops is widened and rounded on its own.
+    SmallVector<EinsumOp> einsums;
+    getOperation().walk([&](EinsumOp op) {
+      if (isHalfFloat(op.getType()))
+        einsums.push_back(op);
+    });
+    for (EinsumOp op : einsums)
+      shardc::detail::decomposeEinsum(op);
     SmallVector<Operation *> todo;
     getOperation().walk([&](Operation *op) {
       if (!isa<ScDialect>(op->getDialect()) || movesOnly(op))

@@ -116,6 +116,24 @@ func.func @mixed(%x: tensor<2x8xf16>) -> (tensor<2x8xi1>, tensor<2xf16>, tensor<
 
 // -----
 
+// A 16-bit einsum of three operands contracts pairwise, each product
+// rounded as torch.einsum's bmm calls are: two matmuls, the first one's
+// result cast to bf16 and back before the second.
+// CHECK-LABEL: func.func @einsum3
+// CHECK-NOT: sc.einsum
+// CHECK: %[[M1:.*]] = sc.matmul {{.*}} -> tensor<{{.*}}xf32>
+// CHECK-NEXT: %[[R1:.*]] = sc.cast %[[M1]] : tensor<{{.*}}xf32> to tensor<{{.*}}xbf16>
+// CHECK: sc.cast %[[R1]]
+// CHECK: sc.matmul {{.*}} -> tensor<{{.*}}xf32>
+// CHECK-NOT: sc.einsum
+// CHECK: return
+func.func @einsum3(%a: tensor<2x3xbf16>, %b: tensor<3x4xbf16>, %c: tensor<4x5xbf16>) -> tensor<2x5xbf16> {
+  %y = sc.einsum %a, %b, %c {equation = "ij,jk,kl->il"} : (tensor<2x3xbf16>, tensor<3x4xbf16>, tensor<4x5xbf16>) -> tensor<2x5xbf16>
+  return %y : tensor<2x5xbf16>
+}
+
+// -----
+
 // An f32 model is left as it is.
 // CHECK-LABEL: func.func @f32
 // CHECK-NEXT: sc.exp %arg0 : tensor<4xf32>

@@ -67,6 +67,9 @@ def ScComputeInF32 : Pass<"sc-compute-in-f32", "mlir::ModuleOp"> {
       a Python scalar, which PyTorch's kernels apply in float.
     - `sc.nan_to_num` without bounds gets the 16-bit type's largest finite
       values, its default.
+    - A 16-bit `sc.einsum` is first decomposed as `sc-decompose-forms` does
+      (sums, permutes and one matmul per pair of operands), so that each
+      of those rounds, as torch.einsum's own sums and bmm calls do.
     - A value read by several ops is cast up once; a `sc.sharding` pin moves
       to the cast that gives the op's result its type.
 
