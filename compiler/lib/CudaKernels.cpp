@@ -79,10 +79,11 @@ std::string scalarExpr(StringRef fn, ArrayRef<std::string> operands) {
     return a + " * " + b;
   if (fn == "div")
     return a + " / " + b;
+  // The CPU kernel's select: NaN from either side, and of two equal values
+  // (+0 and -0) the second; fmaxf/fminf leave that zero's sign open.
   if (fn == "maximum" || fn == "minimum")
-    return "(" + a + " != " + a + " || " + b + " != " + b + ") ? " + a + " + " +
-           b + " : " + (fn == "maximum" ? "fmaxf(" : "fminf(") + a + ", " + b +
-           ")";
+    return "(" + a + (fn == "maximum" ? " > " : " < ") + b + " || " + a +
+           " != " + a + ") ? " + a + " : " + b;
   if (fn == "reciprocal")
     return "1.0f / " + a;
   if (fn == "remainder") // ATen's: fmod moved into the divisor's sign

@@ -102,7 +102,7 @@ public:
     Value f32 =
         ConstantOp::create(b, op.getLoc(), type, cast<ElementsAttr>(wide));
     auto narrow = CastOp::create(b, op.getLoc(), op.getType(), f32);
-    moveAttrs(op, narrow);
+    copyPin(op, narrow);
     wideOf[narrow.getResult()] = f32;
     op.getResult().replaceAllUsesWith(narrow.getResult());
     op.erase();
@@ -127,8 +127,7 @@ public:
       Value result = now;
       if (old.getType() != now.getType()) {
         auto narrow = CastOp::create(b, op->getLoc(), old.getType(), now);
-        if (Attribute pin = op->getAttr(ScDialect::kShardingAttrName))
-          narrow->setAttr(ScDialect::kShardingAttrName, pin);
+        copyPin(op, narrow);
         result = narrow;
       }
       old.replaceAllUsesWith(result);
@@ -148,7 +147,7 @@ private:
     return w;
   }
 
-  static void moveAttrs(Operation *from, Operation *to) {
+  static void copyPin(Operation *from, Operation *to) {
     if (Attribute pin = from->getAttr(ScDialect::kShardingAttrName))
       to->setAttr(ScDialect::kShardingAttrName, pin);
   }
