@@ -39,7 +39,7 @@ fb::DType storedDType(Type element) {
 }
 
 FailureOr<fb::DType> artifactDType(Operation *op, Type type) {
-  if (type.isF32() || type.isInteger(1) || type.isBF16() || type.isF16())
+  if (scl::isBufferElement(type))
     return storedDType(type);
   return op->emitOpError("computes in ")
          << type
@@ -47,15 +47,9 @@ FailureOr<fb::DType> artifactDType(Operation *op, Type type) {
             "compute in f32; cpu and cuda targets)";
 }
 
-/// The element types the targets hold; sc-compute-in-f32 makes bf16 and
-/// f16 compute in f32.
-static bool computableElement(Type elem) {
-  return elem.isF32() || elem.isInteger(1) || elem.isBF16() || elem.isF16();
-}
-
 static bool computable(Type type) {
   auto tensor = dyn_cast<TensorType>(type);
-  return !tensor || computableElement(tensor.getElementType());
+  return !tensor || scl::isBufferElement(tensor.getElementType());
 }
 
 LogicalResult checkElementTypes(ModuleOp module) {
@@ -97,7 +91,7 @@ FailureOr<uint32_t> ProgramBuilder::define(Operation *op, Value value) {
     auto tensor = dyn_cast<RankedTensorType>(arg.getType());
     Type elem = tensor ? tensor.getElementType() : arg.getType();
     if (!tensor || !tensor.hasStaticShape() || tensor.getEncoding() ||
-        !computableElement(elem))
+        !scl::isBufferElement(elem))
       return emitError(arg.getLoc())
              << "model input " << arg.getArgNumber() << " is " << arg.getType()
              << "; shardc takes statically shaped f32, bf16, f16 and i1 "

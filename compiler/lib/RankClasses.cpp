@@ -798,9 +798,8 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex,
     };
     if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
       MemRefType type = alloc.getType();
-      Type element = type.getElementType();
-      if (!type.hasStaticShape() || !(element.isF32() || element.isInteger(1) ||
-                                      element.isBF16() || element.isF16()))
+      if (!type.hasStaticShape() ||
+          !scl::isBufferElement(type.getElementType()))
         return alloc.emitOpError("allocates ")
                << type
                << "; rank programs hold static f32, bf16, f16 or i1 buffers";

@@ -236,9 +236,7 @@ static LogicalResult verifyRankClasses(Operation *op, Attribute attr) {
       auto tensor = dyn_cast<RankedTensorType>(global);
       auto buffer = dyn_cast<MemRefType>(local);
       Type element = tensor ? tensor.getElementType() : Type();
-      if (!tensor || !tensor.hasStaticShape() ||
-          !(element.isF32() || element.isInteger(1) || element.isBF16() ||
-            element.isF16()))
+      if (!tensor || !tensor.hasStaticShape() || !isBufferElement(element))
         return op->emitError("the entry's inputs and outputs must be "
                              "statically shaped f32, bf16, f16 or i1 "
                              "tensors; got ")

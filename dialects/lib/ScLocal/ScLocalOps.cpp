@@ -58,6 +58,19 @@ static bool movesElements(StringRef opcode) {
                             opcode);
 }
 
+bool scl::isHalfFloatElement(Type element) {
+  return element.isBF16() || element.isF16();
+}
+
+bool scl::isBufferElement(Type element) {
+  return element.isF32() || element.isInteger(1) || isHalfFloatElement(element);
+}
+
+/// A bf16 or f16 buffer: fused kernels widen it as they read it.
+static bool isHalfFloatBuffer(Value v) {
+  return isHalfFloatElement(cast<MemRefType>(v.getType()).getElementType());
+}
+
 LogicalResult KernelOp::verify() {
   if (!computeOpcode(getOpcode())) {
     if (getOpcode() == "Invalid")
@@ -84,9 +97,7 @@ LogicalResult KernelOp::verify() {
           cast<MemRefType>(getIns()[0].getType()).getElementType() ==
               cast<MemRefType>(getOuts()[0].getType()).getElementType())
         continue;
-      if (cast<MemRefType>(buffer.getType())
-              .getElementType()
-              .getIntOrFloatBitWidth() == 16)
+      if (isHalfFloatBuffer(buffer))
         return emitOpError("'")
                << getOpcode() << "' computes in f32 but reads or writes "
                << buffer.getType()
@@ -97,9 +108,7 @@ LogicalResult KernelOp::verify() {
   // A 16-bit Pad or Fill writes +0.0 only, whose pattern is zero bytes in
   // both types (the runtime refuses other values; others compute in f32).
   if ((getOpcode() == "Pad" || getOpcode() == "Fill") && !getOuts().empty() &&
-      cast<MemRefType>(getOuts()[0].getType())
-              .getElementType()
-              .getIntOrFloatBitWidth() == 16 &&
+      isHalfFloatBuffer(getOuts()[0]) &&
       llvm::any_of(getFloats(),
                    [](double v) { return v != 0.0 || std::signbit(v); }))
     return emitOpError("'")
@@ -161,12 +170,6 @@ static bool isBoolBuffer(Value v) {
 
 static bool isF32Buffer(Value v) {
   return cast<MemRefType>(v.getType()).getElementType().isF32();
-}
-
-/// A bf16 or f16 buffer: fused kernels widen it as they read it.
-static bool isHalfFloatBuffer(Value v) {
-  Type element = cast<MemRefType>(v.getType()).getElementType();
-  return element.isBF16() || element.isF16();
 }
 
 std::optional<std::string> scl::elementwiseFunction(KernelOp k) {
@@ -249,9 +252,8 @@ static LogicalResult verifyFusedBody(Operation *op, ValueRange ins,
                                      const std::string &domainText) {
   for (auto [i, value] : llvm::enumerate(ins)) {
     auto in = cast<MemRefType>(value.getType());
-    bool typed = in.getElementType().isF32() ||
-                 in.getElementType().isInteger(1) || isHalfFloatBuffer(value);
-    if (!typed || !broadcastsTo(in.getShape(), domain))
+    if (!isBufferElement(in.getElementType()) ||
+        !broadcastsTo(in.getShape(), domain))
       return op->emitOpError("input ")
              << i << " " << in << " does not broadcast to " << domainText
              << " (f32, i1, bf16 or f16, numpy rules)";

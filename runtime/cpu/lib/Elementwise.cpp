@@ -533,9 +533,7 @@ void broadcastTo(const void *x, const Shape &xShape, void *y,
   detail::withByteUnit(unit, run);
 }
 
-namespace {
-
-size_t elemBytes(ElemType t) {
+size_t elementBytes(ElemType t) {
   switch (t) {
   case ElemType::F32:
     return sizeof(float);
@@ -548,11 +546,9 @@ size_t elemBytes(ElemType t) {
   return 0;
 }
 
-} // namespace
-
 void cast(ElemType from, const void *x, ElemType to, void *y, int64_t n) {
   if (from == to) {
-    std::memcpy(y, x, static_cast<size_t>(n) * elemBytes(from));
+    std::memcpy(y, x, static_cast<size_t>(n) * elementBytes(from));
     return;
   }
   // Every type here widens to f32 exactly, so one pass through f32 is each

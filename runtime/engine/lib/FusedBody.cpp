@@ -198,26 +198,16 @@ TileRead tileRead(const InputRead &in, const Shape &space) {
 
 namespace {
 
-/// One element of a converted input as the body's f32.
-float widen(cpu::ElemType type, const void *src, int64_t i) {
-  switch (type) {
-  case cpu::ElemType::Bool:
-    return static_cast<const uint8_t *>(src)[i] != 0 ? 1.0f : 0.0f;
-  case cpu::ElemType::BF16:
-    return cpu::bf16ToFloat(static_cast<const uint16_t *>(src)[i]);
-  case cpu::ElemType::F16:
-    return cpu::f16ToFloat(static_cast<const uint16_t *>(src)[i]);
-  case cpu::ElemType::F32:
-    break;
-  }
-  return static_cast<const float *>(src)[i];
+const void *elementAt(cpu::ElemType type, const void *src, int64_t i) {
+  return static_cast<const uint8_t *>(src) +
+         size_t(i) * cpu::elementBytes(type);
 }
 
-const void *elementAt(cpu::ElemType type, const void *src, int64_t i) {
-  size_t bytes = type == cpu::ElemType::F32    ? 4
-                 : type == cpu::ElemType::Bool ? 1
-                                               : 2;
-  return static_cast<const uint8_t *>(src) + size_t(i) * bytes;
+/// One element of a converted input as the body's f32.
+float widen(cpu::ElemType type, const void *src, int64_t i) {
+  float v;
+  widenedValues(type, elementAt(type, src, i), 1, &v, 1);
+  return v;
 }
 
 } // namespace
@@ -228,8 +218,9 @@ const void *elementAt(RunContext &rc, const InputRead &read, int64_t i) {
 
 void widenedValues(cpu::ElemType type, const void *src, int64_t stride,
                    float *dst, int64_t n) {
-  if (stride == 0) {
-    std::fill(dst, dst + n, widen(type, src, 0));
+  if (stride == 0 && n > 1) {
+    widenedValues(type, src, 1, dst, 1);
+    std::fill(dst + 1, dst + n, dst[0]);
     return;
   }
   // One loop per type, the switch outside it.

@@ -84,7 +84,7 @@ Status FusedElementwise::run(RunContext &rc) const {
       runSteps(steps, reads.size(), reg, scratch.data(), values, len);
       // cpu::cast's rules: bool is value != 0, 16 bits round to nearest. A
       // tile is below the cast's parallel threshold: it runs on this thread.
-      size_t bytes = outType == cpu::ElemType::Bool ? 1 : 2;
+      size_t bytes = cpu::elementBytes(outType);
       cpu::cast(cpu::ElemType::F32, values, outType,
                 static_cast<uint8_t *>(rc.slots[y]) + size_t(lo) * bytes, len);
     }

@@ -67,6 +67,12 @@ std::optional<std::string> elementwiseFunction(KernelOp k);
 /// operands and results may only pass between kernels of one body.
 std::optional<std::string> fusableFunction(KernelOp k);
 
+/// The element types a rank program's buffers hold (Scl_Buffer's): f32,
+/// bf16, f16 and i1. bf16 and f16 compute in f32 (sc-compute-in-f32).
+bool isBufferElement(mlir::Type element);
+/// A bf16 or f16 element type: moved, cast, and widened where read.
+bool isHalfFloatElement(mlir::Type element);
+
 /// The buffer whose bytes `v` holds: `v` itself unless an scl.view made it.
 mlir::Value storageOf(mlir::Value v);
 

@@ -129,6 +129,8 @@ void broadcastTo(const void *x, const Shape &xShape, void *y,
                  const Shape &outShape, size_t elemBytes);
 
 enum class ElemType { F32, Bool, BF16, F16 };
+/// Bytes of one element of `type`.
+size_t elementBytes(ElemType type);
 /// Element-type conversion with PyTorch's rules (float -> bool: x != 0;
 /// bool -> float: 0/1; to bf16 or f16: rounded to nearest even, see
 /// HalfFloats.h). Same type: a copy.
