@@ -107,7 +107,77 @@ liveBytesFrom(const std::vector<BufferLifetime> &buffers) {
   return liveFrom;
 }
 
+/// The largest sum of aligned sizes live at one instruction: no placement
+/// of the aligned buffers fits in less.
+uint64_t alignedPeak(const std::vector<BufferLifetime> &buffers,
+                     uint64_t alignment) {
+  std::vector<BufferLifetime> aligned = buffers;
+  for (BufferLifetime &b : aligned)
+    b.bytes = alignUp(b.bytes, alignment);
+  return peakLiveBytes(aligned);
+}
+
+/// Improves `plan` by "squeaky wheel" reordering: the buffers that end above
+/// the lower bound are blamed in proportion to how far above it they end,
+/// move up the placement order by their blame, and the order is placed
+/// again. A fixed ordering cannot see that a long-lived small buffer must go
+/// first so that two short large ones can stack above it; the blame finds
+/// such a buffer in a few rounds. The first order lists the buffers by
+/// their offsets in `plan`, which first-fit reproduces or lowers, so the
+/// arena never grows. Deterministic: no randomness, stable sorts.
+void improveBySqueakyWheel(const std::vector<BufferLifetime> &buffers,
+                           uint64_t alignment, uint64_t lowerBound,
+                           MemoryPlan &plan) {
+  size_t n = buffers.size();
+  if (n == 0 || plan.arenaBytes <= lowerBound)
+    return;
+  // Each round places every buffer (about n^2 steps where everything lives
+  // together); cap the total work so that huge programs stay fast.
+  constexpr uint64_t kWorkBudget = uint64_t(1) << 27;
+  constexpr uint64_t kMaxRounds = 64;
+  uint64_t rounds =
+      std::min<uint64_t>(kMaxRounds, kWorkBudget / (uint64_t(n) * n + 1));
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return plan.offsets[a] < plan.offsets[b];
+  });
+  std::vector<uint64_t> offsets = plan.offsets;
+  uint64_t arena = plan.arenaBytes;
+  std::vector<double> priority(n);
+  for (uint64_t round = 0; round < rounds; ++round) {
+    // Rank in the current order, plus blame up to n: a buffer at the very
+    // top overtakes every buffer that ends at or below the bound.
+    for (size_t k = 0; k < n; ++k)
+      priority[order[k]] = double(n - k);
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t end = offsets[i] + alignUp(buffers[i].bytes, alignment);
+      if (end > lowerBound)
+        priority[i] += double(n) * double(end - lowerBound) /
+                       double(arena - lowerBound + 1);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return priority[a] > priority[b];
+    });
+    arena = placeInOrder(buffers, order, alignment, offsets);
+    if (arena < plan.arenaBytes) {
+      plan.arenaBytes = arena;
+      plan.offsets = offsets;
+      if (arena <= lowerBound)
+        return;
+    }
+  }
+}
+
 } // namespace
+
+MemoryPlan placeFirstFit(const std::vector<BufferLifetime> &buffers,
+                         const std::vector<size_t> &order, uint64_t alignment) {
+  MemoryPlan plan;
+  plan.arenaBytes = placeInOrder(buffers, order, alignment, plan.offsets);
+  plan.peakLiveBytes = peakLiveBytes(buffers);
+  return plan;
+}
 
 uint64_t peakLiveBytes(const std::vector<BufferLifetime> &buffers) {
   uint64_t peak = 0;
@@ -216,6 +286,7 @@ MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers,
         return buffers[a].bytes > buffers[b].bytes;
       },
   };
+  uint64_t lowerBound = alignedPeak(buffers, alignment);
   std::vector<size_t> order(buffers.size());
   std::vector<uint64_t> offsets;
   bool first = true;
@@ -228,9 +299,10 @@ MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers,
       plan.offsets = offsets;
       first = false;
     }
-    if (plan.arenaBytes <= alignUp(plan.peakLiveBytes, alignment))
-      break; // cannot do better than the lower bound
+    if (plan.arenaBytes <= lowerBound)
+      return plan; // cannot do better than the lower bound
   }
+  improveBySqueakyWheel(buffers, alignment, lowerBound, plan);
   return plan;
 }
 

@@ -48,17 +48,49 @@ void expectValid(const std::vector<BufferLifetime> &buffers,
   }
 }
 
-/// The planner written the plain way, as a reference for the fast one:
-/// pressure by visiting every instruction of a lifetime, and each placement
-/// by collecting the live placed buffers and sorting them by offset.
-MemoryPlan plainPlan(const std::vector<BufferLifetime> &buffers,
-                     uint64_t alignment) {
+/// First fit written the plain way, as a reference for the fast one: each
+/// placement collects the live placed buffers and sorts them by offset.
+/// Returns the arena size and fills `offsets`.
+uint64_t plainFirstFit(const std::vector<BufferLifetime> &buffers,
+                       const std::vector<size_t> &order, uint64_t alignment,
+                       std::vector<uint64_t> &offsets) {
   auto align = [&](uint64_t v) {
     return (v + alignment - 1) / alignment * alignment;
   };
   auto together = [&](size_t a, size_t b) {
     return buffers[a].first <= buffers[b].last &&
            buffers[b].first <= buffers[a].last;
+  };
+  offsets.assign(buffers.size(), 0);
+  std::vector<size_t> placed;
+  uint64_t arena = 0;
+  for (size_t i : order) {
+    std::vector<std::pair<uint64_t, uint64_t>> busy;
+    for (size_t j : placed)
+      if (together(i, j))
+        busy.push_back({offsets[j], offsets[j] + align(buffers[j].bytes)});
+    std::sort(busy.begin(), busy.end());
+    uint64_t offset = 0, size = align(buffers[i].bytes);
+    for (auto [from, to] : busy) {
+      if (offset + size <= from)
+        break;
+      offset = std::max(offset, to);
+    }
+    offsets[i] = offset;
+    arena = std::max(arena, offset + size);
+    if (size > 0)
+      placed.push_back(i);
+  }
+  return arena;
+}
+
+/// The planner's fixed orderings written the plain way: pressure by visiting
+/// every instruction of a lifetime. The planner's search starts from the
+/// best of these, so its arena is never larger.
+MemoryPlan plainPlan(const std::vector<BufferLifetime> &buffers,
+                     uint64_t alignment) {
+  auto align = [&](uint64_t v) {
+    return (v + alignment - 1) / alignment * alignment;
   };
   size_t n = buffers.size();
   int64_t lo = 0, hi = -1;
@@ -115,26 +147,8 @@ MemoryPlan plainPlan(const std::vector<BufferLifetime> &buffers,
     for (size_t i = 0; i < n; ++i)
       order[i] = i;
     std::stable_sort(order.begin(), order.end(), before);
-    std::vector<uint64_t> offsets(n, 0);
-    std::vector<size_t> placed;
-    uint64_t arena = 0;
-    for (size_t i : order) {
-      std::vector<std::pair<uint64_t, uint64_t>> busy;
-      for (size_t j : placed)
-        if (together(i, j))
-          busy.push_back({offsets[j], offsets[j] + align(buffers[j].bytes)});
-      std::sort(busy.begin(), busy.end());
-      uint64_t offset = 0, size = align(buffers[i].bytes);
-      for (auto [from, to] : busy) {
-        if (offset + size <= from)
-          break;
-        offset = std::max(offset, to);
-      }
-      offsets[i] = offset;
-      arena = std::max(arena, offset + size);
-      if (size > 0)
-        placed.push_back(i);
-    }
+    std::vector<uint64_t> offsets;
+    uint64_t arena = plainFirstFit(buffers, order, alignment, offsets);
     if (first || arena < plan.arenaBytes) {
       plan.arenaBytes = arena;
       plan.offsets = offsets;
@@ -209,14 +223,15 @@ TEST(MemoryPlan, RandomLifetimes) {
       ++counted;
     }
   }
-  // No ordering is optimal on every interval set, but the best of them
-  // stays close to the lower bound on random ones.
-  EXPECT_LT(worst, 1.3);
-  EXPECT_LT(sum / counted, 1.01);
+  // No ordering is optimal on every interval set, but the best of them,
+  // improved by the search, stays close to the lower bound on random ones
+  // (the fixed orderings alone: worst 1.219, mean 1.0019).
+  EXPECT_LT(worst, 1.1);
+  EXPECT_LT(sum / counted, 1.001);
   std::printf("worst %.4f mean %.4f\n", worst, sum / counted);
 }
 
-TEST(MemoryPlan, SameOffsetsAsThePlainPlanner) {
+TEST(MemoryPlan, FirstFitMatchesThePlainPlacement) {
   // Long-lived buffers (a model's inputs) beside many short ones, as in a
   // deep chain, and sizes with many ties: every offset must match.
   std::mt19937 rng(99);
@@ -231,12 +246,62 @@ TEST(MemoryPlan, SameOffsetsAsThePlainPlanner) {
       buffers.push_back({bytes, a, b});
     }
     uint64_t alignment = trial % 3 ? 64 : 1;
-    MemoryPlan fast = planMemory(buffers, alignment);
-    MemoryPlan plain = plainPlan(buffers, alignment);
-    ASSERT_EQ(fast.offsets, plain.offsets) << "trial " << trial;
-    EXPECT_EQ(fast.arenaBytes, plain.arenaBytes);
-    EXPECT_EQ(fast.peakLiveBytes, plain.peakLiveBytes);
+    std::vector<size_t> order(buffers.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    MemoryPlan fast = placeFirstFit(buffers, order, alignment);
+    std::vector<uint64_t> plainOffsets;
+    uint64_t plainArena =
+        plainFirstFit(buffers, order, alignment, plainOffsets);
+    ASSERT_EQ(fast.offsets, plainOffsets) << "trial " << trial;
+    EXPECT_EQ(fast.arenaBytes, plainArena);
     expectValid(buffers, fast, alignment);
+
+    // The planner keeps the best fixed ordering or finds better.
+    MemoryPlan plan = planMemory(buffers, alignment);
+    MemoryPlan plain = plainPlan(buffers, alignment);
+    EXPECT_LE(plan.arenaBytes, plain.arenaBytes) << "trial " << trial;
+    EXPECT_EQ(plan.peakLiveBytes, plain.peakLiveBytes);
+    expectValid(buffers, plan, alignment);
+  }
+}
+
+/// The smallest arena over every placement order: the optimum, because
+/// placing any plan's buffers by ascending offset at their lowest fit puts
+/// each at or below its offset in that plan.
+uint64_t bestOverEveryOrder(const std::vector<BufferLifetime> &buffers,
+                            uint64_t alignment) {
+  std::vector<size_t> order(buffers.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  uint64_t best = UINT64_MAX;
+  std::vector<uint64_t> offsets;
+  do
+    best = std::min(best, plainFirstFit(buffers, order, alignment, offsets));
+  while (std::next_permutation(order.begin(), order.end()));
+  return best;
+}
+
+TEST(MemoryPlan, OptimalOnSmallProgramsAgainstEveryOrder) {
+  // Mixed 2- and 4-byte element sizes, as in bf16 models beside their f32
+  // casts. Without the search, 7 of 3000 such programs planned above the
+  // optimum (up to 1.13x).
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 400; ++trial) {
+    int n = 3 + int(rng() % 5);
+    int len = 2 + int(rng() % 10);
+    std::vector<BufferLifetime> buffers;
+    for (int i = 0; i < n; ++i) {
+      int64_t a = rng() % len, b = rng() % len;
+      uint64_t bytes = (rng() % 2 ? 2 : 4) * (1 + rng() % 4);
+      buffers.push_back({bytes, std::min(a, b), std::max(a, b)});
+    }
+    uint64_t alignment = trial % 2 ? 2 : 1;
+    MemoryPlan plan = planMemory(buffers, alignment);
+    expectValid(buffers, plan, alignment);
+    uint64_t optimum = bestOverEveryOrder(buffers, alignment);
+    EXPECT_EQ(plan.arenaBytes, optimum) << "trial " << trial;
   }
 }
 

@@ -7,8 +7,11 @@
 // order of placement decides how close the arena comes to the lower bound
 // (the largest sum of simultaneously live buffers), so several orders are
 // tried (by size as TFLite's arena planner does, by the pressure of the
-// busiest instruction a buffer lives through, by lifetime) and the smallest
-// arena is kept.
+// busiest instruction a buffer lives through, by lifetime), the smallest
+// arena is kept, and a short search reorders the buffers that end above the
+// lower bound. Searching over orders loses nothing: placing the buffers of
+// any plan by ascending offset, each at its lowest fit, puts every buffer at
+// or below its offset in that plan.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +40,13 @@ struct MemoryPlan {
 /// The arena offsets with the smallest arena that the planner finds.
 MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers,
                       uint64_t alignment = 64);
+
+/// Places the buffers in `order` (each index once), each at the lowest
+/// `alignment`-aligned offset where it fits beside the buffers placed before
+/// it that live at the same time.
+MemoryPlan placeFirstFit(const std::vector<BufferLifetime> &buffers,
+                         const std::vector<size_t> &order,
+                         uint64_t alignment = 64);
 
 /// The largest sum of bytes live at one instruction.
 uint64_t peakLiveBytes(const std::vector<BufferLifetime> &buffers);
