@@ -158,14 +158,15 @@ void runSteps(const std::vector<Step> &steps, size_t inputs,
                         x[2].data, stride(x[2]), dst, n);
       break;
     case StepKind::Round: {
+      // n is 1 where the operand is a single value, so the operand is read
+      // at unit stride (which lets the bf16 loop vectorise).
       const float *src = x[0].data;
-      int64_t s = stride(x[0]);
       if (step.roundTo == cpu::ElemType::BF16)
         for (int64_t e = 0; e < n; ++e)
-          dst[e] = cpu::bf16ToFloat(cpu::floatToBf16(src[e * s]));
+          dst[e] = cpu::bf16ToFloat(cpu::floatToBf16(src[e]));
       else
         for (int64_t e = 0; e < n; ++e)
-          dst[e] = cpu::f16ToFloat(cpu::floatToF16(src[e * s]));
+          dst[e] = cpu::f16ToFloat(cpu::floatToF16(src[e]));
       break;
     }
     }
@@ -223,10 +224,15 @@ void widenedValues(cpu::ElemType type, const void *src, int64_t stride,
     std::fill(dst + 1, dst + n, dst[0]);
     return;
   }
-  // One loop per type, the switch outside it.
+  // One loop per type, the switch outside it; unit stride gets its own loop
+  // so that the compiler vectorises it.
   auto convert = [&](auto *typed, auto fn) {
-    for (int64_t e = 0; e < n; ++e)
-      dst[e] = fn(typed[e * stride]);
+    if (stride == 1)
+      for (int64_t e = 0; e < n; ++e)
+        dst[e] = fn(typed[e]);
+    else
+      for (int64_t e = 0; e < n; ++e)
+        dst[e] = fn(typed[e * stride]);
   };
   switch (type) {
   case cpu::ElemType::Bool:

@@ -48,12 +48,12 @@ SHARDRT_HALF_FN float bf16ToFloat(uint16_t h) {
 
 SHARDRT_HALF_FN uint16_t floatToBf16(float f) {
   uint32_t bits = floatBits(f);
-  if ((bits & 0x7fffffffu) > 0x7f800000u) // NaN: truncate and keep it quiet
-    return uint16_t((bits >> 16) | 0x0040u);
   // Adding 0x7fff plus the kept part's lowest bit rounds ties to even; a
   // carry out of the mantissa moves the exponent up, up to infinity.
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return uint16_t(bits >> 16);
+  uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+  uint32_t quietNaN = (bits >> 16) | 0x0040u; // NaN: truncated, kept quiet
+  // A select rather than an early return, so that loops over it vectorise.
+  return uint16_t((bits & 0x7fffffffu) > 0x7f800000u ? quietNaN : rounded);
 }
 
 SHARDRT_HALF_FN float f16ToFloat(uint16_t h) {
