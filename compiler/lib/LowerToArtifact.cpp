@@ -35,16 +35,23 @@ fb::DType storedDType(Type element) {
     return fb::DType::BF16;
   if (element.isF16())
     return fb::DType::F16;
+  if (element.isInteger(64))
+    return fb::DType::I64;
   return fb::DType::F32;
 }
 
 FailureOr<fb::DType> artifactDType(Operation *op, Type type) {
+  if (type.isInteger(64) && isa<sc::ConstantOp>(op))
+    return op->emitOpError("is an i64 constant; shardc's i64 tensors are "
+                           "argmax/argmin indices (write constants as f32 "
+                           "and cast them)");
   if (scl::isBufferElement(type))
     return storedDType(type);
   return op->emitOpError("computes in ")
          << type
-         << "; shardc holds f32, bf16, f16 and i1 tensors (bf16 and f16 "
-            "compute in f32; cpu and cuda targets)";
+         << "; shardc holds f32, bf16, f16, i1 and i64 tensors (bf16 and f16 "
+            "compute in f32, i64 holds argmax/argmin indices; cpu and cuda "
+            "targets)";
 }
 
 static bool computable(Type type) {
@@ -52,12 +59,46 @@ static bool computable(Type type) {
   return !tensor || scl::isBufferElement(tensor.getElementType());
 }
 
+/// int64 tensors are argmax/argmin indices: made by those ops (or a cast),
+/// moved, cast and returned, never computed with; the runtime's kernels
+/// other than casts and moves take no int64 operand.
+static bool handlesInt64(Operation *op) {
+  return isa<sc::ArgmaxOp, sc::ArgminOp, sc::CastOp, sc::ShardingConstraintOp,
+             sc::ReshardOp, sc::ReshapeOp, sc::PermuteOp, sc::TransposeOp,
+             sc::SliceOp, sc::ConcatOp, sc::BroadcastToOp, sc::UnsqueezeOp,
+             sc::SqueezeOp, func::ReturnOp>(op);
+}
+
+static bool isInt64Tensor(Type type) {
+  auto tensor = dyn_cast<TensorType>(type);
+  return tensor && tensor.getElementType().isInteger(64);
+}
+
 LogicalResult checkElementTypes(ModuleOp module) {
   bool ok = true;
+  module.walk([&](func::FuncOp func) {
+    for (BlockArgument arg : func.getArguments())
+      if (isInt64Tensor(arg.getType())) {
+        emitError(arg.getLoc())
+            << "model input " << arg.getArgNumber() << " is " << arg.getType()
+            << "; shardc's i64 tensors are argmax/argmin indices, which a "
+               "model returns or casts, not takes";
+        ok = false;
+      }
+  });
   module.walk([&](Operation *op) {
     // Ops downstream of the first one would each repeat its error.
     if (!llvm::all_of(op->getOperandTypes(), computable))
       return;
+    if (!handlesInt64(op) &&
+        (llvm::any_of(op->getOperandTypes(), isInt64Tensor) ||
+         llvm::any_of(op->getResultTypes(), isInt64Tensor))) {
+      op->emitOpError("computes with i64 tensors; shardc's i64 tensors are "
+                      "argmax/argmin indices, which are moved, cast and "
+                      "returned only");
+      ok = false;
+      return;
+    }
     for (Type type : op->getResultTypes())
       if (!computable(type)) {
         (void)artifactDType(op, cast<TensorType>(type).getElementType());

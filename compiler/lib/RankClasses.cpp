@@ -223,6 +223,8 @@ Type elementType(MLIRContext *ctx, fb::DType dtype) {
     return BFloat16Type::get(ctx);
   case fb::DType::F16:
     return Float16Type::get(ctx);
+  case fb::DType::I64:
+    return IntegerType::get(ctx, 64);
   default:
     return Float32Type::get(ctx);
   }
@@ -802,7 +804,8 @@ readRankClass(func::FuncOp f, const llvm::StringMap<int64_t> &constantIndex,
           !scl::isBufferElement(type.getElementType()))
         return alloc.emitOpError("allocates ")
                << type
-               << "; rank programs hold static f32, bf16, f16 or i1 buffers";
+               << "; rank programs hold static f32, bf16, f16, i1 or i64 "
+                  "buffers";
       define(alloc.getResult());
     } else if (auto view = dyn_cast<scl::ViewOp>(op)) {
       uint32_t source = ids.lookup(view.getSource());

@@ -577,7 +577,10 @@ struct DecomposeForms
         shardc::detail::decomposeReductionForm(op);
       else if (auto einsum = dyn_cast<EinsumOp>(op))
         shardc::detail::decomposeEinsum(einsum);
-      else if (isa<FftOp, IfftOp, RfftOp, IrfftOp>(op)) {
+      else if (isa<ArgmaxOp, ArgminOp>(op)) {
+        if (failed(shardc::detail::decomposeArgExtreme(op)))
+          return signalPassFailure();
+      } else if (isa<FftOp, IfftOp, RfftOp, IrfftOp>(op)) {
         if (failed(shardc::detail::decomposeSpectral(op)))
           return signalPassFailure();
       } else

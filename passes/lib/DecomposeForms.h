@@ -25,6 +25,11 @@ mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value like,
 /// elementwise ops, pools and slices.
 void decomposeReductionForm(mlir::Operation *op);
 
+/// Rewrites an sc.argmax / sc.argmin into sc.amax / sc.amin, compares,
+/// selects of constant indices, sc.amin and a cast to i64; fails (with an
+/// error at the op) where an index would not be exact in f32.
+mlir::LogicalResult decomposeArgExtreme(mlir::Operation *op);
+
 /// Rewrites an sc.fft / sc.ifft / sc.rfft / sc.irfft into GEMMs against
 /// constant DFT matrices; fails (with an error at the op) where a matrix
 /// would be too large.

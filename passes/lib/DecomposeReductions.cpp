@@ -301,7 +301,75 @@ void decomposeAdaptivePool(Operation *op, ArrayRef<int64_t> outputSize) {
   op->erase();
 }
 
+/// torch.argmax / argmin along `dim` of `x` (every dim, flattened, when
+/// absent): the extreme, a compare against it, the indices that compare
+/// equal (or hold NaN, which torch counts as the extreme) selected from a
+/// constant 0..n-1 along the dim with n elsewhere, and the least of those.
+/// Ties and NaN thus give the first index, as ATen's kernels do.
+template <typename Op> LogicalResult decomposeArgExtremeOf(Op op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  bool max = isa<ArgmaxOp>(op);
+  Value x = op.getInput();
+  bool keepdim = op.getKeepdim();
+  std::optional<int64_t> dim; // I64Attr reads back unsigned: take the attr
+  if (IntegerAttr attr = op.getDimAttr())
+    dim = attr.getInt();
+  RankedTensorType resultType = op.getType();
+  auto xType = cast<RankedTensorType>(x.getType());
+  // Indices are f32 values until the final cast: f32 holds each index and
+  // the "no hit" value n exactly up to 2^24.
+  constexpr int64_t kExactInF32 = int64_t(1) << 24;
+  int64_t along =
+      dim ? *normalizeDim(*dim, std::max<int64_t>(xType.getRank(), 1)) : 0;
+  int64_t n = dim && xType.getRank() > 0 ? xType.getDimSize(along)
+                                         : xType.getNumElements();
+  if (n > kExactInF32)
+    return op.emitOpError("reduces ")
+           << n << " elements along one dim; indices past 2^24 (" << kExactInF32
+           << ") are not supported";
+  Value v = x;
+  if (!xType.getElementType().isF32() && !xType.getElementType().isF64())
+    v = CastOp::create(b, loc, xType.clone(b.getF32Type()), v); // exact
+  auto vType = cast<RankedTensorType>(v.getType());
+  // Without a dim (or on a scalar) the index is into the flattened input.
+  if (!dim || vType.getRank() == 0) {
+    vType = RankedTensorType::get({n}, vType.getElementType());
+    v = ReshapeOp::create(b, loc, vType, v);
+    along = 0;
+  }
+  DenseI64ArrayAttr dims = b.getDenseI64ArrayAttr({along});
+  BoolAttr keep = b.getBoolAttr(true);
+  Value extreme = max ? AmaxOp::create(b, loc, v, dims, keep).getResult()
+                      : AminOp::create(b, loc, v, dims, keep).getResult();
+  SmallVector<int64_t> indexShape(vType.getRank(), 1);
+  indexShape[along] = n;
+  auto indexType = RankedTensorType::get(indexShape, vType.getElementType());
+  SmallVector<Attribute> indices;
+  for (int64_t i = 0; i < n; ++i)
+    indices.push_back(b.getFloatAttr(vType.getElementType(), double(i)));
+  Value index =
+      ConstantOp::create(b, loc, DenseElementsAttr::get(indexType, indices));
+  Value isNan = CompareOp::create(b, loc, v, v, b.getStringAttr("ne"));
+  Value hit = CompareOp::create(b, loc, v, extreme, b.getStringAttr("eq"));
+  Value candidate =
+      SelectOp::create(b, loc, isNan, index, scalar(b, loc, v, double(n)));
+  candidate = SelectOp::create(b, loc, hit, index, candidate);
+  Value first = AminOp::create(b, loc, candidate, dims, b.getBoolAttr(keepdim));
+  auto firstType = resultType.clone(vType.getElementType());
+  if (first.getType() != firstType)
+    first = ReshapeOp::create(b, loc, firstType, first);
+  replaceKeepingPin(op, CastOp::create(b, loc, resultType, first));
+  return success();
+}
+
 } // namespace
+
+LogicalResult shardc::detail::decomposeArgExtreme(Operation *op) {
+  if (auto argmax = dyn_cast<ArgmaxOp>(op))
+    return decomposeArgExtremeOf(argmax);
+  return decomposeArgExtremeOf(cast<ArgminOp>(op));
+}
 
 void shardc::detail::decomposeReductionForm(Operation *op) {
   if (auto lse = dyn_cast<LogsumexpOp>(op))

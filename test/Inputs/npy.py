@@ -28,15 +28,17 @@ def write(path, shape, values):
 
 
 def read(path):
-    """(shape, values) of a float32 (or float16) .npy file of version 1."""
+    """(shape, values) of a float32 (or float16, or int64) .npy file of
+    version 1."""
     data = open(path, "rb").read()
     if data[:6] != b"\x93NUMPY":
         raise ValueError("%s: not a .npy file" % path)
     n = struct.unpack("<H", data[8:10])[0]
     header = ast.literal_eval(data[10:10 + n].decode())
-    code = {"<f4": "f", "<f2": "e"}.get(header["descr"])
+    code = {"<f4": "f", "<f2": "e", "<i8": "q"}.get(header["descr"])
     if code is None or header["fortran_order"]:
-        raise ValueError("%s: not a C-order float32 or float16 array" % path)
+        raise ValueError("%s: not a C-order float32, float16 or int64 array" %
+                         path)
     shape = list(header["shape"])
     size = struct.calcsize("<" + code) * count(shape)
     values = struct.unpack("<%d%s" % (count(shape), code),

@@ -42,10 +42,10 @@ func.func @main(%q: tensor<1x1x16777218x1xf32> {sc.sharding = #sc.sharding<@mesh
 // -----
 
 // case: an integer splat constant on a split program (shardc holds f32,
-// bf16, f16 and i1): refused where it is defined, before its value is read
+// bf16, f16, i1 and i64): refused where it is defined, before its value is read
 sc.mesh @mesh ["x"=2]
 func.func @main(%x: tensor<4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}]>}) -> tensor<4xf32> {
-  // expected-error @+1 {{computes in 'i32'; shardc holds f32, bf16, f16 and i1 tensors}}
+  // expected-error @+1 {{computes in 'i32'; shardc holds f32, bf16, f16, i1 and i64 tensors}}
   %c = sc.constant dense<3> : tensor<4xi32>
   %f = sc.cast %c : tensor<4xi32> to tensor<4xf32>
   %y = sc.add %x, %f : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
@@ -56,7 +56,17 @@ func.func @main(%x: tensor<4xf32> {sc.sharding = #sc.sharding<@mesh, [{"x"}]>}) 
 
 // case: the same on one rank
 func.func @main() -> tensor<4xi32> {
-  // expected-error @+1 {{computes in 'i32'; shardc holds f32, bf16, f16 and i1 tensors}}
+  // expected-error @+1 {{computes in 'i32'; shardc holds f32, bf16, f16, i1 and i64 tensors}}
   %c = sc.constant dense<3> : tensor<4xi32>
   return %c : tensor<4xi32>
+}
+
+// -----
+
+// case: an i64 constant: shardc's i64 tensors are argmax/argmin indices,
+// which are moved, cast and returned, never constants
+func.func @main() -> tensor<4xi64> {
+  // expected-error @+1 {{'sc.constant' op is an i64 constant; shardc's i64 tensors are argmax/argmin indices (write constants as f32 and cast them)}}
+  %c = sc.constant dense<3> : tensor<4xi64>
+  return %c : tensor<4xi64>
 }

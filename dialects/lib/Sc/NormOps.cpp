@@ -35,16 +35,16 @@ reducedDims(OptLoc loc, StringRef name, std::optional<ArrayRef<int64_t>> dims,
   return rank == 0 ? reduced : listed;
 }
 
-/// `needsElements`: amax/amin, which have no value over no elements.
-template <typename Adaptor>
-static LogicalResult inferReduction(OptLoc loc, StringRef name,
-                                    bool needsElements, Adaptor adaptor,
-                                    SmallVectorImpl<Type> &types) {
-  RankedTensorType x = tensorTypeOf(adaptor.getInput());
-  if (!x)
-    return fail(loc, name, "needs a ranked tensor");
+/// The result of reducing `x` over `dims` (all when absent), of element
+/// type `element`. `needsElements`: amax/amin and argmax/argmin, which have
+/// no value over no elements.
+static LogicalResult inferReduced(OptLoc loc, StringRef name,
+                                  bool needsElements, RankedTensorType x,
+                                  std::optional<ArrayRef<int64_t>> dims,
+                                  bool keepdim, Type element,
+                                  SmallVectorImpl<Type> &types) {
   FailureOr<llvm::SmallBitVector> reduced =
-      reducedDims(loc, name, adaptor.getDims(), x.getRank());
+      reducedDims(loc, name, dims, x.getRank());
   if (failed(reduced))
     return failure();
   // As in PyTorch: a max or min over nothing has no value (no identity in
@@ -57,11 +57,54 @@ static LogicalResult inferReduction(OptLoc loc, StringRef name,
   for (int64_t d = 0; d < x.getRank(); ++d) {
     if (!reduced->test(d))
       shape.push_back(x.getDimSize(d));
-    else if (adaptor.getKeepdim())
+    else if (keepdim)
       shape.push_back(1);
   }
-  types.push_back(RankedTensorType::get(shape, x.getElementType()));
+  types.push_back(RankedTensorType::get(shape, element));
   return success();
+}
+
+template <typename Adaptor>
+static LogicalResult inferReduction(OptLoc loc, StringRef name,
+                                    bool needsElements, Adaptor adaptor,
+                                    SmallVectorImpl<Type> &types) {
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  if (!x)
+    return fail(loc, name, "needs a ranked tensor");
+  return inferReduced(loc, name, needsElements, x, adaptor.getDims(),
+                      adaptor.getKeepdim(), x.getElementType(), types);
+}
+
+/// argmax/argmin: one dim (every dim, flattened, when absent) to int64.
+template <typename Adaptor>
+static LogicalResult inferArgExtreme(MLIRContext *context, OptLoc loc,
+                                     StringRef name, Adaptor adaptor,
+                                     SmallVectorImpl<Type> &types) {
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  if (!x)
+    return fail(loc, name, "needs a ranked tensor");
+  // I64Attr reads back unsigned: the attribute's own value is signed.
+  std::optional<int64_t> dim;
+  if (IntegerAttr attr = adaptor.getDimAttr())
+    dim = attr.getInt();
+  std::optional<ArrayRef<int64_t>> dims;
+  if (dim)
+    dims = ArrayRef<int64_t>(*dim);
+  return inferReduced(loc, name, /*needsElements=*/true, x, dims,
+                      adaptor.getKeepdim(), IntegerType::get(context, 64),
+                      types);
+}
+
+LogicalResult ArgmaxOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  return inferArgExtreme(context, loc, getOperationName(), adaptor, types);
+}
+
+LogicalResult ArgminOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
+                                         Adaptor adaptor,
+                                         SmallVectorImpl<Type> &types) {
+  return inferArgExtreme(context, loc, getOperationName(), adaptor, types);
 }
 
 #define SC_REDUCTION_INFER(OP, NEEDS_ELEMENTS)                                 \

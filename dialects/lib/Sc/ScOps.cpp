@@ -267,8 +267,8 @@ bool shardc::sc::isCoreForm(Operation *op) {
               EinsumOp, LogsumexpOp, VectorNormOp, NormalizeOp, GluOp,
               AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp, ProdOp, SquareOp,
               SignOp, LogaddexpOp, NanToNumOp, IsnanOp, IsinfOp, IsfiniteOp,
-              HardshrinkOp, SoftshrinkOp, TanhshrinkOp, ThresholdOp, SoftminOp>(
-      op);
+              HardshrinkOp, SoftshrinkOp, TanhshrinkOp, ThresholdOp, SoftminOp,
+              ArgmaxOp, ArgminOp>(op);
 }
 
 LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {

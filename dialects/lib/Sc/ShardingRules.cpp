@@ -194,6 +194,24 @@ SC_ELEMENTWISE_RULE(ReshardOp)
 // Reductions and statistics
 //===----------------------------------------------------------------------===//
 
+/// A reduction of `in` over the `reduced` dims, kept as size 1 or dropped.
+static ShardingRule reducingRule(ArrayRef<int64_t> in,
+                                 const llvm::SmallBitVector &reduced,
+                                 bool keepdim) {
+  ShardingRule rule(1, 1);
+  for (int64_t d = 0; d < int64_t(in.size()); ++d) {
+    int64_t f = rule.addFactor(reduced.test(d) ? FactorKind::Reduction
+                                               : FactorKind::PassThrough,
+                               in[d]);
+    rule.operandDims[0].push_back(f);
+    if (!reduced.test(d))
+      rule.resultDims[0].push_back(f);
+    else if (keepdim)
+      rule.resultDims[0].push_back(ShardingRule::kNoFactor);
+  }
+  return rule;
+}
+
 template <typename OpT> static ShardingRule reductionRule(OpT op) {
   ArrayRef<int64_t> in = shapeOf(op.getInput());
   int64_t rank = in.size();
@@ -201,18 +219,7 @@ template <typename OpT> static ShardingRule reductionRule(OpT op) {
   if (auto dims = op.getDims(); dims && rank > 0)
     for (int64_t dim : *dims)
       reduced.set(*normalizeDim(dim, rank));
-  ShardingRule rule(1, 1);
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t f = rule.addFactor(reduced.test(d) ? FactorKind::Reduction
-                                               : FactorKind::PassThrough,
-                               in[d]);
-    rule.operandDims[0].push_back(f);
-    if (!reduced.test(d))
-      rule.resultDims[0].push_back(f);
-    else if (op.getKeepdim())
-      rule.resultDims[0].push_back(ShardingRule::kNoFactor);
-  }
-  return rule;
+  return reducingRule(in, reduced, op.getKeepdim());
 }
 
 ShardingRule SumOp::getShardingRule() { return reductionRule(*this); }
@@ -222,6 +229,20 @@ ShardingRule AminOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule VarOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule LogsumexpOp::getShardingRule() { return reductionRule(*this); }
 ShardingRule ProdOp::getShardingRule() { return reductionRule(*this); }
+
+/// argmax/argmin reduce their dim (every dim without one) to an index.
+template <typename Op> static ShardingRule argExtremeRule(Op op) {
+  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  int64_t rank = int64_t(in.size());
+  IntegerAttr dim = op.getDimAttr();
+  llvm::SmallBitVector reduced(rank, !dim);
+  if (dim && rank > 0)
+    reduced.set(*normalizeDim(dim.getInt(), rank));
+  return reducingRule(in, reduced, op.getKeepdim());
+}
+
+ShardingRule ArgmaxOp::getShardingRule() { return argExtremeRule(*this); }
+ShardingRule ArgminOp::getShardingRule() { return argExtremeRule(*this); }
 
 ShardingRule PreluOp::getShardingRule() {
   // The weight follows the channel dim when it has one slope per channel.

@@ -238,7 +238,7 @@ static LogicalResult verifyRankClasses(Operation *op, Attribute attr) {
       Type element = tensor ? tensor.getElementType() : Type();
       if (!tensor || !tensor.hasStaticShape() || !isBufferElement(element))
         return op->emitError("the entry's inputs and outputs must be "
-                             "statically shaped f32, bf16, f16 or i1 "
+                             "statically shaped f32, bf16, f16, i1 or i64 "
                              "tensors; got ")
                << global;
       if (!buffer || !buffer.hasStaticShape() ||

@@ -63,12 +63,21 @@ bool scl::isHalfFloatElement(Type element) {
 }
 
 bool scl::isBufferElement(Type element) {
+  return isComputeElement(element) || element.isInteger(64);
+}
+
+bool scl::isComputeElement(Type element) {
   return element.isF32() || element.isInteger(1) || isHalfFloatElement(element);
 }
 
 /// A bf16 or f16 buffer: fused kernels widen it as they read it.
 static bool isHalfFloatBuffer(Value v) {
   return isHalfFloatElement(cast<MemRefType>(v.getType()).getElementType());
+}
+
+/// An int64 buffer (argmax/argmin indices): only cast and moved.
+static bool isInt64Buffer(Value v) {
+  return cast<MemRefType>(v.getType()).getElementType().isInteger(64);
 }
 
 LogicalResult KernelOp::verify() {
@@ -87,6 +96,11 @@ LogicalResult KernelOp::verify() {
     return emitOpError("writes no buffer");
   if (!movesElements(getOpcode()))
     for (Value buffer : getOperands()) {
+      if (isInt64Buffer(buffer))
+        return emitOpError("'")
+               << getOpcode() << "' reads or writes " << buffer.getType()
+               << "; int64 buffers (argmax/argmin indices) are only moved "
+                  "and cast";
       // A Conv widens a 16-bit input as it packs it (the cpu target's halo
       // boxes stay 16-bit); a nearest Interpolate only gathers.
       if (getOpcode() == "Conv" && !getIns().empty() && buffer == getIns()[0])
@@ -252,8 +266,11 @@ static LogicalResult verifyFusedBody(Operation *op, ValueRange ins,
                                      const std::string &domainText) {
   for (auto [i, value] : llvm::enumerate(ins)) {
     auto in = cast<MemRefType>(value.getType());
-    if (!isBufferElement(in.getElementType()) ||
-        !broadcastsTo(in.getShape(), domain))
+    if (!isComputeElement(in.getElementType()))
+      return op->emitOpError("input ")
+             << i << " " << in << " holds " << in.getElementType()
+             << "; fused kernels read f32, i1, bf16 or f16";
+    if (!broadcastsTo(in.getShape(), domain))
       return op->emitOpError("input ")
              << i << " " << in << " does not broadcast to " << domainText
              << " (f32, i1, bf16 or f16, numpy rules)";
@@ -371,9 +388,12 @@ LogicalResult ViewOp::verify() {
 }
 
 LogicalResult FusedElementwiseOp::verify() {
-  // The output is any Scl_Buffer: an i1 output stores value != 0, a bf16 or
-  // f16 output the value rounded to nearest even.
+  // The output is f32, i1 (storing value != 0), bf16 or f16 (the value
+  // rounded to nearest even); not int64.
   MemRefType out = getOutput().getType();
+  if (!isComputeElement(out.getElementType()))
+    return emitOpError("writes ")
+           << out << "; a fused kernel writes f32, i1, bf16 or f16";
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "'" << out << "'";

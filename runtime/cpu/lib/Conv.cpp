@@ -289,7 +289,8 @@ void conv(const ConvParams &p, const void *x, ElemType xType, const float *w,
         p, static_cast<const uint16_t *>(x),
         [](uint16_t h) { return f16ToFloat(h); }, w, bias, y);
   case ElemType::F32:
-  case ElemType::Bool: // not a conv input: the decoder refuses it
+  case ElemType::Bool: // not conv inputs: the decoder refuses them
+  case ElemType::I64:
     return conv(p, static_cast<const float *>(x), w, bias, y);
   }
 }

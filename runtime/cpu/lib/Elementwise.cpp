@@ -13,6 +13,7 @@
 #include "shardrt/cpu/Kernels.h"
 
 #include "shardrt/cpu/HalfFloats.h"
+#include "shardrt/cpu/Int64Casts.h"
 
 #include "KernelSupport.h"
 #include "VectorExp.h"
@@ -542,6 +543,8 @@ size_t elementBytes(ElemType t) {
   case ElemType::BF16:
   case ElemType::F16:
     return 2;
+  case ElemType::I64:
+    return sizeof(int64_t);
   }
   return 0;
 }
@@ -551,8 +554,10 @@ void cast(ElemType from, const void *x, ElemType to, void *y, int64_t n) {
     std::memcpy(y, x, static_cast<size_t>(n) * elementBytes(from));
     return;
   }
-  // Every type here widens to f32 exactly, so one pass through f32 is each
-  // pair's direct conversion (bool -> bf16 gives 1.0, f16 -> bf16 rounds once).
+  // Every float type here widens to f32 exactly, so one pass through f32 is
+  // each pair's direct conversion (bool -> bf16 gives 1.0, f16 -> bf16
+  // rounds once); int64 goes through f32 as c10's conversions do (an int64
+  // -> bf16 rounds twice there too).
   // The switches stay outside the loop so that each pair's loop vectorises.
   auto run = [&](auto load, auto store) {
 #pragma omp parallel for if (n >= kParallelMin) schedule(static)
@@ -577,6 +582,10 @@ void cast(ElemType from, const void *x, ElemType to, void *y, int64_t n) {
       return run(load, [y](int64_t i, float v) {
         static_cast<uint16_t *>(y)[i] = floatToF16(v);
       });
+    case ElemType::I64:
+      return run(load, [y](int64_t i, float v) {
+        static_cast<int64_t *>(y)[i] = floatToInt64(v);
+      });
     }
   };
   switch (from) {
@@ -595,6 +604,9 @@ void cast(ElemType from, const void *x, ElemType to, void *y, int64_t n) {
     return withStore([x](int64_t i) {
       return f16ToFloat(static_cast<const uint16_t *>(x)[i]);
     });
+  case ElemType::I64:
+    return withStore(
+        [x](int64_t i) { return float(static_cast<const int64_t *>(x)[i]); });
   }
 }
 

@@ -689,3 +689,57 @@ TEST(ElementwiseCastTest, FloatBoolAndCopies) {
   for (size_t i = 0; i < big.size(); ++i)
     ASSERT_EQ(round[i], big[i] != 0.0f ? 1.0f : 0.0f);
 }
+
+TEST(ElementwiseCastTest, Int64IndicesBothWays) {
+  // Float to int64 truncates toward zero; NaN and anything outside int64's
+  // range store INT64_MIN (x86's cvttss2si, which ATen's CPU cast uses).
+  const int64_t kMin = std::numeric_limits<int64_t>::min();
+  std::vector<float> f = {0.0f,     -0.0f,     2.9f,    -2.9f,    16777216.0f,
+                          9.2e18f,  -9.2e18f,  0x1p63f, -0x1p63f, kNaN,
+                          INFINITY, -INFINITY, 1e-40f};
+  std::vector<int64_t> want = {0,
+                               0,
+                               2,
+                               -2,
+                               16777216,
+                               int64_t(9.2e18f),
+                               int64_t(-9.2e18f),
+                               kMin,
+                               kMin,
+                               kMin,
+                               kMin,
+                               kMin,
+                               0};
+  std::vector<int64_t> got(f.size(), 7);
+  cast(ElemType::F32, f.data(), ElemType::I64, got.data(), int64_t(f.size()));
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(elementBytes(ElemType::I64), 8u);
+
+  // Int64 to float rounds to nearest (2^24 + 1 is not a float); to bool is
+  // value != 0; to bf16 goes through f32 as c10's conversion does.
+  std::vector<int64_t> ints = {0, -3, (int64_t(1) << 24) + 1, kMin, 257};
+  std::vector<float> back(ints.size());
+  cast(ElemType::I64, ints.data(), ElemType::F32, back.data(),
+       int64_t(ints.size()));
+  EXPECT_EQ(back,
+            (std::vector<float>{0.0f, -3.0f, 16777216.0f, -0x1p63f, 257.0f}));
+  std::vector<uint8_t> bools(ints.size(), 9);
+  cast(ElemType::I64, ints.data(), ElemType::Bool, bools.data(),
+       int64_t(ints.size()));
+  EXPECT_EQ(bools, (std::vector<uint8_t>{0, 1, 1, 1, 1}));
+  std::vector<int64_t> copy(ints.size());
+  cast(ElemType::I64, ints.data(), ElemType::I64, copy.data(),
+       int64_t(ints.size()));
+  EXPECT_EQ(copy, ints);
+
+  // Every index a decomposed argmax produces (exact f32 integers up to
+  // 2^24) survives, across the parallel loop's chunks.
+  std::vector<float> indices(1 << 17);
+  for (size_t i = 0; i < indices.size(); ++i)
+    indices[i] = float(i * 127 % (size_t(1) << 24));
+  std::vector<int64_t> stored(indices.size());
+  cast(ElemType::F32, indices.data(), ElemType::I64, stored.data(),
+       int64_t(indices.size()));
+  for (size_t i = 0; i < indices.size(); ++i)
+    ASSERT_EQ(stored[i], int64_t(i * 127 % (size_t(1) << 24)));
+}

@@ -94,7 +94,7 @@ StatusOr<std::vector<InputRead>> broadcastReads(const fb::Instruction &inst,
   std::vector<InputRead> reads;
   for (size_t i = 0; i < numInputs(inst); ++i) {
     const SlotInfo &in = inSlot(inst, ctx, i);
-    SHARDRT_ASSIGN_OR_RETURN(cpu::ElemType type, castElemType(in.dtype));
+    SHARDRT_ASSIGN_OR_RETURN(cpu::ElemType type, fusedElemType(in.dtype));
     if (in.shape.size() > domain.size())
       return invalid("input " + std::to_string(i) + " " + shapeStr(in.shape) +
                      " has more dims than " + what + " " + shapeStr(domain));
@@ -246,6 +246,9 @@ void widenedValues(cpu::ElemType type, const void *src, int64_t stride,
                    [](uint16_t h) { return cpu::f16ToFloat(h); });
   case cpu::ElemType::F32:
     return convert(static_cast<const float *>(src), [](float v) { return v; });
+  case cpu::ElemType::I64: // fusedElemType refuses it; as a cast would read
+    return convert(static_cast<const int64_t *>(src),
+                   [](int64_t v) { return float(v); });
   }
 }
 

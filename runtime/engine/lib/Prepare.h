@@ -260,6 +260,9 @@ StatusOr<cpu::PadMode> padMode(const std::string &name);
 StatusOr<cpu::CompareKind> compareKind(const std::string &name);
 /// A Cast's operand type: f32, i1, bf16 or f16.
 StatusOr<cpu::ElemType> castElemType(fb::DType dtype);
+/// castElemType for fused kernels, which read and write f32, bool, bf16 and
+/// f16 only (int64 indices are only cast and moved).
+StatusOr<cpu::ElemType> fusedElemType(fb::DType dtype);
 
 /// An Attention (scaled dot-product attention) for `cpu::sdpa`, checked:
 /// `batch` problems of q (l, e), k (s, e), v (s, ev) -> y (l, ev).

@@ -460,10 +460,19 @@ StatusOr<cpu::ElemType> castElemType(DType dtype) {
     return cpu::ElemType::BF16;
   case DType::F16:
     return cpu::ElemType::F16;
+  case DType::I64:
+    return cpu::ElemType::I64;
   default:
     return Status::unimplemented("cast from or to " +
                                  std::string(fb::EnumNameDType(dtype)));
   }
+}
+
+StatusOr<cpu::ElemType> fusedElemType(DType dtype) {
+  if (dtype == DType::I64)
+    return invalid("a fused kernel reads or writes I64; int64 buffers are "
+                   "only cast and moved");
+  return castElemType(dtype);
 }
 
 StatusOr<cpu::CompareKind> compareKind(const std::string &name) {

@@ -103,7 +103,7 @@ StatusOr<RunFn> prepareElementwiseFused(const fb::Instruction &inst,
   SHARDRT_RETURN_IF_ERROR(
       checkOperands(inst, ctx, 1, artifact::kMaxFusedInputs, 1));
   const SlotInfo &out = outSlot(inst, ctx, 0);
-  SHARDRT_ASSIGN_OR_RETURN(cpu::ElemType outType, castElemType(out.dtype));
+  SHARDRT_ASSIGN_OR_RETURN(cpu::ElemType outType, fusedElemType(out.dtype));
   Shape outShape = out.shape;
   SHARDRT_ASSIGN_OR_RETURN(std::vector<InputRead> inputReads,
                            broadcastReads(inst, ctx, outShape, "the output"));

@@ -925,7 +925,7 @@ func.func @f_class1(%x: memref<1xf32>) -> memref<1xf32>
 // -----
 
 // case: an entry that declares a buffer instead of a global tensor
-// expected-error @+1 {{the entry's inputs and outputs must be statically shaped f32, bf16, f16 or i1 tensors; got 'memref<4xf32>'}}
+// expected-error @+1 {{the entry's inputs and outputs must be statically shaped f32, bf16, f16, i1 or i64 tensors; got 'memref<4xf32>'}}
 func.func private @f(memref<4xf32>) -> tensor<4xf32>
     attributes {scl.rank_classes = [@f_all]}
 func.func @f_all(%x: memref<4xf32>) -> memref<4xf32>
@@ -1630,4 +1630,41 @@ func.func @f(%x: memref<1x1x4xbf16>) -> memref<1x1x8xf32> {
   // expected-error @+1 {{'Interpolate' computes in f32 but reads or writes 'memref<1x1x4xbf16>'}}
   scl.kernel "Interpolate" mode "nearest" ins(%x : memref<1x1x4xbf16>) outs(%y : memref<1x1x8xf32>) {ints = array<i64: 1, 0, 0, 0, 4>, floats = array<f64: 0.5>}
   return %y : memref<1x1x8xf32>
+}
+
+// -----
+
+// case: a computing kernel on an i64 buffer (argmax/argmin indices are only
+// moved and cast)
+func.func @f(%x: memref<2xi64>) -> memref<2xi64> {
+  %y = memref.alloc() : memref<2xi64>
+  // expected-error @+1 {{'Unary' reads or writes 'memref<2xi64>'; int64 buffers (argmax/argmin indices) are only moved and cast}}
+  scl.kernel "Unary" mode "neg" ins(%x : memref<2xi64>) outs(%y : memref<2xi64>)
+  return %y : memref<2xi64>
+}
+
+// -----
+
+// case: a fused kernel writing an i64 buffer
+func.func @f(%x: memref<2xf32>) -> memref<2xi64> {
+  %y = memref.alloc() : memref<2xi64>
+  // expected-error @+1 {{writes 'memref<2xi64>'; a fused kernel writes f32, i1, bf16 or f16}}
+  scl.fused_elementwise ins(%x : memref<2xf32>) outs(%y : memref<2xi64>) {
+  ^bb0(%a: f32):
+    scl.yield %a : f32
+  }
+  return %y : memref<2xi64>
+}
+
+// -----
+
+// case: a fused kernel reading an i64 buffer
+func.func @f(%x: memref<2xi64>) -> memref<2xf32> {
+  %y = memref.alloc() : memref<2xf32>
+  // expected-error @+1 {{input 0 'memref<2xi64>' holds 'i64'; fused kernels read f32, i1, bf16 or f16}}
+  scl.fused_elementwise ins(%x : memref<2xi64>) outs(%y : memref<2xf32>) {
+  ^bb0(%a: f32):
+    scl.yield %a : f32
+  }
+  return %y : memref<2xf32>
 }

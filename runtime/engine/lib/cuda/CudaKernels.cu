@@ -15,6 +15,7 @@
 #include "RingPlan.h"
 
 #include "shardrt/cpu/HalfFloats.h"
+#include "shardrt/cpu/Int64Casts.h"
 
 #include <algorithm>
 
@@ -162,12 +163,15 @@ __device__ float castLoad(const void *x, long long i, cpu::ElemType t) {
     return cpu::bf16ToFloat(static_cast<const uint16_t *>(x)[i]);
   case cpu::ElemType::F16:
     return cpu::f16ToFloat(static_cast<const uint16_t *>(x)[i]);
+  case cpu::ElemType::I64: // rounds, as the CPU cast does
+    return float(static_cast<const long long *>(x)[i]);
   }
   return 0.0f;
 }
 
 /// Casts through f32 with the CPU kernel's rules: to bool x != 0 (NaN is
-/// true), to bf16 and f16 rounded to nearest even (cpu/HalfFloats.h).
+/// true), to bf16 and f16 rounded to nearest even (cpu/HalfFloats.h), to
+/// int64 truncated (cpu/Int64Casts.h).
 __global__ void castKernel(void *__restrict__ y, const void *__restrict__ x,
                            long long n, cpu::ElemType from, cpu::ElemType to) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
@@ -185,6 +189,9 @@ __global__ void castKernel(void *__restrict__ y, const void *__restrict__ x,
       break;
     case cpu::ElemType::F16:
       static_cast<uint16_t *>(y)[i] = cpu::floatToF16(v);
+      break;
+    case cpu::ElemType::I64:
+      static_cast<int64_t *>(y)[i] = cpu::floatToInt64(v);
       break;
     }
   }

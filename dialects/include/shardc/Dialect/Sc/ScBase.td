@@ -54,6 +54,8 @@ class Sc_Op<string mnemonic, list<Trait> traits = []>
 // Tensors of the dialect: static-shaped, ranked.
 def Sc_FloatTensor : StaticShapeTensorOf<[F16, BF16, F32, F64]>;
 def Sc_BoolTensor : StaticShapeTensorOf<[I1]>;
+// torch.long results (argmax, argmin): int64 indices.
+def Sc_IndexTensor : StaticShapeTensorOf<[I64]>;
 def Sc_AnyTensor : StaticShapeTensorOf<[AnyType]>;
 def Sc_NumericTensor : StaticShapeTensorOf<[AnyFloat, AnySignlessInteger]>;
 

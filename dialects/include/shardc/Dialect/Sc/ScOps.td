@@ -677,6 +677,32 @@ def Sc_SumOp : Sc_ReductionOp<"sum", "sum">;
 def Sc_MeanOp : Sc_ReductionOp<"mean", "mean">;
 def Sc_AmaxOp : Sc_ReductionOp<"amax", "amax">;
 def Sc_AminOp : Sc_ReductionOp<"amin", "amin">;
+// torch.argmax / torch.argmin: int64 indices of the extreme along one dim.
+class Sc_ArgExtremeOp<string mnemonic, string torchName, string extreme,
+                      string reduction>
+    : Sc_InferredOp<mnemonic> {
+  let summary = "torch." # torchName # ": index of the " # extreme # " along a dim";
+  let description = "The index (int64) along `dim` (negative counts from the "
+      "end) of the " # extreme # " element, as `torch." # torchName # "`; "
+      "without `dim`, the index into the flattened input. As in PyTorch, "
+      "ties give the first index, NaN counts as the " # extreme # " (the "
+      "first NaN's index is returned), `keepdim` keeps the reduced dim (every "
+      "dim without `dim`) as size 1, and a reduced dim of size 0 is an error."
+      "\n\n```mlir\n"
+      "%i = sc." # mnemonic # " %x {dim = 1 : i64} : (tensor<2x5xf32>) -> tensor<2xi64>\n"
+      "```\n\n"
+      "`sc-decompose-forms` rewrites it into the " # extreme # " (`sc." #
+      reduction # "`), a compare, a select of constant indices "
+      "and an `sc.amin` of those, cast to i64: over a split dim it costs the "
+      "two all-reduces those reductions have. The indices are exact in f32, "
+      "so a reduced extent past 2^24 is refused.";
+  let arguments = (ins Sc_FloatTensor:$input, OptionalAttr<I64Attr>:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Sc_IndexTensor:$result);
+}
+def Sc_ArgmaxOp : Sc_ArgExtremeOp<"argmax", "argmax", "maximum", "amax">;
+def Sc_ArgminOp : Sc_ArgExtremeOp<"argmin", "argmin", "minimum", "amin">;
+
 def Sc_ProdOp : Sc_ReductionOp<"prod", "prod"> {
   let description = [{
     The product over `dims` (all dims when absent; negative dims count from

@@ -68,8 +68,12 @@ std::optional<std::string> elementwiseFunction(KernelOp k);
 std::optional<std::string> fusableFunction(KernelOp k);
 
 /// The element types a rank program's buffers hold (Scl_Buffer's): f32,
-/// bf16, f16 and i1. bf16 and f16 compute in f32 (sc-compute-in-f32).
+/// bf16, f16, i1 and i64. bf16 and f16 compute in f32 (sc-compute-in-f32).
 bool isBufferElement(mlir::Type element);
+/// What kernels other than casts and moves (and fused kernels) read and
+/// write: f32, i1, bf16 or f16; isBufferElement adds i64 (argmax/argmin
+/// indices).
+bool isComputeElement(mlir::Type element);
 /// A bf16 or f16 element type: moved, cast, and widened where read.
 bool isHalfFloatElement(mlir::Type element);
 

@@ -13,7 +13,7 @@ class Scl_Op<string mnemonic, list<Trait> traits = []>
 // The buffers a rank program computes on: static shapes, the element types
 // the runtime stores. bf16 and f16 buffers are only moved and cast (kernels
 // compute in f32; see sc-compute-in-f32).
-def Scl_Buffer : StaticShapeMemRefOf<[F32, BF16, F16, I1]>;
+def Scl_Buffer : StaticShapeMemRefOf<[F32, BF16, F16, I1, I64]>;
 
 def Scl_TransferArrayAttr
     : TypedArrayAttrBase<Scl_TransferAttr, "array of #scl.transfer">;

@@ -128,12 +128,13 @@ void select(const uint8_t *cond, const Shape &condShape, const void *t,
 void broadcastTo(const void *x, const Shape &xShape, void *y,
                  const Shape &outShape, size_t elemBytes);
 
-enum class ElemType { F32, Bool, BF16, F16 };
+enum class ElemType { F32, Bool, BF16, F16, I64 };
 /// Bytes of one element of `type`.
 size_t elementBytes(ElemType type);
 /// Element-type conversion with PyTorch's rules (float -> bool: x != 0;
 /// bool -> float: 0/1; to bf16 or f16: rounded to nearest even, see
-/// HalfFloats.h). Same type: a copy.
+/// HalfFloats.h; int64 -> any: through f32, as c10's conversions go; float
+/// -> int64: floatToInt64 in Int64Casts.h). Same type: a copy.
 void cast(ElemType from, const void *x, ElemType to, void *y, int64_t n);
 
 //===----------------------------------------------------------------------===//

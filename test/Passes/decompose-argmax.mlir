@@ -1,0 +1,55 @@
+// RUN: shardc-opt %s -split-input-file -sc-decompose-forms -mlir-print-debuginfo | FileCheck %s
+
+// sc-decompose-forms rewrites sc.argmax / sc.argmin into the extreme, a
+// compare against it and a NaN test, selects of constant indices (n where
+// neither holds) and the least index, cast to i64. Every new op keeps the
+// replaced op's location, the cast its pin.
+
+// CHECK-LABEL: func.func @argmax_dim
+// CHECK:      %[[M:.*]] = sc.amax %arg0 {dims = array<i64: 1>, keepdim = true} : (tensor<2x3xf32>) -> tensor<2x1xf32> loc(#[[LOC:.*]])
+// CHECK-NEXT: %[[I:.*]] = sc.constant dense<{{\[\[}}0.000000e+00, 1.000000e+00, 2.000000e+00]]> : tensor<1x3xf32> loc(#[[LOC]])
+// CHECK-NEXT: %[[NAN:.*]] = sc.compare %arg0, %arg0 {predicate = "ne"} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xi1> loc(#[[LOC]])
+// CHECK-NEXT: %[[HIT:.*]] = sc.compare %arg0, %[[M]] {predicate = "eq"} : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xi1> loc(#[[LOC]])
+// CHECK-NEXT: %[[N:.*]] = sc.constant dense<3.000000e+00> : tensor<f32> loc(#[[LOC]])
+// CHECK-NEXT: %[[C:.*]] = sc.select %[[NAN]], %[[I]], %[[N]] : (tensor<2x3xi1>, tensor<1x3xf32>, tensor<f32>) -> tensor<2x3xf32> loc(#[[LOC]])
+// CHECK-NEXT: %[[D:.*]] = sc.select %[[HIT]], %[[I]], %[[C]] : (tensor<2x3xi1>, tensor<1x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32> loc(#[[LOC]])
+// CHECK-NEXT: %[[F:.*]] = sc.amin %[[D]] {dims = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32> loc(#[[LOC]])
+// CHECK-NEXT: %[[R:.*]] = sc.cast %[[F]] {sc.sharding = #sc.sharding<@m, [{"x"}]>} : tensor<2xf32> to tensor<2xi64> loc(#[[LOC]])
+// CHECK-NEXT: return %[[R]]
+// CHECK:      #[[LOC]] = loc("m.py":7:8)
+sc.mesh @m ["x"=2]
+func.func @argmax_dim(%x: tensor<2x3xf32>) -> tensor<2xi64> {
+  %i = sc.argmax %x {dim = 1 : i64, sc.sharding = #sc.sharding<@m, [{"x"}]>} : (tensor<2x3xf32>) -> tensor<2xi64> loc("m.py":7:8)
+  return %i : tensor<2xi64>
+}
+
+// -----
+
+// argmin along a negative dim, kept: the least element and a kept amin.
+// CHECK-LABEL: func.func @argmin_keepdim
+// CHECK:      %[[M:.*]] = sc.amin %arg0 {dims = array<i64: 0>, keepdim = true} : (tensor<2x3xf32>) -> tensor<1x3xf32>
+// CHECK:      sc.constant dense<{{\[\[}}0.000000e+00], [1.000000e+00]]> : tensor<2x1xf32>
+// CHECK:      %[[F:.*]] = sc.amin %{{.*}} {dims = array<i64: 0>, keepdim = true} : (tensor<2x3xf32>) -> tensor<1x3xf32>
+// CHECK-NEXT: sc.cast %[[F]] : tensor<1x3xf32> to tensor<1x3xi64>
+func.func @argmin_keepdim(%x: tensor<2x3xf32>) -> tensor<1x3xi64> {
+  %i = sc.argmin %x {dim = -2 : i64, keepdim = true} : (tensor<2x3xf32>) -> tensor<1x3xi64>
+  return %i : tensor<1x3xi64>
+}
+
+// -----
+
+// Without a dim: the flattened input, and with keepdim the index reshaped
+// to all ones. A bf16 input is widened first (exactly), so that indices
+// past 256 stay exact.
+// CHECK-LABEL: func.func @flattened_bf16
+// CHECK:      %[[W:.*]] = sc.cast %arg0 : tensor<2x300xbf16> to tensor<2x300xf32>
+// CHECK-NEXT: %[[V:.*]] = sc.reshape %[[W]] : (tensor<2x300xf32>) -> tensor<600xf32>
+// CHECK-NEXT: sc.amax %[[V]] {dims = array<i64: 0>, keepdim = true} : (tensor<600xf32>) -> tensor<1xf32>
+// CHECK:      sc.constant dense<6.000000e+02> : tensor<f32>
+// CHECK:      %[[F:.*]] = sc.amin %{{.*}} {dims = array<i64: 0>, keepdim = true} : (tensor<600xf32>) -> tensor<1xf32>
+// CHECK-NEXT: %[[K:.*]] = sc.reshape %[[F]] : (tensor<1xf32>) -> tensor<1x1xf32>
+// CHECK-NEXT: sc.cast %[[K]] : tensor<1x1xf32> to tensor<1x1xi64>
+func.func @flattened_bf16(%x: tensor<2x300xbf16>) -> tensor<1x1xi64> {
+  %i = sc.argmax %x {keepdim = true} : (tensor<2x300xbf16>) -> tensor<1x1xi64>
+  return %i : tensor<1x1xi64>
+}
