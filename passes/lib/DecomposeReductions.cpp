@@ -301,65 +301,80 @@ void decomposeAdaptivePool(Operation *op, ArrayRef<int64_t> outputSize) {
   op->erase();
 }
 
-/// torch.argmax / argmin along `dim` of `x` (every dim, flattened, when
-/// absent): the extreme, a compare against it, the indices that compare
-/// equal (or hold NaN, which torch counts as the extreme) selected from a
-/// constant 0..n-1 along the dim with n elsewhere, and the least of those.
-/// Ties and NaN thus give the first index, as ATen's kernels do.
+/// Each element's index among the `reduced` dims of `type`, row-major over
+/// those dims (the flattened index when every dim is reduced): f32
+/// constants of i * stride along each dim, broadcast and added. A constant
+/// of n_d elements per dim, never one the size of the input, and nothing a
+/// split dim would have to gather (a reshape to 1-D would).
+Value rowMajorIndex(OpBuilder &b, Location loc, RankedTensorType type,
+                    ArrayRef<int64_t> reduced) {
+  Type element = type.getElementType();
+  Value index;
+  int64_t stride = 1;
+  for (int64_t d : llvm::reverse(reduced)) {
+    int64_t n = type.getDimSize(d);
+    if (n > 1) {
+      SmallVector<int64_t> shape(type.getRank(), 1);
+      shape[d] = n;
+      SmallVector<Attribute> values;
+      for (int64_t i = 0; i < n; ++i)
+        values.push_back(b.getFloatAttr(element, double(i * stride)));
+      Value term = ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(RankedTensorType::get(shape, element),
+                                 values));
+      index = index ? AddOp::create(b, loc, term, index).getResult() : term;
+    }
+    stride *= n;
+  }
+  if (index)
+    return index;
+  return ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({}, element),
+                             b.getFloatAttr(element, 0.0)));
+}
+
+/// torch.argmax / argmin along `dim` (every dim, flattened, when absent):
+/// the extreme, a compare against it, the indices that compare equal (or
+/// hold NaN, which torch counts as the extreme) selected with the element
+/// count elsewhere, and the least of those. Ties and NaN thus give the
+/// first index, as ATen's kernels do.
 template <typename Op> LogicalResult decomposeArgExtremeOf(Op op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   bool max = isa<ArgmaxOp>(op);
-  Value x = op.getInput();
-  bool keepdim = op.getKeepdim();
-  std::optional<int64_t> dim; // I64Attr reads back unsigned: take the attr
-  if (IntegerAttr attr = op.getDimAttr())
-    dim = attr.getInt();
-  RankedTensorType resultType = op.getType();
-  auto xType = cast<RankedTensorType>(x.getType());
+  Value v = op.getInput();
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> reduced; // I64Attr reads back unsigned: take the attr
+  if (IntegerAttr dim = op.getDimAttr(); dim && type.getRank() > 0)
+    reduced.push_back(*normalizeDim(dim.getInt(), type.getRank()));
+  else
+    reduced = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  int64_t n = elementsOver(v, reduced);
   // Indices are f32 values until the final cast: f32 holds each index and
   // the "no hit" value n exactly up to 2^24.
   constexpr int64_t kExactInF32 = int64_t(1) << 24;
-  int64_t along =
-      dim ? *normalizeDim(*dim, std::max<int64_t>(xType.getRank(), 1)) : 0;
-  int64_t n = dim && xType.getRank() > 0 ? xType.getDimSize(along)
-                                         : xType.getNumElements();
   if (n > kExactInF32)
-    return op.emitOpError("reduces ")
-           << n << " elements along one dim; indices past 2^24 (" << kExactInF32
-           << ") are not supported";
-  Value v = x;
-  if (!xType.getElementType().isF32() && !xType.getElementType().isF64())
-    v = CastOp::create(b, loc, xType.clone(b.getF32Type()), v); // exact
-  auto vType = cast<RankedTensorType>(v.getType());
-  // Without a dim (or on a scalar) the index is into the flattened input.
-  if (!dim || vType.getRank() == 0) {
-    vType = RankedTensorType::get({n}, vType.getElementType());
-    v = ReshapeOp::create(b, loc, vType, v);
-    along = 0;
+    return op.emitOpError("reduces ") << n << " elements; indices past 2^24 ("
+                                      << kExactInF32 << ") are not supported";
+  if (!type.getElementType().isF32() && !type.getElementType().isF64()) {
+    type = type.clone(b.getF32Type());
+    v = CastOp::create(b, loc, type, v); // exact: every bf16/f16 is an f32
   }
-  DenseI64ArrayAttr dims = b.getDenseI64ArrayAttr({along});
+  DenseI64ArrayAttr dims = b.getDenseI64ArrayAttr(reduced);
   BoolAttr keep = b.getBoolAttr(true);
   Value extreme = max ? AmaxOp::create(b, loc, v, dims, keep).getResult()
                       : AminOp::create(b, loc, v, dims, keep).getResult();
-  SmallVector<int64_t> indexShape(vType.getRank(), 1);
-  indexShape[along] = n;
-  auto indexType = RankedTensorType::get(indexShape, vType.getElementType());
-  SmallVector<Attribute> indices;
-  for (int64_t i = 0; i < n; ++i)
-    indices.push_back(b.getFloatAttr(vType.getElementType(), double(i)));
-  Value index =
-      ConstantOp::create(b, loc, DenseElementsAttr::get(indexType, indices));
+  Value index = rowMajorIndex(b, loc, type, reduced);
   Value isNan = CompareOp::create(b, loc, v, v, b.getStringAttr("ne"));
   Value hit = CompareOp::create(b, loc, v, extreme, b.getStringAttr("eq"));
   Value candidate =
       SelectOp::create(b, loc, isNan, index, scalar(b, loc, v, double(n)));
   candidate = SelectOp::create(b, loc, hit, index, candidate);
-  Value first = AminOp::create(b, loc, candidate, dims, b.getBoolAttr(keepdim));
-  auto firstType = resultType.clone(vType.getElementType());
-  if (first.getType() != firstType)
-    first = ReshapeOp::create(b, loc, firstType, first);
-  replaceKeepingPin(op, CastOp::create(b, loc, resultType, first));
+  Value first =
+      AminOp::create(b, loc, candidate, dims, b.getBoolAttr(op.getKeepdim()));
+  replaceKeepingPin(op, CastOp::create(b, loc, op.getType(), first));
   return success();
 }
 

@@ -8,6 +8,12 @@
 // RUN: shardc %t/model.mlir -O0 -o %t/o0.shardbin
 // RUN: mkdir -p %t/o0 && shard-run %t/o0.shardbin --input arg0=%t/x.npy --input arg1=%t/y.npy --output result0=%t/o0/r0.npy --output result1=%t/o0/r1.npy --output result2=%t/o0/r2.npy --output result3=%t/o0/r3.npy --output result4=%t/o0/r4.npy
 // RUN: %python %t/ref.py check %t/o0 | FileCheck %s
+// Nothing is gathered: the flattened index is a sum of per-dim constants,
+// not a reshape to 1-D (which would gather the split H).
+// RUN: shardc %t/model.mlir -O0 --emit=kernels | FileCheck %s --check-prefix=COMM
+// COMM-NOT: AllGather
+// COMM: AllReduce
+// COMM-NOT: AllGather
 // RUN: shardc %t/model.mlir -O3 -o %t/o3.shardbin
 // RUN: mkdir -p %t/o3 && shard-run %t/o3.shardbin --input arg0=%t/x.npy --input arg1=%t/y.npy --output result0=%t/o3/r0.npy --output result1=%t/o3/r1.npy --output result2=%t/o3/r2.npy --output result3=%t/o3/r3.npy --output result4=%t/o3/r4.npy
 // RUN: %python %t/ref.py check %t/o3 | FileCheck %s

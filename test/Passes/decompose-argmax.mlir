@@ -38,18 +38,33 @@ func.func @argmin_keepdim(%x: tensor<2x3xf32>) -> tensor<1x3xi64> {
 
 // -----
 
-// Without a dim: the flattened input, and with keepdim the index reshaped
-// to all ones. A bf16 input is widened first (exactly), so that indices
-// past 256 stay exact.
+// Without a dim: every dim reduced, the flattened index a sum of per-dim
+// constants (i * stride; a size-1 dim adds nothing), so that no split dim
+// is gathered; keepdim keeps every dim as 1. A bf16 input is widened first
+// (exactly), so that indices past 256 stay exact.
 // CHECK-LABEL: func.func @flattened_bf16
-// CHECK:      %[[W:.*]] = sc.cast %arg0 : tensor<2x300xbf16> to tensor<2x300xf32>
-// CHECK-NEXT: %[[V:.*]] = sc.reshape %[[W]] : (tensor<2x300xf32>) -> tensor<600xf32>
-// CHECK-NEXT: sc.amax %[[V]] {dims = array<i64: 0>, keepdim = true} : (tensor<600xf32>) -> tensor<1xf32>
+// CHECK:      %[[W:.*]] = sc.cast %arg0 : tensor<2x1x300xbf16> to tensor<2x1x300xf32>
+// CHECK-NEXT: sc.amax %[[W]] {dims = array<i64: 0, 1, 2>, keepdim = true} : (tensor<2x1x300xf32>) -> tensor<1x1x1xf32>
+// CHECK-NEXT: %[[I2:.*]] = sc.constant dense<{{.*}}> : tensor<1x1x300xf32>
+// CHECK-NEXT: %[[I0:.*]] = sc.constant dense<{{\[\[\[}}0.000000e+00]], {{\[\[}}3.000000e+02]]]> : tensor<2x1x1xf32>
+// CHECK-NEXT: %[[I:.*]] = sc.add %[[I0]], %[[I2]] : (tensor<2x1x1xf32>, tensor<1x1x300xf32>) -> tensor<2x1x300xf32>
 // CHECK:      sc.constant dense<6.000000e+02> : tensor<f32>
-// CHECK:      %[[F:.*]] = sc.amin %{{.*}} {dims = array<i64: 0>, keepdim = true} : (tensor<600xf32>) -> tensor<1xf32>
-// CHECK-NEXT: %[[K:.*]] = sc.reshape %[[F]] : (tensor<1xf32>) -> tensor<1x1xf32>
-// CHECK-NEXT: sc.cast %[[K]] : tensor<1x1xf32> to tensor<1x1xi64>
-func.func @flattened_bf16(%x: tensor<2x300xbf16>) -> tensor<1x1xi64> {
-  %i = sc.argmax %x {keepdim = true} : (tensor<2x300xbf16>) -> tensor<1x1xi64>
-  return %i : tensor<1x1xi64>
+// CHECK:      %[[F:.*]] = sc.amin %{{.*}} {dims = array<i64: 0, 1, 2>, keepdim = true} : (tensor<2x1x300xf32>) -> tensor<1x1x1xf32>
+// CHECK-NEXT: sc.cast %[[F]] : tensor<1x1x1xf32> to tensor<1x1x1xi64>
+func.func @flattened_bf16(%x: tensor<2x1x300xbf16>) -> tensor<1x1x1xi64> {
+  %i = sc.argmax %x {keepdim = true} : (tensor<2x1x300xbf16>) -> tensor<1x1x1xi64>
+  return %i : tensor<1x1x1xi64>
+}
+
+// -----
+
+// A scalar's index is 0: its one element, compared with itself.
+// CHECK-LABEL: func.func @scalar
+// CHECK:      sc.amin %arg0 {dims = array<i64>, keepdim = true} : (tensor<f32>) -> tensor<f32>
+// CHECK-NEXT: sc.constant dense<0.000000e+00> : tensor<f32>
+// CHECK:      %[[F:.*]] = sc.amin %{{.*}} {dims = array<i64>} : (tensor<f32>) -> tensor<f32>
+// CHECK-NEXT: sc.cast %[[F]] : tensor<f32> to tensor<i64>
+func.func @scalar(%x: tensor<f32>) -> tensor<i64> {
+  %i = sc.argmin %x {dim = -1 : i64} : (tensor<f32>) -> tensor<i64>
+  return %i : tensor<i64>
 }

@@ -149,10 +149,11 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
     - `sc.argmax` and `sc.argmin` become the kept `sc.amax` (`sc.amin`),
       `sc.compare`s of `x` with it and with itself (NaN), `sc.select`s of a
       constant of indices along the dim (`n` elsewhere), the least of
-      those (`sc.amin`) and an `sc.cast` to i64; without a dim the input is
-      flattened by `sc.reshape` first. Over a split dim that is two
-      all-reduces and no gather. An extent past 2^24 (where f32 indices stop
-      being exact) is refused at the op;
+      those (`sc.amin`) and an `sc.cast` to i64; without a dim every dim is
+      reduced and the flattened index is a sum of per-dim constants
+      (`i * stride`, added by broadcasting), so nothing is reshaped or
+      gathered. Over a split dim that is two all-reduces. An extent past
+      2^24 (where f32 indices stop being exact) is refused at the op;
     - `sc.adaptive_avg_pool` and `sc.adaptive_max_pool` become a pool of
       kernel and stride `n / out` over the dims the output size divides,
       and, per other dim, a slice and a `sc.mean` (`sc.amax`) per window
