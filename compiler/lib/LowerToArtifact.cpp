@@ -74,22 +74,33 @@ static bool isInt64Tensor(Type type) {
   return tensor && tensor.getElementType().isInteger(64);
 }
 
+static InFlightDiagnostic int64InputError(BlockArgument arg) {
+  return emitError(arg.getLoc())
+         << "model input " << arg.getArgNumber() << " is " << arg.getType()
+         << "; shardc's i64 tensors are argmax/argmin indices, which a model "
+            "returns or casts, not takes";
+}
+
 LogicalResult checkElementTypes(ModuleOp module) {
   bool ok = true;
-  module.walk([&](func::FuncOp func) {
-    for (BlockArgument arg : func.getArguments())
-      if (isInt64Tensor(arg.getType())) {
-        emitError(arg.getLoc())
-            << "model input " << arg.getArgNumber() << " is " << arg.getType()
-            << "; shardc's i64 tensors are argmax/argmin indices, which a "
-               "model returns or casts, not takes";
-        ok = false;
-      }
-  });
+  // The entry is the public function (private ones are helpers).
+  for (auto func : module.getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      for (BlockArgument arg : func.getArguments())
+        if (isInt64Tensor(arg.getType())) {
+          (void)int64InputError(arg);
+          ok = false;
+        }
   module.walk([&](Operation *op) {
     // Ops downstream of the first one would each repeat its error.
     if (!llvm::all_of(op->getOperandTypes(), computable))
       return;
+    if (isa<sc::ConstantOp>(op) &&
+        llvm::any_of(op->getResultTypes(), isInt64Tensor)) {
+      (void)artifactDType(op, IntegerType::get(op->getContext(), 64));
+      ok = false;
+      return;
+    }
     if (!handlesInt64(op) &&
         (llvm::any_of(op->getOperandTypes(), isInt64Tensor) ||
          llvm::any_of(op->getResultTypes(), isInt64Tensor))) {
@@ -131,6 +142,8 @@ FailureOr<uint32_t> ProgramBuilder::define(Operation *op, Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     auto tensor = dyn_cast<RankedTensorType>(arg.getType());
     Type elem = tensor ? tensor.getElementType() : arg.getType();
+    if (isInt64Tensor(arg.getType()))
+      return int64InputError(arg);
     if (!tensor || !tensor.hasStaticShape() || tensor.getEncoding() ||
         !scl::isBufferElement(elem))
       return emitError(arg.getLoc())

@@ -301,6 +301,17 @@ void decomposeAdaptivePool(Operation *op, ArrayRef<int64_t> outputSize) {
   op->erase();
 }
 
+/// An sc.constant of `shape` holding `values`, in `element` (f32 or f64).
+Value constantOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                 Type element, ArrayRef<double> values) {
+  auto type = RankedTensorType::get(shape, element);
+  if (element.isF64())
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+  SmallVector<float> narrow(values.begin(), values.end());
+  return ConstantOp::create(b, loc,
+                            DenseElementsAttr::get(type, ArrayRef(narrow)));
+}
+
 /// Each element's index among the `reduced` dims of `type`, row-major over
 /// those dims (the flattened index when every dim is reduced): f32
 /// constants of i * stride along each dim, broadcast and added. A constant
@@ -316,48 +327,42 @@ Value rowMajorIndex(OpBuilder &b, Location loc, RankedTensorType type,
     if (n > 1) {
       SmallVector<int64_t> shape(type.getRank(), 1);
       shape[d] = n;
-      SmallVector<Attribute> values;
+      SmallVector<double> values;
       for (int64_t i = 0; i < n; ++i)
-        values.push_back(b.getFloatAttr(element, double(i * stride)));
-      Value term = ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(RankedTensorType::get(shape, element),
-                                 values));
+        values.push_back(double(i * stride));
+      Value term = constantOf(b, loc, shape, element, values);
       index = index ? AddOp::create(b, loc, term, index).getResult() : term;
     }
     stride *= n;
   }
-  if (index)
-    return index;
-  return ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(RankedTensorType::get({}, element),
-                             b.getFloatAttr(element, 0.0)));
+  return index ? index : constantOf(b, loc, {}, element, {0.0});
 }
 
-/// torch.argmax / argmin along `dim` (every dim, flattened, when absent):
-/// the extreme, a compare against it, the indices that compare equal (or
-/// hold NaN, which torch counts as the extreme) selected with the element
-/// count elsewhere, and the least of those. Ties and NaN thus give the
-/// first index, as ATen's kernels do.
+/// torch.argmax / argmin along `dim` (every dim, flattened, when absent).
+/// Each element's candidate is its index i if it is NaN (torch counts NaN
+/// as the extreme), n + i if it equals the extreme, 2n otherwise; the least
+/// candidate c gives c < n ? c : c - n. Ties and NaN thus give the first
+/// index, as ATen's kernels do, and NaN wins even where the extreme's
+/// reduction lost it (NCCL's max need not keep NaN).
 template <typename Op> LogicalResult decomposeArgExtremeOf(Op op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   bool max = isa<ArgmaxOp>(op);
   Value v = op.getInput();
   auto type = cast<RankedTensorType>(v.getType());
-  SmallVector<int64_t> reduced; // I64Attr reads back unsigned: take the attr
-  if (IntegerAttr dim = op.getDimAttr(); dim && type.getRank() > 0)
-    reduced.push_back(*normalizeDim(dim.getInt(), type.getRank()));
+  SmallVector<int64_t> reduced;
+  if (std::optional<int64_t> dim = op.getSignedDim(); dim && type.getRank())
+    reduced.push_back(*normalizeDim(*dim, type.getRank()));
   else
     reduced = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
   int64_t n = elementsOver(v, reduced);
-  // Indices are f32 values until the final cast: f32 holds each index and
-  // the "no hit" value n exactly up to 2^24.
+  // Candidates are f32 values until the final cast: f32 holds them (up to
+  // 2n) exactly while 2n <= 2^24.
   constexpr int64_t kExactInF32 = int64_t(1) << 24;
-  if (n > kExactInF32)
-    return op.emitOpError("reduces ") << n << " elements; indices past 2^24 ("
-                                      << kExactInF32 << ") are not supported";
+  if (2 * n > kExactInF32)
+    return op.emitOpError("reduces ")
+           << n << " elements; indices past 2^23 (" << kExactInF32 / 2
+           << ") are not supported";
   if (!type.getElementType().isF32() && !type.getElementType().isF64()) {
     type = type.clone(b.getF32Type());
     v = CastOp::create(b, loc, type, v); // exact: every bf16/f16 is an f32
@@ -367,13 +372,21 @@ template <typename Op> LogicalResult decomposeArgExtremeOf(Op op) {
   Value extreme = max ? AmaxOp::create(b, loc, v, dims, keep).getResult()
                       : AminOp::create(b, loc, v, dims, keep).getResult();
   Value index = rowMajorIndex(b, loc, type, reduced);
+  Value count = scalar(b, loc, v, double(n));
   Value isNan = CompareOp::create(b, loc, v, v, b.getStringAttr("ne"));
   Value hit = CompareOp::create(b, loc, v, extreme, b.getStringAttr("eq"));
-  Value candidate =
-      SelectOp::create(b, loc, isNan, index, scalar(b, loc, v, double(n)));
-  candidate = SelectOp::create(b, loc, hit, index, candidate);
-  Value first =
+  // One op per statement: the IR's order does not hang on the order in
+  // which a compiler evaluates arguments.
+  Value shifted = AddOp::create(b, loc, index, count);
+  Value none = scalar(b, loc, v, 2.0 * double(n));
+  Value candidate = SelectOp::create(b, loc, hit, shifted, none);
+  candidate = SelectOp::create(b, loc, isNan, index, candidate);
+  Value least =
       AminOp::create(b, loc, candidate, dims, b.getBoolAttr(op.getKeepdim()));
+  Value nanFirst =
+      CompareOp::create(b, loc, least, count, b.getStringAttr("lt"));
+  Value unshifted = SubOp::create(b, loc, least, count);
+  Value first = SelectOp::create(b, loc, nanFirst, least, unshifted);
   replaceKeepingPin(op, CastOp::create(b, loc, op.getType(), first));
   return success();
 }

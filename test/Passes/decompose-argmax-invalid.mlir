@@ -1,18 +1,18 @@
 // RUN: shardc-opt %s -split-input-file -sc-decompose-forms -verify-diagnostics
 
-// argmax/argmin compute indices in f32, exact up to 2^24: a longer reduced
-// extent is refused at the op.
-func.func @too_long(%x: tensor<16777217xf32>) -> tensor<i64> {
-  // expected-error @+1 {{'sc.argmax' op reduces 16777217 elements; indices past 2^24 (16777216) are not supported}}
-  %i = sc.argmax %x {dim = 0 : i64} : (tensor<16777217xf32>) -> tensor<i64>
+// argmax/argmin rank candidates up to twice the extent in f32, exact up to
+// 2^24: a reduced extent past 2^23 is refused at the op.
+func.func @too_long(%x: tensor<8388609xf32>) -> tensor<i64> {
+  // expected-error @+1 {{'sc.argmax' op reduces 8388609 elements; indices past 2^23 (8388608) are not supported}}
+  %i = sc.argmax %x {dim = 0 : i64} : (tensor<8388609xf32>) -> tensor<i64>
   return %i : tensor<i64>
 }
 
 // -----
 
 // Flattened, the extent is every element's.
-func.func @too_many(%x: tensor<4096x4097xf32>) -> tensor<i64> {
-  // expected-error @+1 {{'sc.argmin' op reduces 16781312 elements; indices past 2^24 (16777216) are not supported}}
-  %i = sc.argmin %x : (tensor<4096x4097xf32>) -> tensor<i64>
+func.func @too_many(%x: tensor<2048x4097xf32>) -> tensor<i64> {
+  // expected-error @+1 {{'sc.argmin' op reduces 8390656 elements; indices past 2^23 (8388608) are not supported}}
+  %i = sc.argmin %x : (tensor<2048x4097xf32>) -> tensor<i64>
   return %i : tensor<i64>
 }

@@ -540,8 +540,24 @@ Comparison compare(const GlobalTensor &got, const GlobalTensor &want,
       c.firstWant = b;
     }
   };
+  // Integers and booleans (indices, masks) match exactly: a tolerance
+  // would pass an index off by one once it is past atol / rtol.
+  bool exact = want.dtype == DType::I32 || want.dtype == DType::I64 ||
+               want.dtype == DType::Bool;
+  size_t bytes = dtypeSize(want.dtype);
   for (size_t i = 0; i < n; ++i) {
     double a = elementValue(got, i), b = elementValue(want, i);
+    if (exact) {
+      double err = std::abs(a - b);
+      c.maxAbs = std::max(c.maxAbs, err);
+      if (b != 0)
+        c.maxRel = std::max(c.maxRel, err / std::abs(b));
+      // Compared as bytes: int64 values past 2^53 are not doubles.
+      if (std::memcmp(got.data.data() + i * bytes, want.data.data() + i * bytes,
+                      bytes) != 0)
+        mismatch(i, a, b);
+      continue;
+    }
     if (!std::isfinite(a) || !std::isfinite(b)) {
       // NaN matches NaN and an infinity the same one (numpy's allclose with
       // equal_nan); inf - inf would be NaN.

@@ -46,6 +46,35 @@ static LogicalResult inferBinary(OptLoc loc, StringRef opName, Value lhs,
                         types);
 }
 
+/// add/sub/mul/div: as inferBinary, but a rank-0 operand (a Python scalar)
+/// may have another float type than a ranked one, whose type the result
+/// takes: PyTorch's promotion lets zero-dim tensors promote only across
+/// categories (int to float), and its bf16/f16 kernels use the scalar's own
+/// value in f32 (sc-compute-in-f32 widens the 16-bit side only).
+static LogicalResult inferArithmetic(OptLoc loc, StringRef opName, Value lhs,
+                                     Value rhs, SmallVectorImpl<Type> &types) {
+  RankedTensorType l = tensorTypeOf(lhs), r = tensorTypeOf(rhs);
+  if (l && r && l.getElementType() != r.getElementType() &&
+      (l.getRank() == 0) != (r.getRank() == 0))
+    return inferBroadcast(
+        loc, opName, {lhs, rhs},
+        l.getRank() == 0 ? r.getElementType() : l.getElementType(), types);
+  return inferBinary(loc, opName, lhs, rhs, Type(), types);
+}
+
+#define SC_ARITHMETIC_INFER(OP)                                                \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, OptLoc loc,                \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return inferArithmetic(loc, getOperationName(), adaptor.getLhs(),          \
+                           adaptor.getRhs(), types);                           \
+  }
+SC_ARITHMETIC_INFER(AddOp)
+SC_ARITHMETIC_INFER(SubOp)
+SC_ARITHMETIC_INFER(MulOp)
+SC_ARITHMETIC_INFER(DivOp)
+#undef SC_ARITHMETIC_INFER
+
 #define SC_BINARY_INFER(OP)                                                    \
   LogicalResult OP::inferReturnTypes(MLIRContext *, OptLoc loc,                \
                                      Adaptor adaptor,                          \
@@ -53,10 +82,6 @@ static LogicalResult inferBinary(OptLoc loc, StringRef opName, Value lhs,
     return inferBinary(loc, getOperationName(), adaptor.getLhs(),              \
                        adaptor.getRhs(), Type(), types);                       \
   }
-SC_BINARY_INFER(AddOp)
-SC_BINARY_INFER(SubOp)
-SC_BINARY_INFER(MulOp)
-SC_BINARY_INFER(DivOp)
 SC_BINARY_INFER(MaximumOp)
 SC_BINARY_INFER(MinimumOp)
 SC_BINARY_INFER(PowOp)

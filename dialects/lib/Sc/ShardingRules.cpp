@@ -234,10 +234,10 @@ ShardingRule ProdOp::getShardingRule() { return reductionRule(*this); }
 template <typename Op> static ShardingRule argExtremeRule(Op op) {
   ArrayRef<int64_t> in = shapeOf(op.getInput());
   int64_t rank = int64_t(in.size());
-  IntegerAttr dim = op.getDimAttr();
+  std::optional<int64_t> dim = op.getSignedDim();
   llvm::SmallBitVector reduced(rank, !dim);
   if (dim && rank > 0)
-    reduced.set(*normalizeDim(dim.getInt(), rank));
+    reduced.set(*normalizeDim(*dim, rank));
   return reducingRule(in, reduced, op.getKeepdim());
 }
 

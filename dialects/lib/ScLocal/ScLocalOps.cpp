@@ -119,16 +119,18 @@ LogicalResult KernelOp::verify() {
                   "read as a Conv's input or resampled by nearest): "
                   "sc-compute-in-f32 casts around computing ops";
     }
-  // A 16-bit Pad or Fill writes +0.0 only, whose pattern is zero bytes in
-  // both types (the runtime refuses other values; others compute in f32).
+  // A 16-bit or int64 Pad or Fill writes +0.0 (0) only, whose pattern is
+  // zero bytes in each type (the runtime refuses other values; other values
+  // are computed in f32).
   if ((getOpcode() == "Pad" || getOpcode() == "Fill") && !getOuts().empty() &&
-      isHalfFloatBuffer(getOuts()[0]) &&
+      (isHalfFloatBuffer(getOuts()[0]) || isInt64Buffer(getOuts()[0])) &&
       llvm::any_of(getFloats(),
                    [](double v) { return v != 0.0 || std::signbit(v); }))
     return emitOpError("'")
            << getOpcode() << "' fills " << getOuts()[0].getType()
-           << " with a value other than +0.0; a 16-bit buffer is padded or "
-              "filled with zeros only (other values are padded in f32)";
+           << " with a value other than +0.0; a 16-bit or int64 buffer is "
+              "padded or filled with zeros only (other values are padded in "
+              "f32)";
   std::optional<ArrayRef<int64_t>> axes = getMeshAxes();
   int64_t members = 1; // no group: the rank alone
   if (axes) {

@@ -258,7 +258,7 @@ StatusOr<PoolStep> decodePool(const fb::Instruction &inst,
 StatusOr<cpu::PadMode> padMode(const std::string &name);
 /// A Compare's predicate by its name (eq, ne, lt, le, gt, ge).
 StatusOr<cpu::CompareKind> compareKind(const std::string &name);
-/// A Cast's operand type: f32, i1, bf16 or f16.
+/// The cpu::ElemType a Cast converts from or to (f32, i1, bf16, f16, i64).
 StatusOr<cpu::ElemType> castElemType(fb::DType dtype);
 /// castElemType for fused kernels, which read and write f32, bool, bf16 and
 /// f16 only (int64 indices are only cast and moved).

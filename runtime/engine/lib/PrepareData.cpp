@@ -47,15 +47,15 @@ StatusOr<RunFn> prepareFill(const fb::Instruction &inst,
   std::vector<double> v = floatAttrs(inst);
   if (v.size() != 1)
     return invalid("needs one fill value");
-  // A 16-bit fill is +0.0 (zero bytes); other values compute in f32.
-  bool zero16 = (out.dtype == DType::BF16 || out.dtype == DType::F16) &&
-                v[0] == 0.0 && !std::signbit(v[0]);
-  if (out.dtype != DType::F32 && out.dtype != DType::I1 && !zero16)
+  // A 16-bit fill is +0.0 (zero bytes); other values compute in f32. An
+  // int64 fill (indices) is 0, also zero bytes.
+  bool zeroOnly = out.dtype == DType::BF16 || out.dtype == DType::F16 ||
+                  out.dtype == DType::I64;
+  bool zero = v[0] == 0.0 && !std::signbit(v[0]);
+  if (out.dtype != DType::F32 && out.dtype != DType::I1 && !(zeroOnly && zero))
     return Status::unimplemented(
         "fill of " + std::string(fb::EnumNameDType(out.dtype)) +
-        (out.dtype == DType::BF16 || out.dtype == DType::F16
-             ? " with a value other than +0.0"
-             : ""));
+        (zeroOnly ? std::string(" with a value other than +0.0") : ""));
   int64_t n = numElements(out.shape);
   bool isFloat = out.dtype == DType::F32;
   float f = float(v[0]);

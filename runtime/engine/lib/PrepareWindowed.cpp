@@ -311,8 +311,9 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
   SHARDRT_RETURN_IF_ERROR(checkOperands(inst, ctx, 1, 1, 1));
   const SlotInfo &in = inSlot(inst, ctx, 0), &out = outSlot(inst, ctx, 0);
   bool half = in.dtype == DType::BF16 || in.dtype == DType::F16;
+  bool index = in.dtype == DType::I64; // argmax/argmin indices, moved
   if (in.dtype != out.dtype ||
-      (in.dtype != DType::F32 && in.dtype != DType::I1 && !half))
+      (in.dtype != DType::F32 && in.dtype != DType::I1 && !half && !index))
     return Status::unimplemented("pad of " +
                                  std::string(fb::EnumNameDType(in.dtype)) +
                                  " to " + fb::EnumNameDType(out.dtype));
@@ -331,6 +332,9 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
     return Status::unimplemented("pad of " +
                                  std::string(fb::EnumNameDType(in.dtype)) +
                                  " with a fill other than +0.0");
+  // An int64 pad (a reshard's shift of indices) fills with zeros.
+  if (index && value[0] != 0.0)
+    return Status::unimplemented("pad of I64 with a fill other than 0");
   Shape expected = in.shape;
   for (size_t d = 0; d < rank; ++d) {
     int64_t n = in.shape[d];

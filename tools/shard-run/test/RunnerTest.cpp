@@ -73,6 +73,23 @@ TEST(Runner, CompareSeesEveryByteOfAnElement) {
   EXPECT_TRUE(compare(h1, h2, 1.0, 0).allClose);
 }
 
+TEST(Runner, CompareTakesIntegersExactly) {
+  // An index off by one is wrong whatever the tolerance would allow
+  // (1 <= 1e-5 + 1e-5 * 1e6), and int64 values past 2^53 are told apart.
+  GlobalTensor want =
+      tensor<int64_t>(DType::I64, {3}, {1000000, (int64_t(1) << 60) + 1, 4});
+  GlobalTensor got =
+      tensor<int64_t>(DType::I64, {3}, {1000001, int64_t(1) << 60, 4});
+  Comparison c = compare(got, want, 1e-5, 1e-5);
+  EXPECT_FALSE(c.allClose);
+  EXPECT_EQ(c.mismatches, 2);
+  EXPECT_EQ(c.firstMismatch, 0);
+  EXPECT_TRUE(compare(want, want, 0, 0).allClose);
+  GlobalTensor mask = tensor<uint8_t>(DType::Bool, {2}, {1, 0});
+  GlobalTensor flipped = tensor<uint8_t>(DType::Bool, {2}, {1, 1});
+  EXPECT_FALSE(compare(flipped, mask, 1, 1).allClose);
+}
+
 TEST(Runner, CompareFollowsNumpyAllclose) {
   float inf = std::numeric_limits<float>::infinity();
   float nan = std::numeric_limits<float>::quiet_NaN();

@@ -147,13 +147,15 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
       double; over a split dim the cumprod's carry), then `sc.reshape` to
       the result;
     - `sc.argmax` and `sc.argmin` become the kept `sc.amax` (`sc.amin`),
-      `sc.compare`s of `x` with it and with itself (NaN), `sc.select`s of a
-      constant of indices along the dim (`n` elsewhere), the least of
-      those (`sc.amin`) and an `sc.cast` to i64; without a dim every dim is
+      `sc.compare`s of `x` with it and with itself (NaN), `sc.select`s of
+      candidates from constant indices along the dim (`i` for a NaN,
+      `n + i` for the extreme, `2n` elsewhere, so NaN wins even where the
+      extreme's reduction dropped it), the least of those (`sc.amin`),
+      `c < n ? c : c - n` and an `sc.cast` to i64; without a dim every dim is
       reduced and the flattened index is a sum of per-dim constants
       (`i * stride`, added by broadcasting), so nothing is reshaped or
       gathered. Over a split dim that is two all-reduces. An extent past
-      2^24 (where f32 indices stop being exact) is refused at the op;
+      2^23 (where the f32 candidates stop being exact) is refused at the op;
     - `sc.adaptive_avg_pool` and `sc.adaptive_max_pool` become a pool of
       kernel and stride `n / out` over the dims the output size divides,
       and, per other dim, a slice and a `sc.mean` (`sc.amax`) per window

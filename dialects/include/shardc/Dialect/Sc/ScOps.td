@@ -355,10 +355,26 @@ def Sc_PreluOp : Sc_InferredOp<"prelu"> {
   let results = (outs Sc_FloatTensor:$result);
 }
 
-def Sc_AddOp : Sc_BinaryOp<"add", "add">;
-def Sc_SubOp : Sc_BinaryOp<"sub", "sub">;
-def Sc_MulOp : Sc_BinaryOp<"mul", "mul">;
-def Sc_DivOp : Sc_BinaryOp<"div", "div">;
+// torch's arithmetic with a Python scalar (or a zero-dim tensor) of another
+// float type: the result takes the other operand's type, and the scalar's
+// value enters the f32 computation as it is (ATen's bf16/f16 kernels read
+// it with original_scalar_value<opmath_t>, not rounded to bf16 first).
+class Sc_ArithmeticOp<string mnemonic, string torchName>
+    : Sc_BinaryOp<mnemonic, torchName> {
+  let description = "Elementwise `" # torchName # "` with numpy/PyTorch "
+      "broadcasting. The operands have the same element type, or one is "
+      "rank 0 (a Python scalar, `x * 0.1`) and may be another float type: "
+      "as in PyTorch, the result takes the other operand's type and the "
+      "scalar is used unrounded, so `x_bf16 * 0.1` with an f32 `0.1` "
+      "computes `float(x) * 0.1f` and rounds once to bf16.\n\n"
+      "```mlir\n"
+      "%y = sc." # mnemonic # " %x, %s : (tensor<4xbf16>, tensor<f32>) -> tensor<4xbf16>\n"
+      "```";
+}
+def Sc_AddOp : Sc_ArithmeticOp<"add", "add">;
+def Sc_SubOp : Sc_ArithmeticOp<"sub", "sub">;
+def Sc_MulOp : Sc_ArithmeticOp<"mul", "mul">;
+def Sc_DivOp : Sc_ArithmeticOp<"div", "div">;
 def Sc_MaximumOp : Sc_BinaryOp<"maximum", "maximum">;
 def Sc_MinimumOp : Sc_BinaryOp<"minimum", "minimum">;
 def Sc_PowOp : Sc_BinaryOp<"pow", "pow">;
@@ -694,11 +710,19 @@ class Sc_ArgExtremeOp<string mnemonic, string torchName, string extreme,
       "`sc-decompose-forms` rewrites it into the " # extreme # " (`sc." #
       reduction # "`), a compare, a select of constant indices "
       "and an `sc.amin` of those, cast to i64: over a split dim it costs the "
-      "two all-reduces those reductions have. The indices are exact in f32, "
-      "so a reduced extent past 2^24 is refused.";
+      "two all-reduces those reductions have. The candidates (up to twice the "
+      "extent) are exact in f32, so a reduced extent past 2^23 is refused.";
   let arguments = (ins Sc_FloatTensor:$input, OptionalAttr<I64Attr>:$dim,
                        DefaultValuedAttr<BoolAttr, "false">:$keepdim);
   let results = (outs Sc_IndexTensor:$result);
+  let extraClassDeclaration = [{
+    /// `dim` as written (getDim() reads an I64Attr back unsigned).
+    std::optional<int64_t> getSignedDim() {
+      if (mlir::IntegerAttr dim = getDimAttr())
+        return dim.getInt();
+      return std::nullopt;
+    }
+  }];
 }
 def Sc_ArgmaxOp : Sc_ArgExtremeOp<"argmax", "argmax", "maximum", "amax">;
 def Sc_ArgminOp : Sc_ArgExtremeOp<"argmin", "argmin", "minimum", "amin">;

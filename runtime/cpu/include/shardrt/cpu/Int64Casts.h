@@ -1,12 +1,12 @@
-//===- Int64Casts.h - float -> int64 as ATen's casts store it ----*- C++
-//-*-===//
+//===- Int64Casts.h - float -> int64 as ATen's CPU cast -----*- C++ -*-===//
 //
 // argmax/argmin indices are int64 (torch.long). A float stores into int64
 // truncated toward zero; NaN and values outside int64's range give INT64_MIN,
 // what x86's cvttss2si gives and so what ATen's CPU cast stores there (C++
 // leaves it undefined, so the bound is checked rather than left to the
-// conversion). Header-only so that the CPU cast and the CUDA cast kernel
-// share it.
+// conversion). ATen's CUDA cast saturates instead (NaN to 0); shardc's
+// CUDA cast kernel follows the CPU so that both backends agree. Header-only
+// so that the CPU cast and the CUDA cast kernel share it.
 //
 //===----------------------------------------------------------------------===//
 
