@@ -156,6 +156,27 @@ private:
 };
 
 struct ComputeInF32 : public shardc::impl::ScComputeInF32Base<ComputeInF32> {
+  /// A Python scalar of add or sub (a rank-0 operand of another type) is
+  /// cast to the result's type first: ATen's add reads it through the
+  /// iterator's common dtype (bf16 + 0.3 adds 0.30078125), while mul and div
+  /// read it unrounded in f32 (original_scalar_value<opmath_t>), which
+  /// widening the 16-bit operand alone gives.
+  void narrowAddedScalars() {
+    getOperation().walk([&](Operation *op) {
+      if (!isa<AddOp, SubOp>(op))
+        return;
+      Type result = getElementTypeOrSelf(op->getResult(0).getType());
+      for (OpOperand &operand : op->getOpOperands()) {
+        auto type = cast<RankedTensorType>(operand.get().getType());
+        if (type.getElementType() == result)
+          continue;
+        OpBuilder b(op);
+        operand.set(
+            CastOp::create(b, op->getLoc(), type.clone(result), operand.get()));
+      }
+    });
+  }
+
   void runOnOperation() override {
     // torch.einsum runs as its own sums, permutes and one bmm per pair of
     // operands, each rounded: a 16-bit einsum is decomposed first, so that
@@ -167,6 +188,7 @@ struct ComputeInF32 : public shardc::impl::ScComputeInF32Base<ComputeInF32> {
     });
     for (EinsumOp op : einsums)
       shardc::detail::decomposeEinsum(op);
+    narrowAddedScalars();
     SmallVector<Operation *> todo;
     getOperation().walk([&](Operation *op) {
       if (!isa<ScDialect>(op->getDialect()) || movesOnly(op))

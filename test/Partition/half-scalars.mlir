@@ -1,10 +1,10 @@
 // A Python scalar in a bf16 or f16 model (`x * 0.1`): as in PyTorch, the
-// scalar is an f32 rank-0 operand beside the 16-bit tensor, the result
-// takes the tensor's type, and the product is computed in f32 with the
-// scalar unrounded (ATen reads it with original_scalar_value<opmath_t>),
-// then rounded once. Against Python's emulation, over an uneven split,
-// unfused, -O3 and host CUDA. A bf16 scalar (`x * bf16(0.1)`) rounds the
-// scalar first and gives other values: the negative run shows it.
+// scalar is an f32 rank-0 operand beside the 16-bit tensor and the result
+// takes the tensor's type. As ATen's CPU kernels read it, mul and div use
+// the scalar unrounded in f32 (original_scalar_value<opmath_t>), add and
+// sub round it to the tensor's type first (the common dtype); each result
+// is rounded once. Against Python's emulation, over an uneven split,
+// unfused, -O3 and host CUDA. The negative runs swap the two readings.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // RUN: %python %t/ref.py input %t
 // RUN: shardc-opt %t/model.mlir -sc-compute-in-f32 | FileCheck %s --check-prefix=WIDEN
@@ -19,15 +19,22 @@
 // RUN: %host_cxx -shared -fPIC -O1 -x c++ -I %hostcuda_include %t/cuda.cu -o %t/cuda.so
 // RUN: mkdir -p %t/cuda && env SHARDRT_HOSTCUDA_KERNELS=%t/cuda.so shard-run-hostcuda %t/cuda.shardbin --backend cuda --input arg0=%t/x.npy --input arg1=%t/y.npy --input arg2=%t/h.npy --output result0=%t/cuda/r0.npy --output result1=%t/cuda/r1.npy --output result2=%t/cuda/r2.npy --output result3=%t/cuda/r3.npy --output result4=%t/cuda/r4.npy --output result5=%t/cuda/r5.npy
 // RUN: %python %t/ref.py check %t/cuda | FileCheck %s
-// RUN: not %python %t/ref.py check %t/o0 round-scalar 2>&1 | FileCheck %s --check-prefix=WRONG
+// RUN: not %python %t/ref.py check %t/o0 swap 2>&1 | FileCheck %s --check-prefix=WRONG
+// RUN: not %python %t/ref.py check %t/o0 swap-add 2>&1 | FileCheck %s --check-prefix=WRONGADD
 // CHECK: 6 results as PyTorch's eager bf16/f16
 // WRONG: result 0 at
+// WRONGADD: result 2 at
+
 
 // Only the 16-bit operand is widened; the f32 scalar is used as it is.
 // WIDEN: %[[TENTH:.*]] = sc.constant dense<1.000000e-01> : tensor<f32>
 // WIDEN: %[[X:.*]] = sc.cast %arg0 : tensor<13xbf16> to tensor<13xf32>
 // WIDEN-NEXT: %[[P:.*]] = sc.mul %[[X]], %[[TENTH]] : (tensor<13xf32>, tensor<f32>) -> tensor<13xf32>
 // WIDEN-NEXT: sc.cast %[[P]] : tensor<13xf32> to tensor<13xbf16>
+// add's scalar is rounded to bf16 by a cast of its own, then widened.
+// WIDEN: %[[HALF:.*]] = sc.cast %[[C3:.*]] : tensor<f32> to tensor<bf16>
+// WIDEN-NEXT: %[[BACK:.*]] = sc.cast %[[HALF]] : tensor<bf16> to tensor<f32>
+// WIDEN-NEXT: sc.add %[[BACK]], %[[X]] : (tensor<f32>, tensor<13xf32>) -> tensor<13xf32>
 
 //--- model.mlir
 sc.mesh @m ["x"=2]
@@ -50,10 +57,12 @@ func.func @main(%x: tensor<13xbf16> {sc.sharding = #sc.sharding<@m, [{"x"}[8, 5]
 
 //--- ref.py
 # `input DIR` writes f32 inputs (shard-run rounds x to bf16 and h to f16);
-# `check OUT [round-scalar]` compares OUT/r<i>.npy with PyTorch's eager
-# arithmetic: the 16-bit operand widened, the op computed in f32 (exactly
-# in double, then rounded: exact for one +, -, * or / of floats), the
-# result rounded once.
+# `check OUT [swap]` compares OUT/r<i>.npy with PyTorch's eager arithmetic:
+# the 16-bit operand widened, mul's and div's scalar in f32, add's and
+# sub's rounded to the tensor's type, the op computed in f32 (exactly in
+# double, then rounded: exact for one +, -, * or / of floats), the result
+# rounded once. `swap` reads each scalar the other way, `swap-add` only
+# add's.
 import math, struct, sys
 import npy
 
@@ -79,13 +88,13 @@ if sys.argv[1] == "input":
 x = [bf16(v) for v in X]
 h = [f16(v) for v in X]
 tenth = f32(0.1)
-# The negative run rounds the scalar to bf16 before the product, as a bf16
-# scalar operand does.
-scalar = bf16(tenth) if len(sys.argv) > 3 else tenth
+swap = sys.argv[3] if len(sys.argv) > 3 else ""
+mul_scalar = bf16(tenth) if swap == "swap" else tenth
+add_scalar = f32(0.3) if swap else bf16(f32(0.3))
 want = [
-    [bf16(f32(v * scalar)) for v in x],
+    [bf16(f32(v * mul_scalar)) for v in x],
     [bf16(f32(v * bf16(tenth))) for v in x],
-    [bf16(f32(f32(0.3) + v)) for v in x],
+    [bf16(f32(add_scalar + v)) for v in x],
     [bf16(f32(v / 3.0)) for v in x],
     [f32(v - bf16(tenth)) for v in Y],
     [f16(f32(v * tenth)) for v in h],

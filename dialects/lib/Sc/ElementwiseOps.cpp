@@ -49,8 +49,8 @@ static LogicalResult inferBinary(OptLoc loc, StringRef opName, Value lhs,
 /// add/sub/mul/div: as inferBinary, but a rank-0 operand (a Python scalar)
 /// may have another float type than a ranked one, whose type the result
 /// takes: PyTorch's promotion lets zero-dim tensors promote only across
-/// categories (int to float), and its bf16/f16 kernels use the scalar's own
-/// value in f32 (sc-compute-in-f32 widens the 16-bit side only).
+/// categories (int to float). How the scalar's value enters is the op's
+/// (sc-compute-in-f32 applies it).
 static LogicalResult inferArithmetic(OptLoc loc, StringRef opName, Value lhs,
                                      Value rhs, SmallVectorImpl<Type> &types) {
   RankedTensorType l = tensorTypeOf(lhs), r = tensorTypeOf(rhs);

@@ -472,3 +472,21 @@ func.func @shrink_forms(%x: tensor<2x3xf32>) {
   %3 = sc.softmin %2 {dim = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+// A Python scalar: add/sub/mul/div take a rank-0 operand of another float
+// type beside a ranked one, on either side; the result takes the ranked
+// operand's type (PyTorch's promotion: zero-dim tensors do not promote).
+// CHECK-LABEL: func.func @python_scalars
+// CHECK: sc.mul %{{.*}}, %{{.*}} : (tensor<4xbf16>, tensor<f32>) -> tensor<4xbf16>
+// CHECK: sc.add %{{.*}}, %{{.*}} : (tensor<f32>, tensor<4xf16>) -> tensor<4xf16>
+// CHECK: sc.sub %{{.*}}, %{{.*}} : (tensor<2x4xf32>, tensor<bf16>) -> tensor<2x4xf32>
+// CHECK: sc.div %{{.*}}, %{{.*}} : (tensor<4xbf16>, tensor<f16>) -> tensor<4xbf16>
+func.func @python_scalars(%x: tensor<4xbf16>, %h: tensor<4xf16>, %y: tensor<2x4xf32>, %s: tensor<f32>, %b: tensor<bf16>, %e: tensor<f16>) {
+  %0 = sc.mul %x, %s : (tensor<4xbf16>, tensor<f32>) -> tensor<4xbf16>
+  %1 = sc.add %s, %h : (tensor<f32>, tensor<4xf16>) -> tensor<4xf16>
+  %2 = sc.sub %y, %b : (tensor<2x4xf32>, tensor<bf16>) -> tensor<2x4xf32>
+  %3 = sc.div %x, %e : (tensor<4xbf16>, tensor<f16>) -> tensor<4xbf16>
+  return
+}

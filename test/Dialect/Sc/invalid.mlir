@@ -1334,3 +1334,33 @@ func.func @prelu_slopes(%x: tensor<1x3x4xf32>, %w: tensor<4xf32>) -> tensor<1x3x
   %0 = sc.prelu %x, %w : (tensor<1x3x4xf32>, tensor<4xf32>) -> tensor<1x3x4xf32>
   return %0 : tensor<1x3x4xf32>
 }
+
+// -----
+
+// case: a Python scalar's type rule is for add/sub/mul/div only
+func.func @scalar_maximum(%a: tensor<4xbf16>, %s: tensor<f32>) -> tensor<4xbf16> {
+  // expected-error @+2 {{operand element types differ ('bf16' vs 'f32'); insert an sc.cast}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.maximum %a, %s : (tensor<4xbf16>, tensor<f32>) -> tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}
+
+// -----
+
+// case: two rank-0 operands of different types (PyTorch would promote)
+func.func @two_scalars(%a: tensor<bf16>, %s: tensor<f32>) -> tensor<f32> {
+  // expected-error @+2 {{operand element types differ ('bf16' vs 'f32'); insert an sc.cast}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = sc.mul %a, %s : (tensor<bf16>, tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// case: the result takes the ranked operand's type, not the scalar's
+func.func @scalar_result_type(%a: tensor<4xbf16>, %s: tensor<f32>) -> tensor<4xf32> {
+  // expected-error @+2 {{'sc.mul' op inferred type(s) 'tensor<4xbf16>' are incompatible with return type(s) of operation 'tensor<4xf32>'}}
+  // expected-error @+1 {{'sc.mul' op failed to infer returned types}}
+  %0 = sc.mul %a, %s : (tensor<4xbf16>, tensor<f32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

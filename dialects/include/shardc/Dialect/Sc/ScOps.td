@@ -356,17 +356,19 @@ def Sc_PreluOp : Sc_InferredOp<"prelu"> {
 }
 
 // torch's arithmetic with a Python scalar (or a zero-dim tensor) of another
-// float type: the result takes the other operand's type, and the scalar's
-// value enters the f32 computation as it is (ATen's bf16/f16 kernels read
-// it with original_scalar_value<opmath_t>, not rounded to bf16 first).
+// float type: the result takes the other operand's type; the scalar enters
+// the f32 computation as ATen's CPU kernel reads it (see the description).
 class Sc_ArithmeticOp<string mnemonic, string torchName>
     : Sc_BinaryOp<mnemonic, torchName> {
   let description = "Elementwise `" # torchName # "` with numpy/PyTorch "
       "broadcasting. The operands have the same element type, or one is "
       "rank 0 (a Python scalar, `x * 0.1`) and may be another float type: "
-      "as in PyTorch, the result takes the other operand's type and the "
-      "scalar is used unrounded, so `x_bf16 * 0.1` with an f32 `0.1` "
-      "computes `float(x) * 0.1f` and rounds once to bf16.\n\n"
+      "as in PyTorch, the result takes the other operand's type. The scalar "
+      "enters the f32 computation as ATen's CPU kernels read it: `sc.mul` "
+      "and `sc.div` unrounded (`original_scalar_value<opmath_t>`: "
+      "`x_bf16 * 0.1` is `bf16(float(x) * 0.1f)`), `sc.add` and `sc.sub` "
+      "rounded to the result's type first (the iterator's common dtype: "
+      "`x_bf16 + 0.3` adds 0.30078125); `sc-compute-in-f32` applies it.\n\n"
       "```mlir\n"
       "%y = sc." # mnemonic # " %x, %s : (tensor<4xbf16>, tensor<f32>) -> tensor<4xbf16>\n"
       "```";
