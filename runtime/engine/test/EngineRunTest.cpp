@@ -305,6 +305,41 @@ TEST(EngineRun, HalfFloatBuffersAreCastMovedAndZeroFilled) {
   EXPECT_EQ((*out)[2], (Floats{0.0f, 0.0f, 0.0f}));
 }
 
+TEST(EngineRun, Int64BuffersAreCastMovedAndZeroFilled) {
+  // argmax indices: f32 -> int64 (truncated), zero-padded as a reshard's
+  // shift writes it, sliced; an int64 zero fill. Other fills and computing
+  // kernels are refused.
+  Model m;
+  uint32_t x = m.input("x", {4});
+  uint32_t index = m.slot({4}, fb::DType::I64);
+  uint32_t padded = m.slot({7}, fb::DType::I64);
+  uint32_t moved = m.output("moved", {5}, fb::DType::I64);
+  uint32_t zeros = m.output("zeros", {3}, fb::DType::I64);
+  m.op(Opcode::Cast, {x}, {index});
+  m.op(Opcode::Pad, {index}, {padded}, {2, 1}, {0.0}, "constant");
+  m.op(Opcode::Slice, {padded}, {moved}, {1, 1}); // start 1, step 1
+  m.op(Opcode::Fill, {}, {zeros}, {}, {0.0});
+  StatusOr<std::vector<Floats>> out = runModel(m, {{3.0f, 0.0f, 7.9f, -2.5f}});
+  ASSERT_TRUE(out.ok()) << out.status().toString();
+  EXPECT_EQ((*out)[0], (Floats{0, 3, 0, 7, -2}));
+  EXPECT_EQ((*out)[1], (Floats{0, 0, 0}));
+
+  OpCase nonzero{Opcode::Pad,
+                 {{{4}, fb::DType::I64}},
+                 {{5}, fb::DType::I64},
+                 {0, 1},
+                 {1.0},
+                 "constant"};
+  Status padded1 = prepare(nonzero.model().bytes());
+  EXPECT_EQ(padded1.code(), StatusCode::Unimplemented) << padded1.toString();
+  OpCase fill{Opcode::Fill, {}, {{3}, fb::DType::I64}, {}, {2.0}};
+  EXPECT_FALSE(prepare(fill.model().bytes()).ok());
+  OpCase neg{
+      Opcode::Unary, {{{4}, fb::DType::I64}}, {{4}, fb::DType::I64}, {}, {},
+      "neg"};
+  EXPECT_FALSE(prepare(neg.model().bytes()).ok());
+}
+
 TEST(EngineRun, ConvReadsAHalfFloatInput) {
   // y = conv1d(x, [1, 2, -1], padding 1) on bf16 x: the taps of the
   // bf16-rounded values (1.00390625 rounds to 1, 3.01171875 to 3.015625).

@@ -167,10 +167,17 @@ inline Bytes encode(const Floats &values, DType dtype) {
   return b;
 }
 
-/// `n` elements of `dtype` (f32, bf16, f16 or bool) at `data` as floats.
+/// `n` elements of `dtype` (f32, bf16, f16, bool or int64, whose test
+/// values are small) at `data` as floats.
 inline Floats decode(const void *data, int64_t n, DType dtype) {
   Floats v(size_t(std::max<int64_t>(n, 0)));
-  if (dtype == DType::Bool)
+  if (dtype == DType::I64)
+    for (size_t i = 0; i < v.size(); ++i) {
+      int64_t k;
+      std::memcpy(&k, static_cast<const uint8_t *>(data) + 8 * i, 8);
+      v[i] = float(k);
+    }
+  else if (dtype == DType::Bool)
     for (size_t i = 0; i < v.size(); ++i)
       v[i] = static_cast<const uint8_t *>(data)[i];
   else if (dtype == DType::BF16 || dtype == DType::F16)
@@ -180,7 +187,7 @@ inline Floats decode(const void *data, int64_t n, DType dtype) {
       v[i] = dtype == DType::BF16 ? cpu::bf16ToFloat(h) : cpu::f16ToFloat(h);
     }
   else if (dtype != DType::F32)
-    ADD_FAILURE() << "decode: only f32, bf16, f16 and bool outputs";
+    ADD_FAILURE() << "decode: only f32, bf16, f16, bool and int64 outputs";
   else if (!v.empty())
     std::memcpy(v.data(), data, v.size() * sizeof(float));
   return v;
