@@ -247,19 +247,38 @@ Partitioner::meanOfSums(const ValueSharding &s,
   return out;
 }
 
+std::vector<uint32_t> Partitioner::castAll(const std::vector<uint32_t> &ids,
+                                           fb::DType to) {
+  std::vector<uint32_t> out(ids.size());
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    ProgramBuilder &b = ranks[r];
+    if (b.buffers[ids[r]].dtype == to) {
+      out[r] = ids[r];
+      continue;
+    }
+    out[r] = b.temporary(to, b.buffers[ids[r]].shape);
+    b.emit(fb::Opcode::Cast, {ids[r]}, {out[r]});
+  }
+  return out;
+}
+
 FailureOr<std::vector<uint32_t>> Partitioner::resolvePartial(Operation *op,
                                                              Value v) {
   const ValueSharding &s = shardingOf(v);
-  std::vector<uint32_t> out(numRanks());
+  std::vector<uint32_t> in(numRanks()), out(numRanks());
+  for (int64_t r = 0; r < numRanks(); ++r)
+    in[r] = ranks[r].lookup(v);
+  fb::DType dtype = ranks[0].buffers[in[0]].dtype;
+  in = castAll(in, fb::DType::F32);
   for (int64_t r = 0; r < numRanks(); ++r) {
     ProgramBuilder &b = ranks[r];
-    uint32_t in = b.lookup(v);
-    out[r] = b.temporary(b.buffers[in].dtype, b.buffers[in].shape);
-    art::InstructionSpec &inst = b.emit(fb::Opcode::AllReduce, {in}, {out[r]});
+    out[r] = b.temporary(fb::DType::F32, b.buffers[in[r]].shape);
+    art::InstructionSpec &inst =
+        b.emit(fb::Opcode::AllReduce, {in[r]}, {out[r]});
     inst.reduce = reduceKindOf(s);
     inst.meshAxes = sortedAxes(s.partialAxes);
   }
-  return meanOfSums(s, out);
+  return castAll(meanOfSums(s, out), dtype);
 }
 
 namespace {
@@ -537,12 +556,14 @@ LogicalResult Partitioner::reshard(Operation *op) {
   };
   if (from.isPartial()) {
     int64_t dim = reduceScatterDim(from.layout, to.layout, from.partialAxes);
-    if (dim >= 0)
-      return bindAll(out,
-                     meanOfSums(from, blockCollective(buffersOf(in),
-                                                      fb::Opcode::ReduceScatter,
-                                                      dim, to.layout.dims[dim],
-                                                      reduceKindOf(from))));
+    if (dim >= 0) {
+      std::vector<uint32_t> parts = buffersOf(in);
+      fb::DType dtype = ranks[0].buffers[parts[0]].dtype;
+      std::vector<uint32_t> sums = blockCollective(
+          castAll(parts, fb::DType::F32), fb::Opcode::ReduceScatter, dim,
+          to.layout.dims[dim], reduceKindOf(from));
+      return bindAll(out, castAll(meanOfSums(from, sums), dtype));
+    }
     FailureOr<std::vector<uint32_t>> reduced = resolvePartial(op, in);
     if (failed(reduced))
       return failure();

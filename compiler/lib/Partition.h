@@ -69,6 +69,12 @@ public:
   /// mean (its collective summed); otherwise `sums` itself.
   std::vector<uint32_t> meanOfSums(const ValueSharding &s,
                                    const std::vector<uint32_t> &sums);
+  /// Each rank's buffer in `ids` cast to `to` (a buffer already of that
+  /// type is its own cast): collectives reduce in f32, so a 16-bit partial
+  /// value (a model input declared partial) is widened for the reduction
+  /// and rounded back after it.
+  std::vector<uint32_t> castAll(const std::vector<uint32_t> &ids,
+                                shardrt::fb::DType to);
 
   mlir::func::FuncOp func;
   sc::MeshOp meshOp;
