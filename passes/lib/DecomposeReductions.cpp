@@ -312,11 +312,40 @@ Value constantOf(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                             DenseElementsAttr::get(type, ArrayRef(narrow)));
 }
 
+/// Dims longer than this count their indices with a cumsum rather than
+/// hold them as a constant: every rank holds a constant whole (and the
+/// artifact stores it), while a cumsum over a split dim computes each
+/// rank's own shard (from the shards' totals).
+constexpr int64_t kLongIndexDim = int64_t(1) << 16;
+
+/// i * stride along dim `d` (of size n) of a rank-`rank` tensor that is 1
+/// elsewhere.
+Value indexTerm(OpBuilder &b, Location loc, Type element, int64_t rank,
+                int64_t d, int64_t n, int64_t stride) {
+  SmallVector<int64_t> shape(rank, 1);
+  shape[d] = n;
+  if (n <= kLongIndexDim) {
+    SmallVector<double> values;
+    for (int64_t i = 0; i < n; ++i)
+      values.push_back(double(i * stride));
+    return constantOf(b, loc, shape, element, values);
+  }
+  // cumsum of ones (exact: it runs in double), minus one, times the stride.
+  Value ones = constantOf(b, loc, shape, element, {1.0}); // a splat
+  Value counts = CumsumOp::create(b, loc, ones, b.getI64IntegerAttr(d));
+  Value one = constantOf(b, loc, {}, element, {1.0});
+  Value term = SubOp::create(b, loc, counts, one);
+  if (stride == 1)
+    return term;
+  Value by = constantOf(b, loc, {}, element, {double(stride)});
+  return MulOp::create(b, loc, term, by);
+}
+
 /// Each element's index among the `reduced` dims of `type`, row-major over
-/// those dims (the flattened index when every dim is reduced): f32
-/// constants of i * stride along each dim, broadcast and added. A constant
-/// of n_d elements per dim, never one the size of the input, and nothing a
-/// split dim would have to gather (a reshape to 1-D would).
+/// those dims (the flattened index when every dim is reduced): i * stride
+/// along each dim, broadcast and added. n_d elements per dim, never the
+/// size of the input, and nothing a split dim would have to gather (a
+/// reshape to 1-D would).
 Value rowMajorIndex(OpBuilder &b, Location loc, RankedTensorType type,
                     ArrayRef<int64_t> reduced) {
   Type element = type.getElementType();
@@ -325,12 +354,7 @@ Value rowMajorIndex(OpBuilder &b, Location loc, RankedTensorType type,
   for (int64_t d : llvm::reverse(reduced)) {
     int64_t n = type.getDimSize(d);
     if (n > 1) {
-      SmallVector<int64_t> shape(type.getRank(), 1);
-      shape[d] = n;
-      SmallVector<double> values;
-      for (int64_t i = 0; i < n; ++i)
-        values.push_back(double(i * stride));
-      Value term = constantOf(b, loc, shape, element, values);
+      Value term = indexTerm(b, loc, element, type.getRank(), d, n, stride);
       index = index ? AddOp::create(b, loc, term, index).getResult() : term;
     }
     stride *= n;

@@ -26,6 +26,16 @@
 // RUN: shardc %t/bf16.mlir -O3 -o %t/bf16.shardbin
 // RUN: mkdir -p %t/bf16 && shard-run %t/bf16.shardbin --input arg0=%t/x.npy --input arg1=%t/y.npy --output result0=%t/bf16/r0.npy --output result1=%t/bf16/r1.npy --output result2=%t/bf16/r2.npy --output result3=%t/bf16/r3.npy --output result4=%t/bf16/r4.npy --output result5=%t/bf16/r5.npy
 // RUN: %python %t/ref.py check %t/bf16 | FileCheck %s
+// A dim past 2^16 counts its indices with a cumsum of ones (each rank its
+// own shard, from the shards' totals) instead of a constant every rank
+// would hold whole.
+// RUN: shardc %t/long.mlir -O0 --emit=kernels | FileCheck %s --check-prefix=LONG
+// RUN: shardc %t/long.mlir -O3 -o %t/long.shardbin
+// RUN: shard-run %t/long.shardbin --input arg0=%t/long.npy --output result0=%t/o3/l0.npy --output result1=%t/o3/l1.npy --output result2=%t/o3/l2.npy
+// RUN: %python %t/ref.py long %t/o3 | FileCheck %s --check-prefix=LONGOK
+// LONG-NOT: dense
+// LONG: Scan "sum"
+// LONGOK: long rows: as PyTorch's
 // The check can fail: the last index of a tie.
 // RUN: not %python %t/ref.py check %t/o0 last 2>&1 | FileCheck %s --check-prefix=WRONG
 // CHECK: argmax, argmin: 6 results as PyTorch's
@@ -48,6 +58,19 @@ func.func @main(%x: tensor<1x4x5x6xf32> {sc.sharding = #sc.sharding<@m, [{}, {},
   return %classes, %rows, %flat, %cols, %min, %moved : tensor<1x5x6xi64>, tensor<1x4x1x6xi64>, tensor<i64>, tensor<5xi64>, tensor<7xi64>, tensor<7xi64>
 }
 
+//--- long.mlir
+// Rows of 70001 split 40000/0/30001: argmax along them, argmin of all, and
+// argmax of all of the transpose (the long dim's indices times a stride).
+sc.mesh @m ["x"=3]
+func.func @main(%x: tensor<2x70001xf32> {sc.sharding = #sc.sharding<@m, [{}, {"x"}[40000, 0, 30001]]>})
+    -> (tensor<2xi64>, tensor<i64>, tensor<i64>) {
+  %i = sc.argmax %x {dim = 1 : i64} : (tensor<2x70001xf32>) -> tensor<2xi64>
+  %j = sc.argmin %x : (tensor<2x70001xf32>) -> tensor<i64>
+  %t = sc.transpose %x {dim0 = 0 : i64, dim1 = 1 : i64} : (tensor<2x70001xf32>) -> tensor<70001x2xf32>
+  %k = sc.argmax %t : (tensor<70001x2xf32>) -> tensor<i64>
+  return %i, %j, %k : tensor<2xi64>, tensor<i64>, tensor<i64>
+}
+
 //--- ref.py
 # PyTorch's argmax/argmin written out: the first index whose value is the
 # extreme, where NaN is more extreme than anything (the first NaN wins).
@@ -63,9 +86,16 @@ for i, v in [(7, NAN), (31, NAN), (50, INF), (51, -INF), (64, -0.0), (65, 0.0), 
 Y = [float(random.randint(-2, 2)) for _ in range(35)]
 for i, v in [(6, NAN), (12, -INF), (13, INF), (27, NAN)]:
     Y[i] = v
+# Long rows: distinct maxima and minima late in a shard, a NaN in row 1.
+N = 70001
+L = [float((i * 7919) % 2003 - 1000) for i in range(2 * N)]
+L[50007] = 2000.0
+L[N + 65000] = NAN
+L[N + 69999] = -5000.0
 if sys.argv[1] == "input":
     npy.write(sys.argv[2] + "/x.npy", [1, 4, 5, 6], X)
     npy.write(sys.argv[2] + "/y.npy", [7, 5], Y)
+    npy.write(sys.argv[2] + "/long.npy", [2, N], L)
     sys.exit(0)
 last = len(sys.argv) > 3
 
@@ -82,6 +112,17 @@ def pick(values, largest):
         if better or (last and v == b):
             best = i
     return best
+
+if sys.argv[1] == "long":
+    transposed = [L[c * N + r] for r in range(N) for c in range(2)]
+    want = [[pick(L[:N], True), pick(L[N:], True)], [pick(L, False)],
+            [pick(transposed, True)]]
+    for k, w in enumerate(want):
+        got = list(npy.read("%s/l%d.npy" % (sys.argv[2], k))[1])
+        if got != w:
+            sys.exit("long result %d: got %r, expected %r" % (k, got, w))
+    print("long rows: as PyTorch's")
+    sys.exit(0)
 
 def x(c, h, w):
     return X[(c * 5 + h) * 6 + w]

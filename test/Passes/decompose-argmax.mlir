@@ -77,3 +77,20 @@ func.func @scalar(%x: tensor<f32>) -> tensor<i64> {
   %i = sc.argmin %x {dim = -1 : i64} : (tensor<f32>) -> tensor<i64>
   return %i : tensor<i64>
 }
+
+// -----
+
+// A dim past 2^16 counts its indices with a cumsum of a ones splat (minus
+// one, times the stride when flattened) instead of holding a constant of
+// them: each rank of a split dim computes its own shard's.
+// CHECK-LABEL: func.func @long
+// CHECK:      %[[ONES:.*]] = sc.constant dense<1.000000e+00> : tensor<1x70000xf32>
+// CHECK-NEXT: %[[COUNT:.*]] = sc.cumsum %[[ONES]] {dim = 1 : i64} : (tensor<1x70000xf32>) -> tensor<1x70000xf32>
+// CHECK-NEXT: %[[ONE:.*]] = sc.constant dense<1.000000e+00> : tensor<f32>
+// CHECK-NEXT: %[[I1:.*]] = sc.sub %[[COUNT]], %[[ONE]] : (tensor<1x70000xf32>, tensor<f32>) -> tensor<1x70000xf32>
+// CHECK-NEXT: %[[I0:.*]] = sc.constant dense<{{\[\[}}0.000000e+00], [7.000000e+04]]> : tensor<2x1xf32>
+// CHECK-NEXT: sc.add %[[I0]], %[[I1]] : (tensor<2x1xf32>, tensor<1x70000xf32>) -> tensor<2x70000xf32>
+func.func @long(%x: tensor<2x70000xf32>) -> tensor<i64> {
+  %i = sc.argmax %x : (tensor<2x70000xf32>) -> tensor<i64>
+  return %i : tensor<i64>
+}

@@ -148,7 +148,8 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
       the result;
     - `sc.argmax` and `sc.argmin` become the kept `sc.amax` (`sc.amin`),
       `sc.compare`s of `x` with it and with itself (NaN), `sc.select`s of
-      candidates from constant indices along the dim (`i` for a NaN,
+      candidates from indices along the dim (a constant, or past 2^16 an
+      `sc.cumsum` of ones, so that a rank holds its own shard's; `i` for a NaN,
       `n + i` for the extreme, `2n` elsewhere, so NaN wins even where the
       extreme's reduction dropped it), the least of those (`sc.amin`),
       `c < n ? c : c - n` and an `sc.cast` to i64; without a dim every dim is
