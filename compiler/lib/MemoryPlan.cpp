@@ -17,6 +17,12 @@ uint64_t alignUp(uint64_t v, uint64_t alignment) {
   return (v + alignment - 1) / alignment * alignment;
 }
 
+/// The bytes a buffer takes in the arena: its size rounded up to its
+/// alignment.
+uint64_t footprint(uint64_t bytes, uint64_t alignment) {
+  return alignUp(bytes, bufferAlignment(bytes, alignment));
+}
+
 bool together(const BufferLifetime &a, const BufferLifetime &b) {
   return a.first <= b.last && b.first <= a.last;
 }
@@ -41,7 +47,8 @@ uint64_t placeInOrder(const std::vector<BufferLifetime> &buffers,
   byOffset.reserve(buffers.size());
   for (size_t i : order) {
     const BufferLifetime &b = buffers[i];
-    uint64_t size = alignUp(b.bytes, alignment);
+    uint64_t own = bufferAlignment(b.bytes, alignment);
+    uint64_t size = alignUp(b.bytes, own);
     // Ties in `lo` may come in any order: a buffer stops below all of them
     // or clears all of them.
     uint64_t offset = 0;
@@ -50,7 +57,7 @@ uint64_t placeInOrder(const std::vector<BufferLifetime> &buffers,
         continue;
       if (offset + size <= p.lo)
         break;
-      offset = std::max(offset, p.hi);
+      offset = std::max(offset, alignUp(p.hi, own));
     }
     offsets[i] = offset;
     arena = std::max(arena, offset + size);
@@ -113,7 +120,7 @@ uint64_t alignedPeak(const std::vector<BufferLifetime> &buffers,
                      uint64_t alignment) {
   std::vector<BufferLifetime> aligned = buffers;
   for (BufferLifetime &b : aligned)
-    b.bytes = alignUp(b.bytes, alignment);
+    b.bytes = footprint(b.bytes, alignment);
   return peakLiveBytes(aligned);
 }
 
@@ -151,7 +158,7 @@ void improveBySqueakyWheel(const std::vector<BufferLifetime> &buffers,
     for (size_t k = 0; k < n; ++k)
       priority[order[k]] = double(n - k);
     for (size_t i = 0; i < n; ++i) {
-      uint64_t end = offsets[i] + alignUp(buffers[i].bytes, alignment);
+      uint64_t end = offsets[i] + footprint(buffers[i].bytes, alignment);
       if (end > lowerBound)
         priority[i] += double(n) * double(end - lowerBound) /
                        double(arena - lowerBound + 1);
@@ -177,6 +184,14 @@ MemoryPlan placeFirstFit(const std::vector<BufferLifetime> &buffers,
   plan.arenaBytes = placeInOrder(buffers, order, alignment, plan.offsets);
   plan.peakLiveBytes = peakLiveBytes(buffers);
   return plan;
+}
+
+uint64_t bufferAlignment(uint64_t bytes, uint64_t alignment) {
+  if (bytes >= alignment)
+    return alignment;
+  // The lowest set bit: the largest power of two dividing the size, so a
+  // multiple of the element size (a power of two that divides it too).
+  return bytes == 0 ? 1 : bytes & (~bytes + 1);
 }
 
 uint64_t peakLiveBytes(const std::vector<BufferLifetime> &buffers) {

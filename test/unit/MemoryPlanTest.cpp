@@ -35,7 +35,16 @@ void expectValid(const std::vector<BufferLifetime> &buffers,
   EXPECT_EQ(checkOffsets(buffers, plan.offsets, plan.arenaBytes), "");
   EXPECT_GE(plan.arenaBytes, peak);
   for (size_t i = 0; i < buffers.size(); ++i) {
-    EXPECT_EQ(plan.offsets[i] % alignment, 0u);
+    // Whole `alignment` from that many bytes up; a smaller buffer to the
+    // largest power of two that divides its size.
+    uint64_t own = alignment;
+    if (buffers[i].bytes < alignment) {
+      own = 1;
+      while (buffers[i].bytes % (own * 2) == 0 && own * 2 <= buffers[i].bytes)
+        own *= 2;
+    }
+    EXPECT_EQ(bufferAlignment(buffers[i].bytes, alignment), own);
+    EXPECT_EQ(plan.offsets[i] % own, 0u) << "buffer " << i;
     EXPECT_LE(plan.offsets[i] + buffers[i].bytes, plan.arenaBytes);
     for (size_t j = i + 1; j < buffers.size(); ++j) {
       const BufferLifetime &a = buffers[i], &b = buffers[j];
@@ -54,8 +63,12 @@ void expectValid(const std::vector<BufferLifetime> &buffers,
 uint64_t plainFirstFit(const std::vector<BufferLifetime> &buffers,
                        const std::vector<size_t> &order, uint64_t alignment,
                        std::vector<uint64_t> &offsets) {
-  auto align = [&](uint64_t v) {
-    return (v + alignment - 1) / alignment * alignment;
+  auto roundUp = [](uint64_t v, uint64_t to) { return (v + to - 1) / to * to; };
+  auto ownAlignment = [&](size_t i) {
+    return bufferAlignment(buffers[i].bytes, alignment);
+  };
+  auto size = [&](size_t i) {
+    return roundUp(buffers[i].bytes, ownAlignment(i));
   };
   auto together = [&](size_t a, size_t b) {
     return buffers[a].first <= buffers[b].last &&
@@ -68,17 +81,17 @@ uint64_t plainFirstFit(const std::vector<BufferLifetime> &buffers,
     std::vector<std::pair<uint64_t, uint64_t>> busy;
     for (size_t j : placed)
       if (together(i, j))
-        busy.push_back({offsets[j], offsets[j] + align(buffers[j].bytes)});
+        busy.push_back({offsets[j], offsets[j] + size(j)});
     std::sort(busy.begin(), busy.end());
-    uint64_t offset = 0, size = align(buffers[i].bytes);
+    uint64_t offset = 0;
     for (auto [from, to] : busy) {
-      if (offset + size <= from)
+      if (offset + size(i) <= from)
         break;
-      offset = std::max(offset, to);
+      offset = std::max(offset, roundUp(to, ownAlignment(i)));
     }
     offsets[i] = offset;
-    arena = std::max(arena, offset + size);
-    if (size > 0)
+    arena = std::max(arena, offset + size(i));
+    if (size(i) > 0)
       placed.push_back(i);
   }
   return arena;
@@ -181,6 +194,21 @@ TEST(MemoryPlan, StacksTheHeaviestCliqueFirst) {
   expectValid(buffers, plan, 1);
   EXPECT_EQ(plan.peakLiveBytes, 12u);
   EXPECT_EQ(plan.arenaBytes, 12u);
+}
+
+TEST(MemoryPlan, TinyBuffersTakeTheirOwnBytes) {
+  // A rank with an empty shard holds a few scalars, a 48-byte block and an
+  // index: each aligned to the largest power of two dividing its size, not
+  // a 64-byte line each (which was 384 bytes for 80 live, 4.8x).
+  std::vector<BufferLifetime> buffers = {{4, 0, 5},  {4, 1, 5},  {4, 2, 5},
+                                         {8, 3, 5},  {12, 4, 5}, {48, 4, 5},
+                                         {64, 5, 5}, {8, 6, 7}};
+  MemoryPlan plan = planMemory(buffers);
+  expectValid(buffers, plan, 64);
+  EXPECT_EQ(plan.peakLiveBytes, 144u);
+  EXPECT_EQ(plan.arenaBytes, 144u);
+  EXPECT_EQ(plan.offsets[6] % 64, 0u);
+  EXPECT_EQ(plan.offsets[5] % 16, 0u);
 }
 
 TEST(MemoryPlan, CheckOffsetsFindsSharedBytes) {

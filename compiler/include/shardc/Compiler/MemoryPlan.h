@@ -31,19 +31,27 @@ struct BufferLifetime {
 };
 
 struct MemoryPlan {
-  std::vector<uint64_t> offsets; ///< one per buffer, `alignment`-aligned
+  std::vector<uint64_t> offsets; ///< one per buffer, at bufferAlignment
   uint64_t arenaBytes = 0;
   /// The largest sum of bytes live at one instruction (a lower bound).
   uint64_t peakLiveBytes = 0;
 };
 
 /// The arena offsets with the smallest arena that the planner finds.
+/// Buffers of `alignment` bytes or more are `alignment`-aligned.
 MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers,
                       uint64_t alignment = 64);
 
+/// A buffer's alignment in the arena: `alignment` (a power of two) for one
+/// of that many bytes or more, else the largest power of two dividing its
+/// size, which its element size divides. Scalars and other small buffers
+/// then take their own bytes, not a cache line each (a rank with an empty
+/// shard holds little else); kernels need element alignment only.
+uint64_t bufferAlignment(uint64_t bytes, uint64_t alignment);
+
 /// Places the buffers in `order` (each index once), each at the lowest
-/// `alignment`-aligned offset where it fits beside the buffers placed before
-/// it that live at the same time.
+/// offset aligned to its bufferAlignment where it fits beside the buffers
+/// placed before it that live at the same time.
 MemoryPlan placeFirstFit(const std::vector<BufferLifetime> &buffers,
                          const std::vector<size_t> &order,
                          uint64_t alignment = 64);
