@@ -35,10 +35,13 @@ void expectValid(const std::vector<BufferLifetime> &buffers,
   EXPECT_EQ(checkOffsets(buffers, plan.offsets, plan.arenaBytes), "");
   EXPECT_GE(plan.arenaBytes, peak);
   for (size_t i = 0; i < buffers.size(); ++i) {
-    // Whole `alignment` from that many bytes up; a smaller buffer to the
-    // largest power of two that divides its size.
+    // Whole `alignment` from that many bytes up, then 16 from 16 bytes up;
+    // a smaller buffer to the largest power of two that divides its size.
     uint64_t own = alignment;
-    if (buffers[i].bytes < alignment) {
+    if (buffers[i].bytes < alignment && buffers[i].bytes >= 16 &&
+        alignment >= 16) {
+      own = 16;
+    } else if (buffers[i].bytes < alignment) {
       own = 1;
       while (buffers[i].bytes % (own * 2) == 0 && own * 2 <= buffers[i].bytes)
         own *= 2;
@@ -198,15 +201,17 @@ TEST(MemoryPlan, StacksTheHeaviestCliqueFirst) {
 
 TEST(MemoryPlan, TinyBuffersTakeTheirOwnBytes) {
   // A rank with an empty shard holds a few scalars, a 48-byte block and an
-  // index: each aligned to the largest power of two dividing its size, not
-  // a 64-byte line each (which was 384 bytes for 80 live, 4.8x).
+  // index: each aligned to the largest power of two dividing its size (16
+  // from 16 bytes up), not a 64-byte line each (which was 384 bytes for 80
+  // live, 4.8x). The 36-byte buffer takes 48.
   std::vector<BufferLifetime> buffers = {{4, 0, 5},  {4, 1, 5},  {4, 2, 5},
                                          {8, 3, 5},  {12, 4, 5}, {48, 4, 5},
-                                         {64, 5, 5}, {8, 6, 7}};
+                                         {64, 5, 5}, {8, 6, 7},  {36, 6, 7}};
   MemoryPlan plan = planMemory(buffers);
   expectValid(buffers, plan, 64);
   EXPECT_EQ(plan.peakLiveBytes, 144u);
   EXPECT_EQ(plan.arenaBytes, 144u);
+  EXPECT_EQ(plan.offsets[8] % 16, 0u);
   EXPECT_EQ(plan.offsets[6] % 64, 0u);
   EXPECT_EQ(plan.offsets[5] % 16, 0u);
 }

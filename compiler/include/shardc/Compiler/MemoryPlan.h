@@ -43,10 +43,11 @@ MemoryPlan planMemory(const std::vector<BufferLifetime> &buffers,
                       uint64_t alignment = 64);
 
 /// A buffer's alignment in the arena: `alignment` (a power of two) for one
-/// of that many bytes or more, else the largest power of two dividing its
-/// size, which its element size divides. Scalars and other small buffers
-/// then take their own bytes, not a cache line each (a rank with an empty
-/// shard holds little else); kernels need element alignment only.
+/// of that many bytes or more, 16 bytes for one of 16 or more, else the
+/// largest power of two dividing its size, which its element size divides.
+/// Scalars and other small buffers then take (about) their own bytes, not
+/// a cache line each (a rank with an empty shard holds little else);
+/// kernels need element alignment only.
 uint64_t bufferAlignment(uint64_t bytes, uint64_t alignment);
 
 /// Places the buffers in `order` (each index once), each at the lowest
