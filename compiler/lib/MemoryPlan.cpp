@@ -129,9 +129,9 @@ uint64_t alignedPeak(const std::vector<BufferLifetime> &buffers,
 /// move up the placement order by their blame, and the order is placed
 /// again. A fixed ordering cannot see that a long-lived small buffer must go
 /// first so that two short large ones can stack above it; the blame finds
-/// such a buffer in a few rounds. The first order lists the buffers by
-/// their offsets in `plan`, which first-fit reproduces or lowers, so the
-/// arena never grows. Deterministic: no randomness, stable sorts.
+/// such a buffer in a few rounds. The first round starts from the buffers
+/// ordered by their offsets in `plan`, and a round's plan is kept only when
+/// its arena is smaller. Deterministic: no randomness, stable sorts.
 void improveBySqueakyWheel(const std::vector<BufferLifetime> &buffers,
                            uint64_t alignment, uint64_t lowerBound,
                            MemoryPlan &plan) {

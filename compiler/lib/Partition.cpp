@@ -262,23 +262,33 @@ std::vector<uint32_t> Partitioner::castAll(const std::vector<uint32_t> &ids,
   return out;
 }
 
+std::vector<uint32_t> Partitioner::reduceInF32(
+    const ValueSharding &s, const std::vector<uint32_t> &parts,
+    llvm::function_ref<std::vector<uint32_t>(const std::vector<uint32_t> &)>
+        collective) {
+  fb::DType dtype = ranks[0].buffers[parts[0]].dtype;
+  std::vector<uint32_t> sums = collective(castAll(parts, fb::DType::F32));
+  return castAll(meanOfSums(s, sums), dtype);
+}
+
 FailureOr<std::vector<uint32_t>> Partitioner::resolvePartial(Operation *op,
                                                              Value v) {
   const ValueSharding &s = shardingOf(v);
-  std::vector<uint32_t> in(numRanks()), out(numRanks());
+  std::vector<uint32_t> parts(numRanks());
   for (int64_t r = 0; r < numRanks(); ++r)
-    in[r] = ranks[r].lookup(v);
-  fb::DType dtype = ranks[0].buffers[in[0]].dtype;
-  in = castAll(in, fb::DType::F32);
-  for (int64_t r = 0; r < numRanks(); ++r) {
-    ProgramBuilder &b = ranks[r];
-    out[r] = b.temporary(fb::DType::F32, b.buffers[in[r]].shape);
-    art::InstructionSpec &inst =
-        b.emit(fb::Opcode::AllReduce, {in[r]}, {out[r]});
-    inst.reduce = reduceKindOf(s);
-    inst.meshAxes = sortedAxes(s.partialAxes);
-  }
-  return castAll(meanOfSums(s, out), dtype);
+    parts[r] = ranks[r].lookup(v);
+  return reduceInF32(s, parts, [&](const std::vector<uint32_t> &in) {
+    std::vector<uint32_t> out(numRanks());
+    for (int64_t r = 0; r < numRanks(); ++r) {
+      ProgramBuilder &b = ranks[r];
+      out[r] = b.temporary(b.buffers[in[r]].dtype, b.buffers[in[r]].shape);
+      art::InstructionSpec &inst =
+          b.emit(fb::Opcode::AllReduce, {in[r]}, {out[r]});
+      inst.reduce = reduceKindOf(s);
+      inst.meshAxes = sortedAxes(s.partialAxes);
+    }
+    return out;
+  });
 }
 
 namespace {
@@ -556,14 +566,14 @@ LogicalResult Partitioner::reshard(Operation *op) {
   };
   if (from.isPartial()) {
     int64_t dim = reduceScatterDim(from.layout, to.layout, from.partialAxes);
-    if (dim >= 0) {
-      std::vector<uint32_t> parts = buffersOf(in);
-      fb::DType dtype = ranks[0].buffers[parts[0]].dtype;
-      std::vector<uint32_t> sums = blockCollective(
-          castAll(parts, fb::DType::F32), fb::Opcode::ReduceScatter, dim,
-          to.layout.dims[dim], reduceKindOf(from));
-      return bindAll(out, castAll(meanOfSums(from, sums), dtype));
-    }
+    if (dim >= 0)
+      return bindAll(out, reduceInF32(from, buffersOf(in),
+                                      [&](const std::vector<uint32_t> &parts) {
+                                        return blockCollective(
+                                            parts, fb::Opcode::ReduceScatter,
+                                            dim, to.layout.dims[dim],
+                                            reduceKindOf(from));
+                                      }));
     FailureOr<std::vector<uint32_t>> reduced = resolvePartial(op, in);
     if (failed(reduced))
       return failure();

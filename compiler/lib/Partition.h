@@ -17,6 +17,7 @@
 #include "shardc/Passes/Sharding.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace shardc {
 
@@ -75,6 +76,12 @@ public:
   /// and rounded back after it.
   std::vector<uint32_t> castAll(const std::vector<uint32_t> &ids,
                                 shardrt::fb::DType to);
+  /// `collective` (a reduction of the per-rank `parts` of partial value
+  /// `s`) run in f32, a mean scaled, the result in the parts' type.
+  std::vector<uint32_t> reduceInF32(
+      const ValueSharding &s, const std::vector<uint32_t> &parts,
+      llvm::function_ref<std::vector<uint32_t>(const std::vector<uint32_t> &)>
+          collective);
 
   mlir::func::FuncOp func;
   sc::MeshOp meshOp;

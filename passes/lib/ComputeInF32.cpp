@@ -156,17 +156,21 @@ private:
 };
 
 struct ComputeInF32 : public shardc::impl::ScComputeInF32Base<ComputeInF32> {
-  /// A Python scalar of add or sub (a rank-0 operand of another type) is
-  /// cast to the result's type first: ATen's add reads it through the
-  /// iterator's common dtype (bf16 + 0.3 adds 0.30078125), while mul and div
-  /// read it unrounded in f32 (original_scalar_value<opmath_t>), which
-  /// widening the 16-bit operand alone gives.
-  void narrowAddedScalars() {
+  /// A Python scalar (a rank-0 operand of another type than the result) is
+  /// cast to the result's type first, except a right-hand one of mul or
+  /// div: ATen's CPU mul and div read their second operand unrounded in f32
+  /// (original_scalar_value<opmath_t>, which widening the 16-bit operand
+  /// alone gives), while add and sub, and any first operand, go through the
+  /// iterator's common dtype (bf16 + 0.3 adds 0.30078125).
+  void narrowScalars() {
     getOperation().walk([&](Operation *op) {
-      if (!isa<AddOp, SubOp>(op))
+      if (!isa<AddOp, SubOp, MulOp, DivOp>(op))
         return;
+      bool keepsRhs = isa<MulOp, DivOp>(op);
       Type result = getElementTypeOrSelf(op->getResult(0).getType());
       for (OpOperand &operand : op->getOpOperands()) {
+        if (keepsRhs && operand.getOperandNumber() == 1)
+          continue;
         auto type = cast<RankedTensorType>(operand.get().getType());
         if (type.getElementType() == result)
           continue;
@@ -188,7 +192,7 @@ struct ComputeInF32 : public shardc::impl::ScComputeInF32Base<ComputeInF32> {
     });
     for (EinsumOp op : einsums)
       shardc::detail::decomposeEinsum(op);
-    narrowAddedScalars();
+    narrowScalars();
     SmallVector<Operation *> todo;
     getOperation().walk([&](Operation *op) {
       if (!isa<ScDialect>(op->getDialect()) || movesOnly(op))

@@ -385,7 +385,7 @@ template <typename Op> LogicalResult decomposeArgExtremeOf(Op op) {
   constexpr int64_t kExactInF32 = int64_t(1) << 24;
   if (2 * n > kExactInF32)
     return op.emitOpError("reduces ")
-           << n << " elements; indices past 2^23 (" << kExactInF32 / 2
+           << n << " elements; more than 2^23 (" << kExactInF32 / 2
            << ") are not supported";
   if (!type.getElementType().isF32() && !type.getElementType().isF64()) {
     type = type.clone(b.getF32Type());

@@ -275,7 +275,11 @@ TEST(MemoryPlan, FirstFitMatchesThePlainPlacement) {
     for (int i = 0; i < n; ++i) {
       int64_t a = int64_t(rng() % len) - 1;
       int64_t b = rng() % 5 == 0 ? len : a + int64_t(rng() % 8);
-      uint64_t bytes = (rng() % 6 == 0) ? 0 : 64 * (1 + rng() % 8);
+      // Whole lines, and small sizes whose alignments differ (1 to 32).
+      static const uint64_t kSmall[] = {1, 4, 6, 12, 20, 48};
+      uint64_t bytes = (rng() % 6 == 0)   ? 0
+                       : (rng() % 3 == 0) ? kSmall[rng() % 6]
+                                          : 64 * (1 + rng() % 8);
       buffers.push_back({bytes, a, b});
     }
     uint64_t alignment = trial % 3 ? 64 : 1;
@@ -318,10 +322,11 @@ uint64_t bestOverEveryOrder(const std::vector<BufferLifetime> &buffers,
 
 TEST(MemoryPlan, OptimalOnSmallProgramsAgainstEveryOrder) {
   // Mixed 2- and 4-byte element sizes, as in bf16 models beside their f32
-  // casts. Without the search, 7 of 3000 such programs planned above the
-  // optimum (up to 1.13x).
+  // casts. Without the search, some of them plan above the optimum (in an
+  // earlier sample, 7 of 3000, by up to 1.13x).
   std::mt19937 rng(7);
-  for (int trial = 0; trial < 400; ++trial) {
+  int missedByFixedOrders = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
     int n = 3 + int(rng() % 5);
     int len = 2 + int(rng() % 10);
     std::vector<BufferLifetime> buffers;
@@ -335,7 +340,13 @@ TEST(MemoryPlan, OptimalOnSmallProgramsAgainstEveryOrder) {
     expectValid(buffers, plan, alignment);
     uint64_t optimum = bestOverEveryOrder(buffers, alignment);
     EXPECT_EQ(plan.arenaBytes, optimum) << "trial " << trial;
+    missedByFixedOrders += plainPlan(buffers, alignment).arenaBytes > optimum;
   }
+  // The programs include some the fixed orders alone plan above the
+  // optimum, so the search is what passes them.
+  EXPECT_GT(missedByFixedOrders, 0);
+  std::printf("fixed orders above the optimum on %d of 3000\n",
+              missedByFixedOrders);
 }
 
 } // namespace

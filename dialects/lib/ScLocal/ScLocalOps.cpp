@@ -275,7 +275,7 @@ static LogicalResult verifyFusedBody(Operation *op, ValueRange ins,
     if (!broadcastsTo(in.getShape(), domain))
       return op->emitOpError("input ")
              << i << " " << in << " does not broadcast to " << domainText
-             << " (f32, i1, bf16 or f16, numpy rules)";
+             << " (numpy rules)";
   }
   Block &body = region.front();
   if (body.getNumArguments() != ins.size())

@@ -333,8 +333,8 @@ StatusOr<RunFn> preparePad(const fb::Instruction &inst,
                                  std::string(fb::EnumNameDType(in.dtype)) +
                                  " with a fill other than +0.0");
   // An int64 pad (a reshard's shift of indices) fills with zeros.
-  if (index && value[0] != 0.0)
-    return Status::unimplemented("pad of I64 with a fill other than 0");
+  if (index && (value[0] != 0.0 || std::signbit(value[0])))
+    return Status::unimplemented("pad of I64 with a fill other than +0.0");
   Shape expected = in.shape;
   for (size_t d = 0; d < rank; ++d) {
     int64_t n = in.shape[d];

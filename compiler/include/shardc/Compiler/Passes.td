@@ -84,10 +84,13 @@ def ScPlanMemory : Pass<"sc-plan-memory", "mlir::ModuleOp"> {
     outputs to the end; `scl.constant` buffers stay in the file) and assigns
     arena offsets so that buffers that live at the same time never share a
     byte, while dead buffers' bytes are reused. Several placement orders are
-    tried and the smallest arena is kept; `shardc --emit=plan` prints it
+    tried, a short search reorders the buffers that end above the lower
+    bound, and the smallest arena is kept; `shardc --emit=plan` prints it
     beside the lower bound (the largest sum of simultaneously live bytes).
-    Offsets are 64-byte aligned. The artifact writer uses the plan as written
-    (checking it against liveness) and plans functions that carry none.
+    Offsets are 64-byte aligned (16 for a buffer under 64 bytes; under 16
+    bytes, the largest power of two dividing its size). The artifact writer
+    uses the plan as written (checking it against liveness) and plans
+    functions that carry none.
 
     Input:
     ```mlir

@@ -64,7 +64,13 @@ def ScComputeInF32 : Pass<"sc-compute-in-f32", "mlir::ModuleOp"> {
       are small (model weights are function arguments, which stay 16-bit);
       one that is not a dense attribute is refused at the op. A 0-d bf16
       constant is a bf16 tensor (`torch.tensor(0.1, dtype=bfloat16)`), not
-      a Python scalar, which PyTorch's kernels apply in float.
+      a Python scalar.
+    - A Python scalar is a 0-d f32 operand of `sc.add`/`sub`/`mul`/`div`
+      beside a 16-bit tensor. As ATen's CPU kernels read it, a right-hand
+      scalar of `sc.mul` or `sc.div` enters in f32 unrounded
+      (`original_scalar_value<opmath_t>`), and every other one (add and
+      sub's, a left-hand one) is first cast to the tensor's type: the pass
+      inserts that cast.
     - `sc.nan_to_num` without bounds gets the 16-bit type's largest finite
       values, its default.
     - A 16-bit `sc.einsum` is first decomposed as `sc-decompose-forms` does

@@ -152,7 +152,8 @@ __global__ void selectKernel(T *__restrict__ y, const uint8_t *__restrict__ c,
                                   : f[gatherSource(vf, i)];
 }
 
-/// Element i of a buffer of type `t` as f32 (exact for each of these types).
+/// Element i of a buffer of type `t` as f32 (exact but for int64, which
+/// rounds to nearest as the CPU cast does).
 __device__ float castLoad(const void *x, long long i, cpu::ElemType t) {
   switch (t) {
   case cpu::ElemType::F32:

@@ -60,8 +60,8 @@ cudaError_t launchSelect(void *y, const uint8_t *c, const void *t,
                          const void *f, const GatherView &vc,
                          const GatherView &vt, const GatherView &vf,
                          size_t elemBytes, cudaStream_t stream);
-/// n elements from one of f32, bool, bf16 and f16 to another (through f32,
-/// as cpu::cast).
+/// n elements from one of f32, bool, bf16, f16 and int64 to another (through
+/// f32, as cpu::cast).
 cudaError_t launchCast(void *y, const void *x, int64_t n, cpu::ElemType from,
                        cpu::ElemType to, cudaStream_t stream);
 /// How a Scan splits its lines into chunks: whole lines (chunks 1, chunk

@@ -1,9 +1,10 @@
 //===- CudaPredicates.cpp - Compare, Select and Cast on the device --------===//
 //
 // The masks a causal ring builds (Compare, Select) and dtype casts between
-// f32, bool, bf16 and f16, as one small kernel each. Broadcast operands are
-// read in place through a GatherPlan view each (stride 0 where they repeat), so
-// nothing is materialised; the CPU decoder has checked every operand.
+// f32, bool, bf16, f16 and int64, as one small kernel each. Broadcast operands
+// are read in place through a GatherPlan view each (stride 0 where they
+// repeat), so nothing is materialised; the CPU decoder has checked every
+// operand.
 //
 //===----------------------------------------------------------------------===//
 

@@ -159,7 +159,8 @@ using UploadFn = std::function<StatusOr<void *>(const void *, size_t)>;
 StatusOr<RunFn> prepareMoveStep(const fb::Instruction &inst,
                                 const PrepareContext &ctx, cudaStream_t stream,
                                 const UploadFn &upload);
-/// CudaPredicates.cpp: a Compare, a Select or a Cast (f32, bool, bf16, f16).
+/// CudaPredicates.cpp: a Compare, a Select or a Cast (f32, bool, bf16, f16,
+/// int64).
 StatusOr<RunFn> preparePredicateStep(const fb::Instruction &inst,
                                      const PrepareContext &ctx,
                                      cudaStream_t stream);

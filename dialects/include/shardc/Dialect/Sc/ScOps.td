@@ -364,11 +364,12 @@ class Sc_ArithmeticOp<string mnemonic, string torchName>
       "broadcasting. The operands have the same element type, or one is "
       "rank 0 (a Python scalar, `x * 0.1`) and may be another float type: "
       "as in PyTorch, the result takes the other operand's type. The scalar "
-      "enters the f32 computation as ATen's CPU kernels read it: `sc.mul` "
-      "and `sc.div` unrounded (`original_scalar_value<opmath_t>`: "
-      "`x_bf16 * 0.1` is `bf16(float(x) * 0.1f)`), `sc.add` and `sc.sub` "
-      "rounded to the result's type first (the iterator's common dtype: "
-      "`x_bf16 + 0.3` adds 0.30078125); `sc-compute-in-f32` applies it.\n\n"
+      "enters the f32 computation as ATen's CPU kernels read it: the right "
+      "operand of `sc.mul` and `sc.div` unrounded "
+      "(`original_scalar_value<opmath_t>`: `x_bf16 * 0.1` is "
+      "`bf16(float(x) * 0.1f)`), any other rounded to the result's type "
+      "first (the iterator's common dtype: `x_bf16 + 0.3` adds 0.30078125); "
+      "`sc-compute-in-f32` applies it.\n\n"
       "```mlir\n"
       "%y = sc." # mnemonic # " %x, %s : (tensor<4xbf16>, tensor<f32>) -> tensor<4xbf16>\n"
       "```";
@@ -710,10 +711,11 @@ class Sc_ArgExtremeOp<string mnemonic, string torchName, string extreme,
       "%i = sc." # mnemonic # " %x {dim = 1 : i64} : (tensor<2x5xf32>) -> tensor<2xi64>\n"
       "```\n\n"
       "`sc-decompose-forms` rewrites it into the " # extreme # " (`sc." #
-      reduction # "`), a compare, a select of constant indices "
+      reduction # "`), compares, selects of candidate indices (constants "
+      "along the dim, or past 2^16 a cumsum of ones) "
       "and an `sc.amin` of those, cast to i64: over a split dim it costs the "
       "two all-reduces those reductions have. The candidates (up to twice the "
-      "extent) are exact in f32, so a reduced extent past 2^23 is refused.";
+      "extent) are exact in f32, so more than 2^23 reduced elements are refused.";
   let arguments = (ins Sc_FloatTensor:$input, OptionalAttr<I64Attr>:$dim,
                        DefaultValuedAttr<BoolAttr, "false">:$keepdim);
   let results = (outs Sc_IndexTensor:$result);
