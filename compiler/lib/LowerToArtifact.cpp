@@ -63,10 +63,11 @@ static bool computable(Type type) {
 /// moved, cast and returned, never computed with; the runtime's kernels
 /// other than casts and moves take no int64 operand.
 static bool handlesInt64(Operation *op) {
-  return isa<sc::ArgmaxOp, sc::ArgminOp, sc::CastOp, sc::ShardingConstraintOp,
-             sc::ReshardOp, sc::ReshapeOp, sc::PermuteOp, sc::TransposeOp,
-             sc::SliceOp, sc::ConcatOp, sc::BroadcastToOp, sc::UnsqueezeOp,
-             sc::SqueezeOp, func::ReturnOp>(op);
+  return isa<sc::ArgmaxOp, sc::ArgminOp, sc::MaxOp, sc::MinOp, sc::CastOp,
+             sc::ShardingConstraintOp, sc::ReshardOp, sc::ReshapeOp,
+             sc::PermuteOp, sc::TransposeOp, sc::SliceOp, sc::ConcatOp,
+             sc::BroadcastToOp, sc::UnsqueezeOp, sc::SqueezeOp, func::ReturnOp>(
+      op);
 }
 
 static bool isInt64Tensor(Type type) {

@@ -577,7 +577,7 @@ struct DecomposeForms
         shardc::detail::decomposeReductionForm(op);
       else if (auto einsum = dyn_cast<EinsumOp>(op))
         shardc::detail::decomposeEinsum(einsum);
-      else if (isa<ArgmaxOp, ArgminOp>(op)) {
+      else if (isa<ArgmaxOp, ArgminOp, MaxOp, MinOp>(op)) {
         if (failed(shardc::detail::decomposeArgExtreme(op)))
           return signalPassFailure();
       } else if (isa<FftOp, IfftOp, RfftOp, IrfftOp>(op)) {

@@ -26,7 +26,8 @@ mlir::Value scalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value like,
 void decomposeReductionForm(mlir::Operation *op);
 
 /// Rewrites an sc.argmax / sc.argmin into sc.amax / sc.amin, compares,
-/// selects of constant indices, sc.amin and a cast to i64; fails (with an
+/// selects of candidate indices, sc.amin and a cast to i64, and an sc.max /
+/// sc.min into its sc.amax / sc.amin and argmax / argmin; fails (with an
 /// error at the op) where an index would not be exact in f32.
 mlir::LogicalResult decomposeArgExtreme(mlir::Operation *op);
 

@@ -417,10 +417,36 @@ template <typename Op> LogicalResult decomposeArgExtremeOf(Op op) {
 
 } // namespace
 
+/// torch.max(x, dim) / torch.min(x, dim): the kept-or-dropped amax (amin)
+/// and argmax (argmin), decomposed in turn; the pins (an array, one per
+/// result) go to each.
+template <typename Op, typename Reduce, typename Arg>
+LogicalResult decomposeExtremeAlong(Op op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  BoolAttr keep = b.getBoolAttr(op.getKeepdim());
+  auto values = Reduce::create(
+      b, loc, op.getInput(), b.getDenseI64ArrayAttr({op.getSignedDim()}), keep);
+  auto indices = Arg::create(b, loc, op.getInput(), op.getDimAttr(), keep);
+  if (auto pins =
+          op->template getAttrOfType<ArrayAttr>(ScDialect::kShardingAttrName)) {
+    values->setAttr(ScDialect::kShardingAttrName, pins[0]);
+    indices->setAttr(ScDialect::kShardingAttrName, pins[1]);
+  }
+  op.getValues().replaceAllUsesWith(values.getResult());
+  op.getIndices().replaceAllUsesWith(indices.getResult());
+  op.erase();
+  return decomposeArgExtremeOf(indices);
+}
+
 LogicalResult shardc::detail::decomposeArgExtreme(Operation *op) {
   if (auto argmax = dyn_cast<ArgmaxOp>(op))
     return decomposeArgExtremeOf(argmax);
-  return decomposeArgExtremeOf(cast<ArgminOp>(op));
+  if (auto argmin = dyn_cast<ArgminOp>(op))
+    return decomposeArgExtremeOf(argmin);
+  if (auto max = dyn_cast<MaxOp>(op))
+    return decomposeExtremeAlong<MaxOp, AmaxOp, ArgmaxOp>(max);
+  return decomposeExtremeAlong<MinOp, AminOp, ArgminOp>(cast<MinOp>(op));
 }
 
 void shardc::detail::decomposeReductionForm(Operation *op) {

@@ -6,7 +6,7 @@
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // RUN: %python %t/ref.py input %t
 // RUN: shardc %t/model.mlir -O0 -o %t/o0.shardbin
-// RUN: mkdir -p %t/o0 && shard-run %t/o0.shardbin --input arg0=%t/x.npy --input arg1=%t/y.npy --output result0=%t/o0/r0.npy --output result1=%t/o0/r1.npy --output result2=%t/o0/r2.npy --output result3=%t/o0/r3.npy --output result4=%t/o0/r4.npy --output result5=%t/o0/r5.npy
+// RUN: mkdir -p %t/o0 && shard-run %t/o0.shardbin --input arg0=%t/x.npy --input arg1=%t/y.npy --output result0=%t/o0/r0.npy --output result1=%t/o0/r1.npy --output result2=%t/o0/r2.npy --output result3=%t/o0/r3.npy --output result4=%t/o0/r4.npy --output result5=%t/o0/r5.npy --output result6=%t/o0/r6.npy --output result7=%t/o0/r7.npy
 // RUN: %python %t/ref.py check %t/o0 | FileCheck %s
 // Nothing is gathered: the flattened index is a sum of per-dim constants,
 // not a reshape to 1-D (which would gather the split H).
@@ -15,16 +15,16 @@
 // COMM: AllReduce
 // COMM-NOT: AllGather
 // RUN: shardc %t/model.mlir -O3 -o %t/o3.shardbin
-// RUN: mkdir -p %t/o3 && shard-run %t/o3.shardbin --input arg0=%t/x.npy --input arg1=%t/y.npy --output result0=%t/o3/r0.npy --output result1=%t/o3/r1.npy --output result2=%t/o3/r2.npy --output result3=%t/o3/r3.npy --output result4=%t/o3/r4.npy --output result5=%t/o3/r5.npy
+// RUN: mkdir -p %t/o3 && shard-run %t/o3.shardbin --input arg0=%t/x.npy --input arg1=%t/y.npy --output result0=%t/o3/r0.npy --output result1=%t/o3/r1.npy --output result2=%t/o3/r2.npy --output result3=%t/o3/r3.npy --output result4=%t/o3/r4.npy --output result5=%t/o3/r5.npy --output result6=%t/o3/r6.npy --output result7=%t/o3/r7.npy
 // RUN: %python %t/ref.py check %t/o3 | FileCheck %s
 // RUN: shardc %t/model.mlir --target=cuda -o %t/cuda.shardbin
 // RUN: shardc %t/model.mlir --target=cuda --emit=kernels -o %t/cuda.cu
 // RUN: %host_cxx -shared -fPIC -O1 -x c++ -I %hostcuda_include %t/cuda.cu -o %t/cuda.so
-// RUN: mkdir -p %t/cuda && env SHARDRT_HOSTCUDA_KERNELS=%t/cuda.so shard-run-hostcuda %t/cuda.shardbin --backend cuda --input arg0=%t/x.npy --input arg1=%t/y.npy --output result0=%t/cuda/r0.npy --output result1=%t/cuda/r1.npy --output result2=%t/cuda/r2.npy --output result3=%t/cuda/r3.npy --output result4=%t/cuda/r4.npy --output result5=%t/cuda/r5.npy
+// RUN: mkdir -p %t/cuda && env SHARDRT_HOSTCUDA_KERNELS=%t/cuda.so shard-run-hostcuda %t/cuda.shardbin --backend cuda --input arg0=%t/x.npy --input arg1=%t/y.npy --output result0=%t/cuda/r0.npy --output result1=%t/cuda/r1.npy --output result2=%t/cuda/r2.npy --output result3=%t/cuda/r3.npy --output result4=%t/cuda/r4.npy --output result5=%t/cuda/r5.npy --output result6=%t/cuda/r6.npy --output result7=%t/cuda/r7.npy
 // RUN: %python %t/ref.py check %t/cuda | FileCheck %s
 // RUN: sed 's/xf32>/xbf16>/g' %t/model.mlir > %t/bf16.mlir
 // RUN: shardc %t/bf16.mlir -O3 -o %t/bf16.shardbin
-// RUN: mkdir -p %t/bf16 && shard-run %t/bf16.shardbin --input arg0=%t/x.npy --input arg1=%t/y.npy --output result0=%t/bf16/r0.npy --output result1=%t/bf16/r1.npy --output result2=%t/bf16/r2.npy --output result3=%t/bf16/r3.npy --output result4=%t/bf16/r4.npy --output result5=%t/bf16/r5.npy
+// RUN: mkdir -p %t/bf16 && shard-run %t/bf16.shardbin --input arg0=%t/x.npy --input arg1=%t/y.npy --output result0=%t/bf16/r0.npy --output result1=%t/bf16/r1.npy --output result2=%t/bf16/r2.npy --output result3=%t/bf16/r3.npy --output result4=%t/bf16/r4.npy --output result5=%t/bf16/r5.npy --output result6=%t/bf16/r6.npy --output result7=%t/bf16/r7.npy
 // RUN: %python %t/ref.py check %t/bf16 | FileCheck %s
 // A dim past 2^16 counts its indices with a cumsum of ones (each rank its
 // own shard, from the shards' totals) instead of a constant every rank
@@ -38,24 +38,26 @@
 // LONGOK: long rows: as PyTorch's
 // The check can fail: the last index of a tie.
 // RUN: not %python %t/ref.py check %t/o0 last 2>&1 | FileCheck %s --check-prefix=WRONG
-// CHECK: argmax, argmin: 6 results as PyTorch's
+// CHECK: argmax, argmin: 8 results as PyTorch's
 // WRONG: result 0 at
 
 //--- model.mlir
 // x: segmentation logits (N, C, H, W) split over H 3/0/2; y: rows split
 // 4/0/3. The last result moves y's row indices to another uneven split
-// (int64 shards shifted between ranks).
+// (int64 shards shifted between ranks); torch.max(y, 0) gives the values
+// (NaN propagating) and indices of the columns over the split rows.
 sc.mesh @m ["x"=3]
 func.func @main(%x: tensor<1x4x5x6xf32> {sc.sharding = #sc.sharding<@m, [{}, {}, {"x"}[3, 0, 2], {}]>},
                 %y: tensor<7x5xf32> {sc.sharding = #sc.sharding<@m, [{"x"}[4, 0, 3], {}]>})
-    -> (tensor<1x5x6xi64>, tensor<1x4x1x6xi64>, tensor<i64>, tensor<5xi64>, tensor<7xi64>, tensor<7xi64>) {
+    -> (tensor<1x5x6xi64>, tensor<1x4x1x6xi64>, tensor<i64>, tensor<5xi64>, tensor<7xi64>, tensor<7xi64>, tensor<5xf32>, tensor<5xi64>) {
   %classes = sc.argmax %x {dim = 1 : i64} : (tensor<1x4x5x6xf32>) -> tensor<1x5x6xi64>
   %rows = sc.argmin %x {dim = 2 : i64, keepdim = true} : (tensor<1x4x5x6xf32>) -> tensor<1x4x1x6xi64>
   %flat = sc.argmax %x : (tensor<1x4x5x6xf32>) -> tensor<i64>
   %cols = sc.argmax %y {dim = -2 : i64} : (tensor<7x5xf32>) -> tensor<5xi64>
   %min = sc.argmin %y {dim = 1 : i64} : (tensor<7x5xf32>) -> tensor<7xi64>
   %moved = sc.sharding_constraint %min : tensor<7xi64> to #sc.sharding<@m, [{"x"}[3, 2, 2]]>
-  return %classes, %rows, %flat, %cols, %min, %moved : tensor<1x5x6xi64>, tensor<1x4x1x6xi64>, tensor<i64>, tensor<5xi64>, tensor<7xi64>, tensor<7xi64>
+  %values, %indices = sc.max %y {dim = 0 : i64} : (tensor<7x5xf32>) -> (tensor<5xf32>, tensor<5xi64>)
+  return %classes, %rows, %flat, %cols, %min, %moved, %values, %indices : tensor<1x5x6xi64>, tensor<1x4x1x6xi64>, tensor<i64>, tensor<5xi64>, tensor<7xi64>, tensor<7xi64>, tensor<5xf32>, tensor<5xi64>
 }
 
 //--- long.mlir
@@ -134,11 +136,13 @@ want = [
     [pick([Y[r * 5 + c] for r in range(7)], True) for c in range(5)],
     [pick(Y[r * 5:r * 5 + 5], False) for r in range(7)],
     [pick(Y[r * 5:r * 5 + 5], False) for r in range(7)],
+    [Y[pick([Y[r * 5 + c] for r in range(7)], True) * 5 + c] for c in range(5)],
+    [pick([Y[r * 5 + c] for r in range(7)], True) for c in range(5)],
 ]
 for k, w in enumerate(want):
     got = list(npy.read("%s/r%d.npy" % (sys.argv[2], k))[1])
     for i, (a, b) in enumerate(zip(w, got)):
-        if a != b:
+        if a != b and not (a != a and b != b):  # NaN values match NaN
             sys.exit("result %d at %d: got %r, expected %r" % (k, i, b, a))
     if len(got) != len(w):
         sys.exit("result %d: %d values, expected %d" % (k, len(got), len(w)))

@@ -94,3 +94,19 @@ func.func @long(%x: tensor<2x70000xf32>) -> tensor<i64> {
   %i = sc.argmax %x : (tensor<2x70000xf32>) -> tensor<i64>
   return %i : tensor<i64>
 }
+
+// -----
+
+// sc.max along a dim: the kept amax for the values and the argmax's
+// decomposition for the indices (whose own amax CSE merges with the
+// values'); each result's pin goes to its op.
+// CHECK-LABEL: func.func @max_dim
+// CHECK:      %[[V:.*]] = sc.amax %arg0 {dims = array<i64: 0>, sc.sharding = #sc.sharding<@m, [{"x"}]>} : (tensor<4x3xf32>) -> tensor<3xf32>
+// CHECK:      %[[E:.*]] = sc.amax %arg0 {dims = array<i64: 0>, keepdim = true} : (tensor<4x3xf32>) -> tensor<1x3xf32>
+// CHECK:      %[[I:.*]] = sc.cast %{{.*}} {sc.sharding = #sc.sharding<@m, [{}]>} : tensor<3xf32> to tensor<3xi64>
+// CHECK:      return %[[V]], %[[I]]
+sc.mesh @m ["x"=3]
+func.func @max_dim(%x: tensor<4x3xf32>) -> (tensor<3xf32>, tensor<3xi64>) {
+  %v, %i = sc.max %x {dim = 0 : i64, sc.sharding = [#sc.sharding<@m, [{"x"}]>, #sc.sharding<@m, [{}]>]} : (tensor<4x3xf32>) -> (tensor<3xf32>, tensor<3xi64>)
+  return %v, %i : tensor<3xf32>, tensor<3xi64>
+}

@@ -95,17 +95,33 @@ static LogicalResult inferArgExtreme(MLIRContext *context, OptLoc loc,
                       types);
 }
 
-LogicalResult ArgmaxOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
-                                         Adaptor adaptor,
-                                         SmallVectorImpl<Type> &types) {
-  return inferArgExtreme(context, loc, getOperationName(), adaptor, types);
+/// max/min along a dim: the values in x's type, the indices in int64.
+template <typename Adaptor>
+static LogicalResult inferExtremeAlong(MLIRContext *context, OptLoc loc,
+                                       StringRef name, Adaptor adaptor,
+                                       SmallVectorImpl<Type> &types) {
+  RankedTensorType x = tensorTypeOf(adaptor.getInput());
+  if (!x)
+    return fail(loc, name, "needs a ranked tensor");
+  int64_t dim = adaptor.getDimAttr().getInt();
+  if (failed(inferReduced(loc, name, /*needsElements=*/true, x,
+                          ArrayRef<int64_t>(dim), adaptor.getKeepdim(),
+                          x.getElementType(), types)))
+    return failure();
+  return inferArgExtreme(context, loc, name, adaptor, types);
 }
 
-LogicalResult ArgminOp::inferReturnTypes(MLIRContext *context, OptLoc loc,
-                                         Adaptor adaptor,
-                                         SmallVectorImpl<Type> &types) {
-  return inferArgExtreme(context, loc, getOperationName(), adaptor, types);
-}
+#define SC_INDEX_INFER(OP, INFER)                                              \
+  LogicalResult OP::inferReturnTypes(MLIRContext *context, OptLoc loc,         \
+                                     Adaptor adaptor,                          \
+                                     SmallVectorImpl<Type> &types) {           \
+    return INFER(context, loc, getOperationName(), adaptor, types);            \
+  }
+SC_INDEX_INFER(MaxOp, inferExtremeAlong)
+SC_INDEX_INFER(MinOp, inferExtremeAlong)
+SC_INDEX_INFER(ArgmaxOp, inferArgExtreme)
+SC_INDEX_INFER(ArgminOp, inferArgExtreme)
+#undef SC_INDEX_INFER
 
 #define SC_REDUCTION_INFER(OP, NEEDS_ELEMENTS)                                 \
   LogicalResult OP::inferReturnTypes(MLIRContext *, OptLoc loc,                \

@@ -268,7 +268,7 @@ bool shardc::sc::isCoreForm(Operation *op) {
               AdaptiveAvgPoolOp, AdaptiveMaxPoolOp, RmsNormOp, ProdOp, SquareOp,
               SignOp, LogaddexpOp, NanToNumOp, IsnanOp, IsinfOp, IsfiniteOp,
               HardshrinkOp, SoftshrinkOp, TanhshrinkOp, ThresholdOp, SoftminOp,
-              ArgmaxOp, ArgminOp>(op);
+              ArgmaxOp, ArgminOp, MaxOp, MinOp>(op);
 }
 
 LogicalResult shardc::sc::requireCoreForm(Operation *op, StringRef consumer) {

@@ -241,6 +241,20 @@ template <typename Op> static ShardingRule argExtremeRule(Op op) {
   return reducingRule(in, reduced, op.getKeepdim());
 }
 
+/// max/min along a dim: both results reduce it.
+template <typename Op> static ShardingRule extremeAlongRule(Op op) {
+  ArrayRef<int64_t> in = shapeOf(op.getInput());
+  int64_t rank = int64_t(in.size());
+  llvm::SmallBitVector reduced(rank, rank == 0);
+  if (rank > 0)
+    reduced.set(*normalizeDim(op.getSignedDim(), rank));
+  ShardingRule rule = reducingRule(in, reduced, op.getKeepdim());
+  rule.resultDims.push_back(rule.resultDims[0]);
+  return rule;
+}
+
+ShardingRule MaxOp::getShardingRule() { return extremeAlongRule(*this); }
+ShardingRule MinOp::getShardingRule() { return extremeAlongRule(*this); }
 ShardingRule ArgmaxOp::getShardingRule() { return argExtremeRule(*this); }
 ShardingRule ArgminOp::getShardingRule() { return argExtremeRule(*this); }
 

@@ -37,3 +37,22 @@ func.func @int_input(%x: tensor<2x4xi64>) {
   %0 = sc.argmax %x {dim = 1 : i64} : (tensor<2x4xi64>) -> tensor<2xi64>
   return
 }
+
+// -----
+
+// case: torch.max(x, dim) needs a dim (torch.max(x) is sc.amax)
+func.func @max_without_dim(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{'sc.max' op requires attribute 'dim'}}
+  %v, %i = sc.max %x : (tensor<2x4xf32>) -> (tensor<f32>, tensor<i64>)
+  return
+}
+
+// -----
+
+// case: max over an empty dim
+func.func @max_empty(%x: tensor<2x0xf32>) {
+  // expected-error @+2 {{'sc.max' op reduces dim 1 of size 0; a max or min over no elements has no value}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %v, %i = sc.max %x {dim = 1 : i64} : (tensor<2x0xf32>) -> (tensor<2xf32>, tensor<2xi64>)
+  return
+}

@@ -19,3 +19,16 @@ func.func @shapes(%x: tensor<2x5x3xf32>, %s: tensor<bf16>) {
   %4 = sc.argmax %s {dim = 0 : i64} : (tensor<bf16>) -> tensor<i64>
   return
 }
+
+// -----
+
+// sc.max / sc.min along a dim: torch.max(x, dim)'s (values, indices), the
+// values in x's type and the indices int64.
+// CHECK-LABEL: func.func @max_min
+// CHECK: sc.max %{{.*}} {dim = 1 : i64} : (tensor<2x5x3xbf16>) -> (tensor<2x3xbf16>, tensor<2x3xi64>)
+// CHECK: sc.min %{{.*}} {dim = -1 : i64, keepdim = true} : (tensor<2x5x3xbf16>) -> (tensor<2x5x1xbf16>, tensor<2x5x1xi64>)
+func.func @max_min(%x: tensor<2x5x3xbf16>) {
+  %v, %i = sc.max %x {dim = 1 : i64} : (tensor<2x5x3xbf16>) -> (tensor<2x3xbf16>, tensor<2x3xi64>)
+  %w, %j = sc.min %x {dim = -1 : i64, keepdim = true} : (tensor<2x5x3xbf16>) -> (tensor<2x5x1xbf16>, tensor<2x5x1xi64>)
+  return
+}

@@ -152,6 +152,9 @@ def ScDecomposeForms : Pass<"sc-decompose-forms", "mlir::ModuleOp"> {
       `sc.cumprod` and an `sc.slice` of its last element (a product in
       double; over a split dim the cumprod's carry), then `sc.reshape` to
       the result;
+    - `sc.max` and `sc.min` along a dim (values and indices) become
+      `sc.amax` (`sc.amin`) and `sc.argmax` (`sc.argmin`), decomposed in
+      turn;
     - `sc.argmax` and `sc.argmin` become the kept `sc.amax` (`sc.amin`),
       `sc.compare`s of `x` with it and with itself (NaN), `sc.select`s of
       candidates from indices along the dim (a constant, or past 2^16 an

@@ -731,6 +731,33 @@ class Sc_ArgExtremeOp<string mnemonic, string torchName, string extreme,
 def Sc_ArgmaxOp : Sc_ArgExtremeOp<"argmax", "argmax", "maximum", "amax">;
 def Sc_ArgminOp : Sc_ArgExtremeOp<"argmin", "argmin", "minimum", "amin">;
 
+// torch.max(x, dim) / torch.min(x, dim): the (values, indices) pair.
+class Sc_ExtremeAlongOp<string mnemonic, string torchName, string extreme,
+                        string reduction, string arg>
+    : Sc_InferredOp<mnemonic> {
+  let summary = "torch." # torchName # "(x, dim): the " # extreme #
+      " along a dim and its index";
+  let description = "`(values, indices)` of `torch." # torchName # "(x, dim, "
+      "keepdim)`: the " # extreme # " along `dim` (negative counts from the "
+      "end; NaN propagates) and the index (int64) of its first occurrence "
+      "(the first NaN's where there is one), each with the reduced dim "
+      "dropped, or kept as size 1 with `keepdim`.\n\n"
+      "```mlir\n"
+      "%v, %i = sc." # mnemonic # " %x {dim = 1 : i64} : (tensor<2x5xf32>) -> (tensor<2xf32>, tensor<2xi64>)\n"
+      "```\n\n"
+      "`sc-decompose-forms` rewrites it into `sc." # reduction # "` and `sc." #
+      arg # "` (which it decomposes in turn), whose extremes CSE merges.";
+  let arguments = (ins Sc_FloatTensor:$input, I64Attr:$dim,
+                       DefaultValuedAttr<BoolAttr, "false">:$keepdim);
+  let results = (outs Sc_FloatTensor:$values, Sc_IndexTensor:$indices);
+  let extraClassDeclaration = [{
+    /// `dim` as written (getDim() reads an I64Attr back unsigned).
+    int64_t getSignedDim() { return getDimAttr().getInt(); }
+  }];
+}
+def Sc_MaxOp : Sc_ExtremeAlongOp<"max", "max", "maximum", "amax", "argmax">;
+def Sc_MinOp : Sc_ExtremeAlongOp<"min", "min", "minimum", "amin", "argmin">;
+
 def Sc_ProdOp : Sc_ReductionOp<"prod", "prod"> {
   let description = [{
     The product over `dims` (all dims when absent; negative dims count from
