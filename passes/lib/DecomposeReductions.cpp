@@ -331,13 +331,14 @@ Value indexTerm(OpBuilder &b, Location loc, Type element, int64_t rank,
     return constantOf(b, loc, shape, element, values);
   }
   // cumsum of ones (exact: it runs in double), minus one, times the stride.
-  Value ones = constantOf(b, loc, shape, element, {1.0}); // a splat
+  Value ones =
+      filled(b, loc, RankedTensorType::get(shape, element), 1.0)->getResult(0);
   Value counts = CumsumOp::create(b, loc, ones, b.getI64IntegerAttr(d));
-  Value one = constantOf(b, loc, {}, element, {1.0});
+  Value one = scalar(b, loc, counts, 1.0);
   Value term = SubOp::create(b, loc, counts, one);
   if (stride == 1)
     return term;
-  Value by = constantOf(b, loc, {}, element, {double(stride)});
+  Value by = scalar(b, loc, counts, double(stride));
   return MulOp::create(b, loc, term, by);
 }
 
@@ -359,7 +360,9 @@ Value rowMajorIndex(OpBuilder &b, Location loc, RankedTensorType type,
     }
     stride *= n;
   }
-  return index ? index : constantOf(b, loc, {}, element, {0.0});
+  return index ? index
+               : filled(b, loc, RankedTensorType::get({}, element), 0.0)
+                     ->getResult(0);
 }
 
 /// torch.argmax / argmin along `dim` (every dim, flattened, when absent).
@@ -415,8 +418,6 @@ template <typename Op> LogicalResult decomposeArgExtremeOf(Op op) {
   return success();
 }
 
-} // namespace
-
 /// torch.max(x, dim) / torch.min(x, dim): the kept-or-dropped amax (amin)
 /// and argmax (argmin), decomposed in turn; the pins (an array, one per
 /// result) go to each.
@@ -438,6 +439,8 @@ LogicalResult decomposeExtremeAlong(Op op) {
   op.erase();
   return decomposeArgExtremeOf(indices);
 }
+
+} // namespace
 
 LogicalResult shardc::detail::decomposeArgExtreme(Operation *op) {
   if (auto argmax = dyn_cast<ArgmaxOp>(op))
