@@ -127,7 +127,7 @@ public:
       Value result = now;
       if (old.getType() != now.getType()) {
         auto narrow = CastOp::create(b, op->getLoc(), old.getType(), now);
-        copyPin(op, narrow);
+        copyPin(op, narrow, cast<OpResult>(old).getResultNumber());
         result = narrow;
       }
       old.replaceAllUsesWith(result);
@@ -147,8 +147,13 @@ private:
     return w;
   }
 
-  static void copyPin(Operation *from, Operation *to) {
-    if (Attribute pin = from->getAttr(ScDialect::kShardingAttrName))
+  /// `from`'s pin of result `result` onto single-result `to` (an op with
+  /// several results, sc.max's values and indices, pins an array).
+  static void copyPin(Operation *from, Operation *to, unsigned result = 0) {
+    Attribute pin = from->getAttr(ScDialect::kShardingAttrName);
+    if (auto pins = dyn_cast_if_present<ArrayAttr>(pin))
+      pin = pins[result];
+    if (pin)
       to->setAttr(ScDialect::kShardingAttrName, pin);
   }
 

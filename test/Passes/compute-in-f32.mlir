@@ -142,3 +142,16 @@ func.func @f32(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = sc.exp %x : tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// An op with several results pins an array: the cast back of each 16-bit
+// result takes that result's pin (sc.max's values; its indices stay i64).
+// CHECK-LABEL: func.func @max_pins
+// CHECK:      %[[V:.*]], %{{.*}} = sc.max %{{.*}} {dim = 0 : i64, sc.sharding = [#sc.sharding<@m, [{"x"}]>, #sc.sharding<@m, [{}]>]} : (tensor<4x6xf32>) -> (tensor<6xf32>, tensor<6xi64>)
+// CHECK-NEXT: sc.cast %[[V]] {sc.sharding = #sc.sharding<@m, [{"x"}]>} : tensor<6xf32> to tensor<6xbf16>
+sc.mesh @m ["x"=2]
+func.func @max_pins(%x: tensor<4x6xbf16>) -> (tensor<6xbf16>, tensor<6xi64>) {
+  %v, %i = sc.max %x {dim = 0 : i64, sc.sharding = [#sc.sharding<@m, [{"x"}]>, #sc.sharding<@m, [{}]>]} : (tensor<4x6xbf16>) -> (tensor<6xbf16>, tensor<6xi64>)
+  return %v, %i : tensor<6xbf16>, tensor<6xi64>
+}
